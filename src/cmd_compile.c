@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent compile PROTO...: print the definitions; touch nothing.
+ * Needs neither root nor tracefs.  All prototypes are compiled before any
+ * line is printed, so a bad one leaves stdout empty.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "diag.h"
+
+int fe_cmd_compile(const struct fe_cli *cli)
+{
+	struct fe_compile_set set = { 0 };
+	struct fe_compile_opts opts = {
+		.group = cli->group,
+		.event = cli->event,
+		.kallsyms = cli->kallsyms,
+	};
+	int i, failed, ret = FE_EXIT_OK;
+
+	for (i = 0; i < cli->nr_args; i++) {
+		if (fe_compile_add_text(&set, cli->args[i], i + 1)) {
+			fprintf(stderr, "fevent: out of memory\n");
+			ret = FE_EXIT_FAIL;
+			goto out;
+		}
+	}
+	for (i = 0; i < cli->nr_files; i++) {
+		if (fe_compile_add_file(&set, cli->files[i])) {
+			fprintf(stderr, "fevent: error: cannot read prototypes from %s: %s\n",
+				strcmp(cli->files[i], "-") ? cli->files[i] : "standard input",
+				strerror(errno));
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (set.nr == 0) {
+		fprintf(stderr, "fevent: error: no prototype given (see 'fevent compile --help')\n");
+		ret = FE_EXIT_USAGE;
+		goto out;
+	}
+	if (cli->event && set.nr > 1) {
+		fprintf(stderr, "fevent: error: -n names one event, but %d prototypes were given\n",
+			set.nr);
+		ret = FE_EXIT_USAGE;
+		goto out;
+	}
+
+	failed = fe_compile_run(&set, &opts);
+	for (i = 0; i < set.nr; i++) {
+		if (set.items[i].failed)
+			fe_print_error(stderr, &set.items[i]);
+		else
+			fe_print_warnings(stderr, &set.items[i]);
+	}
+	if (failed) {
+		ret = FE_EXIT_USAGE;
+		goto out;
+	}
+	for (i = 0; i < set.nr; i++) {
+		printf("%s\n", set.items[i].def.entry);
+		if (set.items[i].def.ret)
+			printf("%s\n", set.items[i].def.ret);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "fevent: error: writing the definitions: %s\n", strerror(errno));
+		ret = FE_EXIT_FAIL;
+	}
+out:
+	fe_compile_set_free(&set);
+	return ret;
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "fetch_map_x86_64.h"
+#include "ksyms.h"
+
+#define DEFAULT_KALLSYMS	"/proc/kallsyms"
+
+static int add_item(struct fe_compile_set *set, const char *text, size_t len,
+		    const char *file, int line)
+{
+	struct fe_compiled *items, *it;
+
+	items = realloc(set->items, (set->nr + 1) * sizeof(*items));
+	if (!items)
+		return -1;
+	set->items = items;
+	it = &items[set->nr];
+	memset(it, 0, sizeof(*it));
+	it->text = strndup(text, len);
+	if (!it->text)
+		return -1;
+	it->file = file;
+	it->line = line;
+	set->nr++;
+	return 0;
+}
+
+int fe_compile_add_text(struct fe_compile_set *set, const char *text, int position)
+{
+	return add_item(set, text, strlen(text), NULL, position);
+}
+
+int fe_compile_add_file(struct fe_compile_set *set, const char *path)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int line = 0, ret = 0;
+
+	if (!strcmp(path, "-"))
+		f = stdin;
+	else
+		f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while ((n = getline(&buf, &cap, f)) >= 0) {
+		char *hash = memchr(buf, '#', n);
+		size_t len = hash ? (size_t)(hash - buf) : (size_t)n;
+		size_t i;
+
+		line++;
+		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
+			       buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+			len--;
+		for (i = 0; i < len && (buf[i] == ' ' || buf[i] == '\t'); i++)
+			;
+		if (i == len)
+			continue;
+		/* keep leading blanks so columns match the file */
+		if (add_item(set, buf, len, path, line)) {
+			ret = -1;
+			break;
+		}
+	}
+	if (ferror(f))
+		ret = -1;
+	free(buf);
+	if (f != stdin) {
+		int saved = errno;
+
+		fclose(f);
+		errno = saved;
+	}
+	return ret;
+}
+
+static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
+		       const struct fe_compile_opts *opts)
+{
+	struct fe_resolve_ctx ctx = {
+		.ksyms = ksyms,
+		.warnings = &it->warnings,
+	};
+	struct fe_emit_opts eopts = {
+		.group = opts->group,
+		.event = opts->event,
+	};
+	struct fe_place *places;
+	int ret;
+
+	if (fe_resolve(it->proto, &ctx, &it->probe, &it->err))
+		return -1;
+	places = calloc(it->probe->nr_params ? it->probe->nr_params : 1,
+			sizeof(*places));
+	if (!places)
+		return fe_err(&it->err, 0, "out of memory");
+	ret = fe_map_params(it->probe, places, &it->err);
+	if (!ret)
+		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
+	free(places);
+	return ret;
+}
+
+int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts)
+{
+	struct fe_ksyms *ksyms;
+	int i, j, failed = 0;
+
+	ksyms = fe_ksyms_new();
+	if (!ksyms)
+		return set->nr;
+	for (i = 0; i < set->nr; i++) {
+		struct fe_compiled *it = &set->items[i];
+
+		it->proto = fe_proto_parse(it->text, &it->err);
+		if (!it->proto) {
+			it->failed = true;
+			continue;
+		}
+		if (fe_resolve_want_symbols(it->proto, ksyms)) {
+			fe_err(&it->err, 0, "out of memory");
+			it->failed = true;
+		}
+	}
+	/* unreadable kallsyms leaves every answer "unknown": no warnings */
+	fe_ksyms_scan(ksyms, opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS);
+
+	for (i = 0; i < set->nr; i++) {
+		struct fe_compiled *it = &set->items[i];
+
+		if (it->failed || compile_one(it, ksyms, opts)) {
+			it->failed = true;
+			failed++;
+			continue;
+		}
+		for (j = 0; j < i; j++) {
+			if (set->items[j].failed || !set->items[j].def.event)
+				continue;
+			if (!strcmp(set->items[j].def.event, it->def.event)) {
+				fe_warn(&it->warnings,
+					"event '%s' is also defined by an earlier prototype; only one can be added",
+					it->def.event);
+				break;
+			}
+		}
+	}
+	fe_ksyms_free(ksyms);
+	return failed;
+}
+
+void fe_compile_set_free(struct fe_compile_set *set)
+{
+	int i;
+
+	for (i = 0; i < set->nr; i++) {
+		struct fe_compiled *it = &set->items[i];
+
+		free(it->text);
+		fe_proto_free(it->proto);
+		fe_probe_free(it->probe);
+		fe_definition_clear(&it->def);
+		fe_warnings_free(&it->warnings);
+	}
+	free(set->items);
+	set->items = NULL;
+	set->nr = 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The compile pipeline, parse -> resolve -> map -> emit, over a list of
+ * prototypes, shared by the commands that need definitions.  It prints
+ * nothing: errors and warnings stay with each prototype.
+ */
+#ifndef COMPILE_H
+#define COMPILE_H
+
+#include <stdio.h>
+
+#include "fe_error.h"
+#include "kprobe_emit.h"
+#include "proto_parse.h"
+#include "proto_resolve.h"
+
+struct fe_compiled {
+	char *text;		/* the prototype */
+	const char *file;	/* NULL: from the command line */
+	int line;		/* in file, or the argument's position */
+	struct fe_proto *proto;
+	struct fe_probe *probe;
+	struct fe_definition def;
+	struct fe_warnings warnings;
+	struct fe_error err;
+	bool failed;
+};
+
+struct fe_compile_set {
+	struct fe_compiled *items;
+	int nr;
+};
+
+struct fe_compile_opts {
+	const char *group;
+	const char *event;	/* -n: only with one prototype */
+	const char *kallsyms;	/* NULL: /proc/kallsyms */
+};
+
+/* Add one prototype from the command line (position is 1-based). */
+int fe_compile_add_text(struct fe_compile_set *set, const char *text, int position);
+
+/*
+ * Add every prototype of a file ("-" is standard input): one per line,
+ * blank lines and '#' comments skipped.  Returns -1 with errno set when the
+ * file cannot be read.
+ */
+int fe_compile_add_file(struct fe_compile_set *set, const char *path);
+
+/* Run the pipeline on every item; returns the number that failed. */
+int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts);
+
+void fe_compile_set_free(struct fe_compile_set *set);
+
+#endif

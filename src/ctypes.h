@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Fetch types (what the kernel's probe parser calls a TYPE) and the mapping
+ * from a written type to one when no debug info is at hand: Rostedt's atoms,
+ * C integer keywords, pointers, and a table of common kernel typedefs.
+ */
+#ifndef CTYPES_H
+#define CTYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fe_error.h"
+#include "proto_parse.h"
+
+enum fe_fkind {
+	FE_FT_U,
+	FE_FT_S,
+	FE_FT_X,
+	FE_FT_STRING,		/* rendered ustring when the memory is user memory */
+	FE_FT_SYMBOL,
+	FE_FT_BITFIELD,
+};
+
+struct fe_ftype {
+	enum fe_fkind kind;
+	unsigned int size;	/* bytes: 1, 2, 4, 8 (8 for string and symbol) */
+	unsigned long array;	/* N for TYPE[N]; 0: one element */
+	bool user;		/* explicit 'ustring' */
+	unsigned int bf_width, bf_offset;	/* BITFIELD, size is the container */
+};
+
+/* How the SysV x86-64 ABI passes a value. */
+enum fe_class {
+	FE_CLASS_INTEGER,	/* one general register */
+	FE_CLASS_INTEGER2,	/* 9..16 bytes: two general registers */
+	FE_CLASS_MEMORY,	/* on the stack */
+	FE_CLASS_SSE,		/* floating point: xmm registers */
+};
+
+/* What a written type means without debug info. */
+struct fe_tinfo {
+	struct fe_ftype ftype;	/* how to fetch a value of this type */
+	enum fe_class cls;
+	unsigned int size;	/* the value's size in bytes */
+	bool is_pointer;
+	bool points_to_user;	/* a pointer whose target is __user */
+	bool is_string;		/* char * or char[N]: fetched as a string */
+	bool char_array;	/* char[N]: the characters are at the address */
+};
+
+/* Look up an integer typedef in the built-in table (x86-64 sizes). */
+bool fe_builtin_typedef(const char *name, unsigned int *size, bool *is_signed);
+
+/* Interpret a written type.  Fails (with the type's column) on unknown
+ * types and on types that cannot be fetched, such as float or void. */
+int fe_tspec_info(const struct fe_tspec *ts, struct fe_tinfo *out,
+		  struct fe_error *err);
+
+/* "u32", "s8", "x64", "string", "ustring", "symbol", "b3@4/32", plus "[N]". */
+int fe_ftype_name(const struct fe_ftype *ft, bool user_mem, bool uprobe,
+		  char *buf, size_t size);
+
+/* The byte size Rostedt's '[I]' hop scales by. */
+unsigned int fe_ftype_scale(const struct fe_ftype *ft);
+
+#endif

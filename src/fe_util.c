@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_util.h"
+
+void fe_buf_printf(struct fe_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 128;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		char *s = realloc(b->s, cap);
+		if (!s) {
+			b->failed = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+void fe_buf_free(struct fe_buf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}
+
+char *fe_buf_take(struct fe_buf *b)
+{
+	char *s = b->s;
+
+	if (b->failed || !s) {
+		fe_buf_free(b);
+		return b->failed ? NULL : strdup("");
+	}
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+int fe_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[64 + 1];
+	size_t i, j;
+
+	/* Identifiers are short; long ones are never "close". */
+	if (lb > 64 || la > 64)
+		return 1000;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		int diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *fe_closest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	int best_d = 1000;
+	size_t i;
+	/* Allow roughly one edit per three characters, at least one. */
+	int limit = strlen(word) / 3 + 1;
+
+	for (i = 0; i < n; i++) {
+		int d = fe_edit_distance(word, cands[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = cands[i];
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+bool fe_is_ident(const char *s)
+{
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}

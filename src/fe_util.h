@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by every stage. */
+#ifndef FE_UTIL_H
+#define FE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A growable string; on allocation failure it remembers and stays valid. */
+struct fe_buf {
+	char *s;
+	size_t len;
+	size_t cap;
+	bool failed;
+};
+
+void fe_buf_printf(struct fe_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fe_buf_free(struct fe_buf *b);
+/* Hand over the string (NULL if any append failed); the buffer is reset. */
+char *fe_buf_take(struct fe_buf *b);
+
+/* Levenshtein distance, for "did you mean" suggestions. */
+int fe_edit_distance(const char *a, const char *b);
+
+/* The closest of n candidates to word, or NULL if none is close enough. */
+const char *fe_closest(const char *word, const char *const *cands, size_t n);
+
+bool fe_is_ident(const char *s);
+
+#endif

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Emitter: renders the definition text the kernel parses in
+ * kernel/trace/trace_probe.c, and refuses, with the prototype column, what
+ * that parser would refuse.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_util.h"
+#include "kprobe_emit.h"
+
+/* trace_probe.c reserved_field_names[], plus our own caller field */
+static const char *const reserved_fields[] = {
+	"common_type", "common_flags", "common_preempt_count", "common_pid",
+	"common_tgid", "__probe_ip", "__probe_ret_ip", "__probe_func",
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+struct names {
+	char **v;
+	int n;
+};
+
+static bool name_used(const struct names *used, const char *name)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < ARRAY_LEN(reserved_fields); i++)
+		if (!strcmp(reserved_fields[i], name))
+			return true;
+	for (j = 0; j < used->n; j++)
+		if (!strcmp(used->v[j], name))
+			return true;
+	return false;
+}
+
+static void names_free(struct names *used)
+{
+	int i;
+
+	for (i = 0; i < used->n; i++)
+		free(used->v[i]);
+	free(used->v);
+}
+
+static int names_add(struct names *used, char *name, struct fe_error *err)
+{
+	char **v = realloc(used->v, (used->n + 1) * sizeof(*v));
+
+	if (!v) {
+		free(name);
+		return fe_err(err, 0, "out of memory");
+	}
+	used->v = v;
+	v[used->n++] = name;
+	return 0;
+}
+
+/*
+ * The kernel refuses a repeated or reserved field name, so a repeat gets a
+ * "__N" suffix; the live view prints it without.
+ */
+static const char *unique_name(struct names *used, const char *label, int col,
+			       struct fe_error *err)
+{
+	char *name = NULL;
+	int k;
+
+	if (!name_used(used, label)) {
+		name = strdup(label);
+	} else {
+		for (k = 1; k < 1000; k++) {
+			free(name);
+			if (asprintf(&name, "%s__%d", label, k) < 0) {
+				name = NULL;
+				break;
+			}
+			if (!name_used(used, name))
+				break;
+		}
+	}
+	if (!name) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	if (strlen(name) > FE_KERNEL_MAX_ARG_NAME) {
+		fe_err(err, col,
+		       "the field name '%s' has %zu characters; the kernel allows at most %d",
+		       name, strlen(name), FE_KERNEL_MAX_ARG_NAME);
+		free(name);
+		return NULL;
+	}
+	if (!fe_is_ident(name)) {
+		fe_err(err, col, "'%s' is not a valid field name", name);
+		free(name);
+		return NULL;
+	}
+	if (names_add(used, name, err))
+		return NULL;
+	return name;
+}
+
+/* Where the value being fetched currently is. */
+struct cursor {
+	enum { C_VALUE, C_MEM, C_ABS } kind;
+	struct fe_buf expr;	/* C_VALUE: the value; C_MEM: the base address */
+	long long off;
+	bool user;
+	int nr_deref;
+	const char *symbol;	/* C_ABS */
+	unsigned long long addr;
+};
+
+/* Render the cursor as a fetch argument; plain_deref drops the 'u' of a
+ * user dereference (a string's last read: the type says ustring). */
+static void render(const struct cursor *c, bool uprobe, bool plain_deref,
+		   struct fe_buf *out)
+{
+	switch (c->kind) {
+	case C_VALUE:
+		fe_buf_printf(out, "%s", c->expr.s ? c->expr.s : "");
+		break;
+	case C_MEM:
+		fe_buf_printf(out, "%c%s%lld(%s)", c->off < 0 ? '-' : '+',
+			      c->user && !uprobe && !plain_deref ? "u" : "",
+			      c->off < 0 ? -c->off : c->off,
+			      c->expr.s ? c->expr.s : "");
+		break;
+	case C_ABS:
+		if (c->symbol && c->off)
+			fe_buf_printf(out, "@%s%+lld", c->symbol, c->off);
+		else if (c->symbol)
+			fe_buf_printf(out, "@%s", c->symbol);
+		else
+			fe_buf_printf(out, "@0x%llx", c->addr + (unsigned long long)c->off);
+		break;
+	}
+}
+
+static int start_cursor(const struct fe_probe *probe, const struct fe_place *places,
+			const struct fe_field *f, struct cursor *c,
+			struct fe_error *err)
+{
+	const struct fe_place *pl;
+
+	memset(c, 0, sizeof(*c));
+	switch (f->src) {
+	case FE_SRC_RETVAL:
+		c->kind = C_VALUE;
+		fe_buf_printf(&c->expr, "$retval");
+		break;
+	case FE_SRC_ADDR:
+		c->kind = C_ABS;
+		c->symbol = f->symbol;
+		c->addr = f->addr;
+		c->nr_deref = 1;
+		break;
+	case FE_SRC_PARAM:
+		if (f->param < 0 || f->param >= probe->nr_params)
+			return fe_err(err, f->col, "no parameter for this argument");
+		pl = &places[f->param];
+		if (pl->kind == FE_PLACE_NONE)
+			return fe_err(err, f->col,
+				      "this parameter is passed in an SSE register, which probes cannot fetch");
+		c->kind = pl->kind == FE_PLACE_MEM ? C_MEM : C_VALUE;
+		fe_buf_printf(&c->expr, "%s", pl->base);
+		c->off = pl->off;
+		c->nr_deref = c->kind == C_MEM;
+		break;
+	}
+	return c->expr.failed ? fe_err(err, 0, "out of memory") : 0;
+}
+
+/* "NAME=FETCH:TYPE" for one field, appended to line. */
+static int emit_field(const struct fe_probe *probe, const struct fe_place *places,
+		      const struct fe_field *f, const char *name,
+		      struct fe_buf *line, struct fe_error *err)
+{
+	struct fe_buf body = { 0 };
+	struct cursor c;
+	char tname[32];
+	bool is_string = f->type.kind == FE_FT_STRING;
+	int i, ret = -1;
+
+	if (start_cursor(probe, places, f, &c, err))
+		goto out;
+	for (i = 0; i < f->nr_ops; i++) {
+		const struct fe_op *op = &f->ops[i];
+
+		if (op->kind == FE_OP_OFFSET) {
+			if (c.kind == C_VALUE) {
+				fe_err(err, op->col, "cannot move inside a value held in a register");
+				goto out;
+			}
+			c.off += op->off;
+			continue;
+		}
+		/* the current value becomes the base address */
+		{
+			struct fe_buf inner = { 0 };
+
+			render(&c, probe->uprobe, false, &inner);
+			fe_buf_free(&c.expr);
+			c.expr = inner;
+			c.kind = C_MEM;
+			c.off = op->off;
+			c.user = op->user;
+			c.nr_deref++;
+		}
+		if (op->off > 0x7fffffffLL || op->off < -0x80000000LL) {
+			fe_err(err, op->col, "offset %lld does not fit the kernel's 32-bit fetch offset",
+			       op->off);
+			goto out;
+		}
+	}
+	if ((is_string || f->type.array) && c.kind == C_VALUE) {
+		fe_err(err, f->col, "strings and arrays can only be read from memory");
+		goto out;
+	}
+	if (c.nr_deref > FE_KERNEL_MAX_DEREF) {
+		fe_err(err, f->col,
+		       "%d levels of dereference; the kernel follows at most %d",
+		       c.nr_deref, FE_KERNEL_MAX_DEREF);
+		goto out;
+	}
+	render(&c, probe->uprobe, is_string, &body);
+	if (fe_ftype_name(&f->type, is_string && c.user, probe->uprobe,
+			  tname, sizeof(tname))) {
+		fe_err(err, f->col, "cannot name this fetch type");
+		goto out;
+	}
+	fe_buf_printf(&body, ":%s", tname);
+	if (body.failed) {
+		fe_err(err, 0, "out of memory");
+		goto out;
+	}
+	if (body.len > FE_KERNEL_MAX_ARGSTR) {
+		fe_err(err, f->col,
+		       "'%s' is %zu characters; the kernel accepts at most %d per argument",
+		       body.s, body.len, FE_KERNEL_MAX_ARGSTR);
+		goto out;
+	}
+	fe_buf_printf(line, " %s=%s", name, body.s);
+	ret = 0;
+out:
+	fe_buf_free(&c.expr);
+	fe_buf_free(&body);
+	return ret;
+}
+
+char *fe_event_name(const char *func)
+{
+	char *s = strdup(func);
+	char *p;
+
+	if (!s)
+		return NULL;
+	for (p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			*p = '_';
+	return s;
+}
+
+int fe_check_event_name(const char *name, const char *what, int col,
+			struct fe_error *err)
+{
+	if (!fe_is_ident(name))
+		return fe_err(err, col,
+			      "'%s' is not a valid %s name: use letters, digits and '_', not starting with a digit",
+			      name, what);
+	if (strlen(name) > FE_KERNEL_MAX_EVENT_NAME)
+		return fe_err(err, col,
+			      "the %s name '%s' has %zu characters; the kernel allows at most %d",
+			      what, name, strlen(name), FE_KERNEL_MAX_EVENT_NAME);
+	return 0;
+}
+
+static int check_line(const struct fe_buf *line, int col, struct fe_error *err)
+{
+	if (line->failed)
+		return fe_err(err, 0, "out of memory");
+	if (line->len > FE_KERNEL_MAX_LINE)
+		return fe_err(err, col,
+			      "the definition is %zu characters; the kernel reads at most %d per line",
+			      line->len, FE_KERNEL_MAX_LINE);
+	return 0;
+}
+
+int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
+	    const struct fe_emit_opts *opts, struct fe_definition *def,
+	    struct fe_error *err)
+{
+	const char *group = opts && opts->group ? opts->group : FE_DEFAULT_GROUP;
+	struct fe_buf line = { 0 };
+	struct names used = { 0 };
+	int nr_args = 0;
+	int i;
+
+	memset(def, 0, sizeof(*def));
+	if (fe_check_event_name(group, "group", 0, err))
+		return -1;
+	if (opts && opts->event) {
+		if (fe_check_event_name(opts->event, "event", 0, err))
+			return -1;
+		def->event = strdup(opts->event);
+	} else {
+		def->event = fe_event_name(probe->func);
+	}
+	if (!def->event) {
+		fe_err(err, 0, "out of memory");
+		goto fail;
+	}
+	if (!(opts && opts->event) &&
+	    fe_check_event_name(def->event, "event", probe->func_col, err)) {
+		if (strlen(def->event) > FE_KERNEL_MAX_EVENT_NAME)
+			snprintf(err->msg + strlen(err->msg),
+				 sizeof(err->msg) - strlen(err->msg),
+				 " (name the event with -n)");
+		goto fail;
+	}
+
+	fe_buf_printf(&line, "p:%s/%s %s", group, def->event, probe->target);
+	if (!probe->uprobe) {
+		/* Rostedt's "caller->func(...)": the return address */
+		fe_buf_printf(&line, " " FE_CALLER_FIELD "=$stack0:symbol");
+		if (names_add(&used, strdup(FE_CALLER_FIELD), err))
+			goto fail;
+		nr_args++;
+	}
+	for (i = 0; i < probe->nr_fields; i++) {
+		const struct fe_field *f = &probe->fields[i];
+		const char *name;
+
+		if (++nr_args > FE_KERNEL_MAX_ARGS) {
+			fe_err(err, f->col,
+			       "too many arguments: the kernel allows %d per event%s",
+			       FE_KERNEL_MAX_ARGS, probe->uprobe ? "" : ", __caller included");
+			goto fail;
+		}
+		name = unique_name(&used, f->label, f->label_col, err);
+		if (!name || emit_field(probe, places, f, name, &line, err))
+			goto fail;
+	}
+	if (check_line(&line, probe->func_col, err))
+		goto fail;
+	def->entry = fe_buf_take(&line);
+	if (!def->entry) {
+		fe_err(err, 0, "out of memory");
+		goto fail;
+	}
+
+	if (probe->has_ret) {
+		if (asprintf(&def->ret_event, "%s" FE_RETURN_SUFFIX, def->event) < 0) {
+			def->ret_event = NULL;
+			fe_err(err, 0, "out of memory");
+			goto fail;
+		}
+		if (strlen(def->ret_event) > FE_KERNEL_MAX_EVENT_NAME) {
+			fe_err(err, opts && opts->event ? 0 : probe->func_col,
+			       "the return event '%s' has %zu characters; the kernel allows at most %d (name the event with -n)",
+			       def->ret_event, strlen(def->ret_event), FE_KERNEL_MAX_EVENT_NAME);
+			goto fail;
+		}
+		fe_buf_printf(&line, "r:%s/%s %s", group, def->ret_event, probe->target);
+		names_free(&used);
+		memset(&used, 0, sizeof(used));
+		if (!unique_name(&used, probe->ret.label, probe->ret.col, err) ||
+		    emit_field(probe, places, &probe->ret, probe->ret.label, &line, err))
+			goto fail;
+		if (check_line(&line, probe->func_col, err))
+			goto fail;
+		def->ret = fe_buf_take(&line);
+		if (!def->ret) {
+			fe_err(err, 0, "out of memory");
+			goto fail;
+		}
+	}
+	names_free(&used);
+	return 0;
+fail:
+	names_free(&used);
+	fe_buf_free(&line);
+	fe_definition_clear(def);
+	return -1;
+}
+
+void fe_definition_clear(struct fe_definition *def)
+{
+	free(def->event);
+	free(def->entry);
+	free(def->ret_event);
+	free(def->ret);
+	memset(def, 0, sizeof(*def));
+}

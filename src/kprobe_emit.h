@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stage 4: resolved probe + parameter places -> kprobe_events /
+ * uprobe_events definitions, checked against the kernel's own limits so
+ * that nothing the kernel would refuse is ever written.
+ */
+#ifndef KPROBE_EMIT_H
+#define KPROBE_EMIT_H
+
+#include "fe_error.h"
+#include "fetch_map_x86_64.h"
+#include "proto_resolve.h"
+
+/* trace_probe.h and trace.h of the kernel */
+#define FE_KERNEL_MAX_ARGS		128	/* MAX_TRACE_ARGS */
+#define FE_KERNEL_MAX_ARGSTR		63	/* MAX_ARGSTR_LEN */
+#define FE_KERNEL_MAX_ARG_NAME		32	/* MAX_ARG_NAME_LEN */
+#define FE_KERNEL_MAX_EVENT_NAME	63	/* MAX_EVENT_NAME_LEN - 1 */
+#define FE_KERNEL_MAX_DEREF		12	/* FETCH_INSN_MAX allows 12 */
+#define FE_KERNEL_MAX_LINE		4094	/* WRITE_BUFSIZE less newline, NUL */
+
+#define FE_DEFAULT_GROUP	"functions"
+#define FE_RETURN_SUFFIX	"__return"
+#define FE_CALLER_FIELD		"__caller"
+
+struct fe_emit_opts {
+	const char *group;	/* NULL: FE_DEFAULT_GROUP */
+	const char *event;	/* -n NAME, or NULL: from the function name */
+};
+
+struct fe_definition {
+	char *event;		/* entry event name */
+	char *entry;		/* "p:GROUP/EVENT TARGET ..." */
+	char *ret_event;	/* NULL when there is no return event */
+	char *ret;		/* "r:GROUP/EVENT__return TARGET ret=..." */
+};
+
+int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
+	    const struct fe_emit_opts *opts, struct fe_definition *def,
+	    struct fe_error *err);
+void fe_definition_clear(struct fe_definition *def);
+
+/* The event name a function name becomes: [A-Za-z0-9_] kept, the rest '_'. */
+char *fe_event_name(const char *func);
+
+/* Is name acceptable to the kernel as a group or event name? */
+int fe_check_event_name(const char *name, const char *what, int col,
+			struct fe_error *err);
+
+#endif

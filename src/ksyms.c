@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ksyms.h"
+
+struct wanted {
+	char *name;
+	char *module;
+	bool found;
+};
+
+struct fe_ksyms {
+	struct wanted *w;
+	int nr;
+	int nr_found;
+	bool scanned;
+};
+
+struct fe_ksyms *fe_ksyms_new(void)
+{
+	return calloc(1, sizeof(struct fe_ksyms));
+}
+
+void fe_ksyms_free(struct fe_ksyms *ks)
+{
+	int i;
+
+	if (!ks)
+		return;
+	for (i = 0; i < ks->nr; i++) {
+		free(ks->w[i].name);
+		free(ks->w[i].module);
+	}
+	free(ks->w);
+	free(ks);
+}
+
+static struct wanted *find(const struct fe_ksyms *ks, const char *name,
+			   size_t len, const char *module, size_t mlen)
+{
+	int i;
+
+	for (i = 0; i < ks->nr; i++) {
+		struct wanted *w = &ks->w[i];
+
+		if (strlen(w->name) != len || memcmp(w->name, name, len))
+			continue;
+		if (!module && !w->module)
+			return w;
+		if (module && w->module && strlen(w->module) == mlen &&
+		    !memcmp(w->module, module, mlen))
+			return w;
+	}
+	return NULL;
+}
+
+int fe_ksyms_want(struct fe_ksyms *ks, const char *name, const char *module)
+{
+	struct wanted *w;
+
+	if (find(ks, name, strlen(name), module, module ? strlen(module) : 0))
+		return 0;
+	w = realloc(ks->w, (ks->nr + 1) * sizeof(*w));
+	if (!w)
+		return -1;
+	ks->w = w;
+	w = &ks->w[ks->nr];
+	memset(w, 0, sizeof(*w));
+	w->name = strdup(name);
+	w->module = module ? strdup(module) : NULL;
+	if (!w->name || (module && !w->module)) {
+		free(w->name);
+		free(w->module);
+		return -1;
+	}
+	ks->nr++;
+	return 0;
+}
+
+/* One line: "ADDR TYPE NAME[\t[MODULE]]". */
+static void scan_line(struct fe_ksyms *ks, const char *line, size_t len)
+{
+	const char *end = line + len;
+	const char *type, *name, *name_end, *mod = NULL;
+	size_t mlen = 0;
+	struct wanted *w;
+
+	type = memchr(line, ' ', len);
+	if (!type || end - type < 4)
+		return;
+	type++;
+	/* functions are text symbols; weak ones too */
+	if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
+		return;
+	name = type + 2;
+	name_end = memchr(name, '\t', end - name);
+	if (name_end) {
+		const char *lb = memchr(name_end, '[', end - name_end);
+		const char *rb = lb ? memchr(lb, ']', end - lb) : NULL;
+
+		if (lb && rb) {
+			mod = lb + 1;
+			mlen = rb - mod;
+		}
+	} else {
+		name_end = end;
+	}
+	/* a module symbol answers a question with or without that module */
+	w = find(ks, name, name_end - name, NULL, 0);
+	if (w && !w->found) {
+		w->found = true;
+		ks->nr_found++;
+	}
+	if (mod) {
+		w = find(ks, name, name_end - name, mod, mlen);
+		if (w && !w->found) {
+			w->found = true;
+			ks->nr_found++;
+		}
+	}
+}
+
+int fe_ksyms_scan(struct fe_ksyms *ks, const char *path)
+{
+	char buf[1 << 16];
+	size_t have = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (ks->nr_found < ks->nr) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		char *p, *nl;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int saved = errno;
+
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		have += n;
+		p = buf;
+		while ((nl = memchr(p, '\n', buf + have - p))) {
+			scan_line(ks, p, nl - p);
+			p = nl + 1;
+		}
+		have = buf + have - p;
+		memmove(buf, p, have);
+		if (have == sizeof(buf))	/* no line is this long */
+			have = 0;
+	}
+	close(fd);
+	ks->scanned = true;
+	return 0;
+}
+
+int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module)
+{
+	struct wanted *w;
+
+	if (!ks || !ks->scanned)
+		return -1;
+	w = find(ks, name, strlen(name), module, module ? strlen(module) : 0);
+	if (!w)
+		return -1;
+	return w->found;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Which functions the target kernel has, from /proc/kallsyms.
+ *
+ * Reading kallsyms costs tens of milliseconds, so callers first say which
+ * names they care about, then one pass answers all of them and stops as soon
+ * as every name is found.
+ */
+#ifndef KSYMS_H
+#define KSYMS_H
+
+#include <stdbool.h>
+
+struct fe_ksyms;
+
+struct fe_ksyms *fe_ksyms_new(void);
+void fe_ksyms_free(struct fe_ksyms *ks);
+
+/* Ask about a text symbol, optionally in a module (NULL: any). */
+int fe_ksyms_want(struct fe_ksyms *ks, const char *name, const char *module);
+
+/* One pass over path.  Returns -1 (errno set) if it cannot be read; every
+ * answer is then "unknown". */
+int fe_ksyms_scan(struct fe_ksyms *ks, const char *path);
+
+/* 1: present, 0: absent, -1: unknown (not scanned, unreadable, or not asked). */
+int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module);
+
+#endif

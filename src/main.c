@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent: function prototypes -> kprobe/uprobe trace events.
+ * This file only parses the command line and dispatches.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "fe_config.h"
+
+struct command {
+	const char *name;
+	int (*fn)(const struct fe_cli *cli);
+	const char *synopsis;
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{
+		"compile", fe_cmd_compile,
+		"fevent compile [-g GROUP] [-n NAME] [--kallsyms FILE] [-f FILE]... PROTO...",
+		"Print the kprobe_events definition of each prototype; touch nothing.\n"
+		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
+		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n"
+		"\n"
+		"  -g, --group GROUP    event group (default: functions)\n"
+		"  -n, --name NAME      event name, for a single prototype\n"
+		"  -f, --file FILE      read prototypes from FILE ('-': standard input),\n"
+		"                       one per line, '#' starts a comment\n"
+		"      --kallsyms FILE  symbol table to check functions against\n"
+		"  -v, --verbose        say more\n"
+		"\n"
+		"Example:\n"
+		"  fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'\n",
+	},
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"usage: fevent COMMAND [OPTIONS] [ARGS]\n"
+		"\n"
+		"Turn a function prototype into a kprobe/uprobe trace event.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(out, "  %s\n", commands[i].synopsis);
+	fprintf(out,
+		"\n"
+		"  -h, --help     show help (fevent COMMAND --help for a command)\n"
+		"      --version  show the version\n"
+		"\n"
+		"Exit status: 0 success, 1 failure at run time, 2 bad usage or a\n"
+		"prototype that does not compile.  See fevent(1).\n");
+}
+
+enum {
+	OPT_KALLSYMS = 256,
+	OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "group", required_argument, NULL, 'g' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd = NULL;
+	struct fe_cli cli = { 0 };
+	size_t i;
+	int c, ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return FE_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return FE_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("fevent %s\n", FE_VERSION);
+		return FE_EXIT_OK;
+	}
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "fevent: '%s' is not a command; see 'fevent --help'\n", argv[1]);
+		return FE_EXIT_USAGE;
+	}
+
+	cli.files = calloc(argc, sizeof(*cli.files));
+	if (!cli.files) {
+		fprintf(stderr, "fevent: out of memory\n");
+		return FE_EXIT_FAIL;
+	}
+	/* options may follow operands; "--" ends them */
+	optind = 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":g:n:f:vh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'g':
+			cli.group = optarg;
+			break;
+		case 'n':
+			cli.event = optarg;
+			break;
+		case 'f':
+			cli.files[cli.nr_files++] = optarg;
+			break;
+		case OPT_KALLSYMS:
+			cli.kallsyms = optarg;
+			break;
+		case 'v':
+			cli.verbose++;
+			break;
+		case 'h':
+			printf("usage: %s\n\n%s", cmd->synopsis, cmd->help);
+			ret = FE_EXIT_OK;
+			goto out;
+		case OPT_VERSION:
+			printf("fevent %s\n", FE_VERSION);
+			ret = FE_EXIT_OK;
+			goto out;
+		case ':':
+			fprintf(stderr, "fevent %s: option '%s' needs a value\n",
+				cmd->name, argv[optind - 1]);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		default:
+			fprintf(stderr, "fevent %s: unknown option '%s'; see 'fevent %s --help'\n",
+				cmd->name, argv[optind - 1], cmd->name);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+	}
+	cli.args = argv + optind;
+	cli.nr_args = argc - optind;
+	ret = cmd->fn(&cli);
+out:
+	free(cli.files);
+	return ret;
+}

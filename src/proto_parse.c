@@ -1,0 +1,990 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prototype parser: text -> struct fe_proto.
+ *
+ * The text is cut into tokens first (so the parser can look a few tokens
+ * ahead to tell "TYPE NAME" from "NAME"), then parsed by recursive descent.
+ * Columns count characters, not bytes, so a caret lines up under the text.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_util.h"
+#include "proto_parse.h"
+
+enum tok_kind {
+	T_EOF,
+	T_IDENT,
+	T_NUM,
+	T_LPAREN,
+	T_RPAREN,
+	T_COMMA,
+	T_PIPE,
+	T_LBRACK,
+	T_RBRACK,
+	T_PLUS,
+	T_EQ,
+	T_AT,
+	T_STAR,
+	T_DOT,
+	T_ARROW,
+	T_ELLIPSIS,
+	T_COLON,
+	T_SEMI,
+};
+
+struct tok {
+	enum tok_kind kind;
+	const char *start;
+	int len;
+	int col;
+	bool space_before;	/* whitespace precedes it */
+	unsigned long long num;
+	bool is_hex;
+};
+
+struct parser {
+	const char *text;
+	struct tok *toks;
+	int nr_toks;
+	int i;			/* current token */
+	struct fe_error *err;
+};
+
+static const char *const atoms[] = {
+	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+	"x8", "x16", "x32", "x64", "char", "short", "int", "long",
+	"size_t", "symbol", "string", "ustring",
+};
+
+/* Qualifiers and annotations a pasted kernel declaration may carry. */
+static const char *const qualifiers[] = {
+	"const", "volatile", "restrict", "__restrict", "__user", "__kernel",
+	"__iomem", "__percpu", "__rcu", "__force", "__nocast", "__unused",
+	"__maybe_unused",
+};
+
+/* Words before a pasted prototype's return type that carry no type. */
+static const char *const storage_words[] = {
+	"static", "extern", "inline", "__inline", "__always_inline",
+	"noinline", "asmlinkage", "notrace", "__init", "__exit", "__cold",
+	"__weak", "__visible", "__must_check", "noinstr", "__noreturn",
+};
+
+static const char *const int_words[] = {
+	"signed", "unsigned", "char", "short", "int", "long", "void",
+	"float", "double", "_Bool", "bool",
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool in_list(const char *s, int len, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((int)strlen(list[i]) == len && !strncmp(list[i], s, len))
+			return true;
+	return false;
+}
+
+bool fe_is_atom(const char *name)
+{
+	return in_list(name, strlen(name), atoms, ARRAY_LEN(atoms));
+}
+
+bool fe_arg_takes_slot(const struct fe_arg *arg)
+{
+	int i;
+
+	if (arg->is_null)
+		return true;
+	for (i = 0; i < arg->nr_alts; i++)
+		if (arg->alts[i].kind != FE_ALT_ADDR)
+			return true;
+	return false;
+}
+
+/* Column of a byte offset: count the UTF-8 lead bytes before it. */
+static int col_at(const char *text, const char *p)
+{
+	int col = 1;
+
+	for (; text < p; text++)
+		if (((unsigned char)*text & 0xc0) != 0x80)
+			col++;
+	return col;
+}
+
+static int lex_number(struct parser *ps, struct tok *t, const char *p,
+		      const char **endp)
+{
+	const char *s = p;
+	unsigned long long v = 0;
+	int base = 10;
+
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	*endp = p;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (s == p)
+			return fe_err(ps->err, t->col, "'%.*s' is not a number: hex digits must follow 0x",
+				      (int)(p - t->start), t->start);
+	}
+	for (; s < p; s++) {
+		int d;
+
+		if (isdigit((unsigned char)*s))
+			d = *s - '0';
+		else if (base == 16 && isxdigit((unsigned char)*s))
+			d = tolower((unsigned char)*s) - 'a' + 10;
+		else
+			return fe_err(ps->err, t->col, "'%.*s' is not a number",
+				      (int)(p - t->start), t->start);
+		if (v > (ULLONG_MAX - d) / base)
+			return fe_err(ps->err, t->col, "number '%.*s' is too large",
+				      (int)(p - t->start), t->start);
+		v = v * base + d;
+	}
+	t->num = v;
+	t->is_hex = base == 16;
+	return 0;
+}
+
+static int tokenize(struct parser *ps)
+{
+	const char *p = ps->text;
+	int cap = 0;
+
+	for (;;) {
+		struct tok t = { 0 };
+		bool space = false;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			p++;
+			space = true;
+		}
+		t.start = p;
+		t.col = col_at(ps->text, p);
+		t.space_before = space;
+		if (ps->nr_toks == cap) {
+			struct tok *n;
+
+			cap = cap ? cap * 2 : 32;
+			n = realloc(ps->toks, cap * sizeof(*n));
+			if (!n)
+				return fe_err(ps->err, 0, "out of memory");
+			ps->toks = n;
+		}
+		if (!*p) {
+			t.kind = T_EOF;
+			ps->toks[ps->nr_toks++] = t;
+			return 0;
+		}
+		if ((unsigned char)*p >= 0x80)
+			return fe_err(ps->err, t.col, "non-ASCII character: names and types are ASCII identifiers");
+		if (isalpha((unsigned char)*p) || *p == '_') {
+			while (isalnum((unsigned char)*p) || *p == '_')
+				p++;
+			/* A non-ASCII letter inside a name is still a bad name. */
+			if ((unsigned char)*p >= 0x80)
+				return fe_err(ps->err, col_at(ps->text, p),
+					      "non-ASCII character: names and types are ASCII identifiers");
+			t.kind = T_IDENT;
+		} else if (isdigit((unsigned char)*p)) {
+			t.kind = T_NUM;
+			if (lex_number(ps, &t, p, &p))
+				return -1;
+		} else if (p[0] == '-' && p[1] == '>') {
+			t.kind = T_ARROW;
+			p += 2;
+		} else if (p[0] == '.' && p[1] == '.' && p[2] == '.') {
+			t.kind = T_ELLIPSIS;
+			p += 3;
+		} else {
+			switch (*p) {
+			case '(': t.kind = T_LPAREN; break;
+			case ')': t.kind = T_RPAREN; break;
+			case ',': t.kind = T_COMMA; break;
+			case '|': t.kind = T_PIPE; break;
+			case '[': t.kind = T_LBRACK; break;
+			case ']': t.kind = T_RBRACK; break;
+			case '+': t.kind = T_PLUS; break;
+			case '=': t.kind = T_EQ; break;
+			case '@': t.kind = T_AT; break;
+			case '*': t.kind = T_STAR; break;
+			case '.': t.kind = T_DOT; break;
+			case ':': t.kind = T_COLON; break;
+			case ';': t.kind = T_SEMI; break;
+			default:
+				if (isprint((unsigned char)*p))
+					return fe_err(ps->err, t.col, "unexpected character '%c'", *p);
+				return fe_err(ps->err, t.col, "unexpected control character 0x%02x",
+					      (unsigned char)*p);
+			}
+			p++;
+		}
+		t.len = p - t.start;
+		ps->toks[ps->nr_toks++] = t;
+	}
+}
+
+static struct tok *cur(struct parser *ps)
+{
+	return &ps->toks[ps->i];
+}
+
+static struct tok *peek(struct parser *ps, int ahead)
+{
+	int i = ps->i + ahead;
+
+	if (i >= ps->nr_toks)
+		i = ps->nr_toks - 1;	/* the EOF token */
+	return &ps->toks[i];
+}
+
+static bool is_word(const struct tok *t, const char *w)
+{
+	return t->kind == T_IDENT && t->len == (int)strlen(w) &&
+	       !strncmp(t->start, w, t->len);
+}
+
+static bool is_in(const struct tok *t, const char *const *list, size_t n)
+{
+	return t->kind == T_IDENT && in_list(t->start, t->len, list, n);
+}
+
+static bool is_qualifier(const struct tok *t)
+{
+	return is_in(t, qualifiers, ARRAY_LEN(qualifiers));
+}
+
+static bool is_int_word(const struct tok *t)
+{
+	return is_in(t, int_words, ARRAY_LEN(int_words));
+}
+
+static bool is_atom_tok(const struct tok *t)
+{
+	return is_in(t, atoms, ARRAY_LEN(atoms));
+}
+
+static bool is_tag_word(const struct tok *t)
+{
+	return is_word(t, "struct") || is_word(t, "union") || is_word(t, "enum");
+}
+
+/* How a token reads in a message. */
+static const char *describe(const struct tok *t, char *buf, size_t size)
+{
+	if (t->kind == T_EOF)
+		return "the end";
+	snprintf(buf, size, "'%.*s'", t->len > 40 ? 40 : t->len, t->start);
+	return buf;
+}
+
+static int unexpected(struct parser *ps, const struct tok *t, const char *wanted)
+{
+	char b[64];
+
+	return fe_err(ps->err, t->col, "expected %s, found %s", wanted,
+		      describe(t, b, sizeof(b)));
+}
+
+static char *tok_dup(const struct tok *t)
+{
+	return strndup(t->start, t->len);
+}
+
+static int oom(struct parser *ps)
+{
+	return fe_err(ps->err, 0, "out of memory");
+}
+
+static void tspec_free(struct fe_tspec *ts)
+{
+	if (!ts)
+		return;
+	free(ts->text);
+	free(ts->name);
+	free(ts);
+}
+
+/*
+ * Combine C integer keywords (any order, as C allows) into one type.
+ * first..last are the keyword tokens, qualifiers already skipped.
+ */
+static int int_keywords(struct parser *ps, struct fe_tspec *ts,
+			struct tok **kw, int n)
+{
+	int nsigned = 0, nunsigned = 0, nchar = 0, nshort = 0, nint = 0;
+	int nlong = 0, nvoid = 0, nfloat = 0, ndouble = 0, nbool = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct tok *t = kw[i];
+
+		if (is_word(t, "signed")) nsigned++;
+		else if (is_word(t, "unsigned")) nunsigned++;
+		else if (is_word(t, "char")) nchar++;
+		else if (is_word(t, "short")) nshort++;
+		else if (is_word(t, "int")) nint++;
+		else if (is_word(t, "long")) nlong++;
+		else if (is_word(t, "void")) nvoid++;
+		else if (is_word(t, "float")) nfloat++;
+		else if (is_word(t, "double")) ndouble++;
+		else nbool++;
+	}
+	ts->is_int_kw = true;
+	ts->has_unsigned = nunsigned > 0;
+	if (nvoid || nbool || nfloat) {
+		if (n != 1)
+			return fe_err(ps->err, kw[1]->col, "'%.*s' cannot be combined with '%.*s'",
+				      kw[0]->len, kw[0]->start, kw[1]->len, kw[1]->start);
+		ts->is_int_kw = false;
+		ts->is_void = nvoid;
+		ts->is_bool = nbool;
+		ts->is_float = nfloat;
+		ts->int_size = nbool ? 1 : nfloat ? 4 : 0;
+		return 0;
+	}
+	if (ndouble) {
+		if (n != ndouble + nlong || ndouble > 1 || nlong > 1)
+			return fe_err(ps->err, kw[0]->col, "'double' combines only with one 'long'");
+		ts->is_int_kw = false;
+		ts->is_float = true;
+		ts->int_size = nlong ? 16 : 8;
+		return 0;
+	}
+	if (nsigned + nunsigned > 1)
+		return fe_err(ps->err, kw[0]->col, "conflicting or repeated 'signed'/'unsigned'");
+	if (nchar > 1 || nshort > 1 || nint > 1 || nlong > 2 ||
+	    (nchar && (nshort || nlong || nint)) || (nshort && nlong))
+		return fe_err(ps->err, kw[0]->col, "invalid combination of integer keywords");
+	ts->is_signed = !nunsigned;
+	if (nchar) {
+		ts->int_size = 1;
+		ts->is_plain_char = !nsigned && !nunsigned;
+	} else if (nshort) {
+		ts->int_size = 2;
+	} else if (nlong) {
+		ts->int_size = 8;
+	} else {
+		ts->int_size = 4;
+	}
+	return 0;
+}
+
+/* Append a token's text to the normalised spelling. */
+static void spell(struct fe_buf *b, const struct tok *t)
+{
+	bool glue = t->kind == T_STAR && b->len && b->s[b->len - 1] == '*';
+
+	if (b->len && !glue)
+		fe_buf_printf(b, " ");
+	fe_buf_printf(b, "%.*s", t->len, t->start);
+}
+
+/*
+ * Parse a type.  Stops before the declared name.  Fills *out on success.
+ */
+static int parse_tspec(struct parser *ps, struct fe_tspec **out)
+{
+	struct fe_tspec *ts;
+	struct fe_buf text = { 0 };
+	struct tok *kw[8];
+	int nkw = 0;
+	int level = 0;
+
+	ts = calloc(1, sizeof(*ts));
+	if (!ts)
+		return oom(ps);
+	ts->col = cur(ps)->col;
+
+	/* leading qualifiers */
+	while (is_qualifier(cur(ps))) {
+		if (is_word(cur(ps), "__user"))
+			ts->user[0] = true;
+		spell(&text, cur(ps));
+		ps->i++;
+	}
+
+	if (is_tag_word(cur(ps))) {
+		struct tok *tag = cur(ps);
+
+		ts->tag = is_word(tag, "struct") ? FE_TAG_STRUCT :
+			  is_word(tag, "union") ? FE_TAG_UNION : FE_TAG_ENUM;
+		spell(&text, tag);
+		ps->i++;
+		if (cur(ps)->kind != T_IDENT) {
+			unexpected(ps, cur(ps), "a tag name");
+			goto fail;
+		}
+		ts->name = tok_dup(cur(ps));
+		if (!ts->name) {
+			oom(ps);
+			goto fail;
+		}
+		spell(&text, cur(ps));
+		ps->i++;
+	} else if (is_int_word(cur(ps))) {
+		while (is_int_word(cur(ps)) || is_qualifier(cur(ps))) {
+			if (is_qualifier(cur(ps))) {
+				if (is_word(cur(ps), "__user"))
+					ts->user[0] = true;
+			} else if (nkw == (int)ARRAY_LEN(kw)) {
+				fe_err(ps->err, cur(ps)->col, "too many type keywords");
+				goto fail;
+			} else {
+				kw[nkw++] = cur(ps);
+			}
+			spell(&text, cur(ps));
+			ps->i++;
+		}
+		if (nkw == 0) {
+			unexpected(ps, cur(ps), "a type");
+			goto fail;
+		}
+		if (int_keywords(ps, ts, kw, nkw))
+			goto fail;
+		/*
+		 * 'unsigned' alone is 'unsigned int', but 'unsigned x32' or
+		 * 'unsigned size_t' mean the writer took it for a modifier.
+		 */
+		if (ts->is_int_kw && nkw == 1 && (is_word(kw[0], "unsigned") || is_word(kw[0], "signed")) &&
+		    cur(ps)->kind == T_IDENT &&
+		    (is_atom_tok(cur(ps)) || peek(ps, 1)->kind == T_IDENT ||
+		     peek(ps, 1)->kind == T_STAR)) {
+			fe_err(ps->err, cur(ps)->col,
+			       "'%.*s' applies to char, short, int and long, not to '%.*s'",
+			       kw[0]->len, kw[0]->start, cur(ps)->len, cur(ps)->start);
+			goto fail;
+		}
+	} else if (cur(ps)->kind == T_IDENT) {
+		ts->name = tok_dup(cur(ps));
+		if (!ts->name) {
+			oom(ps);
+			goto fail;
+		}
+		spell(&text, cur(ps));
+		ps->i++;
+	} else {
+		unexpected(ps, cur(ps), "a type");
+		goto fail;
+	}
+
+	/* trailing qualifiers and pointer levels */
+	for (;;) {
+		struct tok *t = cur(ps);
+
+		if (is_qualifier(t)) {
+			if (is_word(t, "__user"))
+				ts->user[level] = true;
+		} else if (t->kind == T_STAR) {
+			if (level == FE_MAX_PTR_LEVELS) {
+				fe_err(ps->err, t->col, "more than %d levels of pointers",
+				       FE_MAX_PTR_LEVELS);
+				goto fail;
+			}
+			level++;
+		} else {
+			break;
+		}
+		spell(&text, t);
+		ps->i++;
+	}
+	ts->nr_ptr = level;
+
+	/* Rostedt's TYPE[N]: an array of N elements at the address */
+	if (cur(ps)->kind == T_LBRACK) {
+		struct tok *n = peek(ps, 1);
+
+		if (n->kind != T_NUM) {
+			unexpected(ps, n, "an array length");
+			goto fail;
+		}
+		if (peek(ps, 2)->kind != T_RBRACK) {
+			unexpected(ps, peek(ps, 2), "']'");
+			goto fail;
+		}
+		ts->array = n->num;
+		ts->array_col = n->col;
+		if (ts->array == 0) {
+			fe_err(ps->err, n->col, "an array needs at least one element");
+			goto fail;
+		}
+		fe_buf_printf(&text, "[%llu]", n->num);
+		ps->i += 3;
+	}
+
+	ts->text = fe_buf_take(&text);
+	if (!ts->text) {
+		oom(ps);
+		goto fail;
+	}
+	*out = ts;
+	return 0;
+fail:
+	fe_buf_free(&text);
+	tspec_free(ts);
+	return -1;
+}
+
+/* Does an argument start with a type (as opposed to a bare name)? */
+static bool starts_with_type(struct parser *ps)
+{
+	struct tok *t = cur(ps);
+	struct tok *n = peek(ps, 1);
+
+	if (t->kind != T_IDENT)
+		return false;
+	if (is_qualifier(t) || is_tag_word(t) || is_int_word(t) || is_atom_tok(t))
+		return true;
+	if (n->kind == T_IDENT || n->kind == T_STAR)
+		return true;
+	/* "x8[6] name": an array type; "skb[2]" alone is C indexing */
+	if (n->kind == T_LBRACK && peek(ps, 2)->kind == T_NUM &&
+	    peek(ps, 3)->kind == T_RBRACK && peek(ps, 4)->kind == T_IDENT)
+		return true;
+	return false;
+}
+
+static int add_step(struct parser *ps, struct fe_alt *alt, struct fe_step *s)
+{
+	struct fe_step *n;
+
+	n = realloc(alt->steps, (alt->nr_steps + 1) * sizeof(*n));
+	if (!n) {
+		free(s->member);
+		return oom(ps);
+	}
+	alt->steps = n;
+	alt->steps[alt->nr_steps++] = *s;
+	return 0;
+}
+
+/* { '+' N | '[' N ']' | '->' M | '.' M } */
+static int parse_steps(struct parser *ps, struct fe_alt *alt)
+{
+	for (;;) {
+		struct tok *t = cur(ps);
+		struct fe_step s = { .col = t->col };
+
+		switch (t->kind) {
+		case T_PLUS:
+			if (peek(ps, 1)->kind != T_NUM)
+				return unexpected(ps, peek(ps, 1), "a byte offset after '+'");
+			s.kind = FE_STEP_ADD;
+			s.num = peek(ps, 1)->num;
+			ps->i += 2;
+			break;
+		case T_LBRACK:
+			if (peek(ps, 1)->kind != T_NUM)
+				return unexpected(ps, peek(ps, 1), "an index");
+			if (peek(ps, 2)->kind != T_RBRACK)
+				return unexpected(ps, peek(ps, 2), "']'");
+			s.kind = FE_STEP_INDEX;
+			s.num = peek(ps, 1)->num;
+			ps->i += 3;
+			break;
+		case T_ARROW:
+		case T_DOT:
+			if (peek(ps, 1)->kind != T_IDENT)
+				return unexpected(ps, peek(ps, 1), "a member name");
+			s.kind = t->kind == T_ARROW ? FE_STEP_ARROW : FE_STEP_DOT;
+			s.member = tok_dup(peek(ps, 1));
+			if (!s.member)
+				return oom(ps);
+			ps->i += 2;
+			break;
+		default:
+			return 0;
+		}
+		if (add_step(ps, alt, &s))
+			return -1;
+	}
+}
+
+static bool has_path_step(const struct fe_alt *alt)
+{
+	int i;
+
+	for (i = 0; i < alt->nr_steps; i++)
+		if (alt->steps[i].kind == FE_STEP_ARROW || alt->steps[i].kind == FE_STEP_DOT)
+			return true;
+	return false;
+}
+
+static const struct fe_step *first_step(const struct fe_alt *alt, enum fe_step_kind k)
+{
+	int i;
+
+	for (i = 0; i < alt->nr_steps; i++)
+		if (alt->steps[i].kind == k)
+			return &alt->steps[i];
+	return NULL;
+}
+
+/* '=' ADDR: 0xHEX or @SYMBOL */
+static int parse_addr(struct parser *ps, struct fe_alt *alt)
+{
+	struct tok *t = cur(ps);
+
+	alt->kind = FE_ALT_ADDR;
+	if (t->kind == T_AT) {
+		if (peek(ps, 1)->kind != T_IDENT)
+			return unexpected(ps, peek(ps, 1), "a symbol name after '@'");
+		alt->symbol = tok_dup(peek(ps, 1));
+		if (!alt->symbol)
+			return oom(ps);
+		ps->i += 2;
+		return 0;
+	}
+	if (!t->is_hex)
+		return fe_err(ps->err, t->col, "an address is written 0xHEX or @symbol");
+	alt->addr = t->num;
+	ps->i++;
+	return 0;
+}
+
+static int set_name(struct parser *ps, char **dst, int *col)
+{
+	struct tok *t = cur(ps);
+
+	*dst = tok_dup(t);
+	if (!*dst)
+		return oom(ps);
+	*col = t->col;
+	ps->i++;
+	return 0;
+}
+
+static int parse_alt(struct parser *ps, struct fe_alt *alt)
+{
+	struct tok *t = cur(ps);
+	const struct fe_step *add;
+
+	alt->col = t->col;
+	if (starts_with_type(ps)) {
+		if (parse_tspec(ps, &alt->type))
+			return -1;
+		if (cur(ps)->kind != T_IDENT) {
+			char b[64];
+
+			return fe_err(ps->err, cur(ps)->col, "expected a name after the type '%s', found %s",
+				      alt->type->text, describe(cur(ps), b, sizeof(b)));
+		}
+		if (set_name(ps, &alt->name, &alt->name_col))
+			return -1;
+		if (cur(ps)->kind == T_EQ) {
+			ps->i++;
+			if (cur(ps)->kind == T_NUM || cur(ps)->kind == T_AT)
+				return parse_addr(ps, alt);
+			if (cur(ps)->kind != T_IDENT)
+				return unexpected(ps, cur(ps), "an address (0xHEX or @symbol) or a parameter path after '='");
+			/* TYPE LABEL=EXPR */
+			alt->label = alt->name;
+			alt->label_col = alt->name_col;
+			alt->name = NULL;
+			if (set_name(ps, &alt->name, &alt->name_col))
+				return -1;
+			alt->kind = FE_ALT_PATH;
+			if (parse_steps(ps, alt))
+				return -1;
+		} else {
+			if (parse_steps(ps, alt))
+				return -1;
+			alt->kind = has_path_step(alt) ? FE_ALT_PATH : FE_ALT_SLOT;
+		}
+		add = first_step(alt, FE_STEP_ADD);
+		if (alt->kind == FE_ALT_PATH && add)
+			return fe_err(ps->err, add->col,
+				      "'+N' hops and '->'/'.' member paths cannot be mixed in one argument");
+		return 0;
+	}
+
+	if (t->kind != T_IDENT)
+		return unexpected(ps, t, "a type or a parameter name");
+	alt->kind = FE_ALT_PATH;
+	if (set_name(ps, &alt->name, &alt->name_col))
+		return -1;
+	if (cur(ps)->kind == T_EQ) {
+		ps->i++;
+		if (cur(ps)->kind == T_NUM || cur(ps)->kind == T_AT)
+			return fe_err(ps->err, alt->name_col,
+				      "an address needs a type: write 'TYPE %s=ADDR'", alt->name);
+		if (cur(ps)->kind != T_IDENT)
+			return unexpected(ps, cur(ps), "a parameter path after '='");
+		alt->label = alt->name;
+		alt->label_col = alt->name_col;
+		alt->name = NULL;
+		if (set_name(ps, &alt->name, &alt->name_col))
+			return -1;
+	}
+	if (parse_steps(ps, alt))
+		return -1;
+	add = first_step(alt, FE_STEP_ADD);
+	if (add)
+		return fe_err(ps->err, add->col,
+			      "a '+N' hop needs a type before the name, e.g. 'x64 %s+%llu'",
+			      alt->name, add->num);
+	return 0;
+}
+
+static void alt_clear(struct fe_alt *alt)
+{
+	int i;
+
+	tspec_free(alt->type);
+	free(alt->name);
+	free(alt->label);
+	free(alt->symbol);
+	for (i = 0; i < alt->nr_steps; i++)
+		free(alt->steps[i].member);
+	free(alt->steps);
+}
+
+static int parse_arg(struct parser *ps, struct fe_arg *arg)
+{
+	struct tok *t = cur(ps);
+
+	arg->col = t->col;
+	if (is_word(t, "NULL") &&
+	    (peek(ps, 1)->kind == T_COMMA || peek(ps, 1)->kind == T_RPAREN)) {
+		arg->is_null = true;
+		ps->i++;
+		return 0;
+	}
+	for (;;) {
+		struct fe_alt *alts;
+
+		alts = realloc(arg->alts, (arg->nr_alts + 1) * sizeof(*alts));
+		if (!alts)
+			return oom(ps);
+		arg->alts = alts;
+		memset(&alts[arg->nr_alts], 0, sizeof(*alts));
+		arg->nr_alts++;
+		if (parse_alt(ps, &alts[arg->nr_alts - 1]))
+			return -1;
+		if (cur(ps)->kind != T_PIPE)
+			return 0;
+		ps->i++;
+		if (cur(ps)->kind == T_COMMA || cur(ps)->kind == T_RPAREN ||
+		    cur(ps)->kind == T_PIPE || cur(ps)->kind == T_EOF)
+			return unexpected(ps, cur(ps), "an alternative after '|'");
+	}
+}
+
+static int parse_args(struct parser *ps, struct fe_proto *proto)
+{
+	struct tok *t = cur(ps);
+
+	/* f() and the C spelling f(void) */
+	if (t->kind == T_RPAREN)
+		return 0;
+	if (is_word(t, "void") && peek(ps, 1)->kind == T_RPAREN) {
+		ps->i++;
+		return 0;
+	}
+	for (;;) {
+		struct fe_arg *args;
+
+		t = cur(ps);
+		if (t->kind == T_ELLIPSIS) {
+			proto->ellipsis = true;
+			proto->ellipsis_col = t->col;
+			ps->i++;
+			if (cur(ps)->kind != T_RPAREN) {
+				if (cur(ps)->kind == T_EOF)
+					return fe_err(ps->err, cur(ps)->col, "missing ')'");
+				return fe_err(ps->err, t->col, "'...' must be the last argument");
+			}
+			return 0;
+		}
+		if (t->kind == T_COMMA || t->kind == T_RPAREN)
+			return fe_err(ps->err, t->col, "empty argument");
+		if (t->kind == T_EOF)
+			return fe_err(ps->err, t->col, "missing ')'");
+		args = realloc(proto->args, (proto->nr_args + 1) * sizeof(*args));
+		if (!args)
+			return oom(ps);
+		proto->args = args;
+		memset(&args[proto->nr_args], 0, sizeof(*args));
+		proto->nr_args++;
+		if (parse_arg(ps, &args[proto->nr_args - 1]))
+			return -1;
+		t = cur(ps);
+		if (t->kind == T_RPAREN)
+			return 0;
+		if (t->kind == T_EOF)
+			return fe_err(ps->err, t->col, "missing ')'");
+		if (t->kind != T_COMMA)
+			return unexpected(ps, t, "',' or ')'");
+		ps->i++;
+	}
+}
+
+/*
+ * The function name is the run of tokens glued to the first '(':
+ * "foo", "foo.isra.0", "ext4:ext4_sync_file".  Everything before it is
+ * the return type.
+ */
+static int parse_head(struct parser *ps, struct fe_proto *proto)
+{
+	int lp, start, i;
+	struct fe_buf name = { 0 };
+	int colon = -1;
+
+	for (lp = ps->i; lp < ps->nr_toks; lp++)
+		if (ps->toks[lp].kind == T_LPAREN || ps->toks[lp].kind == T_RPAREN ||
+		    ps->toks[lp].kind == T_EOF)
+			break;
+	if (ps->toks[lp].kind != T_LPAREN) {
+		if (lp == ps->i)
+			return unexpected(ps, &ps->toks[lp], "a function name");
+		return unexpected(ps, &ps->toks[lp], "'(' after the function name");
+	}
+
+	start = lp;
+	while (start > ps->i) {
+		struct tok *t = &ps->toks[start - 1];
+		struct tok *next = &ps->toks[start];
+
+		if (start < lp && next->space_before)
+			break;
+		if (t->kind != T_IDENT && t->kind != T_NUM && t->kind != T_DOT &&
+		    t->kind != T_COLON)
+			break;
+		start--;
+	}
+	/* the run must begin with a name: skip stray dots or digits */
+	while (start < lp && ps->toks[start].kind != T_IDENT)
+		start++;
+	if (start == lp)
+		return fe_err(ps->err, ps->toks[lp].col, "expected a function name before '('");
+	if (start + 1 == lp && (is_int_word(&ps->toks[start]) || is_qualifier(&ps->toks[start]) ||
+				is_tag_word(&ps->toks[start]) || is_atom_tok(&ps->toks[start])))
+		return fe_err(ps->err, ps->toks[start].col,
+			      "'%.*s' is a type, not a function name", ps->toks[start].len,
+			      ps->toks[start].start);
+
+	for (i = start; i < lp; i++) {
+		struct tok *t = &ps->toks[i];
+
+		if (t->kind == T_COLON) {
+			if (colon >= 0 || i == start || i + 1 == lp ||
+			    ps->toks[i + 1].kind != T_IDENT)
+				return fe_err(ps->err, t->col, "a module is written MODULE:function");
+			colon = i;
+		} else if (t->kind == T_DOT && (i + 1 == lp ||
+			   (ps->toks[i + 1].kind != T_IDENT && ps->toks[i + 1].kind != T_NUM))) {
+			return fe_err(ps->err, t->col, "a function name cannot end with '.'");
+		} else if (t->kind == T_NUM && ps->toks[i - 1].kind != T_DOT) {
+			return fe_err(ps->err, t->col, "bad function name");
+		}
+	}
+	if (colon >= 0) {
+		for (i = start; i < colon; i++) {
+			if (ps->toks[i].kind != T_IDENT && ps->toks[i].kind != T_DOT &&
+			    ps->toks[i].kind != T_NUM)
+				return fe_err(ps->err, ps->toks[i].col, "bad module name");
+			fe_buf_printf(&name, "%.*s", ps->toks[i].len, ps->toks[i].start);
+		}
+		proto->module = fe_buf_take(&name);
+		if (!proto->module)
+			return oom(ps);
+	}
+	for (i = colon >= 0 ? colon + 1 : start; i < lp; i++)
+		fe_buf_printf(&name, "%.*s", ps->toks[i].len, ps->toks[i].start);
+	proto->func = fe_buf_take(&name);
+	if (!proto->func)
+		return oom(ps);
+	proto->func_col = ps->toks[colon >= 0 ? colon + 1 : start].col;
+
+	/* storage-class words of a pasted declaration carry no type */
+	while (ps->i < start && is_in(cur(ps), storage_words, ARRAY_LEN(storage_words)))
+		ps->i++;
+	if (ps->i < start) {
+		if (parse_tspec(ps, &proto->rtype))
+			return -1;
+		if (ps->i != start)
+			return unexpected(ps, cur(ps), "the function name after the return type");
+		if (proto->rtype->array)
+			return fe_err(ps->err, proto->rtype->array_col,
+				      "a return type cannot be an array");
+	}
+	ps->i = lp + 1;
+	return 0;
+}
+
+struct fe_proto *fe_proto_parse(const char *text, struct fe_error *err)
+{
+	struct parser ps = { .text = text, .err = err };
+	struct fe_proto *proto;
+	struct tok *t;
+
+	proto = calloc(1, sizeof(*proto));
+	if (!proto) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	proto->text = strdup(text);
+	if (!proto->text) {
+		oom(&ps);
+		goto fail;
+	}
+	proto->end_col = col_at(text, text + strlen(text));
+	if (tokenize(&ps))
+		goto fail;
+	if (cur(&ps)->kind == T_EOF) {
+		fe_err(err, cur(&ps)->col, "empty prototype");
+		goto fail;
+	}
+	if (parse_head(&ps, proto))
+		goto fail;
+	if (parse_args(&ps, proto))
+		goto fail;
+	/* at the closing ')' */
+	ps.i++;
+	t = cur(&ps);
+	if (t->kind == T_SEMI)		/* a pasted declaration's ';' */
+		t = &ps.toks[++ps.i];
+	if (t->kind != T_EOF) {
+		char b[64];
+
+		fe_err(err, t->col, "unexpected %s after the closing ')'",
+		       describe(t, b, sizeof(b)));
+		goto fail;
+	}
+	free(ps.toks);
+	return proto;
+fail:
+	free(ps.toks);
+	fe_proto_free(proto);
+	return NULL;
+}
+
+void fe_proto_free(struct fe_proto *proto)
+{
+	int i, j;
+
+	if (!proto)
+		return;
+	for (i = 0; i < proto->nr_args; i++) {
+		for (j = 0; j < proto->args[i].nr_alts; j++)
+			alt_clear(&proto->args[i].alts[j]);
+		free(proto->args[i].alts);
+	}
+	free(proto->args);
+	tspec_free(proto->rtype);
+	free(proto->func);
+	free(proto->module);
+	free(proto->text);
+	free(proto);
+}

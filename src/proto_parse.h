@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stage 1: prototype text -> prototype tree.
+ *
+ * The grammar is DESIGN.md section 2: Rostedt's function-event notation plus
+ * the extensions (return types, by-name paths, C declarations).  The parser
+ * only checks syntax; whether a type or a parameter exists is the resolver's
+ * business.  Every node keeps the column it came from so later stages can
+ * point at it.
+ */
+#ifndef PROTO_PARSE_H
+#define PROTO_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fe_error.h"
+
+#define FE_MAX_PTR_LEVELS	8
+
+enum fe_tag {
+	FE_TAG_NONE,
+	FE_TAG_STRUCT,
+	FE_TAG_UNION,
+	FE_TAG_ENUM,
+};
+
+/*
+ * A type as written: an ATOM (u32, string, ...), a C integer keyword
+ * combination (unsigned long, long long, char), void/float/bool, a tagged
+ * type (struct file) or a typedef name (umode_t), then pointer levels and
+ * Rostedt's TYPE[N] array suffix.
+ */
+struct fe_tspec {
+	int col;
+	char *text;		/* normalised spelling, for messages */
+	char *name;		/* atom, typedef or tag name; NULL for keywords */
+	enum fe_tag tag;
+	bool is_int_kw;		/* built from C integer keywords */
+	bool is_plain_char;	/* exactly "char" (no signed/unsigned) */
+	bool is_signed;		/* for is_int_kw */
+	unsigned int int_size;	/* for is_int_kw: 1, 2, 4, 8 */
+	bool has_unsigned;	/* 'unsigned' was written */
+	bool is_void;
+	bool is_float;
+	bool is_bool;
+	int nr_ptr;
+	/* user[k]: level k carries __user; level 0 is the base type,
+	 * level k the object behind the k-th '*'. */
+	bool user[FE_MAX_PTR_LEVELS + 1];
+	unsigned long array;	/* TYPE[N]; 0: not an array */
+	int array_col;
+};
+
+enum fe_step_kind {
+	FE_STEP_ADD,		/* +N    (Rostedt hop) */
+	FE_STEP_INDEX,		/* [N]   (Rostedt hop, or C indexing in a path) */
+	FE_STEP_ARROW,		/* ->member */
+	FE_STEP_DOT,		/* .member */
+};
+
+struct fe_step {
+	enum fe_step_kind kind;
+	int col;
+	unsigned long long num;	/* ADD, INDEX */
+	char *member;		/* ARROW, DOT */
+};
+
+enum fe_alt_kind {
+	FE_ALT_SLOT,		/* TYPE NAME {HOP}: the parameter in this slot */
+	FE_ALT_ADDR,		/* TYPE NAME=ADDR: memory at an address */
+	FE_ALT_PATH,		/* [TYPE] [LABEL=] PARAM {-> . []}, or NAME */
+};
+
+struct fe_alt {
+	enum fe_alt_kind kind;
+	int col;
+	struct fe_tspec *type;	/* NULL: untyped (PATH only) */
+	char *name;		/* SLOT/ADDR: the label; PATH: the head */
+	int name_col;
+	char *label;		/* PATH: an explicit LABEL=, or NULL */
+	int label_col;
+	struct fe_step *steps;
+	int nr_steps;
+	/* ADDR */
+	unsigned long long addr;
+	char *symbol;		/* @SYMBOL, or NULL for 0xADDR */
+};
+
+struct fe_arg {
+	int col;
+	bool is_null;		/* NULL: takes a slot, reads nothing */
+	struct fe_alt *alts;
+	int nr_alts;
+};
+
+struct fe_proto {
+	char *text;
+	struct fe_tspec *rtype;	/* NULL: no return type written */
+	char *func;		/* as typed, without the module */
+	int func_col;
+	char *module;		/* MODULE:func, or NULL */
+	struct fe_arg *args;
+	int nr_args;
+	bool ellipsis;		/* trailing '...' */
+	int ellipsis_col;
+	int end_col;		/* column just past the text */
+};
+
+/* Parse one prototype.  Returns NULL and fills err on a syntax error. */
+struct fe_proto *fe_proto_parse(const char *text, struct fe_error *err);
+void fe_proto_free(struct fe_proto *proto);
+
+/* Is this an ATOM keyword of the grammar (u8 ... x64, symbol, string...)? */
+bool fe_is_atom(const char *name);
+
+/* Does the argument take a slot (anything but address-only alternatives)? */
+bool fe_arg_takes_slot(const struct fe_arg *arg);
+
+#endif

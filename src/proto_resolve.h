@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stage 2: prototype tree -> resolved probe.
+ *
+ * Decides what each argument reads: which parameter (by slot or by name),
+ * which memory path from it (a list of dereferences and offsets), and which
+ * fetch type.  It also settles the probe target (the syscall-wrapper rule)
+ * and describes every parameter's ABI class so the mapper can place it.
+ * Where parameters live in registers or memory is not its business.
+ */
+#ifndef PROTO_RESOLVE_H
+#define PROTO_RESOLVE_H
+
+#include <stdbool.h>
+
+#include "ctypes.h"
+#include "fe_error.h"
+#include "ksyms.h"
+#include "proto_parse.h"
+
+struct fe_param {
+	char *label;		/* the label a slot gave it, or NULL */
+	enum fe_class cls;
+	unsigned int size;
+	bool points_to_user;	/* memory behind its value is user memory */
+	int col;		/* where the prototype names it */
+};
+
+enum fe_src {
+	FE_SRC_PARAM,		/* a parameter of the function */
+	FE_SRC_ADDR,		/* memory at a fixed address or symbol */
+	FE_SRC_RETVAL,		/* the return value */
+};
+
+enum fe_op_kind {
+	FE_OP_DEREF,		/* follow the value as a pointer, to +off */
+	FE_OP_OFFSET,		/* move within the object in memory */
+};
+
+struct fe_op {
+	enum fe_op_kind kind;
+	long long off;
+	bool user;		/* the memory read is user memory */
+	int col;		/* the prototype text that asked for it */
+};
+
+#define FE_MAX_OPS	32
+
+struct fe_field {
+	char *label;		/* as written; emit makes it unique */
+	int col;		/* the alternative */
+	int label_col;		/* where the label was written */
+	enum fe_src src;
+	int param;		/* FE_SRC_PARAM */
+	unsigned long long addr;	/* FE_SRC_ADDR without a symbol */
+	char *symbol;		/* FE_SRC_ADDR: @symbol */
+	struct fe_op ops[FE_MAX_OPS];
+	int nr_ops;
+	struct fe_ftype type;
+};
+
+#define FE_SYSCALL_MAX_ARGS	6
+
+struct fe_probe {
+	bool uprobe;
+	char *func;		/* as typed */
+	int func_col;
+	char *module;
+	char *target;		/* what to probe: func, MODULE:func, __x64_sys_X */
+	bool syscall;		/* a system call: its pointers are user memory */
+	bool syscall_wrapper;	/* arguments are fields of the wrapper's pt_regs */
+	/* offsets of di si dx r10 r8 r9 in struct pt_regs, when debug info
+	 * gave them; otherwise the mapper uses the x86-64 layout */
+	bool have_ptregs_off;
+	long ptregs_off[FE_SYSCALL_MAX_ARGS];
+	struct fe_param *params;
+	int nr_params;
+	struct fe_field *fields;
+	int nr_fields;
+	bool has_ret;
+	struct fe_field ret;
+};
+
+struct fe_resolve_ctx {
+	const struct fe_ksyms *ksyms;	/* the target kernel's symbols, or NULL */
+	struct fe_warnings *warnings;
+};
+
+/* Tell ks which symbols resolving proto will ask about. */
+int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks);
+
+int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
+	       struct fe_probe **out, struct fe_error *err);
+void fe_probe_free(struct fe_probe *probe);
+
+#endif

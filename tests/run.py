@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""fevent's test runner.
+
+Runs the C unit tests (TAP) built under BUILD/tests/unit and every test_*
+function of tests/test_*.py, prints one line per test and ends with the
+line "N passed, N failed, N skipped".  Exit status 1 if anything failed.
+
+usage: tests/run.py [-b BUILD] [-k SUBSTRING]
+"""
+import argparse
+import glob
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import fe  # noqa: E402  (shared helpers; reads FEVENT_BUILD)
+
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+        self.failures = []
+
+    def record(self, status, name, detail=""):
+        if status == "ok":
+            self.passed += 1
+            print(f"PASS {name}")
+        elif status == "skip":
+            self.skipped += 1
+            print(f"SKIP {name}: {detail}")
+        else:
+            self.failed += 1
+            self.failures.append(name)
+            print(f"FAIL {name}")
+            for line in detail.rstrip().splitlines():
+                print(f"     {line}")
+        sys.stdout.flush()
+
+
+def run_tap(tally, path, pattern):
+    name = os.path.basename(path)
+    proc = subprocess.run([path], capture_output=True, text=True, timeout=300)
+    comments = []
+    seen = 0
+    for line in proc.stdout.splitlines():
+        if line.startswith("#"):
+            comments.append(line)
+            continue
+        ok = line.startswith("ok ")
+        if not ok and not line.startswith("not ok "):
+            continue
+        seen += 1
+        desc = line.split(" - ", 1)[1] if " - " in line else line
+        full = f"{name}: {desc}"
+        if pattern and pattern not in full:
+            continue
+        if ok:
+            tally.record("ok", full)
+        else:
+            tally.record("fail", full, "\n".join(comments[-4:]))
+        comments = []
+    if proc.returncode not in (0, 1) or seen == 0:
+        tally.record("fail", f"{name}: runs to completion",
+                     f"exit {proc.returncode}\n{proc.stderr[-2000:]}")
+
+
+def run_module(tally, path, pattern):
+    modname = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(modname, path)
+    mod = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(mod)
+    except Exception:
+        tally.record("fail", f"{modname}: import", traceback.format_exc())
+        return
+    tests = [(n, f) for n, f in vars(mod).items()
+             if n.startswith("test_") and callable(f)]
+    for name, fn in tests:
+        full = f"{modname}: {name}"
+        if pattern and pattern not in full:
+            continue
+        try:
+            fn()
+        except fe.Skip as e:
+            tally.record("skip", full, str(e))
+        except Exception:
+            tally.record("fail", full, traceback.format_exc(limit=3))
+        else:
+            tally.record("ok", full)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-b", "--build", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("-k", "--match", default="")
+    args = ap.parse_args()
+    os.environ["FEVENT_BUILD"] = os.path.abspath(args.build)
+    fe.BUILD = os.environ["FEVENT_BUILD"]
+
+    tally = Tally()
+    start = time.monotonic()
+    for path in sorted(glob.glob(os.path.join(fe.BUILD, "tests", "unit", "test_*"))):
+        if os.access(path, os.X_OK) and not path.endswith((".p", ".o")) and os.path.isfile(path):
+            run_tap(tally, path, args.match)
+    for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
+        run_module(tally, path, args.match)
+    took = time.monotonic() - start
+    if tally.failures:
+        print("\nFailed:")
+        for name in tally.failures:
+            print(f"  {name}")
+    print(f"\n(took {took:.1f} s)")
+    print(f"{tally.passed} passed, {tally.failed} failed, {tally.skipped} skipped")
+    return 1 if tally.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

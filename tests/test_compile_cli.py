@@ -1,0 +1,290 @@
+"""fevent compile from the command line: DESIGN.md's table, -f, errors."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import fe
+from fe import check, expect_eq
+
+KALLSYMS = os.path.join(fe.GOLDEN, "kallsyms")
+SEED = "SyS_openat(int dfd, string path, x32 flags, x16 mode)"
+
+
+def load_table():
+    rows, proto = [], None
+    with open(os.path.join(fe.GOLDEN, "design_table.txt")) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("> "):
+                proto = line[2:]
+                rows.append((proto, []))
+            elif line and not line.startswith("#") and proto is not None:
+                rows[-1][1].append(line)
+    return rows
+
+
+TABLE = load_table()
+
+
+def compile_(*args, **kw):
+    return fe.run("compile", "--kallsyms", KALLSYMS, *args, **kw)
+
+
+def _table_test(proto, want):
+    def test():
+        r = compile_(proto)
+        expect_eq(r.returncode, 0, f"exit status\n{r.stderr}")
+        expect_eq(r.stdout.splitlines(), want, proto)
+        expect_eq(r.stderr, "", "no warnings")
+    return test
+
+
+for _i, (_proto, _want) in enumerate(TABLE):
+    globals()[f"test_design_table_{_i + 1:02d}"] = _table_test(_proto, _want)
+
+
+def test_design_table_has_every_row():
+    # 18 rows without debug info; the 19th (how->flags) needs BTF
+    expect_eq(len(TABLE), 18, "rows in golden/design_table.txt")
+
+
+def test_table_through_file_with_comments():
+    with tempfile.NamedTemporaryFile("w", suffix=".protos") as f:
+        f.write("# the design table\n\n")
+        for proto, _ in TABLE:
+            f.write(f"  {proto}   # trailing comment\n")
+        f.flush()
+        r = compile_("-f", f.name)
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines(), [l for _, want in TABLE for l in want])
+
+
+def test_table_through_stdin():
+    text = "".join(p + "\n" for p, _ in TABLE)
+    r = compile_("-f", "-", stdin=text)
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines(), [l for _, want in TABLE for l in want])
+
+
+def test_args_and_file_together():
+    with tempfile.NamedTemporaryFile("w") as f:
+        f.write("do_IRQ()\n")
+        f.flush()
+        r = compile_("ip_rcv(x64 skb)", "-f", f.name)
+    expect_eq(r.stdout.splitlines(), [
+        "p:functions/ip_rcv ip_rcv __caller=$stack0:symbol skb=%di:x64",
+        "p:functions/do_IRQ do_IRQ __caller=$stack0:symbol"])
+
+
+# (prototype, column of the caret, words the reason must contain)
+MALFORMED = [
+    ("unbalanced_open", "ip_rcv(x64 skb", 15, "missing ')'"),
+    ("unbalanced_close", "ip_rcv(x64 skb))", 16, "after the closing ')'"),
+    ("doubled_parens", "ip_rcv((x64 skb))", 8, "found '('"),
+    ("no_parens", "ip_rcv x64 skb", 15, "'(' after the function name"),
+    ("close_before_open", "ip_rcv)(x64 skb", 7, "'(' after the function name"),
+    ("empty_arg_middle", "ip_rcv(x64 skb,,x64 dev)", 16, "empty argument"),
+    ("empty_arg_last", "ip_rcv(x64 skb,)", 16, "empty argument"),
+    ("empty_arg_first", "ip_rcv(, x64 dev)", 8, "empty argument"),
+    ("bad_number", "ip_rcv(x64 skb+12ab)", 16, "not a number"),
+    ("bad_hex", "do_IRQ(int t=0xfffg)", 14, "not a number"),
+    ("overflowing_number", "ip_rcv(x64 skb+99999999999999999999)", 16, "too large"),
+    ("overflowing_address", "do_IRQ(int t=0x1ffffffffffffffff)", 14, "too large"),
+    ("offset_over_32_bits", "ip_rcv(x64 skb+4294967296)", 15, "32-bit"),
+    ("index_over_32_bits", "ip_rcv(int skb[1073741824])", 15, "too large"),
+    ("unknown_type", "ip_rcv(int32 skb)", 8, "unknown type 'int32'"),
+    ("unknown_type_typo", "ip_rcv(x46 skb)", 8, "unknown type 'x46'"),
+    ("unsigned_atom", "ip_rcv(unsigned x64 skb)", 17, "applies to char"),
+    ("ellipsis_not_last", "ip_rcv(..., x64 dev)", 8, "must be the last"),
+    ("junk_after_paren", "ip_rcv(x64 skb) extra", 17, "after the closing ')'"),
+    ("zero_length_array", "ip_rcv(x8[0] mac)", 11, "at least one element"),
+    ("over_long_array", "ip_rcv(x8[65] mac)", 11, "limit of 64"),
+    ("over_long_char_array", "ip_rcv(char[4097] name)", 13, "4096"),
+    ("too_many_arguments", "f(" + ",".join(f"x64 a{i}" for i in range(128)) + ")",
+     2 + sum(len(f"x64 a{i},") for i in range(127)) + 1, "too many arguments"),
+    ("over_long_field_name", "ip_rcv(x64 " + "n" * 33 + ")", 12, "at most 32"),
+    ("over_long_event_name", "f" * 64 + "(x64 skb)", 1, "at most 63"),
+    ("over_long_return_event", "long " + "f" * 60 + "(x64 skb)", 6, "return event"),
+    ("non_ascii_name", "ip_rcv(x64 sk\u00e9b)", 14, "non-ASCII"),
+    ("non_ascii_function", "\u00efp_rcv(x64 skb)", 1, "non-ASCII"),
+    ("non_ascii_after_wide", "ip_rcv(x64 \u00e9\u00e9)", 12, "non-ASCII"),
+    ("control_character", "ip_rcv(x64 s\x01kb)", 13, "control character"),
+    ("empty", "", 1, "empty prototype"),
+    ("only_spaces", "   ", 4, "empty prototype"),
+    ("type_without_name", "ip_rcv(x64)", 11, "expected a name"),
+    ("hop_without_type", "ip_rcv(skb+8)", 11, "needs a type"),
+    ("hop_and_member", "ip_rcv(x64 skb+8->dev)", 15, "cannot be mixed"),
+    ("address_without_type", "do_IRQ(t=0xffff)", 8, "needs a type"),
+    ("decimal_address", "do_IRQ(int t=1234)", 14, "0xHEX or @symbol"),
+    ("float_argument", "f(double d)", 3, "SSE register"),
+    ("void_argument", "f(int a, void v)", 10, "'void' has no value"),
+    ("struct_by_value", "f(struct sk_buff skb)", 3, "needs debug info"),
+    ("string_array", "f(string[2] s)", 10, "arrays of strings"),
+    ("unknown_parameter", "f(x64 a, b)", 10, "unknown parameter 'b'"),
+    ("member_without_debug_info", "f(x64 a, a->b)", 11, "debug info"),
+    ("syscall_seventh_argument",
+     "SyS_foo(x64 a, x64 b, x64 c, x64 d, x64 e, x64 f, x64 g)", 51, "at most 6"),
+    ("deref_too_deep", "f(x64 p" + "[0]" * 13 + ")", 3, "levels of dereference"),
+    ("bad_module", "ext4:(x64 a)", 5, "MODULE:function"),
+    ("type_as_function", "int(x64 a)", 1, "is a type"),
+]
+
+
+def _malformed_test(proto, col, reason):
+    def test():
+        r = compile_(proto)
+        expect_eq(r.returncode, 2, f"exit status for {proto!r}\n{r.stderr}")
+        expect_eq(r.stdout, "", "stdout")
+        check(reason in r.stderr, f"reason {reason!r} not in:\n{r.stderr}")
+        expect_eq(caret_col(r.stderr), col, f"caret column\n{r.stderr}")
+        check(r.stderr.startswith(f"fevent: error: column {col}: "), r.stderr)
+    return test
+
+
+def caret_col(stderr):
+    return fe.caret_column(stderr)
+
+
+for _name, _proto, _col, _reason in MALFORMED:
+    globals()[f"test_malformed_{_name}"] = _malformed_test(_proto, _col, _reason)
+
+
+def test_bad_lines_in_a_file_name_the_line():
+    with tempfile.NamedTemporaryFile("w", suffix=".protos") as f:
+        f.write("# ok, then two bad lines\nip_rcv(x64 skb)\n\n  ip_rcv(int32 a)\n"
+                "do_IRQ(x64 a,)\n")
+        f.flush()
+        r = compile_("-f", f.name)
+    expect_eq(r.returncode, 2, r.stderr)
+    expect_eq(r.stdout, "", "stdout stays empty")
+    lines = r.stderr.splitlines()
+    check(f"fevent: error: {f.name}:4:10: unknown type 'int32'" in lines[0], r.stderr)
+    expect_eq(lines[1], "      ip_rcv(int32 a)", "the line as written")
+    expect_eq(lines[2], "             ^", "caret under column 10")
+    check(any(l.startswith(f"fevent: error: {f.name}:5:14: empty argument") for l in lines),
+          r.stderr)
+
+
+def test_caret_keeps_tabs():
+    r = compile_("f(x64 a,\tint32 b)")
+    expect_eq(r.returncode, 2)
+    expect_eq(r.stderr.splitlines()[2], "    " + "        \t^", r.stderr)
+
+
+def test_one_bad_prototype_prints_no_line():
+    r = compile_("ip_rcv(x64 skb)", "ip_rcv(x64 skb", "do_IRQ()")
+    expect_eq(r.returncode, 2)
+    expect_eq(r.stdout, "")
+    check("missing ')'" in r.stderr, r.stderr)
+
+
+def test_unknown_function_is_a_warning():
+    r = compile_("no_such_function(x64 a)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout, "p:functions/no_such_function no_such_function "
+                        "__caller=$stack0:symbol a=%di:x64\n")
+    expect_eq(r.stderr, "fevent: warning: 'no_such_function' is not a function of the "
+                        "running kernel (/proc/kallsyms)\n")
+
+
+def test_syscall_rule_on_an_old_kernel():
+    with tempfile.NamedTemporaryFile("w") as f:
+        f.write("ffffffff81000000 T sys_openat\nffffffff81000010 T SyS_openat\n")
+        f.flush()
+        r = fe.run("compile", "--kallsyms", f.name, SEED)
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout, "p:functions/SyS_openat sys_openat __caller=$stack0:symbol "
+                        "dfd=%di:s32 path=+0(%si):ustring flags=%dx:x32 mode=%cx:x16\n")
+
+
+def test_return_type_and_group_and_name():
+    r = compile_("-g", "mine", "-n", "openat2", "long do_sys_openat2(int dfd, const char __user *filename)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines(), [
+        "p:mine/openat2 do_sys_openat2 __caller=$stack0:symbol dfd=%di:s32 filename=+0(%si):ustring",
+        "r:mine/openat2__return do_sys_openat2 ret=$retval:s64"])
+
+
+def test_pasted_c_prototype():
+    r = compile_("static long do_sys_openat2(int dfd, const char __user *filename, "
+                 "struct open_how *how);")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines(), [
+        "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+        "dfd=%di:s32 filename=+0(%si):ustring how=%dx:x64",
+        "r:functions/do_sys_openat2__return do_sys_openat2 ret=$retval:s64"])
+
+
+def test_bad_group_is_usage_error():
+    r = compile_("-g", "bad-group", "do_IRQ()")
+    expect_eq(r.returncode, 2)
+    check("not a valid group name" in r.stderr, r.stderr)
+
+
+def test_name_needs_one_prototype():
+    r = compile_("-n", "x", "do_IRQ()", "ip_rcv(x64 a)")
+    expect_eq(r.returncode, 2)
+    check("-n names one event" in r.stderr, r.stderr)
+
+
+def test_usage_errors():
+    for args, words in [((), "usage: fevent"),
+                        (("frobnicate",), "'frobnicate' is not a command"),
+                        (("compile",), "no prototype given"),
+                        (("compile", "--bogus", "f()"), "unknown option '--bogus'"),
+                        (("compile", "-g"), "needs a value"),
+                        (("compile", "-f", "/nonexistent/protos"), "cannot read prototypes")]:
+        r = fe.run(*args)
+        expect_eq(r.returncode, 2, f"{args}: {r.stderr}")
+        expect_eq(r.stdout, "", f"{args} stdout")
+        check(words in r.stderr, f"{args}: {words!r} not in {r.stderr!r}")
+
+
+def test_help_and_version():
+    r = fe.run("--help")
+    expect_eq(r.returncode, 0)
+    check("fevent compile" in r.stdout, r.stdout)
+    r = fe.run("compile", "--help")
+    expect_eq(r.returncode, 0)
+    check("--kallsyms FILE" in r.stdout, r.stdout)
+    r = fe.run("--version")
+    expect_eq(r.returncode, 0)
+    check(r.stdout.startswith("fevent ") and r.stdout.strip().split()[1][0].isdigit(), r.stdout)
+    r = fe.run("-h")
+    expect_eq(r.returncode, 0)
+
+
+def test_runs_as_non_root():
+    if os.geteuid() != 0:
+        raise fe.Skip("needs root to switch to an unprivileged user")
+    if not shutil.which("setpriv"):
+        raise fe.Skip("setpriv not installed")
+    tmp = tempfile.mkdtemp()
+    try:
+        os.chmod(tmp, 0o755)
+        exe = os.path.join(tmp, "fevent")
+        shutil.copy(fe.binary(), exe)
+        os.chmod(exe, 0o755)
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            exe, "compile", SEED], capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(tmp)
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout, "p:functions/SyS_openat __x64_sys_openat __caller=$stack0:symbol "
+                        "dfd=+112(%di):s32 path=+0(+104(%di)):ustring flags=+96(%di):x32 "
+                        "mode=+56(%di):x16\n")
+
+
+def test_touches_no_tracefs():
+    if not shutil.which("strace"):
+        raise fe.Skip("strace not installed")
+    with tempfile.NamedTemporaryFile("r") as log:
+        r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=%file,mount", "-o", log.name,
+                            fe.binary(), "compile", SEED], capture_output=True, text=True,
+                           timeout=60)
+        trace = log.read()
+    expect_eq(r.returncode, 0, r.stderr)
+    opened = [l for l in trace.splitlines() if "/sys/" in l or "tracing" in l or "mount(" in l]
+    expect_eq(opened, [], "tracefs, sysfs or mount calls")
+    check("/proc/kallsyms" in trace, "reads /proc/kallsyms for the function check")

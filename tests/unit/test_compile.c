@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The whole pipeline through the library: resolve, map and emit, with the
+ * kernel's limits.  Kernel symbols come from a fixture kallsyms.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "compile.h"
+#include "tap.h"
+
+static char kallsyms[] = "/tmp/fevent-test-kallsyms-XXXXXX";
+
+static void write_kallsyms(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81100000 T sys_read\n"
+		"ffffffff81100100 T __x64_sys_openat\n"
+		"ffffffff81100200 t do_sys_openat2\n"
+		"ffffffff81200000 D jiffies\n"
+		"ffffffffc0000000 t ext4_sync_file\t[ext4]\n";
+	int fd = mkstemp(kallsyms);
+
+	if (fd < 0 || write(fd, text, sizeof(text) - 1) != sizeof(text) - 1)
+		abort();
+	close(fd);
+}
+
+/* Compile one prototype; returns its set (caller frees). */
+static struct fe_compiled *compile(struct fe_compile_set *set, const char *text,
+				   const char *event)
+{
+	struct fe_compile_opts opts = { .kallsyms = kallsyms, .event = event };
+
+	memset(set, 0, sizeof(*set));
+	if (fe_compile_add_text(set, text, 1))
+		abort();
+	fe_compile_run(set, &opts);
+	return &set->items[0];
+}
+
+static void expect_line(const char *text, const char *entry, const char *ret)
+{
+	struct fe_compile_set set;
+	struct fe_compiled *it = compile(&set, text, NULL);
+
+	if (it->failed)
+		printf("# %s: column %d: %s\n", text, it->err.col, it->err.msg);
+	tap_str(it->def.entry, entry, text);
+	if (ret)
+		tap_str(it->def.ret, ret, "  and its return event");
+	fe_compile_set_free(&set);
+}
+
+static void expect_error(const char *text, int col, const char *reason)
+{
+	struct fe_compile_set set;
+	struct fe_compiled *it = compile(&set, text, NULL);
+	int ok = it->failed && it->err.col == col && strstr(it->err.msg, reason);
+
+	tap_ok(ok, "refuses %.60s at column %d", text, col);
+	if (!ok)
+		printf("#   got column %d: %s\n", it->err.col, it->err.msg);
+	fe_compile_set_free(&set);
+}
+
+static void expect_warning(const char *text, const char *substr)
+{
+	struct fe_compile_set set;
+	struct fe_compiled *it = compile(&set, text, NULL);
+	int i, found = 0;
+
+	for (i = 0; i < it->warnings.nr; i++)
+		found |= strstr(it->warnings.msgs[i], substr) != NULL;
+	tap_ok(!it->failed && found, "warns '%s' for %s", substr, text);
+	fe_compile_set_free(&set);
+}
+
+static void test_types(void)
+{
+	expect_line("do_sys_openat2(size_t n, bool b, umode_t m, long long ll, signed char c, loff_t *pos)",
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+		    "n=%di:u64 b=%si:u8 m=%dx:u16 ll=%cx:s64 c=%r8:s8 pos=%r9:x64", NULL);
+	expect_line("do_sys_openat2(const char __user *u, char *k, unsigned char *raw, enum pid_type t)",
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+		    "u=+0(%di):ustring k=+0(%si):string raw=%dx:x64 t=%cx:u32", NULL);
+	expect_line("char *do_sys_openat2(ustring s, unsigned char[16] mac, short sh)",
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+		    "s=+0(%di):ustring mac=+0(%si):string sh=%dx:s16",
+		    "r:functions/do_sys_openat2__return do_sys_openat2 ret=+0($retval):string");
+	expect_line("void do_sys_openat2(x32 a)",
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol a=%di:x32", NULL);
+}
+
+static void test_places(void)
+{
+	expect_line("do_sys_openat2(u8 a, u8 b, u8 c, u8 d, u8 e, u8 f, u8 g, string h)",
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+		    "a=%di:u8 b=%si:u8 c=%dx:u8 d=%cx:u8 e=%r8:u8 f=%r9:u8 g=$stack1:u8 "
+		    "h=+0($stack2):string", NULL);
+	expect_line("do_sys_openat2(long jif=@jiffies, char[8] tag=0xffffffff81200000, string p=@jiffies)",
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+		    "jif=@jiffies:s64 tag=@0xffffffff81200000:string p=+0(@jiffies):string", NULL);
+	/* a syscall's pointers are user memory all the way down */
+	expect_line("SyS_openat(x64 p+8[0]+16)",
+		    "p:functions/SyS_openat __x64_sys_openat __caller=$stack0:symbol "
+		    "p=+u16(+u8(+112(%di))):x64", NULL);
+	/* kallsyms has sys_read but no wrapper: an old kernel */
+	expect_line("SyS_read(int fd, string buf)",
+		    "p:functions/SyS_read sys_read __caller=$stack0:symbol "
+		    "fd=%di:s32 buf=+0(%si):ustring", NULL);
+	expect_line("ext4:ext4_sync_file(x64 file)",
+		    "p:functions/ext4_sync_file ext4:ext4_sync_file __caller=$stack0:symbol "
+		    "file=%di:x64", NULL);
+}
+
+static void test_names(void)
+{
+	struct fe_compile_set set;
+	struct fe_compiled *it;
+
+	expect_line("do_sys_openat2(x64 a | x64 a | x64 a__1, common_pid=a)",
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+		    "a=%di:x64 a__1=%di:x64 a__1__1=%di:x64 common_pid__1=%di:x64", NULL);
+	expect_line("do_sys_openat2(x64 __caller)",
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+		    "__caller__1=%di:x64", NULL);
+	it = compile(&set, "do_sys_openat2.isra.0(x64 a)", NULL);
+	tap_str(it->def.event, "do_sys_openat2_isra_0", "'.isra.0' becomes '_isra_0'");
+	fe_compile_set_free(&set);
+	it = compile(&set, "long do_sys_openat2(x64 a)", "my_ev");
+	tap_ok(!it->failed && !strcmp(it->def.event, "my_ev") &&
+	       !strcmp(it->def.ret_event, "my_ev__return"), "-n names both events");
+	fe_compile_set_free(&set);
+	it = compile(&set, "do_sys_openat2(x64 a)", "9bad");
+	tap_ok(it->failed && strstr(it->err.msg, "not a valid event name"), "-n checked");
+	fe_compile_set_free(&set);
+}
+
+static void test_limits(void)
+{
+	char buf[8192];
+	size_t n;
+	int i;
+
+	/* 127 fields + __caller = 128: the most the kernel takes */
+	n = snprintf(buf, sizeof(buf), "do_sys_openat2(");
+	for (i = 0; i < 127; i++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%sx64 a%d", i ? "," : "", i);
+	snprintf(buf + n, sizeof(buf) - n, ")");
+	{
+		struct fe_compile_set set;
+		struct fe_compiled *it = compile(&set, buf, NULL);
+
+		tap_ok(!it->failed, "127 arguments plus __caller fit");
+		fe_compile_set_free(&set);
+	}
+	n = strlen(buf) - 1;
+	snprintf(buf + n, sizeof(buf) - n, ",x64 extra)");
+	expect_error(buf, (int)n + 2, "too many arguments");
+
+	/* 13 dereferences */
+	expect_error("do_sys_openat2(x64 p[0][0][0][0][0][0][0][0][0][0][0][0][0])", 16,
+		     "levels of dereference");
+	/* a body over 63 characters */
+	expect_error("do_sys_openat2(x64 p+1000000[0]+1000000[0]+1000000[0]+1000000[0]+1000000[0]+1000000[0])",
+		     16, "at most 63");
+	expect_error("do_sys_openat2(x64 p+2147483648)", 21, "32-bit");
+	expect_error("do_sys_openat2(x8[65] p)", 19, "limit of 64");
+	expect_error("do_sys_openat2(char[5000] p)", 21, "4096");
+	expect_error("abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcd(x64 a)",
+		     1, "at most 63");
+	expect_error("long abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefg(x64 a)",
+		     6, "return event");
+	expect_error("do_sys_openat2(x64 abcdefghijabcdefghijabcdefghijabc)", 20,
+		     "at most 32");
+	expect_error("do_sys_openat2(float f)", 16, "SSE");
+	expect_error("do_sys_openat2(struct open_how how)", 16, "debug info");
+	expect_error("do_sys_openat2(int dfd, ...)", 25, "needs debug info");
+	expect_error("do_sys_openat2(int dfd, how->flags)", 25, "unknown parameter 'how'");
+	expect_error("do_sys_openat2(x64 how, how->flags)", 28, "needs its type from debug info");
+	expect_error("do_sys_openat2(kuid_tt u)", 16, "did you mean 'kuid_t'");
+	expect_error("SyS_openat(x64 a, x64 b, x64 c, x64 d, x64 e, x64 f, x64 g)", 54,
+		     "at most 6");
+}
+
+static void test_warnings(void)
+{
+	expect_warning("no_such_function(x64 a)", "is not a function of the running kernel");
+	expect_warning("SyS_nosuchcall(x64 a)", "no system call 'nosuchcall'");
+	expect_warning("nfs:ext4_sync_file(x64 a)", "module 'nfs'");
+}
+
+int main(void)
+{
+	write_kallsyms();
+	test_types();
+	test_places();
+	test_names();
+	test_limits();
+	test_warnings();
+	unlink(kallsyms);
+	return tap_done();
+}
