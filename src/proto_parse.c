@@ -665,6 +665,16 @@ static int set_name(struct parser *ps, char **dst, int *col)
 	return 0;
 }
 
+/* "LABEL=PARAM...": what was read as the name is the label; the head follows. */
+static int label_then_head(struct parser *ps, struct fe_alt *alt)
+{
+	alt->label = alt->name;
+	alt->label_col = alt->name_col;
+	alt->name = NULL;
+	alt->kind = FE_ALT_PATH;
+	return set_name(ps, &alt->name, &alt->name_col);
+}
+
 static int parse_alt(struct parser *ps, struct fe_alt *alt)
 {
 	struct tok *t = cur(ps);
@@ -689,13 +699,7 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 			if (cur(ps)->kind != T_IDENT)
 				return unexpected(ps, cur(ps), "an address (0xHEX or @symbol) or a parameter path after '='");
 			/* TYPE LABEL=EXPR */
-			alt->label = alt->name;
-			alt->label_col = alt->name_col;
-			alt->name = NULL;
-			if (set_name(ps, &alt->name, &alt->name_col))
-				return -1;
-			alt->kind = FE_ALT_PATH;
-			if (parse_steps(ps, alt))
+			if (label_then_head(ps, alt) || parse_steps(ps, alt))
 				return -1;
 		} else {
 			if (parse_steps(ps, alt))
@@ -721,10 +725,7 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 				      "an address needs a type: write 'TYPE %s=ADDR'", alt->name);
 		if (cur(ps)->kind != T_IDENT)
 			return unexpected(ps, cur(ps), "a parameter path after '='");
-		alt->label = alt->name;
-		alt->label_col = alt->name_col;
-		alt->name = NULL;
-		if (set_name(ps, &alt->name, &alt->name_col))
+		if (label_then_head(ps, alt))
 			return -1;
 	}
 	if (parse_steps(ps, alt))

@@ -217,7 +217,10 @@ struct resolver {
 	const struct fe_tspec **slot_type;
 };
 
-static int add_field(struct resolver *r, struct fe_field **out)
+/* A new field for alt, reading a value of type ti; labelled label. */
+static int new_field(struct resolver *r, const struct fe_alt *alt,
+		     const struct fe_tinfo *ti, const char *label, int label_col,
+		     enum fe_src src, struct fe_field **out)
 {
 	struct fe_field *f;
 
@@ -227,15 +230,14 @@ static int add_field(struct resolver *r, struct fe_field **out)
 	r->p->fields = f;
 	f = &f[r->p->nr_fields++];
 	memset(f, 0, sizeof(*f));
-	*out = f;
-	return 0;
-}
-
-static int set_label(struct resolver *r, struct fe_field *f, const char *label)
-{
 	f->label = strdup(label);
 	if (!f->label)
 		return fe_err(r->err, 0, "out of memory");
+	f->col = alt->col;
+	f->label_col = label_col;
+	f->src = src;
+	f->type = ti->ftype;
+	*out = f;
 	return 0;
 }
 
@@ -244,15 +246,10 @@ static int resolve_slot(struct resolver *r, const struct fe_alt *alt, int slot)
 	struct fe_tinfo ti;
 	struct fe_field *f;
 
-	if (fe_tspec_info(alt->type, &ti, r->err))
+	if (fe_tspec_info(alt->type, &ti, r->err) ||
+	    new_field(r, alt, &ti, alt->name, alt->name_col, FE_SRC_PARAM, &f))
 		return -1;
-	if (add_field(r, &f) || set_label(r, f, alt->name))
-		return -1;
-	f->col = alt->col;
-	f->label_col = alt->name_col;
-	f->src = FE_SRC_PARAM;
 	f->param = slot;
-	f->type = ti.ftype;
 	return hop_ops(f, alt, &ti, r->p->params[slot].points_to_user ||
 		       ti.points_to_user, r->err);
 }
@@ -262,20 +259,15 @@ static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 	struct fe_tinfo ti;
 	struct fe_field *f;
 
-	if (fe_tspec_info(alt->type, &ti, r->err))
+	if (fe_tspec_info(alt->type, &ti, r->err) ||
+	    new_field(r, alt, &ti, alt->name, alt->name_col, FE_SRC_ADDR, &f))
 		return -1;
-	if (add_field(r, &f) || set_label(r, f, alt->name))
-		return -1;
-	f->col = alt->col;
-	f->label_col = alt->name_col;
-	f->src = FE_SRC_ADDR;
 	f->addr = alt->addr;
 	if (alt->symbol) {
 		f->symbol = strdup(alt->symbol);
 		if (!f->symbol)
 			return fe_err(r->err, 0, "out of memory");
 	}
-	f->type = ti.ftype;
 	/* the memory at the address is the object; a string pointer is
 	 * followed to its characters */
 	if (ti.is_string && !ti.char_array)
@@ -318,13 +310,10 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 		return -1;
 	}
 	label = alt->label ? alt->label : alt->name;
-	if (add_field(r, &f) || set_label(r, f, label))
+	if (new_field(r, alt, &ti, label, alt->label ? alt->label_col : alt->name_col,
+		      FE_SRC_PARAM, &f))
 		return -1;
-	f->col = alt->col;
-	f->label_col = alt->label ? alt->label_col : alt->name_col;
-	f->src = FE_SRC_PARAM;
 	f->param = slot;
-	f->type = ti.ftype;
 	return hop_ops(f, alt, &ti, r->p->params[slot].points_to_user ||
 		       ti.points_to_user, r->err);
 }
