@@ -117,3 +117,15 @@ bool fe_is_ident(const char *s)
 			return false;
 	return true;
 }
+
+void *fe_grow(void *arr_ptr, int *nr, size_t size)
+{
+	void **arr = arr_ptr;
+	char *n = realloc(*arr, (*nr + 1) * size);
+
+	if (!n)
+		return NULL;
+	*arr = n;
+	memset(n + *nr * size, 0, size);
+	return n + (*nr)++ * size;
+}

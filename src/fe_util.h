@@ -28,4 +28,10 @@ const char *fe_closest(const char *word, const char *const *cands, size_t n);
 
 bool fe_is_ident(const char *s);
 
+/*
+ * Append one zeroed element to the array *arr of *nr elements of size
+ * bytes; returns it, or NULL (the array unchanged) when out of memory.
+ */
+void *fe_grow(void *arr_ptr, int *nr, size_t size);
+
 #endif

@@ -557,15 +557,13 @@ static bool starts_with_type(struct parser *ps)
 
 static int add_step(struct parser *ps, struct fe_alt *alt, struct fe_step *s)
 {
-	struct fe_step *n;
+	struct fe_step *n = fe_grow(&alt->steps, &alt->nr_steps, sizeof(*n));
 
-	n = realloc(alt->steps, (alt->nr_steps + 1) * sizeof(*n));
 	if (!n) {
 		free(s->member);
 		return oom(ps);
 	}
-	alt->steps = n;
-	alt->steps[alt->nr_steps++] = *s;
+	*n = *s;
 	return 0;
 }
 
@@ -763,15 +761,11 @@ static int parse_arg(struct parser *ps, struct fe_arg *arg)
 		return 0;
 	}
 	for (;;) {
-		struct fe_alt *alts;
+		struct fe_alt *alt = fe_grow(&arg->alts, &arg->nr_alts, sizeof(*alt));
 
-		alts = realloc(arg->alts, (arg->nr_alts + 1) * sizeof(*alts));
-		if (!alts)
+		if (!alt)
 			return oom(ps);
-		arg->alts = alts;
-		memset(&alts[arg->nr_alts], 0, sizeof(*alts));
-		arg->nr_alts++;
-		if (parse_alt(ps, &alts[arg->nr_alts - 1]))
+		if (parse_alt(ps, alt))
 			return -1;
 		if (cur(ps)->kind != T_PIPE)
 			return 0;
@@ -794,7 +788,7 @@ static int parse_args(struct parser *ps, struct fe_proto *proto)
 		return 0;
 	}
 	for (;;) {
-		struct fe_arg *args;
+		struct fe_arg *arg;
 
 		t = cur(ps);
 		if (t->kind == T_ELLIPSIS) {
@@ -812,13 +806,10 @@ static int parse_args(struct parser *ps, struct fe_proto *proto)
 			return fe_err(ps->err, t->col, "empty argument");
 		if (t->kind == T_EOF)
 			return fe_err(ps->err, t->col, "missing ')'");
-		args = realloc(proto->args, (proto->nr_args + 1) * sizeof(*args));
-		if (!args)
+		arg = fe_grow(&proto->args, &proto->nr_args, sizeof(*arg));
+		if (!arg)
 			return oom(ps);
-		proto->args = args;
-		memset(&args[proto->nr_args], 0, sizeof(*args));
-		proto->nr_args++;
-		if (parse_arg(ps, &args[proto->nr_args - 1]))
+		if (parse_arg(ps, arg))
 			return -1;
 		t = cur(ps);
 		if (t->kind == T_RPAREN)

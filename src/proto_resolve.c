@@ -224,12 +224,9 @@ static int new_field(struct resolver *r, const struct fe_alt *alt,
 {
 	struct fe_field *f;
 
-	f = realloc(r->p->fields, (r->p->nr_fields + 1) * sizeof(*f));
+	f = fe_grow(&r->p->fields, &r->p->nr_fields, sizeof(*f));
 	if (!f)
 		return fe_err(r->err, 0, "out of memory");
-	r->p->fields = f;
-	f = &f[r->p->nr_fields++];
-	memset(f, 0, sizeof(*f));
 	f->label = strdup(label);
 	if (!f->label)
 		return fe_err(r->err, 0, "out of memory");
