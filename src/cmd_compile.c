@@ -19,7 +19,10 @@ int fe_cmd_compile(const struct fe_cli *cli)
 		.group = cli->group,
 		.event = cli->event,
 		.kallsyms = cli->kallsyms,
+		.btf = cli->btf,
+		.want_return = cli->want_return,
 	};
+	struct fe_error err = { 0 };
 	int i, failed, ret = FE_EXIT_OK;
 
 	for (i = 0; i < cli->nr_args; i++) {
@@ -50,7 +53,12 @@ int fe_cmd_compile(const struct fe_cli *cli)
 		goto out;
 	}
 
-	failed = fe_compile_run(&set, &opts);
+	failed = fe_compile_run(&set, &opts, &err);
+	if (failed < 0) {
+		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		ret = FE_EXIT_USAGE;
+		goto out;
+	}
 	for (i = 0; i < set.nr; i++) {
 		if (set.items[i].failed)
 			fe_print_error(stderr, &set.items[i]);

@@ -10,6 +10,8 @@ struct fe_cli {
 	const char *group;	/* -g */
 	const char *event;	/* -n */
 	const char *kallsyms;	/* --kallsyms */
+	const char *btf;	/* --btf */
+	bool want_return;	/* -r */
 	const char **files;	/* -f, in order */
 	int nr_files;
 	int verbose;		/* -v */

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "btf_or_dwarf.h"
 #include "compile.h"
 #include "fetch_map_x86_64.h"
 #include "ksyms.h"
@@ -80,10 +82,12 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 }
 
 static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
-		       const struct fe_compile_opts *opts)
+		       struct fe_dbg *dbg, const struct fe_compile_opts *opts)
 {
 	struct fe_resolve_ctx ctx = {
 		.ksyms = ksyms,
+		.dbg = dbg,
+		.want_return = opts->want_return,
 		.warnings = &it->warnings,
 	};
 	struct fe_emit_opts eopts = {
@@ -106,14 +110,38 @@ static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	return ret;
 }
 
-int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts)
+/*
+ * The debug info to resolve against: --btf FILE, or the running kernel's
+ * BTF when the target is the running kernel (no --kallsyms of another).
+ */
+static int open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
+			   struct fe_error *err)
+{
+	*dbg = NULL;
+	if (opts->btf) {
+		*dbg = fe_dbg_open_btf(opts->btf, err);
+		return *dbg ? 0 : -1;
+	}
+	if (!opts->kallsyms && access(FE_RUNNING_KERNEL_BTF, R_OK) == 0)
+		*dbg = fe_dbg_open_btf(FE_RUNNING_KERNEL_BTF, err);
+	return 0;
+}
+
+int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
+		   struct fe_error *err)
 {
 	struct fe_ksyms *ksyms;
+	struct fe_dbg *dbg;
 	int i, j, failed = 0;
 
+	if (open_debug_info(opts, &dbg, err))
+		return -1;
 	ksyms = fe_ksyms_new();
-	if (!ksyms)
-		return set->nr;
+	if (!ksyms) {
+		fe_dbg_close(dbg);
+		fe_err(err, 0, "out of memory");
+		return -1;
+	}
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
@@ -127,13 +155,18 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 			it->failed = true;
 		}
 	}
-	/* unreadable kallsyms leaves every answer "unknown": no warnings */
-	fe_ksyms_scan(ksyms, opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS);
+	/*
+	 * Another kernel's BTF without its kallsyms: the running kernel's
+	 * symbols say nothing about it.  An unreadable kallsyms leaves every
+	 * answer "unknown", and so no warnings.
+	 */
+	if (!opts->btf || opts->kallsyms)
+		fe_ksyms_scan(ksyms, opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS);
 
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
-		if (it->failed || compile_one(it, ksyms, opts)) {
+		if (it->failed || compile_one(it, ksyms, dbg, opts)) {
 			it->failed = true;
 			failed++;
 			continue;
@@ -150,6 +183,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		}
 	}
 	fe_ksyms_free(ksyms);
+	fe_dbg_close(dbg);
 	return failed;
 }
 

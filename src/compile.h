@@ -35,7 +35,11 @@ struct fe_compile_opts {
 	const char *group;
 	const char *event;	/* -n: only with one prototype */
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
+	const char *btf;	/* --btf FILE, or NULL */
+	bool want_return;	/* -r: return events typed from debug info */
 };
+
+#define FE_RUNNING_KERNEL_BTF	"/sys/kernel/btf/vmlinux"
 
 /* Add one prototype from the command line (position is 1-based). */
 int fe_compile_add_text(struct fe_compile_set *set, const char *text, int position);
@@ -47,8 +51,12 @@ int fe_compile_add_text(struct fe_compile_set *set, const char *text, int positi
  */
 int fe_compile_add_file(struct fe_compile_set *set, const char *path);
 
-/* Run the pipeline on every item; returns the number that failed. */
-int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts);
+/*
+ * Run the pipeline on every item; returns the number that failed, or -1
+ * (with err set) when the debug info asked for cannot be read.
+ */
+int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
+		   struct fe_error *err);
 
 void fe_compile_set_free(struct fe_compile_set *set);
 

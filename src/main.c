@@ -21,16 +21,20 @@ struct command {
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-g GROUP] [-n NAME] [--kallsyms FILE] [-f FILE]... PROTO...",
+		"fevent compile [-r] [-g GROUP] [-n NAME] [--btf FILE] [--kallsyms FILE] [-f FILE]... PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
 		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n"
 		"\n"
+		"  -r, --return         also a return event, typed from debug info\n"
 		"  -g, --group GROUP    event group (default: functions)\n"
 		"  -n, --name NAME      event name, for a single prototype\n"
 		"  -f, --file FILE      read prototypes from FILE ('-': standard input),\n"
 		"                       one per line, '#' starts a comment\n"
-		"      --kallsyms FILE  symbol table to check functions against\n"
+		"      --btf FILE       BTF to resolve against (raw, or an ELF with .BTF);\n"
+		"                       default: the running kernel's, " "/sys/kernel/btf/vmlinux\n"
+		"      --kallsyms FILE  symbol table to check functions against (another\n"
+		"                       machine's: then the running kernel's BTF is not used)\n"
 		"  -v, --verbose        say more\n"
 		"\n"
 		"Example:\n"
@@ -63,6 +67,7 @@ static void usage(FILE *out)
 
 enum {
 	OPT_KALLSYMS = 256,
+	OPT_BTF,
 	OPT_VERSION,
 };
 
@@ -71,6 +76,8 @@ static const struct option long_opts[] = {
 	{ "name", required_argument, NULL, 'n' },
 	{ "file", required_argument, NULL, 'f' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "btf", required_argument, NULL, OPT_BTF },
+	{ "return", no_argument, NULL, 'r' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -112,7 +119,7 @@ int main(int argc, char **argv)
 	/* options may follow operands; "--" ends them */
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":g:n:f:vh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":g:n:f:rvh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
 			cli.group = optarg;
@@ -125,6 +132,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_KALLSYMS:
 			cli.kallsyms = optarg;
+			break;
+		case OPT_BTF:
+			cli.btf = optarg;
+			break;
+		case 'r':
+			cli.want_return = true;
 			break;
 		case 'v':
 			cli.verbose++;

@@ -211,16 +211,20 @@ static int hop_ops(struct fe_field *f, const struct fe_alt *alt,
 
 struct resolver {
 	const struct fe_proto *proto;
+	const struct fe_resolve_ctx *ctx;
+	struct fe_dbg *dbg;	/* NULL, or debug info that has the function */
+	struct fe_dfunc dfunc;	/* the function's debug info */
 	struct fe_probe *p;
 	struct fe_error *err;
 	/* the written type each slot was first given, for by-name reads */
 	const struct fe_tspec **slot_type;
+	bool *read;		/* params read so far, for '...' */
 };
 
 /* A new field for alt, reading a value of type ti; labelled label. */
-static int new_field(struct resolver *r, const struct fe_alt *alt,
-		     const struct fe_tinfo *ti, const char *label, int label_col,
-		     enum fe_src src, struct fe_field **out)
+static int new_field(struct resolver *r, int col, const struct fe_ftype *ft,
+		     const char *label, int label_col, enum fe_src src,
+		     struct fe_field **out)
 {
 	struct fe_field *f;
 
@@ -230,12 +234,262 @@ static int new_field(struct resolver *r, const struct fe_alt *alt,
 	f->label = strdup(label);
 	if (!f->label)
 		return fe_err(r->err, 0, "out of memory");
-	f->col = alt->col;
+	f->col = col;
 	f->label_col = label_col;
 	f->src = src;
-	f->type = ti->ftype;
+	f->type = *ft;
 	*out = f;
 	return 0;
+}
+
+/* Fetch type and ABI class of a debug-info type. */
+static int dbg_tinfo(struct fe_dbg *dbg, fe_tid id, struct fe_tinfo *ti)
+{
+	struct fe_tdesc d, e;
+
+	memset(ti, 0, sizeof(*ti));
+	if (fe_dbg_describe(dbg, id, &d))
+		return -1;
+	ti->size = d.size;
+	ti->cls = FE_CLASS_INTEGER;
+	switch (d.kind) {
+	case FE_TK_INT:
+	case FE_TK_ENUM:
+		if (d.size != 1 && d.size != 2 && d.size != 4 && d.size != 8)
+			return -1;	/* __int128 and friends */
+		ti->ftype.kind = d.is_signed && !d.is_bool ? FE_FT_S : FE_FT_U;
+		ti->ftype.size = d.size;
+		return 0;
+	case FE_TK_PTR:
+		ti->is_pointer = true;
+		ti->points_to_user = d.target_user;
+		ti->ftype.size = 8;
+		ti->ftype.kind = FE_FT_X;
+		/* DESIGN: only char * is a string; "unsigned char *" is as
+		 * often packet data as text (qstr.name: write 'string') */
+		if (fe_dbg_describe(dbg, d.target, &e) == 0 && e.kind == FE_TK_INT &&
+		    e.is_plain_char) {
+			ti->ftype.kind = FE_FT_STRING;
+			ti->is_string = true;
+		}
+		return 0;
+	case FE_TK_FLOAT:
+		ti->cls = FE_CLASS_SSE;
+		return -1;
+	case FE_TK_STRUCT:
+	case FE_TK_UNION:
+		ti->cls = d.size > 16 ? FE_CLASS_MEMORY :
+			  d.size > 8 ? FE_CLASS_INTEGER2 : FE_CLASS_INTEGER;
+		return -1;	/* a class, but no single fetch type */
+	default:
+		return -1;
+	}
+}
+
+static const char *step_text(const struct fe_step *s)
+{
+	return s->kind == FE_STEP_INDEX ? "[]" : s->kind == FE_STEP_ARROW ? "->" : ".";
+}
+
+/*
+ * Walk a member path with types from debug info.  On return *cur is the
+ * C type of the object at the place the ops lead to, and *bf describes a
+ * bitfield ending the path (width 0 if none).
+ */
+static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
+		     fe_tid start, bool user, fe_tid *cur, struct fe_ftype *bf)
+{
+	char tname[128];
+	int i;
+
+	*cur = start;
+	memset(bf, 0, sizeof(*bf));
+	for (i = 0; i < alt->nr_steps; i++) {
+		const struct fe_step *s = &alt->steps[i];
+		struct fe_tdesc d, c;
+		struct fe_member m;
+		unsigned long byte_off;
+
+		if (bf->bf_width)
+			return fe_err(r->err, s->col, "'%s' after a bitfield", step_text(s));
+		if (fe_dbg_describe(r->dbg, *cur, &d))
+			return fe_err(r->err, s->col, "unreadable type in the debug info");
+		if (fe_dbg_type_name(r->dbg, *cur, tname, sizeof(tname)))
+			snprintf(tname, sizeof(tname), "?");
+
+		if (s->kind == FE_STEP_INDEX) {
+			struct fe_tdesc e;
+			unsigned long long off;
+
+			if (d.kind != FE_TK_PTR && d.kind != FE_TK_ARRAY)
+				return fe_err(r->err, s->col,
+					      "'[%llu]' on '%s', which is neither a pointer nor an array",
+					      s->num, tname);
+			if (fe_dbg_describe(r->dbg, d.target, &e) || e.size == 0)
+				return fe_err(r->err, s->col, "'%s' has elements of unknown size", tname);
+			if (d.kind == FE_TK_ARRAY && d.nelems && s->num >= d.nelems)
+				return fe_err(r->err, s->col, "index %llu is past the end of '%s' (%lu elements)",
+					      s->num, tname, d.nelems);
+			if (s->num > INT_MAX / e.size)
+				return fe_err(r->err, s->col, "index %llu is too large", s->num);
+			off = s->num * e.size;
+			if (d.kind == FE_TK_PTR) {
+				if (push_op(f, FE_OP_DEREF, off, user || d.target_user, s->col, r->err))
+					return -1;
+				user = user || d.target_user;
+			} else if (push_op(f, FE_OP_OFFSET, off, user, s->col, r->err)) {
+				return -1;
+			}
+			*cur = d.target;
+			continue;
+		}
+
+		if (s->kind == FE_STEP_ARROW) {
+			if (d.kind != FE_TK_PTR)
+				return fe_err(r->err, s->col,
+					      "'->%s' on '%s', which is not a pointer%s", s->member, tname,
+					      d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION ?
+					      "; use '.'" : "");
+			if (fe_dbg_describe(r->dbg, d.target, &c))
+				return fe_err(r->err, s->col, "unreadable type in the debug info");
+			user = user || d.target_user;
+		} else {
+			if (d.kind == FE_TK_PTR)
+				return fe_err(r->err, s->col,
+					      "'.%s' on '%s', which is a pointer; use '->'", s->member, tname);
+			c = d;
+		}
+		if (c.kind == FE_TK_FWD)
+			return fe_err(r->err, s->col, "'%s' is only declared in %s, not defined",
+				      tname, fe_dbg_source(r->dbg));
+		if (c.kind != FE_TK_STRUCT && c.kind != FE_TK_UNION)
+			return fe_err(r->err, s->col, "'%s%s' on '%s', which is not a struct or union",
+				      step_text(s), s->member, tname);
+		if (fe_dbg_member(r->dbg, c.id, s->member, &m) != 1) {
+			const char *near = fe_dbg_closest_member(r->dbg, c.id, s->member);
+
+			return fe_err(r->err, s->col + (s->kind == FE_STEP_ARROW ? 2 : 1),
+				      "%s %s has no member '%s'%s%s%s", c.kind == FE_TK_STRUCT ?
+				      "struct" : "union", c.name ? c.name : "(anonymous)",
+				      s->member, near ? "; did you mean '" : "",
+				      near ? near : "", near ? "'?" : "");
+		}
+		byte_off = m.bit_offset / 8;
+		if (m.bit_size) {
+			struct fe_tdesc mt;
+			unsigned int cbits;
+			unsigned long start;
+
+			if (fe_dbg_describe(r->dbg, m.type, &mt) || !mt.size)
+				return fe_err(r->err, s->col, "unreadable bitfield type");
+			/* read the declared type's container holding the bits */
+			cbits = mt.size * 8;
+			start = m.bit_offset - m.bit_offset % cbits;
+			if (m.bit_offset - start + m.bit_size > cbits) {
+				cbits = 64;
+				start = m.bit_offset & ~63UL;
+			}
+			byte_off = start / 8;
+			bf->kind = FE_FT_BITFIELD;
+			bf->size = cbits / 8;
+			bf->bf_width = m.bit_size;
+			bf->bf_offset = m.bit_offset - start;
+		}
+		if (push_op(f, s->kind == FE_STEP_ARROW ? FE_OP_DEREF : FE_OP_OFFSET,
+			    byte_off, user, s->col, r->err))
+			return -1;
+		*cur = m.type;
+	}
+	return 0;
+}
+
+/*
+ * The final read of a path ending at an object of C type cur: by its own
+ * type, or reinterpreted as the TYPE the prototype wrote.
+ */
+static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
+		       fe_tid cur, const struct fe_ftype *bf, bool user)
+{
+	char tname[128];
+	struct fe_tdesc d, e;
+	struct fe_tinfo ti;
+	int col = alt->nr_steps ? alt->steps[alt->nr_steps - 1].col : alt->name_col;
+
+	if (fe_dbg_describe(r->dbg, cur, &d))
+		return fe_err(r->err, col, "unreadable type in the debug info");
+	if (fe_dbg_type_name(r->dbg, cur, tname, sizeof(tname)))
+		snprintf(tname, sizeof(tname), "?");
+	if (d.kind == FE_TK_PTR)
+		user = user || d.target_user;
+
+	if (alt->type) {
+		if (fe_tspec_info(alt->type, &ti, r->err))
+			return -1;
+		f->type = ti.ftype;
+		if (ti.is_string && !ti.char_array && d.kind != FE_TK_ARRAY)
+			return push_op(f, FE_OP_DEREF, 0, user || ti.points_to_user, col, r->err);
+		if ((ti.char_array || ti.ftype.array) && d.kind == FE_TK_PTR)
+			return push_op(f, FE_OP_DEREF, 0, user, col, r->err);
+		return 0;
+	}
+	if (bf->bf_width) {
+		f->type = *bf;
+		return 0;
+	}
+	switch (d.kind) {
+	case FE_TK_ARRAY:
+		if (fe_dbg_describe(r->dbg, d.target, &e))
+			return fe_err(r->err, col, "unreadable type in the debug info");
+		if (e.kind == FE_TK_INT && e.is_plain_char) {
+			f->type.kind = FE_FT_STRING;
+			f->type.size = 8;
+			f->type.user = user;
+			return 0;
+		}
+		if (dbg_tinfo(r->dbg, d.target, &ti) || ti.is_string)
+			return fe_err(r->err, col, "'%s' is an array of elements that cannot be fetched; index into it",
+				      tname);
+		if (d.nelems == 0 || d.nelems > 64)
+			return fe_err(r->err, col,
+				      "'%s' has %lu elements; the kernel reads 1 to 64: index into it, or give a type such as '%c%u[64]'",
+				      tname, d.nelems, ti.ftype.kind == FE_FT_S ? 's' : 'u', ti.ftype.size * 8);
+		f->type = ti.ftype;
+		f->type.array = d.nelems;
+		return 0;
+	case FE_TK_STRUCT:
+	case FE_TK_UNION:
+		return fe_err(r->err, col, "'%s' is a %s: name one of its members with '%s'",
+			      tname, d.kind == FE_TK_STRUCT ? "struct" : "union",
+			      alt->nr_steps || alt->type ? "." : "->");
+	case FE_TK_FLOAT:
+		return fe_err(r->err, col,
+			      "'%s' is floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu %s'",
+			      tname, d.size * 8, alt->name);
+	default:
+		break;
+	}
+	if (dbg_tinfo(r->dbg, cur, &ti))
+		return fe_err(r->err, col, "'%s' cannot be fetched", tname);
+	f->type = ti.ftype;
+	if (ti.is_string) {
+		f->type.user = user;
+		return push_op(f, FE_OP_DEREF, 0, user, col, r->err);
+	}
+	return 0;
+}
+
+/* Written types, resolved through the debug info where it knows them. */
+static int tspec_info(struct resolver *r, const struct fe_tspec *ts, struct fe_tinfo *ti)
+{
+	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
+			  "union" : ts->tag == FE_TAG_ENUM ? "enum" : NULL;
+	fe_tid id;
+
+	if (r->ctx->dbg && ts->nr_ptr == 0 && !ts->array && ts->name &&
+	    !fe_is_atom(ts->name) && fe_dbg_find_type(r->ctx->dbg, tag, ts->name, &id) == 1 &&
+	    dbg_tinfo(r->ctx->dbg, id, ti) == 0)
+		return 0;
+	return fe_tspec_info(ts, ti, r->err);
 }
 
 static int resolve_slot(struct resolver *r, const struct fe_alt *alt, int slot)
@@ -243,10 +497,11 @@ static int resolve_slot(struct resolver *r, const struct fe_alt *alt, int slot)
 	struct fe_tinfo ti;
 	struct fe_field *f;
 
-	if (fe_tspec_info(alt->type, &ti, r->err) ||
-	    new_field(r, alt, &ti, alt->name, alt->name_col, FE_SRC_PARAM, &f))
+	if (tspec_info(r, alt->type, &ti) ||
+	    new_field(r, alt->col, &ti.ftype, alt->name, alt->name_col, FE_SRC_PARAM, &f))
 		return -1;
 	f->param = slot;
+	r->read[slot] = true;
 	return hop_ops(f, alt, &ti, r->p->params[slot].points_to_user ||
 		       ti.points_to_user, r->err);
 }
@@ -256,8 +511,8 @@ static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 	struct fe_tinfo ti;
 	struct fe_field *f;
 
-	if (fe_tspec_info(alt->type, &ti, r->err) ||
-	    new_field(r, alt, &ti, alt->name, alt->name_col, FE_SRC_ADDR, &f))
+	if (tspec_info(r, alt->type, &ti) ||
+	    new_field(r, alt->col, &ti.ftype, alt->name, alt->name_col, FE_SRC_ADDR, &f))
 		return -1;
 	f->addr = alt->addr;
 	if (alt->symbol) {
@@ -272,63 +527,205 @@ static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 	return 0;
 }
 
-/* A by-name read.  Without debug info, only labels given to slots can be
- * named, and nothing can be walked into. */
+static int find_param(struct resolver *r, const char *name, int visible_slots)
+{
+	int i;
+
+	for (i = 0; i < r->p->nr_params; i++)
+		if (r->p->params[i].name && !strcmp(r->p->params[i].name, name))
+			return i;
+	for (i = 0; i < visible_slots && i < r->p->nr_params; i++)
+		if (r->p->params[i].label && !strcmp(r->p->params[i].label, name))
+			return i;
+	return -1;
+}
+
+static int unknown_param(struct resolver *r, const struct fe_alt *alt)
+{
+	const char *names[64];
+	const char *near;
+	int i, n = 0;
+
+	if (!r->dbg)
+		return fe_err(r->err, alt->name_col,
+			      "unknown parameter '%s': without debug info (BTF or DWARF) for '%s' a parameter is read by its slot ('TYPE NAME') or by a label an earlier slot gave it",
+			      alt->name, r->p->func);
+	for (i = 0; i < r->p->nr_params && n < 64; i++)
+		if (r->p->params[i].name)
+			names[n++] = r->p->params[i].name;
+	near = fe_closest(alt->name, names, n);
+	if (near)
+		return fe_err(r->err, alt->name_col, "'%s' has no parameter '%s'; did you mean '%s'?",
+			      r->p->func, alt->name, near);
+	{
+		struct fe_buf all = { 0 };
+
+		for (i = 0; i < n; i++)
+			fe_buf_printf(&all, "%s%s", i ? ", " : "", names[i]);
+		fe_err(r->err, alt->name_col, "'%s' has no parameter '%s' (it has: %s)",
+		       r->p->func, alt->name, all.s ? all.s : "none");
+		fe_buf_free(&all);
+		return -1;
+	}
+}
+
+/* A read by name: a parameter of the function or a label, then a path. */
 static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 			int visible_slots)
 {
+	const struct fe_param *pa;
 	const struct fe_tspec *ts;
+	struct fe_ftype bf;
 	struct fe_tinfo ti;
 	struct fe_field *f;
 	const char *label;
-	int slot;
+	int slot, label_col;
+	fe_tid cur;
 
-	for (slot = 0; slot < visible_slots; slot++)
-		if (r->p->params[slot].label &&
-		    !strcmp(r->p->params[slot].label, alt->name))
-			break;
-	if (slot == visible_slots)
-		return fe_err(r->err, alt->name_col,
-			      "unknown parameter '%s': without debug info (BTF or DWARF) a parameter is read by its slot ('TYPE NAME') or by a label an earlier slot gave it",
-			      alt->name);
+	slot = find_param(r, alt->name, visible_slots);
+	if (slot < 0)
+		return unknown_param(r, alt);
+	pa = &r->p->params[slot];
+	r->read[slot] = true;
+	label = alt->label;
+	label_col = alt->label_col;
+	if (!label) {
+		const struct fe_step *last = NULL;
+		int i;
+
+		for (i = 0; i < alt->nr_steps; i++)
+			if (alt->steps[i].kind != FE_STEP_INDEX)
+				last = &alt->steps[i];
+		label = last ? last->member : alt->name;
+		label_col = last ? last->col + (last->kind == FE_STEP_ARROW ? 2 : 1) : alt->name_col;
+	}
+
+	if (pa->type) {
+		memset(&ti, 0, sizeof(ti));
+		if (new_field(r, alt->col, &ti.ftype, label, label_col, FE_SRC_PARAM, &f))
+			return -1;
+		f->param = slot;
+		if (walk_path(r, f, alt, pa->type, pa->points_to_user, &cur, &bf))
+			return -1;
+		return finish_path(r, f, alt, cur, &bf, pa->points_to_user && f->nr_ops);
+	}
+
+	/* no debug info for it: only a label's own type, no walking */
 	if (alt->nr_steps)
 		return fe_err(r->err, alt->steps[0].col,
 			      "'%s' walks into '%s', which needs its type from debug info (BTF or DWARF)",
-			      alt->steps[0].kind == FE_STEP_INDEX ? "[]" :
-			      alt->steps[0].kind == FE_STEP_ARROW ? "->" : ".",
-			      alt->name);
+			      step_text(&alt->steps[0]), alt->name);
 	ts = alt->type ? alt->type : r->slot_type[slot];
 	if (!ts)
 		return fe_err(r->err, alt->name_col,
 			      "'%s' has no type: write one, e.g. 'x64 %s'", alt->name, alt->name);
-	if (fe_tspec_info(ts, &ti, r->err)) {
+	if (tspec_info(r, ts, &ti)) {
 		if (!alt->type)
 			r->err->col = alt->name_col;
 		return -1;
 	}
-	label = alt->label ? alt->label : alt->name;
-	if (new_field(r, alt, &ti, label, alt->label ? alt->label_col : alt->name_col,
-		      FE_SRC_PARAM, &f))
+	if (new_field(r, alt->col, &ti.ftype, label, label_col, FE_SRC_PARAM, &f))
 		return -1;
 	f->param = slot;
-	return hop_ops(f, alt, &ti, r->p->params[slot].points_to_user ||
-		       ti.points_to_user, r->err);
+	return hop_ops(f, alt, &ti, pa->points_to_user || ti.points_to_user, r->err);
 }
 
-/* The parameter of each slot, described from what the prototype wrote. */
+/* '...': every parameter not read yet, typed from debug info. */
+static int resolve_rest(struct resolver *r)
+{
+	struct fe_alt fake = { .col = r->proto->ellipsis_col };
+	struct fe_ftype none = { 0 };
+	int i;
+
+	if (!r->dbg)
+		return fe_err(r->err, r->proto->ellipsis_col,
+			      "'...' (every parameter not read yet) needs debug info (BTF or DWARF) for '%s'",
+			      r->p->func);
+	for (i = 0; i < r->p->nr_params; i++) {
+		const struct fe_param *pa = &r->p->params[i];
+		struct fe_field *f;
+		struct fe_tinfo ti;
+		char name[24];
+
+		if (r->read[i] || !pa->type)
+			continue;
+		if (dbg_tinfo(r->dbg, pa->type, &ti)) {
+			char tname[128];
+
+			if (fe_dbg_type_name(r->dbg, pa->type, tname, sizeof(tname)))
+				snprintf(tname, sizeof(tname), "?");
+			if (r->ctx->warnings)
+				fe_warn(r->ctx->warnings, "'...' skips '%s %s', which cannot be fetched as one value",
+					tname, pa->name ? pa->name : "?");
+			continue;
+		}
+		snprintf(name, sizeof(name), "arg%d", i + 1);
+		fake.name = pa->name ? pa->name : name;
+		fake.name_col = r->proto->ellipsis_col;
+		if (new_field(r, r->proto->ellipsis_col, &none, fake.name,
+			      r->proto->ellipsis_col, FE_SRC_PARAM, &f))
+			return -1;
+		f->param = i;
+		if (finish_path(r, f, &fake, pa->type, &none, pa->points_to_user))
+			return -1;
+	}
+	return 0;
+}
+
+/* Parameters: from debug info when it has the function, else from the
+ * types the prototype's slots wrote. */
 static int describe_params(struct resolver *r)
 {
 	const struct fe_proto *proto = r->proto;
-	int i, j, slot = 0;
+	int i, j, slots = 0, n, slot;
 
 	for (i = 0; i < proto->nr_args; i++)
 		if (fe_arg_takes_slot(&proto->args[i]))
-			slot++;
-	r->p->nr_params = slot;
-	r->p->params = calloc(slot ? slot : 1, sizeof(*r->p->params));
-	r->slot_type = calloc(slot ? slot : 1, sizeof(*r->slot_type));
-	if (!r->p->params || !r->slot_type)
+			slots++;
+	n = slots;
+	if (r->dbg) {
+		if (slots > r->dfunc.nr_params && !r->dfunc.variadic) {
+			for (i = 0, slot = 0; i < proto->nr_args; i++) {
+				if (!fe_arg_takes_slot(&proto->args[i]))
+					continue;
+				if (slot++ == r->dfunc.nr_params)
+					return fe_err(r->err, proto->args[i].col,
+						      "'%s' has %d parameter%s (%s)", r->p->func,
+						      r->dfunc.nr_params, r->dfunc.nr_params == 1 ? "" : "s",
+						      fe_dbg_source(r->dbg));
+			}
+		}
+		if (r->dfunc.nr_params > n)
+			n = r->dfunc.nr_params;
+	}
+	r->p->nr_params = n;
+	r->p->params = calloc(n ? n : 1, sizeof(*r->p->params));
+	r->slot_type = calloc(n ? n : 1, sizeof(*r->slot_type));
+	r->read = calloc(n ? n : 1, sizeof(*r->read));
+	if (!r->p->params || !r->slot_type || !r->read)
 		return fe_err(r->err, 0, "out of memory");
+
+	for (i = 0; i < n; i++) {
+		struct fe_param *pa = &r->p->params[i];
+
+		pa->cls = FE_CLASS_INTEGER;
+		pa->size = 8;
+		pa->points_to_user = r->p->syscall;
+		if (r->dbg && i < r->dfunc.nr_params) {
+			struct fe_tinfo ti;
+
+			if (r->dfunc.params[i].name) {
+				pa->name = strdup(r->dfunc.params[i].name);
+				if (!pa->name)
+					return fe_err(r->err, 0, "out of memory");
+			}
+			pa->type = r->dfunc.params[i].type;
+			dbg_tinfo(r->dbg, pa->type, &ti);
+			pa->cls = ti.cls;
+			pa->size = ti.size ? ti.size : 8;
+			pa->points_to_user |= ti.points_to_user;
+		}
+	}
 
 	slot = 0;
 	for (i = 0; i < proto->nr_args; i++) {
@@ -338,21 +735,18 @@ static int describe_params(struct resolver *r)
 		if (!fe_arg_takes_slot(arg))
 			continue;
 		pa = &r->p->params[slot];
-		pa->cls = FE_CLASS_INTEGER;
-		pa->size = 8;
 		pa->col = arg->col;
-		pa->points_to_user = r->p->syscall;
 		for (j = 0; j < arg->nr_alts; j++) {
 			const struct fe_alt *alt = &arg->alts[j];
 			struct fe_tinfo ti;
 
 			if (alt->kind != FE_ALT_SLOT)
 				continue;
-			if (fe_tspec_info(alt->type, &ti, r->err))
+			if (tspec_info(r, alt->type, &ti))
 				return -1;
 			/* Rostedt's arrays and hops read from the slot's
 			 * value, which is then an address */
-			if (!alt->type->array && !alt->nr_steps) {
+			if (!pa->type && !alt->type->array && !alt->nr_steps) {
 				pa->cls = ti.cls;
 				pa->size = ti.size;
 			}
@@ -360,6 +754,19 @@ static int describe_params(struct resolver *r)
 			if (!pa->label)
 				return fe_err(r->err, 0, "out of memory");
 			r->slot_type[slot] = alt->type;
+			/* a label naming another parameter is likely a slip */
+			if (pa->name && strcmp(pa->name, alt->name) && r->ctx->warnings) {
+				int k;
+
+				for (k = 0; k < n; k++)
+					if (r->p->params[k].name && !strcmp(r->p->params[k].name, alt->name))
+						break;
+				if (k < n)
+					fe_warn(r->ctx->warnings,
+						"column %d: slot %d of '%s' is '%s', but '%s' labels it; '%s' is parameter %d (read it by name: drop the type)",
+						alt->name_col, slot + 1, r->p->func, pa->name, alt->name,
+						alt->name, k + 1);
+			}
 			break;
 		}
 		slot++;
@@ -372,28 +779,87 @@ static int resolve_return(struct resolver *r)
 	const struct fe_tspec *ts = r->proto->rtype;
 	struct fe_field *f = &r->p->ret;
 	struct fe_tinfo ti;
+	int col = ts ? ts->col : r->p->func_col;
 
-	if (!ts || (ts->is_void && ts->nr_ptr == 0))
+	if (ts) {
+		if (ts->is_void && ts->nr_ptr == 0)
+			return 0;
+		if (tspec_info(r, ts, &ti))
+			return -1;
+	} else if (r->ctx->want_return) {
+		if (!r->dbg)
+			return fe_err(r->err, col, "a return type from debug info needs BTF or DWARF for '%s'",
+				      r->p->func);
+		if (r->dfunc.ret == 0)
+			return fe_err(r->err, col, "'%s' returns void", r->p->func);
+		if (dbg_tinfo(r->dbg, r->dfunc.ret, &ti))
+			return fe_err(r->err, col, "the return value of '%s' cannot be fetched", r->p->func);
+	} else {
 		return 0;
-	if (fe_tspec_info(ts, &ti, r->err))
-		return -1;
+	}
 	r->p->has_ret = true;
 	f->label = strdup("ret");
 	if (!f->label)
 		return fe_err(r->err, 0, "out of memory");
-	f->col = ts->col;
-	f->label_col = ts->col;
+	f->col = col;
+	f->label_col = col;
 	f->src = FE_SRC_RETVAL;
 	f->type = ti.ftype;
 	if (ti.is_string)
-		return push_op(f, FE_OP_DEREF, 0, ti.points_to_user, ts->col, r->err);
+		return push_op(f, FE_OP_DEREF, 0, ti.points_to_user, col, r->err);
+	return 0;
+}
+
+/* Find the function in the debug info.  A system call's arguments are
+ * described by its __do_sys_/__se_sys_ helper where that survived. */
+static int find_dfunc(struct resolver *r)
+{
+	static const char *const sys_helpers[] = { "__do_sys_%s", "__se_sys_%s" };
+	struct fe_dbg *dbg = r->ctx->dbg;
+	const char *sc;
+	size_t i;
+	int ret;
+
+	if (!dbg)
+		return 0;
+	if (r->p->syscall_wrapper) {
+		static const char *const regs[] = { "di", "si", "dx", "r10", "r8", "r9" };
+		fe_tid pt;
+		struct fe_member m;
+
+		if (fe_dbg_find_type(dbg, "struct", "pt_regs", &pt) == 1) {
+			for (i = 0; i < FE_SYSCALL_MAX_ARGS; i++) {
+				if (fe_dbg_member(dbg, pt, regs[i], &m) != 1)
+					break;
+				r->p->ptregs_off[i] = m.bit_offset / 8;
+			}
+			r->p->have_ptregs_off = i == FE_SYSCALL_MAX_ARGS;
+		}
+		sc = r->p->target + strlen(SYSCALL_PREFIX);
+		for (i = 0; i < sizeof(sys_helpers) / sizeof(sys_helpers[0]); i++) {
+			char name[128];
+
+			snprintf(name, sizeof(name), sys_helpers[i], sc);
+			ret = fe_dbg_func(dbg, name, &r->dfunc, r->err);
+			if (ret)
+				goto found;
+		}
+		return 0;
+	}
+	ret = fe_dbg_func(dbg, r->p->target + (r->p->module ? strlen(r->p->module) + 1 : 0),
+			  &r->dfunc, r->err);
+found:
+	if (ret < 0)
+		return -1;
+	if (ret == 1)
+		r->dbg = dbg;
 	return 0;
 }
 
 int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	       struct fe_probe **out, struct fe_error *err)
 {
-	struct resolver r = { .proto = proto, .err = err };
+	struct resolver r = { .proto = proto, .ctx = ctx, .err = err };
 	struct fe_probe *p;
 	int i, j, slot = 0;
 
@@ -412,13 +878,8 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 		fe_err(err, 0, "out of memory");
 		goto fail;
 	}
-	if (describe_params(&r))
+	if (find_dfunc(&r) || describe_params(&r))
 		goto fail;
-	if (proto->ellipsis) {
-		fe_err(err, proto->ellipsis_col,
-		       "'...' (every parameter not read yet) needs debug info (BTF or DWARF)");
-		goto fail;
-	}
 
 	for (i = 0; i < proto->nr_args; i++) {
 		const struct fe_arg *arg = &proto->args[i];
@@ -442,16 +903,25 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 			if (ret)
 				goto fail;
 		}
-		if (takes_slot)
+		if (takes_slot) {
+			if (arg->is_null)
+				r.read[slot] = true;
 			slot++;
+		}
 	}
+	if (proto->ellipsis && resolve_rest(&r))
+		goto fail;
 	if (resolve_return(&r))
 		goto fail;
 	free(r.slot_type);
+	free(r.read);
+	fe_dfunc_clear(&r.dfunc);
 	*out = p;
 	return 0;
 fail:
 	free(r.slot_type);
+	free(r.read);
+	fe_dfunc_clear(&r.dfunc);
 	fe_probe_free(p);
 	return -1;
 }
@@ -468,8 +938,10 @@ void fe_probe_free(struct fe_probe *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->nr_params; i++)
+	for (i = 0; i < p->nr_params; i++) {
+		free(p->params[i].name);
 		free(p->params[i].label);
+	}
 	free(p->params);
 	for (i = 0; i < p->nr_fields; i++)
 		field_clear(&p->fields[i]);

@@ -13,12 +13,15 @@
 
 #include <stdbool.h>
 
+#include "btf_or_dwarf.h"
 #include "ctypes.h"
 #include "fe_error.h"
 #include "ksyms.h"
 #include "proto_parse.h"
 
 struct fe_param {
+	char *name;		/* its name in the debug info, or NULL */
+	fe_tid type;		/* its type in the debug info, 0: unknown */
 	char *label;		/* the label a slot gave it, or NULL */
 	enum fe_class cls;
 	unsigned int size;
@@ -83,6 +86,8 @@ struct fe_probe {
 
 struct fe_resolve_ctx {
 	const struct fe_ksyms *ksyms;	/* the target kernel's symbols, or NULL */
+	struct fe_dbg *dbg;		/* debug info, or NULL */
+	bool want_return;		/* -r: a return event typed from debug info */
 	struct fe_warnings *warnings;
 };
 

@@ -36,7 +36,10 @@ static struct fe_compiled *compile(struct fe_compile_set *set, const char *text,
 	memset(set, 0, sizeof(*set));
 	if (fe_compile_add_text(set, text, 1))
 		abort();
-	fe_compile_run(set, &opts);
+	struct fe_error err;
+
+	if (fe_compile_run(set, &opts, &err) < 0)
+		abort();
 	return &set->items[0];
 }
 

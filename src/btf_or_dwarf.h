@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One interface over the debug info a prototype is resolved against:
+ * functions with their parameters, and types with their sizes, signs,
+ * pointer targets, members (offsets, bitfields), arrays and enums, typedefs
+ * and qualifiers looked through.
+ *
+ * Backends: BTF through libbpf (the running kernel's /sys/kernel/btf/vmlinux,
+ * or --btf FILE, raw or an ELF with .BTF).
+ *
+ * Like libbpf's btf.c, nothing here prints: failures come back in
+ * struct fe_error.
+ */
+#ifndef BTF_OR_DWARF_H
+#define BTF_OR_DWARF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fe_error.h"
+
+/* A type in the debug info; 0 is void. */
+typedef uint64_t fe_tid;
+
+enum fe_tkind {
+	FE_TK_VOID,
+	FE_TK_INT,
+	FE_TK_PTR,
+	FE_TK_ARRAY,
+	FE_TK_STRUCT,
+	FE_TK_UNION,
+	FE_TK_ENUM,
+	FE_TK_FLOAT,
+	FE_TK_FUNC,		/* a function type (behind a function pointer) */
+	FE_TK_FWD,		/* declared, never defined here */
+};
+
+/* A type with typedefs and qualifiers looked through. */
+struct fe_tdesc {
+	enum fe_tkind kind;
+	fe_tid id;		/* the type described, after stripping */
+	const char *name;	/* "int", "open_how" (no tag); NULL if anonymous */
+	unsigned long size;	/* bytes */
+	bool is_signed;
+	bool is_plain_char;	/* INT: exactly "char" */
+	bool is_bool;
+	fe_tid target;		/* PTR: the pointee; ARRAY: the element */
+	bool target_user;	/* PTR: the pointee is __user (BTF type tag) */
+	unsigned long nelems;	/* ARRAY */
+};
+
+struct fe_member {
+	fe_tid type;
+	unsigned long bit_offset;	/* from the start of the outer type */
+	unsigned int bit_size;		/* 0: not a bitfield */
+};
+
+struct fe_dparam {
+	const char *name;	/* NULL if unnamed */
+	fe_tid type;
+};
+
+struct fe_dfunc {
+	const char *name;
+	fe_tid ret;
+	struct fe_dparam *params;
+	int nr_params;
+	bool variadic;
+};
+
+struct fe_dbg;
+
+/* Open BTF: raw, or an ELF file with a .BTF section. */
+struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err);
+void fe_dbg_close(struct fe_dbg *dbg);
+/* What it was opened from, for messages. */
+const char *fe_dbg_source(const struct fe_dbg *dbg);
+
+/* Look a function up by name: 1 found, 0 not there, -1 error. */
+int fe_dbg_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
+		struct fe_error *err);
+void fe_dfunc_clear(struct fe_dfunc *f);
+
+int fe_dbg_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out);
+
+/* A member by name, looking into anonymous structs and unions:
+ * 1 found, 0 not there. */
+int fe_dbg_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
+		  struct fe_member *out);
+/* The member name closest to name, for "did you mean"; NULL if none. */
+const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
+				  const char *name);
+
+/* A named type: tag is "struct", "union", "enum" or NULL for a typedef or
+ * base type.  1 found, 0 not there. */
+int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
+		     fe_tid *out);
+
+/* The C spelling of a type ("const char *", "struct file *"). */
+int fe_dbg_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size);
+
+#endif
