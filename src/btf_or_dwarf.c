@@ -383,10 +383,9 @@ static int spell(struct fe_dbg *dbg, __u32 id, struct fe_buf *b, int depth)
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *a = btf_array(t);
 
-		/* an array parameter is a pointer in C */
 		if (spell(dbg, a->type, b, depth + 1))
 			return -1;
-		fe_buf_printf(b, " *");
+		fe_buf_printf(b, "[%u]", a->nelems);
 		return 0;
 	}
 	default:

@@ -672,6 +672,18 @@ static int resolve_rest(struct resolver *r)
 	return 0;
 }
 
+static bool reads_slot(const struct fe_arg *arg)
+{
+	int i;
+
+	if (arg->is_null)
+		return true;
+	for (i = 0; i < arg->nr_alts; i++)
+		if (arg->alts[i].kind == FE_ALT_SLOT)
+			return true;
+	return false;
+}
+
 /* Parameters: from debug info when it has the function, else from the
  * types the prototype's slots wrote. */
 static int describe_params(struct resolver *r)
@@ -684,11 +696,13 @@ static int describe_params(struct resolver *r)
 			slots++;
 	n = slots;
 	if (r->dbg) {
+		/* reads by name take a slot position but need no parameter
+		 * there: only a slot read past the last parameter is wrong */
 		if (slots > r->dfunc.nr_params && !r->dfunc.variadic) {
 			for (i = 0, slot = 0; i < proto->nr_args; i++) {
 				if (!fe_arg_takes_slot(&proto->args[i]))
 					continue;
-				if (slot++ == r->dfunc.nr_params)
+				if (slot++ >= r->dfunc.nr_params && reads_slot(&proto->args[i]))
 					return fe_err(r->err, proto->args[i].col,
 						      "'%s' has %d parameter%s (%s)", r->p->func,
 						      r->dfunc.nr_params, r->dfunc.nr_params == 1 ? "" : "s",
@@ -853,6 +867,11 @@ found:
 		return -1;
 	if (ret == 1)
 		r->dbg = dbg;
+	else if (!r->p->syscall && r->ctx->warnings &&
+		 fe_ksyms_has(r->ctx->ksyms, r->p->func, r->p->module) == -1)
+		/* no symbol table to ask: the debug info is the only witness */
+		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s",
+			       r->p->func, fe_dbg_source(dbg));
 	return 0;
 }
 

@@ -291,3 +291,19 @@ def test_touches_no_tracefs():
               or ("/sys/" in l and "/sys/kernel/btf/" not in l)]
     expect_eq(opened, [], "tracefs, debugfs, sysfs or mount calls")
     check("/proc/kallsyms" in trace, "reads /proc/kallsyms for the function check")
+
+
+def test_design_table_same_with_running_kernel_btf():
+    """The running kernel's BTF changes none of the table's lines."""
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        raise fe.Skip("no /sys/kernel/btf/vmlinux")
+    r = fe.run("compile", "-f", "-", stdin="".join(p + "\n" for p, _ in TABLE))
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines(), [l for _, want in TABLE for l in want])
+
+
+def test_unreadable_btf_is_a_usage_error():
+    r = fe.run("compile", "--btf", "/nonexistent/vmlinux", "do_IRQ()")
+    expect_eq(r.returncode, 2)
+    expect_eq(r.stdout, "")
+    check("cannot read BTF from /nonexistent/vmlinux" in r.stderr, r.stderr)

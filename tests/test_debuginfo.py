@@ -1,0 +1,200 @@
+"""Resolution against BTF: a fixture compiled with gcc -g -O2, BTF added by
+pahole -J; every expected offset comes from offsetof() on the same header."""
+import atexit
+import os
+import shutil
+import subprocess
+import tempfile
+
+import fe
+from fe import check, expect_eq
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+_built = {}
+
+
+def fixture():
+    """Build fx.o with BTF and read the compiler's offsets, once."""
+    if _built:
+        return _built
+    tmp = tempfile.mkdtemp(prefix="fevent-fx-")
+    atexit.register(shutil.rmtree, tmp, True)
+    obj = os.path.join(tmp, "fx.o")
+    subprocess.run(["gcc", "-g", "-O2", "-c", os.path.join(FIXTURES, "fx.c"), "-o", obj],
+                   check=True)
+    subprocess.run(["pahole", "-J", "--btf_gen_floats", obj], check=True,
+                   capture_output=True)
+    offsets = os.path.join(tmp, "fx_offsets")
+    subprocess.run(["gcc", "-I", FIXTURES, os.path.join(FIXTURES, "fx_offsets.c"), "-o",
+                    offsets], check=True)
+    out = subprocess.run([offsets], check=True, capture_output=True, text=True).stdout
+    _built["obj"] = obj
+    _built["off"] = {k: int(v) for k, v in (l.split("=") for l in out.split())}
+    return _built
+
+
+def off(name):
+    return fixture()["off"][name]
+
+
+def compile_btf(*protos):
+    return fe.run("compile", "--btf", fixture()["obj"], *protos)
+
+
+def fields(proto, *extra):
+    r = compile_btf(*extra, proto)
+    expect_eq(r.returncode, 0, f"{proto}\n{r.stderr}")
+    line = r.stdout.splitlines()[0]
+    return line.split(" __caller=$stack0:symbol")[1].split()
+
+
+def test_member_offsets_and_types():
+    got = fields("fx_walk(o->id, o->in.flags, o->in.s, o->pos, o->parent, o->ul)")
+    expect_eq(got, [
+        f"id=+{off('fx_obj.id')}(%di):s32",
+        f"flags=+{off('fx_obj.in') + off('fx_inner.flags')}(%di):u32",
+        f"s=+{off('fx_obj.in') + off('fx_inner.s')}(%di):s16",
+        f"pos=+{off('fx_obj.pos')}(%di):s64",
+        f"parent=+{off('fx_obj.parent')}(%di):x64",
+        f"ul=+{off('fx_obj.ul')}(%di):s64",     # inside an anonymous union
+    ])
+
+
+def test_pointer_chains_and_strings():
+    got = fields("fx_walk(o->next->s, o->next->name, o->parent->in.label, title)")
+    expect_eq(got, [
+        f"s=+{off('fx_inner.s')}(+{off('fx_obj.next')}(%di)):s16",
+        f"name=+{off('fx_inner.name')}(+{off('fx_obj.next')}(%di)):string",
+        f"label=+0(+{off('fx_obj.in') + off('fx_inner.label')}(+{off('fx_obj.parent')}(%di))):string",
+        "title=+0(%si):string",
+    ])
+
+
+def test_arrays_and_indexing():
+    got = fields("fx_walk(o->arr, o->arr[3], o->mac, o->bytes[2], o->in.name)")
+    expect_eq(got, [
+        f"arr=+{off('fx_obj.arr')}(%di):s32[4]",
+        f"arr__1=+{off('fx_obj.arr') + 3 * 4}(%di):s32",
+        f"mac=+{off('fx_obj.mac')}(%di):u8[6]",
+        f"bytes=+{off('fx_obj.bytes') + 2}(%di):u8",
+        f"name=+{off('fx_obj.in') + off('fx_inner.name')}(%di):string",   # char[16]
+    ])
+
+
+def _bitfield(name, width, container):
+    bit = off(f"fx_obj.{name}.bit")
+    start = bit - bit % container
+    return f"{name}=+{start // 8}(%di):b{width}@{bit - start}/{container}"
+
+
+def test_bitfields():
+    got = fields("fx_walk(o->lo, o->mid, o->hi, o->wide)")
+    expect_eq(got, [_bitfield("lo", 3, 32), _bitfield("mid", 9, 32), _bitfield("hi", 20, 32),
+                    _bitfield("wide", 40, 64)])
+
+
+def test_enums_and_typedef_chains():
+    got = fields("fx_walk(o->color, o->sign, mode)")
+    expect_eq(got, [f"color=+{off('fx_obj.color')}(%di):u32",
+                    f"sign=+{off('fx_obj.sign')}(%di):s32",
+                    "mode=%dx:u32"])                    # fx_flags_t -> fx_u32 -> unsigned int
+
+
+def test_explicit_types_on_paths():
+    got = fields("fx_walk(u16 o->in.flags, x8[4] o->next, x8[4] o->in.name, "
+                 "char[8] o->in.label, n=o->in.name)")
+    base = off("fx_obj.in")
+    expect_eq(got, [
+        f"flags=+{base + off('fx_inner.flags')}(%di):u16",
+        f"next=+0(+{off('fx_obj.next')}(%di)):x8[4]",       # a pointer: the bytes it points to
+        f"name=+{base + off('fx_inner.name')}(%di):x8[4]",  # an array: in place
+        f"label=+0(+{base + off('fx_inner.label')}(%di)):string",
+        f"n=+{base + off('fx_inner.name')}(%di):string",
+    ])
+
+
+def test_more_than_six_arguments_and_ellipsis():
+    got = fields("fx_many(...)")
+    expect_eq(got, ["a1=%di:s32", "a2=%si:s32", "a3=%dx:s32", "a4=%cx:s32", "a5=%r8:s32",
+                    "a6=%r9:s32", "a7=$stack1:s32", "a8=$stack2:s64"])
+    got = fields("fx_many(a8, ...)")
+    expect_eq(got[0], "a8=$stack2:s64")
+    expect_eq(len(got), 8)
+
+
+def test_struct_by_value_on_the_stack():
+    # a 24-byte struct goes to memory: it starts at $stack+8
+    got = fields("fx_big(after, big.c, big.a)")
+    expect_eq(got, ["after=%di:s32", "c=+24($stack):s64", "a=+8($stack):s64"])
+
+
+def test_float_parameters():
+    r = compile_btf("fx_float(i, l)")
+    expect_eq(r.returncode, 0, r.stderr)
+    # the doubles take no general register: i and l are the first two
+    check(" i=%di:s32 l=%si:s64" in r.stdout, r.stdout)
+    r = compile_btf("fx_float(d)")
+    expect_eq(r.returncode, 2)
+    check("floating point" in r.stderr, r.stderr)
+    r = compile_btf("fx_float(...)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check(r.stdout.split("symbol ")[1].split() == ["i=%di:s32", "l=%si:s64"], r.stdout)
+    check("skips 'double d'" in r.stderr and "skips 'float f'" in r.stderr, r.stderr)
+
+
+def test_return_type_from_debug_info():
+    r = compile_btf("-r", "fx_name(o)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines()[1], "r:functions/fx_name__return fx_name ret=+0($retval):string")
+
+
+def test_slot_label_naming_another_parameter_warns():
+    r = compile_btf("fx_walk(x64 o, x64 mode)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check("slot 2 of 'fx_walk' is 'title', but 'mode' labels it" in r.stderr, r.stderr)
+
+
+ERRORS = [
+    ("fx_walk(o.id)", 10, "which is a pointer; use '->'"),
+    ("fx_walk(o->in->s)", 14, "which is not a pointer; use '.'"),
+    ("fx_walk(o->inn)", 12, "has no member 'inn'; did you mean 'in'?"),
+    ("fx_walk(o->in.flagz)", 15, "has no member 'flagz'; did you mean 'flags'?"),
+    ("fx_walk(oo)", 9, "has no parameter 'oo'; did you mean 'o'?"),
+    ("fx_walk(zzzzzz)", 9, "(it has: o, title, mode)"),
+    ("fx_walk(o->in)", 10, "is a struct"),
+    ("fx_walk(o->arr[4])", 15, "past the end"),
+    ("fx_walk(mode->x)", 13, "not a pointer"),
+    ("fx_walk(x64 a, x64 b, x64 c, x64 d)", 30, "has 3 parameters"),
+]
+
+
+def _error_test(proto, col, words):
+    def test():
+        r = compile_btf(proto)
+        expect_eq(r.returncode, 2, r.stderr)
+        expect_eq(r.stdout, "")
+        check(words in r.stderr, f"{words!r} not in {r.stderr!r}")
+        expect_eq(fe.caret_column(r.stderr), col, r.stderr)
+    return test
+
+
+for _i, (_p, _c, _w) in enumerate(ERRORS):
+    globals()[f"test_error_{_i:02d}"] = _error_test(_p, _c, _w)
+
+
+def test_running_kernel_btf_design_row():
+    """DESIGN.md's last table row, on this machine's own BTF."""
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        raise fe.Skip("no /sys/kernel/btf/vmlinux")
+    r = fe.run("compile", "long do_sys_openat2(int dfd, string filename, how->flags)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines(), [
+        "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
+        "dfd=%di:s32 filename=+0(%si):string flags=+0(%dx):u64",
+        "r:functions/do_sys_openat2__return do_sys_openat2 ret=$retval:s64"])
+
+
+def test_function_missing_from_btf_warns():
+    r = compile_btf("fx_nosuch(x64 a)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check(f"'fx_nosuch' is not a function in {fixture()['obj']}" in r.stderr, r.stderr)
