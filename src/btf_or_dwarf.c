@@ -313,6 +313,25 @@ int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
 	return 0;
 }
 
+int fe_dbg_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
+		     void *arg)
+{
+	__u32 id, n = btf__type_cnt(dbg->btf);
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+		const char *name;
+		int ret;
+
+		if (!t || !btf_is_func(t))
+			continue;
+		name = btf_name(dbg, t->name_off);
+		if (name && (ret = fn(name, arg)))
+			return ret;
+	}
+	return 0;
+}
+
 /* Spell a type the way C would for a declaration without its name. */
 static int spell(struct fe_dbg *dbg, __u32 id, struct fe_buf *b, int depth)
 {

@@ -96,6 +96,11 @@ const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
 int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
 		     fe_tid *out);
 
+/* Call fn for every function the debug info describes; stops early when
+ * fn returns non-zero, and returns that. */
+int fe_dbg_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
+		     void *arg);
+
 /* The C spelling of a type ("const char *", "struct file *"). */
 int fe_dbg_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size);
 

@@ -25,5 +25,7 @@ struct fe_cli {
 #define FE_EXIT_USAGE	2
 
 int fe_cmd_compile(const struct fe_cli *cli);
+int fe_cmd_proto(const struct fe_cli *cli);
+int fe_cmd_funcs(const struct fe_cli *cli);
 
 #endif

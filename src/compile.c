@@ -110,12 +110,8 @@ static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	return ret;
 }
 
-/*
- * The debug info to resolve against: --btf FILE, or the running kernel's
- * BTF when the target is the running kernel (no --kallsyms of another).
- */
-static int open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
-			   struct fe_error *err)
+int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
+		       struct fe_error *err)
 {
 	*dbg = NULL;
 	if (opts->btf) {
@@ -134,7 +130,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	struct fe_dbg *dbg;
 	int i, j, failed = 0;
 
-	if (open_debug_info(opts, &dbg, err))
+	if (fe_open_debug_info(opts, &dbg, err))
 		return -1;
 	ksyms = fe_ksyms_new();
 	if (!ksyms) {

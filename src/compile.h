@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "btf_or_dwarf.h"
 #include "fe_error.h"
 #include "kprobe_emit.h"
 #include "proto_parse.h"
@@ -50,6 +51,13 @@ int fe_compile_add_text(struct fe_compile_set *set, const char *text, int positi
  * file cannot be read.
  */
 int fe_compile_add_file(struct fe_compile_set *set, const char *path);
+
+/*
+ * The debug info the options select: --btf FILE, or the running kernel's
+ * BTF when the target is the running kernel.  *dbg may be NULL (none).
+ */
+int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
+		       struct fe_error *err);
 
 /*
  * Run the pipeline on every item; returns the number that failed, or -1

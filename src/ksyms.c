@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -174,4 +175,30 @@ int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module
 	if (!w)
 		return -1;
 	return w->found;
+}
+
+int fe_ksyms_each(const char *path,
+		  int (*fn)(const char *name, const char *module, void *arg), void *arg)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (!ret && getline(&line, &cap, f) > 0) {
+		char type, name[512], module[128];
+		int n;
+
+		module[0] = 0;
+		n = sscanf(line, "%*s %c %511s [%127[^]]]", &type, name, module);
+		if (n < 2 || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+			continue;
+		ret = fn(name, module[0] ? module : NULL, arg);
+	}
+	free(line);
+	fclose(f);
+	return ret;
 }

@@ -23,6 +23,11 @@ int fe_ksyms_want(struct fe_ksyms *ks, const char *name, const char *module);
  * answer is then "unknown". */
 int fe_ksyms_scan(struct fe_ksyms *ks, const char *path);
 
+/* Call fn with every text symbol of path (module symbols with their
+ * module, else NULL); stops when fn returns non-zero.  -1 if unreadable. */
+int fe_ksyms_each(const char *path,
+		  int (*fn)(const char *name, const char *module, void *arg), void *arg);
+
 /* 1: present, 0: absent, -1: unknown (not scanned, unreadable, or not asked). */
 int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module);
 

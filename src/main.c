@@ -40,6 +40,27 @@ static const struct command commands[] = {
 		"Example:\n"
 		"  fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'\n",
 	},
+	{
+		"proto", fe_cmd_proto,
+		"fevent proto [--btf FILE] FUNC...",
+		"Print each function's signature from debug info as a ready-to-edit\n"
+		"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n"
+		"\n"
+		"      --btf FILE       BTF to read (default: the running kernel's)\n"
+		"\n"
+		"Example:\n"
+		"  fevent proto do_sys_openat2\n",
+	},
+	{
+		"funcs", fe_cmd_funcs,
+		"fevent funcs [--btf FILE] [--kallsyms FILE] GLOB",
+		"List the traceable functions matching a shell glob: the running\n"
+		"kernel's text symbols (/proc/kallsyms) that its BTF describes; with\n"
+		"--btf FILE alone, that BTF's functions.\n"
+		"\n"
+		"Example:\n"
+		"  fevent funcs 'vfs_*'\n",
+	},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

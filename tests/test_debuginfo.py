@@ -198,3 +198,44 @@ def test_function_missing_from_btf_warns():
     r = compile_btf("fx_nosuch(x64 a)")
     expect_eq(r.returncode, 0, r.stderr)
     check(f"'fx_nosuch' is not a function in {fixture()['obj']}" in r.stderr, r.stderr)
+
+
+def test_proto_prints_a_prototype_that_compiles():
+    r = fe.run("proto", "--btf", fixture()["obj"], "fx_walk", "fx_float")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines(), [
+        "int fx_walk(struct fx_obj *o, const char *title, fx_flags_t mode)",
+        "#   p:functions/fx_walk fx_walk __caller=$stack0:symbol o=%di:x64 title=+0(%si):string mode=%dx:u32",
+        "#   r:functions/fx_walk__return fx_walk ret=$retval:s32",
+        "double fx_float(double d, int i, float f, long int l)",
+        "#   (no return event: the return value of 'fx_float' cannot be fetched)",
+        "#   p:functions/fx_float fx_float __caller=$stack0:symbol i=%di:s32 l=%si:s64",
+    ])
+    # the printed prototype compiles back to the same event
+    r2 = compile_btf(r.stdout.splitlines()[0])
+    expect_eq(r2.returncode, 0, r2.stderr)
+    expect_eq("#   " + r2.stdout.splitlines()[0], r.stdout.splitlines()[1])
+
+
+def test_proto_unknown_function():
+    r = fe.run("proto", "--btf", fixture()["obj"], "fx_nosuch")
+    expect_eq(r.returncode, 2)
+    check("no function 'fx_nosuch'" in r.stderr, r.stderr)
+
+
+def test_funcs_glob_in_btf():
+    r = fe.run("funcs", "--btf", fixture()["obj"], "fx_*a*")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.split(), ["fx_float", "fx_many", "fx_name", "fx_walk"])
+
+
+def test_funcs_running_kernel_is_kallsyms_and_btf():
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        raise fe.Skip("no /sys/kernel/btf/vmlinux")
+    r = fe.run("funcs", "do_sys_open*")
+    expect_eq(r.returncode, 0, r.stderr)
+    names = r.stdout.split()
+    check("do_sys_openat2" in names, names)
+    with open("/proc/kallsyms") as f:
+        syms = {l.split()[2] for l in f if l.split()[1] in "tTwW"}
+    check(all(n in syms for n in names), "every name is a kernel text symbol")

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent proto FUNC...: the function's signature from debug info, ready to
+ * edit and feed back to compile or add, with what it compiles to as
+ * comments underneath.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "fe_util.h"
+
+/* "const char *" + "name" -> "const char *name"; "int" + "x" -> "int x" */
+static void declare(struct fe_buf *b, struct fe_dbg *dbg, fe_tid type, const char *name)
+{
+	char t[256];
+
+	if (fe_dbg_type_name(dbg, type, t, sizeof(t)))
+		snprintf(t, sizeof(t), "x64");
+	fe_buf_printf(b, "%s%s%s", t, t[strlen(t) - 1] == '*' ? "" : " ", name);
+}
+
+static char *signature(struct fe_dbg *dbg, const struct fe_dfunc *f)
+{
+	struct fe_buf b = { 0 };
+	int i;
+
+	declare(&b, dbg, f->ret, f->name);
+	fe_buf_printf(&b, "(");
+	for (i = 0; i < f->nr_params; i++) {
+		char anon[24];
+
+		snprintf(anon, sizeof(anon), "arg%d", i + 1);
+		if (i)
+			fe_buf_printf(&b, ", ");
+		declare(&b, dbg, f->params[i].type,
+			f->params[i].name ? f->params[i].name : anon);
+	}
+	if (f->variadic)
+		fe_buf_printf(&b, "%s...", f->nr_params ? ", " : "");
+	else if (!f->nr_params)
+		fe_buf_printf(&b, "void");
+	fe_buf_printf(&b, ")");
+	return fe_buf_take(&b);
+}
+
+/* What "FUNC(...)" with its return compiles to, as comment lines. */
+static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f)
+{
+	struct fe_compile_opts opts = {
+		.group = cli->group,
+		.kallsyms = cli->kallsyms,
+		.btf = cli->btf,
+		.want_return = f->ret != 0,
+	};
+	struct fe_compile_set set = { 0 };
+	struct fe_error err = { 0 };
+	char text[512];
+
+	snprintf(text, sizeof(text), "%s(...)", f->name);
+	for (;;) {
+		if (fe_compile_add_text(&set, text, 1) || fe_compile_run(&set, &opts, &err) < 0)
+			break;
+		if (!set.items[0].failed) {
+			printf("#   %s\n", set.items[0].def.entry);
+			if (set.items[0].def.ret)
+				printf("#   %s\n", set.items[0].def.ret);
+			break;
+		}
+		if (!opts.want_return) {
+			printf("#   (does not compile: %s)\n", set.items[0].err.msg);
+			break;
+		}
+		/* a return value probes cannot read (floating point, a
+		 * struct): say so and show the entry event alone */
+		printf("#   (no return event: %s)\n", set.items[0].err.msg);
+		opts.want_return = false;
+		fe_compile_set_free(&set);
+	}
+	fe_compile_set_free(&set);
+}
+
+int fe_cmd_proto(const struct fe_cli *cli)
+{
+	struct fe_compile_opts opts = { .kallsyms = cli->kallsyms, .btf = cli->btf };
+	struct fe_error err = { 0 };
+	struct fe_dbg *dbg = NULL;
+	int i, ret = FE_EXIT_OK;
+
+	if (cli->nr_args == 0) {
+		fprintf(stderr, "fevent: error: name a function (see 'fevent proto --help')\n");
+		return FE_EXIT_USAGE;
+	}
+	if (fe_open_debug_info(&opts, &dbg, &err)) {
+		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		return FE_EXIT_USAGE;
+	}
+	if (!dbg) {
+		fprintf(stderr, "fevent: error: no debug info: the running kernel has no %s; give --btf FILE\n",
+			FE_RUNNING_KERNEL_BTF);
+		return FE_EXIT_FAIL;
+	}
+	for (i = 0; i < cli->nr_args; i++) {
+		struct fe_dfunc f;
+		char *sig;
+		int found = fe_dbg_func(dbg, cli->args[i], &f, &err);
+
+		if (found <= 0) {
+			if (found < 0)
+				fprintf(stderr, "fevent: error: %s\n", err.msg);
+			else
+				fprintf(stderr, "fevent: error: no function '%s' in %s\n",
+					cli->args[i], fe_dbg_source(dbg));
+			ret = FE_EXIT_USAGE;
+			continue;
+		}
+		sig = signature(dbg, &f);
+		if (!sig) {
+			fprintf(stderr, "fevent: out of memory\n");
+			fe_dfunc_clear(&f);
+			ret = FE_EXIT_FAIL;
+			break;
+		}
+		printf("%s\n", sig);
+		print_compiled(cli, &f);
+		free(sig);
+		fe_dfunc_clear(&f);
+	}
+	fe_dbg_close(dbg);
+	return ret;
+}
