@@ -6,7 +6,8 @@
  * and qualifiers looked through.
  *
  * Backends: BTF through libbpf (the running kernel's /sys/kernel/btf/vmlinux,
- * or --btf FILE, raw or an ELF with .BTF).
+ * or --btf FILE, raw or an ELF with .BTF), and DWARF through libdw/libdwfl
+ * (--vmlinux FILE, or -x BIN).
  *
  * Like libbpf's btf.c, nothing here prints: failures come back in
  * struct fe_error.
@@ -73,8 +74,12 @@ struct fe_dbg;
 /* Open BTF: raw, or an ELF file with a .BTF section. */
 struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err);
 void fe_dbg_close(struct fe_dbg *dbg);
-/* What it was opened from, for messages. */
+/* Open DWARF of an ELF file through libdwfl: from the file itself or its
+ * separate debuginfo, found by build-id or debuglink. */
+struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err);
+/* What it was opened from, for messages, and which kind it is. */
 const char *fe_dbg_source(const struct fe_dbg *dbg);
+const char *fe_dbg_kind(const struct fe_dbg *dbg);
 
 /* Look a function up by name: 1 found, 0 not there, -1 error. */
 int fe_dbg_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,

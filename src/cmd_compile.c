@@ -20,6 +20,8 @@ int fe_cmd_compile(const struct fe_cli *cli)
 		.event = cli->event,
 		.kallsyms = cli->kallsyms,
 		.btf = cli->btf,
+		.vmlinux = cli->vmlinux,
+		.binary = cli->binary,
 		.want_return = cli->want_return,
 	};
 	struct fe_error err = { 0 };

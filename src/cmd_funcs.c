@@ -94,12 +94,17 @@ static void free_names(struct names *ns)
 
 int fe_cmd_funcs(const struct fe_cli *cli)
 {
-	struct fe_compile_opts opts = { .kallsyms = cli->kallsyms, .btf = cli->btf };
+	struct fe_compile_opts opts = {
+		.kallsyms = cli->kallsyms,
+		.btf = cli->btf,
+		.vmlinux = cli->vmlinux,
+		.binary = cli->binary,
+	};
 	struct names dbg_names = { 0 }, sym_names = { 0 };
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
 	const char *path = cli->kallsyms ? cli->kallsyms : DEFAULT_KALLSYMS;
-	bool use_kallsyms = !cli->btf || cli->kallsyms;
+	bool use_kallsyms = !cli->binary && ((!cli->btf && !cli->vmlinux) || cli->kallsyms);
 	int i, ret = FE_EXIT_OK;
 
 	if (cli->nr_args != 1) {

@@ -53,6 +53,8 @@ static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f)
 		.group = cli->group,
 		.kallsyms = cli->kallsyms,
 		.btf = cli->btf,
+		.vmlinux = cli->vmlinux,
+		.binary = cli->binary,
 		.want_return = f->ret != 0,
 	};
 	struct fe_compile_set set = { 0 };
@@ -84,7 +86,12 @@ static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f)
 
 int fe_cmd_proto(const struct fe_cli *cli)
 {
-	struct fe_compile_opts opts = { .kallsyms = cli->kallsyms, .btf = cli->btf };
+	struct fe_compile_opts opts = {
+		.kallsyms = cli->kallsyms,
+		.btf = cli->btf,
+		.vmlinux = cli->vmlinux,
+		.binary = cli->binary,
+	};
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
 	int i, ret = FE_EXIT_OK;
@@ -98,8 +105,12 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		return FE_EXIT_USAGE;
 	}
 	if (!dbg) {
-		fprintf(stderr, "fevent: error: no debug info: the running kernel has no %s; give --btf FILE\n",
-			FE_RUNNING_KERNEL_BTF);
+		if (cli->binary)
+			fprintf(stderr, "fevent: error: no DWARF for %s: install its debug info\n",
+				cli->binary);
+		else
+			fprintf(stderr, "fevent: error: no debug info: the running kernel has no %s; give --btf FILE or --vmlinux FILE\n",
+				FE_RUNNING_KERNEL_BTF);
 		return FE_EXIT_FAIL;
 	}
 	for (i = 0; i < cli->nr_args; i++) {

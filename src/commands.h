@@ -11,6 +11,8 @@ struct fe_cli {
 	const char *event;	/* -n */
 	const char *kallsyms;	/* --kallsyms */
 	const char *btf;	/* --btf */
+	const char *vmlinux;	/* --vmlinux */
+	const char *binary;	/* -x, made absolute */
 	bool want_return;	/* -r */
 	const char **files;	/* -f, in order */
 	int nr_files;

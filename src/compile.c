@@ -88,6 +88,7 @@ static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.ksyms = ksyms,
 		.dbg = dbg,
 		.want_return = opts->want_return,
+		.binary = opts->binary,
 		.warnings = &it->warnings,
 	};
 	struct fe_emit_opts eopts = {
@@ -114,6 +115,17 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err)
 {
 	*dbg = NULL;
+	if (opts->binary) {
+		/* a binary without DWARF still takes typed slot reads */
+		struct fe_error ignored;
+
+		*dbg = fe_dbg_open_dwarf(opts->binary, &ignored);
+		return 0;
+	}
+	if (opts->vmlinux) {
+		*dbg = fe_dbg_open_dwarf(opts->vmlinux, err);
+		return *dbg ? 0 : -1;
+	}
 	if (opts->btf) {
 		*dbg = fe_dbg_open_btf(opts->btf, err);
 		return *dbg ? 0 : -1;
@@ -156,7 +168,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	 * symbols say nothing about it.  An unreadable kallsyms leaves every
 	 * answer "unknown", and so no warnings.
 	 */
-	if (!opts->btf || opts->kallsyms)
+	if (!opts->binary && ((!opts->btf && !opts->vmlinux) || opts->kallsyms))
 		fe_ksyms_scan(ksyms, opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS);
 
 	for (i = 0; i < set->nr; i++) {

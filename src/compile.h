@@ -37,6 +37,8 @@ struct fe_compile_opts {
 	const char *event;	/* -n: only with one prototype */
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
 	const char *btf;	/* --btf FILE, or NULL */
+	const char *vmlinux;	/* --vmlinux FILE: kernel DWARF */
+	const char *binary;	/* -x BIN: a user binary, uprobes */
 	bool want_return;	/* -r: return events typed from debug info */
 };
 

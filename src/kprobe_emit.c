@@ -114,6 +114,7 @@ struct cursor {
 	int nr_deref;
 	const char *symbol;	/* C_ABS */
 	unsigned long long addr;
+	bool file_offset;	/* C_ABS: addr is a file offset (uprobes) */
 };
 
 /* Render the cursor as a fetch argument; plain_deref drops the 'u' of a
@@ -136,6 +137,8 @@ static void render(const struct cursor *c, bool uprobe, bool plain_deref,
 			fe_buf_printf(out, "@%s%+lld", c->symbol, c->off);
 		else if (c->symbol)
 			fe_buf_printf(out, "@%s", c->symbol);
+		else if (c->file_offset)
+			fe_buf_printf(out, "@+0x%llx", c->addr + (unsigned long long)c->off);
 		else
 			fe_buf_printf(out, "@0x%llx", c->addr + (unsigned long long)c->off);
 		break;
@@ -158,6 +161,7 @@ static int start_cursor(const struct fe_probe *probe, const struct fe_place *pla
 		c->kind = C_ABS;
 		c->symbol = f->symbol;
 		c->addr = f->addr;
+		c->file_offset = f->file_offset;
 		c->nr_deref = 1;
 		break;
 	case FE_SRC_PARAM:

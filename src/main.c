@@ -3,6 +3,7 @@
  * fevent: function prototypes -> kprobe/uprobe trace events.
  * This file only parses the command line and dispatches.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +22,12 @@ struct command {
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-r] [-g GROUP] [-n NAME] [--btf FILE] [--kallsyms FILE] [-f FILE]... PROTO...",
+		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
 		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n"
 		"\n"
+		"  -x, --exec BIN       a user-space binary: uprobes, DWARF of BIN\n"
 		"  -r, --return         also a return event, typed from debug info\n"
 		"  -g, --group GROUP    event group (default: functions)\n"
 		"  -n, --name NAME      event name, for a single prototype\n"
@@ -33,6 +35,7 @@ static const struct command commands[] = {
 		"                       one per line, '#' starts a comment\n"
 		"      --btf FILE       BTF to resolve against (raw, or an ELF with .BTF);\n"
 		"                       default: the running kernel's, " "/sys/kernel/btf/vmlinux\n"
+		"      --vmlinux FILE   kernel DWARF to resolve against instead of BTF\n"
 		"      --kallsyms FILE  symbol table to check functions against (another\n"
 		"                       machine's: then the running kernel's BTF is not used)\n"
 		"  -v, --verbose        say more\n"
@@ -42,7 +45,7 @@ static const struct command commands[] = {
 	},
 	{
 		"proto", fe_cmd_proto,
-		"fevent proto [--btf FILE] FUNC...",
+		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
 		"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n"
 		"\n"
@@ -53,7 +56,7 @@ static const struct command commands[] = {
 	},
 	{
 		"funcs", fe_cmd_funcs,
-		"fevent funcs [--btf FILE] [--kallsyms FILE] GLOB",
+		"fevent funcs [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] GLOB",
 		"List the traceable functions matching a shell glob: the running\n"
 		"kernel's text symbols (/proc/kallsyms) that its BTF describes; with\n"
 		"--btf FILE alone, that BTF's functions.\n"
@@ -89,6 +92,7 @@ static void usage(FILE *out)
 enum {
 	OPT_KALLSYMS = 256,
 	OPT_BTF,
+	OPT_VMLINUX,
 	OPT_VERSION,
 };
 
@@ -98,6 +102,8 @@ static const struct option long_opts[] = {
 	{ "file", required_argument, NULL, 'f' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "btf", required_argument, NULL, OPT_BTF },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "exec", required_argument, NULL, 'x' },
 	{ "return", no_argument, NULL, 'r' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -109,6 +115,7 @@ int main(int argc, char **argv)
 {
 	const struct command *cmd = NULL;
 	struct fe_cli cli = { 0 };
+	char *binary = NULL;
 	size_t i;
 	int c, ret;
 
@@ -140,7 +147,7 @@ int main(int argc, char **argv)
 	/* options may follow operands; "--" ends them */
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":g:n:f:rvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":g:n:f:x:rvh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
 			cli.group = optarg;
@@ -156,6 +163,21 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BTF:
 			cli.btf = optarg;
+			break;
+		case OPT_VMLINUX:
+			cli.vmlinux = optarg;
+			break;
+		case 'x':
+			/* uprobe_events wants the path as the kernel resolves it */
+			free(binary);
+			binary = realpath(optarg, NULL);
+			if (!binary) {
+				fprintf(stderr, "fevent %s: -x %s: %s\n", cmd->name, optarg,
+					strerror(errno));
+				ret = FE_EXIT_USAGE;
+				goto out;
+			}
+			cli.binary = binary;
 			break;
 		case 'r':
 			cli.want_return = true;
@@ -187,6 +209,7 @@ int main(int argc, char **argv)
 	cli.nr_args = argc - optind;
 	ret = cmd->fn(&cli);
 out:
+	free(binary);
 	free(cli.files);
 	return ret;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_target.h"
 #include "fe_util.h"
 #include "proto_resolve.h"
 
@@ -105,6 +106,28 @@ static int pick_syscall_target(struct fe_probe *p, const struct fe_resolve_ctx *
 		return fe_warn(ctx->warnings,
 			       "the running kernel has no system call '%s' (no %s in /proc/kallsyms)",
 			       sc, wrapper);
+	return 0;
+}
+
+/* A function of a user binary: a uprobe at its file offset. */
+static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx,
+			    struct fe_error *err)
+{
+	unsigned long off;
+	int ret;
+
+	if (p->module)
+		return fe_err(err, p->func_col, "'MODULE:' names a kernel module; with -x the binary is the target");
+	ret = fe_elf_symbol_offset(ctx->binary, p->func, true, &off, err);
+	if (ret < 0)
+		return -1;
+	if (ret == 0)
+		return fe_err(err, p->func_col, "no function '%s' in %s", p->func, ctx->binary);
+	p->uprobe = true;
+	if (asprintf(&p->target, "%s:0x%lx", ctx->binary, off) < 0) {
+		p->target = NULL;
+		return fe_err(err, 0, "out of memory");
+	}
 	return 0;
 }
 
@@ -515,7 +538,20 @@ static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 	    new_field(r, alt->col, &ti.ftype, alt->name, alt->name_col, FE_SRC_ADDR, &f))
 		return -1;
 	f->addr = alt->addr;
-	if (alt->symbol) {
+	if (r->ctx->binary) {
+		/* uprobes read memory by file offset: '@+OFFSET' */
+		unsigned long off;
+		int ret = fe_elf_fetch_offset(r->ctx->binary, r->p->func, alt->symbol,
+					      alt->addr, &off, r->err);
+
+		if (ret < 0)
+			return -1;
+		if (ret == 0)
+			return fe_err(r->err, alt->col, "no symbol '%s' in %s", alt->symbol,
+				      r->ctx->binary);
+		f->addr = off;
+		f->file_offset = true;
+	} else if (alt->symbol) {
 		f->symbol = strdup(alt->symbol);
 		if (!f->symbol)
 			return fe_err(r->err, 0, "out of memory");
@@ -860,14 +896,13 @@ static int find_dfunc(struct resolver *r)
 		}
 		return 0;
 	}
-	ret = fe_dbg_func(dbg, r->p->target + (r->p->module ? strlen(r->p->module) + 1 : 0),
-			  &r->dfunc, r->err);
+	ret = fe_dbg_func(dbg, r->p->func, &r->dfunc, r->err);
 found:
 	if (ret < 0)
 		return -1;
 	if (ret == 1)
 		r->dbg = dbg;
-	else if (!r->p->syscall && r->ctx->warnings &&
+	else if (!r->p->syscall && !r->p->uprobe && r->ctx->warnings &&
 		 fe_ksyms_has(r->ctx->ksyms, r->p->func, r->p->module) == -1)
 		/* no symbol table to ask: the debug info is the only witness */
 		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s",
@@ -893,7 +928,10 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 		goto fail;
 	}
 	p->func_col = proto->func_col;
-	if (pick_target(p, ctx)) {
+	if (ctx->binary) {
+		if (pick_user_target(p, ctx, err))
+			goto fail;
+	} else if (pick_target(p, ctx)) {
 		fe_err(err, 0, "out of memory");
 		goto fail;
 	}

@@ -56,6 +56,7 @@ struct fe_field {
 	enum fe_src src;
 	int param;		/* FE_SRC_PARAM */
 	unsigned long long addr;	/* FE_SRC_ADDR without a symbol */
+	bool file_offset;	/* addr is a file offset of the binary (uprobes) */
 	char *symbol;		/* FE_SRC_ADDR: @symbol */
 	struct fe_op ops[FE_MAX_OPS];
 	int nr_ops;
@@ -88,6 +89,7 @@ struct fe_resolve_ctx {
 	const struct fe_ksyms *ksyms;	/* the target kernel's symbols, or NULL */
 	struct fe_dbg *dbg;		/* debug info, or NULL */
 	bool want_return;		/* -r: a return event typed from debug info */
+	const char *binary;		/* -x: a user binary (absolute path): uprobes */
 	struct fe_warnings *warnings;
 };
 

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What a debug-info backend provides; btf_or_dwarf.c dispatches to it. */
+#ifndef DBG_BACKEND_H
+#define DBG_BACKEND_H
+
+#include <elfutils/libdwfl.h>
+
+#include "btf_or_dwarf.h"
+
+struct btf;
+
+struct fe_dbg_ops {
+	const char *kind;	/* "BTF", "DWARF" */
+	int (*func)(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
+		    struct fe_error *err);
+	int (*describe)(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out);
+	int (*member)(struct fe_dbg *dbg, fe_tid composite, const char *name,
+		      struct fe_member *out);
+	const char *(*closest_member)(struct fe_dbg *dbg, fe_tid composite,
+				      const char *name);
+	int (*find_type)(struct fe_dbg *dbg, const char *tag, const char *name,
+			 fe_tid *out);
+	int (*type_name)(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size);
+	int (*each_func)(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
+			 void *arg);
+	void (*close)(struct fe_dbg *dbg);
+};
+
+struct fe_dbg {
+	const struct fe_dbg_ops *ops;
+	char *source;
+	/* BTF */
+	struct btf *btf;
+	/* DWARF */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf *dw;
+	Dwarf_Addr bias;
+	Dwarf_Off hint_cu;	/* CU of the last function found: types first */
+	bool have_hint;
+};
+
+struct fe_dbg *fe_dbg_alloc(const struct fe_dbg_ops *ops, const char *source,
+			    struct fe_error *err);
+
+#endif

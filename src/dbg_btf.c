@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BTF backend, through libbpf; type ids are BTF ids.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <linux/btf.h>
+
+#include "dbg_backend.h"
+#include "fe_util.h"
+
+static const struct fe_dbg_ops btf_ops;
+
+struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err)
+{
+	struct fe_dbg *dbg = fe_dbg_alloc(&btf_ops, path, err);
+
+	if (!dbg)
+		return NULL;
+	dbg->btf = btf__parse(path, NULL);
+	if (!dbg->btf) {
+		fe_err(err, 0, "cannot read BTF from %s: %s", path, strerror(errno));
+		fe_dbg_close(dbg);
+		return NULL;
+	}
+	return dbg;
+}
+
+static void btf_close(struct fe_dbg *dbg)
+{
+	btf__free(dbg->btf);
+}
+
+static const char *btf_name(const struct fe_dbg *dbg, __u32 off)
+{
+	const char *s = btf__name_by_offset(dbg->btf, off);
+
+	return s && *s ? s : NULL;
+}
+
+static int btf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
+		    struct fe_error *err)
+{
+	const struct btf_type *fn, *proto;
+	const struct btf_param *p;
+	__s32 id;
+	int i, n;
+
+	memset(out, 0, sizeof(*out));
+	id = btf__find_by_name_kind(dbg->btf, name, BTF_KIND_FUNC);
+	if (id < 0)
+		return 0;
+	fn = btf__type_by_id(dbg->btf, id);
+	proto = fn ? btf__type_by_id(dbg->btf, fn->type) : NULL;
+	if (!proto || !btf_is_func_proto(proto))
+		return fe_err(err, 0, "%s: BTF of '%s' has no prototype", dbg->source, name);
+	out->name = name;
+	out->ret = proto->type;
+	n = btf_vlen(proto);
+	p = btf_params(proto);
+	/* a trailing unnamed void parameter marks "..." */
+	if (n && p[n - 1].type == 0) {
+		out->variadic = true;
+		n--;
+	}
+	out->params = calloc(n ? n : 1, sizeof(*out->params));
+	if (!out->params)
+		return fe_err(err, 0, "out of memory");
+	for (i = 0; i < n; i++) {
+		out->params[i].name = btf_name(dbg, p[i].name_off);
+		out->params[i].type = p[i].type;
+	}
+	out->nr_params = n;
+	return 1;
+}
+
+/* Does a chain of modifiers above a type carry the "user" type tag? */
+static bool tagged_user(const struct fe_dbg *dbg, __u32 id)
+{
+	const struct btf_type *t;
+	int guard = 0;
+
+	while (id && guard++ < 32 && (t = btf__type_by_id(dbg->btf, id))) {
+		if (btf_is_type_tag(t)) {
+			const char *tag = btf_name(dbg, t->name_off);
+
+			if (tag && !strcmp(tag, "user"))
+				return true;
+		} else if (!btf_is_mod(t) && !btf_is_typedef(t)) {
+			return false;
+		}
+		id = t->type;
+	}
+	return false;
+}
+
+static int btf_describe(struct fe_dbg *dbg, fe_tid tid, struct fe_tdesc *out)
+{
+	const struct btf_type *t;
+	__u32 id = tid;
+	int guard = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		if (id == 0) {
+			out->kind = FE_TK_VOID;
+			return 0;
+		}
+		t = btf__type_by_id(dbg->btf, id);
+		if (!t || guard++ > 64)
+			return -1;
+		if (btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t)) {
+			id = t->type;
+			continue;
+		}
+		break;
+	}
+	out->id = id;
+	out->name = btf_name(dbg, t->name_off);
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: {
+		__u8 enc = btf_int_encoding(t);
+
+		out->kind = FE_TK_INT;
+		out->size = t->size;
+		out->is_signed = enc & BTF_INT_SIGNED;
+		out->is_bool = enc & BTF_INT_BOOL;
+		out->is_plain_char = out->name && !strcmp(out->name, "char");
+		if (out->is_plain_char)
+			out->is_signed = true;	/* x86-64 char is signed */
+		break;
+	}
+	case BTF_KIND_PTR:
+		out->kind = FE_TK_PTR;
+		out->size = 8;
+		out->target = t->type;
+		out->target_user = tagged_user(dbg, t->type);
+		break;
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_array(t);
+
+		out->kind = FE_TK_ARRAY;
+		out->target = a->type;
+		out->nelems = a->nelems;
+		out->size = btf__resolve_size(dbg->btf, id) > 0 ?
+			    btf__resolve_size(dbg->btf, id) : 0;
+		break;
+	}
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		out->kind = btf_is_struct(t) ? FE_TK_STRUCT : FE_TK_UNION;
+		out->size = t->size;
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		out->kind = FE_TK_ENUM;
+		out->size = t->size;
+		out->is_signed = btf_kflag(t);
+		break;
+	case BTF_KIND_FLOAT:
+		out->kind = FE_TK_FLOAT;
+		out->size = t->size;
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		out->kind = FE_TK_FUNC;
+		break;
+	case BTF_KIND_FWD:
+		out->kind = FE_TK_FWD;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* Search members, descending into anonymous structs and unions. */
+static int find_member(struct fe_dbg *dbg, __u32 id, const char *name,
+		       unsigned long base_bits, struct fe_member *out, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+	const struct btf_member *m;
+	int i, n;
+
+	if (!t || !btf_is_composite(t) || depth > 16)
+		return 0;
+	m = btf_members(t);
+	n = btf_vlen(t);
+	for (i = 0; i < n; i++, m++) {
+		const char *mname = btf_name(dbg, m->name_off);
+		unsigned long off = base_bits + btf_member_bit_offset(t, i);
+
+		if (mname && !strcmp(mname, name)) {
+			out->type = m->type;
+			out->bit_offset = off;
+			out->bit_size = btf_member_bitfield_size(t, i);
+			return 1;
+		}
+		if (!mname) {
+			struct fe_tdesc d;
+
+			if (fe_dbg_describe(dbg, m->type, &d) == 0 &&
+			    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) &&
+			    find_member(dbg, d.id, name, off, out, depth + 1))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int btf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
+		      struct fe_member *out)
+{
+	return find_member(dbg, composite, name, 0, out, 0);
+}
+
+static void closest_in(struct fe_dbg *dbg, __u32 id, const char *name,
+		       const char **best, int *best_d, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+	const struct btf_member *m;
+	int i, n;
+
+	if (!t || !btf_is_composite(t) || depth > 16)
+		return;
+	m = btf_members(t);
+	n = btf_vlen(t);
+	for (i = 0; i < n; i++, m++) {
+		const char *mname = btf_name(dbg, m->name_off);
+
+		if (mname) {
+			int d = fe_edit_distance(name, mname);
+
+			if (d < *best_d) {
+				*best_d = d;
+				*best = mname;
+			}
+		} else {
+			struct fe_tdesc d;
+
+			if (fe_dbg_describe(dbg, m->type, &d) == 0)
+				closest_in(dbg, d.id, name, best, best_d, depth + 1);
+		}
+	}
+}
+
+static const char *btf_closest_member(struct fe_dbg *dbg, fe_tid composite,
+				      const char *name)
+{
+	const char *best = NULL;
+	int best_d = 1000;
+
+	closest_in(dbg, composite, name, &best, &best_d, 0);
+	return best_d <= (int)strlen(name) / 3 + 2 ? best : NULL;
+}
+
+static int btf_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
+			 fe_tid *out)
+{
+	static const struct {
+		const char *tag;
+		int kinds[3];
+	} kinds[] = {
+		{ "struct", { BTF_KIND_STRUCT, -1, -1 } },
+		{ "union", { BTF_KIND_UNION, -1, -1 } },
+		{ "enum", { BTF_KIND_ENUM, BTF_KIND_ENUM64, -1 } },
+		{ NULL, { BTF_KIND_TYPEDEF, BTF_KIND_INT, BTF_KIND_FLOAT } },
+	};
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if ((tag == NULL) != (kinds[i].tag == NULL))
+			continue;
+		if (tag && strcmp(tag, kinds[i].tag))
+			continue;
+		for (k = 0; k < 3 && kinds[i].kinds[k] >= 0; k++) {
+			__s32 id = btf__find_by_name_kind(dbg->btf, name, kinds[i].kinds[k]);
+
+			if (id > 0) {
+				*out = id;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int btf_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
+			 void *arg)
+{
+	__u32 id, n = btf__type_cnt(dbg->btf);
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+		const char *name;
+		int ret;
+
+		if (!t || !btf_is_func(t))
+			continue;
+		name = btf_name(dbg, t->name_off);
+		if (name && (ret = fn(name, arg)))
+			return ret;
+	}
+	return 0;
+}
+
+/* Spell a type the way C would for a declaration without its name. */
+static int spell(struct fe_dbg *dbg, __u32 id, struct fe_buf *b, int depth)
+{
+	const struct btf_type *t;
+	const char *name;
+
+	if (depth > 32)
+		return -1;
+	if (id == 0) {
+		fe_buf_printf(b, "void");
+		return 0;
+	}
+	t = btf__type_by_id(dbg->btf, id);
+	if (!t)
+		return -1;
+	name = btf_name(dbg, t->name_off);
+	switch (btf_kind(t)) {
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT: {
+		const struct btf_type *inner = btf__type_by_id(dbg->btf, t->type);
+		const char *q = btf_is_const(t) ? "const" : btf_is_volatile(t) ?
+				"volatile" : "restrict";
+
+		/* "const char", but "char *const" */
+		if (inner && btf_is_ptr(inner)) {
+			if (spell(dbg, t->type, b, depth + 1))
+				return -1;
+			fe_buf_printf(b, "%s", q);
+			return 0;
+		}
+		fe_buf_printf(b, "%s ", q);
+		return spell(dbg, t->type, b, depth + 1);
+	}
+	case BTF_KIND_TYPE_TAG:
+		if (spell(dbg, t->type, b, depth + 1))
+			return -1;
+		if (name && !strcmp(name, "user"))
+			fe_buf_printf(b, " __user");
+		return 0;
+	case BTF_KIND_PTR: {
+		const struct btf_type *inner = btf__type_by_id(dbg->btf, t->type);
+
+		if (inner && btf_is_func_proto(inner)) {
+			fe_buf_printf(b, "void *");	/* function pointer */
+			return 0;
+		}
+		if (spell(dbg, t->type, b, depth + 1))
+			return -1;
+		if (b->len && b->s[b->len - 1] != '*')
+			fe_buf_printf(b, " ");
+		fe_buf_printf(b, "*");
+		return 0;
+	}
+	case BTF_KIND_STRUCT:
+		fe_buf_printf(b, "struct %s", name ? name : "(anon)");
+		return 0;
+	case BTF_KIND_UNION:
+		fe_buf_printf(b, "union %s", name ? name : "(anon)");
+		return 0;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		fe_buf_printf(b, "enum %s", name ? name : "(anon)");
+		return 0;
+	case BTF_KIND_FWD:
+		fe_buf_printf(b, "%s %s", btf_kflag(t) ? "union" : "struct", name ? name : "");
+		return 0;
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_array(t);
+
+		if (spell(dbg, a->type, b, depth + 1))
+			return -1;
+		fe_buf_printf(b, "[%u]", a->nelems);
+		return 0;
+	}
+	default:
+		fe_buf_printf(b, "%s", name ? name : "void");
+		return 0;
+	}
+}
+
+static int btf_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size)
+{
+	struct fe_buf b = { 0 };
+	int ret = spell(dbg, id, &b, 0);
+
+	if (ret || b.failed || !b.s || b.len >= size) {
+		fe_buf_free(&b);
+		return -1;
+	}
+	memcpy(buf, b.s, b.len + 1);
+	fe_buf_free(&b);
+	return 0;
+}
+
+static const struct fe_dbg_ops btf_ops = {
+	.kind = "BTF",
+	.func = btf_func,
+	.describe = btf_describe,
+	.member = btf_member,
+	.closest_member = btf_closest_member,
+	.find_type = btf_find_type,
+	.type_name = btf_type_name,
+	.each_func = btf_each_func,
+	.close = btf_close,
+};

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The DWARF backend, through libdwfl and libdw.  Type ids are DIE offsets
+ * in .debug_info.  Functions are found by address (symbol table, then
+ * .debug_aranges to the compile unit), never by walking every unit, and
+ * libdw reads lazily, so the DWARF is never loaded whole.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbg_backend.h"
+#include "fe_util.h"
+
+static const struct fe_dbg_ops dwarf_ops;
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err)
+{
+	struct fe_dbg *dbg = fe_dbg_alloc(&dwarf_ops, path, err);
+
+	if (!dbg)
+		return NULL;
+	dbg->dwfl = dwfl_begin(&offline_callbacks);
+	if (!dbg->dwfl) {
+		fe_err(err, 0, "libdwfl: %s", dwfl_errmsg(-1));
+		goto fail;
+	}
+	dwfl_report_begin(dbg->dwfl);
+	dbg->mod = dwfl_report_offline(dbg->dwfl, path, path, -1);
+	dwfl_report_end(dbg->dwfl, NULL, NULL);
+	if (!dbg->mod) {
+		fe_err(err, 0, "cannot read %s: %s", path, dwfl_errmsg(-1));
+		goto fail;
+	}
+	dbg->dw = dwfl_module_getdwarf(dbg->mod, &dbg->bias);
+	if (!dbg->dw) {
+		fe_err(err, 0, "no DWARF for %s (%s): install its debug info (a -dbg or -dbgsym package)",
+		       path, dwfl_errmsg(-1));
+		goto fail;
+	}
+	return dbg;
+fail:
+	fe_dbg_close(dbg);
+	return NULL;
+}
+
+static void dwarf_close(struct fe_dbg *dbg)
+{
+	if (dbg->dwfl)
+		dwfl_end(dbg->dwfl);
+}
+
+static bool die_at(struct fe_dbg *dbg, fe_tid id, Dwarf_Die *die)
+{
+	return id && dwarf_offdie(dbg->dw, id, die) != NULL;
+}
+
+/* The DIE an attribute (looked up through abstract origins) refers to. */
+static bool ref_die(Dwarf_Die *die, unsigned int at, Dwarf_Die *out)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_attr_integrate(die, at, &attr) && dwarf_formref_die(&attr, out);
+}
+
+static fe_tid type_of(Dwarf_Die *die)
+{
+	Dwarf_Die t;
+
+	return ref_die(die, DW_AT_type, &t) ? dwarf_dieoffset(&t) : 0;
+}
+
+static const char *name_of(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_attr_integrate(die, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
+}
+
+/* The address of a function symbol, from the symbol table. */
+static int symbol_addr(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr)
+{
+	int i, n = dwfl_module_getsymtab(dbg->mod);
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *s = dwfl_module_getsym_info(dbg->mod, i, &sym, &a, NULL, NULL, NULL);
+
+		if (s && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF &&
+		    !strcmp(s, name)) {
+			*addr = a;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
+		      struct fe_error *err)
+{
+	Dwarf_Die *cu, *scopes = NULL, fn, child;
+	Dwarf_Addr addr, cubias;
+	int i, n, found = 0;
+
+	if (!symbol_addr(dbg, name, &addr))
+		return 0;
+	cu = dwfl_module_addrdie(dbg->mod, addr, &cubias);
+	if (!cu)
+		return 0;
+	n = dwarf_getscopes(cu, addr - cubias, &scopes);
+	for (i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			fn = scopes[i];
+			found = 1;
+			break;
+		}
+	}
+	free(scopes);
+	if (!found)
+		return 0;
+	{
+		Dwarf_Die cudie;
+
+		if (dwarf_diecu(&fn, &cudie, NULL, NULL)) {
+			dbg->hint_cu = dwarf_dieoffset(&cudie);
+			dbg->have_hint = true;
+		}
+	}
+	out->name = name;
+	out->ret = type_of(&fn);
+	/* a concrete out-of-line copy may carry its parameters only in the
+	 * abstract origin */
+	if (dwarf_child(&fn, &child) != 0) {
+		Dwarf_Die origin;
+
+		if (!ref_die(&fn, DW_AT_abstract_origin, &origin) ||
+		    dwarf_child(&origin, &child) != 0)
+			return 1;
+	}
+	do {
+		struct fe_dparam *p;
+
+		if (dwarf_tag(&child) == DW_TAG_unspecified_parameters) {
+			out->variadic = true;
+			continue;
+		}
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		p = fe_grow(&out->params, &out->nr_params, sizeof(*p));
+		if (!p)
+			return fe_err(err, 0, "out of memory");
+		p->name = name_of(&child);
+		p->type = type_of(&child);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 1;
+}
+
+static unsigned long die_size(Dwarf_Die *die)
+{
+	Dwarf_Word size;
+
+	return dwarf_aggregate_size(die, &size) == 0 ? size : 0;
+}
+
+static bool is_declaration(Dwarf_Die *die)
+{
+	bool flag = false;
+	Dwarf_Attribute attr;
+
+	if (dwarf_attr(die, DW_AT_declaration, &attr))
+		dwarf_formflag(&attr, &flag);
+	return flag;
+}
+
+static int dwarf_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out)
+{
+	Dwarf_Die die, sub;
+	Dwarf_Attribute attr;
+	Dwarf_Word enc = 0;
+	int guard = 0;
+
+	for (;;) {
+		int tag;
+
+		if (!die_at(dbg, id, &die)) {
+			out->kind = FE_TK_VOID;
+			return id ? -1 : 0;
+		}
+		tag = dwarf_tag(&die);
+		if ((tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
+		     tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type ||
+		     tag == DW_TAG_atomic_type) && guard++ < 64) {
+			id = type_of(&die);
+			continue;
+		}
+		break;
+	}
+	out->id = id;
+	out->name = dwarf_diename(&die);
+	switch (dwarf_tag(&die)) {
+	case DW_TAG_base_type:
+		if (dwarf_attr(&die, DW_AT_encoding, &attr))
+			dwarf_formudata(&attr, &enc);
+		out->size = die_size(&die);
+		if (enc == DW_ATE_float || enc == DW_ATE_complex_float) {
+			out->kind = FE_TK_FLOAT;
+			return 0;
+		}
+		out->kind = FE_TK_INT;
+		out->is_bool = enc == DW_ATE_boolean;
+		out->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		out->is_plain_char = out->name && !strcmp(out->name, "char");
+		return 0;
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		out->kind = FE_TK_PTR;
+		out->size = 8;
+		out->target = type_of(&die);
+		return 0;
+	case DW_TAG_array_type:
+		out->kind = FE_TK_ARRAY;
+		out->target = type_of(&die);
+		out->size = die_size(&die);
+		if (dwarf_child(&die, &sub) == 0 && dwarf_tag(&sub) == DW_TAG_subrange_type) {
+			Dwarf_Word v;
+
+			if (dwarf_attr(&sub, DW_AT_count, &attr) && dwarf_formudata(&attr, &v) == 0)
+				out->nelems = v;
+			else if (dwarf_attr(&sub, DW_AT_upper_bound, &attr) &&
+				 dwarf_formudata(&attr, &v) == 0)
+				out->nelems = v + 1;
+		}
+		return 0;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		if (is_declaration(&die)) {
+			out->kind = FE_TK_FWD;
+			return 0;
+		}
+		out->kind = dwarf_tag(&die) == DW_TAG_union_type ? FE_TK_UNION : FE_TK_STRUCT;
+		out->size = die_size(&die);
+		return 0;
+	case DW_TAG_enumeration_type: {
+		struct fe_tdesc under;
+		fe_tid u = type_of(&die);
+
+		out->kind = FE_TK_ENUM;
+		out->size = die_size(&die);
+		if (u && dwarf_describe(dbg, u, &under) == 0)
+			out->is_signed = under.is_signed;
+		return 0;
+	}
+	case DW_TAG_subroutine_type:
+		out->kind = FE_TK_FUNC;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Byte offset of a member (a constant, or DW_OP_plus_uconst). */
+static bool member_location(Dwarf_Die *m, Dwarf_Word *off)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *expr;
+	size_t len;
+
+	*off = 0;
+	if (!dwarf_attr_integrate(m, DW_AT_data_member_location, &attr))
+		return true;	/* union members and the first member */
+	if (dwarf_formudata(&attr, off) == 0)
+		return true;
+	if (dwarf_getlocation(&attr, &expr, &len) == 0 && len == 1 &&
+	    expr[0].atom == DW_OP_plus_uconst) {
+		*off = expr[0].number;
+		return true;
+	}
+	return false;
+}
+
+static void fill_member(Dwarf_Die *m, unsigned long base_bits, struct fe_member *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off, bit;
+	int bits = dwarf_bitsize(m);
+
+	member_location(m, &off);
+	out->type = type_of(m);
+	out->bit_size = bits > 0 ? bits : 0;
+	out->bit_offset = base_bits + off * 8;
+	if (bits <= 0)
+		return;
+	if (dwarf_attr(m, DW_AT_data_bit_offset, &attr) && dwarf_formudata(&attr, &bit) == 0) {
+		out->bit_offset = base_bits + bit;
+	} else {
+		/* DWARF 2/3: bit_offset counts from the storage unit's most
+		 * significant bit */
+		int bo = dwarf_bitoffset(m);
+		int bytes = dwarf_bytesize(m);
+
+		if (bo >= 0 && bytes > 0)
+			out->bit_offset = base_bits + off * 8 + bytes * 8 - bo - bits;
+	}
+}
+
+static int find_member(struct fe_dbg *dbg, fe_tid id, const char *name,
+		       unsigned long base_bits, struct fe_member *out, int depth)
+{
+	Dwarf_Die die, m;
+
+	if (!die_at(dbg, id, &die) || depth > 16 || dwarf_child(&die, &m) != 0)
+		return 0;
+	do {
+		const char *mname;
+		struct fe_member here;
+
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		mname = dwarf_diename(&m);
+		fill_member(&m, base_bits, &here);
+		if (mname && !strcmp(mname, name)) {
+			*out = here;
+			return 1;
+		}
+		if (!mname) {
+			struct fe_tdesc d;
+
+			if (dwarf_describe(dbg, here.type, &d) == 0 &&
+			    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) &&
+			    find_member(dbg, d.id, name, here.bit_offset, out, depth + 1))
+				return 1;
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return 0;
+}
+
+static int dwarf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
+			struct fe_member *out)
+{
+	return find_member(dbg, composite, name, 0, out, 0);
+}
+
+static void closest_in(struct fe_dbg *dbg, fe_tid id, const char *name,
+		       const char **best, int *best_d, int depth)
+{
+	Dwarf_Die die, m;
+
+	if (!die_at(dbg, id, &die) || depth > 16 || dwarf_child(&die, &m) != 0)
+		return;
+	do {
+		const char *mname = dwarf_diename(&m);
+
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		if (mname) {
+			int d = fe_edit_distance(name, mname);
+
+			if (d < *best_d) {
+				*best_d = d;
+				*best = mname;
+			}
+		} else {
+			struct fe_tdesc d;
+
+			if (dwarf_describe(dbg, type_of(&m), &d) == 0)
+				closest_in(dbg, d.id, name, best, best_d, depth + 1);
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+}
+
+static const char *dwarf_closest_member(struct fe_dbg *dbg, fe_tid composite,
+					const char *name)
+{
+	const char *best = NULL;
+	int best_d = 1000;
+
+	closest_in(dbg, composite, name, &best, &best_d, 0);
+	return best_d <= (int)strlen(name) / 3 + 2 ? best : NULL;
+}
+
+static bool tag_matches(int tag, const char *want)
+{
+	if (!want)
+		return tag == DW_TAG_typedef || tag == DW_TAG_base_type;
+	if (!strcmp(want, "struct"))
+		return tag == DW_TAG_structure_type || tag == DW_TAG_class_type;
+	if (!strcmp(want, "union"))
+		return tag == DW_TAG_union_type;
+	return tag == DW_TAG_enumeration_type;
+}
+
+/* Top-level DIEs of one unit; definitions win over declarations. */
+static int find_in_cu(Dwarf_Die *cudie, const char *tag, const char *name, fe_tid *out)
+{
+	Dwarf_Die d;
+
+	if (dwarf_child(cudie, &d) != 0)
+		return 0;
+	do {
+		const char *n;
+
+		if (!tag_matches(dwarf_tag(&d), tag) || is_declaration(&d))
+			continue;
+		n = dwarf_diename(&d);
+		if (n && !strcmp(n, name)) {
+			*out = dwarf_dieoffset(&d);
+			return 1;
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return 0;
+}
+
+/*
+ * A named type.  The unit of the function found last is asked first (a
+ * prototype's types are almost always there); only then every unit.
+ */
+static int dwarf_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
+			   fe_tid *out)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die cudie;
+
+	if (dbg->have_hint && dwarf_offdie(dbg->dw, dbg->hint_cu, &cudie) &&
+	    find_in_cu(&cudie, tag, name, out))
+		return 1;
+	while (dwarf_nextcu(dbg->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dbg->dw, off + hsize, &cudie) &&
+		    find_in_cu(&cudie, tag, name, out))
+			return 1;
+		off = next;
+	}
+	return 0;
+}
+
+static int spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *b, int depth)
+{
+	Dwarf_Die die;
+	const char *name;
+	int tag;
+
+	if (depth > 32)
+		return -1;
+	if (!id) {
+		fe_buf_printf(b, "void");
+		return 0;
+	}
+	if (!die_at(dbg, id, &die))
+		return -1;
+	name = dwarf_diename(&die);
+	tag = dwarf_tag(&die);
+	switch (tag) {
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type: {
+		const char *q = tag == DW_TAG_const_type ? "const" :
+				tag == DW_TAG_volatile_type ? "volatile" : "restrict";
+		Dwarf_Die inner;
+
+		if (ref_die(&die, DW_AT_type, &inner) && dwarf_tag(&inner) == DW_TAG_pointer_type) {
+			if (spell(dbg, type_of(&die), b, depth + 1))
+				return -1;
+			fe_buf_printf(b, "%s", q);
+			return 0;
+		}
+		fe_buf_printf(b, "%s ", q);
+		return spell(dbg, type_of(&die), b, depth + 1);
+	}
+	case DW_TAG_pointer_type: {
+		Dwarf_Die inner;
+
+		if (ref_die(&die, DW_AT_type, &inner) && dwarf_tag(&inner) == DW_TAG_subroutine_type) {
+			fe_buf_printf(b, "void *");
+			return 0;
+		}
+		if (spell(dbg, type_of(&die), b, depth + 1))
+			return -1;
+		if (b->len && b->s[b->len - 1] != '*')
+			fe_buf_printf(b, " ");
+		fe_buf_printf(b, "*");
+		return 0;
+	}
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+		fe_buf_printf(b, "struct %s", name ? name : "(anon)");
+		return 0;
+	case DW_TAG_union_type:
+		fe_buf_printf(b, "union %s", name ? name : "(anon)");
+		return 0;
+	case DW_TAG_enumeration_type:
+		fe_buf_printf(b, "enum %s", name ? name : "(anon)");
+		return 0;
+	case DW_TAG_array_type: {
+		struct fe_tdesc d;
+
+		if (spell(dbg, type_of(&die), b, depth + 1) || dwarf_describe(dbg, id, &d))
+			return -1;
+		fe_buf_printf(b, "[%lu]", d.nelems);
+		return 0;
+	}
+	default:
+		fe_buf_printf(b, "%s", name ? name : "void");
+		return 0;
+	}
+}
+
+static int dwarf_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size)
+{
+	struct fe_buf b = { 0 };
+	int ret = spell(dbg, id, &b, 0);
+
+	if (ret || b.failed || !b.s || b.len >= size) {
+		fe_buf_free(&b);
+		return -1;
+	}
+	memcpy(buf, b.s, b.len + 1);
+	fe_buf_free(&b);
+	return 0;
+}
+
+/* The functions of the binary: its defined function symbols. */
+static int dwarf_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
+			   void *arg)
+{
+	int i, n = dwfl_module_getsymtab(dbg->mod), ret;
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *s = dwfl_module_getsym_info(dbg->mod, i, &sym, &a, NULL, NULL, NULL);
+
+		if (s && *s && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    sym.st_shndx != SHN_UNDEF && (ret = fn(s, arg)))
+			return ret;
+	}
+	return 0;
+}
+
+static const struct fe_dbg_ops dwarf_ops = {
+	.kind = "DWARF",
+	.func = dwarf_func,
+	.describe = dwarf_describe,
+	.member = dwarf_member,
+	.closest_member = dwarf_closest_member,
+	.find_type = dwarf_find_type,
+	.type_name = dwarf_type_name,
+	.each_func = dwarf_each_func,
+	.close = dwarf_close,
+};

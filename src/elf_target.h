@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where a function or datum of a user binary is in the file: uprobes are
+ * placed by file offset ("BIN:0xOFFSET"), and '@+OFFSET' reads memory at a
+ * file offset, so virtual addresses are turned into file offsets through
+ * the PT_LOAD program headers.
+ */
+#ifndef ELF_TARGET_H
+#define ELF_TARGET_H
+
+#include <stdbool.h>
+
+#include "fe_error.h"
+
+/* Returns 1 and the file offset of a symbol (a function when want_func),
+ * 0 when there is no such symbol, -1 with err set on failure. */
+int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,
+			 unsigned long *off, struct fe_error *err);
+
+/*
+ * The '@+OFFSET' that reads a symbol's (or a virtual address's) memory from
+ * a uprobe on func.  The kernel turns it into an address as the probe's
+ * load base plus OFFSET, that base being the probe's address less its file
+ * offset; so OFFSET is the datum's virtual address less (func's virtual
+ * address - func's file offset), wherever the datum is (.data, .bss).
+ */
+int fe_elf_fetch_offset(const char *path, const char *func, const char *symbol,
+			unsigned long addr, unsigned long *off, struct fe_error *err);
+
+#endif
