@@ -368,8 +368,16 @@ def test_perf_probe_agrees_on_user_binary():
         expect_eq(r.returncode, 0, r.stderr)
         got = r.stdout.splitlines()[0].split()[1:]
         expect_eq(got[0], want[0], "target")
-        # perf prints unsigned values in hex (x32) where fevent says u32:
-        # the same bytes, another display
+        # perf prints unsigned values in hex (x32) where fevent says u32,
+        # and reads stack slot k as +8k(%sp) where fevent says $stackk:
+        # the same bytes, other spellings
         def same(args):
-            return [re.sub(r":x(8|16|32|64)$", r":u\1", a.split("=", 1)[1]) for a in args]
+            out = []
+            for a in args:
+                a = re.sub(r":x(8|16|32|64)$", r":u\1", a.split("=", 1)[1])
+                a = re.sub(r"^\+(\d+)\(\$stack\):",
+                           lambda m: f"$stack{int(m.group(1)) // 8}:"
+                           if int(m.group(1)) % 8 == 0 else m.group(0), a)
+                out.append(a)
+            return out
         expect_eq(same(got[1:]), same(want[1:]), proto)
