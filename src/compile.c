@@ -140,10 +140,12 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 {
 	struct fe_ksyms *ksyms;
 	struct fe_dbg *dbg;
+	bool dbg_is_running;
 	int i, j, failed = 0;
 
 	if (fe_open_debug_info(opts, &dbg, err))
 		return -1;
+	dbg_is_running = dbg && !opts->btf && !opts->vmlinux && !opts->binary;
 	ksyms = fe_ksyms_new();
 	if (!ksyms) {
 		fe_dbg_close(dbg);
@@ -158,7 +160,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 			it->failed = true;
 			continue;
 		}
-		if (fe_resolve_want_symbols(it->proto, ksyms)) {
+		if (fe_resolve_want_symbols(it->proto, ksyms, dbg_is_running ? dbg : NULL)) {
 			fe_err(&it->err, 0, "out of memory");
 			it->failed = true;
 		}

@@ -58,6 +58,8 @@ static int btf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 	proto = fn ? btf__type_by_id(dbg->btf, fn->type) : NULL;
 	if (!proto || !btf_is_func_proto(proto))
 		return fe_err(err, 0, "%s: BTF of '%s' has no prototype", dbg->source, name);
+	if (!err)	/* only asked whether it exists */
+		return 1;
 	out->name = name;
 	out->ret = proto->type;
 	n = btf_vlen(proto);

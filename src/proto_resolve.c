@@ -37,26 +37,46 @@ static char *wrapper_name(const char *sc)
 	return s;
 }
 
-int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks)
+static bool described(struct fe_dbg *known, const char *name)
 {
-	const char *sc = proto->module ? NULL : syscall_name(proto->func);
+	struct fe_dfunc f;
 	int ret;
 
-	char *name;
+	if (!known)
+		return false;
+	ret = fe_dbg_func(known, name, &f, NULL);
+	fe_dfunc_clear(&f);
+	return ret == 1;
+}
 
-	ret = fe_ksyms_want(ks, proto->func, proto->module);
-	if (!ret && sc) {
+int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks,
+			    struct fe_dbg *known)
+{
+	const char *sc = proto->module ? NULL : syscall_name(proto->func);
+	char *name;
+	int ret = 0;
+
+	if (sc) {
 		name = wrapper_name(sc);
 		if (!name)
 			return -1;
+		if (described(known, name)) {
+			/* a wrapper kernel: nothing else to ask */
+			free(name);
+			return 0;
+		}
 		ret = fe_ksyms_want(ks, name, NULL);
 		free(name);
 		if (ret || asprintf(&name, "sys_%s", sc) < 0)
 			return -1;
 		ret = fe_ksyms_want(ks, name, NULL);
 		free(name);
+		if (ret)
+			return -1;
 	}
-	return ret;
+	if (!proto->module && described(known, proto->func))
+		return 0;
+	return fe_ksyms_want(ks, proto->func, proto->module);
 }
 
 /*

@@ -93,8 +93,13 @@ struct fe_resolve_ctx {
 	struct fe_warnings *warnings;
 };
 
-/* Tell ks which symbols resolving proto will ask about. */
-int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks);
+/*
+ * Tell ks which symbols resolving proto will ask about.  Names that known
+ * (the running kernel's own debug info, or NULL) already describes need no
+ * kallsyms pass: a function with BTF is a function of that kernel.
+ */
+int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks,
+			    struct fe_dbg *known);
 
 int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	       struct fe_probe **out, struct fe_error *err);

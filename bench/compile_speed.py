@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Speed of 'fevent compile' against 'perf probe -D', whole process.
+
+Runs each command N times, interleaved (fevent, peer, fevent, peer, ...) so
+both see the same machine state, and reports medians, the ratio, and the
+peak RSS of each (from wait4).  No timed assertions: figures go in the README.
+
+usage: bench/compile_speed.py [-n RUNS] [--vmlinux FILE]
+  --vmlinux: a DWARF vmlinux (e.g. from linux-image-*-cloud-amd64-dbg) for
+             the kernel DWARF case; skipped when absent.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FEVENT = os.path.join(HERE, "..", "build", "fevent")
+
+
+def run_once(argv):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    dt = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(argv)}")
+    return dt, ru.ru_maxrss
+
+
+def bench(name, mine, peer, runs):
+    mt, pt, mr, pr = [], [], [], []
+    run_once(mine)              # warm the page cache for both
+    if peer:
+        run_once(peer)
+    for _ in range(runs):
+        t, r = run_once(mine)
+        mt.append(t)
+        mr.append(r)
+        if peer:
+            t, r = run_once(peer)
+            pt.append(t)
+            pr.append(r)
+    m = statistics.median(mt) * 1000
+    line = f"| {name} | {m:.1f} ms, {max(mr) / 1024:.0f} MiB |"
+    if peer:
+        p = statistics.median(pt) * 1000
+        line += f" {p:.1f} ms, {max(pr) / 1024:.0f} MiB | {p / m:.1f}x |"
+    else:
+        line += " — | — |"
+    print(line)
+    sys.stdout.flush()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-n", "--runs", type=int, default=21)
+    ap.add_argument("--vmlinux", default=None)
+    args = ap.parse_args()
+
+    print("| case | fevent compile (median, peak RSS) | perf probe -D | perf / fevent |")
+    print("|---|---|---|---|")
+    if os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        bench("running kernel BTF: `long do_sys_openat2(int dfd, string filename, how->flags)`",
+              [FEVENT, "compile", "long do_sys_openat2(int dfd, string filename, how->flags)"],
+              None, args.runs)
+
+    lib = os.path.join(sysconfig.get_config_var("LIBDIR") or "", "libpython3.11.so.1.0")
+    if os.path.exists(lib):
+        bench("libpython DWARF: `PyObject_GetAttr(v->ob_type->tp_name, name)`",
+              [FEVENT, "compile", "-x", lib, "PyObject_GetAttr(string v->ob_type->tp_name, name)"],
+              ["perf", "probe", "-x", lib, "-D", "PyObject_GetAttr v->ob_type->tp_name:string name"],
+              args.runs)
+        bench("libpython DWARF: `PyModule_AddIntConstant(m, string name, value)`",
+              [FEVENT, "compile", "-x", lib, "PyModule_AddIntConstant(m, string name, value)"],
+              ["perf", "probe", "-x", lib, "-D", "PyModule_AddIntConstant m name:string value"],
+              args.runs)
+    else:
+        print(f"(no {lib}: libpython case skipped)")
+
+    if args.vmlinux and os.path.exists(args.vmlinux):
+        bench("6.1 vmlinux DWARF: `do_sys_openat2(dfd, filename, how->flags)`",
+              [FEVENT, "compile", "--vmlinux", args.vmlinux,
+               "do_sys_openat2(dfd, string filename, how->flags)"],
+              ["perf", "probe", "-k", args.vmlinux, "-D",
+               "do_sys_openat2 dfd filename:string how->flags"],
+              args.runs)
+    else:
+        print("(no --vmlinux FILE: kernel DWARF case skipped)")
+
+
+if __name__ == "__main__":
+    main()
