@@ -108,28 +108,92 @@ static int symbol_addr(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr)
 	return 0;
 }
 
+/*
+ * The subprogram DIE whose code starts at pc: a top-level child of the
+ * unit in C.  dwarf_getscopes is only the fallback (nested scopes, C++),
+ * because at an entry that begins with inlined code it continues into the
+ * inlined function's abstract definition.
+ */
+/* Where a function's code starts: DW_AT_entry_pc or DW_AT_low_pc, else
+ * the first of its DW_AT_ranges (a function split into hot and cold). */
+static bool die_entry(Dwarf_Die *die, Dwarf_Addr *pc)
+{
+	Dwarf_Addr base, start, end;
+
+	if (dwarf_entrypc(die, pc) == 0)
+		return true;
+	if (dwarf_ranges(die, 0, &base, &start, &end) > 0) {
+		*pc = start;
+		return true;
+	}
+	return false;
+}
+
+static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
+{
+	Dwarf_Die *scopes = NULL, child;
+	int i, n;
+
+	if (dwarf_child(cu, &child) == 0) {
+		do {
+			Dwarf_Addr entry;
+
+			if (dwarf_tag(&child) == DW_TAG_subprogram &&
+			    die_entry(&child, &entry) && entry == pc) {
+				*fn = child;
+				return true;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	n = dwarf_getscopes(cu, pc, &scopes);
+	for (i = 0; i < n; i++) {
+		Dwarf_Addr entry;
+
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
+		    die_entry(&scopes[i], &entry) && entry == pc) {
+			*fn = scopes[i];
+			free(scopes);
+			return true;
+		}
+	}
+	free(scopes);
+	return false;
+}
+
+static bool subprogram_named(Dwarf_Die *cu, const char *name, Dwarf_Die *fn)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(cu, &child) != 0)
+		return false;
+	do {
+		const char *n;
+
+		if (dwarf_tag(&child) != DW_TAG_subprogram)
+			continue;
+		n = dwarf_diename(&child);
+		if (n && !strcmp(n, name)) {
+			*fn = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 		      struct fe_error *err)
 {
-	Dwarf_Die *cu, *scopes = NULL, fn, child;
+	Dwarf_Die *cu, fn, child;
 	Dwarf_Addr addr, cubias;
-	int i, n, found = 0;
 
 	if (!symbol_addr(dbg, name, &addr))
 		return 0;
 	cu = dwfl_module_addrdie(dbg->mod, addr, &cubias);
 	if (!cu)
 		return 0;
-	n = dwarf_getscopes(cu, addr - cubias, &scopes);
-	for (i = 0; i < n; i++) {
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			fn = scopes[i];
-			found = 1;
-			break;
-		}
-	}
-	free(scopes);
-	if (!found)
+	/* some units describe a function only abstractly, with no DIE for
+	 * its code: the prototype is the same, take it by name */
+	if (!subprogram_at(cu, addr - cubias, &fn) && !subprogram_named(cu, name, &fn))
 		return 0;
 	{
 		Dwarf_Die cudie;

@@ -686,6 +686,20 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 	return hop_ops(f, alt, &ti, pa->points_to_user || ti.points_to_user, r->err);
 }
 
+static bool small_struct(struct fe_dbg *dbg, fe_tid id, struct fe_ftype *ft)
+{
+	struct fe_tdesc d;
+
+	if (fe_dbg_describe(dbg, id, &d) ||
+	    (d.kind != FE_TK_STRUCT && d.kind != FE_TK_UNION) ||
+	    (d.size != 1 && d.size != 2 && d.size != 4 && d.size != 8))
+		return false;
+	memset(ft, 0, sizeof(*ft));
+	ft->kind = FE_FT_X;
+	ft->size = d.size;
+	return true;
+}
+
 /* '...': every parameter not read yet, typed from debug info. */
 static int resolve_rest(struct resolver *r)
 {
@@ -705,6 +719,17 @@ static int resolve_rest(struct resolver *r)
 
 		if (r->read[i] || !pa->type)
 			continue;
+		if (small_struct(r->dbg, pa->type, &ti.ftype)) {
+			/* a struct in one register (swp_entry_t, pte_t): its
+			 * bits, in hex */
+			snprintf(name, sizeof(name), "arg%d", i + 1);
+			if (new_field(r, r->proto->ellipsis_col, &ti.ftype,
+				      pa->name ? pa->name : name, r->proto->ellipsis_col,
+				      FE_SRC_PARAM, &f))
+				return -1;
+			f->param = i;
+			continue;
+		}
 		if (dbg_tinfo(r->dbg, pa->type, &ti)) {
 			char tname[128];
 
