@@ -80,9 +80,12 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 		case FE_CLASS_INTEGER2:
 			/* a 9..16 byte struct in two registers, or on the
 			 * stack whole if two are not left */
-			if (next_reg + 2 <= NR_INT_REGS)
-				return fe_err(err, pa->col,
-					      "a struct passed by value in two registers cannot be read as one value");
+			if (next_reg + 2 <= NR_INT_REGS) {
+				set_value(pl, int_regs[next_reg++]);
+				snprintf(pl->base_hi, sizeof(pl->base_hi), "%s",
+					 int_regs[next_reg++]);
+				break;
+			}
 			/* later INTEGER arguments still take the registers
 			 * left */
 			__attribute__((fallthrough));

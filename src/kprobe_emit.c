@@ -109,7 +109,8 @@ static const char *unique_name(struct names *used, const char *label, int col,
 struct cursor {
 	enum { C_VALUE, C_MEM, C_ABS } kind;
 	struct fe_buf expr;	/* C_VALUE: the value; C_MEM: the base address */
-	long long off;
+	const char *hi;		/* C_VALUE: register of bytes 8..15, or NULL */
+	long long off;		/* C_VALUE: byte offset into the value */
 	bool user;
 	int nr_deref;
 	const char *symbol;	/* C_ABS */
@@ -173,11 +174,35 @@ static int start_cursor(const struct fe_probe *probe, const struct fe_place *pla
 				      "this parameter is passed in an SSE register, which probes cannot fetch");
 		c->kind = pl->kind == FE_PLACE_MEM ? C_MEM : C_VALUE;
 		fe_buf_printf(&c->expr, "%s", pl->base);
+		c->hi = pl->base_hi[0] ? pl->base_hi : NULL;
 		c->off = pl->off;
 		c->nr_deref = c->kind == C_MEM;
 		break;
 	}
 	return c->expr.failed ? fe_err(err, 0, "out of memory") : 0;
+}
+
+/*
+ * A struct passed in registers: pick the register holding the bytes at
+ * c->off (bytes 8..15 are in the second one) for a read of size bytes.
+ */
+static int select_register(struct cursor *c, unsigned int size, int col,
+			   struct fe_error *err)
+{
+	if (c->off >= 8 && c->hi) {
+		fe_buf_free(&c->expr);
+		fe_buf_printf(&c->expr, "%s", c->hi);
+		c->hi = NULL;
+		c->off -= 8;
+	}
+	if (c->expr.failed)
+		return fe_err(err, 0, "out of memory");
+	if (c->off < 0 || c->off + size > 8)
+		return fe_err(err, col, "bytes %lld..%lld are not in one register of the struct",
+			      c->off, c->off + size - 1);
+	if (size == 8 && c->off)
+		return fe_err(err, col, "a pointer at byte %lld straddles two registers", c->off);
+	return 0;
 }
 
 /* "NAME=FETCH:TYPE" for one field, appended to line. */
@@ -186,6 +211,7 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		      struct fe_buf *line, struct fe_error *err)
 {
 	struct fe_buf body = { 0 };
+	struct fe_ftype type = f->type;
 	struct cursor c;
 	char tname[32];
 	bool is_string = f->type.kind == FE_FT_STRING;
@@ -197,13 +223,11 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		const struct fe_op *op = &f->ops[i];
 
 		if (op->kind == FE_OP_OFFSET) {
-			if (c.kind == C_VALUE) {
-				fe_err(err, op->col, "cannot move inside a value held in a register");
-				goto out;
-			}
 			c.off += op->off;
 			continue;
 		}
+		if (c.kind == C_VALUE && select_register(&c, 8, op->col, err))
+			goto out;
 		/* the current value becomes the base address */
 		{
 			struct fe_buf inner = { 0 };
@@ -226,6 +250,25 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		fe_err(err, f->col, "strings and arrays can only be read from memory");
 		goto out;
 	}
+	if (c.kind == C_VALUE && (c.off || type.kind == FE_FT_BITFIELD)) {
+		/* part of a struct held in registers: cut the bits out */
+		unsigned int width = type.kind == FE_FT_BITFIELD ? type.bf_width : type.size * 8;
+		unsigned int first = type.kind == FE_FT_BITFIELD ? type.bf_offset : 0;
+
+		if (select_register(&c, type.kind == FE_FT_BITFIELD ? 1 : type.size, f->col, err))
+			goto out;
+		if (type.kind == FE_FT_SYMBOL) {
+			fe_err(err, f->col, "a symbol must be a whole register");
+			goto out;
+		}
+		if (c.off || type.kind == FE_FT_BITFIELD) {
+			type.kind = FE_FT_BITFIELD;
+			type.bf_width = width;
+			type.bf_offset = c.off * 8 + first;
+			type.size = 8;
+		}
+		c.off = 0;
+	}
 	if (c.nr_deref > FE_KERNEL_MAX_DEREF) {
 		fe_err(err, f->col,
 		       "%d levels of dereference; the kernel follows at most %d",
@@ -233,7 +276,7 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		goto out;
 	}
 	render(&c, probe->uprobe, is_string, &body);
-	if (fe_ftype_name(&f->type, is_string && c.user, probe->uprobe,
+	if (fe_ftype_name(&type, is_string && c.user, probe->uprobe,
 			  tname, sizeof(tname))) {
 		fe_err(err, f->col, "cannot name this fetch type");
 		goto out;

@@ -231,7 +231,7 @@ def test_proto_unknown_function():
 def test_funcs_glob_in_btf():
     r = fe.run("funcs", "--btf", fixture()["obj"], "fx_*a*")
     expect_eq(r.returncode, 0, r.stderr)
-    expect_eq(r.stdout.split(), ["fx_float", "fx_many", "fx_name", "fx_walk"])
+    expect_eq(r.stdout.split(), ["fx_float", "fx_many", "fx_name", "fx_pair", "fx_small", "fx_walk"])
 
 
 def test_funcs_running_kernel_is_kallsyms_and_btf():
@@ -281,6 +281,8 @@ SAME_PROTOS = [
     "fx_float(...)",
     "fx_big(after, big.c, big.a)",
     "fx_name(o->in.label, o->in.name[3])",
+    "fx_pair(before, p.a, p.b, after)",
+    "fx_small(s.x, s.y, s.z, o->id)",
 ]
 
 
@@ -341,7 +343,8 @@ def test_user_binary_unknown_function():
 def test_user_binary_proto_and_funcs():
     fx = fixture()
     r = fe.run("funcs", "-x", fx["so"], "fx_*")
-    expect_eq(r.stdout.split(), ["fx_big", "fx_float", "fx_many", "fx_name", "fx_walk"])
+    expect_eq(r.stdout.split(), ["fx_big", "fx_float", "fx_many", "fx_name", "fx_pair", "fx_small",
+                                 "fx_walk"])
     r = fe.run("proto", "-x", fx["so"], "fx_walk")
     expect_eq(r.stdout.splitlines()[0],
               "int fx_walk(struct fx_obj *o, const char *title, fx_flags_t mode)")
@@ -381,3 +384,22 @@ def test_perf_probe_agrees_on_user_binary():
                 out.append(a)
             return out
         expect_eq(same(got[1:]), same(want[1:]), proto)
+
+
+def test_struct_by_value_in_registers():
+    # 16 bytes: two registers (before is %di, so p takes %si and %dx);
+    # 8 bytes: one register, members cut out as bitfields of it
+    got = fields("fx_pair(before, p.a, p.b, after)")
+    expect_eq(off("fx_pair.b"), 8)
+    expect_eq(got, ["before=%di:s32", "a=%si:s64", "b=%dx:s64", "after=%cx:s32"])
+    got = fields("fx_small(s.x, s.y, s.z, o->id)")
+    expect_eq(got, ["x=%di:s32",
+                    f"y=%di:b16@{off('fx_small.y') * 8}/64",
+                    f"z=%di:b8@{off('fx_small.z') * 8}/64",
+                    f"id=+{off('fx_obj.id')}(%si):s32"])
+    # '...' reads a one-register struct whole, skips a two-register one
+    r = compile_btf("fx_small(...)", "fx_pair(...)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq([_args(l) for l in r.stdout.splitlines()],
+              [["s=%di:x64", "o=%si:x64"], ["before=%di:s32", "after=%cx:s32"]])
+    check("skips 'struct fx_pair p'" in r.stderr, r.stderr)
