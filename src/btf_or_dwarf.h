@@ -56,9 +56,26 @@ struct fe_member {
 	unsigned int bit_size;		/* 0: not a bitfield */
 };
 
+/* Where DWARF says a parameter is at the function's entry. */
+enum fe_dloc_kind {
+	FE_DLOC_UNKNOWN,	/* no location there: use the ABI's rules */
+	FE_DLOC_REG,		/* in reg (and reg_hi for bytes 8..15) */
+	FE_DLOC_MEM,		/* in memory at reg + off ("$stack" for %sp) */
+	FE_DLOC_CONST,		/* a constant the compiler propagated: off */
+	FE_DLOC_NONE,		/* optimized out at the entry */
+};
+
+struct fe_dloc {
+	enum fe_dloc_kind kind;
+	char reg[8];		/* "%di", "$stack" */
+	char reg_hi[8];		/* second piece, or "" */
+	long off;
+};
+
 struct fe_dparam {
 	const char *name;	/* NULL if unnamed */
 	fe_tid type;
+	struct fe_dloc loc;	/* DWARF only */
 };
 
 struct fe_dfunc {

@@ -180,11 +180,78 @@ static bool subprogram_named(Dwarf_Die *cu, const char *name, Dwarf_Die *fn)
 	return false;
 }
 
+static const char *const dwarf_regs[16] = {
+	"%ax", "%dx", "%cx", "%bx", "%si", "%di", "%bp", "$stack",
+	"%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15",
+};
+
+/*
+ * A parameter's location at pc, in the forms a fetch argument can take: a
+ * register, two register pieces, or memory at a register (the frame base
+ * at entry is the CFA, %sp + 8).  Anything else stays UNKNOWN.
+ */
+static void location_at(Dwarf_Die *param, Dwarf_Addr pc, bool clone, struct fe_dloc *loc)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t n;
+
+	memset(loc, 0, sizeof(*loc));
+	if (dwarf_attr(param, DW_AT_const_value, &attr)) {
+		Dwarf_Sword v;
+
+		if (dwarf_formsdata(&attr, &v) == 0) {
+			loc->kind = FE_DLOC_CONST;
+			loc->off = v;
+		}
+		return;
+	}
+	/* a clone with another calling convention (.isra, .constprop) has
+	 * no ABI position to fall back on */
+	if (clone)
+		loc->kind = FE_DLOC_NONE;
+	if (!dwarf_attr(param, DW_AT_location, &attr))
+		return;
+	/* described, but not at the entry: a function that kept its ABI
+	 * still has the value where the ABI put it */
+	if (dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1 || n == 0)
+		return;
+	loc->kind = FE_DLOC_UNKNOWN;
+	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg15) {
+		loc->kind = FE_DLOC_REG;
+		snprintf(loc->reg, sizeof(loc->reg), "%s", dwarf_regs[ops[0].atom - DW_OP_reg0]);
+		if (ops[0].atom == DW_OP_reg7)
+			loc->kind = FE_DLOC_UNKNOWN;	/* %sp itself is no parameter */
+		return;
+	}
+	if (n == 4 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg15 &&
+	    ops[1].atom == DW_OP_piece && ops[1].number == 8 &&
+	    ops[2].atom >= DW_OP_reg0 && ops[2].atom <= DW_OP_reg15 &&
+	    ops[3].atom == DW_OP_piece) {
+		loc->kind = FE_DLOC_REG;
+		snprintf(loc->reg, sizeof(loc->reg), "%s", dwarf_regs[ops[0].atom - DW_OP_reg0]);
+		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", dwarf_regs[ops[2].atom - DW_OP_reg0]);
+		return;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_fbreg) {
+		loc->kind = FE_DLOC_MEM;
+		snprintf(loc->reg, sizeof(loc->reg), "$stack");
+		loc->off = 8 + (long)ops[0].number;
+		return;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_breg7) {
+		loc->kind = FE_DLOC_MEM;
+		snprintf(loc->reg, sizeof(loc->reg), "$stack");
+		loc->off = (long)ops[0].number;
+	}
+}
+
 static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 		      struct fe_error *err)
 {
 	Dwarf_Die *cu, fn, child;
 	Dwarf_Addr addr, cubias;
+	bool concrete, own_children = true;
 
 	if (!symbol_addr(dbg, name, &addr))
 		return 0;
@@ -192,8 +259,10 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 	if (!cu)
 		return 0;
 	/* some units describe a function only abstractly, with no DIE for
-	 * its code: the prototype is the same, take it by name */
-	if (!subprogram_at(cu, addr - cubias, &fn) && !subprogram_named(cu, name, &fn))
+	 * its code: the prototype is the same, take it by name (and no
+	 * locations) */
+	concrete = subprogram_at(cu, addr - cubias, &fn);
+	if (!concrete && !subprogram_named(cu, name, &fn))
 		return 0;
 	{
 		Dwarf_Die cudie;
@@ -213,6 +282,7 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 		if (!ref_die(&fn, DW_AT_abstract_origin, &origin) ||
 		    dwarf_child(&origin, &child) != 0)
 			return 1;
+		own_children = false;
 	}
 	do {
 		struct fe_dparam *p;
@@ -228,6 +298,8 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 			return fe_err(err, 0, "out of memory");
 		p->name = name_of(&child);
 		p->type = type_of(&child);
+		if (concrete && own_children)
+			location_at(&child, addr - cubias, strchr(name, '.') != NULL, &p->loc);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 1;
 }

@@ -48,15 +48,65 @@ static int map_syscall(const struct fe_probe *probe, struct fe_place *places,
 	return 0;
 }
 
+static void map_sysv(const struct fe_probe *probe, struct fe_place *places);
+
+/* "$stack2" and memory at $stack+16 are one slot: keep the short form. */
+static bool same_stack_slot(const struct fe_place *pl, const struct fe_dloc *loc)
+{
+	int slot;
+
+	if (strcmp(loc->reg, "$stack"))
+		return false;
+	if (pl->kind == FE_PLACE_MEM)
+		return !strcmp(pl->base, "$stack") && pl->off == loc->off;
+	return pl->kind == FE_PLACE_VALUE && sscanf(pl->base, "$stack%d", &slot) == 1 &&
+	       8L * slot == loc->off;
+}
+
 int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 		  struct fe_error *err)
 {
-	int next_reg = 0;
-	int next_stack = 1;	/* $stack0 is the return address */
 	int i;
 
 	if (probe->syscall_wrapper)
 		return map_syscall(probe, places, err);
+	map_sysv(probe, places);
+	/* what DWARF says at the entry wins: a clone the compiler gave
+	 * another calling convention (.isra, .constprop) is only right so */
+	for (i = 0; i < probe->nr_params; i++) {
+		const struct fe_dloc *loc = &probe->params[i].loc;
+		struct fe_place *pl = &places[i];
+
+		if (loc->kind == FE_DLOC_REG) {
+			memset(pl, 0, sizeof(*pl));
+			set_value(pl, loc->reg);
+			snprintf(pl->base_hi, sizeof(pl->base_hi), "%s", loc->reg_hi);
+		} else if (loc->kind == FE_DLOC_CONST) {
+			char imm[24];
+
+			/* the compiler propagated a constant: an immediate */
+			memset(pl, 0, sizeof(*pl));
+			snprintf(imm, sizeof(imm), "\\%ld", loc->off);
+			set_value(pl, imm);
+		} else if (loc->kind == FE_DLOC_NONE) {
+			memset(pl, 0, sizeof(*pl));
+			pl->kind = FE_PLACE_NONE;
+			pl->why = "it is optimized out at the function's entry";
+		} else if (loc->kind == FE_DLOC_MEM && !same_stack_slot(pl, loc)) {
+			memset(pl, 0, sizeof(*pl));
+			pl->kind = FE_PLACE_MEM;
+			snprintf(pl->base, sizeof(pl->base), "%s", loc->reg);
+			pl->off = loc->off;
+		}
+	}
+	return 0;
+}
+
+static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
+{
+	int next_reg = 0;
+	int next_stack = 1;	/* $stack0 is the return address */
+	int i;
 
 	for (i = 0; i < probe->nr_params; i++) {
 		const struct fe_param *pa = &probe->params[i];
@@ -68,6 +118,7 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 		switch (pa->cls) {
 		case FE_CLASS_SSE:
 			pl->kind = FE_PLACE_NONE;
+			pl->why = "it is passed in an SSE register, which probes cannot fetch";
 			break;
 		case FE_CLASS_INTEGER:
 			if (next_reg < NR_INT_REGS) {
@@ -98,5 +149,4 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 			break;
 		}
 	}
-	return 0;
 }

@@ -15,7 +15,7 @@
 #include "proto_resolve.h"
 
 enum fe_place_kind {
-	FE_PLACE_NONE,		/* not fetchable (an SSE register) */
+	FE_PLACE_NONE,		/* not fetchable: an SSE register, or optimized out */
 	FE_PLACE_VALUE,		/* the value itself: "%di", "$stack2"; a 9..16
 				 * byte struct: its two registers */
 	FE_PLACE_MEM,		/* in memory at base + off: "+104(%di)" */
@@ -26,6 +26,7 @@ struct fe_place {
 	char base[24];		/* a fetch argument: register or $stack* */
 	char base_hi[24];	/* VALUE: the register of bytes 8..15, or "" */
 	long long off;		/* FE_PLACE_MEM */
+	const char *why;	/* FE_PLACE_NONE: the reason */
 };
 
 /* Fill places[i] for each of probe->params. */

@@ -170,8 +170,9 @@ static int start_cursor(const struct fe_probe *probe, const struct fe_place *pla
 			return fe_err(err, f->col, "no parameter for this argument");
 		pl = &places[f->param];
 		if (pl->kind == FE_PLACE_NONE)
-			return fe_err(err, f->col,
-				      "this parameter is passed in an SSE register, which probes cannot fetch");
+			return fe_err(err, f->col, "'%s' cannot be read: %s",
+				      probe->params[f->param].name ? probe->params[f->param].name :
+				      f->label, pl->why ? pl->why : "it has no location");
 		c->kind = pl->kind == FE_PLACE_MEM ? C_MEM : C_VALUE;
 		fe_buf_printf(&c->expr, "%s", pl->base);
 		c->hi = pl->base_hi[0] ? pl->base_hi : NULL;

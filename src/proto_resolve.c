@@ -719,6 +719,12 @@ static int resolve_rest(struct resolver *r)
 
 		if (r->read[i] || !pa->type)
 			continue;
+		if (pa->loc.kind == FE_DLOC_NONE) {
+			if (r->ctx->warnings)
+				fe_warn(r->ctx->warnings, "'...' skips '%s', optimized out at the entry",
+					pa->name ? pa->name : "?");
+			continue;
+		}
 		if (small_struct(r->dbg, pa->type, &ti.ftype)) {
 			/* a struct in one register (swp_entry_t, pte_t): its
 			 * bits, in hex */
@@ -815,6 +821,7 @@ static int describe_params(struct resolver *r)
 					return fe_err(r->err, 0, "out of memory");
 			}
 			pa->type = r->dfunc.params[i].type;
+			pa->loc = r->dfunc.params[i].loc;
 			dbg_tinfo(r->dbg, pa->type, &ti);
 			pa->cls = ti.cls;
 			pa->size = ti.size ? ti.size : 8;

@@ -22,6 +22,7 @@
 struct fe_param {
 	char *name;		/* its name in the debug info, or NULL */
 	fe_tid type;		/* its type in the debug info, 0: unknown */
+	struct fe_dloc loc;	/* where DWARF says it is at entry, if it says */
 	char *label;		/* the label a slot gave it, or NULL */
 	enum fe_class cls;
 	unsigned int size;

@@ -403,3 +403,23 @@ def test_struct_by_value_in_registers():
     expect_eq([_args(l) for l in r.stdout.splitlines()],
               [["s=%di:x64", "o=%si:x64"], ["before=%di:s32", "after=%cx:s32"]])
     check("skips 'struct fx_pair p'" in r.stderr, r.stderr)
+
+
+def test_dwarf_location_of_a_cloned_function():
+    """GCC's fx_clone_impl.constprop.0 keeps only 'a', in %di; SysV on the
+    original (unused, a, b) would say %si.  DWARF at the entry decides, and
+    propagated constants become immediates."""
+    tmp = tempfile.mkdtemp(prefix="fevent-clone-")
+    try:
+        so = os.path.join(tmp, "libclone.so")
+        subprocess.run(["gcc", "-g", "-O2", "-shared", "-fPIC",
+                        os.path.join(FIXTURES, "fx_clone.c"), "-o", so], check=True)
+        syms, _ = _elf(so)
+        clones = [n for n in syms if n.startswith("fx_clone_impl.")]
+        if not clones:
+            raise fe.Skip("this compiler did not clone fx_clone_impl")
+        r = fe.run("compile", "-x", so, f"{clones[0]}(a, b, unused)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(_args(r.stdout.splitlines()[0]), ["a=%di:s64", "b=\\7:s64", "unused=\\0:x64"])
+    finally:
+        shutil.rmtree(tmp)
