@@ -91,6 +91,12 @@ struct fe_dbg;
 /* Open BTF: raw, or an ELF file with a .BTF section. */
 struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err);
 void fe_dbg_close(struct fe_dbg *dbg);
+/* Open a kernel module's split BTF: the file named after the module beside
+ * base's own (/sys/kernel/btf/MODULE for /sys/kernel/btf/vmlinux).  NULL
+ * with err set if there is none, or base is not BTF. */
+struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
+				      struct fe_error *err);
+
 /* Open DWARF of an ELF file through libdwfl: from the file itself or its
  * separate debuginfo, found by build-id or debuglink. */
 struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err);

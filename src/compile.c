@@ -81,6 +81,39 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 	return ret;
 }
 
+/* Module BTF opened so far, closed before the base they split from. */
+struct module_dbgs {
+	char *names[32];
+	struct fe_dbg *dbg[32];
+	int nr;
+};
+
+/* The debug info for a prototype: a module's split BTF for MODULE:func. */
+static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
+			      const struct fe_proto *proto, struct fe_warnings *w)
+{
+	struct fe_error err = { 0 };
+	struct fe_dbg *m;
+	int i;
+
+	if (!proto->module || !dbg)
+		return dbg;
+	for (i = 0; i < mods->nr; i++)
+		if (!strcmp(mods->names[i], proto->module))
+			return mods->dbg[i];
+	m = fe_dbg_open_btf_module(dbg, proto->module, &err);
+	if (!m)
+		fe_warn(w, "%s", err.msg);
+	if (mods->nr < 32) {
+		mods->names[mods->nr] = strdup(proto->module);
+		if (mods->names[mods->nr])
+			mods->dbg[mods->nr++] = m;
+		else
+			fe_dbg_close(m);
+	}
+	return m;
+}
+
 static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		       struct fe_dbg *dbg, const struct fe_compile_opts *opts)
 {
@@ -139,6 +172,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		   struct fe_error *err)
 {
 	struct fe_ksyms *ksyms;
+	struct module_dbgs mods = { .nr = 0 };
 	struct fe_dbg *dbg;
 	bool dbg_is_running;
 	int i, j, failed = 0;
@@ -176,7 +210,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
-		if (it->failed || compile_one(it, ksyms, dbg, opts)) {
+		if (it->failed ||
+		    compile_one(it, ksyms, dbg_for(&mods, dbg, it->proto, &it->warnings), opts)) {
 			it->failed = true;
 			failed++;
 			continue;
@@ -193,6 +228,10 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		}
 	}
 	fe_ksyms_free(ksyms);
+	for (i = 0; i < mods.nr; i++) {
+		fe_dbg_close(mods.dbg[i]);
+		free(mods.names[i]);
+	}
 	fe_dbg_close(dbg);
 	return failed;
 }

@@ -30,6 +30,37 @@ struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err)
 	return dbg;
 }
 
+struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
+				      struct fe_error *err)
+{
+	const char *slash;
+	struct fe_dbg *dbg;
+	char *path;
+
+	if (base->ops != &btf_ops) {
+		fe_err(err, 0, "module debug info needs BTF");
+		return NULL;
+	}
+	slash = strrchr(base->source, '/');
+	if (asprintf(&path, "%.*s%s", slash ? (int)(slash - base->source + 1) : 0,
+		     base->source, module) < 0) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	dbg = fe_dbg_alloc(&btf_ops, path, err);
+	if (dbg) {
+		dbg->btf = btf__parse_split(path, base->btf);
+		if (!dbg->btf) {
+			fe_err(err, 0, "no BTF for module '%s' (%s: %s): is it loaded?", module,
+			       path, strerror(errno));
+			fe_dbg_close(dbg);
+			dbg = NULL;
+		}
+	}
+	free(path);
+	return dbg;
+}
+
 static void btf_close(struct fe_dbg *dbg)
 {
 	btf__free(dbg->btf);

@@ -423,3 +423,31 @@ def test_dwarf_location_of_a_cloned_function():
         expect_eq(_args(r.stdout.splitlines()[0]), ["a=%di:s64", "b=\\7:s64", "unused=\\0:x64"])
     finally:
         shutil.rmtree(tmp)
+
+
+def test_module_split_btf():
+    """MODULE:func reads the module's split BTF beside the base BTF, the
+    way /sys/kernel/btf/MODULE sits beside /sys/kernel/btf/vmlinux; its
+    types can be the base's (struct fx_obj)."""
+    tmp = tempfile.mkdtemp(prefix="fevent-mod-")
+    try:
+        base = os.path.join(tmp, "vmlinux")
+        shutil.copy(fixture()["obj"], base)
+        mod = os.path.join(tmp, "fxmod")
+        subprocess.run(["gcc", "-g", "-O2", "-c", os.path.join(FIXTURES, "fx_mod.c"), "-o", mod],
+                       check=True)
+        subprocess.run(["pahole", "-J", "--btf_base", base, mod], check=True, capture_output=True)
+        r = fe.run("compile", "--btf", base, "fxm_open(x64 d)",
+                   "fxmod:fxm_open(d->unit, d->obj->in.flags, string d->label, flags)")
+        expect_eq(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        expect_eq(lines[1].split()[:2], ["p:functions/fxm_open", "fxmod:fxm_open"])
+        expect_eq(_args(lines[1]), [
+            f"unit=+{off('fxm_dev.unit')}(%di):s32",
+            f"flags=+{off('fx_obj.in') + off('fx_inner.flags')}(+{off('fxm_dev.obj')}(%di)):u32",
+            f"label=+0(+{off('fxm_dev.label')}(%di)):string", "flags__1=%si:s32"])
+        r = fe.run("compile", "--btf", base, "nomod:f(x64 a)")
+        expect_eq(r.returncode, 0, r.stderr)
+        check("no BTF for module 'nomod'" in r.stderr, r.stderr)
+    finally:
+        shutil.rmtree(tmp)
