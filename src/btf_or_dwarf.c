@@ -50,6 +50,13 @@ int fe_dbg_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 	return dbg->ops->func(dbg, name, out, err);
 }
 
+int fe_dbg_func_beside(struct fe_dbg *dbg, const char *name, const char *anchor,
+		       struct fe_dfunc *out, struct fe_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	return dbg->ops->func_beside ? dbg->ops->func_beside(dbg, name, anchor, out, err) : 0;
+}
+
 void fe_dfunc_clear(struct fe_dfunc *f)
 {
 	free(f->params);

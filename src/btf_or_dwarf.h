@@ -109,6 +109,12 @@ int fe_dbg_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 		struct fe_error *err);
 void fe_dfunc_clear(struct fe_dfunc *f);
 
+/* A function that has no code of its own (inlined everywhere), described
+ * in the unit of the function anchor: a syscall's __do_sys_NAME beside
+ * __x64_sys_NAME.  DWARF only; 1 found, 0 not. */
+int fe_dbg_func_beside(struct fe_dbg *dbg, const char *name, const char *anchor,
+		       struct fe_dfunc *out, struct fe_error *err);
+
 int fe_dbg_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out);
 
 /* A member by name, looking into anonymous structs and unions:

@@ -13,6 +13,8 @@ struct fe_dbg_ops {
 	const char *kind;	/* "BTF", "DWARF" */
 	int (*func)(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 		    struct fe_error *err);
+	int (*func_beside)(struct fe_dbg *dbg, const char *name, const char *anchor,
+			   struct fe_dfunc *out, struct fe_error *err);
 	int (*describe)(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out);
 	int (*member)(struct fe_dbg *dbg, fe_tid composite, const char *name,
 		      struct fe_member *out);

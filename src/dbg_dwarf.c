@@ -246,12 +246,15 @@ static void location_at(Dwarf_Die *param, Dwarf_Addr pc, bool clone, struct fe_d
 	}
 }
 
+static int collect_params(Dwarf_Die *fn, const char *name, bool concrete, Dwarf_Addr pc,
+			  struct fe_dfunc *out, struct fe_error *err);
+
 static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 		      struct fe_error *err)
 {
-	Dwarf_Die *cu, fn, child;
+	Dwarf_Die *cu, fn;
 	Dwarf_Addr addr, cubias;
-	bool concrete, own_children = true;
+	bool concrete;
 
 	if (!symbol_addr(dbg, name, &addr))
 		return 0;
@@ -272,14 +275,24 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 			dbg->have_hint = true;
 		}
 	}
+	return collect_params(&fn, name, concrete, addr - cubias, out, err);
+}
+
+/* Name, return type and parameters of a subprogram DIE. */
+static int collect_params(Dwarf_Die *fn, const char *name, bool concrete, Dwarf_Addr pc,
+			  struct fe_dfunc *out, struct fe_error *err)
+{
+	Dwarf_Die child;
+	bool own_children = true;
+
 	out->name = name;
-	out->ret = type_of(&fn);
+	out->ret = type_of(fn);
 	/* a concrete out-of-line copy may carry its parameters only in the
 	 * abstract origin */
-	if (dwarf_child(&fn, &child) != 0) {
+	if (dwarf_child(fn, &child) != 0) {
 		Dwarf_Die origin;
 
-		if (!ref_die(&fn, DW_AT_abstract_origin, &origin) ||
+		if (!ref_die(fn, DW_AT_abstract_origin, &origin) ||
 		    dwarf_child(&origin, &child) != 0)
 			return 1;
 		own_children = false;
@@ -299,9 +312,23 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 		p->name = name_of(&child);
 		p->type = type_of(&child);
 		if (concrete && own_children)
-			location_at(&child, addr - cubias, strchr(name, '.') != NULL, &p->loc);
+			location_at(&child, pc, strchr(name, '.') != NULL, &p->loc);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 1;
+}
+
+static int dwarf_func_beside(struct fe_dbg *dbg, const char *name, const char *anchor,
+			     struct fe_dfunc *out, struct fe_error *err)
+{
+	Dwarf_Addr addr, cubias;
+	Dwarf_Die *cu, fn;
+
+	if (!symbol_addr(dbg, anchor, &addr))
+		return 0;
+	cu = dwfl_module_addrdie(dbg->mod, addr, &cubias);
+	if (!cu || !subprogram_named(cu, name, &fn))
+		return 0;
+	return collect_params(&fn, name, false, 0, out, err);
 }
 
 static unsigned long die_size(Dwarf_Die *die)
@@ -690,6 +717,7 @@ static int dwarf_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void 
 static const struct fe_dbg_ops dwarf_ops = {
 	.kind = "DWARF",
 	.func = dwarf_func,
+	.func_beside = dwarf_func_beside,
 	.describe = dwarf_describe,
 	.member = dwarf_member,
 	.closest_member = dwarf_closest_member,

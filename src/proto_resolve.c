@@ -663,7 +663,7 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 		f->param = slot;
 		if (walk_path(r, f, alt, pa->type, pa->points_to_user, &cur, &bf))
 			return -1;
-		return finish_path(r, f, alt, cur, &bf, pa->points_to_user && f->nr_ops);
+		return finish_path(r, f, alt, cur, &bf, pa->points_to_user);
 	}
 
 	/* no debug info for it: only a label's own type, no walking */
@@ -943,6 +943,9 @@ static int find_dfunc(struct resolver *r)
 
 			snprintf(name, sizeof(name), sys_helpers[i], sc);
 			ret = fe_dbg_func(dbg, name, &r->dfunc, r->err);
+			/* usually inlined into the wrapper: its unit has it */
+			if (!ret)
+				ret = fe_dbg_func_beside(dbg, name, r->p->target, &r->dfunc, r->err);
 			if (ret)
 				goto found;
 		}

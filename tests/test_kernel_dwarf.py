@@ -195,3 +195,14 @@ def test_perf_probe_agrees_on_entry_locations():
     expect_eq(wrong, [], "entry locations where fevent and perf differ")
     check(agree >= 0.8 * (len(funcs) - len(perf_failed)),
           f"only {agree} agree:\n" + "\n".join(post_prologue[:40]))
+
+
+def test_syscall_parameters_by_name_from_dwarf():
+    """__do_sys_openat is inlined into __x64_sys_openat; its unit still
+    describes it, so SyS_openat's parameters can be read by name, as the
+    pt_regs fields DESIGN.md gives, user memory for the pointer."""
+    r = fe.run("compile", "--vmlinux", need_vmlinux(), "SyS_openat(dfd, filename, flags, mode)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout, "p:functions/SyS_openat __x64_sys_openat __caller=$stack0:symbol "
+                        "dfd=+112(%di):s32 filename=+0(+104(%di)):ustring flags=+96(%di):s32 "
+                        "mode=+56(%di):u16\n")
