@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dbg_backend.h"
+#include "fe_util.h"
 
 struct fe_dbg *fe_dbg_alloc(const struct fe_dbg_ops *ops, const char *source,
 			    struct fe_error *err)
@@ -96,4 +97,49 @@ int fe_dbg_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 		     void *arg)
 {
 	return dbg->ops->each_func(dbg, fn, arg);
+}
+
+struct closest {
+	const char *name;
+	size_t len;
+	int best_d;
+	char *buf;
+	size_t size;
+};
+
+static int consider(const char *cand, void *arg)
+{
+	struct closest *c = arg;
+	size_t l = strlen(cand);
+	int d;
+
+	/* a cheap bound first: the length difference is a lower bound */
+	if ((l > c->len ? l - c->len : c->len - l) >= (size_t)c->best_d)
+		return 0;
+	d = fe_edit_distance(c->name, cand);
+	if (d < c->best_d && l < c->size) {
+		c->best_d = d;
+		memcpy(c->buf, cand, l + 1);
+	}
+	return 0;
+}
+
+const char *fe_dbg_closest_func(struct fe_dbg *dbg, const char *name, char *buf,
+				size_t size)
+{
+	struct closest c = {
+		.name = name, .len = strlen(name), .buf = buf, .size = size,
+		.best_d = (int)strlen(name) / 3 + 2,
+	};
+
+	if (!size)
+		return NULL;
+	buf[0] = 0;
+	fe_dbg_each_func(dbg, consider, &c);
+	return buf[0] ? buf : NULL;
+}
+
+bool fe_dbg_inlined_only(struct fe_dbg *dbg, const char *name)
+{
+	return dbg->ops->inlined_only && dbg->ops->inlined_only(dbg, name);
 }

@@ -135,6 +135,14 @@ int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
 int fe_dbg_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 		     void *arg);
 
+/* The function name closest to name, copied to buf; NULL if none is near. */
+const char *fe_dbg_closest_func(struct fe_dbg *dbg, const char *name, char *buf,
+				size_t size);
+
+/* Is name a function the compiler inlined everywhere, with no code of its
+ * own to probe?  DWARF only (it walks every unit: for error paths). */
+bool fe_dbg_inlined_only(struct fe_dbg *dbg, const char *name);
+
 /* The C spelling of a type ("const char *", "struct file *"). */
 int fe_dbg_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size);
 

@@ -84,6 +84,20 @@ static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f)
 	fe_compile_set_free(&set);
 }
 
+static void no_function(struct fe_dbg *dbg, const char *name)
+{
+	char near[256];
+
+	if (fe_dbg_inlined_only(dbg, name))
+		fprintf(stderr, "fevent: error: '%s' is inlined everywhere in %s: it has no code of its own\n",
+			name, fe_dbg_source(dbg));
+	else if (fe_dbg_closest_func(dbg, name, near, sizeof(near)))
+		fprintf(stderr, "fevent: error: no function '%s' in %s; did you mean '%s'?\n",
+			name, fe_dbg_source(dbg), near);
+	else
+		fprintf(stderr, "fevent: error: no function '%s' in %s\n", name, fe_dbg_source(dbg));
+}
+
 int fe_cmd_proto(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts = {
@@ -122,8 +136,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			if (found < 0)
 				fprintf(stderr, "fevent: error: %s\n", err.msg);
 			else
-				fprintf(stderr, "fevent: error: no function '%s' in %s\n",
-					cli->args[i], fe_dbg_source(dbg));
+				no_function(dbg, cli->args[i]);
 			ret = FE_EXIT_USAGE;
 			continue;
 		}

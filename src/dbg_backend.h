@@ -25,6 +25,7 @@ struct fe_dbg_ops {
 	int (*type_name)(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size);
 	int (*each_func)(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 			 void *arg);
+	bool (*inlined_only)(struct fe_dbg *dbg, const char *name);
 	void (*close)(struct fe_dbg *dbg);
 };
 

@@ -714,6 +714,37 @@ static int dwarf_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void 
 	return 0;
 }
 
+static bool dwarf_inlined_only(struct fe_dbg *dbg, const char *name)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Addr addr;
+	bool inlined = false;
+
+	if (symbol_addr(dbg, name, &addr))
+		return false;
+	while (!inlined && dwarf_nextcu(dbg->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cudie, d;
+
+		if (dwarf_offdie(dbg->dw, off + hsize, &cudie) && dwarf_child(&cudie, &d) == 0) {
+			do {
+				const char *n;
+
+				if (dwarf_tag(&d) != DW_TAG_subprogram ||
+				    !dwarf_hasattr(&d, DW_AT_inline))
+					continue;
+				n = dwarf_diename(&d);
+				if (n && !strcmp(n, name)) {
+					inlined = true;
+					break;
+				}
+			} while (dwarf_siblingof(&d, &d) == 0);
+		}
+		off = next;
+	}
+	return inlined;
+}
+
 static const struct fe_dbg_ops dwarf_ops = {
 	.kind = "DWARF",
 	.func = dwarf_func,
@@ -724,5 +755,6 @@ static const struct fe_dbg_ops dwarf_ops = {
 	.find_type = dwarf_find_type,
 	.type_name = dwarf_type_name,
 	.each_func = dwarf_each_func,
+	.inlined_only = dwarf_inlined_only,
 	.close = dwarf_close,
 };

@@ -141,8 +141,18 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 	ret = fe_elf_symbol_offset(ctx->binary, p->func, true, &off, err);
 	if (ret < 0)
 		return -1;
-	if (ret == 0)
+	if (ret == 0) {
+		char near[256];
+
+		if (ctx->dbg && fe_dbg_inlined_only(ctx->dbg, p->func))
+			return fe_err(err, p->func_col,
+				      "'%s' is inlined everywhere in %s: it has no code of its own to probe; probe its callers",
+				      p->func, ctx->binary);
+		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
+			return fe_err(err, p->func_col, "no function '%s' in %s; did you mean '%s'?",
+				      p->func, ctx->binary, near);
 		return fe_err(err, p->func_col, "no function '%s' in %s", p->func, ctx->binary);
+	}
 	p->uprobe = true;
 	if (asprintf(&p->target, "%s:0x%lx", ctx->binary, off) < 0) {
 		p->target = NULL;
@@ -178,6 +188,12 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 			return fe_warn(ctx->warnings,
 				       "'%s' is not a function of module '%s' in /proc/kallsyms (not loaded?)",
 				       p->func, p->module);
+		char near[256];
+
+		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
+			return fe_warn(ctx->warnings,
+				       "'%s' is not a function of the running kernel (/proc/kallsyms); did you mean '%s'?",
+				       p->func, near);
 		return fe_warn(ctx->warnings,
 			       "'%s' is not a function of the running kernel (/proc/kallsyms)",
 			       p->func);
@@ -959,9 +975,20 @@ found:
 		r->dbg = dbg;
 	else if (!r->p->syscall && !r->p->uprobe && r->ctx->warnings &&
 		 fe_ksyms_has(r->ctx->ksyms, r->p->func, r->p->module) == -1)
+	{
 		/* no symbol table to ask: the debug info is the only witness */
+		char near[256];
+
+		if (fe_dbg_inlined_only(dbg, r->p->func))
+			return fe_warn(r->ctx->warnings,
+				       "'%s' is inlined everywhere in %s: it has no code of its own to probe",
+				       r->p->func, fe_dbg_source(dbg));
+		if (fe_dbg_closest_func(dbg, r->p->func, near, sizeof(near)))
+			return fe_warn(r->ctx->warnings, "'%s' is not a function in %s; did you mean '%s'?",
+				       r->p->func, fe_dbg_source(dbg), near);
 		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s",
 			       r->p->func, fe_dbg_source(dbg));
+	}
 	return 0;
 }
 

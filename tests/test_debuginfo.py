@@ -451,3 +451,23 @@ def test_module_split_btf():
         check("no BTF for module 'nomod'" in r.stderr, r.stderr)
     finally:
         shutil.rmtree(tmp)
+
+
+def test_unknown_functions_name_the_closest():
+    fx = fixture()
+    r = fe.run("compile", "-x", fx["so"], "fx_wlak(x64 a)")
+    expect_eq(r.returncode, 2)
+    check("no function 'fx_wlak'" in r.stderr and "did you mean 'fx_walk'?" in r.stderr, r.stderr)
+    r = compile_btf("fx_wlak(x64 a)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check("did you mean 'fx_walk'?" in r.stderr, r.stderr)
+    r = fe.run("proto", "--btf", fx["obj"], "fx_wlak")
+    expect_eq(r.returncode, 2)
+    check("did you mean 'fx_walk'?" in r.stderr, r.stderr)
+
+
+def test_inlined_only_function_is_an_error():
+    r = fe.run("compile", "-x", fixture()["so"], "fx_helper(x)")
+    expect_eq(r.returncode, 2)
+    check("'fx_helper' is inlined everywhere" in r.stderr, r.stderr)
+    expect_eq(fe.caret_column(r.stderr), 1)
