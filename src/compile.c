@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "btf_or_dwarf.h"
@@ -144,6 +145,34 @@ static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	return ret;
 }
 
+/*
+ * A kernel without BTF: its DWARF vmlinux where distributions and kernel
+ * builds put it (Debian's -dbg package, a build tree), as perf looks.
+ */
+static struct fe_dbg *running_kernel_dwarf(void)
+{
+	static const char *const places[] = {
+		"/usr/lib/debug/boot/vmlinux-%s",
+		"/usr/lib/debug/lib/modules/%s/vmlinux",
+		"/lib/modules/%s/build/vmlinux",
+		"/boot/vmlinux-%s",
+	};
+	struct utsname u;
+	size_t i;
+
+	if (uname(&u))
+		return NULL;
+	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		struct fe_error ignored;
+		char path[512];
+
+		snprintf(path, sizeof(path), places[i], u.release);
+		if (access(path, R_OK) == 0)
+			return fe_dbg_open_dwarf(path, &ignored);
+	}
+	return NULL;
+}
+
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err)
 {
@@ -163,8 +192,12 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		*dbg = fe_dbg_open_btf(opts->btf, err);
 		return *dbg ? 0 : -1;
 	}
-	if (!opts->kallsyms && access(FE_RUNNING_KERNEL_BTF, R_OK) == 0)
+	if (opts->kallsyms)
+		return 0;	/* another machine: this one's debug info is not its */
+	if (access(FE_RUNNING_KERNEL_BTF, R_OK) == 0)
 		*dbg = fe_dbg_open_btf(FE_RUNNING_KERNEL_BTF, err);
+	else
+		*dbg = running_kernel_dwarf();
 	return 0;
 }
 
