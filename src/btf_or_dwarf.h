@@ -135,6 +135,10 @@ int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
 int fe_dbg_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 		     void *arg);
 
+/* How many functions carry this name (static functions of different
+ * files can share one). */
+int fe_dbg_func_count(struct fe_dbg *dbg, const char *name);
+
 /* The function name closest to name, copied to buf; NULL if none is near. */
 const char *fe_dbg_closest_func(struct fe_dbg *dbg, const char *name, char *buf,
 				size_t size);

@@ -971,9 +971,16 @@ static int find_dfunc(struct resolver *r)
 found:
 	if (ret < 0)
 		return -1;
-	if (ret == 1)
+	if (ret == 1) {
+		int n = fe_dbg_func_count(dbg, r->p->func);
+
 		r->dbg = dbg;
-	else if (!r->p->syscall && !r->p->uprobe && r->ctx->warnings &&
+		if (n > 1 && r->ctx->warnings)
+			fe_warn(r->ctx->warnings,
+				"'%s' names %d functions in %s (static functions of different files); the probe goes on the first%s, which these types may not describe",
+				r->p->func, n, fe_dbg_source(dbg),
+				r->p->uprobe ? " symbol" : " in kallsyms");
+	} else if (!r->p->syscall && !r->p->uprobe && r->ctx->warnings &&
 		 fe_ksyms_has(r->ctx->ksyms, r->p->func, r->p->module) == -1)
 	{
 		/* no symbol table to ask: the debug info is the only witness */

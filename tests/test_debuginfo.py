@@ -471,3 +471,82 @@ def test_inlined_only_function_is_an_error():
     expect_eq(r.returncode, 2)
     check("'fx_helper' is inlined everywhere" in r.stderr, r.stderr)
     expect_eq(fe.caret_column(r.stderr), 1)
+
+
+def test_a_name_of_two_functions_warns():
+    tmp = tempfile.mkdtemp(prefix="fevent-dup-")
+    try:
+        so = os.path.join(tmp, "libdup.so")
+        subprocess.run(["gcc", "-g", "-O2", "-shared", "-fPIC",
+                        os.path.join(FIXTURES, "fx_dup1.c"), os.path.join(FIXTURES, "fx_dup2.c"),
+                        "-o", so], check=True)
+        r = fe.run("compile", "-x", so, "fx_dup(v)")
+        expect_eq(r.returncode, 0, r.stderr)
+        check("'fx_dup' names 2 functions" in r.stderr, r.stderr)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def _stripped_copy(tmp):
+    """libfx.so without DWARF, and its DWARF in libfx.so.debug."""
+    so = os.path.join(tmp, "libfx.so")
+    shutil.copy(fixture()["so"], so)
+    subprocess.run(["objcopy", "--only-keep-debug", so, so + ".debug"], check=True)
+    subprocess.run(["objcopy", "--strip-debug", so], check=True)
+    return so
+
+
+def _build_id(path):
+    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
+    m = re.search(r"Build ID: ([0-9a-f]+)", out)
+    return m.group(1) if m else None
+
+
+WANT_SEPARATE = ["flags=+12(%di):u32"]
+
+
+def test_separate_debuginfo_by_debuglink():
+    tmp = tempfile.mkdtemp(prefix="fevent-dbglink-")
+    try:
+        so = _stripped_copy(tmp)
+        # under a name only the debuglink gives (libdwfl also tries
+        # "libfx.so.debug" beside the file by itself)
+        other = os.path.join(tmp, "fx-dwarf.debug")
+        os.rename(so + ".debug", other)
+        r = fe.run("compile", "-x", so, "fx_walk(o->in.flags)")
+        expect_eq(r.returncode, 2, "no DWARF: member paths cannot resolve")
+        check("needs its type from debug info" in r.stderr or "unknown parameter" in r.stderr,
+              r.stderr)
+        subprocess.run(["objcopy", "--add-gnu-debuglink=fx-dwarf.debug", so], check=True, cwd=tmp)
+        r = fe.run("compile", "-x", so, "fx_walk(o->in.flags)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(_args(r.stdout.splitlines()[0]),
+                  [f"flags=+{off('fx_obj.in') + off('fx_inner.flags')}(%di):u32"])
+    finally:
+        shutil.rmtree(tmp)
+
+
+def test_separate_debuginfo_by_build_id():
+    if os.geteuid() != 0:
+        raise fe.Skip("needs root to write /usr/lib/debug/.build-id")
+    tmp = tempfile.mkdtemp(prefix="fevent-buildid-")
+    placed = None
+    try:
+        so = _stripped_copy(tmp)
+        bid = _build_id(so)
+        if not bid:
+            raise fe.Skip("the linker wrote no build-id")
+        placed = f"/usr/lib/debug/.build-id/{bid[:2]}/{bid[2:]}.debug"
+        if os.path.exists(placed):
+            raise fe.Skip(f"{placed} exists already")
+        os.makedirs(os.path.dirname(placed), exist_ok=True)
+        shutil.copy(so + ".debug", placed)
+        os.unlink(so + ".debug")
+        r = fe.run("compile", "-x", so, "fx_walk(o->in.flags)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(_args(r.stdout.splitlines()[0]),
+                  [f"flags=+{off('fx_obj.in') + off('fx_inner.flags')}(%di):u32"])
+    finally:
+        if placed and os.path.exists(placed):
+            os.unlink(placed)
+        shutil.rmtree(tmp)
