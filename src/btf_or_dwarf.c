@@ -76,10 +76,42 @@ int fe_dbg_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 	return dbg->ops->member(dbg, composite, name, out);
 }
 
+struct near_member {
+	struct fe_dbg *dbg;
+	const char *name;
+	const char *best;
+	int best_d;
+	int depth;
+};
+
+static void near_member(const char *mname, fe_tid type, void *arg)
+{
+	struct near_member *n = arg;
+	struct fe_tdesc d;
+
+	if (mname) {
+		int dist = fe_edit_distance(n->name, mname);
+
+		if (dist < n->best_d) {
+			n->best_d = dist;
+			n->best = mname;
+		}
+	} else if (n->depth < 16 && fe_dbg_describe(n->dbg, type, &d) == 0 &&
+		   (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION)) {
+		/* members of an anonymous struct or union are the outer's */
+		n->depth++;
+		n->dbg->ops->each_member(n->dbg, d.id, near_member, n);
+		n->depth--;
+	}
+}
+
 const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
 				  const char *name)
 {
-	return dbg->ops->closest_member(dbg, composite, name);
+	struct near_member n = { .dbg = dbg, .name = name, .best_d = 1000 };
+
+	dbg->ops->each_member(dbg, composite, near_member, &n);
+	return n.best_d <= (int)strlen(name) / 3 + 2 ? n.best : NULL;
 }
 
 int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
@@ -90,7 +122,16 @@ int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
 
 int fe_dbg_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size)
 {
-	return dbg->ops->type_name(dbg, id, buf, size);
+	struct fe_buf b = { 0 };
+	int ret = dbg->ops->spell(dbg, id, &b);
+
+	if (ret || b.failed || !b.s || b.len >= size) {
+		fe_buf_free(&b);
+		return -1;
+	}
+	memcpy(buf, b.s, b.len + 1);
+	fe_buf_free(&b);
+	return 0;
 }
 
 int fe_dbg_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),

@@ -6,6 +6,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "btf_or_dwarf.h"
+#include "fe_util.h"
 
 struct btf;
 
@@ -18,11 +19,12 @@ struct fe_dbg_ops {
 	int (*describe)(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out);
 	int (*member)(struct fe_dbg *dbg, fe_tid composite, const char *name,
 		      struct fe_member *out);
-	const char *(*closest_member)(struct fe_dbg *dbg, fe_tid composite,
-				      const char *name);
+	/* call fn with each member's name (NULL if anonymous) and type */
+	void (*each_member)(struct fe_dbg *dbg, fe_tid composite,
+			    void (*fn)(const char *name, fe_tid type, void *arg), void *arg);
 	int (*find_type)(struct fe_dbg *dbg, const char *tag, const char *name,
 			 fe_tid *out);
-	int (*type_name)(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size);
+	int (*spell)(struct fe_dbg *dbg, fe_tid id, struct fe_buf *out);
 	int (*each_func)(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 			 void *arg);
 	bool (*inlined_only)(struct fe_dbg *dbg, const char *name);

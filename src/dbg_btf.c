@@ -250,44 +250,19 @@ static int btf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 	return find_member(dbg, composite, name, 0, out, 0);
 }
 
-static void closest_in(struct fe_dbg *dbg, __u32 id, const char *name,
-		       const char **best, int *best_d, int depth)
+static void btf_each_member(struct fe_dbg *dbg, fe_tid composite,
+			    void (*fn)(const char *name, fe_tid type, void *arg), void *arg)
 {
-	const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+	const struct btf_type *t = btf__type_by_id(dbg->btf, composite);
 	const struct btf_member *m;
 	int i, n;
 
-	if (!t || !btf_is_composite(t) || depth > 16)
+	if (!t || !btf_is_composite(t))
 		return;
 	m = btf_members(t);
 	n = btf_vlen(t);
-	for (i = 0; i < n; i++, m++) {
-		const char *mname = btf_name(dbg, m->name_off);
-
-		if (mname) {
-			int d = fe_edit_distance(name, mname);
-
-			if (d < *best_d) {
-				*best_d = d;
-				*best = mname;
-			}
-		} else {
-			struct fe_tdesc d;
-
-			if (fe_dbg_describe(dbg, m->type, &d) == 0)
-				closest_in(dbg, d.id, name, best, best_d, depth + 1);
-		}
-	}
-}
-
-static const char *btf_closest_member(struct fe_dbg *dbg, fe_tid composite,
-				      const char *name)
-{
-	const char *best = NULL;
-	int best_d = 1000;
-
-	closest_in(dbg, composite, name, &best, &best_d, 0);
-	return best_d <= (int)strlen(name) / 3 + 2 ? best : NULL;
+	for (i = 0; i < n; i++, m++)
+		fn(btf_name(dbg, m->name_off), m->type, arg);
 }
 
 static int btf_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
@@ -422,18 +397,9 @@ static int spell(struct fe_dbg *dbg, __u32 id, struct fe_buf *b, int depth)
 	}
 }
 
-static int btf_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size)
+static int btf_spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *out)
 {
-	struct fe_buf b = { 0 };
-	int ret = spell(dbg, id, &b, 0);
-
-	if (ret || b.failed || !b.s || b.len >= size) {
-		fe_buf_free(&b);
-		return -1;
-	}
-	memcpy(buf, b.s, b.len + 1);
-	fe_buf_free(&b);
-	return 0;
+	return spell(dbg, id, out, 0);
 }
 
 static const struct fe_dbg_ops btf_ops = {
@@ -441,9 +407,9 @@ static const struct fe_dbg_ops btf_ops = {
 	.func = btf_func,
 	.describe = btf_describe,
 	.member = btf_member,
-	.closest_member = btf_closest_member,
+	.each_member = btf_each_member,
 	.find_type = btf_find_type,
-	.type_name = btf_type_name,
+	.spell = btf_spell,
 	.each_func = btf_each_func,
 	.close = btf_close,
 };

@@ -518,42 +518,17 @@ static int dwarf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 	return find_member(dbg, composite, name, 0, out, 0);
 }
 
-static void closest_in(struct fe_dbg *dbg, fe_tid id, const char *name,
-		       const char **best, int *best_d, int depth)
+static void dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
+			      void (*fn)(const char *name, fe_tid type, void *arg), void *arg)
 {
 	Dwarf_Die die, m;
 
-	if (!die_at(dbg, id, &die) || depth > 16 || dwarf_child(&die, &m) != 0)
+	if (!die_at(dbg, composite, &die) || dwarf_child(&die, &m) != 0)
 		return;
 	do {
-		const char *mname = dwarf_diename(&m);
-
-		if (dwarf_tag(&m) != DW_TAG_member)
-			continue;
-		if (mname) {
-			int d = fe_edit_distance(name, mname);
-
-			if (d < *best_d) {
-				*best_d = d;
-				*best = mname;
-			}
-		} else {
-			struct fe_tdesc d;
-
-			if (dwarf_describe(dbg, type_of(&m), &d) == 0)
-				closest_in(dbg, d.id, name, best, best_d, depth + 1);
-		}
+		if (dwarf_tag(&m) == DW_TAG_member)
+			fn(dwarf_diename(&m), type_of(&m), arg);
 	} while (dwarf_siblingof(&m, &m) == 0);
-}
-
-static const char *dwarf_closest_member(struct fe_dbg *dbg, fe_tid composite,
-					const char *name)
-{
-	const char *best = NULL;
-	int best_d = 1000;
-
-	closest_in(dbg, composite, name, &best, &best_d, 0);
-	return best_d <= (int)strlen(name) / 3 + 2 ? best : NULL;
 }
 
 static bool tag_matches(int tag, const char *want)
@@ -682,18 +657,9 @@ static int spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *b, int depth)
 	}
 }
 
-static int dwarf_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size)
+static int dwarf_spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *out)
 {
-	struct fe_buf b = { 0 };
-	int ret = spell(dbg, id, &b, 0);
-
-	if (ret || b.failed || !b.s || b.len >= size) {
-		fe_buf_free(&b);
-		return -1;
-	}
-	memcpy(buf, b.s, b.len + 1);
-	fe_buf_free(&b);
-	return 0;
+	return spell(dbg, id, out, 0);
 }
 
 /* The functions of the binary: its defined function symbols. */
@@ -751,9 +717,9 @@ static const struct fe_dbg_ops dwarf_ops = {
 	.func_beside = dwarf_func_beside,
 	.describe = dwarf_describe,
 	.member = dwarf_member,
-	.closest_member = dwarf_closest_member,
+	.each_member = dwarf_each_member,
 	.find_type = dwarf_find_type,
-	.type_name = dwarf_type_name,
+	.spell = dwarf_spell,
 	.each_func = dwarf_each_func,
 	.inlined_only = dwarf_inlined_only,
 	.close = dwarf_close,
