@@ -62,10 +62,19 @@ int fe_cmd_compile(const struct fe_cli *cli)
 		goto out;
 	}
 	for (i = 0; i < set.nr; i++) {
-		if (set.items[i].failed)
-			fe_print_error(stderr, &set.items[i]);
-		else
-			fe_print_warnings(stderr, &set.items[i]);
+		const struct fe_compiled *it = &set.items[i];
+
+		if (it->failed) {
+			fe_print_error(stderr, it);
+			continue;
+		}
+		fe_print_warnings(stderr, it);
+		if (cli->verbose)
+			fprintf(stderr, "fevent: %s: probe on %s%s; %s%s\n", it->proto->func,
+				it->probe->target,
+				it->probe->syscall_wrapper ? " (system call wrapper: arguments in pt_regs)" : "",
+				it->probe->described ? "types from " : "no debug info for it",
+				it->probe->described ? it->debug_info : "");
 	}
 	if (failed) {
 		ret = FE_EXIT_USAGE;

@@ -132,6 +132,9 @@ static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	struct fe_place *places;
 	int ret;
 
+	if (dbg)
+		snprintf(it->debug_info, sizeof(it->debug_info), "%s %s", fe_dbg_kind(dbg),
+			 fe_dbg_source(dbg));
 	if (fe_resolve(it->proto, &ctx, &it->probe, &it->err))
 		return -1;
 	places = calloc(it->probe->nr_params ? it->probe->nr_params : 1,

@@ -25,6 +25,7 @@ struct fe_compiled {
 	struct fe_warnings warnings;
 	struct fe_error err;
 	bool failed;
+	char debug_info[320];	/* "BTF /sys/kernel/btf/vmlinux", or "" */
 };
 
 struct fe_compile_set {

@@ -975,6 +975,7 @@ found:
 		int n = fe_dbg_func_count(dbg, r->p->func);
 
 		r->dbg = dbg;
+		r->p->described = true;
 		if (n > 1 && r->ctx->warnings)
 			fe_warn(r->ctx->warnings,
 				"'%s' names %d functions in %s (static functions of different files); the probe goes on the first%s, which these types may not describe",

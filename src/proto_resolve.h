@@ -84,6 +84,7 @@ struct fe_probe {
 	int nr_fields;
 	bool has_ret;
 	struct fe_field ret;
+	bool described;		/* the debug info had the function */
 };
 
 struct fe_resolve_ctx {

@@ -307,3 +307,12 @@ def test_unreadable_btf_is_a_usage_error():
     expect_eq(r.returncode, 2)
     expect_eq(r.stdout, "")
     check("cannot read BTF from /nonexistent/vmlinux" in r.stderr, r.stderr)
+
+
+def test_verbose_says_where_types_came_from():
+    r = compile_("-v", "ip_rcv(x64 skb)", SEED)
+    expect_eq(r.returncode, 0, r.stderr)
+    lines = r.stderr.splitlines()
+    expect_eq(lines, ["fevent: ip_rcv: probe on ip_rcv; no debug info for it",
+                      "fevent: SyS_openat: probe on __x64_sys_openat (system call wrapper: "
+                      "arguments in pt_regs); no debug info for it"])

@@ -550,3 +550,9 @@ def test_separate_debuginfo_by_build_id():
         if placed and os.path.exists(placed):
             os.unlink(placed)
         shutil.rmtree(tmp)
+
+
+def test_verbose_names_the_debug_info():
+    r = compile_btf("-v", "fx_walk(o->id)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stderr, f"fevent: fx_walk: probe on fx_walk; types from BTF {fixture()['obj']}\n")
