@@ -202,6 +202,8 @@ int fe_dbg_func_count(struct fe_dbg *dbg, const char *name)
 {
 	struct counter c = { .name = name };
 
+	if (dbg->ops->func_count)
+		return dbg->ops->func_count(dbg, name);
 	fe_dbg_each_func(dbg, count_one, &c);
 	return c.n;
 }

@@ -711,6 +711,31 @@ static bool dwarf_inlined_only(struct fe_dbg *dbg, const char *name)
 	return inlined;
 }
 
+/*
+ * Functions of this name at different addresses: libdwfl may list one
+ * symbol twice (the file's table and its debug file's), which is one.
+ */
+static int dwarf_func_count(struct fe_dbg *dbg, const char *name)
+{
+	GElf_Addr seen[8];
+	int i, j, n = dwfl_module_getsymtab(dbg->mod), count = 0;
+
+	for (i = 1; i < n && count < 8; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *s = dwfl_module_getsym_info(dbg->mod, i, &sym, &a, NULL, NULL, NULL);
+
+		if (!s || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+		    strcmp(s, name))
+			continue;
+		for (j = 0; j < count && seen[j] != a; j++)
+			;
+		if (j == count)
+			seen[count++] = a;
+	}
+	return count;
+}
+
 static const struct fe_dbg_ops dwarf_ops = {
 	.kind = "DWARF",
 	.func = dwarf_func,
@@ -722,5 +747,6 @@ static const struct fe_dbg_ops dwarf_ops = {
 	.spell = dwarf_spell,
 	.each_func = dwarf_each_func,
 	.inlined_only = dwarf_inlined_only,
+	.func_count = dwarf_func_count,
 	.close = dwarf_close,
 };
