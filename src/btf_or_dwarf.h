@@ -136,7 +136,8 @@ int fe_dbg_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 		     void *arg);
 
 /* How many functions carry this name (static functions of different
- * files can share one). */
+ * files can share one): distinct addresses in the symbol table; 1 where
+ * the debug info cannot tell (BTF). */
 int fe_dbg_func_count(struct fe_dbg *dbg, const char *name);
 
 /* The function name closest to name, copied to buf; NULL if none is near. */

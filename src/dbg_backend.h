@@ -28,7 +28,7 @@ struct fe_dbg_ops {
 	int (*each_func)(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 			 void *arg);
 	bool (*inlined_only)(struct fe_dbg *dbg, const char *name);
-	int (*func_count)(struct fe_dbg *dbg, const char *name);	/* NULL: count names */
+	int (*func_count)(struct fe_dbg *dbg, const char *name);	/* NULL: cannot tell */
 	void (*close)(struct fe_dbg *dbg);
 };
 
