@@ -12,9 +12,8 @@
 #include "compile.h"
 #include "diag.h"
 
-int fe_cmd_compile(const struct fe_cli *cli)
+int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set)
 {
-	struct fe_compile_set set = { 0 };
 	struct fe_compile_opts opts = {
 		.group = cli->group,
 		.event = cli->event,
@@ -25,44 +24,41 @@ int fe_cmd_compile(const struct fe_cli *cli)
 		.want_return = cli->want_return,
 	};
 	struct fe_error err = { 0 };
-	int i, failed, ret = FE_EXIT_OK;
+	int i, failed;
 
+	memset(set, 0, sizeof(*set));
 	for (i = 0; i < cli->nr_args; i++) {
-		if (fe_compile_add_text(&set, cli->args[i], i + 1)) {
+		if (fe_compile_add_text(set, cli->args[i], i + 1)) {
 			fprintf(stderr, "fevent: out of memory\n");
-			ret = FE_EXIT_FAIL;
-			goto out;
+			return FE_EXIT_FAIL;
 		}
 	}
 	for (i = 0; i < cli->nr_files; i++) {
-		if (fe_compile_add_file(&set, cli->files[i])) {
+		if (fe_compile_add_file(set, cli->files[i])) {
 			fprintf(stderr, "fevent: error: cannot read prototypes from %s: %s\n",
 				strcmp(cli->files[i], "-") ? cli->files[i] : "standard input",
 				strerror(errno));
-			ret = FE_EXIT_USAGE;
-			goto out;
+			return FE_EXIT_USAGE;
 		}
 	}
-	if (set.nr == 0) {
-		fprintf(stderr, "fevent: error: no prototype given (see 'fevent compile --help')\n");
-		ret = FE_EXIT_USAGE;
-		goto out;
+	if (set->nr == 0) {
+		fprintf(stderr, "fevent: error: no prototype given (see 'fevent %s --help')\n",
+			command);
+		return FE_EXIT_USAGE;
 	}
-	if (cli->event && set.nr > 1) {
+	if (cli->event && set->nr > 1) {
 		fprintf(stderr, "fevent: error: -n names one event, but %d prototypes were given\n",
-			set.nr);
-		ret = FE_EXIT_USAGE;
-		goto out;
+			set->nr);
+		return FE_EXIT_USAGE;
 	}
 
-	failed = fe_compile_run(&set, &opts, &err);
+	failed = fe_compile_run(set, &opts, &err);
 	if (failed < 0) {
 		fprintf(stderr, "fevent: error: %s\n", err.msg);
-		ret = FE_EXIT_USAGE;
-		goto out;
+		return FE_EXIT_USAGE;
 	}
-	for (i = 0; i < set.nr; i++) {
-		const struct fe_compiled *it = &set.items[i];
+	for (i = 0; i < set->nr; i++) {
+		const struct fe_compiled *it = &set->items[i];
 
 		if (it->failed) {
 			fe_print_error(stderr, it);
@@ -76,20 +72,32 @@ int fe_cmd_compile(const struct fe_cli *cli)
 				it->probe->described ? "types from " : "no debug info for it",
 				it->probe->described ? it->debug_info : "");
 	}
-	if (failed) {
-		ret = FE_EXIT_USAGE;
-		goto out;
-	}
-	for (i = 0; i < set.nr; i++) {
-		printf("%s\n", set.items[i].def.entry);
-		if (set.items[i].def.ret)
-			printf("%s\n", set.items[i].def.ret);
+	return failed ? FE_EXIT_USAGE : FE_EXIT_OK;
+}
+
+int fe_print_definitions(const struct fe_compile_set *set)
+{
+	int i;
+
+	for (i = 0; i < set->nr; i++) {
+		printf("%s\n", set->items[i].def.entry);
+		if (set->items[i].def.ret)
+			printf("%s\n", set->items[i].def.ret);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "fevent: error: writing the definitions: %s\n", strerror(errno));
-		ret = FE_EXIT_FAIL;
+		return FE_EXIT_FAIL;
 	}
-out:
+	return FE_EXIT_OK;
+}
+
+int fe_cmd_compile(const struct fe_cli *cli)
+{
+	struct fe_compile_set set;
+	int ret = fe_compile_cli(cli, "compile", &set);
+
+	if (ret == FE_EXIT_OK)
+		ret = fe_print_definitions(&set);
 	fe_compile_set_free(&set);
 	return ret;
 }

@@ -17,6 +17,9 @@ struct fe_cli {
 	const char **files;	/* -f, in order */
 	int nr_files;
 	int verbose;		/* -v */
+	bool force;		/* --force */
+	bool json;		/* --json */
+	const char *tracefs;	/* --tracefs DIR */
 	char **args;		/* operands after the command */
 	int nr_args;
 };
@@ -26,7 +29,18 @@ struct fe_cli {
 #define FE_EXIT_FAIL	1
 #define FE_EXIT_USAGE	2
 
+struct fe_compile_set;
+
+/* Compile the prototypes of the command line and -f files, printing their
+ * errors and warnings; returns an exit status. */
+int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set);
+/* Print the definitions of a compiled set, one per line. */
+int fe_print_definitions(const struct fe_compile_set *set);
+
 int fe_cmd_compile(const struct fe_cli *cli);
+int fe_cmd_add(const struct fe_cli *cli);
+int fe_cmd_list(const struct fe_cli *cli);
+int fe_cmd_clear(const struct fe_cli *cli);
 int fe_cmd_proto(const struct fe_cli *cli);
 int fe_cmd_funcs(const struct fe_cli *cli);
 

@@ -206,7 +206,7 @@ static int select_register(struct cursor *c, unsigned int size, int col,
 	return 0;
 }
 
-/* "NAME=FETCH:TYPE" for one field, appended to line. */
+/* "NAME=FETCH:TYPE" for one field, appended to the arguments. */
 static int emit_field(const struct fe_probe *probe, const struct fe_place *places,
 		      const struct fe_field *f, const char *name,
 		      struct fe_buf *line, struct fe_error *err)
@@ -293,7 +293,7 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		       body.s, body.len, FE_KERNEL_MAX_ARGSTR);
 		goto out;
 	}
-	fe_buf_printf(line, " %s=%s", name, body.s);
+	fe_buf_printf(line, "%s%s=%s", line->len ? " " : "", name, body.s);
 	ret = 0;
 out:
 	fe_buf_free(&c.expr);
@@ -328,15 +328,34 @@ int fe_check_event_name(const char *name, const char *what, int col,
 	return 0;
 }
 
-static int check_line(const struct fe_buf *line, int col, struct fe_error *err)
+static int note_arg(struct fe_definition *def, size_t pos, int col, struct fe_error *err)
 {
-	if (line->failed)
+	int *p = realloc(def->arg_pos, (def->nr_args + 1) * sizeof(*p));
+	int *c;
+
+	if (!p)
 		return fe_err(err, 0, "out of memory");
-	if (line->len > FE_KERNEL_MAX_LINE)
-		return fe_err(err, col,
-			      "the definition is %zu characters; the kernel reads at most %d per line",
-			      line->len, FE_KERNEL_MAX_LINE);
+	def->arg_pos = p;
+	c = realloc(def->arg_col, (def->nr_args + 1) * sizeof(*c));
+	if (!c)
+		return fe_err(err, 0, "out of memory");
+	def->arg_col = c;
+	p[def->nr_args] = pos;
+	c[def->nr_args] = col;
+	def->nr_args++;
 	return 0;
+}
+
+/* "p:GROUP/EVENT TARGET ARGS" */
+static char *full_line(char kind, const char *group, const char *event,
+		       const char *target, const char *args)
+{
+	char *s;
+
+	if (asprintf(&s, "%c:%s/%s %s%s%s", kind, group, event, target, *args ? " " : "",
+		     args) < 0)
+		return NULL;
+	return s;
 }
 
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
@@ -344,7 +363,7 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	    struct fe_error *err)
 {
 	const char *group = opts && opts->group ? opts->group : FE_DEFAULT_GROUP;
-	struct fe_buf line = { 0 };
+	struct fe_buf args = { 0 };
 	struct names used = { 0 };
 	int nr_args = 0;
 	int i;
@@ -352,14 +371,18 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	memset(def, 0, sizeof(*def));
 	if (fe_check_event_name(group, "group", 0, err))
 		return -1;
+	def->group = strdup(group);
 	if (opts && opts->event) {
 		if (fe_check_event_name(opts->event, "event", 0, err))
-			return -1;
+			goto fail;
 		def->event = strdup(opts->event);
 	} else {
 		def->event = fe_event_name(probe->func);
 	}
-	if (!def->event) {
+	def->uprobe = probe->uprobe;
+	def->offset = probe->uprobe_offset;
+	def->target = strdup(probe->uprobe ? probe->uprobe_file : probe->target);
+	if (!def->event || !def->group || !def->target) {
 		fe_err(err, 0, "out of memory");
 		goto fail;
 	}
@@ -372,10 +395,11 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		goto fail;
 	}
 
-	fe_buf_printf(&line, "p:%s/%s %s", group, def->event, probe->target);
 	if (!probe->uprobe) {
 		/* Rostedt's "caller->func(...)": the return address */
-		fe_buf_printf(&line, " " FE_CALLER_FIELD "=$stack0:symbol");
+		if (note_arg(def, args.len, 0, err))
+			goto fail;
+		fe_buf_printf(&args, FE_CALLER_FIELD "=$stack0:symbol");
 		if (names_add(&used, strdup(FE_CALLER_FIELD), err))
 			goto fail;
 		nr_args++;
@@ -391,22 +415,27 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 			goto fail;
 		}
 		name = unique_name(&used, f->label, f->label_col, err);
-		if (!name || emit_field(probe, places, f, name, &line, err))
+		if (!name || note_arg(def, args.len + (args.len ? 1 : 0), f->col, err) ||
+		    emit_field(probe, places, f, name, &args, err))
 			goto fail;
 	}
-	if (check_line(&line, probe->func_col, err))
-		goto fail;
-	def->entry = fe_buf_take(&line);
-	if (!def->entry) {
-		fe_err(err, 0, "out of memory");
+	def->entry_args = fe_buf_take(&args);
+	if (!def->entry_args)
+		goto oom;
+	def->entry = full_line('p', group, def->event, probe->target, def->entry_args);
+	if (!def->entry)
+		goto oom;
+	if (strlen(def->entry) > FE_KERNEL_MAX_LINE) {
+		fe_err(err, probe->func_col,
+		       "the definition is %zu characters; the kernel reads at most %d per line",
+		       strlen(def->entry), FE_KERNEL_MAX_LINE);
 		goto fail;
 	}
 
 	if (probe->has_ret) {
 		if (asprintf(&def->ret_event, "%s" FE_RETURN_SUFFIX, def->event) < 0) {
 			def->ret_event = NULL;
-			fe_err(err, 0, "out of memory");
-			goto fail;
+			goto oom;
 		}
 		if (strlen(def->ret_event) > FE_KERNEL_MAX_EVENT_NAME) {
 			fe_err(err, opts && opts->event ? 0 : probe->func_col,
@@ -414,34 +443,40 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 			       def->ret_event, strlen(def->ret_event), FE_KERNEL_MAX_EVENT_NAME);
 			goto fail;
 		}
-		fe_buf_printf(&line, "r:%s/%s %s", group, def->ret_event, probe->target);
 		names_free(&used);
 		memset(&used, 0, sizeof(used));
 		if (!unique_name(&used, probe->ret.label, probe->ret.col, err) ||
-		    emit_field(probe, places, &probe->ret, probe->ret.label, &line, err))
+		    emit_field(probe, places, &probe->ret, probe->ret.label, &args, err))
 			goto fail;
-		if (check_line(&line, probe->func_col, err))
-			goto fail;
-		def->ret = fe_buf_take(&line);
-		if (!def->ret) {
-			fe_err(err, 0, "out of memory");
-			goto fail;
-		}
+		def->ret_args = fe_buf_take(&args);
+		if (!def->ret_args)
+			goto oom;
+		def->ret = full_line('r', group, def->ret_event, probe->target, def->ret_args);
+		if (!def->ret)
+			goto oom;
 	}
 	names_free(&used);
 	return 0;
+oom:
+	fe_err(err, 0, "out of memory");
 fail:
 	names_free(&used);
-	fe_buf_free(&line);
+	fe_buf_free(&args);
 	fe_definition_clear(def);
 	return -1;
 }
 
 void fe_definition_clear(struct fe_definition *def)
 {
+	free(def->group);
 	free(def->event);
 	free(def->entry);
 	free(def->ret_event);
 	free(def->ret);
+	free(def->target);
+	free(def->entry_args);
+	free(def->ret_args);
+	free(def->arg_pos);
+	free(def->arg_col);
 	memset(def, 0, sizeof(*def));
 }

@@ -29,10 +29,22 @@ struct fe_emit_opts {
 };
 
 struct fe_definition {
+	char *group;
 	char *event;		/* entry event name */
 	char *entry;		/* "p:GROUP/EVENT TARGET ..." */
 	char *ret_event;	/* NULL when there is no return event */
 	char *ret;		/* "r:GROUP/EVENT__return TARGET ret=..." */
+	/* the same in the parts libtracefs' dynevent API takes */
+	bool uprobe;
+	char *target;		/* kprobe: SYMBOL or MODULE:SYMBOL; uprobe: FILE */
+	unsigned long long offset;	/* uprobe: file offset */
+	char *entry_args;	/* "__caller=$stack0:symbol a=%di:x64 ..." */
+	char *ret_args;		/* "ret=$retval:s64" */
+	/* where each argument starts in entry_args, and the prototype
+	 * column it came from (0: none), to place the kernel's complaints */
+	int *arg_pos;
+	int *arg_col;
+	int nr_args;
 };
 
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,

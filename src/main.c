@@ -44,6 +44,34 @@ static const struct command commands[] = {
 		"  fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'\n",
 	},
 	{
+		"add", fe_cmd_add,
+		"fevent add [-x BIN] [-r] [-g GROUP] [-n NAME] [--force] [-f FILE]... PROTO...",
+		"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
+		"Prints the definitions created.  Needs root; mounts tracefs if needed.\n"
+		"\n"
+		"      --force          replace events of the same names\n"
+		"      --tracefs DIR    where tracefs is (default: found, or mounted)\n"
+		"  plus the options of 'fevent compile'\n"
+		"\n"
+		"Example:\n"
+		"  fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'\n",
+	},
+	{
+		"list", fe_cmd_list,
+		"fevent list [-g GROUP] [--json]",
+		"List fevent's events: kind, target, hits (and misses for kprobes), where\n"
+		"each is enabled, the prototype rendered back from the kernel's definition\n"
+		"and its fetch arguments.  --json prints one object per line.\n",
+	},
+	{
+		"clear", fe_cmd_clear,
+		"fevent clear [-g GROUP] [--force] [EVENT...]",
+		"Remove fevent's events: all of its group, or the named ones with their\n"
+		"__return events.  Another group is never touched.  An event enabled\n"
+		"somewhere stays, with a message, unless --force.  Instances left by\n"
+		"records that are gone are removed.\n",
+	},
+	{
 		"proto", fe_cmd_proto,
 		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
@@ -93,6 +121,9 @@ enum {
 	OPT_KALLSYMS = 256,
 	OPT_BTF,
 	OPT_VMLINUX,
+	OPT_FORCE,
+	OPT_JSON,
+	OPT_TRACEFS,
 	OPT_VERSION,
 };
 
@@ -104,6 +135,9 @@ static const struct option long_opts[] = {
 	{ "btf", required_argument, NULL, OPT_BTF },
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 	{ "exec", required_argument, NULL, 'x' },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
 	{ "return", no_argument, NULL, 'r' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -166,6 +200,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_VMLINUX:
 			cli.vmlinux = optarg;
+			break;
+		case OPT_FORCE:
+			cli.force = true;
+			break;
+		case OPT_JSON:
+			cli.json = true;
+			break;
+		case OPT_TRACEFS:
+			cli.tracefs = optarg;
 			break;
 		case 'x':
 			/* uprobe_events wants the path as the kernel resolves it */

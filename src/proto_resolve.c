@@ -154,7 +154,9 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 		return fe_err(err, p->func_col, "no function '%s' in %s", p->func, ctx->binary);
 	}
 	p->uprobe = true;
-	if (asprintf(&p->target, "%s:0x%lx", ctx->binary, off) < 0) {
+	p->uprobe_offset = off;
+	p->uprobe_file = strdup(ctx->binary);
+	if (!p->uprobe_file || asprintf(&p->target, "%s:0x%lx", ctx->binary, off) < 0) {
 		p->target = NULL;
 		return fe_err(err, 0, "out of memory");
 	}
@@ -1097,5 +1099,6 @@ void fe_probe_free(struct fe_probe *p)
 	free(p->func);
 	free(p->module);
 	free(p->target);
+	free(p->uprobe_file);
 	free(p);
 }

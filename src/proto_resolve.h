@@ -71,7 +71,10 @@ struct fe_probe {
 	char *func;		/* as typed */
 	int func_col;
 	char *module;
-	char *target;		/* what to probe: func, MODULE:func, __x64_sys_X */
+	char *target;		/* what to probe: func, MODULE:func, __x64_sys_X,
+				 * or BIN:0xOFFSET for a uprobe */
+	char *uprobe_file;	/* uprobe: the binary */
+	unsigned long uprobe_offset;	/* uprobe: the function's file offset */
 	bool syscall;		/* a system call: its pointers are user memory */
 	bool syscall_wrapper;	/* arguments are fields of the wrapper's pt_regs */
 	/* offsets of di si dx r10 r8 r9 in struct pt_regs, when debug info

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent add PROTO...: create the events, all or nothing.  A definition
+ * the kernel refuses is shown with the kernel's own words and caret, and
+ * with the prototype argument it came from.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "diag.h"
+#include "probe_install.h"
+
+static void print_refusal(const struct fe_compile_set *set, const struct fe_refusal *r,
+			  const struct fe_error *err)
+{
+	const struct fe_compiled *it = &set->items[r->def];
+	const char *line = r->log;
+
+	fprintf(stderr, "fevent: error: %s:\n", err->msg);
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		int len = nl ? (int)(nl - line) : (int)strlen(line);
+
+		fprintf(stderr, "    %.*s\n", len, line);
+		line = nl ? nl + 1 : NULL;
+	}
+	if (r->arg >= 0 && r->col > 0) {
+		struct fe_compiled shown = *it;
+
+		shown.err.col = r->col;
+		snprintf(shown.err.msg, sizeof(shown.err.msg),
+			 "that is argument %d of the prototype", r->arg);
+		fe_print_error(stderr, &shown);
+	}
+}
+
+int fe_cmd_add(const struct fe_cli *cli)
+{
+	struct fe_compile_set set;
+	struct fe_definition **defs = NULL;
+	struct fe_refusal refusal = { .def = -1, .arg = -1 };
+	struct fe_error err = { 0 };
+	bool kprobes = false, uprobes = false;
+	int i, ret;
+
+	ret = fe_compile_cli(cli, "add", &set);
+	if (ret != FE_EXIT_OK)
+		goto out;
+	for (i = 0; i < set.nr; i++) {
+		kprobes |= !set.items[i].def.uprobe;
+		uprobes |= set.items[i].def.uprobe;
+	}
+	if (fe_tracefs_ready(cli->tracefs, kprobes, uprobes, &err)) {
+		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	defs = calloc(set.nr, sizeof(*defs));
+	if (!defs) {
+		fprintf(stderr, "fevent: out of memory\n");
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < set.nr; i++)
+		defs[i] = &set.items[i].def;
+	if (fe_install(defs, set.nr, cli->force, &refusal, &err)) {
+		if (refusal.def >= 0 && refusal.log)
+			print_refusal(&set, &refusal, &err);
+		else
+			fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fprintf(stderr, "fevent: nothing was added\n");
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	ret = fe_print_definitions(&set);
+out:
+	fe_refusal_clear(&refusal);
+	free(defs);
+	fe_compile_set_free(&set);
+	return ret;
+}

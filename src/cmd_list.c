@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent list [--json]: fevent's events with kind, target, fetch
+ * arguments, the prototype rendered back, hits and misses, and where each
+ * is enabled.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "fe_util.h"
+#include "kprobe_emit.h"
+#include "probe_install.h"
+#include "proto_render.h"
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static char *rendered(const struct fe_event_info *e)
+{
+	bool uprobe = e->kind == FE_KIND_UPROBE || e->kind == FE_KIND_URETPROBE;
+	bool ret = e->kind == FE_KIND_KRETPROBE || e->kind == FE_KIND_URETPROBE;
+	char event[128];
+
+	/* a return event is named FUNC__return: its function is FUNC */
+	snprintf(event, sizeof(event), "%s", e->event);
+	if (ret && strlen(event) > strlen(FE_RETURN_SUFFIX) &&
+	    !strcmp(event + strlen(event) - strlen(FE_RETURN_SUFFIX), FE_RETURN_SUFFIX))
+		event[strlen(event) - strlen(FE_RETURN_SUFFIX)] = 0;
+	return fe_render_proto(event, uprobe ? NULL : e->target, e->args, ret);
+}
+
+static void print_text(const struct fe_event_info *e, const char *proto)
+{
+	int i;
+
+	printf("%s/%s  %s  %s  hits %llu", e->group, e->event, fe_event_kind_name(e->kind),
+	       e->target, e->hits);
+	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)
+		printf("  misses %llu", e->misses);
+	printf("  enabled: ");
+	if (!e->nr_enabled)
+		printf("-");
+	for (i = 0; i < e->nr_enabled; i++)
+		printf("%s%s", i ? "," : "", e->enabled_in[i][0] ? e->enabled_in[i] : "top");
+	printf("\n    %s\n    %s\n", proto ? proto : "?", e->args);
+}
+
+static void print_json(const struct fe_event_info *e, const char *proto)
+{
+	int i;
+
+	printf("{\"group\":");
+	json_string(stdout, e->group);
+	printf(",\"event\":");
+	json_string(stdout, e->event);
+	printf(",\"kind\":\"%s\",\"target\":", fe_event_kind_name(e->kind));
+	json_string(stdout, e->target);
+	printf(",\"args\":");
+	json_string(stdout, e->args);
+	printf(",\"definition\":");
+	json_string(stdout, e->definition);
+	printf(",\"prototype\":");
+	json_string(stdout, proto ? proto : "");
+	printf(",\"hits\":%llu", e->hits);
+	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)
+		printf(",\"misses\":%llu", e->misses);
+	printf(",\"enabled\":[");
+	for (i = 0; i < e->nr_enabled; i++) {
+		printf("%s", i ? "," : "");
+		json_string(stdout, e->enabled_in[i][0] ? e->enabled_in[i] : "top");
+	}
+	printf("]}\n");
+}
+
+int fe_cmd_list(const struct fe_cli *cli)
+{
+	const char *group = cli->group ? cli->group : FE_DEFAULT_GROUP;
+	struct fe_event_info *ev;
+	struct fe_error err = { 0 };
+	int i, n;
+
+	if (cli->nr_args) {
+		fprintf(stderr, "fevent: error: list takes no arguments (-g GROUP picks the group)\n");
+		return FE_EXIT_USAGE;
+	}
+	if (fe_tracefs_ready(cli->tracefs, false, false, &err) ||
+	    fe_list_events(group, &ev, &n, &err)) {
+		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		return FE_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		char *proto = rendered(&ev[i]);
+
+		if (cli->json)
+			print_json(&ev[i], proto);
+		else
+			print_text(&ev[i], proto);
+		free(proto);
+	}
+	fe_event_infos_free(ev, n);
+	return fflush(stdout) ? FE_EXIT_FAIL : FE_EXIT_OK;
+}

@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Install, list and clear through libtracefs.  Events are created with the
+ * dynamic-event API; what the kernel says when it refuses one comes from
+ * its error_log, with the caret mapped back to the prototype's argument.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "fe_util.h"
+#include "probe_install.h"
+
+#define PROBE_TYPES (TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | \
+		     TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE)
+#define OWN_INSTANCE_PREFIX	"fevent-"
+
+#define TRACEFS_MOUNT	"/sys/kernel/tracing"
+
+int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_error *err)
+{
+	if (geteuid() != 0)
+		return fe_err(err, 0, "this needs root: tracefs and its dynamic events belong to root");
+	if (dir) {
+		if (access(dir, R_OK | X_OK) || tracefs_set_tracing_dir((char *)dir))
+			return fe_err(err, 0, "cannot use %s as tracefs: %s", dir, strerror(errno));
+	} else if (!tracefs_tracing_dir() || !tracefs_file_exists(NULL, "trace")) {
+		/* not mounted anywhere: mount it where the kernel documents */
+		if (mount("nodev", TRACEFS_MOUNT, "tracefs", 0, NULL) && errno != EBUSY)
+			return fe_err(err, 0,
+				      "tracefs is not mounted and mounting it at %s failed (%s); try: mount -t tracefs nodev %s",
+				      TRACEFS_MOUNT, strerror(errno), TRACEFS_MOUNT);
+		if (tracefs_set_tracing_dir(TRACEFS_MOUNT) || !tracefs_file_exists(NULL, "trace"))
+			return fe_err(err, 0, "no tracefs at %s", TRACEFS_MOUNT);
+	}
+	if (kprobes && !tracefs_file_exists(NULL, "kprobe_events"))
+		return fe_err(err, 0,
+			      "this kernel has no kprobe events (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off); probe a user-space binary with -x BIN, or run kernel probes in the test VM (scripts/demo does)",
+			      tracefs_tracing_dir());
+	if (uprobes && !tracefs_file_exists(NULL, "uprobe_events"))
+		return fe_err(err, 0,
+			      "this kernel has no uprobe events (no uprobe_events in %s: CONFIG_UPROBE_EVENTS is off)",
+			      tracefs_tracing_dir());
+	return 0;
+}
+
+void fe_refusal_clear(struct fe_refusal *r)
+{
+	free(r->log);
+	memset(r, 0, sizeof(*r));
+	r->def = -1;
+	r->arg = -1;
+}
+
+/* Is a line of a file exactly "word ..." at its start (a field match)? */
+static bool file_has_word(const char *path, int column, const char *word)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *tok, *save = NULL;
+		int c = 0;
+
+		for (tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+			if (c++ == column) {
+				found = !strcmp(tok, word);
+				break;
+			}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* What the kernel would refuse for reasons the error_log does not tell. */
+static int check_target(const struct fe_definition *def, struct fe_error *err)
+{
+	const char *colon;
+
+	if (def->uprobe)
+		return 0;
+	colon = strchr(def->target, ':');
+	if (colon) {
+		char module[128];
+
+		snprintf(module, sizeof(module), "%.*s", (int)(colon - def->target), def->target);
+		if (!file_has_word("/proc/modules", 0, module))
+			return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
+				      module, def->event);
+		return 0;
+	}
+	if (file_has_word("/sys/kernel/debug/kprobes/blacklist", 1, def->target))
+		return fe_err(err, 0,
+			      "kprobes cannot trace '%s': the kernel blacklists it (/sys/kernel/debug/kprobes/blacklist)",
+			      def->target);
+	return 0;
+}
+
+static struct tracefs_dynevent *alloc_event(const struct fe_definition *def, bool ret)
+{
+	const char *name = ret ? def->ret_event : def->event;
+	const char *args = ret ? def->ret_args : def->entry_args;
+
+	if (def->uprobe)
+		return ret ? tracefs_uretprobe_alloc(def->group, name, def->target, def->offset, args) :
+			     tracefs_uprobe_alloc(def->group, name, def->target, def->offset, args);
+	return ret ? tracefs_kretprobe_alloc(def->group, name, def->target, args, 0) :
+		     tracefs_kprobe_alloc(def->group, name, def->target, args);
+}
+
+/*
+ * Which argument the error_log's caret points at, -1 if none.  The log
+ * reads "  Command: p:G/E TARGET ARGS" and under it a line whose '^' marks
+ * the offending character.
+ */
+static int caret_arg(const struct fe_definition *def, bool ret, const char *log)
+{
+	const char *cmd = strstr(log, "Command: ");
+	const char *line, *nl, *caret, *args;
+	long pos;
+	int i, arg = -1;
+
+	if (!cmd || ret)
+		return -1;
+	for (line = cmd; line > log && line[-1] != '\n'; line--)
+		;
+	cmd += strlen("Command: ");
+	nl = strchr(cmd, '\n');
+	if (!nl)
+		return -1;
+	caret = strchr(nl + 1, '^');
+	if (!caret || memchr(nl + 1, '\n', caret - (nl + 1)))
+		return -1;
+	pos = (caret - (nl + 1)) - (cmd - line);
+	args = strstr(cmd, def->entry_args);
+	if (!args || args > nl || pos < args - cmd)
+		return -1;
+	pos -= args - cmd;
+	for (i = 0; i < def->nr_args; i++)
+		if (def->arg_pos[i] <= pos)
+			arg = i;
+	return arg;
+}
+
+static void refuse(struct fe_refusal *r, const struct fe_definition *def, int index, bool ret,
+		   int saved_errno, struct fe_error *err)
+{
+	char *log = tracefs_error_last(NULL);
+	const char *name = ret ? def->ret_event : def->event;
+
+	r->def = index;
+	r->ret = ret;
+	r->log = log;
+	r->arg = log ? caret_arg(def, ret, log) : -1;
+	r->col = r->arg >= 0 ? def->arg_col[r->arg] : 0;
+	if (log)
+		fe_err(err, r->col, "the kernel refused %s/%s", def->group, name);
+	else
+		fe_err(err, 0,
+		       "the kernel refused %s/%s (%s): '%s' may be notrace, __kprobes or blacklisted; dmesg says which",
+		       def->group, name, strerror(saved_errno), def->target);
+}
+
+static int remove_event(const char *group, const char *name);
+
+struct installed {
+	struct tracefs_dynevent **created;
+	int nr_created;
+	char **replaced;	/* definitions of replaced events, to restore */
+	int nr_replaced;
+};
+
+static int remember(struct installed *in, struct tracefs_dynevent *ev)
+{
+	struct tracefs_dynevent **nv = realloc(in->created, (in->nr_created + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	nv[in->nr_created++] = ev;
+	in->created = nv;
+	return 0;
+}
+
+/* Undo: remove what was created, put back what was replaced. */
+static void roll_back(struct installed *in)
+{
+	int i;
+
+	for (i = in->nr_created - 1; i >= 0; i--) {
+		char *sys = NULL, *name = NULL;
+
+		tracefs_dynevent_info(in->created[i], &sys, &name, NULL, NULL, NULL);
+		if (sys && name)
+			remove_event(sys, name);
+		free(sys);
+		free(name);
+	}
+	for (i = 0; i < in->nr_replaced; i++)
+		tracefs_instance_file_append(NULL, "dynamic_events", in->replaced[i]);
+}
+
+static void installed_free(struct installed *in)
+{
+	int i;
+
+	for (i = 0; i < in->nr_created; i++)
+		tracefs_dynevent_free(in->created[i]);
+	for (i = 0; i < in->nr_replaced; i++)
+		free(in->replaced[i]);
+	free(in->created);
+	free(in->replaced);
+}
+
+/*
+ * Removal and existence go through dynamic_events and events/GROUP/EVENT,
+ * the same for every kind: libtracefs 1.6 mistakes a uprobe's "r:" line
+ * for a kretprobe and then looks for it in kprobe_events.
+ */
+static bool event_exists(const char *group, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "events/%s/%s", group, name);
+	return tracefs_dir_exists(NULL, path);
+}
+
+static int remove_event(const char *group, const char *name)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, name);
+	return tracefs_instance_file_append(NULL, "dynamic_events", cmd) < 0 ? -1 : 0;
+}
+
+/* The definition of an existing event, from dynamic_events. */
+static char *definition_of(const char *group, const char *name)
+{
+	char *all = tracefs_instance_file_read(NULL, "dynamic_events", NULL);
+	char needle[256], *line, *found = NULL;
+
+	snprintf(needle, sizeof(needle), ":%s/%s ", group, name);
+	for (line = all; line && *line; ) {
+		char *nl = strchr(line, '\n');
+		char *colon = strchr(line, ':');
+
+		if (nl)
+			*nl = 0;
+		if (colon && !strncmp(colon, needle, strlen(needle))) {
+			found = strdup(line);
+			break;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(all);
+	return found;
+}
+
+/* An event of that name exists already: refuse, or take it out (force). */
+static int make_room(const char *group, const char *name, bool force, struct installed *in,
+		     struct fe_error *err)
+{
+	char *old, **v;
+
+	if (!event_exists(group, name))
+		return 0;
+	if (!force)
+		return fe_err(err, 0, "event %s/%s exists already; --force replaces it", group, name);
+	old = definition_of(group, name);
+	tracefs_event_disable(NULL, group, name);
+	if (!old || remove_event(group, name)) {
+		int e = errno;
+
+		free(old);
+		return fe_err(err, 0, "cannot remove the existing %s/%s: %s (is it enabled in an instance?)",
+			      group, name, strerror(e));
+	}
+	v = realloc(in->replaced, (in->nr_replaced + 1) * sizeof(*v));
+	if (!v) {
+		free(old);
+		return fe_err(err, 0, "out of memory");
+	}
+	v[in->nr_replaced++] = old;
+	in->replaced = v;
+	return 0;
+}
+
+int fe_install(struct fe_definition *const *defs, int n, bool force,
+	       struct fe_refusal *refusal, struct fe_error *err)
+{
+	struct installed in = { 0 };
+	int i, pass;
+
+	fe_refusal_clear(refusal);
+	for (i = 0; i < n; i++)
+		if (check_target(defs[i], err))
+			return -1;
+	for (i = 0; i < n; i++) {
+		if (make_room(defs[i]->group, defs[i]->event, force, &in, err) ||
+		    (defs[i]->ret_event &&
+		     make_room(defs[i]->group, defs[i]->ret_event, force, &in, err)))
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		for (pass = 0; pass < 2; pass++) {
+			bool ret = pass == 1;
+			struct tracefs_dynevent *ev;
+
+			if (ret && !defs[i]->ret_event)
+				continue;
+			ev = alloc_event(defs[i], ret);
+			if (!ev) {
+				fe_err(err, 0, "out of memory");
+				goto fail;
+			}
+			tracefs_error_clear(NULL);
+			if (tracefs_dynevent_create(ev)) {
+				refuse(refusal, defs[i], i, ret, errno, err);
+				tracefs_dynevent_free(ev);
+				goto fail;
+			}
+			if (remember(&in, ev)) {
+				remove_event(defs[i]->group, ret ? defs[i]->ret_event : defs[i]->event);
+				tracefs_dynevent_free(ev);
+				fe_err(err, 0, "out of memory");
+				goto fail;
+			}
+		}
+	}
+	installed_free(&in);
+	return 0;
+fail:
+	roll_back(&in);
+	installed_free(&in);
+	return -1;
+}
+
+const char *fe_event_kind_name(enum fe_event_kind kind)
+{
+	static const char *const names[] = { "kprobe", "kretprobe", "uprobe", "uretprobe" };
+
+	return names[kind];
+}
+
+/* hits and misses of one event from kprobe_profile / uprobe_profile */
+static void profile(const char *text, bool uprobe, const char *event,
+		    unsigned long long *hits, unsigned long long *misses)
+{
+	const char *line = text;
+
+	*hits = *misses = 0;
+	while (line && *line) {
+		char f[3][512];
+		int n = sscanf(line, "%511s %511s %511s", f[0], f[1], f[2]);
+
+		/* kprobe_profile: EVENT HITS MISSES; uprobe_profile: FILE EVENT HITS */
+		if (!uprobe && n == 3 && !strcmp(f[0], event)) {
+			*hits = strtoull(f[1], NULL, 10);
+			*misses = strtoull(f[2], NULL, 10);
+			return;
+		}
+		if (uprobe && n == 3 && !strcmp(f[1], event)) {
+			*hits = strtoull(f[2], NULL, 10);
+			return;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+}
+
+static bool enabled_in(struct tracefs_instance *inst, const char *group, const char *event)
+{
+	char *s = tracefs_event_file_read(inst, group, event, "enable", NULL);
+	bool on = s && s[0] == '1';
+
+	free(s);
+	return on;
+}
+
+struct walk {
+	struct fe_event_info *ev;
+	int n;
+	bool failed;
+};
+
+static int add_enabled(struct fe_event_info *e, const char *where)
+{
+	char **v = realloc(e->enabled_in, (e->nr_enabled + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	e->enabled_in = v;
+	v[e->nr_enabled] = strdup(where);
+	if (!v[e->nr_enabled])
+		return -1;
+	e->nr_enabled++;
+	return 0;
+}
+
+static int walk_instance(const char *name, void *arg)
+{
+	struct walk *w = arg;
+	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
+	int i;
+
+	if (!inst)
+		return 0;
+	for (i = 0; i < w->n; i++)
+		if (enabled_in(inst, w->ev[i].group, w->ev[i].event) &&
+		    add_enabled(&w->ev[i], name))
+			w->failed = true;
+	tracefs_instance_free(inst);
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct fe_event_info *x = a, *y = b;
+
+	return strcmp(x->event, y->event);
+}
+
+static void info_clear(struct fe_event_info *e)
+{
+	int j;
+
+	free(e->group);
+	free(e->event);
+	free(e->target);
+	free(e->args);
+	free(e->definition);
+	for (j = 0; j < e->nr_enabled; j++)
+		free(e->enabled_in[j]);
+	free(e->enabled_in);
+	memset(e, 0, sizeof(*e));
+}
+
+/*
+ * libtracefs 1.6 reads a uprobe's "p:" line from dynamic_events as a kprobe
+ * too: the kind is decided here from the line itself, a uprobe's target
+ * being FILE:0xOFFSET.
+ */
+static enum fe_event_kind event_kind(enum tracefs_dynevent_type t, const char *prefix,
+				     const char *addr)
+{
+	bool ret = prefix ? prefix[0] == 'r' : (t == TRACEFS_DYNEVENT_KRETPROBE ||
+						t == TRACEFS_DYNEVENT_URETPROBE);
+	bool user = addr && addr[0] == '/' && strstr(addr, ":0x");
+
+	if (user)
+		return ret ? FE_KIND_URETPROBE : FE_KIND_UPROBE;
+	return ret ? FE_KIND_KRETPROBE : FE_KIND_KPROBE;
+}
+
+/* ...and lists it twice: keep one entry an event. */
+static int drop_doubles(struct fe_event_info *ev, int n)
+{
+	int i, j, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < kept; j++)
+			if (!strcmp(ev[j].group, ev[i].group) && !strcmp(ev[j].event, ev[i].event))
+				break;
+		if (j < kept) {
+			info_clear(&ev[i]);
+			continue;
+		}
+		if (kept != i)
+			ev[kept] = ev[i];
+		kept++;
+	}
+	return kept;
+}
+
+int fe_list_events(const char *group, struct fe_event_info **out, int *n,
+		   struct fe_error *err)
+{
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(PROBE_TYPES, group);
+	char *kprof = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
+	char *uprof = tracefs_instance_file_read(NULL, "uprobe_profile", NULL);
+	struct fe_event_info *ev = NULL;
+	struct walk w;
+	int i, count = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; all && all[i]; i++)
+		count++;
+	ev = calloc(count ? count : 1, sizeof(*ev));
+	if (!ev)
+		goto oom;
+	for (i = 0; i < count; i++) {
+		char *sys = NULL, *name = NULL, *prefix = NULL, *addr = NULL, *format = NULL;
+		enum tracefs_dynevent_type t;
+
+		t = tracefs_dynevent_info(all[i], &sys, &name, &prefix, &addr, &format);
+		ev[i].group = sys;
+		ev[i].event = name;
+		ev[i].target = addr;
+		ev[i].args = format ? format : strdup("");
+		ev[i].kind = event_kind(t, prefix, addr);
+		if (!sys || !name || !addr || !ev[i].args ||
+		    asprintf(&ev[i].definition, "%s:%s/%s %s%s%s", prefix ? prefix : "p", sys, name,
+			     addr, *ev[i].args ? " " : "", ev[i].args) < 0) {
+			free(prefix);
+			ev[i].definition = NULL;
+			*n = i + 1;
+			goto oom;
+		}
+		free(prefix);
+		profile(ev[i].kind >= FE_KIND_UPROBE ? uprof : kprof, ev[i].kind >= FE_KIND_UPROBE,
+			name, &ev[i].hits, &ev[i].misses);
+		if (enabled_in(NULL, sys, name) && add_enabled(&ev[i], "")) {
+			*n = i + 1;
+			goto oom;
+		}
+	}
+	*n = count;
+	count = drop_doubles(ev, count);
+	*n = count;
+	w.ev = ev;
+	w.n = count;
+	w.failed = false;
+	if (count)
+		tracefs_instances_walk(walk_instance, &w);
+	if (w.failed)
+		goto oom;
+	qsort(ev, count, sizeof(*ev), by_name);
+	*out = ev;
+	tracefs_dynevent_list_free(all);
+	free(kprof);
+	free(uprof);
+	return 0;
+oom:
+	tracefs_dynevent_list_free(all);
+	free(kprof);
+	free(uprof);
+	fe_event_infos_free(ev, *n);
+	*n = 0;
+	return fe_err(err, 0, "out of memory");
+}
+
+
+void fe_event_infos_free(struct fe_event_info *ev, int n)
+{
+	int i;
+
+	if (!ev)
+		return;
+	for (i = 0; i < n; i++)
+		info_clear(&ev[i]);
+	free(ev);
+}
+
+/* fevent-PID instances of processes that are gone: a killed record's. */
+static int remove_stale(const char *name, void *arg)
+{
+	struct tracefs_instance *inst;
+	int *removed = arg;
+	char *end;
+	long pid;
+
+	if (strncmp(name, OWN_INSTANCE_PREFIX, strlen(OWN_INSTANCE_PREFIX)))
+		return 0;
+	pid = strtol(name + strlen(OWN_INSTANCE_PREFIX), &end, 10);
+	if (*end || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (!inst)
+		return 0;
+	tracefs_event_disable(inst, NULL, NULL);
+	if (tracefs_instance_destroy(inst) == 0)
+		(*removed)++;
+	tracefs_instance_free(inst);
+	return 0;
+}
+
+static bool selected(const struct fe_event_info *e, char *const *names, int nr)
+{
+	int i;
+
+	if (!nr)
+		return true;
+	for (i = 0; i < nr; i++) {
+		size_t l = strlen(names[i]);
+
+		if (!strcmp(e->event, names[i]) ||
+		    (!strncmp(e->event, names[i], l) && !strcmp(e->event + l, "__return")))
+			return true;
+	}
+	return false;
+}
+
+int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
+		    struct fe_warnings *w, struct fe_error *err)
+{
+	struct fe_event_info *ev;
+	int i, j, n, removed = 0, stale = 0;
+
+	tracefs_instances_walk(remove_stale, &stale);
+	if (stale)
+		fe_warn(w, "removed %d stale %s* instance%s of records that are gone", stale,
+			OWN_INSTANCE_PREFIX, stale == 1 ? "" : "s");
+	if (fe_list_events(group, &ev, &n, err))
+		return -1;
+	for (i = 0; i < nr_names; i++) {
+		for (j = 0; j < n && strcmp(ev[j].event, names[i]); j++)
+			;
+		if (j == n)
+			fe_warn(w, "no event '%s' in group '%s'", names[i], group);
+	}
+	for (i = 0; i < n; i++) {
+		if (!selected(&ev[i], names, nr_names))
+			continue;
+		if (ev[i].nr_enabled && !force) {
+			fe_warn(w, "%s/%s is enabled in %s%s; left in place (--force disables and removes it)",
+				ev[i].group, ev[i].event,
+				ev[i].enabled_in[0][0] ? "instance " : "the top-level buffer",
+				ev[i].enabled_in[0]);
+			continue;
+		}
+		for (j = 0; j < ev[i].nr_enabled; j++) {
+			struct tracefs_instance *inst = ev[i].enabled_in[j][0] ?
+				tracefs_instance_alloc(NULL, ev[i].enabled_in[j]) : NULL;
+
+			tracefs_event_disable(inst, ev[i].group, ev[i].event);
+			tracefs_instance_free(inst);
+		}
+		if (remove_event(ev[i].group, ev[i].event))
+			fe_warn(w, "cannot remove %s/%s: %s", ev[i].group, ev[i].event,
+				strerror(errno));
+		else
+			removed++;
+	}
+	fe_event_infos_free(ev, n);
+	return removed;
+}

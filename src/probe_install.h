@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stage 5: install.  Definitions into the kernel through libtracefs'
+ * dynamic-event API, and fevent's events listed and removed again.  Only
+ * the group fevent owns is ever touched.
+ */
+#ifndef PROBE_INSTALL_H
+#define PROBE_INSTALL_H
+
+#include <stdbool.h>
+
+#include "fe_error.h"
+#include "kprobe_emit.h"
+
+/*
+ * Find tracefs (--tracefs DIR, or where it is mounted; mounted at
+ * /sys/kernel/tracing if it is nowhere) and check that this kernel and
+ * user can do what is asked: root, kprobe_events or uprobe_events.
+ */
+int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_error *err);
+
+/* Why an add failed, when the kernel refused a definition. */
+struct fe_refusal {
+	int def;		/* index into the definitions */
+	bool ret;		/* the return event's definition */
+	char *log;		/* the kernel's error_log entry, caret included */
+	int arg;		/* index of the argument it points at, or -1 */
+	int col;		/* its prototype column, or 0 */
+};
+
+/*
+ * Create every event of defs, all or nothing: if one fails, the events this
+ * call created are removed and any it replaced (force) are restored.
+ * Returns 0, or -1 with err set and, for a refusal, *refusal filled.
+ */
+int fe_install(struct fe_definition *const *defs, int n, bool force,
+	       struct fe_refusal *refusal, struct fe_error *err);
+void fe_refusal_clear(struct fe_refusal *r);
+
+enum fe_event_kind { FE_KIND_KPROBE, FE_KIND_KRETPROBE, FE_KIND_UPROBE, FE_KIND_URETPROBE };
+
+struct fe_event_info {
+	char *group;
+	char *event;
+	enum fe_event_kind kind;
+	char *target;		/* "do_sys_openat2", "/bin/prog:0x1130" */
+	char *args;		/* fetch arguments as the kernel lists them */
+	char *definition;	/* the whole line */
+	unsigned long long hits;
+	unsigned long long misses;	/* kprobes only */
+	char **enabled_in;	/* "" for the top level, or instance names */
+	int nr_enabled;
+};
+
+/* fevent's events (the group), sorted by name. */
+int fe_list_events(const char *group, struct fe_event_info **out, int *n,
+		   struct fe_error *err);
+void fe_event_infos_free(struct fe_event_info *ev, int n);
+const char *fe_event_kind_name(enum fe_event_kind kind);
+
+/*
+ * Remove fevent's events: all of the group, or the named ones (with their
+ * __return events).  An event enabled where fevent does not own it stays,
+ * with a warning, unless force.  Stale fevent-PID instances whose process
+ * is gone are removed first.  Returns the number removed, or -1.
+ */
+int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
+		    struct fe_warnings *w, struct fe_error *err);
+
+#endif

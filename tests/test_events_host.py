@@ -1,0 +1,227 @@
+"""add, list and clear with uprobes on this machine's kernel (root and
+tracefs needed; this kernel has uprobe events but no kprobe events)."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import fe
+from fe import check, expect_eq
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+TRACEFS = "/sys/kernel/tracing"
+GROUP = "fevent_test"      # the tests' own group: never the user's 'functions'
+_prog = {}
+
+
+def prog():
+    if "path" not in _prog:
+        tmp = tempfile.mkdtemp(prefix="fevent-prog-")
+        os.chmod(tmp, 0o755)
+        path = os.path.join(tmp, "fx_prog")
+        subprocess.run(["gcc", "-g", "-O2", os.path.join(FIXTURES, "fx_prog.c"), "-o", path],
+                       check=True)
+        _prog["path"] = path
+    return _prog["path"]
+
+
+def need_uprobes():
+    if os.geteuid() != 0:
+        raise fe.Skip("needs root")
+    r = fe.run("list", "-g", GROUP)
+    if r.returncode != 0:
+        raise fe.Skip(f"no tracefs here: {r.stderr.strip()}")
+    if not os.path.exists(os.path.join(TRACEFS, "uprobe_events")):
+        raise fe.Skip("no uprobe_events")
+
+
+def dynamic_events():
+    with open(os.path.join(TRACEFS, "dynamic_events")) as f:
+        return f.read()
+
+
+def write(path, text):
+    # no Python file object: its append mode seeks, which tracefs refuses
+    fd = os.open(os.path.join(TRACEFS, path), os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, (text + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+def clean():
+    fe.run("clear", "-g", GROUP, "--force")
+    check(f":{GROUP}/" not in dynamic_events(), "clean start")
+
+
+def listed():
+    r = fe.run("list", "-g", GROUP, "--json")
+    expect_eq(r.returncode, 0, r.stderr)
+    return [json.loads(l) for l in r.stdout.splitlines()]
+
+
+def test_add_list_clear_round_trip_with_hits():
+    need_uprobes()
+    clean()
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", prog(), "long traced(n, string s, r->id, string r->name)")
+        expect_eq(r.returncode, 0, r.stderr)
+        created = r.stdout.splitlines()
+        expect_eq(len(created), 2)
+        # what compile prints is what the kernel has, modulo its 0x padding
+        events = listed()
+        expect_eq([(e["event"], e["kind"]) for e in events],
+                  [("traced", "uprobe"), ("traced__return", "uretprobe")])
+        expect_eq(events[0]["args"], created[0].split(" ", 2)[2])
+        expect_eq(events[0]["prototype"], "traced(s32 n, string s, s32 id+0 | string name+8)")
+        expect_eq([e["hits"] for e in events], [0, 0])
+        write(f"events/{GROUP}/enable", "1")
+        subprocess.run([prog(), "4"], check=True, capture_output=True)
+        write(f"events/{GROUP}/enable", "0")
+        events = listed()
+        expect_eq([e["hits"] for e in events], [4, 4])
+        with open(os.path.join(TRACEFS, "trace")) as f:
+            trace = f.read()
+        check('n=3 s="abc" id=7 name="hello"' in trace, trace[-600:])
+        r = fe.run("clear", "-g", GROUP)
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(listed(), [])
+        check(f":{GROUP}/" not in dynamic_events(), dynamic_events())
+    finally:
+        write("trace", "")
+        clean()
+
+
+def test_list_text_form():
+    need_uprobes()
+    clean()
+    try:
+        fe.run("add", "-g", GROUP, "-x", prog(), "traced(n)")
+        r = fe.run("list", "-g", GROUP)
+        expect_eq(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        check(lines[0].startswith(f"{GROUP}/traced  uprobe  {prog()}:0x"), lines[0])
+        check(lines[0].endswith("hits 0  enabled: -"), lines[0])
+        expect_eq(lines[1:], ["    traced(s32 n)", "    n=%di:s32"])
+    finally:
+        clean()
+
+
+def test_existing_event_needs_force_and_nothing_is_half_added():
+    need_uprobes()
+    clean()
+    try:
+        expect_eq(fe.run("add", "-g", GROUP, "-x", prog(), "traced(n)").returncode, 0)
+        before = dynamic_events()
+        # main is new, traced exists: nothing of this call may stay
+        r = fe.run("add", "-g", GROUP, "-x", prog(), "main(argc)", "traced(x64 n)")
+        expect_eq(r.returncode, 1, r.stderr)
+        check("exists already; --force replaces it" in r.stderr, r.stderr)
+        check("nothing was added" in r.stderr, r.stderr)
+        expect_eq(dynamic_events(), before)
+        r = fe.run("add", "--force", "-g", GROUP, "-x", prog(), "traced(x64 n)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([e["args"] for e in listed()], ["n=%di:x64"])
+    finally:
+        clean()
+
+
+def test_clear_never_touches_another_group():
+    need_uprobes()
+    clean()
+    off = fe.run("compile", "-x", prog(), "traced(n)").stdout.split()[1].split(":")[1]
+    try:
+        write("uprobe_events", f"p:fevent_other/keepme {prog()}:{off} a=%di:s32")
+        fe.run("add", "-g", GROUP, "-x", prog(), "traced(n)")
+        r = fe.run("clear", "-g", GROUP)
+        expect_eq(r.returncode, 0, r.stderr)
+        events = dynamic_events()
+        check("fevent_other/keepme" in events, events)
+        check(f":{GROUP}/" not in events, events)
+    finally:
+        if "fevent_other/keepme" in dynamic_events():
+            write("uprobe_events", "-:fevent_other/keepme")
+        clean()
+
+
+def test_clear_named_event_takes_its_return_event():
+    need_uprobes()
+    clean()
+    try:
+        fe.run("add", "-g", GROUP, "-x", prog(), "long traced(n)", "main(argc)")
+        r = fe.run("clear", "-g", GROUP, "traced", "nosuch")
+        expect_eq(r.returncode, 0, r.stderr)
+        check(f"no event 'nosuch' in group '{GROUP}'" in r.stderr, r.stderr)
+        expect_eq([e["event"] for e in listed()], ["main"])
+    finally:
+        clean()
+
+
+def test_enabled_event_stays_unless_forced():
+    need_uprobes()
+    clean()
+    inst = os.path.join(TRACEFS, "instances", "fevent_test_other")
+    try:
+        fe.run("add", "-g", GROUP, "-x", prog(), "traced(n)")
+        os.mkdir(inst)
+        write(f"instances/fevent_test_other/events/{GROUP}/traced/enable", "1")
+        expect_eq(listed()[0]["enabled"], ["fevent_test_other"])
+        r = fe.run("clear", "-g", GROUP)
+        expect_eq(r.returncode, 0, r.stderr)
+        check("is enabled in instance fevent_test_other; left in place" in r.stderr, r.stderr)
+        expect_eq([e["event"] for e in listed()], ["traced"])
+        r = fe.run("clear", "-g", GROUP, "--force")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(listed(), [])
+    finally:
+        if os.path.isdir(inst):
+            os.rmdir(inst)
+        clean()
+
+
+def test_stale_instance_of_a_dead_record_is_removed():
+    need_uprobes()
+    # a pid that is not running: a record killed with SIGKILL leaves this
+    p = subprocess.Popen(["true"])
+    p.wait()
+    inst = os.path.join(TRACEFS, "instances", f"fevent-{p.pid}")
+    os.mkdir(inst)
+    try:
+        r = fe.run("clear", "-g", GROUP)
+        expect_eq(r.returncode, 0, r.stderr)
+        check(not os.path.exists(inst), "stale instance removed")
+        check("removed 1 stale fevent-* instance" in r.stderr, r.stderr)
+    finally:
+        if os.path.isdir(inst):
+            os.rmdir(inst)
+
+
+def test_kernel_probes_on_a_kernel_without_them():
+    need_uprobes()
+    if os.path.exists(os.path.join(TRACEFS, "kprobe_events")):
+        raise fe.Skip("this kernel has kprobe events")
+    before = dynamic_events()
+    r = fe.run("add", "-g", GROUP, "SyS_openat(int dfd, string path, x32 flags, x16 mode)")
+    expect_eq(r.returncode, 1)
+    expect_eq(r.stdout, "")
+    check("this kernel has no kprobe events" in r.stderr and "-x BIN" in r.stderr, r.stderr)
+    expect_eq(dynamic_events(), before)
+
+
+def test_not_root():
+    if not shutil.which("setpriv") or os.geteuid() != 0:
+        raise fe.Skip("needs root and setpriv to drop it")
+    tmp = tempfile.mkdtemp()
+    try:
+        os.chmod(tmp, 0o755)
+        exe = os.path.join(tmp, "fevent")
+        shutil.copy(fe.binary(), exe)
+        for cmd in (["add", "-x", prog(), "traced(n)"], ["list"], ["clear"]):
+            r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                exe, *cmd], capture_output=True, text=True, timeout=60)
+            expect_eq(r.returncode, 1, f"{cmd}: {r.stderr}")
+            check("needs root" in r.stderr, r.stderr)
+            expect_eq(r.stdout, "")
+    finally:
+        shutil.rmtree(tmp)

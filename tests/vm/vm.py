@@ -1,0 +1,140 @@
+"""The kernel test VM: Debian's 6.1 cloud kernel under qemu (TCG), an
+initramfs of busybox-static, fevent and every library it links, and shell
+snippets run inside, each one's stdout, stderr and exit status reported
+back over a second serial port (the console carries the kernel's noise)."""
+import gzip
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUSYBOX = "/bin/busybox"
+
+INIT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+exec 3>/dev/ttyS1
+for t in /tests/*.sh; do
+	name=${t##*/}; name=${name%.sh}
+	sh "$t" > /tmp/out 2> /tmp/err
+	rc=$?
+	echo "@@@BEGIN $name" >&3
+	cat /tmp/out >&3
+	echo "@@@ERR" >&3
+	cat /tmp/err >&3
+	echo "@@@RC $rc" >&3
+done
+echo "@@@DONE" >&3
+poweroff -f
+"""
+
+
+class VMError(Exception):
+    pass
+
+
+def kernel():
+    r = subprocess.run([os.path.join(HERE, "fetch-kernel")], capture_output=True, text=True,
+                       timeout=1200)
+    if r.returncode != 0:
+        raise VMError(f"no kernel image: {r.stderr.strip()[-300:]}")
+    return r.stdout.strip()
+
+
+def _libraries(binary):
+    """Every shared object binary needs, with the dynamic loader."""
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+    libs = []
+    for line in out.splitlines():
+        parts = line.split()
+        for p in parts:
+            if p.startswith("/") and os.path.exists(p):
+                libs.append(p)
+    return libs
+
+
+def _copy(src, root, dest=None):
+    dest = os.path.join(root, (dest or src).lstrip("/"))
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    shutil.copy2(os.path.realpath(src), dest)
+    return dest
+
+
+def build_initramfs(out, fevent, snippets, files=None):
+    """snippets: [(name, shell text)]; files: {path in VM: host path}."""
+    root = tempfile.mkdtemp(prefix="fevent-initramfs-")
+    try:
+        _copy(BUSYBOX, root, "/bin/busybox")
+        for d in ("proc", "sys", "dev", "tmp", "etc", "usr/bin", "tests"):
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        with open(os.path.join(root, "init"), "w") as f:
+            f.write(INIT)
+        os.chmod(os.path.join(root, "init"), 0o755)
+        with open(os.path.join(root, "etc", "hostname"), "w") as f:
+            f.write("fevent-vm\n")
+        for binary, dest in [(fevent, "/usr/bin/fevent")] + \
+                            [(h, v) for v, h in (files or {}).items()]:
+            path = _copy(binary, root, dest)
+            os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+            if os.access(binary, os.X_OK):
+                for lib in _libraries(binary):
+                    if not os.path.exists(os.path.join(root, lib.lstrip("/"))):
+                        _copy(lib, root)
+        for i, (name, text) in enumerate(snippets):
+            with open(os.path.join(root, "tests", f"{i:03d}-{name}.sh"), "w") as f:
+                f.write(text)
+        listing = subprocess.run(["find", ".", "-mindepth", "1"], cwd=root, capture_output=True,
+                                 check=True).stdout
+        archive = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
+                                 input=listing, capture_output=True, check=True).stdout
+        with gzip.open(out, "wb", compresslevel=1) as f:
+            f.write(archive)
+    finally:
+        shutil.rmtree(root)
+
+
+def run(fevent, snippets, files=None, timeout=600):
+    """Boot the VM once, run every snippet; name -> (rc, stdout, stderr)."""
+    work = tempfile.mkdtemp(prefix="fevent-vm-")
+    try:
+        initrd = os.path.join(work, "initrd.gz")
+        build_initramfs(initrd, fevent, snippets, files)
+        results = os.path.join(work, "results")
+        console = os.path.join(work, "console")
+        argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", "512",
+                "-nographic", "-no-reboot", "-kernel", kernel(), "-initrd", initrd,
+                "-append", "console=ttyS0 quiet panic=-1",
+                "-serial", f"file:{console}", "-serial", f"file:{results}",
+                "-monitor", "none", "-display", "none"]
+        argv.remove("-nographic")
+        try:
+            subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise VMError(f"the VM did not finish in {timeout} s")
+        text = open(results, errors="replace").read().replace("\r\n", "\n") \
+            if os.path.exists(results) else ""
+        if "@@@DONE" not in text:
+            tail = open(console, errors="replace").read()[-2000:] if os.path.exists(console) else ""
+            raise VMError(f"the VM stopped early; console:\n{tail}")
+        return _parse(text)
+    finally:
+        shutil.rmtree(work)
+
+
+def _parse(text):
+    out = {}
+    for block in text.split("@@@BEGIN ")[1:]:
+        head, _, body = block.partition("\n")
+        name = head.strip().split("-", 1)[1]
+        stdout, _, rest = body.partition("@@@ERR\n")
+        stderr, _, rest = rest.partition("@@@RC ")
+        rc = int(rest.split()[0])
+        out[name] = (rc, stdout, stderr)
+    return out
