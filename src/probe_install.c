@@ -312,8 +312,14 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 			goto fail;
 	}
 	for (i = 0; i < n; i++) {
+		/*
+		 * The return probe first: the kernel runs the handlers of one
+		 * address in the order they were registered, and a kretprobe's
+		 * handler puts its trampoline in the return address that the
+		 * entry event's __caller=$stack0 reads.
+		 */
 		for (pass = 0; pass < 2; pass++) {
-			bool ret = pass == 1;
+			bool ret = pass == 0;
 			struct tracefs_dynevent *ev;
 
 			if (ret && !defs[i]->ret_event)
