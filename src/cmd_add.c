@@ -28,11 +28,14 @@ static void print_refusal(const struct fe_compile_set *set, const struct fe_refu
 		line = nl ? nl + 1 : NULL;
 	}
 	if (r->arg >= 0 && r->col > 0) {
+		const char *name = it->def.entry_args + it->def.arg_pos[r->arg];
+		const char *eq = strchr(name, '=');
 		struct fe_compiled shown = *it;
 
 		shown.err.col = r->col;
 		snprintf(shown.err.msg, sizeof(shown.err.msg),
-			 "that is argument %d of the prototype", r->arg);
+			 "the caret is on field '%.*s', which comes from here",
+			 eq ? (int)(eq - name) : 0, name);
 		fe_print_error(stderr, &shown);
 	}
 }

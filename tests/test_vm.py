@@ -187,7 +187,7 @@ def test_kernel_refusal_is_shown_with_its_caret_and_argument():
     cmd = [l for l in lines if "Command: " in l][0]
     caret = lines[lines.index(cmd) + 1]
     expect_eq(cmd[caret.index("^")], "$", f"{cmd}\n{caret}")   # under a=$stack...
-    check("that is argument 1 of the prototype" in err, err)
+    check("the caret is on field 'a', which comes from here" in err, err)
     # our own caret points at the prototype's 'x64 a'
     proto_caret = lines[-2]
     expect_eq(proto_caret.strip(), "^")
