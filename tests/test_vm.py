@@ -96,6 +96,13 @@ cat $T/dynamic_events
 """),
 ]
 
+# runs first, before anything mounted tracefs
+FIRST = [("mounts_tracefs", """
+grep -c ' tracefs ' /proc/mounts
+fevent list; echo "rc=$?"
+grep ' tracefs ' /proc/mounts | cut -d' ' -f2
+""")]
+
 _results = {}
 
 
@@ -104,7 +111,7 @@ def result(name):
         raise fe.Skip("FEVENT_NO_VM=1")
     if not _results:
         try:
-            _results.update(vm.run(fe.binary(), [(n, PRELUDE + s) for n, s in SNIPPETS]))
+            _results.update(vm.run(fe.binary(), FIRST + [(n, PRELUDE + s) for n, s in SNIPPETS]))
         except vm.VMError as e:
             _results["__error__"] = str(e)
     if "__error__" in _results:
@@ -222,3 +229,8 @@ def test_module_not_loaded():
     check("rc=1" in out, out)
     check("module 'ext4' is not loaded" in err, err)
     expect_eq(out.split("rc=1\n")[1], "", "nothing added")
+
+
+def test_tracefs_is_mounted_when_it_is_not():
+    rc, out, err = result("mounts_tracefs")
+    expect_eq(out, "0\nrc=0\n/sys/kernel/tracing\n", err)
