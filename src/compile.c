@@ -102,16 +102,17 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	for (i = 0; i < mods->nr; i++)
 		if (!strcmp(mods->names[i], proto->module))
 			return mods->dbg[i];
+	if (mods->nr == 32) {
+		fe_warn(w, "more than 32 modules: '%s' is compiled without its BTF", proto->module);
+		return NULL;
+	}
+	mods->names[mods->nr] = strdup(proto->module);
+	if (!mods->names[mods->nr])
+		return NULL;
 	m = fe_dbg_open_btf_module(dbg, proto->module, &err);
 	if (!m)
 		fe_warn(w, "%s", err.msg);
-	if (mods->nr < 32) {
-		mods->names[mods->nr] = strdup(proto->module);
-		if (mods->names[mods->nr])
-			mods->dbg[mods->nr++] = m;
-		else
-			fe_dbg_close(m);
-	}
+	mods->dbg[mods->nr++] = m;
 	return m;
 }
 
