@@ -20,6 +20,12 @@ struct fe_cli {
 	bool force;		/* --force */
 	bool json;		/* --json */
 	const char *tracefs;	/* --tracefs DIR */
+	char **events;		/* -e, in order */
+	int nr_events;
+	bool all;		/* -a */
+	int pid;		/* -p */
+	unsigned long buffer_kb;	/* -b */
+	double duration;	/* -d */
 	char **args;		/* operands after the command */
 	int nr_args;
 };
@@ -41,6 +47,7 @@ int fe_cmd_compile(const struct fe_cli *cli);
 int fe_cmd_add(const struct fe_cli *cli);
 int fe_cmd_list(const struct fe_cli *cli);
 int fe_cmd_clear(const struct fe_cli *cli);
+int fe_cmd_record(const struct fe_cli *cli);
 int fe_cmd_proto(const struct fe_cli *cli);
 int fe_cmd_funcs(const struct fe_cli *cli);
 

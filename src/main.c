@@ -72,6 +72,23 @@ static const struct command commands[] = {
 		"records that are gone are removed.\n",
 	},
 	{
+		"record", fe_cmd_record,
+		"fevent record [-e EVENT]... [-b KB] [-d SECONDS] [--json] [-a | -p PID | -- CMD ARGS...]",
+		"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
+		"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
+		"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
+		"traces the command and its children from its first instruction and\n"
+		"exits with its status.  Ends when the command exits, on Ctrl-C,\n"
+		"SIGTERM or after -d SECONDS; lost events are always reported.\n"
+		"\n"
+		"  -e, --event EVENT    record this event (and its __return); default all\n"
+		"  -a, --all            the whole system\n"
+		"  -p, --pid PID        a running process and its new children\n"
+		"  -b, --buffer KB      per-CPU buffer size\n"
+		"  -d, --duration SECS  stop after this long\n"
+		"      --json           one JSON object per line\n",
+	},
+	{
 		"proto", fe_cmd_proto,
 		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
@@ -138,6 +155,11 @@ static const struct option long_opts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
+	{ "event", required_argument, NULL, 'e' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "buffer", required_argument, NULL, 'b' },
+	{ "duration", required_argument, NULL, 'd' },
 	{ "return", no_argument, NULL, 'r' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -174,14 +196,15 @@ int main(int argc, char **argv)
 	}
 
 	cli.files = calloc(argc, sizeof(*cli.files));
-	if (!cli.files) {
+	cli.events = calloc(argc, sizeof(*cli.events));
+	if (!cli.files || !cli.events) {
 		fprintf(stderr, "fevent: out of memory\n");
 		return FE_EXIT_FAIL;
 	}
 	/* options may follow operands; "--" ends them */
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":g:n:f:x:rvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":g:n:f:x:e:ap:b:d:rvh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
 			cli.group = optarg;
@@ -204,6 +227,32 @@ int main(int argc, char **argv)
 		case OPT_FORCE:
 			cli.force = true;
 			break;
+		case 'e':
+			cli.events[cli.nr_events++] = optarg;
+			break;
+		case 'a':
+			cli.all = true;
+			break;
+		case 'p':
+		case 'b':
+		case 'd': {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			if (*end || end == optarg || d <= 0 || (c != 'd' && d != (long)d)) {
+				fprintf(stderr, "fevent %s: -%c wants a positive %s, not '%s'\n",
+					cmd->name, c, c == 'd' ? "number" : "integer", optarg);
+				ret = FE_EXIT_USAGE;
+				goto out;
+			}
+			if (c == 'p')
+				cli.pid = (int)d;
+			else if (c == 'b')
+				cli.buffer_kb = (unsigned long)d;
+			else
+				cli.duration = d;
+			break;
+		}
 		case OPT_JSON:
 			cli.json = true;
 			break;
@@ -253,6 +302,7 @@ int main(int argc, char **argv)
 	ret = cmd->fn(&cli);
 out:
 	free(binary);
+	free(cli.events);
 	free(cli.files);
 	return ret;
 }

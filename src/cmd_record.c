@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent record [-e EVENT]... [-b KB] [-d SECONDS] [--json]
+ *               [-a | -p PID | -- CMD ARGS...]
+ */
+#include <stdio.h>
+
+#include "commands.h"
+#include "kprobe_emit.h"
+#include "probe_install.h"
+#include "record.h"
+
+int fe_cmd_record(const struct fe_cli *cli)
+{
+	struct fe_record_opts o = {
+		.group = cli->group ? cli->group : FE_DEFAULT_GROUP,
+		.events = cli->events,
+		.nr_events = cli->nr_events,
+		.buffer_kb = cli->buffer_kb,
+		.duration = cli->duration,
+		.json = cli->json,
+		.out = stdout,
+	};
+	struct fe_error err = { 0 };
+	int targets = cli->all + (cli->pid > 0) + (cli->nr_args > 0);
+	int status, ret;
+
+	if (targets != 1) {
+		fprintf(stderr, "fevent: error: record one of: -a (everything), -p PID, or -- CMD ARGS...\n");
+		return FE_EXIT_USAGE;
+	}
+	if (cli->all) {
+		o.target = FE_RECORD_ALL;
+	} else if (cli->pid > 0) {
+		o.target = FE_RECORD_PID;
+		o.pid = cli->pid;
+	} else {
+		o.target = FE_RECORD_COMMAND;
+		o.command = cli->args;
+	}
+	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
+		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		return FE_EXIT_FAIL;
+	}
+	ret = fe_record(&o, &status, &err);
+	if (ret < 0) {
+		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
+	}
+	return status;
+}

@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live view: decode, order, pair and print.
+ *
+ * Pages are decoded as they arrive (their memory is reused), each event
+ * into an item with its arguments already formatted; a flush sorts the
+ * queued items by timestamp and prints them.  An entry whose function
+ * also has a return event waits, per task, for that return: the pair is
+ * printed as one line when it completes, so nested and recursive calls
+ * come out innermost first, each with its own arguments.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+
+#include "fe_util.h"
+#include "live_view.h"
+
+#define RETURN_SUFFIX	"__return"
+#define CALLER_FIELD	"__caller"
+#define MAX_CPUS	1024
+
+enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL };
+
+struct field_spec {
+	struct tep_format_field *f;
+	char *label;		/* without fevent's __N suffix */
+	enum vkind kind;
+	unsigned int elem;	/* element size */
+	unsigned int count;	/* array length, 0 for one value */
+};
+
+struct ev_info {
+	struct tep_event *tep_ev;
+	char *group;
+	char *name;
+	char *func;		/* the entry event's name (return: without __return) */
+	bool is_return;
+	bool has_return;	/* an entry whose function has a return event */
+	struct field_spec *fields;
+	int nr_fields;
+	struct field_spec *caller;
+	struct field_spec *ret;
+	bool task_info;		/* fork/exec: names tasks, not printed */
+};
+
+struct item {
+	unsigned long long ts;
+	unsigned long long seq;
+	int cpu;
+	int pid;
+	long long lost;		/* a lost-events marker when ev is NULL */
+	struct ev_info *ev;
+	char *caller;
+	char *text;		/* "name=value, ..." or the return value */
+	char *json;		/* "{...}" or the return value */
+};
+
+struct fe_view {
+	struct fe_view_opts opts;
+	struct tep_handle *tep;
+	struct kbuffer *kbuf;
+	struct ev_info *evs;
+	int nr_evs;
+	struct item *queue;
+	int nr_queue, cap_queue;
+	struct item *pending;	/* entries waiting for their return */
+	int nr_pending, cap_pending;
+	unsigned long long seq;
+	unsigned long long events;
+	unsigned long long lost[MAX_CPUS];
+	bool lost_unknown[MAX_CPUS];
+	int max_cpu;
+};
+
+struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
+			    struct fe_error *err)
+{
+	struct fe_view *v = calloc(1, sizeof(*v));
+
+	if (!v) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	v->opts = *opts;
+	v->tep = tep_alloc();
+	if (!v->tep)
+		goto oom;
+	tep_set_long_size(v->tep, sizeof(long));
+	tep_set_page_size(v->tep, getpagesize());
+	if (header_page &&
+	    tep_parse_header_page(v->tep, (char *)header_page, strlen(header_page), sizeof(long))) {
+		fe_err(err, 0, "cannot parse the ring buffer's header_page");
+		fe_view_free(v);
+		return NULL;
+	}
+	v->kbuf = tep_kbuffer(v->tep);
+	if (!v->kbuf)
+		goto oom;
+	v->max_cpu = -1;
+	return v;
+oom:
+	fe_err(err, 0, "out of memory");
+	fe_view_free(v);
+	return NULL;
+}
+
+static void item_clear(struct item *it)
+{
+	free(it->caller);
+	free(it->text);
+	free(it->json);
+}
+
+void fe_view_free(struct fe_view *v)
+{
+	int i, j;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->nr_queue; i++)
+		item_clear(&v->queue[i]);
+	for (i = 0; i < v->nr_pending; i++)
+		item_clear(&v->pending[i]);
+	free(v->queue);
+	free(v->pending);
+	for (i = 0; i < v->nr_evs; i++) {
+		for (j = 0; j < v->evs[i].nr_fields; j++)
+			free(v->evs[i].fields[j].label);
+		free(v->evs[i].fields);
+		free(v->evs[i].group);
+		free(v->evs[i].name);
+		free(v->evs[i].func);
+	}
+	free(v->evs);
+	if (v->tep)
+		tep_free(v->tep);
+	free(v);
+}
+
+/* The fetch type of a field, from "name=FETCH:TYPE ..." */
+static const char *fetch_type(const char *args, const char *name, char *buf, size_t size)
+{
+	size_t l = strlen(name);
+	const char *p = args;
+
+	while (p && *p) {
+		const char *end = strchr(p, ' ');
+		const char *colon;
+
+		if (!end)
+			end = p + strlen(p);
+		if (!strncmp(p, name, l) && p[l] == '=') {
+			colon = memrchr(p, ':', end - p);
+			if (colon) {
+				snprintf(buf, size, "%.*s", (int)(end - colon - 1), colon + 1);
+				return buf;
+			}
+		}
+		p = *end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* fevent gives a repeated label a "__N" suffix; people see the label */
+static char *label_of(const char *name)
+{
+	const char *u = strstr(name, "__");
+	const char *last = NULL;
+	size_t n;
+
+	while (u) {
+		last = u;
+		u = strstr(u + 2, "__");
+	}
+	if (last && last != name && last[2]) {
+		const char *d = last + 2;
+
+		while (isdigit((unsigned char)*d))
+			d++;
+		if (!*d) {
+			n = last - name;
+			return strndup(name, n);
+		}
+	}
+	return strdup(name);
+}
+
+int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
+		      const char *format, const char *args, struct fe_error *err)
+{
+	struct tep_format_field **fields, **f;
+	struct ev_info *e;
+	struct tep_event *te;
+	size_t nl = strlen(event), rl = strlen(RETURN_SUFFIX);
+	int i, n = 0;
+
+	if (tep_parse_event(v->tep, format, strlen(format), group))
+		return fe_err(err, 0, "cannot parse the format of %s/%s", group, event);
+	te = tep_find_event_by_name(v->tep, group, event);
+	if (!te)
+		return fe_err(err, 0, "no format for %s/%s", group, event);
+	e = fe_grow(&v->evs, &v->nr_evs, sizeof(*e));
+	if (!e)
+		return fe_err(err, 0, "out of memory");
+	e->tep_ev = te;
+	e->group = strdup(group);
+	e->name = strdup(event);
+	e->is_return = nl > rl && !strcmp(event + nl - rl, RETURN_SUFFIX);
+	e->func = e->is_return ? strndup(event, nl - rl) : strdup(event);
+	if (!e->group || !e->name || !e->func)
+		return fe_err(err, 0, "out of memory");
+	fields = tep_event_fields(te);
+	for (f = fields; f && *f; f++)
+		n++;
+	e->fields = calloc(n ? n : 1, sizeof(*e->fields));
+	if (!e->fields) {
+		free(fields);
+		return fe_err(err, 0, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		struct field_spec *s = &e->fields[e->nr_fields];
+		struct tep_format_field *tf = fields[i];
+		char tbuf[64];
+		const char *t = fetch_type(args, tf->name, tbuf, sizeof(tbuf));
+
+		s->f = tf;
+		s->label = label_of(tf->name);
+		if (!s->label) {
+			free(fields);
+			return fe_err(err, 0, "out of memory");
+		}
+		if (!t)
+			t = tf->flags & TEP_FIELD_IS_SIGNED ? "s" : "u";
+		s->kind = !strncmp(t, "string", 6) || !strncmp(t, "ustring", 7) ? V_STRING :
+			  !strncmp(t, "symbol", 6) ? V_SYMBOL :
+			  t[0] == 's' ? V_SIGNED : t[0] == 'x' ? V_HEX : V_UNSIGNED;
+		s->count = tf->flags & TEP_FIELD_IS_ARRAY && s->kind != V_STRING ? tf->arraylen : 0;
+		s->elem = s->count ? (unsigned int)tf->size / s->count : (unsigned int)tf->size;
+		if (!strcmp(tf->name, CALLER_FIELD))
+			e->caller = s;
+		else if (e->is_return && !strcmp(tf->name, "ret"))
+			e->ret = s;
+		e->nr_fields++;
+	}
+	free(fields);
+	/* an entry and its return event know each other */
+	for (i = 0; i < v->nr_evs - 1; i++) {
+		struct ev_info *o = &v->evs[i];
+
+		if (!strcmp(o->group, e->group) && !strcmp(o->func, e->func) &&
+		    o->is_return != e->is_return) {
+			if (e->is_return)
+				o->has_return = true;
+			else
+				e->has_return = true;
+		}
+	}
+	return 0;
+}
+
+int fe_view_add_task_event(struct fe_view *v, const char *system, const char *event,
+			   const char *format, struct fe_error *err)
+{
+	struct ev_info *e;
+	struct tep_event *te;
+
+	if (tep_parse_event(v->tep, format, strlen(format), system))
+		return fe_err(err, 0, "cannot parse the format of %s/%s", system, event);
+	te = tep_find_event_by_name(v->tep, system, event);
+	e = te ? fe_grow(&v->evs, &v->nr_evs, sizeof(*e)) : NULL;
+	if (!e)
+		return fe_err(err, 0, "no format for %s/%s", system, event);
+	e->tep_ev = te;
+	e->task_info = true;
+	e->group = strdup(system);
+	e->name = strdup(event);
+	e->func = strdup(event);
+	if (!e->group || !e->name || !e->func)
+		return fe_err(err, 0, "out of memory");
+	return 0;
+}
+
+/* A string field: char[N] in place, or __data_loc. */
+static int string_field(struct fe_view *v, struct tep_event *te, const char *name,
+			const void *data, int size, char *buf, size_t bsize)
+{
+	struct tep_format_field *f = tep_find_field(te, name);
+	unsigned int off, len;
+
+	if (!f)
+		return -1;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		unsigned int loc = tep_read_number(v->tep, (const char *)data + f->offset, 4);
+
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + 4;
+	} else {
+		off = f->offset;
+		len = f->size;
+	}
+	if (off + len > (unsigned int)size)
+		return -1;
+	snprintf(buf, bsize, "%.*s", (int)len, (const char *)data + off);
+	return 0;
+}
+
+static void task_info(struct fe_view *v, struct ev_info *e, void *data, int size)
+{
+	unsigned long long pid;
+	char comm[256];
+
+	if (!strcmp(e->name, "sched_process_fork")) {
+		if (tep_get_any_field_val(NULL, e->tep_ev, "child_pid",
+					  &(struct tep_record){ .data = data, .size = size }, &pid, 0) ||
+		    string_field(v, e->tep_ev, "child_comm", data, size, comm, sizeof(comm)))
+			return;
+	} else {
+		const char *base;
+
+		if (tep_get_any_field_val(NULL, e->tep_ev, "pid",
+					  &(struct tep_record){ .data = data, .size = size }, &pid, 0) ||
+		    string_field(v, e->tep_ev, "filename", data, size, comm, sizeof(comm)))
+			return;
+		/* the kernel names the task after the file, cut to 15 */
+		base = strrchr(comm, '/');
+		if (base)
+			memmove(comm, base + 1, strlen(base));
+		comm[15] = 0;
+	}
+	tep_override_comm(v->tep, comm, (int)pid);
+}
+
+int fe_view_kallsyms(struct fe_view *v, const char *text)
+{
+	return tep_parse_kallsyms(v->tep, text);
+}
+
+void fe_view_cmdlines(struct fe_view *v, const char *text)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		char comm[64];
+		int pid;
+
+		if (sscanf(line, "%d %63s", &pid, comm) == 2 && !tep_is_pid_registered(v->tep, pid))
+			tep_register_comm(v->tep, comm, pid);
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+}
+
+/* Append a string quoted: C-style for text, JSON for JSON (invalid UTF-8
+ * bytes as \u00XX). */
+static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json)
+{
+	size_t i = 0;
+
+	fe_buf_printf(b, "\"");
+	while (i < len && s[i]) {
+		unsigned char c = s[i];
+		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
+			   (c & 0xf8) == 0xf0 ? 4 : 0;
+		size_t k;
+		bool valid = n > 0 && i + n <= len;
+
+		for (k = 1; valid && k < n; k++)
+			valid = (s[i + k] & 0xc0) == 0x80;
+		if (c == '"' || c == '\\') {
+			fe_buf_printf(b, "\\%c", c);
+		} else if (c == '\n') {
+			fe_buf_printf(b, "\\n");
+		} else if (c == '\t') {
+			fe_buf_printf(b, "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			fe_buf_printf(b, json ? "\\u%04x" : "\\x%02x", c);
+		} else if (c >= 0x80 && !valid) {
+			fe_buf_printf(b, json ? "\\u%04x" : "\\x%02x", c);
+		} else {
+			fe_buf_printf(b, "%.*s", (int)n, (const char *)s + i);
+			i += n;
+			continue;
+		}
+		i++;
+	}
+	fe_buf_printf(b, "\"");
+}
+
+static unsigned long long number(struct fe_view *v, const void *p, unsigned int size)
+{
+	return tep_read_number(v->tep, p, size);
+}
+
+static void value(struct fe_view *v, const struct field_spec *s, const void *p, bool json,
+		  bool bare_symbol, struct fe_buf *b)
+{
+	unsigned long long u = number(v, p, s->elem);
+	unsigned int bits = s->elem * 8;
+	long long sv = bits < 64 && (u >> (bits - 1)) & 1 ? (long long)(u | (~0ULL << bits)) :
+		       (long long)u;
+
+	switch (s->kind) {
+	case V_SIGNED:
+		fe_buf_printf(b, "%lld", sv);
+		break;
+	case V_HEX:
+		fe_buf_printf(b, json ? "%llu" : "0x%llx", u);
+		break;
+	case V_SYMBOL: {
+		const char *fn = tep_find_function(v->tep, u);
+		unsigned long long start = tep_find_function_address(v->tep, u);
+		struct fe_buf sym = { 0 };
+
+		if (!fn)
+			fe_buf_printf(&sym, "0x%llx", u);
+		else if (bare_symbol || u == start)
+			fe_buf_printf(&sym, "%s", fn);
+		else
+			fe_buf_printf(&sym, "%s+0x%llx", fn, u - start);
+		if (json)
+			quote(b, (const unsigned char *)(sym.s ? sym.s : ""), sym.len, true);
+		else
+			fe_buf_printf(b, "%s", sym.s ? sym.s : "");
+		fe_buf_free(&sym);
+		break;
+	}
+	default:
+		fe_buf_printf(b, "%llu", u);
+	}
+}
+
+/* One field of a record, formatted. */
+static void field_value(struct fe_view *v, const struct field_spec *s, const void *data,
+			int size, bool json, struct fe_buf *b)
+{
+	const unsigned char *p = (const unsigned char *)data + s->f->offset;
+	unsigned int i;
+
+	if (s->kind == V_STRING) {
+		unsigned int loc = number(v, p, 4);
+		unsigned int off = loc & 0xffff, len = loc >> 16;
+
+		if (s->f->flags & TEP_FIELD_IS_RELATIVE)
+			off += s->f->offset + 4;
+		if (!len || off + len > (unsigned int)size) {
+			fe_buf_printf(b, json ? "null" : "(fault)");
+			return;
+		}
+		quote(b, (const unsigned char *)data + off, len, json);
+		return;
+	}
+	if (!s->count) {
+		value(v, s, p, json, false, b);
+		return;
+	}
+	fe_buf_printf(b, json ? "[" : "{");
+	for (i = 0; i < s->count; i++) {
+		if (i)
+			fe_buf_printf(b, ",");
+		value(v, s, p + i * s->elem, json, false, b);
+	}
+	fe_buf_printf(b, json ? "]" : "}");
+}
+
+static struct ev_info *find_ev(struct fe_view *v, struct tep_event *te)
+{
+	int i;
+
+	for (i = 0; i < v->nr_evs; i++)
+		if (v->evs[i].tep_ev == te)
+			return &v->evs[i];
+	return NULL;
+}
+
+static struct item *queue_item(struct fe_view *v)
+{
+	struct item *it;
+
+	if (v->nr_queue == v->cap_queue) {
+		int cap = v->cap_queue ? v->cap_queue * 2 : 256;
+		struct item *q = realloc(v->queue, cap * sizeof(*q));
+
+		if (!q)
+			return NULL;
+		v->queue = q;
+		v->cap_queue = cap;
+	}
+	it = &v->queue[v->nr_queue++];
+	memset(it, 0, sizeof(*it));
+	it->seq = v->seq++;
+	return it;
+}
+
+static void decode(struct fe_view *v, int cpu, unsigned long long ts, void *data, int size)
+{
+	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
+	struct tep_event *te = tep_find_event_by_record(v->tep, &rec);
+	struct ev_info *e = te ? find_ev(v, te) : NULL;
+	struct fe_buf text = { 0 }, json = { 0 };
+	struct item *it;
+	int i, shown = 0;
+
+	if (!e)
+		return;
+	if (e->task_info) {
+		task_info(v, e, data, size);
+		return;
+	}
+	it = queue_item(v);
+	if (!it)
+		return;
+	v->events++;
+	it->ts = ts;
+	it->cpu = cpu;
+	it->pid = tep_data_pid(v->tep, &rec);
+	it->ev = e;
+	if (e->caller) {
+		struct fe_buf c = { 0 };
+
+		value(v, e->caller, (char *)data + e->caller->f->offset, false, true, &c);
+		it->caller = fe_buf_take(&c);
+	}
+	if (e->is_return && e->ret) {
+		field_value(v, e->ret, data, size, false, &text);
+		field_value(v, e->ret, data, size, true, &json);
+	} else {
+		fe_buf_printf(&json, "{");
+		for (i = 0; i < e->nr_fields; i++) {
+			const struct field_spec *s = &e->fields[i];
+
+			if (s == e->caller || !strncmp(s->f->name, "common_", 7) ||
+			    !strncmp(s->f->name, "__probe", 7))
+				continue;
+			fe_buf_printf(&text, "%s%s=", shown ? ", " : "", s->label);
+			field_value(v, s, data, size, false, &text);
+			fe_buf_printf(&json, "%s", shown ? "," : "");
+			quote(&json, (const unsigned char *)s->label, strlen(s->label), true);
+			fe_buf_printf(&json, ":");
+			field_value(v, s, data, size, true, &json);
+			shown++;
+		}
+		fe_buf_printf(&json, "}");
+	}
+	it->text = fe_buf_take(&text);
+	it->json = fe_buf_take(&json);
+}
+
+int fe_view_page(struct fe_view *v, int cpu, void *page, int size)
+{
+	unsigned long long ts;
+	void *data;
+	int missed;
+
+	(void)size;
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return -1;
+	if (cpu > v->max_cpu)
+		v->max_cpu = cpu;
+	if (kbuffer_load_subbuffer(v->kbuf, page))
+		return -1;
+	missed = kbuffer_missed_events(v->kbuf);
+	if (missed) {
+		struct item *it = queue_item(v);
+
+		if (it) {
+			it->ts = kbuffer_timestamp(v->kbuf);
+			it->cpu = cpu;
+			it->lost = missed;
+		}
+		if (missed > 0)
+			v->lost[cpu] += missed;
+		else
+			v->lost_unknown[cpu] = true;
+	}
+	for (data = kbuffer_read_event(v->kbuf, &ts); data;
+	     data = kbuffer_next_event(v->kbuf, &ts))
+		decode(v, cpu, ts, data, kbuffer_event_size(v->kbuf));
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void print_head(struct fe_view *v, const struct item *it)
+{
+	FILE *out = v->opts.out;
+	const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
+	char who[64];
+
+	if (v->opts.json) {
+		struct fe_buf c = { 0 };
+
+		quote(&c, (const unsigned char *)comm, strlen(comm), true);
+		fprintf(out, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":%s,", it->ts / 1000000000ULL,
+			it->ts % 1000000000ULL, it->cpu, it->pid, c.s ? c.s : "\"\"");
+		fe_buf_free(&c);
+		return;
+	}
+	snprintf(who, sizeof(who), "%s-%d", comm, it->pid);
+	fprintf(out, "%20s [%03d] %6llu.%06llu: ", who, it->cpu, it->ts / 1000000000ULL,
+		(it->ts % 1000000000ULL) / 1000);
+}
+
+/* entry (may be NULL) and/or return (may be NULL) as one line */
+static void print_call(struct fe_view *v, const struct item *entry, const struct item *ret)
+{
+	FILE *out = v->opts.out;
+	const struct item *first = entry ? entry : ret;
+	const struct ev_info *e = first->ev;
+
+	print_head(v, first);
+	if (v->opts.json) {
+		struct fe_buf s = { 0 };
+
+		quote(&s, (const unsigned char *)e->group, strlen(e->group), true);
+		fprintf(out, "\"group\":%s,\"event\":", s.s);
+		fe_buf_free(&s);
+		quote(&s, (const unsigned char *)(entry ? entry->ev->name : ret->ev->name),
+		      strlen(entry ? entry->ev->name : ret->ev->name), true);
+		fprintf(out, "%s", s.s);
+		fe_buf_free(&s);
+		if (entry && entry->caller) {
+			quote(&s, (const unsigned char *)entry->caller, strlen(entry->caller), true);
+			fprintf(out, ",\"caller\":%s", s.s);
+			fe_buf_free(&s);
+		}
+		fprintf(out, ",\"args\":%s", entry ? entry->json : "{}");
+		if (ret)
+			fprintf(out, ",\"ret\":%s", ret->json);
+		if (entry && ret)
+			fprintf(out, ",\"dur_ns\":%llu", ret->ts - entry->ts);
+		fprintf(out, "}\n");
+		return;
+	}
+	if (entry && entry->caller)
+		fprintf(out, "%s->", entry->caller);
+	fprintf(out, "%s(%s)", e->func, entry ? entry->text : "?");
+	if (ret)
+		fprintf(out, " = %s", ret->text);
+	if (entry && ret) {
+		unsigned long long ns = ret->ts - entry->ts;
+
+		fprintf(out, " <%llu.%03llu us>", ns / 1000, ns % 1000);
+	}
+	fputc('\n', out);
+}
+
+static void print_lost(struct fe_view *v, const struct item *it)
+{
+	if (v->opts.json) {
+		if (it->lost > 0)
+			fprintf(v->opts.out, "{\"lost\":%lld,\"cpu\":%d}\n", it->lost, it->cpu);
+		else
+			fprintf(v->opts.out, "{\"lost\":null,\"cpu\":%d}\n", it->cpu);
+	} else if (it->lost > 0) {
+		fprintf(v->opts.out, "[CPU %d: lost %lld events]\n", it->cpu, it->lost);
+	} else {
+		fprintf(v->opts.out, "[CPU %d: lost events]\n", it->cpu);
+	}
+}
+
+static int push_pending(struct fe_view *v, struct item *it)
+{
+	if (v->nr_pending == v->cap_pending) {
+		int cap = v->cap_pending ? v->cap_pending * 2 : 64;
+		struct item *p = realloc(v->pending, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		v->pending = p;
+		v->cap_pending = cap;
+	}
+	v->pending[v->nr_pending++] = *it;
+	return 0;
+}
+
+/* The innermost waiting entry of this task for this function. */
+static int find_pending(struct fe_view *v, const struct item *ret)
+{
+	int i;
+
+	for (i = v->nr_pending - 1; i >= 0; i--) {
+		const struct ev_info *e = v->pending[i].ev;
+
+		if (v->pending[i].pid == ret->pid && !strcmp(e->func, ret->ev->func) &&
+		    !strcmp(e->group, ret->ev->group))
+			return i;
+	}
+	return -1;
+}
+
+void fe_view_flush(struct fe_view *v, bool final)
+{
+	int i;
+
+	qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
+	for (i = 0; i < v->nr_queue; i++) {
+		struct item *it = &v->queue[i];
+
+		if (!it->ev) {
+			print_lost(v, it);
+		} else if (it->ev->is_return) {
+			int p = find_pending(v, it);
+
+			if (p >= 0) {
+				print_call(v, &v->pending[p], it);
+				item_clear(&v->pending[p]);
+				memmove(&v->pending[p], &v->pending[p + 1],
+					(v->nr_pending - p - 1) * sizeof(*v->pending));
+				v->nr_pending--;
+			} else {
+				print_call(v, NULL, it);
+			}
+		} else if (it->ev->has_return) {
+			if (push_pending(v, it) == 0)
+				continue;	/* the pending list owns it now */
+			print_call(v, it, NULL);
+		} else {
+			print_call(v, it, NULL);
+		}
+		item_clear(it);
+	}
+	v->nr_queue = 0;
+	if (final) {
+		for (i = 0; i < v->nr_pending; i++) {
+			print_call(v, &v->pending[i], NULL);
+			item_clear(&v->pending[i]);
+		}
+		v->nr_pending = 0;
+	}
+	fflush(v->opts.out);
+}
+
+void fe_view_summary(struct fe_view *v, FILE *out)
+{
+	int cpu;
+	bool any = false;
+
+	fprintf(out, "fevent: %llu event%s", v->events, v->events == 1 ? "" : "s");
+	for (cpu = 0; cpu <= v->max_cpu; cpu++) {
+		if (!v->lost[cpu] && !v->lost_unknown[cpu])
+			continue;
+		fprintf(out, "%s cpu%d %llu%s", any ? "," : "; lost:", cpu, v->lost[cpu],
+			v->lost_unknown[cpu] ? "+" : "");
+		any = true;
+	}
+	fprintf(out, "%s\n", any ? "" : "; none lost");
+}
+
+unsigned long long fe_view_events(const struct fe_view *v)
+{
+	return v->events;
+}
+
+unsigned long long fe_view_lost(const struct fe_view *v)
+{
+	unsigned long long n = 0;
+	int cpu;
+
+	for (cpu = 0; cpu <= v->max_cpu; cpu++)
+		n += v->lost[cpu] + v->lost_unknown[cpu];
+	return n;
+}

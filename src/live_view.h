@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stage 6: view.  Raw ring-buffer pages in, readable events out: decoded
+ * with libtraceevent from the formats of fevent's events only, merged
+ * across CPUs by timestamp, entry and return events paired per task into
+ * "func(args) = ret <duration>", as text or one JSON object per line.
+ * Lost events are reported where they happened and in a summary.
+ */
+#ifndef LIVE_VIEW_H
+#define LIVE_VIEW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fe_error.h"
+
+struct fe_view;
+
+struct fe_view_opts {
+	bool json;
+	FILE *out;
+};
+
+struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
+			    struct fe_error *err);
+void fe_view_free(struct fe_view *v);
+
+/*
+ * Decode this event: its format file's text, and its fetch arguments as
+ * the kernel lists them (they give each field's fetch type, e.g. symbol).
+ */
+int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
+		      const char *format, const char *args, struct fe_error *err);
+
+/*
+ * A task event that names tasks and is not printed: sched_process_fork
+ * (the child's comm) or sched_process_exec (the new program's name).
+ */
+int fe_view_add_task_event(struct fe_view *v, const char *system, const char *event,
+			   const char *format, struct fe_error *err);
+
+/* Symbols for 'symbol' fields (__caller): the text of /proc/kallsyms. */
+int fe_view_kallsyms(struct fe_view *v, const char *text);
+
+/* Commands of pids, as in saved_cmdlines ("PID COMM" lines). */
+void fe_view_cmdlines(struct fe_view *v, const char *text);
+
+/* One ring-buffer sub-buffer read from cpu. */
+int fe_view_page(struct fe_view *v, int cpu, void *page, int size);
+
+/*
+ * Print what is queued, oldest first.  final: also entries whose return
+ * never came, printed on their own.
+ */
+void fe_view_flush(struct fe_view *v, bool final);
+
+/* "N events; lost: cpu0 M, ..." */
+void fe_view_summary(struct fe_view *v, FILE *out);
+unsigned long long fe_view_events(const struct fe_view *v);
+unsigned long long fe_view_lost(const struct fe_view *v);
+
+#endif

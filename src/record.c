@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "fe_util.h"
+#include "live_view.h"
+#include "probe_install.h"
+#include "record.h"
+
+#define RETURN_SUFFIX	"__return"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static bool wanted(const char *event, char *const *names, int n)
+{
+	int i;
+
+	if (!n)
+		return true;
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+
+		if (!strcmp(event, names[i]) ||
+		    (!strncmp(event, names[i], l) && !strcmp(event + l, RETURN_SUFFIX)))
+			return true;
+	}
+	return false;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The view, knowing the formats of the chosen events and nothing else. */
+static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event_info *ev,
+				 int n, bool *chosen, struct fe_error *err)
+{
+	struct fe_view_opts vo = { .json = o->json, .out = o->out };
+	char *header = tracefs_instance_file_read(NULL, "events/header_page", NULL);
+	struct fe_view *v = fe_view_new(&vo, header, err);
+	bool symbols = false;
+	int i;
+
+	free(header);
+	if (!v)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		char *format;
+
+		if (!chosen[i])
+			continue;
+		format = tracefs_event_file_read(NULL, ev[i].group, ev[i].event, "format", NULL);
+		if (!format || fe_view_add_event(v, ev[i].group, ev[i].event, format, ev[i].args, err)) {
+			if (!format)
+				fe_err(err, 0, "cannot read the format of %s/%s", ev[i].group, ev[i].event);
+			free(format);
+			fe_view_free(v);
+			return NULL;
+		}
+		free(format);
+		symbols |= strstr(ev[i].args, ":symbol") != NULL;
+	}
+	/* fork and exec events name new tasks; the view does not print them */
+	for (i = 0; i < 2; i++) {
+		static const char *const task_events[] = { "sched_process_fork", "sched_process_exec" };
+		char *format = tracefs_event_file_read(NULL, "sched", task_events[i], "format", NULL);
+
+		if (format && fe_view_add_task_event(v, "sched", task_events[i], format, err)) {
+			free(format);
+			fe_view_free(v);
+			return NULL;
+		}
+		free(format);
+	}
+	if (symbols) {
+		/* __caller and other symbol fields are named from kallsyms */
+		FILE *f = fopen("/proc/kallsyms", "re");
+		struct fe_buf text = { 0 };
+		char chunk[1 << 16];
+		size_t r;
+
+		while (f && (r = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			fe_buf_printf(&text, "%.*s", (int)r, chunk);
+		if (f)
+			fclose(f);
+		if (text.s)
+			fe_view_kallsyms(v, text.s);
+		fe_buf_free(&text);
+	}
+	return v;
+}
+
+struct session {
+	struct tracefs_instance *inst;
+	struct tracefs_cpu **cpus;
+	int nr_cpus;
+	void *page;
+	int page_size;
+};
+
+static void session_end(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i])
+			tracefs_cpu_close(s->cpus[i]);
+	free(s->cpus);
+	free(s->page);
+	if (s->inst) {
+		tracefs_event_disable(s->inst, NULL, NULL);
+		tracefs_instance_destroy(s->inst);
+		tracefs_instance_free(s->inst);
+	}
+}
+
+/* Read what the buffers have; returns the bytes read. */
+static long read_all(struct session *s, struct fe_view *v, bool flush)
+{
+	long total = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int n;
+
+		if (!s->cpus[cpu])
+			continue;
+		for (;;) {
+			n = flush ? tracefs_cpu_flush(s->cpus[cpu], s->page) :
+				    tracefs_cpu_read(s->cpus[cpu], s->page, true);
+			if (n <= 0)
+				break;
+			fe_view_page(v, cpu, s->page, n);
+			total += n;
+		}
+	}
+	return total;
+}
+
+static void refresh_comms(struct fe_view *v)
+{
+	char *cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+
+	if (cmdlines)
+		fe_view_cmdlines(v, cmdlines);
+	free(cmdlines);
+}
+
+static int start_session(struct session *s, const struct fe_record_opts *o,
+			 struct fe_error *err)
+{
+	char name[64];
+	int cpu;
+
+	snprintf(name, sizeof(name), "fevent-%d", (int)getpid());
+	if (tracefs_instance_exists(name)) {
+		/* ours from a pid reused after a crash: take it over */
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
+
+		if (old) {
+			tracefs_event_disable(old, NULL, NULL);
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	s->inst = tracefs_instance_create(name);
+	if (!s->inst)
+		return fe_err(err, 0, "cannot create the tracefs instance %s: %s", name,
+			      strerror(errno));
+	if (o->buffer_kb && tracefs_instance_set_buffer_size(s->inst, o->buffer_kb, -1))
+		return fe_err(err, 0, "cannot set a %lu KB buffer: %s", o->buffer_kb, strerror(errno));
+	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
+	if (!s->cpus)
+		return fe_err(err, 0, "out of memory");
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		s->cpus[cpu] = tracefs_cpu_open(s->inst, cpu, true);
+		if (s->cpus[cpu] && tracefs_cpu_read_size(s->cpus[cpu]) > s->page_size)
+			s->page_size = tracefs_cpu_read_size(s->cpus[cpu]);
+	}
+	if (!s->page_size)
+		return fe_err(err, 0, "cannot read the ring buffers of %s", name);
+	s->page = malloc(s->page_size);
+	if (!s->page)
+		return fe_err(err, 0, "out of memory");
+	return 0;
+}
+
+static int follow_pid(struct session *s, int pid, struct fe_error *err)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "%d", pid);
+	if (tracefs_instance_file_write(s->inst, "set_event_pid", p) < 0)
+		return fe_err(err, 0, "cannot filter on pid %d: %s", pid, strerror(errno));
+	/* children too */
+	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK))
+		return fe_err(err, 0, "cannot set options/event-fork: %s", strerror(errno));
+	return 0;
+}
+
+static int enable_events(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
+			 struct fe_error *err)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (chosen[i] && tracefs_event_enable(s->inst, ev[i].group, ev[i].event))
+			return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group, ev[i].event,
+				      strerror(errno));
+	/* for the names of tasks; a kernel without them names fewer */
+	tracefs_event_enable(s->inst, "sched", "sched_process_fork");
+	tracefs_event_enable(s->inst, "sched", "sched_process_exec");
+	return 0;
+}
+
+/* Fork the command stopped: it waits on a pipe until the filter is armed. */
+static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return fe_err(err, 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return fe_err(err, 0, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "fevent: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+static int exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 1;
+}
+
+int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
+{
+	struct session s = { 0 };
+	struct fe_event_info *ev = NULL;
+	struct fe_view *v = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	bool *chosen = NULL;
+	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1;
+	pid_t child = -1;
+	double start, deadline;
+
+	*status = 0;
+	if (fe_list_events(o->group, &ev, &n, err))
+		return -1;
+	chosen = calloc(n ? n : 1, sizeof(*chosen));
+	if (!chosen) {
+		fe_err(err, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		nr_chosen += chosen[i] = wanted(ev[i].event, o->events, o->nr_events);
+	for (j = 0; j < o->nr_events; j++) {
+		for (i = 0; i < n && strcmp(ev[i].event, o->events[j]); i++)
+			;
+		if (i == n) {
+			fe_err(err, 0, "no event '%s' in group '%s' (fevent list shows them)",
+			       o->events[j], o->group);
+			ret = -2;
+			goto out;
+		}
+	}
+	if (!nr_chosen) {
+		fe_err(err, 0, "group '%s' has no events to record: add some with 'fevent add'",
+		       o->group);
+		goto out;
+	}
+	v = make_view(o, ev, n, chosen, err);
+	if (!v || start_session(&s, o, err))
+		goto out;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o->target == FE_RECORD_COMMAND) {
+		child = spawn_stopped(o->command, &go, err);
+		if (child < 0 || follow_pid(&s, child, err) || enable_events(&s, ev, n, chosen, err))
+			goto out;
+		/* armed: let it exec */
+		if (write(go, "g", 1) != 1) {
+			fe_err(err, 0, "cannot start %s: %s", o->command[0], strerror(errno));
+			goto out;
+		}
+		close(go);
+		go = -1;
+	} else {
+		if ((o->target == FE_RECORD_PID && follow_pid(&s, o->pid, err)) ||
+		    enable_events(&s, ev, n, chosen, err))
+			goto out;
+	}
+
+	start = now();
+	deadline = o->duration > 0 ? start + o->duration : 0;
+	for (;;) {
+		int wstatus;
+		long got = read_all(&s, v, false);
+
+		if (got) {
+			refresh_comms(v);
+			fe_view_flush(v, false);
+		}
+		if (child > 0 && waitpid(child, &wstatus, WNOHANG) == child) {
+			*status = exit_status(wstatus);
+			child = -1;
+			break;
+		}
+		if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
+			break;
+		if (stop_signal || (deadline && now() >= deadline))
+			break;
+		if (!got)
+			usleep(10000);
+	}
+	tracefs_event_disable(s.inst, NULL, NULL);
+	read_all(&s, v, true);
+	refresh_comms(v);
+	fe_view_flush(v, true);
+	fe_view_summary(v, stderr);
+	ret = 0;
+out:
+	if (go >= 0)
+		close(go);
+	if (child > 0) {
+		int wstatus;
+
+		/* stopped by a signal or the duration: the command ends too */
+		kill(child, stop_signal ? stop_signal : SIGTERM);
+		if (waitpid(child, &wstatus, 0) == child && ret == 0)
+			*status = exit_status(wstatus);
+	}
+	session_end(&s);
+	fe_view_free(v);
+	fe_event_infos_free(ev, n);
+	free(chosen);
+	return ret;
+}

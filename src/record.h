@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fevent record: a private tracefs instance (fevent-PID) with only the
+ * chosen events enabled, a command started stopped so its first
+ * instruction is covered, the per-CPU raw buffers read into the live view
+ * until the command exits, Ctrl-C, SIGTERM or the duration ends; then the
+ * buffers are drained and the instance removed.
+ */
+#ifndef RECORD_H
+#define RECORD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fe_error.h"
+
+enum fe_record_target {
+	FE_RECORD_COMMAND,	/* -- CMD ARGS: it and its children */
+	FE_RECORD_PID,		/* -p PID */
+	FE_RECORD_ALL,		/* -a: system-wide */
+};
+
+struct fe_record_opts {
+	const char *group;
+	char *const *events;	/* -e: event names (their __return comes along) */
+	int nr_events;
+	enum fe_record_target target;
+	char *const *command;	/* FE_RECORD_COMMAND: argv, NULL-terminated */
+	int pid;		/* FE_RECORD_PID */
+	unsigned long buffer_kb;	/* -b: per-CPU buffer, 0: the kernel's */
+	double duration;	/* -d: seconds, 0: none */
+	bool json;
+	FILE *out;
+};
+
+/*
+ * Record until the end; *status is the command's exit status (128+signal
+ * if it was killed), or 0.  Returns 0, -1 on a run-time failure, -2 on bad
+ * usage (an unknown event); err says why.
+ */
+int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err);
+
+#endif
