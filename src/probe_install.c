@@ -358,10 +358,18 @@ const char *fe_event_kind_name(enum fe_event_kind kind)
 	return names[kind];
 }
 
-/* hits and misses of one event from kprobe_profile / uprobe_profile */
-static void profile(const char *text, bool uprobe, const char *event,
+/*
+ * hits and misses of one event from kprobe_profile / uprobe_profile.  The
+ * kernel prints no group there: uprobes are told apart by their file,
+ * kprobes of one name in two groups cannot be.
+ */
+static void profile(const char *text, bool uprobe, const char *event, const char *target,
 		    unsigned long long *hits, unsigned long long *misses)
 {
+	size_t flen = 0;
+
+	if (uprobe && target && strrchr(target, ':'))
+		flen = strrchr(target, ':') - target;
 	const char *line = text;
 
 	*hits = *misses = 0;
@@ -375,7 +383,8 @@ static void profile(const char *text, bool uprobe, const char *event,
 			*misses = strtoull(f[2], NULL, 10);
 			return;
 		}
-		if (uprobe && n == 3 && !strcmp(f[1], event)) {
+		if (uprobe && n == 3 && !strcmp(f[1], event) &&
+		    (!flen || (strlen(f[0]) == flen && !strncmp(f[0], target, flen)))) {
 			*hits = strtoull(f[2], NULL, 10);
 			return;
 		}
@@ -526,7 +535,7 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		}
 		free(prefix);
 		profile(ev[i].kind >= FE_KIND_UPROBE ? uprof : kprof, ev[i].kind >= FE_KIND_UPROBE,
-			name, &ev[i].hits, &ev[i].misses);
+			name, addr, &ev[i].hits, &ev[i].misses);
 		if (enabled_in(NULL, sys, name) && add_enabled(&ev[i], "")) {
 			*n = i + 1;
 			goto oom;
