@@ -90,6 +90,15 @@ fevent add --force 'do_sys_openat2(x64 dfd)' > /dev/null; echo "rc=$?"
 cat $T/dynamic_events
 fevent clear
 """),
+    ("record", f"""
+fevent add 'long {SEED}' > /dev/null || exit 1
+fevent record -- cat /etc/hostname
+echo "rc=$?"
+fevent record --json -- cat /nonexistent
+echo "rc=$?"
+ls $T/instances
+fevent clear
+"""),
     ("module_not_loaded", """
 fevent add 'ext4:ext4_sync_file(x64 file)'; echo "rc=$?"
 cat $T/dynamic_events
@@ -234,3 +243,18 @@ def test_module_not_loaded():
 def test_tracefs_is_mounted_when_it_is_not():
     rc, out, err = result("mounts_tracefs")
     expect_eq(out, "0\nrc=0\n/sys/kernel/tracing\n", err)
+
+
+def test_record_shows_path_caller_and_return_value():
+    rc, out, err = result("record")
+    expect_eq(rc, 0, err)
+    check(re.search(r'^ +cat-\d+ \[\d{3}\] +\d+\.\d{6}: do_syscall_64->SyS_openat\(dfd=-100, '
+                    r'path="/etc/hostname", flags=0x0, mode=0x0\) = \d+ <\d+\.\d{3} us>$', out, re.M),
+          out)
+    check("fevent-vm\n" in out and "\nrc=0\n" in out, "cat's output and exit status")
+    import json
+    objs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    expect_eq([(o["comm"], o["caller"], o["args"]["path"], o["ret"]) for o in objs],
+              [("cat", "do_syscall_64", "/nonexistent", -2)])
+    check("rc=1\n" in out, "cat's failure passed on")
+    check(not re.search(r"fevent-\d+", out), "no instance left")

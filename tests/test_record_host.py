@@ -1,0 +1,158 @@
+"""fevent record with uprobes on this machine: the live view's lines, JSON,
+children followed, exit status, signals, the instance removed."""
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+import fe
+from fe import check, expect_eq
+from test_events_host import GROUP, TRACEFS, clean, need_uprobes, prog
+
+PROTO = "long traced(n, string s, r->id, string r->name)"
+
+
+def instances():
+    return sorted(os.listdir(os.path.join(TRACEFS, "instances")))
+
+
+def added(*protos):
+    need_uprobes()
+    clean()
+    r = fe.run("add", "-g", GROUP, "-x", prog(), *protos)
+    expect_eq(r.returncode, 0, r.stderr)
+
+
+def record(*args, **kw):
+    return fe.run("record", "-g", GROUP, *args, **kw)
+
+
+LINE = re.compile(r"^ +(\S+)-(\d+) \[(\d{3})\] +(\d+\.\d{6}): (.*)$")
+
+
+def test_pairs_every_call_of_parent_and_child():
+    added(PROTO)
+    try:
+        before = instances()
+        r = record("--", prog(), "5", "fork")
+        expect_eq(r.returncode, 0, r.stderr)
+        calls = [LINE.match(l) for l in r.stdout.splitlines() if "traced(" in l]
+        check(all(calls), r.stdout)
+        expect_eq(len(calls), 10, r.stdout)
+        pids = sorted({int(m.group(2)) for m in calls})
+        expect_eq(len(pids), 2, "the parent and the forked child")
+        for m in calls:
+            expect_eq(m.group(1), "fx_prog", "the child is named from its fork")
+        got = sorted(m.group(5).split(" <")[0] for m in calls)
+        want = sorted(f'traced(n={i}, s="{s}", id=7, name="hello") = {i * 2 + 7 + ord("h")}'
+                      for i in range(5) for s in ("abc", "child"))
+        expect_eq(got, want)
+        check(all(re.search(r" <\d+\.\d{3} us>$", m.group(5)) for m in calls), r.stdout)
+        check("fevent: 20 events; none lost" in r.stderr, r.stderr)
+        expect_eq(instances(), before, "the fevent-PID instance is gone")
+    finally:
+        clean()
+
+
+def test_json_reads_back_with_pairs():
+    added(PROTO)
+    try:
+        r = record("--json", "--", prog(), "3")
+        expect_eq(r.returncode, 0, r.stderr)
+        objs = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq(len(objs), 3)
+        for i, o in enumerate(objs):
+            expect_eq(o["event"], "traced")
+            expect_eq(o["group"], GROUP)
+            expect_eq(o["comm"], "fx_prog")
+            expect_eq(o["args"], {"n": i, "s": "abc", "id": 7, "name": "hello"})
+            expect_eq(o["ret"], i * 2 + 7 + ord("h"))
+            check(isinstance(o["dur_ns"], int) and o["dur_ns"] > 0, o)
+            check(isinstance(o["ts"], float) and isinstance(o["cpu"], int), o)
+        check(objs[0]["ts"] <= objs[1]["ts"] <= objs[2]["ts"], "in time order")
+    finally:
+        clean()
+
+
+def test_entry_only_events_print_at_once_and_events_can_be_chosen():
+    added("traced(n)", "long main(argc)")
+    try:
+        r = record("-e", "traced", "--", prog(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.splitlines() if LINE.match(l)]
+        expect_eq([LINE.match(l).group(5) for l in lines], ["traced(n=0)", "traced(n=1)"])
+        r = record("-e", "main", "--", prog(), "1")
+        lines = [LINE.match(l).group(5) for l in r.stdout.splitlines() if LINE.match(l)]
+        check(re.fullmatch(r"main\(argc=2\) = 0 <\d+\.\d{3} us>", lines[0]), lines)
+    finally:
+        clean()
+
+
+def test_exit_status_of_the_command():
+    added(PROTO)
+    try:
+        r = record("--", "sh", "-c", "exit 3")
+        expect_eq(r.returncode, 3, r.stderr)
+        r = record("--", "/nonexistent/command")
+        expect_eq(r.returncode, 127, r.stderr)
+        check("cannot run /nonexistent/command" in r.stderr, r.stderr)
+        r = record("--", "sh", "-c", "kill -TERM $$")
+        expect_eq(r.returncode, 128 + signal.SIGTERM, r.stderr)
+    finally:
+        clean()
+
+
+def test_sigint_stops_a_system_wide_recording_cleanly():
+    added(PROTO)
+    try:
+        before = instances()
+        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        subprocess.run([prog(), "2"], check=True, capture_output=True)
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        expect_eq(p.returncode, 0, err)
+        expect_eq(len([l for l in out.splitlines() if "traced(" in l]), 2, out)
+        check("fevent: 4 events; none lost" in err, err)
+        expect_eq(instances(), before)
+    finally:
+        clean()
+
+
+def test_duration_and_pid():
+    added(PROTO)
+    try:
+        sleeper = subprocess.Popen(["sleep", "30"])
+        try:
+            t = time.monotonic()
+            r = record("-p", str(sleeper.pid), "-d", "0.5")
+            expect_eq(r.returncode, 0, r.stderr)
+            check(time.monotonic() - t < 10, "-d ends it")
+            expect_eq(r.stdout, "")
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+    finally:
+        clean()
+
+
+def test_usage_errors():
+    added(PROTO)
+    try:
+        for args, words in [(("-e", "nosuch", "--", "true"), "no event 'nosuch'"),
+                            (("-a", "-p", "1"), "record one of"),
+                            ((), "record one of"),
+                            (("-b", "x", "-a"), "-b wants a positive integer")]:
+            r = record(*args)
+            expect_eq(r.returncode, 2, f"{args}: {r.stderr}")
+            check(words in r.stderr, f"{args}: {r.stderr}")
+        clean()
+        r = record("--", "true")
+        expect_eq(r.returncode, 1, r.stderr)
+        check("has no events to record" in r.stderr, r.stderr)
+    finally:
+        clean()
