@@ -73,7 +73,7 @@ struct fe_view {
 	unsigned long long seq;
 	unsigned long long events;
 	unsigned long long lost[MAX_CPUS];
-	bool lost_unknown[MAX_CPUS];
+	unsigned long long lost_gaps[MAX_CPUS];	/* losses of unknown size */
 	int max_cpu;
 };
 
@@ -578,7 +578,7 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size)
 		if (missed > 0)
 			v->lost[cpu] += missed;
 		else
-			v->lost_unknown[cpu] = true;
+			v->lost_gaps[cpu]++;
 	}
 	for (data = kbuffer_read_event(v->kbuf, &ts); data;
 	     data = kbuffer_next_event(v->kbuf, &ts))
@@ -669,7 +669,8 @@ static void print_lost(struct fe_view *v, const struct item *it)
 	} else if (it->lost > 0) {
 		fprintf(v->opts.out, "[CPU %d: lost %lld events]\n", it->cpu, it->lost);
 	} else {
-		fprintf(v->opts.out, "[CPU %d: lost events]\n", it->cpu);
+		fprintf(v->opts.out, "[CPU %d: lost events, how many the kernel did not say]\n",
+			it->cpu);
 	}
 }
 
@@ -752,13 +753,19 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 
 	fprintf(out, "fevent: %llu event%s", v->events, v->events == 1 ? "" : "s");
 	for (cpu = 0; cpu <= v->max_cpu; cpu++) {
-		if (!v->lost[cpu] && !v->lost_unknown[cpu])
+		if (!v->lost[cpu] && !v->lost_gaps[cpu])
 			continue;
-		fprintf(out, "%s cpu%d %llu%s", any ? "," : "; lost:", cpu, v->lost[cpu],
-			v->lost_unknown[cpu] ? "+" : "");
+		fprintf(out, "%s cpu%d ", any ? "," : "; LOST:", cpu);
+		if (v->lost[cpu])
+			fprintf(out, "%llu", v->lost[cpu]);
+		if (v->lost[cpu] && v->lost_gaps[cpu])
+			fprintf(out, " and ");
+		if (v->lost_gaps[cpu])
+			fprintf(out, "an unknown number in %llu gap%s", v->lost_gaps[cpu],
+				v->lost_gaps[cpu] == 1 ? "" : "s");
 		any = true;
 	}
-	fprintf(out, "%s\n", any ? "" : "; none lost");
+	fprintf(out, "%s\n", any ? " (a larger buffer: -b KB)" : "; none lost");
 }
 
 unsigned long long fe_view_events(const struct fe_view *v)
@@ -772,6 +779,6 @@ unsigned long long fe_view_lost(const struct fe_view *v)
 	int cpu;
 
 	for (cpu = 0; cpu <= v->max_cpu; cpu++)
-		n += v->lost[cpu] + v->lost_unknown[cpu];
+		n += v->lost[cpu] + v->lost_gaps[cpu];
 	return n;
 }

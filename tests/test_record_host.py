@@ -156,3 +156,19 @@ def test_usage_errors():
         check("has no events to record" in r.stderr, r.stderr)
     finally:
         clean()
+
+
+def test_lost_events_are_reported_inline_and_in_the_summary():
+    added("long traced(n)")
+    try:
+        # a 4 KB buffer cannot keep up with 200000 calls
+        r = record("-b", "4", "--", prog(), "200000")
+        expect_eq(r.returncode, 0, r.stderr)
+        check(re.search(r"^\[CPU \d+: lost (\d+ events|events, how many the kernel did not say)\]$",
+                        r.stdout, re.M), r.stdout[:2000])
+        check(re.search(r"fevent: \d+ events; LOST: cpu\d+ ", r.stderr), r.stderr)
+        r = record("--json", "-b", "4", "--", prog(), "200000")
+        lost = [json.loads(l) for l in r.stdout.splitlines() if l.startswith('{"lost"')]
+        check(lost and all(set(o) == {"lost", "cpu"} for o in lost), lost[:3])
+    finally:
+        clean()
