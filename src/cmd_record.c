@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fevent record [-e EVENT]... [-b KB] [-d SECONDS] [--json]
+ * fevent record [-e EVENT]... [-b KB] [-d SECONDS] [-o FILE] [--json]
  *               [-a | -p PID | -- CMD ARGS...]
+ * fevent report -i FILE [--json]
  */
 #include <stdio.h>
 
@@ -9,6 +10,7 @@
 #include "kprobe_emit.h"
 #include "probe_install.h"
 #include "record.h"
+#include "trace_dat.h"
 
 int fe_cmd_record(const struct fe_cli *cli)
 {
@@ -20,6 +22,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 		.duration = cli->duration,
 		.json = cli->json,
 		.out = stdout,
+		.output = cli->output,
 	};
 	struct fe_error err = { 0 };
 	int targets = cli->all + (cli->pid > 0) + (cli->nr_args > 0);
@@ -48,4 +51,20 @@ int fe_cmd_record(const struct fe_cli *cli)
 		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	return status;
+}
+
+int fe_cmd_report(const struct fe_cli *cli)
+{
+	struct fe_view_opts vo = { .json = cli->json, .out = stdout };
+	struct fe_error err = { 0 };
+
+	if (!cli->input || cli->nr_args) {
+		fprintf(stderr, "fevent: error: report reads one file: fevent report -i FILE\n");
+		return FE_EXIT_USAGE;
+	}
+	if (fe_tracedat_report(cli->input, &vo, &err)) {
+		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		return FE_EXIT_FAIL;
+	}
+	return FE_EXIT_OK;
 }

@@ -26,6 +26,8 @@ struct fe_cli {
 	int pid;		/* -p */
 	unsigned long buffer_kb;	/* -b */
 	double duration;	/* -d */
+	const char *output;	/* -o */
+	const char *input;	/* -i */
 	char **args;		/* operands after the command */
 	int nr_args;
 };
@@ -48,6 +50,7 @@ int fe_cmd_add(const struct fe_cli *cli);
 int fe_cmd_list(const struct fe_cli *cli);
 int fe_cmd_clear(const struct fe_cli *cli);
 int fe_cmd_record(const struct fe_cli *cli);
+int fe_cmd_report(const struct fe_cli *cli);
 int fe_cmd_proto(const struct fe_cli *cli);
 int fe_cmd_funcs(const struct fe_cli *cli);
 

@@ -213,11 +213,16 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 {
 	struct fe_buf body = { 0 };
 	struct fe_ftype type = f->type;
-	struct cursor c;
+	struct cursor c = { .kind = C_VALUE };
 	char tname[32];
 	bool is_string = f->type.kind == FE_FT_STRING;
 	int i, ret = -1;
 
+	if (probe->uprobe && f->type.kind == FE_FT_SYMBOL) {
+		fe_err(err, f->col,
+		       "uprobes cannot name symbols (the kernel has no symbol type for them); use x64");
+		goto out;
+	}
 	if (start_cursor(probe, places, f, &c, err))
 		goto out;
 	for (i = 0; i < f->nr_ops; i++) {

@@ -71,6 +71,7 @@ struct fe_view {
 	struct item *pending;	/* entries waiting for their return */
 	int nr_pending, cap_pending;
 	unsigned long long seq;
+	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
 	unsigned long long events;
 	unsigned long long lost[MAX_CPUS];
 	unsigned long long lost_gaps[MAX_CPUS];	/* losses of unknown size */
@@ -137,6 +138,7 @@ void fe_view_free(struct fe_view *v)
 		free(v->evs[i].func);
 	}
 	free(v->evs);
+	fe_buf_free(&v->task_names);
 	if (v->tep)
 		tep_free(v->tep);
 	free(v);
@@ -239,7 +241,14 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		s->kind = !strncmp(t, "string", 6) || !strncmp(t, "ustring", 7) ? V_STRING :
 			  !strncmp(t, "symbol", 6) ? V_SYMBOL :
 			  t[0] == 's' ? V_SIGNED : t[0] == 'x' ? V_HEX : V_UNSIGNED;
-		s->count = tf->flags & TEP_FIELD_IS_ARRAY && s->kind != V_STRING ? tf->arraylen : 0;
+		/* "s8 arr[]" in the format: the length is in the fetch type */
+		s->count = 0;
+		if (s->kind != V_STRING && strchr(t, '['))
+			s->count = strtoul(strchr(t, '[') + 1, NULL, 10);
+		else if (s->kind != V_STRING && tf->flags & TEP_FIELD_IS_ARRAY)
+			s->count = tf->arraylen;
+		if (s->count && tf->size % s->count)
+			s->count = 0;
 		s->elem = s->count ? (unsigned int)tf->size / s->count : (unsigned int)tf->size;
 		if (!strcmp(tf->name, CALLER_FIELD))
 			e->caller = s;
@@ -335,6 +344,12 @@ static void task_info(struct fe_view *v, struct ev_info *e, void *data, int size
 		comm[15] = 0;
 	}
 	tep_override_comm(v->tep, comm, (int)pid);
+	fe_buf_printf(&v->task_names, "%d %s\n", (int)pid, comm);
+}
+
+char *fe_view_task_names(struct fe_view *v)
+{
+	return strdup(v->task_names.s ? v->task_names.s : "");
 }
 
 int fe_view_kallsyms(struct fe_view *v, const char *text)
@@ -704,12 +719,12 @@ static int find_pending(struct fe_view *v, const struct item *ret)
 	return -1;
 }
 
-void fe_view_flush(struct fe_view *v, bool final)
+/* Print queue[0..n) (sorted), then drop them from the queue. */
+static void emit(struct fe_view *v, int n)
 {
 	int i;
 
-	qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
-	for (i = 0; i < v->nr_queue; i++) {
+	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
 		if (!it->ev) {
@@ -735,7 +750,16 @@ void fe_view_flush(struct fe_view *v, bool final)
 		}
 		item_clear(it);
 	}
-	v->nr_queue = 0;
+	memmove(v->queue, v->queue + n, (v->nr_queue - n) * sizeof(*v->queue));
+	v->nr_queue -= n;
+}
+
+void fe_view_flush(struct fe_view *v, bool final)
+{
+	int i;
+
+	qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
+	emit(v, v->nr_queue);
 	if (final) {
 		for (i = 0; i < v->nr_pending; i++) {
 			print_call(v, &v->pending[i], NULL);
@@ -744,6 +768,16 @@ void fe_view_flush(struct fe_view *v, bool final)
 		v->nr_pending = 0;
 	}
 	fflush(v->opts.out);
+}
+
+void fe_view_flush_until(struct fe_view *v, unsigned long long ts)
+{
+	int n;
+
+	qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
+	for (n = 0; n < v->nr_queue && v->queue[n].ts < ts; n++)
+		;
+	emit(v, n);
 }
 
 void fe_view_summary(struct fe_view *v, FILE *out)

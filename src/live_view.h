@@ -39,6 +39,9 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 int fe_view_add_task_event(struct fe_view *v, const char *system, const char *event,
 			   const char *format, struct fe_error *err);
 
+/* "PID COMM" lines for the tasks fork and exec events named. */
+char *fe_view_task_names(struct fe_view *v);
+
 /* Symbols for 'symbol' fields (__caller): the text of /proc/kallsyms. */
 int fe_view_kallsyms(struct fe_view *v, const char *text);
 
@@ -53,6 +56,10 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size);
  * never came, printed on their own.
  */
 void fe_view_flush(struct fe_view *v, bool final);
+
+/* Print what is queued up to (not including) time ts: a reader that
+ * feeds pages in time order knows nothing earlier can still come. */
+void fe_view_flush_until(struct fe_view *v, unsigned long long ts);
 
 /* "N events; lost: cpu0 M, ..." */
 void fe_view_summary(struct fe_view *v, FILE *out);

@@ -73,7 +73,7 @@ static const struct command commands[] = {
 	},
 	{
 		"record", fe_cmd_record,
-		"fevent record [-e EVENT]... [-b KB] [-d SECONDS] [--json] [-a | -p PID | -- CMD ARGS...]",
+		"fevent record [-e EVENT]... [-b KB] [-d SECONDS] [-o FILE] [--json] [-a | -p PID | -- CMD ARGS...]",
 		"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 		"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 		"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
@@ -86,7 +86,14 @@ static const struct command commands[] = {
 		"  -p, --pid PID        a running process and its new children\n"
 		"  -b, --buffer KB      per-CPU buffer size\n"
 		"  -d, --duration SECS  stop after this long\n"
+		"  -o, --output FILE    also write a trace.dat (trace-cmd report reads it)\n"
 		"      --json           one JSON object per line\n",
+	},
+	{
+		"report", fe_cmd_report,
+		"fevent report -i FILE [--json]",
+		"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
+		"entry and return events paired.\n",
 	},
 	{
 		"proto", fe_cmd_proto,
@@ -160,6 +167,8 @@ static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "buffer", required_argument, NULL, 'b' },
 	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
 	{ "return", no_argument, NULL, 'r' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -204,7 +213,7 @@ int main(int argc, char **argv)
 	/* options may follow operands; "--" ends them */
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":g:n:f:x:e:ap:b:d:rvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":g:n:f:x:e:ap:b:d:o:i:rvh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
 			cli.group = optarg;
@@ -232,6 +241,12 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			cli.all = true;
+			break;
+		case 'o':
+			cli.output = optarg;
+			break;
+		case 'i':
+			cli.input = optarg;
 			break;
 		case 'p':
 		case 'b':

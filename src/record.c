@@ -14,6 +14,7 @@
 #include "live_view.h"
 #include "probe_install.h"
 #include "record.h"
+#include "trace_dat.h"
 
 #define RETURN_SUFFIX	"__return"
 
@@ -108,6 +109,7 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 }
 
 struct session {
+	struct fe_tracedat *td;	/* -o */
 	struct tracefs_instance *inst;
 	struct tracefs_cpu **cpus;
 	int nr_cpus;
@@ -119,6 +121,7 @@ static void session_end(struct session *s)
 {
 	int i;
 
+	fe_tracedat_abort(s->td);	/* written by then, or thrown away */
 	for (i = 0; i < s->nr_cpus; i++)
 		if (s->cpus[i])
 			tracefs_cpu_close(s->cpus[i]);
@@ -148,6 +151,8 @@ static long read_all(struct session *s, struct fe_view *v, bool flush)
 			if (n <= 0)
 				break;
 			fe_view_page(v, cpu, s->page, n);
+			if (s->td)
+				fe_tracedat_page(s->td, cpu, s->page, n);
 			total += n;
 		}
 	}
@@ -200,7 +205,87 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 	s->page = malloc(s->page_size);
 	if (!s->page)
 		return fe_err(err, 0, "out of memory");
+	if (o->output) {
+		s->td = fe_tracedat_create(o->output, s->nr_cpus, s->page_size, err);
+		if (!s->td)
+			return -1;
+	}
 	return 0;
+}
+
+/* The trace.dat: the formats of what was recorded, and who was who. */
+static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_info *ev,
+			  int n, bool *chosen, struct fe_error *err)
+{
+	static const char *const task_events[] = { "sched_process_fork", "sched_process_exec" };
+	struct fe_tracedat_event *evs = calloc(n + 2, sizeof(*evs));
+	char *header_page = tracefs_instance_file_read(NULL, "events/header_page", NULL);
+	char *header_event = tracefs_instance_file_read(NULL, "events/header_event", NULL);
+	char *saved = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	char *tasks = fe_view_task_names(v);
+	char **formats = calloc(n + 2, sizeof(*formats));
+	struct fe_buf kallsyms = { 0 }, cmdlines = { 0 };
+	struct fe_tracedat_meta m = { 0 };
+	bool symbols = false;
+	int i, k = 0, ret;
+
+	if (!evs || !formats) {
+		ret = fe_err(err, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!chosen[i])
+			continue;
+		formats[k] = tracefs_event_file_read(NULL, ev[i].group, ev[i].event, "format", NULL);
+		evs[k].system = ev[i].group;
+		evs[k].name = ev[i].event;
+		evs[k].format = formats[k] ? formats[k] : "";
+		evs[k].args = ev[i].args;
+		symbols |= strstr(ev[i].args, ":symbol") != NULL;
+		k++;
+	}
+	for (i = 0; i < 2; i++) {
+		formats[k] = tracefs_event_file_read(NULL, "sched", task_events[i], "format", NULL);
+		if (!formats[k])
+			continue;
+		evs[k].system = "sched";
+		evs[k].name = task_events[i];
+		evs[k].format = formats[k];
+		evs[k].task_info = true;
+		k++;
+	}
+	if (symbols) {
+		FILE *f = fopen("/proc/kallsyms", "re");
+		char chunk[1 << 16];
+		size_t r;
+
+		while (f && (r = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			fe_buf_printf(&kallsyms, "%.*s", (int)r, chunk);
+		if (f)
+			fclose(f);
+	}
+	/* names learned from fork and exec first: a reader keeps the first */
+	fe_buf_printf(&cmdlines, "%s%s", tasks ? tasks : "", saved ? saved : "");
+	m.header_page = header_page;
+	m.header_event = header_event;
+	m.events = evs;
+	m.nr_events = k;
+	m.kallsyms = kallsyms.s;
+	m.cmdlines = cmdlines.s;
+	ret = fe_tracedat_finish(s->td, &m, err);
+	s->td = NULL;
+out:
+	for (i = 0; formats && i < n + 2; i++)
+		free(formats[i]);
+	free(formats);
+	free(evs);
+	free(header_page);
+	free(header_event);
+	free(saved);
+	free(tasks);
+	fe_buf_free(&kallsyms);
+	fe_buf_free(&cmdlines);
+	return ret;
 }
 
 static int follow_pid(struct session *s, int pid, struct fe_error *err)
@@ -357,6 +442,8 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	refresh_comms(v);
 	fe_view_flush(v, true);
 	fe_view_summary(v, stderr);
+	if (s.td && write_tracedat(&s, v, ev, n, chosen, err))
+		goto out;
 	ret = 0;
 out:
 	if (go >= 0)

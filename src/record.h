@@ -31,6 +31,7 @@ struct fe_record_opts {
 	double duration;	/* -d: seconds, 0: none */
 	bool json;
 	FILE *out;
+	const char *output;	/* -o: also a trace.dat */
 };
 
 /*

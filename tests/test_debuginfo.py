@@ -556,3 +556,10 @@ def test_verbose_names_the_debug_info():
     r = compile_btf("-v", "fx_walk(o->id)")
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq(r.stderr, f"fevent: fx_walk: probe on fx_walk; types from BTF {fixture()['obj']}\n")
+
+
+def test_uprobes_have_no_symbol_type():
+    r = fe.run("compile", "-x", fixture()["so"], "fx_walk(symbol o)")
+    expect_eq(r.returncode, 2)
+    check("uprobes cannot name symbols" in r.stderr, r.stderr)
+    expect_eq(fe.caret_column(r.stderr), 9)

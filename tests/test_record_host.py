@@ -172,3 +172,42 @@ def test_lost_events_are_reported_inline_and_in_the_summary():
         check(lost and all(set(o) == {"lost", "cpu"} for o in lost), lost[:3])
     finally:
         clean()
+
+
+def test_trace_dat_reads_back_in_fevent_and_trace_cmd():
+    import shutil
+    import tempfile
+    added(PROTO)
+    tmp = tempfile.mkdtemp()
+    try:
+        dat = os.path.join(tmp, "t.dat")
+        live = record("-o", dat, "--", prog(), "4", "fork")
+        expect_eq(live.returncode, 0, live.stderr)
+        rep = fe.run("report", "-i", dat)
+        expect_eq(rep.returncode, 0, rep.stderr)
+        # the same lines as live, pairs included
+        expect_eq(rep.stdout, "".join(l + "\n" for l in live.stdout.splitlines() if LINE.match(l)))
+        check("fevent: 16 events; none lost" in rep.stderr, rep.stderr)
+        js = fe.run("report", "--json", "-i", dat)
+        objs = [json.loads(l) for l in js.stdout.splitlines()]
+        expect_eq(len(objs), 8)
+        if not shutil.which("trace-cmd"):
+            raise fe.Skip("trace-cmd not installed")
+        tc = subprocess.run(["trace-cmd", "report", "-i", dat], capture_output=True, text=True)
+        expect_eq(tc.returncode, 0, tc.stderr)
+        entries = re.findall(r' traced: +\(\w+\) n=(\d+) s="(\w+)" id=7 name="hello"', tc.stdout)
+        returns = re.findall(r" traced__return: +\(.*\) ret=(\d+)", tc.stdout)
+        expect_eq(sorted(entries), sorted((str(i), s) for i in range(4) for s in ("abc", "child")))
+        expect_eq(sorted(int(r) for r in returns),
+                  sorted(i * 2 + 7 + ord("h") for i in range(4) for _ in range(2)))
+    finally:
+        shutil.rmtree(tmp)
+        clean()
+
+
+def test_report_refuses_what_is_not_a_trace_dat():
+    r = fe.run("report", "-i", "/etc/hostname")
+    expect_eq(r.returncode, 1)
+    check("is not a trace.dat file" in r.stderr, r.stderr)
+    r = fe.run("report")
+    expect_eq(r.returncode, 2)

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * trace.dat, version 6 (trace-cmd.dat.v6(5)), written by record -o and
+ * read by report: the formats of the recorded events, kallsyms, the
+ * command names and the raw ring-buffer pages of every CPU, so that
+ * trace-cmd report and KernelShark read the same file.  fevent's fetch
+ * arguments ride along in an option that other readers skip.
+ */
+#ifndef TRACE_DAT_H
+#define TRACE_DAT_H
+
+#include <stdbool.h>
+
+#include "fe_error.h"
+#include "live_view.h"
+
+struct fe_tracedat;
+
+struct fe_tracedat_event {
+	const char *system;
+	const char *name;
+	const char *format;
+	const char *args;	/* fetch arguments, or NULL (not fevent's) */
+	bool task_info;		/* sched fork/exec: names tasks */
+};
+
+/* Start a file; pages are kept aside until fe_tracedat_finish. */
+struct fe_tracedat *fe_tracedat_create(const char *path, int nr_cpus, int page_size,
+				       struct fe_error *err);
+int fe_tracedat_page(struct fe_tracedat *td, int cpu, const void *page, int size);
+
+struct fe_tracedat_meta {
+	const char *header_page;
+	const char *header_event;
+	const struct fe_tracedat_event *events;
+	int nr_events;
+	const char *kallsyms;	/* or NULL */
+	const char *cmdlines;
+};
+
+/* Write the header and the pages; frees td. */
+int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *meta,
+		       struct fe_error *err);
+/* Throw away a file being written (a failed record). */
+void fe_tracedat_abort(struct fe_tracedat *td);
+
+/* Decode a trace.dat into the view (created here with opts). */
+int fe_tracedat_report(const char *path, const struct fe_view_opts *opts,
+		       struct fe_error *err);
+
+#endif
