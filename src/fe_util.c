@@ -41,6 +41,82 @@ void fe_buf_printf(struct fe_buf *b, const char *fmt, ...)
 	}
 }
 
+static bool reserve(struct fe_buf *b, size_t n)
+{
+	size_t cap;
+	char *s;
+
+	if (b->failed)
+		return false;
+	if (b->cap - b->len > n)
+		return true;
+	cap = b->cap ? b->cap * 2 : 128;
+	while (cap - b->len <= n)
+		cap *= 2;
+	s = realloc(b->s, cap);
+	if (!s) {
+		b->failed = true;
+		return false;
+	}
+	b->s = s;
+	b->cap = cap;
+	return true;
+}
+
+void fe_buf_add(struct fe_buf *b, const char *s, size_t n)
+{
+	if (!reserve(b, n))
+		return;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void fe_buf_addc(struct fe_buf *b, char c)
+{
+	if (!reserve(b, 1))
+		return;
+	b->s[b->len++] = c;
+	b->s[b->len] = 0;
+}
+
+void fe_buf_add_u64(struct fe_buf *b, unsigned long long v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	fe_buf_add(b, tmp + i, sizeof(tmp) - i);
+}
+
+void fe_buf_add_s64(struct fe_buf *b, long long v)
+{
+	if (v < 0) {
+		fe_buf_addc(b, '-');
+		fe_buf_add_u64(b, -(unsigned long long)v);
+	} else {
+		fe_buf_add_u64(b, v);
+	}
+}
+
+void fe_buf_add_hex(struct fe_buf *b, unsigned long long v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[20];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	fe_buf_add(b, tmp + i, sizeof(tmp) - i);
+}
+
 void fe_buf_free(struct fe_buf *b)
 {
 	free(b->s);

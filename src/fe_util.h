@@ -16,6 +16,12 @@ struct fe_buf {
 
 void fe_buf_printf(struct fe_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Append n bytes / one character / a number: the fast paths of printf. */
+void fe_buf_add(struct fe_buf *b, const char *s, size_t n);
+void fe_buf_addc(struct fe_buf *b, char c);
+void fe_buf_add_u64(struct fe_buf *b, unsigned long long v);
+void fe_buf_add_s64(struct fe_buf *b, long long v);
+void fe_buf_add_hex(struct fe_buf *b, unsigned long long v);	/* "0x1f" */
 void fe_buf_free(struct fe_buf *b);
 /* Hand over the string (NULL if any append failed); the buffer is reset. */
 char *fe_buf_take(struct fe_buf *b);

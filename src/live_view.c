@@ -29,6 +29,9 @@ enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL };
 struct field_spec {
 	struct tep_format_field *f;
 	char *label;		/* without fevent's __N suffix */
+	char *text_key;		/* "label=" */
+	char *json_key;		/* "\"label\":" */
+	bool hidden;		/* common_*, __probe_*, __caller */
 	enum vkind kind;
 	unsigned int elem;	/* element size */
 	unsigned int count;	/* array length, 0 for one value */
@@ -60,6 +63,8 @@ struct item {
 	char *json;		/* "{...}" or the return value */
 };
 
+static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json);
+
 struct fe_view {
 	struct fe_view_opts opts;
 	struct tep_handle *tep;
@@ -72,6 +77,7 @@ struct fe_view {
 	int nr_pending, cap_pending;
 	unsigned long long seq;
 	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
+	struct fe_buf line;		/* the line being printed */
 	unsigned long long events;
 	unsigned long long lost[MAX_CPUS];
 	unsigned long long lost_gaps[MAX_CPUS];	/* losses of unknown size */
@@ -130,8 +136,11 @@ void fe_view_free(struct fe_view *v)
 	free(v->queue);
 	free(v->pending);
 	for (i = 0; i < v->nr_evs; i++) {
-		for (j = 0; j < v->evs[i].nr_fields; j++)
+		for (j = 0; j < v->evs[i].nr_fields; j++) {
 			free(v->evs[i].fields[j].label);
+			free(v->evs[i].fields[j].text_key);
+			free(v->evs[i].fields[j].json_key);
+		}
 		free(v->evs[i].fields);
 		free(v->evs[i].group);
 		free(v->evs[i].name);
@@ -139,6 +148,7 @@ void fe_view_free(struct fe_view *v)
 	}
 	free(v->evs);
 	fe_buf_free(&v->task_names);
+	fe_buf_free(&v->line);
 	if (v->tep)
 		tep_free(v->tep);
 	free(v);
@@ -254,6 +264,21 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 			e->caller = s;
 		else if (e->is_return && !strcmp(tf->name, "ret"))
 			e->ret = s;
+		s->hidden = s == e->caller || !strncmp(tf->name, "common_", 7) ||
+			    !strncmp(tf->name, "__probe", 7);
+		{
+			struct fe_buf k = { 0 };
+
+			quote(&k, (const unsigned char *)s->label, strlen(s->label), true);
+			fe_buf_addc(&k, ':');
+			s->json_key = fe_buf_take(&k);
+			if (asprintf(&s->text_key, "%s=", s->label) < 0)
+				s->text_key = NULL;
+			if (!s->json_key || !s->text_key) {
+				free(fields);
+				return fe_err(err, 0, "out of memory");
+			}
+		}
 		e->nr_fields++;
 	}
 	free(fields);
@@ -377,36 +402,56 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
  * bytes as \u00XX). */
 static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json)
 {
-	size_t i = 0;
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, run = 0;
 
-	fe_buf_printf(b, "\"");
+	fe_buf_addc(b, '"');
 	while (i < len && s[i]) {
 		unsigned char c = s[i];
 		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
 			   (c & 0xf8) == 0xf0 ? 4 : 0;
 		size_t k;
 		bool valid = n > 0 && i + n <= len;
+		char esc[8];
+		int elen = 0;
 
-		for (k = 1; valid && k < n; k++)
-			valid = (s[i + k] & 0xc0) == 0x80;
-		if (c == '"' || c == '\\') {
-			fe_buf_printf(b, "\\%c", c);
-		} else if (c == '\n') {
-			fe_buf_printf(b, "\\n");
-		} else if (c == '\t') {
-			fe_buf_printf(b, "\\t");
-		} else if (c < 0x20 || c == 0x7f) {
-			fe_buf_printf(b, json ? "\\u%04x" : "\\x%02x", c);
-		} else if (c >= 0x80 && !valid) {
-			fe_buf_printf(b, json ? "\\u%04x" : "\\x%02x", c);
-		} else {
-			fe_buf_printf(b, "%.*s", (int)n, (const char *)s + i);
-			i += n;
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			/* plain: copied in runs */
+			i++;
+			run++;
 			continue;
 		}
+		for (k = 1; valid && k < n; k++)
+			valid = (s[i + k] & 0xc0) == 0x80;
+		if (c >= 0x80 && valid) {
+			i += n;
+			run += n;
+			continue;
+		}
+		fe_buf_add(b, (const char *)s + i - run, run);
+		run = 0;
+		if (c == '"' || c == '\\') {
+			esc[elen++] = '\\';
+			esc[elen++] = c;
+		} else if (c == '\n' || c == '\t') {
+			esc[elen++] = '\\';
+			esc[elen++] = c == '\n' ? 'n' : 't';
+		} else if (json) {
+			memcpy(esc, "\\u00", 4);
+			elen = 4;
+			esc[elen++] = hex[c >> 4];
+			esc[elen++] = hex[c & 15];
+		} else {
+			esc[elen++] = '\\';
+			esc[elen++] = 'x';
+			esc[elen++] = hex[c >> 4];
+			esc[elen++] = hex[c & 15];
+		}
+		fe_buf_add(b, esc, elen);
 		i++;
 	}
-	fe_buf_printf(b, "\"");
+	fe_buf_add(b, (const char *)s + i - run, run);
+	fe_buf_addc(b, '"');
 }
 
 static unsigned long long number(struct fe_view *v, const void *p, unsigned int size)
@@ -424,10 +469,13 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 
 	switch (s->kind) {
 	case V_SIGNED:
-		fe_buf_printf(b, "%lld", sv);
+		fe_buf_add_s64(b, sv);
 		break;
 	case V_HEX:
-		fe_buf_printf(b, json ? "%llu" : "0x%llx", u);
+		if (json)
+			fe_buf_add_u64(b, u);
+		else
+			fe_buf_add_hex(b, u);
 		break;
 	case V_SYMBOL: {
 		const char *fn = tep_find_function(v->tep, u);
@@ -448,7 +496,7 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 		break;
 	}
 	default:
-		fe_buf_printf(b, "%llu", u);
+		fe_buf_add_u64(b, u);
 	}
 }
 
@@ -476,13 +524,13 @@ static void field_value(struct fe_view *v, const struct field_spec *s, const voi
 		value(v, s, p, json, false, b);
 		return;
 	}
-	fe_buf_printf(b, json ? "[" : "{");
+	fe_buf_addc(b, json ? '[' : '{');
 	for (i = 0; i < s->count; i++) {
 		if (i)
-			fe_buf_printf(b, ",");
+			fe_buf_addc(b, ',');
 		value(v, s, p + i * s->elem, json, false, b);
 	}
-	fe_buf_printf(b, json ? "]" : "}");
+	fe_buf_addc(b, json ? ']' : '}');
 }
 
 static struct ev_info *find_ev(struct fe_view *v, struct tep_event *te)
@@ -543,29 +591,37 @@ static void decode(struct fe_view *v, int cpu, unsigned long long ts, void *data
 		value(v, e->caller, (char *)data + e->caller->f->offset, false, true, &c);
 		it->caller = fe_buf_take(&c);
 	}
+	/* formatted once, for the one output asked for */
 	if (e->is_return && e->ret) {
-		field_value(v, e->ret, data, size, false, &text);
-		field_value(v, e->ret, data, size, true, &json);
+		field_value(v, e->ret, data, size, v->opts.json, v->opts.json ? &json : &text);
 	} else {
-		fe_buf_printf(&json, "{");
+		if (v->opts.json)
+			fe_buf_addc(&json, '{');
 		for (i = 0; i < e->nr_fields; i++) {
 			const struct field_spec *s = &e->fields[i];
 
-			if (s == e->caller || !strncmp(s->f->name, "common_", 7) ||
-			    !strncmp(s->f->name, "__probe", 7))
+			if (s->hidden)
 				continue;
-			fe_buf_printf(&text, "%s%s=", shown ? ", " : "", s->label);
-			field_value(v, s, data, size, false, &text);
-			fe_buf_printf(&json, "%s", shown ? "," : "");
-			quote(&json, (const unsigned char *)s->label, strlen(s->label), true);
-			fe_buf_printf(&json, ":");
-			field_value(v, s, data, size, true, &json);
+			if (v->opts.json) {
+				if (shown)
+					fe_buf_addc(&json, ',');
+				fe_buf_add(&json, s->json_key, strlen(s->json_key));
+				field_value(v, s, data, size, true, &json);
+			} else {
+				if (shown)
+					fe_buf_add(&text, ", ", 2);
+				fe_buf_add(&text, s->text_key, strlen(s->text_key));
+				field_value(v, s, data, size, false, &text);
+			}
 			shown++;
 		}
-		fe_buf_printf(&json, "}");
+		if (v->opts.json)
+			fe_buf_addc(&json, '}');
 	}
-	it->text = fe_buf_take(&text);
-	it->json = fe_buf_take(&json);
+	if (v->opts.json)
+		it->json = fe_buf_take(&json);
+	else
+		it->text = fe_buf_take(&text);
 }
 
 int fe_view_page(struct fe_view *v, int cpu, void *page, int size)
@@ -610,68 +666,137 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void print_head(struct fe_view *v, const struct item *it)
+/* "comm-pid [cpu] secs.usecs: " or the JSON object's common members */
+static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 {
-	FILE *out = v->opts.out;
 	const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
-	char who[64];
+	unsigned long long secs = it->ts / 1000000000ULL, ns = it->ts % 1000000000ULL;
+	char num[32];
 
 	if (v->opts.json) {
-		struct fe_buf c = { 0 };
-
-		quote(&c, (const unsigned char *)comm, strlen(comm), true);
-		fprintf(out, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":%s,", it->ts / 1000000000ULL,
-			it->ts % 1000000000ULL, it->cpu, it->pid, c.s ? c.s : "\"\"");
-		fe_buf_free(&c);
+		fe_buf_add(l, "{\"ts\":", 6);
+		fe_buf_add_u64(l, secs);
+		snprintf(num, sizeof(num), ".%09llu", ns);
+		fe_buf_add(l, num, 10);
+		fe_buf_add(l, ",\"cpu\":", 7);
+		fe_buf_add_u64(l, it->cpu);
+		fe_buf_add(l, ",\"pid\":", 7);
+		fe_buf_add_s64(l, it->pid);
+		fe_buf_add(l, ",\"comm\":", 8);
+		quote(l, (const unsigned char *)comm, strlen(comm), true);
+		fe_buf_addc(l, ',');
 		return;
 	}
-	snprintf(who, sizeof(who), "%s-%d", comm, it->pid);
-	fprintf(out, "%20s [%03d] %6llu.%06llu: ", who, it->cpu, it->ts / 1000000000ULL,
-		(it->ts % 1000000000ULL) / 1000);
+	{
+		/* "%20s [%03d] %6llu.%06llu: " without printf: every line has one */
+		struct fe_buf who = { 0 };
+		char tmp[48];
+		unsigned long long us = ns / 1000;
+		size_t n;
+		int i;
+
+		fe_buf_add(&who, comm, strlen(comm));
+		fe_buf_addc(&who, '-');
+		fe_buf_add_s64(&who, it->pid);
+		for (n = who.len; n < 20; n++)
+			fe_buf_addc(l, ' ');
+		fe_buf_add(l, who.s ? who.s : "", who.len);
+		fe_buf_free(&who);
+		memcpy(tmp, " [000] ", 7);
+		tmp[2] = '0' + it->cpu / 100 % 10;
+		tmp[3] = '0' + it->cpu / 10 % 10;
+		tmp[4] = '0' + it->cpu % 10;
+		fe_buf_add(l, tmp, it->cpu < 1000 ? 7 : 0);
+		if (it->cpu >= 1000) {
+			fe_buf_add(l, " [", 2);
+			fe_buf_add_u64(l, it->cpu);
+			fe_buf_add(l, "] ", 2);
+		}
+		for (n = 0, i = 1; secs / 10 >= (unsigned long long)i && n < 20; n++)
+			i *= 10;
+		for (n = n + 1; n < 6; n++)
+			fe_buf_addc(l, ' ');
+		fe_buf_add_u64(l, secs);
+		tmp[0] = '.';
+		for (i = 6; i >= 1; i--) {
+			tmp[i] = '0' + us % 10;
+			us /= 10;
+		}
+		tmp[7] = ':';
+		tmp[8] = ' ';
+		fe_buf_add(l, tmp, 9);
+	}
+}
+
+static void put_line(struct fe_view *v, struct fe_buf *l)
+{
+	if (!l->failed && l->len)
+		fwrite(l->s, 1, l->len, v->opts.out);
+	l->len = 0;
+	if (l->s)
+		l->s[0] = 0;
 }
 
 /* entry (may be NULL) and/or return (may be NULL) as one line */
 static void print_call(struct fe_view *v, const struct item *entry, const struct item *ret)
 {
-	FILE *out = v->opts.out;
+	struct fe_buf *l = &v->line;
 	const struct item *first = entry ? entry : ret;
 	const struct ev_info *e = first->ev;
 
-	print_head(v, first);
+	put_head(v, l, first);
 	if (v->opts.json) {
-		struct fe_buf s = { 0 };
+		const char *name = entry ? entry->ev->name : ret->ev->name;
 
-		quote(&s, (const unsigned char *)e->group, strlen(e->group), true);
-		fprintf(out, "\"group\":%s,\"event\":", s.s);
-		fe_buf_free(&s);
-		quote(&s, (const unsigned char *)(entry ? entry->ev->name : ret->ev->name),
-		      strlen(entry ? entry->ev->name : ret->ev->name), true);
-		fprintf(out, "%s", s.s);
-		fe_buf_free(&s);
+		fe_buf_add(l, "\"group\":", 8);
+		quote(l, (const unsigned char *)e->group, strlen(e->group), true);
+		fe_buf_add(l, ",\"event\":", 9);
+		quote(l, (const unsigned char *)name, strlen(name), true);
 		if (entry && entry->caller) {
-			quote(&s, (const unsigned char *)entry->caller, strlen(entry->caller), true);
-			fprintf(out, ",\"caller\":%s", s.s);
-			fe_buf_free(&s);
+			fe_buf_add(l, ",\"caller\":", 10);
+			quote(l, (const unsigned char *)entry->caller, strlen(entry->caller), true);
 		}
-		fprintf(out, ",\"args\":%s", entry ? entry->json : "{}");
-		if (ret)
-			fprintf(out, ",\"ret\":%s", ret->json);
-		if (entry && ret)
-			fprintf(out, ",\"dur_ns\":%llu", ret->ts - entry->ts);
-		fprintf(out, "}\n");
+		fe_buf_add(l, ",\"args\":", 8);
+		if (entry)
+			fe_buf_add(l, entry->json, strlen(entry->json));
+		else
+			fe_buf_add(l, "{}", 2);
+		if (ret) {
+			fe_buf_add(l, ",\"ret\":", 7);
+			fe_buf_add(l, ret->json, strlen(ret->json));
+		}
+		if (entry && ret) {
+			fe_buf_add(l, ",\"dur_ns\":", 10);
+			fe_buf_add_u64(l, ret->ts - entry->ts);
+		}
+		fe_buf_add(l, "}\n", 2);
+		put_line(v, l);
 		return;
 	}
-	if (entry && entry->caller)
-		fprintf(out, "%s->", entry->caller);
-	fprintf(out, "%s(%s)", e->func, entry ? entry->text : "?");
-	if (ret)
-		fprintf(out, " = %s", ret->text);
+	if (entry && entry->caller) {
+		fe_buf_add(l, entry->caller, strlen(entry->caller));
+		fe_buf_add(l, "->", 2);
+	}
+	fe_buf_add(l, e->func, strlen(e->func));
+	fe_buf_addc(l, '(');
+	if (entry)
+		fe_buf_add(l, entry->text, strlen(entry->text));
+	else
+		fe_buf_addc(l, '?');
+	fe_buf_addc(l, ')');
+	if (ret) {
+		fe_buf_add(l, " = ", 3);
+		fe_buf_add(l, ret->text, strlen(ret->text));
+	}
 	if (entry && ret) {
 		unsigned long long ns = ret->ts - entry->ts;
+		char d[48];
 
-		fprintf(out, " <%llu.%03llu us>", ns / 1000, ns % 1000);
+		snprintf(d, sizeof(d), " <%llu.%03llu us>", ns / 1000, ns % 1000);
+		fe_buf_add(l, d, strlen(d));
 	}
-	fputc('\n', out);
+	fe_buf_addc(l, '\n');
+	put_line(v, l);
 }
 
 static void print_lost(struct fe_view *v, const struct item *it)
