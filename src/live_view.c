@@ -76,6 +76,8 @@ struct fe_view {
 	struct item *pending;	/* entries waiting for their return */
 	int nr_pending, cap_pending;
 	unsigned long long seq;
+	bool unknown_pid;	/* an event of a pid with no known command */
+	int last_pid;
 	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
 	struct fe_buf line;		/* the line being printed */
 	unsigned long long events;
@@ -382,8 +384,14 @@ int fe_view_kallsyms(struct fe_view *v, const char *text)
 	return tep_parse_kallsyms(v->tep, text);
 }
 
+bool fe_view_wants_comms(struct fe_view *v)
+{
+	return v->unknown_pid;
+}
+
 void fe_view_cmdlines(struct fe_view *v, const char *text)
 {
+	v->unknown_pid = false;
 	const char *line = text;
 
 	while (line && *line) {
@@ -584,6 +592,11 @@ static void decode(struct fe_view *v, int cpu, unsigned long long ts, void *data
 	it->ts = ts;
 	it->cpu = cpu;
 	it->pid = tep_data_pid(v->tep, &rec);
+	if (it->pid != v->last_pid) {
+		v->last_pid = it->pid;
+		if (!tep_is_pid_registered(v->tep, it->pid))
+			v->unknown_pid = true;
+	}
 	it->ev = e;
 	if (e->caller) {
 		struct fe_buf c = { 0 };

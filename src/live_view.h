@@ -45,6 +45,9 @@ char *fe_view_task_names(struct fe_view *v);
 /* Symbols for 'symbol' fields (__caller): the text of /proc/kallsyms. */
 int fe_view_kallsyms(struct fe_view *v, const char *text);
 
+/* Has an event come from a pid whose command is not known yet? */
+bool fe_view_wants_comms(struct fe_view *v);
+
 /* Commands of pids, as in saved_cmdlines ("PID COMM" lines). */
 void fe_view_cmdlines(struct fe_view *v, const char *text);
 
