@@ -211,3 +211,41 @@ def test_report_refuses_what_is_not_a_trace_dat():
     check("is not a trace.dat file" in r.stderr, r.stderr)
     r = fe.run("report")
     expect_eq(r.returncode, 2)
+
+
+def test_recursion_pairs_innermost_first():
+    added("int recurse(depth)")
+    try:
+        r = record("--", prog(), "3", "recurse")
+        expect_eq(r.returncode, 0, r.stderr)
+        calls = [LINE.match(l).group(5).split(" <")[0] for l in r.stdout.splitlines()
+                 if LINE.match(l)]
+        expect_eq(calls, ["recurse(depth=0) = 0", "recurse(depth=1) = 1",
+                          "recurse(depth=2) = 2", "recurse(depth=3) = 3"])
+        stamps = [float(LINE.match(l).group(4)) for l in r.stdout.splitlines() if LINE.match(l)]
+        check(stamps == sorted(stamps, reverse=True), "each line carries its entry's time")
+    finally:
+        clean()
+
+
+def test_unmatched_halves_print_on_their_own():
+    added(PROTO)
+    try:
+        r = record("-e", "traced__return", "--", prog(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        calls = [LINE.match(l).group(5) for l in r.stdout.splitlines() if LINE.match(l)]
+        expect_eq(calls, [f"traced(?) = {i * 2 + 7 + ord('h')}" for i in range(2)])
+    finally:
+        clean()
+
+
+def test_strings_are_escaped_in_text_and_json():
+    added(PROTO)
+    try:
+        r = record("--", prog(), "1", "bytes")
+        check('s="\\xff\\x80ok\\n"' in r.stdout, r.stdout)
+        r = record("--json", "--", prog(), "1", "bytes")
+        obj = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")][0]
+        expect_eq(obj["args"]["s"], "\u00ff\u0080ok\n")
+    finally:
+        clean()
