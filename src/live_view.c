@@ -151,6 +151,8 @@ void fe_view_free(struct fe_view *v)
 	free(v->evs);
 	fe_buf_free(&v->task_names);
 	fe_buf_free(&v->line);
+	if (v->kbuf)
+		kbuffer_free(v->kbuf);	/* tep_kbuffer() hands over a new one */
 	if (v->tep)
 		tep_free(v->tep);
 	free(v);
