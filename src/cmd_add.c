@@ -19,7 +19,7 @@ static void print_refusal(const struct fe_compile_set *set, const struct fe_refu
 	const struct fe_compiled *it = &set->items[r->def];
 	const char *line = r->log;
 
-	fprintf(stderr, "fevent: error: %s:\n", err->msg);
+	fe_say_error("%s:\n", err->msg);
 	while (line && *line) {
 		const char *nl = strchr(line, '\n');
 		int len = nl ? (int)(nl - line) : (int)strlen(line);
@@ -57,7 +57,7 @@ int fe_cmd_add(const struct fe_cli *cli)
 		uprobes |= set.items[i].def.uprobe;
 	}
 	if (fe_tracefs_ready(cli->tracefs, kprobes, uprobes, &err)) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
@@ -73,12 +73,12 @@ int fe_cmd_add(const struct fe_cli *cli)
 		if (refusal.def >= 0 && refusal.log)
 			print_refusal(&set, &refusal, &err);
 		else
-			fprintf(stderr, "fevent: error: %s\n", err.msg);
+			fe_say_error("%s\n", err.msg);
 		fprintf(stderr, "fevent: nothing was added\n");
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
-	ret = fe_print_definitions(&set);
+	ret = fe_quiet ? FE_EXIT_OK : fe_print_definitions(&set);
 out:
 	fe_refusal_clear(&refusal);
 	free(defs);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "diag.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
 
@@ -17,18 +18,18 @@ int fe_cmd_clear(const struct fe_cli *cli)
 	int i, removed;
 
 	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
 	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &w, &err);
 	for (i = 0; i < w.nr; i++)
-		fprintf(stderr, "fevent: warning: %s\n", w.msgs[i]);
+		fe_say_warning("%s\n", w.msgs[i]);
 	fe_warnings_free(&w);
 	if (removed < 0) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
-	if (cli->verbose)
+	if (cli->verbose && !fe_quiet)
 		fprintf(stderr, "fevent: removed %d event%s of group %s\n", removed,
 			removed == 1 ? "" : "s", group);
 	return FE_EXIT_OK;

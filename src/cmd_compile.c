@@ -35,26 +35,26 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 	}
 	for (i = 0; i < cli->nr_files; i++) {
 		if (fe_compile_add_file(set, cli->files[i])) {
-			fprintf(stderr, "fevent: error: cannot read prototypes from %s: %s\n",
+			fe_say_error("cannot read prototypes from %s: %s\n",
 				strcmp(cli->files[i], "-") ? cli->files[i] : "standard input",
 				strerror(errno));
 			return FE_EXIT_USAGE;
 		}
 	}
 	if (set->nr == 0) {
-		fprintf(stderr, "fevent: error: no prototype given (see 'fevent %s --help')\n",
+		fe_say_error("no prototype given (see 'fevent %s --help')\n",
 			command);
 		return FE_EXIT_USAGE;
 	}
 	if (cli->event && set->nr > 1) {
-		fprintf(stderr, "fevent: error: -n names one event, but %d prototypes were given\n",
+		fe_say_error("-n names one event, but %d prototypes were given\n",
 			set->nr);
 		return FE_EXIT_USAGE;
 	}
 
 	failed = fe_compile_run(set, &opts, &err);
 	if (failed < 0) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_USAGE;
 	}
 	for (i = 0; i < set->nr; i++) {
@@ -85,7 +85,7 @@ int fe_print_definitions(const struct fe_compile_set *set)
 			printf("%s\n", set->items[i].def.ret);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "fevent: error: writing the definitions: %s\n", strerror(errno));
+		fe_say_error("writing the definitions: %s\n", strerror(errno));
 		return FE_EXIT_FAIL;
 	}
 	return FE_EXIT_OK;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "diag.h"
 #include "compile.h"
 #include "ksyms.h"
 
@@ -108,12 +109,12 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 	int i, ret = FE_EXIT_OK;
 
 	if (cli->nr_args != 1) {
-		fprintf(stderr, "fevent: error: give one glob, e.g. 'fevent funcs \"vfs_*\"'\n");
+		fe_say_error("give one glob, e.g. 'fevent funcs \"vfs_*\"'\n");
 		return FE_EXIT_USAGE;
 	}
 	dbg_names.glob = sym_names.glob = cli->args[0];
 	if (fe_open_debug_info(&opts, &dbg, &err)) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_USAGE;
 	}
 	if (dbg) {
@@ -122,7 +123,7 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 	}
 	if (use_kallsyms) {
 		if (fe_ksyms_each(path, from_kallsyms, &sym_names) < 0) {
-			fprintf(stderr, "fevent: error: cannot read %s\n", path);
+			fe_say_error("cannot read %s\n", path);
 			ret = FE_EXIT_FAIL;
 			goto out;
 		}

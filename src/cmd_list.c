@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "diag.h"
 #include "fe_util.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
@@ -95,12 +96,12 @@ int fe_cmd_list(const struct fe_cli *cli)
 	int i, n;
 
 	if (cli->nr_args) {
-		fprintf(stderr, "fevent: error: list takes no arguments (-g GROUP picks the group)\n");
+		fe_say_error("list takes no arguments (-g GROUP picks the group)\n");
 		return FE_EXIT_USAGE;
 	}
 	if (fe_tracefs_ready(cli->tracefs, false, false, &err) ||
 	    fe_list_events(group, &ev, &n, &err)) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "diag.h"
 #include "compile.h"
 #include "fe_util.h"
 
@@ -89,13 +90,13 @@ static void no_function(struct fe_dbg *dbg, const char *name)
 	char near[256];
 
 	if (fe_dbg_inlined_only(dbg, name))
-		fprintf(stderr, "fevent: error: '%s' is inlined everywhere in %s: it has no code of its own\n",
+		fe_say_error("'%s' is inlined everywhere in %s: it has no code of its own\n",
 			name, fe_dbg_source(dbg));
 	else if (fe_dbg_closest_func(dbg, name, near, sizeof(near)))
-		fprintf(stderr, "fevent: error: no function '%s' in %s; did you mean '%s'?\n",
+		fe_say_error("no function '%s' in %s; did you mean '%s'?\n",
 			name, fe_dbg_source(dbg), near);
 	else
-		fprintf(stderr, "fevent: error: no function '%s' in %s\n", name, fe_dbg_source(dbg));
+		fe_say_error("no function '%s' in %s\n", name, fe_dbg_source(dbg));
 }
 
 int fe_cmd_proto(const struct fe_cli *cli)
@@ -111,19 +112,19 @@ int fe_cmd_proto(const struct fe_cli *cli)
 	int i, ret = FE_EXIT_OK;
 
 	if (cli->nr_args == 0) {
-		fprintf(stderr, "fevent: error: name a function (see 'fevent proto --help')\n");
+		fe_say_error("name a function (see 'fevent proto --help')\n");
 		return FE_EXIT_USAGE;
 	}
 	if (fe_open_debug_info(&opts, &dbg, &err)) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_USAGE;
 	}
 	if (!dbg) {
 		if (cli->binary)
-			fprintf(stderr, "fevent: error: no DWARF for %s: install its debug info\n",
+			fe_say_error("no DWARF for %s: install its debug info\n",
 				cli->binary);
 		else
-			fprintf(stderr, "fevent: error: no debug info: the running kernel has no %s; give --btf FILE or --vmlinux FILE\n",
+			fe_say_error("no debug info: the running kernel has no %s; give --btf FILE or --vmlinux FILE\n",
 				FE_RUNNING_KERNEL_BTF);
 		return FE_EXIT_FAIL;
 	}
@@ -134,7 +135,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 
 		if (found <= 0) {
 			if (found < 0)
-				fprintf(stderr, "fevent: error: %s\n", err.msg);
+				fe_say_error("%s\n", err.msg);
 			else
 				no_function(dbg, cli->args[i]);
 			ret = FE_EXIT_USAGE;

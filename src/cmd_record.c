@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "diag.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
 #include "record.h"
@@ -23,13 +24,14 @@ int fe_cmd_record(const struct fe_cli *cli)
 		.json = cli->json,
 		.out = stdout,
 		.output = cli->output,
+		.quiet = fe_quiet,
 	};
 	struct fe_error err = { 0 };
 	int targets = cli->all + (cli->pid > 0) + (cli->nr_args > 0);
 	int status, ret;
 
 	if (targets != 1) {
-		fprintf(stderr, "fevent: error: record one of: -a (everything), -p PID, or -- CMD ARGS...\n");
+		fe_say_error("record one of: -a (everything), -p PID, or -- CMD ARGS...\n");
 		return FE_EXIT_USAGE;
 	}
 	if (cli->all) {
@@ -42,12 +44,12 @@ int fe_cmd_record(const struct fe_cli *cli)
 		o.command = cli->args;
 	}
 	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
 	ret = fe_record(&o, &status, &err);
 	if (ret < 0) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	return status;
@@ -59,11 +61,11 @@ int fe_cmd_report(const struct fe_cli *cli)
 	struct fe_error err = { 0 };
 
 	if (!cli->input || cli->nr_args) {
-		fprintf(stderr, "fevent: error: report reads one file: fevent report -i FILE\n");
+		fe_say_error("report reads one file: fevent report -i FILE\n");
 		return FE_EXIT_USAGE;
 	}
 	if (fe_tracedat_report(cli->input, &vo, &err)) {
-		fprintf(stderr, "fevent: error: %s\n", err.msg);
+		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
 	return FE_EXIT_OK;

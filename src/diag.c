@@ -1,5 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "diag.h"
+
+bool fe_quiet;
+static bool color;
+
+void fe_diag_init(void)
+{
+	const char *term = getenv("TERM");
+
+	/* https://no-color.org: any NO_COLOR turns it off */
+	color = isatty(STDERR_FILENO) && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
+}
+
+static void prefix(FILE *out, const char *what, const char *sgr)
+{
+	if (color)
+		fprintf(out, "fevent: \033[%sm%s:\033[0m ", sgr, what);
+	else
+		fprintf(out, "fevent: %s: ", what);
+}
+
+void fe_say_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	prefix(stderr, "error", "1;31");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+void fe_say_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fe_quiet)
+		return;
+	prefix(stderr, "warning", "1;33");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
 
 static void print_where(FILE *out, const struct fe_compiled *it, int col)
 {
@@ -24,12 +70,12 @@ static void print_caret(FILE *out, const char *text, int col)
 		fputc(*p == '\t' ? '\t' : ' ', out);
 		c++;
 	}
-	fputs("^\n", out);
+	fputs(color ? "\033[1;32m^\033[0m\n" : "^\n", out);
 }
 
 void fe_print_error(FILE *out, const struct fe_compiled *it)
 {
-	fputs("fevent: error: ", out);
+	prefix(out, "error", "1;31");
 	print_where(out, it, it->err.col);
 	fprintf(out, "%s\n", it->err.msg);
 	fprintf(out, "    %s\n", it->text);
@@ -41,8 +87,10 @@ void fe_print_warnings(FILE *out, const struct fe_compiled *it)
 {
 	int i;
 
+	if (fe_quiet)
+		return;
 	for (i = 0; i < it->warnings.nr; i++) {
-		fputs("fevent: warning: ", out);
+		prefix(out, "warning", "1;33");
 		if (it->file)
 			fprintf(out, "%s:%d: ", it->file, it->line);
 		fprintf(out, "%s\n", it->warnings.msgs[i]);

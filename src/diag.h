@@ -3,9 +3,20 @@
 #ifndef DIAG_H
 #define DIAG_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "compile.h"
+
+/* Color on a terminal, never with NO_COLOR set; nothing at all with -q
+ * (fe_quiet) for what is not an error. */
+extern bool fe_quiet;
+void fe_diag_init(void);
+
+/* "fevent: error: " + the message (which ends with its own newline) */
+void fe_say_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "fevent: warning: " + the message; silent with -q */
+void fe_say_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "fevent: error: FILE:LINE:COL: reason", the prototype, a caret under COL */
 void fe_print_error(FILE *out, const struct fe_compiled *it);

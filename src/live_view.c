@@ -890,7 +890,8 @@ static void emit(struct fe_view *v, int n)
 		}
 		item_clear(it);
 	}
-	memmove(v->queue, v->queue + n, (v->nr_queue - n) * sizeof(*v->queue));
+	if (n && n < v->nr_queue)
+		memmove(v->queue, v->queue + n, (v->nr_queue - n) * sizeof(*v->queue));
 	v->nr_queue -= n;
 }
 
@@ -898,7 +899,8 @@ void fe_view_flush(struct fe_view *v, bool final)
 {
 	int i;
 
-	qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
+	if (v->nr_queue)
+		qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
 	emit(v, v->nr_queue);
 	if (final) {
 		for (i = 0; i < v->nr_pending; i++) {
@@ -914,7 +916,8 @@ void fe_view_flush_until(struct fe_view *v, unsigned long long ts)
 {
 	int n;
 
-	qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
+	if (v->nr_queue)
+		qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
 	for (n = 0; n < v->nr_queue && v->queue[n].ts < ts; n++)
 		;
 	emit(v, n);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "diag.h"
 #include "fe_config.h"
 
 struct command {
@@ -134,6 +135,7 @@ static void usage(FILE *out)
 		fprintf(out, "  %s\n", commands[i].synopsis);
 	fprintf(out,
 		"\n"
+		"  -q, --quiet    no warnings, summaries or listings of what was added\n"
 		"  -h, --help     show help (fevent COMMAND --help for a command)\n"
 		"      --version  show the version\n"
 		"\n"
@@ -171,6 +173,7 @@ static const struct option long_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "return", no_argument, NULL, 'r' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -184,6 +187,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c, ret;
 
+	fe_diag_init();
 	if (argc < 2) {
 		usage(stderr);
 		return FE_EXIT_USAGE;
@@ -213,7 +217,7 @@ int main(int argc, char **argv)
 	/* options may follow operands; "--" ends them */
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":g:n:f:x:e:ap:b:d:o:i:rvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":g:n:f:x:e:ap:b:d:o:i:rvqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
 			cli.group = optarg;
@@ -291,6 +295,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			cli.verbose++;
+			break;
+		case 'q':
+			fe_quiet = true;
 			break;
 		case 'h':
 			printf("usage: %s\n\n%s", cmd->synopsis, cmd->help);

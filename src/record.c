@@ -446,7 +446,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	read_all(&s, v, true);
 	refresh_comms(v);
 	fe_view_flush(v, true);
-	fe_view_summary(v, stderr);
+	/* -q keeps the summary only when it has bad news */
+	if (!o->quiet || fe_view_lost(v))
+		fe_view_summary(v, stderr);
 	if (s.td && write_tracedat(&s, v, ev, n, chosen, err))
 		goto out;
 	ret = 0;

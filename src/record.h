@@ -32,6 +32,7 @@ struct fe_record_opts {
 	bool json;
 	FILE *out;
 	const char *output;	/* -o: also a trace.dat */
+	bool quiet;		/* -q: a summary only if events were lost */
 };
 
 /*

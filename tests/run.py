@@ -26,8 +26,10 @@ class Tally:
     def __init__(self):
         self.passed = self.failed = self.skipped = 0
         self.failures = []
+        self.prefix = ""
 
     def record(self, status, name, detail=""):
+        name = self.prefix + name
         if status == "ok":
             self.passed += 1
             print(f"PASS {name}")
@@ -95,21 +97,42 @@ def run_module(tally, path, pattern):
             tally.record("ok", full)
 
 
+# Tiers the sanitized pass leaves out: they test the kernel or peers, not
+# fevent's memory, and take minutes (the VM runs its own binary).
+NOT_SANITIZED = ("test_vm.py", "test_kernel_dwarf.py", "test_libpython.py", "test_fuzz.py",
+                 "test_valgrind.py")
+
+
+def run_pass(tally, build, pattern, prefix="", skip=()):
+    os.environ["FEVENT_BUILD"] = os.path.abspath(build)
+    fe.BUILD = os.environ["FEVENT_BUILD"]
+    tally.prefix = prefix
+    for path in sorted(glob.glob(os.path.join(fe.BUILD, "tests", "unit", "test_*"))):
+        if os.access(path, os.X_OK) and not path.endswith((".p", ".o")) and os.path.isfile(path):
+            run_tap(tally, path, pattern)
+    for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
+        if os.path.basename(path) not in skip:
+            run_module(tally, path, pattern)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-b", "--build", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("-s", "--sanitized", default=None,
+                    help="also run the unit and host tests on this ASan+UBSan build")
     ap.add_argument("-k", "--match", default="")
     args = ap.parse_args()
-    os.environ["FEVENT_BUILD"] = os.path.abspath(args.build)
-    fe.BUILD = os.environ["FEVENT_BUILD"]
 
     tally = Tally()
     start = time.monotonic()
-    for path in sorted(glob.glob(os.path.join(fe.BUILD, "tests", "unit", "test_*"))):
-        if os.access(path, os.X_OK) and not path.endswith((".p", ".o")) and os.path.isfile(path):
-            run_tap(tally, path, args.match)
-    for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
-        run_module(tally, path, args.match)
+    run_pass(tally, args.build, args.match)
+    if args.sanitized:
+        os.environ["FEVENT_SANITIZED"] = "1"
+        # leaks are errors; UBSan aborts (built with -fno-sanitize-recover)
+        os.environ["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:exitcode=86"
+        os.environ["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+        run_pass(tally, args.sanitized, args.match, "[asan+ubsan] ", NOT_SANITIZED)
+        del os.environ["FEVENT_SANITIZED"]
     took = time.monotonic() - start
     if tally.failures:
         print("\nFailed:")

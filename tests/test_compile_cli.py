@@ -279,6 +279,8 @@ def test_runs_as_non_root():
 def test_touches_no_tracefs():
     if not shutil.which("strace"):
         raise fe.Skip("strace not installed")
+    if os.environ.get("FEVENT_SANITIZED"):
+        raise fe.Skip("the sanitizers' runtime cannot run under strace")
     with tempfile.NamedTemporaryFile("r") as log:
         r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=%file,mount", "-o", log.name,
                             fe.binary(), "compile", SEED], capture_output=True, text=True,
@@ -316,3 +318,43 @@ def test_verbose_says_where_types_came_from():
     expect_eq(lines, ["fevent: ip_rcv: probe on ip_rcv; no debug info for it",
                       "fevent: SyS_openat: probe on __x64_sys_openat (system call wrapper: "
                       "arguments in pt_regs); no debug info for it"])
+
+
+def _on_terminal(args, env):
+    import pty
+    m, s = pty.openpty()
+    p = subprocess.Popen([fe.binary(), *args], stdin=s, stdout=s, stderr=s, env=env)
+    p.wait()
+    os.close(s)
+    out = b""
+    while True:
+        try:
+            d = os.read(m, 4096)
+        except OSError:
+            break
+        if not d:
+            break
+        out += d
+    os.close(m)
+    return out.decode(errors="replace")
+
+
+def test_color_only_on_a_terminal_and_never_with_no_color():
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["TERM"] = "xterm"
+    out = _on_terminal(["compile", "f(int32 x)"], env)
+    check("\x1b[1;31merror:\x1b[0m" in out, repr(out))
+    out = _on_terminal(["compile", "f(int32 x)"], dict(env, NO_COLOR="1"))
+    check("\x1b[" not in out and "fevent: error: column 3" in out, repr(out))
+    r = compile_("f(int32 x)")            # a pipe: never
+    check("\x1b[" not in r.stderr, repr(r.stderr))
+
+
+def test_quiet():
+    r = compile_("-q", "no_such_function(x64 a)")
+    expect_eq(r.returncode, 0)
+    expect_eq(r.stderr, "", "no warnings with -q")
+    check(r.stdout.startswith("p:functions/no_such_function"), r.stdout)
+    r = compile_("-q", "f(int32 x)")
+    expect_eq(r.returncode, 2)
+    check("unknown type" in r.stderr, "errors are still said")

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Seed corpus for the fuzzer: every prototype the tests use, once per
+debug-info mode (the first byte of a seed picks the mode)."""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+
+
+def prototypes():
+    found = set()
+    with open(os.path.join(TESTS, "golden", "design_table.txt")) as f:
+        found |= {l[2:].strip() for l in f if l.startswith("> ")}
+    for name in os.listdir(TESTS):
+        if name.endswith(".py") or name.endswith(".c"):
+            text = open(os.path.join(TESTS, name), errors="replace").read()
+            found |= set(re.findall(r'"([A-Za-z_][\w.:]*\([^"\n]{0,300}\))"', text))
+    for name in os.listdir(os.path.join(TESTS, "unit")):
+        text = open(os.path.join(TESTS, "unit", name), errors="replace").read()
+        found |= set(re.findall(r'"([A-Za-z_][\w.:]*\([^"\n]{0,300}\))"', text))
+    return sorted(found)
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    n = 0
+    for p in prototypes():
+        for mode in range(4):
+            with open(os.path.join(out, f"seed-{n:05d}"), "wb") as f:
+                f.write(bytes([mode]) + p.encode())
+            n += 1
+    print(f"{n} seeds in {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""valgrind memcheck on compile, add, list, clear, record and report: no
+errors, no leaks that are fevent's ("definitely" and "indirectly")."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import fe
+from fe import check, expect_eq
+from test_events_host import GROUP, clean, need_uprobes, prog
+
+VG = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
+      "--errors-for-leak-kinds=definite,indirect", "--show-leak-kinds=definite,indirect"]
+
+
+def vg(*args, ok=(0,)):
+    r = subprocess.run(VG + [fe.binary(), *args], capture_output=True, text=True, timeout=600)
+    check(r.returncode in ok, f"{args}: exit {r.returncode}\n{r.stderr[-3000:]}")
+    check("==" not in r.stderr, f"{args}: valgrind says\n{r.stderr[-3000:]}")
+    return r
+
+
+def test_compile_paths_under_valgrind():
+    if not shutil.which("valgrind"):
+        raise fe.Skip("valgrind not installed")
+    golden = os.path.join(fe.GOLDEN, "design_table.txt")
+    protos = [l[2:].strip() for l in open(golden) if l.startswith("> ")]
+    vg("compile", "--kallsyms", os.path.join(fe.GOLDEN, "kallsyms"), *protos)
+    vg("compile", "f(int x", "g(x64 a, b->c)", "long h(int32 q)", ok=(2,))
+    vg("compile", "-x", prog(), "long traced(n, string s, r->id, string r->name)", "main(...)")
+    vg("proto", "-x", prog(), "traced", "nosuch", ok=(2,))
+    vg("funcs", "-x", prog(), "tr*")
+
+
+def test_events_paths_under_valgrind():
+    if not shutil.which("valgrind"):
+        raise fe.Skip("valgrind not installed")
+    need_uprobes()
+    clean()
+    tmp = tempfile.mkdtemp()
+    try:
+        vg("add", "-g", GROUP, "-x", prog(), "long traced(n, string s, r->id, string r->name)")
+        vg("add", "-g", GROUP, "-x", prog(), "traced(n)", ok=(1,))
+        vg("list", "-g", GROUP)
+        vg("list", "-g", GROUP, "--json")
+        dat = os.path.join(tmp, "t.dat")
+        vg("record", "-g", GROUP, "-o", dat, "--", prog(), "3", "fork")
+        vg("record", "-g", GROUP, "--json", "--", prog(), "2")
+        vg("report", "-i", dat)
+        vg("report", "--json", "-i", dat)
+        vg("clear", "-g", GROUP)
+        expect_eq(fe.run("list", "-g", GROUP).stdout, "")
+    finally:
+        shutil.rmtree(tmp)
+        clean()
