@@ -358,3 +358,20 @@ def test_quiet():
     r = compile_("-q", "f(int32 x)")
     expect_eq(r.returncode, 2)
     check("unknown type" in r.stderr, "errors are still said")
+
+
+def test_man_page_is_clean_and_names_every_option():
+    page = os.path.join(os.path.dirname(fe.GOLDEN), "..", "man", "fevent.1")
+    if shutil.which("groff"):
+        r = subprocess.run(["groff", "-man", "-ww", "-z", page], capture_output=True, text=True)
+        expect_eq((r.returncode, r.stderr), (0, ""), "groff -man -ww -z")
+    text = open(page).read().replace("\\-", "-")
+    helps = fe.run("--help").stdout
+    for cmd in ("compile", "add", "list", "clear", "record", "report", "proto", "funcs"):
+        check(f"fevent {cmd}" in helps, f"{cmd} in --help")
+        check(f".B fevent {cmd}" in open(page).read(), f"{cmd} in the synopsis")
+        helps += fe.run(cmd, "--help").stdout
+    import re
+    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", helps))
+    missing = sorted(o for o in options if o not in text)
+    expect_eq(missing, [], "options in --help but not in the man page")
