@@ -12,20 +12,25 @@
 #include "compile.h"
 #include "diag.h"
 
+void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->group = cli->group;
+	opts->event = cli->event;
+	opts->kallsyms = cli->kallsyms;
+	opts->btf = cli->btf;
+	opts->vmlinux = cli->vmlinux;
+	opts->binary = cli->binary;
+	opts->want_return = cli->want_return;
+}
+
 int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set)
 {
-	struct fe_compile_opts opts = {
-		.group = cli->group,
-		.event = cli->event,
-		.kallsyms = cli->kallsyms,
-		.btf = cli->btf,
-		.vmlinux = cli->vmlinux,
-		.binary = cli->binary,
-		.want_return = cli->want_return,
-	};
+	struct fe_compile_opts opts;
 	struct fe_error err = { 0 };
 	int i, failed;
 
+	fe_cli_compile_opts(cli, &opts);
 	memset(set, 0, sizeof(*set));
 	for (i = 0; i < cli->nr_args; i++) {
 		if (fe_compile_add_text(set, cli->args[i], i + 1)) {

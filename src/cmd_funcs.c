@@ -95,12 +95,7 @@ static void free_names(struct names *ns)
 
 int fe_cmd_funcs(const struct fe_cli *cli)
 {
-	struct fe_compile_opts opts = {
-		.kallsyms = cli->kallsyms,
-		.btf = cli->btf,
-		.vmlinux = cli->vmlinux,
-		.binary = cli->binary,
-	};
+	struct fe_compile_opts opts;
 	struct names dbg_names = { 0 }, sym_names = { 0 };
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
@@ -108,6 +103,7 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 	bool use_kallsyms = !cli->binary && ((!cli->btf && !cli->vmlinux) || cli->kallsyms);
 	int i, ret = FE_EXIT_OK;
 
+	fe_cli_compile_opts(cli, &opts);
 	if (cli->nr_args != 1) {
 		fe_say_error("give one glob, e.g. 'fevent funcs \"vfs_*\"'\n");
 		return FE_EXIT_USAGE;

@@ -50,18 +50,14 @@ static char *signature(struct fe_dbg *dbg, const struct fe_dfunc *f)
 /* What "FUNC(...)" with its return compiles to, as comment lines. */
 static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f)
 {
-	struct fe_compile_opts opts = {
-		.group = cli->group,
-		.kallsyms = cli->kallsyms,
-		.btf = cli->btf,
-		.vmlinux = cli->vmlinux,
-		.binary = cli->binary,
-		.want_return = f->ret != 0,
-	};
+	struct fe_compile_opts opts;
 	struct fe_compile_set set = { 0 };
 	struct fe_error err = { 0 };
 	char text[512];
 
+	fe_cli_compile_opts(cli, &opts);
+	opts.event = NULL;
+	opts.want_return = f->ret != 0;
 	snprintf(text, sizeof(text), "%s(...)", f->name);
 	for (;;) {
 		if (fe_compile_add_text(&set, text, 1) || fe_compile_run(&set, &opts, &err) < 0)
@@ -101,15 +97,12 @@ static void no_function(struct fe_dbg *dbg, const char *name)
 
 int fe_cmd_proto(const struct fe_cli *cli)
 {
-	struct fe_compile_opts opts = {
-		.kallsyms = cli->kallsyms,
-		.btf = cli->btf,
-		.vmlinux = cli->vmlinux,
-		.binary = cli->binary,
-	};
+	struct fe_compile_opts opts;
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
 	int i, ret = FE_EXIT_OK;
+
+	fe_cli_compile_opts(cli, &opts);
 
 	if (cli->nr_args == 0) {
 		fe_say_error("name a function (see 'fevent proto --help')\n");

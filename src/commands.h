@@ -39,6 +39,10 @@ struct fe_cli {
 
 struct fe_compile_set;
 
+struct fe_compile_opts;
+/* The compile options the command line gives (debug info, group, ...). */
+void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts);
+
 /* Compile the prototypes of the command line and -f files, printing their
  * errors and warnings; returns an exit status. */
 int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set);

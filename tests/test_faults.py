@@ -16,6 +16,15 @@ def instances():
     return sorted(os.listdir(os.path.join(TRACEFS, "instances")))
 
 
+def wait_for_instance(pid):
+    inst = f"fevent-{pid}"
+    for _ in range(100):
+        if inst in instances():
+            break
+        time.sleep(0.05)
+    return inst
+
+
 def add(*protos):
     r = fe.run("add", "-g", GROUP, "-x", prog(), *protos)
     expect_eq(r.returncode, 0, r.stderr)
@@ -28,11 +37,7 @@ def test_record_killed_with_sigkill_is_cleaned_by_clear():
     p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     try:
-        inst = f"fevent-{p.pid}"
-        for _ in range(100):
-            if inst in instances():
-                break
-            time.sleep(0.05)
+        inst = wait_for_instance(p.pid)
         check(inst in instances(), "the record made its instance")
         p.kill()
         p.wait()
@@ -109,11 +114,7 @@ def test_clear_while_another_fevent_records():
     p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
-        inst = f"fevent-{p.pid}"
-        for _ in range(100):
-            if inst in instances():
-                break
-            time.sleep(0.05)
+        inst = wait_for_instance(p.pid)
         r = fe.run("clear", "-g", GROUP)
         expect_eq(r.returncode, 0, r.stderr)
         check(f"is enabled in instance {inst}; left in place" in r.stderr, r.stderr)
