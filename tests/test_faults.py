@@ -85,7 +85,16 @@ def test_four_adds_at_once():
     need_uprobes()
     clean()
     try:
-        # different events: all four land
+        # four different functions: all four land
+        protos = ["traced(n)", "recurse(depth)", "main(argc)", "_start()"]
+        procs = [subprocess.Popen([fe.binary(), "add", "-g", GROUP, "-x", prog(), proto],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for proto in protos]
+        results = [(p.wait(), p.stderr.read()) for p in procs]
+        expect_eq([rc for rc, _ in results], [0] * 4, results)
+        expect_eq(sorted(e["event"] for e in listed()), ["_start", "main", "recurse", "traced"])
+        clean()
+        # one function under four event names: all four land
         procs = [subprocess.Popen([fe.binary(), "add", "-g", GROUP, "-n", f"ev{i}", "-x", prog(),
                                    "traced(n)"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True) for i in range(4)]
