@@ -116,8 +116,8 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	return m;
 }
 
-static int compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
-		       struct fe_dbg *dbg, const struct fe_compile_opts *opts)
+int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
+		   struct fe_dbg *dbg, const struct fe_compile_opts *opts)
 {
 	struct fe_resolve_ctx ctx = {
 		.ksyms = ksyms,
@@ -248,7 +248,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		struct fe_compiled *it = &set->items[i];
 
 		if (it->failed ||
-		    compile_one(it, ksyms, dbg_for(&mods, dbg, it->proto, &it->warnings), opts)) {
+		    fe_compile_one(it, ksyms, dbg_for(&mods, dbg, it->proto, &it->warnings), opts)) {
 			it->failed = true;
 			failed++;
 			continue;
@@ -273,19 +273,21 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	return failed;
 }
 
+void fe_compiled_clear(struct fe_compiled *it)
+{
+	free(it->text);
+	fe_proto_free(it->proto);
+	fe_probe_free(it->probe);
+	fe_definition_clear(&it->def);
+	fe_warnings_free(&it->warnings);
+}
+
 void fe_compile_set_free(struct fe_compile_set *set)
 {
 	int i;
 
-	for (i = 0; i < set->nr; i++) {
-		struct fe_compiled *it = &set->items[i];
-
-		free(it->text);
-		fe_proto_free(it->proto);
-		fe_probe_free(it->probe);
-		fe_definition_clear(&it->def);
-		fe_warnings_free(&it->warnings);
-	}
+	for (i = 0; i < set->nr; i++)
+		fe_compiled_clear(&set->items[i]);
 	free(set->items);
 	set->items = NULL;
 	set->nr = 0;

@@ -69,6 +69,16 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
 		   struct fe_error *err);
 
+/*
+ * Resolve, map and emit one parsed item (it->proto) with the given debug
+ * info; ksyms may be NULL (symbols unknown).  Returns -1 with it->err set.
+ */
+int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
+		   struct fe_dbg *dbg, const struct fe_compile_opts *opts);
+
+/* Free what an item holds. */
+void fe_compiled_clear(struct fe_compiled *it);
+
 void fe_compile_set_free(struct fe_compile_set *set);
 
 #endif
