@@ -29,7 +29,7 @@ int fe_cmd_clear(const struct fe_cli *cli)
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
-	if (cli->verbose && !fe_quiet)
+	if (cli->verbose)
 		fprintf(stderr, "fevent: removed %d event%s of group %s\n", removed,
 			removed == 1 ? "" : "s", group);
 	return FE_EXIT_OK;

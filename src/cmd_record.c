@@ -21,10 +21,8 @@ int fe_cmd_record(const struct fe_cli *cli)
 		.nr_events = cli->nr_events,
 		.buffer_kb = cli->buffer_kb,
 		.duration = cli->duration,
-		.json = cli->json,
-		.out = stdout,
+		.view = { .json = cli->json, .out = stdout, .quiet = fe_quiet },
 		.output = cli->output,
-		.quiet = fe_quiet,
 	};
 	struct fe_error err = { 0 };
 	int targets = cli->all + (cli->pid > 0) + (cli->nr_args > 0);
@@ -57,7 +55,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 
 int fe_cmd_report(const struct fe_cli *cli)
 {
-	struct fe_view_opts vo = { .json = cli->json, .out = stdout };
+	struct fe_view_opts vo = { .json = cli->json, .out = stdout, .quiet = fe_quiet };
 	struct fe_error err = { 0 };
 
 	if (!cli->input || cli->nr_args) {

@@ -25,13 +25,18 @@ static void prefix(FILE *out, const char *what, const char *sgr)
 		fprintf(out, "fevent: %s: ", what);
 }
 
+static void say(const char *what, const char *sgr, const char *fmt, va_list ap)
+{
+	prefix(stderr, what, sgr);
+	vfprintf(stderr, fmt, ap);
+}
+
 void fe_say_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	prefix(stderr, "error", "1;31");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("error", "1;31", fmt, ap);
 	va_end(ap);
 }
 
@@ -41,9 +46,8 @@ void fe_say_warning(const char *fmt, ...)
 
 	if (fe_quiet)
 		return;
-	prefix(stderr, "warning", "1;33");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("warning", "1;33", fmt, ap);
 	va_end(ap);
 }
 

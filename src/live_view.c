@@ -928,6 +928,8 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 	int cpu;
 	bool any = false;
 
+	if (v->opts.quiet && !fe_view_lost(v))
+		return;
 	fprintf(out, "fevent: %llu event%s", v->events, v->events == 1 ? "" : "s");
 	for (cpu = 0; cpu <= v->max_cpu; cpu++) {
 		if (!v->lost[cpu] && !v->lost_gaps[cpu])

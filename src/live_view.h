@@ -19,6 +19,7 @@ struct fe_view;
 struct fe_view_opts {
 	bool json;
 	FILE *out;
+	bool quiet;	/* -q: the summary only when events were lost */
 };
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,

@@ -319,6 +319,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* a script that asks for quiet means it, whatever else is on the line */
+	if (fe_quiet)
+		cli.verbose = 0;
 	cli.args = argv + optind;
 	cli.nr_args = argc - optind;
 	ret = cmd->fn(&cli);

@@ -53,9 +53,8 @@ static double now(void)
 static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event_info *ev,
 				 int n, bool *chosen, struct fe_error *err)
 {
-	struct fe_view_opts vo = { .json = o->json, .out = o->out };
 	char *header = tracefs_instance_file_read(NULL, "events/header_page", NULL);
-	struct fe_view *v = fe_view_new(&vo, header, err);
+	struct fe_view *v = fe_view_new(&o->view, header, err);
 	bool symbols = false;
 	int i;
 
@@ -446,9 +445,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	read_all(&s, v, true);
 	refresh_comms(v);
 	fe_view_flush(v, true);
-	/* -q keeps the summary only when it has bad news */
-	if (!o->quiet || fe_view_lost(v))
-		fe_view_summary(v, stderr);
+	fe_view_summary(v, stderr);
 	if (s.td && write_tracedat(&s, v, ev, n, chosen, err))
 		goto out;
 	ret = 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "fe_error.h"
+#include "live_view.h"
 
 enum fe_record_target {
 	FE_RECORD_COMMAND,	/* -- CMD ARGS: it and its children */
@@ -29,10 +30,8 @@ struct fe_record_opts {
 	int pid;		/* FE_RECORD_PID */
 	unsigned long buffer_kb;	/* -b: per-CPU buffer, 0: the kernel's */
 	double duration;	/* -d: seconds, 0: none */
-	bool json;
-	FILE *out;
+	struct fe_view_opts view;
 	const char *output;	/* -o: also a trace.dat */
-	bool quiet;		/* -q: a summary only if events were lost */
 };
 
 /*

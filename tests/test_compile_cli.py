@@ -358,6 +358,8 @@ def test_quiet():
     r = compile_("-q", "f(int32 x)")
     expect_eq(r.returncode, 2)
     check("unknown type" in r.stderr, "errors are still said")
+    r = compile_("-v", "-q", "no_such_function(x64 a)")
+    expect_eq((r.returncode, r.stderr), (0, ""), "-q overrides -v")
 
 
 def test_man_page_is_clean_and_names_every_option():

@@ -191,6 +191,12 @@ def test_trace_dat_reads_back_in_fevent_and_trace_cmd():
         js = fe.run("report", "--json", "-i", dat)
         objs = [json.loads(l) for l in js.stdout.splitlines()]
         expect_eq(len(objs), 8)
+        quiet = fe.run("report", "-q", "-i", dat)
+        expect_eq((quiet.returncode, quiet.stdout, quiet.stderr), (0, rep.stdout, ""),
+                  "report -q: the events, no summary")
+        quiet = record("-q", "--", prog(), "2")
+        expect_eq((quiet.returncode, quiet.stderr), (0, ""), "record -q: no summary")
+        expect_eq(len([l for l in quiet.stdout.splitlines() if "traced(" in l]), 2, quiet.stdout)
         if not shutil.which("trace-cmd"):
             raise fe.Skip("trace-cmd not installed")
         tc = subprocess.run(["trace-cmd", "report", "-i", dat], capture_output=True, text=True)
