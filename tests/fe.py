@@ -21,6 +21,27 @@ def run(*args, stdin=None, env=None, **kw):
                           text=True, env=env, timeout=60, **kw)
 
 
+def run_as_nobody(*args):
+    """Run fevent as uid/gid 65534 (a copy in a world-readable directory,
+    since the build tree may not be); needs root and setpriv."""
+    import shutil
+    import tempfile
+    if os.geteuid() != 0:
+        raise Skip("needs root to switch to an unprivileged user")
+    if not shutil.which("setpriv"):
+        raise Skip("setpriv not installed")
+    tmp = tempfile.mkdtemp()
+    try:
+        os.chmod(tmp, 0o755)
+        exe = os.path.join(tmp, "fevent")
+        shutil.copy(binary(), exe)
+        os.chmod(exe, 0o755)
+        return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               exe, *args], capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(tmp)
+
+
 def caret_column(stderr):
     """The column the error caret points at (1-based), or None.
 

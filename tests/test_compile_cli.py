@@ -256,20 +256,7 @@ def test_help_and_version():
 
 
 def test_runs_as_non_root():
-    if os.geteuid() != 0:
-        raise fe.Skip("needs root to switch to an unprivileged user")
-    if not shutil.which("setpriv"):
-        raise fe.Skip("setpriv not installed")
-    tmp = tempfile.mkdtemp()
-    try:
-        os.chmod(tmp, 0o755)
-        exe = os.path.join(tmp, "fevent")
-        shutil.copy(fe.binary(), exe)
-        os.chmod(exe, 0o755)
-        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                            exe, "compile", SEED], capture_output=True, text=True, timeout=60)
-    finally:
-        shutil.rmtree(tmp)
+    r = fe.run_as_nobody("compile", SEED)
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq(r.stdout, "p:functions/SyS_openat __x64_sys_openat __caller=$stack0:symbol "
                         "dfd=+112(%di):s32 path=+0(+104(%di)):ustring flags=+96(%di):x32 "
