@@ -2,6 +2,11 @@
 /*
  * fevent: function prototypes -> kprobe/uprobe trace events.
  * This file only parses the command line and dispatches.
+ *
+ * Every option is described once (options[]); each command lists the ones
+ * it takes (git's parse-options habit), so an option that means nothing to
+ * a command is a usage error instead of being ignored, and --help prints
+ * exactly the options the command accepts.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,113 +18,215 @@
 #include "diag.h"
 #include "fe_config.h"
 
+enum {
+	OPT_KALLSYMS = 256,
+	OPT_BTF,
+	OPT_VMLINUX,
+	OPT_FORCE,
+	OPT_JSON,
+	OPT_TRACEFS,
+	OPT_VERSION,
+};
+
+struct option_desc {
+	int val;		/* short letter, or OPT_* for long-only options */
+	const char *name;	/* long name */
+	const char *arg;	/* the value's name, NULL for a flag */
+	const char *help;	/* default help line(s) */
+};
+
+static const struct option_desc options[] = {
+	{ 'x', "exec", "BIN", "a user-space binary: uprobes, DWARF of BIN" },
+	{ 'r', "return", NULL, "also a return event, typed from debug info" },
+	{ 'g', "group", "GROUP", "event group (default: functions)" },
+	{ 'n', "name", "NAME", "event name, for a single prototype" },
+	{ 'f', "file", "FILE", "read prototypes from FILE ('-': standard input),\n"
+			       "one per line, '#' starts a comment" },
+	{ OPT_BTF, "btf", "FILE", "BTF to resolve against (raw, or an ELF with .BTF);\n"
+				  "default: the running kernel's, /sys/kernel/btf/vmlinux" },
+	{ OPT_VMLINUX, "vmlinux", "FILE", "kernel DWARF to resolve against instead of BTF" },
+	{ OPT_KALLSYMS, "kallsyms", "FILE", "symbol table to check functions against (another\n"
+					    "machine's: then the running kernel's BTF is not used)" },
+	{ OPT_FORCE, "force", NULL, "replace events of the same names" },
+	{ OPT_TRACEFS, "tracefs", "DIR", "where tracefs is (default: found, or mounted)" },
+	{ 'e', "event", "EVENT", "record this event (and its __return); default all;\n"
+				 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
+	{ 'a', "all", NULL, "the whole system (fevent itself left out)" },
+	{ 'p', "pid", "PID", "a running process and its new children" },
+	{ 'b', "buffer", "KB", "per-CPU buffer size" },
+	{ 'd', "duration", "SECS", "stop recording after this long" },
+	{ 'o', "output", "FILE", "also write a trace.dat (trace-cmd report reads it)" },
+	{ 'i', "input", "FILE", "the trace.dat to read" },
+	{ OPT_JSON, "json", NULL, "one JSON object per line" },
+	{ 'v', "verbose", NULL, "say more" },
+	{ 'q', "quiet", NULL, "no warnings, summaries or listings of what was added" },
+	{ 'h', "help", NULL, "show this help" },
+	{ OPT_VERSION, "version", NULL, "show the version" },
+};
+
+#define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+/* An option a command takes, with help of its own where the default's
+ * wording does not fit that command. */
+struct command_opt {
+	int val;
+	const char *help;
+};
+
+#define COMMON_OPTS { 'v', NULL }, { 'q', NULL }, { 'h', NULL }
+#define COMPILE_OPTS { 'x', NULL }, { 'r', NULL }, { 'g', NULL }, { 'n', NULL }, \
+	{ 'f', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, { OPT_KALLSYMS, NULL }
+#define DEBUG_INFO_OPTS { 'x', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, \
+	{ OPT_KALLSYMS, NULL }
+
 struct command {
 	const char *name;
 	int (*fn)(const struct fe_cli *cli);
 	const char *synopsis;
-	const char *help;
+	const char *about;
+	const char *example;
+	struct command_opt opts[24];	/* ends at val 0 */
 };
 
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... PROTO...",
+		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [-v] [-q] PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
-		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n"
-		"\n"
-		"  -x, --exec BIN       a user-space binary: uprobes, DWARF of BIN\n"
-		"  -r, --return         also a return event, typed from debug info\n"
-		"  -g, --group GROUP    event group (default: functions)\n"
-		"  -n, --name NAME      event name, for a single prototype\n"
-		"  -f, --file FILE      read prototypes from FILE ('-': standard input),\n"
-		"                       one per line, '#' starts a comment\n"
-		"      --btf FILE       BTF to resolve against (raw, or an ELF with .BTF);\n"
-		"                       default: the running kernel's, " "/sys/kernel/btf/vmlinux\n"
-		"      --vmlinux FILE   kernel DWARF to resolve against instead of BTF\n"
-		"      --kallsyms FILE  symbol table to check functions against (another\n"
-		"                       machine's: then the running kernel's BTF is not used)\n"
-		"  -v, --verbose        say more\n"
-		"\n"
-		"Example:\n"
-		"  fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'\n",
+		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n",
+		"fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
+		{ COMPILE_OPTS, COMMON_OPTS },
 	},
 	{
 		"add", fe_cmd_add,
-		"fevent add [-x BIN] [-r] [-g GROUP] [-n NAME] [--force] [-f FILE]... PROTO...",
+		"fevent add [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--force] [--tracefs DIR] [-v] [-q] PROTO...",
 		"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
-		"Prints the definitions created.  Needs root; mounts tracefs if needed.\n"
-		"\n"
-		"      --force          replace events of the same names\n"
-		"      --tracefs DIR    where tracefs is (default: found, or mounted)\n"
-		"  plus the options of 'fevent compile'\n"
-		"\n"
-		"Example:\n"
-		"  fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'\n",
+		"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
+		"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
+		{ COMPILE_OPTS, { OPT_FORCE, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
 		"list", fe_cmd_list,
-		"fevent list [-g GROUP] [--json]",
+		"fevent list [-g GROUP] [--json] [--tracefs DIR] [-v] [-q]",
 		"List fevent's events: kind, target, hits (and misses for kprobes), where\n"
 		"each is enabled, the prototype rendered back from the kernel's definition\n"
-		"and its fetch arguments.  --json prints one object per line.\n",
+		"and its fetch arguments.\n",
+		"fevent list --json",
+		{ { 'g', "the group to list (default: functions)" }, { OPT_JSON, NULL },
+		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
 		"clear", fe_cmd_clear,
-		"fevent clear [-g GROUP] [--force] [EVENT...]",
+		"fevent clear [-g GROUP] [--force] [--tracefs DIR] [-v] [-q] [EVENT...]",
 		"Remove fevent's events: all of its group, or the named ones with their\n"
 		"__return events.  Another group is never touched.  An event enabled\n"
 		"somewhere stays, with a message, unless --force.  Instances left by\n"
 		"records that are gone are removed.\n",
+		"fevent clear SyS_openat",
+		{ { 'g', "the group to clear (default: functions)" },
+		  { OPT_FORCE, "also remove events that are enabled somewhere" },
+		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
 		"record", fe_cmd_record,
-		"fevent record [-e EVENT]... [-b KB] [-d SECONDS] [-o FILE] [--json] [-a | -p PID | -- CMD ARGS...]",
+		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
 		"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 		"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 		"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
 		"traces the command and its children from its first instruction and\n"
 		"exits with its status.  Ends when the command exits, on Ctrl-C,\n"
-		"SIGTERM or after -d SECONDS; lost events are always reported.\n"
-		"\n"
-		"  -e, --event EVENT    record this event (and its __return); default all\n"
-		"  -a, --all            the whole system\n"
-		"  -p, --pid PID        a running process and its new children\n"
-		"  -b, --buffer KB      per-CPU buffer size\n"
-		"  -d, --duration SECS  stop after this long\n"
-		"  -o, --output FILE    also write a trace.dat (trace-cmd report reads it)\n"
-		"      --json           one JSON object per line\n",
+		"SIGTERM or after -d SECS; lost events are always reported.\n",
+		"fevent record -- cat /etc/hostname",
+		{ { 'g', "the group whose events to record (default: functions)" },
+		  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { 'b', NULL }, { 'd', NULL },
+		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
 		"report", fe_cmd_report,
-		"fevent report -i FILE [--json]",
+		"fevent report -i FILE [--json] [-v] [-q]",
 		"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
 		"entry and return events paired.\n",
+		"fevent report -i trace.dat",
+		{ { 'i', NULL }, { OPT_JSON, NULL }, COMMON_OPTS },
 	},
 	{
 		"proto", fe_cmd_proto,
-		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] FUNC...",
+		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
-		"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n"
-		"\n"
-		"      --btf FILE       BTF to read (default: the running kernel's)\n"
-		"\n"
-		"Example:\n"
-		"  fevent proto do_sys_openat2\n",
+		"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n",
+		"fevent proto do_sys_openat2",
+		{ DEBUG_INFO_OPTS, COMMON_OPTS },
 	},
 	{
 		"funcs", fe_cmd_funcs,
-		"fevent funcs [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] GLOB",
+		"fevent funcs [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] GLOB",
 		"List the traceable functions matching a shell glob: the running\n"
 		"kernel's text symbols (/proc/kallsyms) that its BTF describes; with\n"
-		"--btf FILE alone, that BTF's functions.\n"
-		"\n"
-		"Example:\n"
-		"  fevent funcs 'vfs_*'\n",
+		"--btf FILE alone, that BTF's functions.\n",
+		"fevent funcs 'vfs_*'",
+		{ DEBUG_INFO_OPTS, COMMON_OPTS },
 	},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct option_desc *option_by_val(int val)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS; i++)
+		if (options[i].val == val)
+			return &options[i];
+	return NULL;
+}
+
+static const struct command_opt *command_takes(const struct command *cmd, int val)
+{
+	const struct command_opt *o;
+
+	for (o = cmd->opts; o->val; o++)
+		if (o->val == val)
+			return o;
+	return NULL;
+}
+
+/* "-x, --exec BIN" or "    --btf FILE" */
+static void print_option(FILE *out, const struct option_desc *d, const char *help)
+{
+	char head[40];
+	const char *line, *nl;
+	int n;
+
+	if (d->val < 256)
+		n = snprintf(head, sizeof(head), "-%c, --%s%s%s", d->val, d->name,
+			     d->arg ? " " : "", d->arg ? d->arg : "");
+	else
+		n = snprintf(head, sizeof(head), "    --%s%s%s", d->name,
+			     d->arg ? " " : "", d->arg ? d->arg : "");
+	fprintf(out, "  %-21s", head);
+	if (n > 20)
+		fprintf(out, "\n  %-21s", "");
+	for (line = help; line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (line != help)
+			fprintf(out, "  %-21s", "");
+		fprintf(out, "%.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+	}
+}
+
+static void command_help(const struct command *cmd)
+{
+	const struct command_opt *o;
+
+	printf("usage: %s\n\n%s\n", cmd->synopsis, cmd->about);
+	for (o = cmd->opts; o->val; o++) {
+		const struct option_desc *d = option_by_val(o->val);
+
+		print_option(stdout, d, o->help ? o->help : d->help);
+	}
+	printf("\nExample:\n  %s\n", cmd->example);
+}
 
 static void usage(FILE *out)
 {
@@ -143,44 +250,48 @@ static void usage(FILE *out)
 		"prototype that does not compile.  See fevent(1).\n");
 }
 
-enum {
-	OPT_KALLSYMS = 256,
-	OPT_BTF,
-	OPT_VMLINUX,
-	OPT_FORCE,
-	OPT_JSON,
-	OPT_TRACEFS,
-	OPT_VERSION,
-};
+/* getopt_long's table and short-option string, built from options[] */
+static void getopt_tables(struct option *longs, char *shorts)
+{
+	size_t i;
+	char *s = shorts;
 
-static const struct option long_opts[] = {
-	{ "group", required_argument, NULL, 'g' },
-	{ "name", required_argument, NULL, 'n' },
-	{ "file", required_argument, NULL, 'f' },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "btf", required_argument, NULL, OPT_BTF },
-	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
-	{ "exec", required_argument, NULL, 'x' },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
-	{ "event", required_argument, NULL, 'e' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "buffer", required_argument, NULL, 'b' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "input", required_argument, NULL, 'i' },
-	{ "return", no_argument, NULL, 'r' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
+	*s++ = ':';
+	for (i = 0; i < NR_OPTIONS; i++) {
+		longs[i] = (struct option){
+			options[i].name, options[i].arg ? required_argument : no_argument,
+			NULL, options[i].val,
+		};
+		if (options[i].val < 256) {
+			*s++ = (char)options[i].val;
+			if (options[i].arg)
+				*s++ = ':';
+		}
+	}
+	longs[i] = (struct option){ 0 };
+	*s = '\0';
+}
+
+static int positive_number(const struct command *cmd, const struct option_desc *d,
+			   const char *arg, double *value)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	bool whole = d->val != 'd';
+
+	if (*end || end == arg || v <= 0 || (whole && v != (long)v)) {
+		fprintf(stderr, "fevent %s: -%c wants a positive %s, not '%s'\n",
+			cmd->name, d->val, whole ? "integer" : "number", arg);
+		return -1;
+	}
+	*value = v;
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
+	struct option longs[NR_OPTIONS + 1];
+	char shorts[2 * NR_OPTIONS + 2];
 	const struct command *cmd = NULL;
 	struct fe_cli cli = { 0 };
 	char *binary = NULL;
@@ -212,12 +323,41 @@ int main(int argc, char **argv)
 	cli.events = calloc(argc, sizeof(*cli.events));
 	if (!cli.files || !cli.events) {
 		fprintf(stderr, "fevent: out of memory\n");
-		return FE_EXIT_FAIL;
+		ret = FE_EXIT_FAIL;
+		goto out;
 	}
+	getopt_tables(longs, shorts);
 	/* options may follow operands; "--" ends them */
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":g:n:f:x:e:ap:b:d:o:i:rvqh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct option_desc *d = option_by_val(c);
+		double number;
+
+		if (c == ':') {
+			fprintf(stderr, "fevent %s: option '%s' needs a value\n",
+				cmd->name, argv[optind - 1]);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+		if (!d) {
+			fprintf(stderr, "fevent %s: unknown option '%s'; see 'fevent %s --help'\n",
+				cmd->name, argv[optind - 1], cmd->name);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+		if (c != OPT_VERSION && !command_takes(cmd, c)) {
+			if (c < 256)
+				fprintf(stderr, "fevent %s: -%c (--%s) is not an option of '%s'; "
+					"see 'fevent %s --help'\n", cmd->name, c, d->name,
+					cmd->name, cmd->name);
+			else
+				fprintf(stderr, "fevent %s: --%s is not an option of '%s'; "
+					"see 'fevent %s --help'\n", cmd->name, d->name,
+					cmd->name, cmd->name);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
 		switch (c) {
 		case 'g':
 			cli.group = optarg;
@@ -254,24 +394,18 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 		case 'b':
-		case 'd': {
-			char *end;
-			double d = strtod(optarg, &end);
-
-			if (*end || end == optarg || d <= 0 || (c != 'd' && d != (long)d)) {
-				fprintf(stderr, "fevent %s: -%c wants a positive %s, not '%s'\n",
-					cmd->name, c, c == 'd' ? "number" : "integer", optarg);
+		case 'd':
+			if (positive_number(cmd, d, optarg, &number)) {
 				ret = FE_EXIT_USAGE;
 				goto out;
 			}
 			if (c == 'p')
-				cli.pid = (int)d;
+				cli.pid = (int)number;
 			else if (c == 'b')
-				cli.buffer_kb = (unsigned long)d;
+				cli.buffer_kb = (unsigned long)number;
 			else
-				cli.duration = d;
+				cli.duration = number;
 			break;
-		}
 		case OPT_JSON:
 			cli.json = true;
 			break;
@@ -300,22 +434,12 @@ int main(int argc, char **argv)
 			fe_quiet = true;
 			break;
 		case 'h':
-			printf("usage: %s\n\n%s", cmd->synopsis, cmd->help);
+			command_help(cmd);
 			ret = FE_EXIT_OK;
 			goto out;
 		case OPT_VERSION:
 			printf("fevent %s\n", FE_VERSION);
 			ret = FE_EXIT_OK;
-			goto out;
-		case ':':
-			fprintf(stderr, "fevent %s: option '%s' needs a value\n",
-				cmd->name, argv[optind - 1]);
-			ret = FE_EXIT_USAGE;
-			goto out;
-		default:
-			fprintf(stderr, "fevent %s: unknown option '%s'; see 'fevent %s --help'\n",
-				cmd->name, argv[optind - 1], cmd->name);
-			ret = FE_EXIT_USAGE;
 			goto out;
 		}
 	}
