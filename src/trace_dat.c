@@ -18,7 +18,8 @@
 #define OPTION_FEVENT_ARGS	0x6665
 
 struct fe_tracedat {
-	char *path;
+	char *path;		/* where the finished file goes */
+	char *tmp_path;		/* where it is written until then */
 	FILE *out;
 	FILE **tmp;		/* each CPU's pages until the end */
 	unsigned long long *sizes;
@@ -26,6 +27,75 @@ struct fe_tracedat {
 	int page_size;
 	bool failed;
 };
+
+/*
+ * The file is written under a temporary name in FILE's directory and
+ * renamed into place only when complete, so FILE is never a truncated
+ * trace: mkostemp's O_EXCL never follows a link planted at that name, and
+ * the file gets the mode a plain creat() would (0666 less the umask).
+ */
+static int open_beside(struct fe_tracedat *td, struct fe_error *err)
+{
+	const char *slash = strrchr(td->path, '/');
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	if (!stat(td->path, &st) && S_ISDIR(st.st_mode))
+		return fe_err(err, 0, "cannot write %s: %s", td->path, strerror(EISDIR));
+	if (asprintf(&td->tmp_path, "%.*s.%s.XXXXXX", slash ? (int)(slash - td->path + 1) : 0,
+		     td->path, slash ? slash + 1 : td->path) < 0) {
+		td->tmp_path = NULL;
+		return fe_err(err, 0, "out of memory");
+	}
+	fd = mkostemp(td->tmp_path, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		free(td->tmp_path);
+		td->tmp_path = NULL;
+		return fe_err(err, 0, "cannot write %s: %s", td->path, strerror(e));
+	}
+	mask = umask(0);
+	umask(mask);
+	td->out = fdopen(fd, "w");
+	if (fchmod(fd, 0666 & ~mask) || !td->out) {
+		int e = errno;
+
+		if (!td->out)
+			close(fd);
+		return fe_err(err, 0, "cannot write %s: %s", td->path, strerror(e));
+	}
+	return 0;
+}
+
+/* Put the finished file in place; an existing FILE becomes FILE.old. */
+static int move_into_place(struct fe_tracedat *td, struct fe_error *err)
+{
+	char *old = NULL;
+	struct stat st;
+
+	if (!lstat(td->path, &st)) {
+		if (asprintf(&old, "%s.old", td->path) < 0)
+			return fe_err(err, 0, "out of memory");
+		if (rename(td->path, old)) {
+			fe_err(err, 0, "cannot keep %s as %s: %s", td->path, old, strerror(errno));
+			free(old);
+			return -1;
+		}
+	}
+	if (rename(td->tmp_path, td->path)) {
+		fe_err(err, 0, "cannot write %s: %s", td->path, strerror(errno));
+		if (old)	/* put the previous file back where it was */
+			(void)rename(old, td->path);
+		free(old);
+		return -1;
+	}
+	free(old);
+	free(td->tmp_path);
+	td->tmp_path = NULL;
+	return 0;
+}
 
 struct fe_tracedat *fe_tracedat_create(const char *path, int nr_cpus, int page_size,
 				       struct fe_error *err)
@@ -42,9 +112,7 @@ struct fe_tracedat *fe_tracedat_create(const char *path, int nr_cpus, int page_s
 	td->sizes = calloc(nr_cpus, sizeof(*td->sizes));
 	if (!td->path || !td->tmp || !td->sizes)
 		goto oom;
-	td->out = fopen(path, "we");
-	if (!td->out) {
-		fe_err(err, 0, "cannot write %s: %s", path, strerror(errno));
+	if (open_beside(td, err)) {
 		fe_tracedat_abort(td);
 		return NULL;
 	}
@@ -72,10 +140,11 @@ void fe_tracedat_abort(struct fe_tracedat *td)
 	for (i = 0; td->tmp && i < td->nr_cpus; i++)
 		if (td->tmp[i])
 			fclose(td->tmp[i]);
-	if (td->out) {
+	if (td->out)
 		fclose(td->out);
-		unlink(td->path);
-	}
+	if (td->tmp_path)
+		unlink(td->tmp_path);
+	free(td->tmp_path);
 	free(td->tmp);
 	free(td->sizes);
 	free(td->path);
@@ -222,18 +291,25 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		while ((n = fread(buf, 1, sizeof(buf), td->tmp[cpu])) > 0)
 			put(td, buf, n);
 	}
-	if (td->failed || fflush(td->out)) {
+	/* a full disk shows up here at the latest: fflush, fsync or close */
+	if (td->failed || fflush(td->out) || fsync(fileno(td->out))) {
+		fe_err(err, 0, "cannot write %s: %s", td->path, strerror(errno ? errno : EIO));
+		fe_tracedat_abort(td);
+		return -1;
+	}
+	errno = 0;
+	if (fclose(td->out)) {
+		td->out = NULL;
 		fe_err(err, 0, "cannot write %s: %s", td->path, strerror(errno));
 		fe_tracedat_abort(td);
 		return -1;
 	}
-	for (cpu = 0; cpu < td->nr_cpus; cpu++)
-		fclose(td->tmp[cpu]);
-	fclose(td->out);
 	td->out = NULL;
-	for (cpu = 0; cpu < td->nr_cpus; cpu++)
-		td->tmp[cpu] = NULL;
-	fe_tracedat_abort(td);
+	if (move_into_place(td, err)) {
+		fe_tracedat_abort(td);
+		return -1;
+	}
+	fe_tracedat_abort(td);	/* frees what is left: the per-CPU files */
 	return 0;
 }
 
