@@ -4,6 +4,7 @@
  *               [-a | -p PID | -- CMD ARGS...]
  * fevent report -i FILE [--json]
  */
+#include <signal.h>
 #include <stdio.h>
 
 #include "commands.h"
@@ -58,6 +59,8 @@ int fe_cmd_report(const struct fe_cli *cli)
 	struct fe_view_opts vo = { .json = cli->json, .out = stdout, .quiet = fe_quiet };
 	struct fe_error err = { 0 };
 
+	/* a reader that quits early (head, less) ends the report quietly */
+	signal(SIGPIPE, SIG_IGN);
 	if (!cli->input || cli->nr_args) {
 		fe_say_error("report reads one file: fevent report -i FILE\n");
 		return FE_EXIT_USAGE;

@@ -10,6 +10,7 @@
  * come out innermost first, each with its own arguments.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,7 +85,17 @@ struct fe_view {
 	unsigned long long lost[MAX_CPUS];
 	unsigned long long lost_gaps[MAX_CPUS];	/* losses of unknown size */
 	int max_cpu;
+	int out_errno;		/* the output failed (EPIPE: its reader quit) */
 };
+
+/* A failed write to the output stops all further output; the caller
+ * decides what it means (EPIPE: the reader quit, e.g. head or less). */
+static bool output_failed(struct fe_view *v)
+{
+	if (!v->out_errno && ferror(v->opts.out))
+		v->out_errno = errno ? errno : EIO;
+	return v->out_errno != 0;
+}
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
 			    struct fe_error *err)
@@ -745,8 +756,9 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 
 static void put_line(struct fe_view *v, struct fe_buf *l)
 {
-	if (!l->failed && l->len)
-		fwrite(l->s, 1, l->len, v->opts.out);
+	if (!l->failed && l->len && !v->out_errno &&
+	    fwrite(l->s, 1, l->len, v->opts.out) != l->len)
+		output_failed(v);
 	l->len = 0;
 	if (l->s)
 		l->s[0] = 0;
@@ -816,6 +828,8 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 
 static void print_lost(struct fe_view *v, const struct item *it)
 {
+	if (v->out_errno)
+		return;
 	if (v->opts.json) {
 		if (it->lost > 0)
 			fprintf(v->opts.out, "{\"lost\":%lld,\"cpu\":%d}\n", it->lost, it->cpu);
@@ -909,7 +923,13 @@ void fe_view_flush(struct fe_view *v, bool final)
 		}
 		v->nr_pending = 0;
 	}
-	fflush(v->opts.out);
+	if (!v->out_errno && fflush(v->opts.out))
+		output_failed(v);
+}
+
+int fe_view_output_error(const struct fe_view *v)
+{
+	return v->out_errno;
 }
 
 void fe_view_flush_until(struct fe_view *v, unsigned long long ts)
@@ -929,6 +949,8 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 	bool any = false;
 
 	if (v->opts.quiet && !fe_view_lost(v))
+		return;
+	if (v->out_errno == EPIPE)	/* whoever read the events has quit */
 		return;
 	fprintf(out, "fevent: %llu event%s", v->events, v->events == 1 ? "" : "s");
 	for (cpu = 0; cpu <= v->max_cpu; cpu++) {

@@ -335,6 +335,7 @@ static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
 		close(fds[1]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);	/* fevent ignores it; the command must not */
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -397,6 +398,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a reader that quits (head, less) must not kill fevent before it has
+	 * removed its instance: the write fails with EPIPE instead */
+	signal(SIGPIPE, SIG_IGN);
 	if (o->target == FE_RECORD_COMMAND) {
 		child = spawn_stopped(o->command, &go, err);
 		if (child < 0 || follow_pid(&s, child, err) || enable_events(&s, ev, n, chosen, err))
@@ -432,7 +436,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		}
 		if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
 			break;
-		if (stop_signal || (deadline && now() >= deadline))
+		if (stop_signal || (deadline && now() >= deadline) || fe_view_output_error(v))
 			break;
 		/*
 		 * Read in bursts: a 1.4 MB buffer takes a fifth of a second
@@ -448,6 +452,10 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	fe_view_summary(v, stderr);
 	if (s.td && write_tracedat(&s, v, ev, n, chosen, err))
 		goto out;
+	if (fe_view_output_error(v) && fe_view_output_error(v) != EPIPE) {
+		fe_err(err, 0, "cannot write the output: %s", strerror(fe_view_output_error(v)));
+		goto out;
+	}
 	ret = 0;
 out:
 	if (go >= 0)

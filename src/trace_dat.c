@@ -557,7 +557,7 @@ int fe_tracedat_report(const char *path, const struct fe_view_opts *opts,
 			if (cpus[i].left >= (uint64_t)page_size &&
 			    (best < 0 || page_ts(cpus[i].p) < page_ts(cpus[best].p)))
 				best = i;
-		if (best < 0)
+		if (best < 0 || fe_view_output_error(v))
 			break;
 		fe_view_page(v, best, (void *)cpus[best].p, page_size);
 		cpus[best].p += page_size;
@@ -574,6 +574,11 @@ int fe_tracedat_report(const char *path, const struct fe_view_opts *opts,
 	}
 	fe_view_flush(v, true);
 	fe_view_summary(v, stderr);
+	/* a reader that quit early (head, less) is no error */
+	if (fe_view_output_error(v) && fe_view_output_error(v) != EPIPE) {
+		fe_err(err, 0, "cannot write the output: %s", strerror(fe_view_output_error(v)));
+		goto out;
+	}
 	ret = 0;
 	goto out;
 bad:
