@@ -29,6 +29,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 	int targets = cli->all + (cli->pid > 0) + (cli->nr_args > 0);
 	int status, ret;
 
+	fe_record_note_given_fds();
 	if (targets != 1) {
 		fe_say_error("record one of: -a (everything), -p PID, or -- CMD ARGS...\n");
 		return FE_EXIT_USAGE;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,6 +20,63 @@
 #define RETURN_SUFFIX	"__return"
 
 static volatile sig_atomic_t stop_signal;
+
+/*
+ * The descriptors fevent was started with: the traced command gets exactly
+ * these.  libtracefs opens trace_pipe_raw and friends without O_CLOEXEC,
+ * and every descriptor the command inherits shifts the ones it opens.
+ */
+static int *given_fds;
+static int nr_given_fds;
+
+static int open_fds(int **fds)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0, cap = 0;
+
+	*fds = NULL;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+
+		if (de->d_name[0] == '.' || fd == dirfd(d))
+			continue;
+		if (n == cap) {
+			int *more = realloc(*fds, (cap = cap ? 2 * cap : 16) * sizeof(**fds));
+
+			if (!more) {
+				closedir(d);
+				return -1;
+			}
+			*fds = more;
+		}
+		(*fds)[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
+void fe_record_note_given_fds(void)
+{
+	nr_given_fds = open_fds(&given_fds);
+}
+
+/* In the child, before exec: close what fevent opened itself. */
+static void close_own_fds(void)
+{
+	int *fds, n, i, j;
+
+	n = open_fds(&fds);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nr_given_fds && given_fds[j] != fds[i]; j++)
+			;
+		if (fds[i] > 2 && j == nr_given_fds)
+			close(fds[i]);
+	}
+	free(fds);
+}
 
 static void on_signal(int sig)
 {
@@ -338,6 +396,9 @@ static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
 		signal(SIGPIPE, SIG_DFL);	/* fevent ignores it; the command must not */
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);
+		if (nr_given_fds < 0)
+			_exit(127);
+		close_own_fds();
 		execvp(argv[0], argv);
 		fprintf(stderr, "fevent: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -469,6 +530,8 @@ out:
 			*status = exit_status(wstatus);
 	}
 	session_end(&s);
+	free(given_fds);
+	given_fds = NULL;
 	fe_view_free(v);
 	fe_event_infos_free(ev, n);
 	free(chosen);

@@ -40,5 +40,8 @@ struct fe_record_opts {
  * usage (an unknown event); err says why.
  */
 int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err);
+/* Remember the descriptors fevent was started with, before it opens any:
+ * the traced command is given exactly these. */
+void fe_record_note_given_fds(void);
 
 #endif
