@@ -13,18 +13,25 @@
 int fe_cmd_clear(const struct fe_cli *cli)
 {
 	const char *group = cli->group ? cli->group : FE_DEFAULT_GROUP;
-	struct fe_warnings w = { 0 };
+	struct fe_warnings w = { 0 }, undone = { 0 };
 	struct fe_error err = { 0 };
+	int ret = FE_EXIT_OK;
 	int i, removed;
 
 	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
-	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &w, &err);
+	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &w, &undone, &err);
 	for (i = 0; i < w.nr; i++)
 		fe_say_warning("%s\n", w.msgs[i]);
+	/* a script must see what it asked for and did not get */
+	for (i = 0; i < undone.nr; i++)
+		fe_say_error("%s\n", undone.msgs[i]);
+	if (undone.nr)
+		ret = FE_EXIT_FAIL;
 	fe_warnings_free(&w);
+	fe_warnings_free(&undone);
 	if (removed < 0) {
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
@@ -32,5 +39,5 @@ int fe_cmd_clear(const struct fe_cli *cli)
 	if (cli->verbose)
 		fprintf(stderr, "fevent: removed %d event%s of group %s\n", removed,
 			removed == 1 ? "" : "s", group);
-	return FE_EXIT_OK;
+	return ret;
 }

@@ -5,6 +5,7 @@
  * fevent report -i FILE [--json]
  */
 #include <signal.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "commands.h"
@@ -14,10 +15,43 @@
 #include "record.h"
 #include "trace_dat.h"
 
+/*
+ * -e takes EVENT or GROUP/EVENT (as 'fevent list' prints it): the group
+ * written there is the group recorded, and it must be one group.
+ */
+static int events_group(const struct fe_cli *cli, const char **group)
+{
+	int i;
+
+	*group = cli->group;
+	for (i = 0; i < cli->nr_events; i++) {
+		char *slash = strchr(cli->events[i], '/');
+		size_t len;
+
+		if (!slash)
+			continue;
+		len = slash - cli->events[i];
+		if (!len || !slash[1] || strchr(slash + 1, '/')) {
+			fe_say_error("-e %s: expected EVENT or GROUP/EVENT\n", cli->events[i]);
+			return -1;
+		}
+		if (*group && (strlen(*group) != len || strncmp(*group, cli->events[i], len))) {
+			fe_say_error("-e %s is not in group '%s'; one record takes one group\n",
+				     cli->events[i], *group);
+			return -1;
+		}
+		cli->events[i][len] = '\0';
+		*group = cli->events[i];
+		cli->events[i] = slash + 1;
+	}
+	if (!*group)
+		*group = FE_DEFAULT_GROUP;
+	return 0;
+}
+
 int fe_cmd_record(const struct fe_cli *cli)
 {
 	struct fe_record_opts o = {
-		.group = cli->group ? cli->group : FE_DEFAULT_GROUP,
 		.events = cli->events,
 		.nr_events = cli->nr_events,
 		.buffer_kb = cli->buffer_kb,
@@ -30,6 +64,8 @@ int fe_cmd_record(const struct fe_cli *cli)
 	int status, ret;
 
 	fe_record_note_given_fds();
+	if (events_group(cli, &o.group))
+		return FE_EXIT_USAGE;
 	if (targets != 1) {
 		fe_say_error("record one of: -a (everything), -p PID, or -- CMD ARGS...\n");
 		return FE_EXIT_USAGE;

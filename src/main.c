@@ -135,11 +135,15 @@ static const struct command commands[] = {
 		"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 		"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
 		"traces the command and its children from its first instruction and\n"
-		"exits with its status.  Ends when the command exits, on Ctrl-C,\n"
-		"SIGTERM or after -d SECS; lost events are always reported.\n",
+		"exits with its status.  Ends when the command exits, on Ctrl-C or\n"
+		"SIGTERM (passed on to the command) or after -d SECS; lost events are\n"
+		"always reported.\n",
 		"fevent record -- cat /etc/hostname",
 		{ { 'g', "the group whose events to record (default: functions)" },
-		  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { 'b', NULL }, { 'd', NULL },
+		  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { 'b', NULL },
+		  { 'd', "stop recording after this long; a command given\n"
+			 "with -- runs on, and fevent exits with its status\n"
+			 "when it ends" },
 		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{

@@ -618,7 +618,7 @@ static bool selected(const struct fe_event_info *e, char *const *names, int nr)
 }
 
 int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
-		    struct fe_warnings *w, struct fe_error *err)
+		    struct fe_warnings *w, struct fe_warnings *undone, struct fe_error *err)
 {
 	struct fe_event_info *ev;
 	int i, j, n, removed = 0, stale = 0;
@@ -633,13 +633,13 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 		for (j = 0; j < n && strcmp(ev[j].event, names[i]); j++)
 			;
 		if (j == n)
-			fe_warn(w, "no event '%s' in group '%s'", names[i], group);
+			fe_warn(undone, "no event '%s' in group '%s'", names[i], group);
 	}
 	for (i = 0; i < n; i++) {
 		if (!selected(&ev[i], names, nr_names))
 			continue;
 		if (ev[i].nr_enabled && !force) {
-			fe_warn(w, "%s/%s is enabled in %s%s; left in place (--force disables and removes it)",
+			fe_warn(undone, "%s/%s is enabled in %s%s; left in place (--force disables and removes it)",
 				ev[i].group, ev[i].event,
 				ev[i].enabled_in[0][0] ? "instance " : "the top-level buffer",
 				ev[i].enabled_in[0]);
@@ -653,7 +653,7 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 			tracefs_instance_free(inst);
 		}
 		if (remove_event(ev[i].group, ev[i].event))
-			fe_warn(w, "cannot remove %s/%s: %s", ev[i].group, ev[i].event,
+			fe_warn(undone, "cannot remove %s/%s: %s", ev[i].group, ev[i].event,
 				strerror(errno));
 		else
 			removed++;

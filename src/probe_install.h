@@ -65,6 +65,6 @@ const char *fe_event_kind_name(enum fe_event_kind kind);
  * is gone are removed first.  Returns the number removed, or -1.
  */
 int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
-		    struct fe_warnings *w, struct fe_error *err);
+		    struct fe_warnings *w, struct fe_warnings *undone, struct fe_error *err);
 
 #endif

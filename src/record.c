@@ -358,6 +358,19 @@ static int follow_pid(struct session *s, int pid, struct fe_error *err)
 	return 0;
 }
 
+/* -a: everything but fevent, whose own reads and writes would otherwise
+ * show up (and feed themselves, for an event on write()). */
+static int leave_out_self(struct session *s, struct fe_error *err)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "%d", (int)getpid());
+	if (tracefs_instance_file_write(s->inst, "set_event_notrace_pid", p) < 0)
+		return fe_err(err, 0, "cannot leave fevent out (set_event_notrace_pid): %s",
+			      strerror(errno));
+	return 0;
+}
+
 static int enable_events(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
 			 struct fe_error *err)
 {
@@ -417,6 +430,25 @@ static int exit_status(int wstatus)
 	return 1;
 }
 
+static void wait_for_command(pid_t child, int *status)
+{
+	int wstatus, forwarded = 0;
+
+	for (;;) {
+		/* Ctrl-C or SIGTERM, before or while waiting, reach it too */
+		if (stop_signal && stop_signal != forwarded) {
+			forwarded = stop_signal;
+			kill(child, stop_signal);
+		}
+		if (waitpid(child, &wstatus, 0) == child)
+			break;
+		if (errno != EINTR)
+			return;
+	}
+	if (status)
+		*status = exit_status(wstatus);
+}
+
 int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 {
 	struct session s = { 0 };
@@ -429,6 +461,8 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	double start, deadline;
 
 	*status = 0;
+	if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
+		return fe_err(err, 0, "no process with pid %d", o->pid);
 	if (fe_list_events(o->group, &ev, &n, err))
 		return -1;
 	chosen = calloc(n ? n : 1, sizeof(*chosen));
@@ -475,6 +509,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		go = -1;
 	} else {
 		if ((o->target == FE_RECORD_PID && follow_pid(&s, o->pid, err)) ||
+		    (o->target == FE_RECORD_ALL && leave_out_self(&s, err)) ||
 		    enable_events(&s, ev, n, chosen, err))
 			goto out;
 	}
@@ -521,19 +556,20 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 out:
 	if (go >= 0)
 		close(go);
-	if (child > 0) {
-		int wstatus;
-
-		/* stopped by a signal or the duration: the command ends too */
-		kill(child, stop_signal ? stop_signal : SIGTERM);
-		if (waitpid(child, &wstatus, 0) == child && ret == 0)
-			*status = exit_status(wstatus);
-	}
+	if (child > 0 && ret)	/* a failure ends the command too */
+		kill(child, SIGTERM);
 	session_end(&s);
 	free(given_fds);
 	given_fds = NULL;
 	fe_view_free(v);
 	fe_event_infos_free(ev, n);
 	free(chosen);
+	/*
+	 * The recording is over (the instance is gone); a command that -d or
+	 * a reader that quit left running runs on, and its status is fevent's
+	 * as always with -- CMD.
+	 */
+	if (child > 0)
+		wait_for_command(child, ret == 0 ? status : NULL);
 	return ret;
 }

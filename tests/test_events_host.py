@@ -150,8 +150,8 @@ def test_clear_named_event_takes_its_return_event():
     try:
         fe.run("add", "-g", GROUP, "-x", prog(), "long traced(n)", "main(argc)")
         r = fe.run("clear", "-g", GROUP, "traced", "nosuch")
-        expect_eq(r.returncode, 0, r.stderr)
-        check(f"no event 'nosuch' in group '{GROUP}'" in r.stderr, r.stderr)
+        expect_eq(r.returncode, 1, "a name that removed nothing is a failure")
+        expect_eq(r.stderr, f"fevent: error: no event 'nosuch' in group '{GROUP}'\n")
         expect_eq([e["event"] for e in listed()], ["main"])
     finally:
         clean()
@@ -167,8 +167,9 @@ def test_enabled_event_stays_unless_forced():
         write(f"instances/fevent_test_other/events/{GROUP}/traced/enable", "1")
         expect_eq(listed()[0]["enabled"], ["fevent_test_other"])
         r = fe.run("clear", "-g", GROUP)
-        expect_eq(r.returncode, 0, r.stderr)
-        check("is enabled in instance fevent_test_other; left in place" in r.stderr, r.stderr)
+        expect_eq(r.returncode, 1, "an event left in place is a failure")
+        check(f"fevent: error: {GROUP}/traced is enabled in instance fevent_test_other; "
+              "left in place" in r.stderr, r.stderr)
         expect_eq([e["event"] for e in listed()], ["traced"])
         r = fe.run("clear", "-g", GROUP, "--force")
         expect_eq(r.returncode, 0, r.stderr)

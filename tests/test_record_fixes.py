@@ -28,3 +28,74 @@ def test_the_command_gets_exactly_the_fds_fevent_was_given():
         expect_eq(r.stdout, "[0, 1, 2, 3, 7]\n3\n", "no descriptor of fevent's own")
     finally:
         clean()
+
+
+def test_pid_of_no_process_is_a_failure():
+    added(PROTO)
+    try:
+        before = instances()
+        r = fe.run("record", "-g", GROUP, "-p", "999999")
+        expect_eq((r.returncode, r.stdout), (1, ""))
+        expect_eq(r.stderr, "fevent: error: no process with pid 999999\n")
+        expect_eq(instances(), before, "no instance left")
+    finally:
+        clean()
+
+
+def test_duration_ends_the_recording_and_the_command_runs_on():
+    added(PROTO)
+    try:
+        before = instances()
+        script = f"{prog()} 1; sleep 1.5; {prog()} 2; exit 7"
+        r = fe.run("record", "-g", GROUP, "-d", "0.7", "--", "sh", "-c", script)
+        expect_eq(r.returncode, 7, "the command ran to its end: its status")
+        lines = [l for l in r.stdout.splitlines() if "traced(" in l]
+        expect_eq(len(lines), 1, "only what ran within -d was recorded")
+        expect_eq(r.stdout.splitlines()[-1], "224", "the command's last output: it ran on")
+        expect_eq(r.stderr, "fevent: 2 events; none lost\n")
+        expect_eq(instances(), before)
+    finally:
+        clean()
+
+
+def test_event_as_group_slash_event():
+    added(PROTO, "main(argc)")
+    try:
+        r = fe.run("record", "-e", f"{GROUP}/main", "--", prog(), "1")
+        expect_eq(r.returncode, 0, r.stderr)
+        events = [l.split(": ", 1)[1] for l in r.stdout.splitlines() if ": " in l]
+        expect_eq(events, ["main(argc=2)"], r.stdout)
+        r = fe.run("record", "-g", "other", "-e", f"{GROUP}/main", "--", "true")
+        expect_eq((r.returncode, r.stderr), (2, f"fevent: error: -e {GROUP}/main is not in group "
+                                                "'other'; one record takes one group\n"))
+        r = fe.run("record", "-e", f"{GROUP}/nosuch", "--", "true")
+        expect_eq(r.returncode, 2)
+        check(f"no event 'nosuch' in group '{GROUP}'" in r.stderr, r.stderr)
+    finally:
+        clean()
+
+
+def test_all_leaves_fevent_itself_out():
+    # an event on libc's write(): fevent's own output would be traced, and
+    # feed itself, unless -a leaves fevent's pid out
+    libc = subprocess.run(["sh", "-c", "ldd /bin/true | sed -n 's/.*libc.so.6 => \\([^ ]*\\).*/\\1/p'"],
+                          capture_output=True, text=True).stdout.strip()
+    need = __import__("test_events_host").need_uprobes
+    need()
+    clean()
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", libc, "write(int fd, x64 buf, u64 count)")
+        expect_eq(r.returncode, 0, r.stderr)
+        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a", "-d", "1.5"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        import time
+        time.sleep(0.6)
+        subprocess.run(["sh", "-c", "echo one; echo two"], capture_output=True)
+        out, err = p.communicate(timeout=30)
+        expect_eq(p.returncode, 0, err)
+        pids = {l.split("-")[-1].split()[0] for l in out.splitlines() if "write(" in l}
+        check(str(p.pid) not in pids, f"fevent's own writes were recorded: {out[:2000]}")
+        check(any(l.lstrip().startswith("sh-") or "echo" in l for l in out.splitlines()),
+              f"the shell's writes are there: {out[:2000]}")
+    finally:
+        clean()
