@@ -284,7 +284,9 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		{
 			struct fe_buf k = { 0 };
 
-			quote(&k, (const unsigned char *)s->label, strlen(s->label), true);
+			/* JSON keys must be unique: the kernel's field name
+			 * ("label__1" for a repeated label); text shows labels */
+			quote(&k, (const unsigned char *)tf->name, strlen(tf->name), true);
 			fe_buf_addc(&k, ':');
 			s->json_key = fe_buf_take(&k);
 			if (asprintf(&s->text_key, "%s=", s->label) < 0)
