@@ -63,8 +63,9 @@ void fe_record_note_given_fds(void)
 	nr_given_fds = open_fds(&given_fds);
 }
 
-/* In the child, before exec: close what fevent opened itself. */
-static void close_own_fds(void)
+/* In the child, before the events are armed (its system calls would be
+ * traced after): close what fevent opened itself, but keep. */
+static void close_own_fds(int keep)
 {
 	int *fds, n, i, j;
 
@@ -72,7 +73,7 @@ static void close_own_fds(void)
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < nr_given_fds && given_fds[j] != fds[i]; j++)
 			;
-		if (fds[i] > 2 && j == nr_given_fds)
+		if (fds[i] > 2 && j == nr_given_fds && fds[i] != keep)
 			close(fds[i]);
 	}
 	free(fds);
@@ -407,11 +408,11 @@ static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);	/* fevent ignores it; the command must not */
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);
 		if (nr_given_fds < 0)
 			_exit(127);
-		close_own_fds();
+		close_own_fds(fds[0]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
 		execvp(argv[0], argv);
 		fprintf(stderr, "fevent: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
