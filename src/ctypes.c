@@ -211,26 +211,39 @@ array:
 	if (ts->array) {
 		/* char[N] and unsigned char[N] are strings */
 		if (ts->nr_ptr == 0 && ts->is_int_kw && ts->int_size == 1) {
-			out->ftype.kind = FE_FT_STRING;
-			out->ftype.size = 8;
 			out->is_string = true;
 			out->char_array = true;
 			if (ts->array > 4096)
 				return fe_err(err, ts->array_col,
 					      "a char array of %lu is longer than the kernel's 4096-byte string limit",
 					      ts->array);
+			fe_char_array_ftype(&out->ftype, ts->array);
 			return 0;
 		}
 		if (out->ftype.kind == FE_FT_STRING)
 			return fe_err(err, ts->array_col,
 				      "arrays of strings are not supported; read one string per argument with [I]");
-		if (ts->array > 64)
+		if (ts->array > FE_MAX_ARRAY)
 			return fe_err(err, ts->array_col,
-				      "an array of %lu elements exceeds the kernel's limit of 64",
-				      ts->array);
+				      "an array of %lu elements exceeds the kernel's limit of %d",
+				      ts->array, FE_MAX_ARRAY);
 		out->ftype.array = ts->array;
 	}
 	return 0;
+}
+
+void fe_char_array_ftype(struct fe_ftype *ft, unsigned long n)
+{
+	memset(ft, 0, sizeof(*ft));
+	if (n >= 1 && n <= FE_MAX_ARRAY) {
+		ft->kind = FE_FT_U;
+		ft->size = 1;
+		ft->array = n;
+		ft->text = true;
+	} else {
+		ft->kind = FE_FT_STRING;
+		ft->size = 8;
+	}
 }
 
 int fe_ftype_name(const struct fe_ftype *ft, bool user_mem, bool uprobe,

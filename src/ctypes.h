@@ -28,6 +28,8 @@ struct fe_ftype {
 	unsigned long array;	/* N for TYPE[N]; 0: one element */
 	bool user;		/* explicit 'ustring' */
 	unsigned int bf_width, bf_offset;	/* BITFIELD, size is the container */
+	bool sign_extend;	/* BITFIELD of a signed C type */
+	bool text;		/* u8[N] of a char[N]: shown as text */
 };
 
 /* How the SysV x86-64 ABI passes a value. */
@@ -48,6 +50,15 @@ struct fe_tinfo {
 	bool is_string;		/* char * or char[N]: fetched as a string */
 	bool char_array;	/* char[N]: the characters are at the address */
 };
+
+/* The kernel's largest array read (MAX_ARRAY_LEN in trace_probe.h). */
+#define FE_MAX_ARRAY	64
+
+/*
+ * A char[N]: N bytes (u8[N]) shown as text when the kernel can read that
+ * many as an array; a longer one is read as a string (up to its NUL).
+ */
+void fe_char_array_ftype(struct fe_ftype *ft, unsigned long n);
 
 /* Look up an integer typedef in the built-in table (x86-64 sizes). */
 bool fe_builtin_typedef(const char *name, unsigned int *size, bool *is_signed);

@@ -268,6 +268,9 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 			goto out;
 		}
 		if (c.off || type.kind == FE_FT_BITFIELD) {
+			/* a signed member cut from a register stays signed */
+			type.sign_extend = type.kind == FE_FT_S ||
+					   (type.kind == FE_FT_BITFIELD && type.sign_extend);
 			type.kind = FE_FT_BITFIELD;
 			type.bf_width = width;
 			type.bf_offset = c.off * 8 + first;
@@ -298,7 +301,24 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		       body.s, body.len, FE_KERNEL_MAX_ARGSTR);
 		goto out;
 	}
-	fe_buf_printf(line, "%s%s=%s", line->len ? " " : "", name, body.s);
+	{
+		/* what the fetch type cannot say, the name does (field_name.h) */
+		char flag = type.kind == FE_FT_BITFIELD && type.sign_extend ? FE_FLAG_SIGNED :
+			    type.text ? FE_FLAG_TEXT : 0;
+		char suffix[4] = { 0 };
+		size_t len;
+
+		if (flag)
+			snprintf(suffix, sizeof(suffix), "__%c", flag);
+		len = strlen(name) + strlen(suffix);
+		if (len > FE_KERNEL_MAX_ARG_NAME) {
+			fe_err(err, f->label_col,
+			       "the field name '%s%s' has %zu characters; the kernel allows at most %d",
+			       name, suffix, len, FE_KERNEL_MAX_ARG_NAME);
+			goto out;
+		}
+		fe_buf_printf(line, "%s%s%s=%s", line->len ? " " : "", name, suffix, body.s);
+	}
 	ret = 0;
 out:
 	fe_buf_free(&c.expr);

@@ -8,6 +8,7 @@
 #define KPROBE_EMIT_H
 
 #include "fe_error.h"
+#include "field_name.h"
 #include "fetch_map_x86_64.h"
 #include "proto_resolve.h"
 
@@ -22,6 +23,7 @@
 #define FE_DEFAULT_GROUP	"functions"
 #define FE_RETURN_SUFFIX	"__return"
 #define FE_CALLER_FIELD		"__caller"
+
 
 struct fe_emit_opts {
 	const char *group;	/* NULL: FE_DEFAULT_GROUP */

@@ -19,13 +19,14 @@
 #include <kbuffer.h>
 
 #include "fe_util.h"
+#include "field_name.h"
 #include "live_view.h"
 
 #define RETURN_SUFFIX	"__return"
 #define CALLER_FIELD	"__caller"
 #define MAX_CPUS	1024
 
-enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL };
+enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL, V_TEXT };
 
 struct field_spec {
 	struct tep_format_field *f;
@@ -36,6 +37,7 @@ struct field_spec {
 	enum vkind kind;
 	unsigned int elem;	/* element size */
 	unsigned int count;	/* array length, 0 for one value */
+	unsigned int sign_bits;	/* a signed bitfield: its width */
 };
 
 struct ev_info {
@@ -193,28 +195,32 @@ static const char *fetch_type(const char *args, const char *name, char *buf, siz
 	return NULL;
 }
 
-/* fevent gives a repeated label a "__N" suffix; people see the label */
-static char *label_of(const char *name)
+/*
+ * fevent's field names: LABEL [__N] [__FLAG] (kprobe_emit.h).  The text
+ * view shows LABEL, JSON keys are the name without the flag (unique).
+ */
+static size_t without_flag(const char *name, char *flag)
 {
-	const char *u = strstr(name, "__");
-	const char *last = NULL;
-	size_t n;
+	size_t n = strlen(name);
 
-	while (u) {
-		last = u;
-		u = strstr(u + 2, "__");
+	*flag = 0;
+	if (n > 3 && name[n - 3] == '_' && name[n - 2] == '_' &&
+	    (name[n - 1] == FE_FLAG_SIGNED || name[n - 1] == FE_FLAG_TEXT)) {
+		*flag = name[n - 1];
+		return n - 3;
 	}
-	if (last && last != name && last[2]) {
-		const char *d = last + 2;
+	return n;
+}
 
-		while (isdigit((unsigned char)*d))
-			d++;
-		if (!*d) {
-			n = last - name;
-			return strndup(name, n);
-		}
-	}
-	return strdup(name);
+static char *label_of(const char *name, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && isdigit((unsigned char)name[i - 1]))
+		i--;
+	if (i < n && i > 2 && name[i - 1] == '_' && name[i - 2] == '_')
+		return strndup(name, i - 2);
+	return strndup(name, n);
 }
 
 int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
@@ -255,8 +261,11 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		char tbuf[64];
 		const char *t = fetch_type(args, tf->name, tbuf, sizeof(tbuf));
 
+		char flag;
+		size_t base = without_flag(tf->name, &flag);
+
 		s->f = tf;
-		s->label = label_of(tf->name);
+		s->label = label_of(tf->name, base);
 		if (!s->label) {
 			free(fields);
 			return fe_err(err, 0, "out of memory");
@@ -275,6 +284,14 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		if (s->count && tf->size % s->count)
 			s->count = 0;
 		s->elem = s->count ? (unsigned int)tf->size / s->count : (unsigned int)tf->size;
+		/* "b4@0/32" of a signed C type: sign-extend from bit 4 */
+		if (flag == FE_FLAG_SIGNED && t[0] == 'b' && !s->count) {
+			s->kind = V_SIGNED;
+			s->sign_bits = strtoul(t + 1, NULL, 10);
+		}
+		/* char[N]: N bytes read, shown as the text before any NUL */
+		if (flag == FE_FLAG_TEXT && s->elem == 1 && s->count)
+			s->kind = V_TEXT;
 		if (!strcmp(tf->name, CALLER_FIELD))
 			e->caller = s;
 		else if (e->is_return && !strcmp(tf->name, "ret"))
@@ -286,7 +303,7 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 
 			/* JSON keys must be unique: the kernel's field name
 			 * ("label__1" for a repeated label); text shows labels */
-			quote(&k, (const unsigned char *)tf->name, strlen(tf->name), true);
+			quote(&k, (const unsigned char *)tf->name, base, true);
 			fe_buf_addc(&k, ':');
 			s->json_key = fe_buf_take(&k);
 			if (asprintf(&s->text_key, "%s=", s->label) < 0)
@@ -486,7 +503,7 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 		  bool bare_symbol, struct fe_buf *b)
 {
 	unsigned long long u = number(v, p, s->elem);
-	unsigned int bits = s->elem * 8;
+	unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits : s->elem * 8;
 	long long sv = bits < 64 && (u >> (bits - 1)) & 1 ? (long long)(u | (~0ULL << bits)) :
 		       (long long)u;
 
@@ -541,6 +558,12 @@ static void field_value(struct fe_view *v, const struct field_spec *s, const voi
 			return;
 		}
 		quote(b, (const unsigned char *)data + off, len, json);
+		return;
+	}
+	if (s->kind == V_TEXT) {
+		const unsigned char *nul = memchr(p, 0, s->count);
+
+		quote(b, p, nul ? (size_t)(nul - p) : s->count, json);
 		return;
 	}
 	if (!s->count) {

@@ -282,6 +282,16 @@ struct resolver {
 	bool *read;		/* params read so far, for '...' */
 };
 
+/* A char[N] longer than the kernel's arrays is read up to its NUL. */
+static void warn_long_char_array(struct resolver *r, unsigned long n, const char *what)
+{
+	if (n > FE_MAX_ARRAY && r->ctx->warnings)
+		fe_warn(r->ctx->warnings,
+			"'%s' is a char[%lu]; the kernel reads at most %d array elements, so it is read as a string, up to its NUL",
+			what, n, FE_MAX_ARRAY);
+}
+
+
 /* A new field for alt, reading a value of type ti; labelled label. */
 static int new_field(struct resolver *r, int col, const struct fe_ftype *ft,
 		     const char *label, int label_col, enum fe_src src,
@@ -455,6 +465,7 @@ static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt
 			bf->size = cbits / 8;
 			bf->bf_width = m.bit_size;
 			bf->bf_offset = m.bit_offset - start;
+			bf->sign_extend = mt.is_signed && !mt.is_bool;
 		}
 		if (push_op(f, s->kind == FE_STEP_ARROW ? FE_OP_DEREF : FE_OP_OFFSET,
 			    byte_off, user, s->col, r->err))
@@ -486,6 +497,9 @@ static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_a
 	if (alt->type) {
 		if (fe_tspec_info(alt->type, &ti, r->err))
 			return -1;
+		if (ti.char_array)
+			warn_long_char_array(r, alt->type->array,
+					     alt->label ? alt->label : alt->name);
 		f->type = ti.ftype;
 		if (ti.is_string && !ti.char_array && d.kind != FE_TK_ARRAY)
 			return push_op(f, FE_OP_DEREF, 0, user || ti.points_to_user, col, r->err);
@@ -502,9 +516,9 @@ static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_a
 		if (fe_dbg_describe(r->dbg, d.target, &e))
 			return fe_err(r->err, col, "unreadable type in the debug info");
 		if (e.kind == FE_TK_INT && e.is_plain_char) {
-			f->type.kind = FE_FT_STRING;
-			f->type.size = 8;
+			fe_char_array_ftype(&f->type, d.nelems);
 			f->type.user = user;
+			warn_long_char_array(r, d.nelems, f->label);
 			return 0;
 		}
 		if (dbg_tinfo(r->dbg, d.target, &ti) || ti.is_string)
@@ -561,6 +575,8 @@ static int resolve_slot(struct resolver *r, const struct fe_alt *alt, int slot)
 	if (tspec_info(r, alt->type, &ti) ||
 	    new_field(r, alt->col, &ti.ftype, alt->name, alt->name_col, FE_SRC_PARAM, &f))
 		return -1;
+	if (ti.char_array)
+		warn_long_char_array(r, alt->type->array, alt->name);
 	f->param = slot;
 	r->read[slot] = true;
 	return hop_ops(f, alt, &ti, r->p->params[slot].points_to_user ||
@@ -575,6 +591,8 @@ static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 	if (tspec_info(r, alt->type, &ti) ||
 	    new_field(r, alt->col, &ti.ftype, alt->name, alt->name_col, FE_SRC_ADDR, &f))
 		return -1;
+	if (ti.char_array)
+		warn_long_char_array(r, alt->type->array, alt->name);
 	f->addr = alt->addr;
 	if (r->ctx->binary) {
 		/* uprobes read memory by file offset: '@+OFFSET' */

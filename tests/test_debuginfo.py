@@ -69,7 +69,8 @@ def test_pointer_chains_and_strings():
     got = fields("fx_walk(o->next->s, o->next->name, o->parent->in.label, title)")
     expect_eq(got, [
         f"s=+{off('fx_inner.s')}(+{off('fx_obj.next')}(%di)):s16",
-        f"name=+{off('fx_inner.name')}(+{off('fx_obj.next')}(%di)):string",
+        # char[16]: 16 bytes read, shown as text (the __t flag)
+        f"name__t=+{off('fx_inner.name')}(+{off('fx_obj.next')}(%di)):u8[16]",
         f"label=+0(+{off('fx_obj.in') + off('fx_inner.label')}(+{off('fx_obj.parent')}(%di))):string",
         "title=+0(%si):string",
     ])
@@ -82,7 +83,7 @@ def test_arrays_and_indexing():
         f"arr__1=+{off('fx_obj.arr') + 3 * 4}(%di):s32",
         f"mac=+{off('fx_obj.mac')}(%di):u8[6]",
         f"bytes=+{off('fx_obj.bytes') + 2}(%di):u8",
-        f"name=+{off('fx_obj.in') + off('fx_inner.name')}(%di):string",   # char[16]
+        f"name__t=+{off('fx_obj.in') + off('fx_inner.name')}(%di):u8[16]",   # char[16]
     ])
 
 
@@ -113,8 +114,8 @@ def test_explicit_types_on_paths():
         f"flags=+{base + off('fx_inner.flags')}(%di):u16",
         f"next=+0(+{off('fx_obj.next')}(%di)):x8[4]",       # a pointer: the bytes it points to
         f"name=+{base + off('fx_inner.name')}(%di):x8[4]",  # an array: in place
-        f"label=+0(+{base + off('fx_inner.label')}(%di)):string",
-        f"n=+{base + off('fx_inner.name')}(%di):string",
+        f"label__t=+0(+{base + off('fx_inner.label')}(%di)):u8[8]",  # char[8] at a char *
+        f"n__t=+{base + off('fx_inner.name')}(%di):u8[16]",
     ])
 
 
@@ -394,7 +395,7 @@ def test_struct_by_value_in_registers():
     expect_eq(got, ["before=%di:s32", "a=%si:s64", "b=%dx:s64", "after=%cx:s32"])
     got = fields("fx_small(s.x, s.y, s.z, o->id)")
     expect_eq(got, ["x=%di:s32",
-                    f"y=%di:b16@{off('fx_small.y') * 8}/64",
+                    f"y__s=%di:b16@{off('fx_small.y') * 8}/64",     # short: signed
                     f"z=%di:b8@{off('fx_small.z') * 8}/64",
                     f"id=+{off('fx_obj.id')}(%si):s32"])
     # '...' reads a one-register struct whole, skips a two-register one

@@ -90,7 +90,7 @@ static void test_types(void)
 		    "u=+0(%di):ustring k=+0(%si):string raw=%dx:x64 t=%cx:u32", NULL);
 	expect_line("char *do_sys_openat2(ustring s, unsigned char[16] mac, short sh)",
 		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
-		    "s=+0(%di):ustring mac=+0(%si):string sh=%dx:s16",
+		    "s=+0(%di):ustring mac__t=+0(%si):u8[16] sh=%dx:s16",
 		    "r:functions/do_sys_openat2__return do_sys_openat2 ret=+0($retval):string");
 	expect_line("void do_sys_openat2(x32 a)",
 		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol a=%di:x32", NULL);
@@ -104,7 +104,7 @@ static void test_places(void)
 		    "h=+0($stack2):string", NULL);
 	expect_line("do_sys_openat2(long jif=@jiffies, char[8] tag=0xffffffff81200000, string p=@jiffies)",
 		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
-		    "jif=@jiffies:s64 tag=@0xffffffff81200000:string p=+0(@jiffies):string", NULL);
+		    "jif=@jiffies:s64 tag__t=@0xffffffff81200000:u8[8] p=+0(@jiffies):string", NULL);
 	/* a syscall's pointers are user memory all the way down */
 	expect_line("SyS_openat(x64 p+8[0]+16)",
 		    "p:functions/SyS_openat __x64_sys_openat __caller=$stack0:symbol "

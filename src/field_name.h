@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The field-name convention shared by emit (which writes it), the live
+ * view and proto_render (which read it).
+ */
+#ifndef FIELD_NAME_H
+#define FIELD_NAME_H
+
+/*
+ * What the kernel's fetch type cannot say rides in the field name, so that
+ * the definition alone (list, the live view, a trace.dat's formats) tells
+ * it: LABEL [__N] [__FLAG], __N for a repeated label, and FLAG
+ *   s  a bitfield (b<w>@<o>/<c>) cut from a signed C type: sign-extend;
+ *   t  u8[N] read from a char[N]: text up to the first NUL.
+ */
+#define FE_FLAG_SIGNED		's'
+#define FE_FLAG_TEXT		't'
+
+#endif
