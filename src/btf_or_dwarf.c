@@ -84,8 +84,9 @@ struct near_member {
 	int depth;
 };
 
-static void near_member(const char *mname, fe_tid type, void *arg)
+static void near_member(const char *mname, fe_tid type, unsigned long bit_off, void *arg)
 {
+	(void)bit_off;
 	struct near_member *n = arg;
 	struct fe_tdesc d;
 
@@ -103,6 +104,13 @@ static void near_member(const char *mname, fe_tid type, void *arg)
 		n->dbg->ops->each_member(n->dbg, d.id, near_member, n);
 		n->depth--;
 	}
+}
+
+void fe_dbg_each_member(struct fe_dbg *dbg, fe_tid composite,
+			void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
+				   void *arg), void *arg)
+{
+	dbg->ops->each_member(dbg, composite, fn, arg);
 }
 
 const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,

@@ -121,6 +121,11 @@ int fe_dbg_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out);
  * 1 found, 0 not there. */
 int fe_dbg_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 		  struct fe_member *out);
+/* Call fn for each direct member: its name (NULL if anonymous), type and
+ * offset in bits from the start of composite. */
+void fe_dbg_each_member(struct fe_dbg *dbg, fe_tid composite,
+			void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
+				   void *arg), void *arg);
 /* The member name closest to name, for "did you mean"; NULL if none. */
 const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
 				  const char *name);

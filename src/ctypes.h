@@ -38,6 +38,9 @@ enum fe_class {
 	FE_CLASS_INTEGER2,	/* 9..16 bytes: two general registers */
 	FE_CLASS_MEMORY,	/* on the stack */
 	FE_CLASS_SSE,		/* floating point: xmm registers */
+	FE_CLASS_INT_SSE,	/* 9..16 bytes: bytes 0..7 in a general register,
+				 * 8..15 in an xmm register */
+	FE_CLASS_SSE_INT,	/* the other way round */
 };
 
 /* What a written type means without debug info. */

@@ -251,7 +251,8 @@ static int btf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 }
 
 static void btf_each_member(struct fe_dbg *dbg, fe_tid composite,
-			    void (*fn)(const char *name, fe_tid type, void *arg), void *arg)
+			    void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
+				       void *arg), void *arg)
 {
 	const struct btf_type *t = btf__type_by_id(dbg->btf, composite);
 	const struct btf_member *m;
@@ -262,7 +263,7 @@ static void btf_each_member(struct fe_dbg *dbg, fe_tid composite,
 	m = btf_members(t);
 	n = btf_vlen(t);
 	for (i = 0; i < n; i++, m++)
-		fn(btf_name(dbg, m->name_off), m->type, arg);
+		fn(btf_name(dbg, m->name_off), m->type, btf_member_bit_offset(t, i), arg);
 }
 
 static int btf_find_type(struct fe_dbg *dbg, const char *tag, const char *name,

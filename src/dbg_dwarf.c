@@ -519,15 +519,20 @@ static int dwarf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 }
 
 static void dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
-			      void (*fn)(const char *name, fe_tid type, void *arg), void *arg)
+			      void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
+					 void *arg), void *arg)
 {
 	Dwarf_Die die, m;
 
 	if (!die_at(dbg, composite, &die) || dwarf_child(&die, &m) != 0)
 		return;
 	do {
-		if (dwarf_tag(&m) == DW_TAG_member)
-			fn(dwarf_diename(&m), type_of(&m), arg);
+		struct fe_member here;
+
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		fill_member(&m, 0, &here);
+		fn(dwarf_diename(&m), here.type, here.bit_offset, arg);
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
 

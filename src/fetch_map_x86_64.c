@@ -7,6 +7,7 @@
 static const char *const int_regs[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
 
 #define NR_INT_REGS	6
+#define NR_SSE_REGS	8
 
 /*
  * arch/x86/include/asm/ptrace.h: r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax
@@ -102,23 +103,40 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 	return 0;
 }
 
+static void on_stack(struct fe_place *pl, const struct fe_param *pa, int *next_stack)
+{
+	int slots = (pa->size + 7) / 8;
+
+	pl->kind = FE_PLACE_MEM;
+	snprintf(pl->base, sizeof(pl->base), "$stack");
+	pl->off = 8L * *next_stack;
+	*next_stack += slots ? slots : 1;
+}
+
 static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 {
 	int next_reg = 0;
+	int next_sse = 0;	/* xmm0..xmm7 */
 	int next_stack = 1;	/* $stack0 is the return address */
 	int i;
 
 	for (i = 0; i < probe->nr_params; i++) {
 		const struct fe_param *pa = &probe->params[i];
 		struct fe_place *pl = &places[i];
+		int sse = pa->size > 8 ? 2 : 1;
 		char name[24];
-		int slots;
 
 		memset(pl, 0, sizeof(*pl));
 		switch (pa->cls) {
 		case FE_CLASS_SSE:
+			/* what does not fit the xmm registers is on the stack */
+			if (next_sse + sse > NR_SSE_REGS) {
+				on_stack(pl, pa, &next_stack);
+				break;
+			}
+			next_sse += sse;
 			pl->kind = FE_PLACE_NONE;
-			pl->why = "it is passed in an SSE register, which probes cannot fetch";
+			pl->why = "it is passed in SSE (xmm) registers, which probes cannot read";
 			break;
 		case FE_CLASS_INTEGER:
 			if (next_reg < NR_INT_REGS) {
@@ -127,6 +145,21 @@ static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 				snprintf(name, sizeof(name), "$stack%d", next_stack++);
 				set_value(pl, name);
 			}
+			break;
+		case FE_CLASS_INT_SSE:
+		case FE_CLASS_SSE_INT:
+			/* one general and one xmm register, or the stack */
+			if (next_reg + 1 > NR_INT_REGS || next_sse + 1 > NR_SSE_REGS) {
+				on_stack(pl, pa, &next_stack);
+				break;
+			}
+			pl->kind = FE_PLACE_VALUE;
+			snprintf(pl->base, sizeof(pl->base), "%s",
+				 pa->cls == FE_CLASS_INT_SSE ? int_regs[next_reg] : FE_PLACE_SSE);
+			snprintf(pl->base_hi, sizeof(pl->base_hi), "%s",
+				 pa->cls == FE_CLASS_SSE_INT ? int_regs[next_reg] : FE_PLACE_SSE);
+			next_reg++;
+			next_sse++;
 			break;
 		case FE_CLASS_INTEGER2:
 			/* a 9..16 byte struct in two registers, or on the
@@ -139,13 +172,10 @@ static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 			}
 			/* later INTEGER arguments still take the registers
 			 * left */
-			__attribute__((fallthrough));
+			on_stack(pl, pa, &next_stack);
+			break;
 		case FE_CLASS_MEMORY:
-			pl->kind = FE_PLACE_MEM;
-			snprintf(pl->base, sizeof(pl->base), "$stack");
-			pl->off = 8L * next_stack;
-			slots = (pa->size + 7) / 8;
-			next_stack += slots ? slots : 1;
+			on_stack(pl, pa, &next_stack);
 			break;
 		}
 	}

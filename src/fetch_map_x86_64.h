@@ -21,6 +21,9 @@ enum fe_place_kind {
 	FE_PLACE_MEM,		/* in memory at base + off: "+104(%di)" */
 };
 
+/* base or base_hi of a struct half passed in an xmm register */
+#define FE_PLACE_SSE	"xmm"
+
 struct fe_place {
 	enum fe_place_kind kind;
 	char base[24];		/* a fetch argument: register or $stack* */

@@ -198,6 +198,10 @@ static int select_register(struct cursor *c, unsigned int size, int col,
 	}
 	if (c->expr.failed)
 		return fe_err(err, 0, "out of memory");
+	if (c->expr.s && !strcmp(c->expr.s, FE_PLACE_SSE))
+		return fe_err(err, col,
+			      "bytes %lld..%lld of the struct are passed in an SSE (xmm) register, which probes cannot read",
+			      c->off + (c->hi ? 0 : 8), c->off + (c->hi ? 0 : 8) + size - 1);
 	if (c->off < 0 || c->off + size > 8)
 		return fe_err(err, col, "bytes %lld..%lld are not in one register of the struct",
 			      c->off, c->off + size - 1);
@@ -277,6 +281,11 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 			type.size = 8;
 		}
 		c.off = 0;
+	}
+	if (c.kind == C_VALUE && c.expr.s && !strcmp(c.expr.s, FE_PLACE_SSE)) {
+		fe_err(err, f->col,
+		       "bytes 0..7 of the struct are passed in an SSE (xmm) register, which probes cannot read");
+		goto out;
 	}
 	if (c.nr_deref > FE_KERNEL_MAX_DEREF) {
 		fe_err(err, f->col,

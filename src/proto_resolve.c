@@ -313,6 +313,85 @@ static int new_field(struct resolver *r, int col, const struct fe_ftype *ft,
 	return 0;
 }
 
+/*
+ * SysV x86-64 classification of an aggregate passed by value: each
+ * eightbyte is INTEGER if anything but floating point lies in it, SSE if
+ * only floats do.  eb[] gets EB_INT / EB_SSE; false if it cannot tell.
+ */
+enum { EB_NONE, EB_SSE, EB_INT };
+
+struct eightbytes {
+	struct fe_dbg *dbg;
+	unsigned long base;	/* bytes */
+	unsigned char eb[2];
+	int depth;
+	bool bad;
+};
+
+static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off);
+
+static void classify_member(const char *name, fe_tid type, unsigned long bit_off, void *arg)
+{
+	struct eightbytes *c = arg;
+
+	(void)name;
+	classify_type(c, type, c->base + bit_off / 8);
+}
+
+static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off)
+{
+	struct fe_tdesc d, e;
+	unsigned long i, base = c->base;
+
+	if (c->bad || fe_dbg_describe(c->dbg, id, &d) || c->depth > 16) {
+		c->bad = true;
+		return;
+	}
+	switch (d.kind) {
+	case FE_TK_STRUCT:
+	case FE_TK_UNION:
+		c->depth++;
+		c->base = off;
+		fe_dbg_each_member(c->dbg, d.id, classify_member, c);
+		c->base = base;
+		c->depth--;
+		return;
+	case FE_TK_ARRAY:
+		if (fe_dbg_describe(c->dbg, d.target, &e) || !e.size) {
+			c->bad = true;
+			return;
+		}
+		for (i = 0; i < d.nelems && i * e.size < 16; i++)
+			classify_type(c, d.target, off + i * e.size);
+		return;
+	default:
+		if (off >= 16 || !d.size)
+			return;
+		if (d.kind == FE_TK_FLOAT) {
+			if (c->eb[off / 8] == EB_NONE)
+				c->eb[off / 8] = EB_SSE;
+		} else {
+			c->eb[off / 8] = EB_INT;
+		}
+	}
+}
+
+static enum fe_class aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *d)
+{
+	struct eightbytes c = { .dbg = dbg };
+
+	if (d->size > 16)
+		return FE_CLASS_MEMORY;
+	classify_type(&c, d->id, 0);
+	if (c.bad)	/* as before: integer registers */
+		return d->size > 8 ? FE_CLASS_INTEGER2 : FE_CLASS_INTEGER;
+	if (d->size <= 8)
+		return c.eb[0] == EB_SSE ? FE_CLASS_SSE : FE_CLASS_INTEGER;
+	if (c.eb[0] == EB_SSE)
+		return c.eb[1] == EB_SSE ? FE_CLASS_SSE : FE_CLASS_SSE_INT;
+	return c.eb[1] == EB_SSE ? FE_CLASS_INT_SSE : FE_CLASS_INTEGER2;
+}
+
 /* Fetch type and ABI class of a debug-info type. */
 static int dbg_tinfo(struct fe_dbg *dbg, fe_tid id, struct fe_tinfo *ti)
 {
@@ -349,8 +428,7 @@ static int dbg_tinfo(struct fe_dbg *dbg, fe_tid id, struct fe_tinfo *ti)
 		return -1;
 	case FE_TK_STRUCT:
 	case FE_TK_UNION:
-		ti->cls = d.size > 16 ? FE_CLASS_MEMORY :
-			  d.size > 8 ? FE_CLASS_INTEGER2 : FE_CLASS_INTEGER;
+		ti->cls = aggregate_class(dbg, &d);
 		return -1;	/* a class, but no single fetch type */
 	default:
 		return -1;
@@ -479,6 +557,44 @@ static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt
  * The final read of a path ending at an object of C type cur: by its own
  * type, or reinterpreted as the TYPE the prototype wrote.
  */
+/*
+ * Floating point: in memory its bits can be read with a written type (the
+ * suggestion compiles); in an xmm register nothing can be read at all.
+ */
+static int float_error(struct resolver *r, const struct fe_field *f, const struct fe_alt *alt,
+		       int col, const char *tname, unsigned long size)
+{
+	const struct fe_param *pa = f->src == FE_SRC_PARAM ? &r->p->params[f->param] : NULL;
+	struct fe_buf path = { 0 };
+	bool in_memory = false;
+	int i, ret;
+
+	for (i = 0; i < f->nr_ops; i++)
+		in_memory = in_memory || f->ops[i].kind == FE_OP_DEREF;
+	if (!in_memory && pa && pa->loc.kind != FE_DLOC_MEM &&
+	    (pa->cls == FE_CLASS_SSE || pa->cls == FE_CLASS_INT_SSE ||
+	     pa->cls == FE_CLASS_SSE_INT || !alt->nr_steps))
+		return fe_err(r->err, col,
+			      "'%s' is floating point, passed in an SSE (xmm) register, which probes cannot read",
+			      tname);
+	fe_buf_printf(&path, "%s", alt->name);
+	for (i = 0; i < alt->nr_steps; i++) {
+		const struct fe_step *s = &alt->steps[i];
+
+		if (s->kind == FE_STEP_INDEX)
+			fe_buf_printf(&path, "[%llu]", s->num);
+		else
+			fe_buf_printf(&path, "%s%s", step_text(s), s->member);
+	}
+	ret = fe_err(r->err, col,
+		     "'%s' is floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu %s=%s'",
+		     tname, size * 8, alt->label ? alt->label :
+		     alt->nr_steps ? alt->steps[alt->nr_steps - 1].member : alt->name,
+		     path.s ? path.s : alt->name);
+	fe_buf_free(&path);
+	return ret;
+}
+
 static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
 		       fe_tid cur, const struct fe_ftype *bf, bool user)
 {
@@ -537,9 +653,7 @@ static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_a
 			      tname, d.kind == FE_TK_STRUCT ? "struct" : "union",
 			      alt->nr_steps || alt->type ? "." : "->");
 	case FE_TK_FLOAT:
-		return fe_err(r->err, col,
-			      "'%s' is floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu %s'",
-			      tname, d.size * 8, alt->name);
+		return float_error(r, f, alt, col, tname, d.size);
 	default:
 		break;
 	}

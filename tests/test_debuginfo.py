@@ -232,7 +232,8 @@ def test_proto_unknown_function():
 def test_funcs_glob_in_btf():
     r = fe.run("funcs", "--btf", fixture()["obj"], "fx_*a*")
     expect_eq(r.returncode, 0, r.stderr)
-    expect_eq(r.stdout.split(), ["fx_float", "fx_many", "fx_name", "fx_pair", "fx_small", "fx_walk"])
+    expect_eq(r.stdout.split(), ["fx_float", "fx_many", "fx_name", "fx_pair", "fx_small",
+                                     "fx_takes_mixed", "fx_takes_vec", "fx_walk"])
 
 
 def test_funcs_running_kernel_is_kallsyms_and_btf():
@@ -345,7 +346,7 @@ def test_user_binary_proto_and_funcs():
     fx = fixture()
     r = fe.run("funcs", "-x", fx["so"], "fx_*")
     expect_eq(r.stdout.split(), ["fx_big", "fx_float", "fx_many", "fx_name", "fx_pair", "fx_small",
-                                 "fx_walk"])
+                                 "fx_takes_mixed", "fx_takes_vec", "fx_walk"])
     r = fe.run("proto", "-x", fx["so"], "fx_walk")
     expect_eq(r.stdout.splitlines()[0],
               "int fx_walk(struct fx_obj *o, const char *title, fx_flags_t mode)")
