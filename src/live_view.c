@@ -52,6 +52,8 @@ struct ev_info {
 	struct field_spec *caller;
 	struct field_spec *ret;
 	bool task_info;		/* fork/exec: names tasks, not printed */
+	unsigned long long seen;	/* events decoded */
+	unsigned long long dropped;	/* hits the kernel counted but did not record */
 };
 
 struct item {
@@ -627,6 +629,7 @@ static void decode(struct fe_view *v, int cpu, unsigned long long ts, void *data
 	if (!it)
 		return;
 	v->events++;
+	e->seen++;
 	it->ts = ts;
 	it->cpu = cpu;
 	it->pid = tep_data_pid(v->tep, &rec);
@@ -970,8 +973,8 @@ void fe_view_flush_until(struct fe_view *v, unsigned long long ts)
 
 void fe_view_summary(struct fe_view *v, FILE *out)
 {
-	int cpu;
-	bool any = false;
+	int cpu, i;
+	bool any = false, dropped = false;
 
 	if (v->opts.quiet && !fe_view_lost(v))
 		return;
@@ -991,7 +994,17 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 				v->lost_gaps[cpu] == 1 ? "" : "s");
 		any = true;
 	}
-	fprintf(out, "%s\n", any ? " (a larger buffer: -b KB)" : "; none lost");
+	for (i = 0; i < v->nr_evs; i++) {
+		if (!v->evs[i].dropped)
+			continue;
+		fprintf(out, "%s %llu %s too large to record", any || dropped ? "," : "; LOST:",
+			v->evs[i].dropped, v->evs[i].name);
+		dropped = true;
+	}
+	if (dropped)
+		fprintf(out, " (the kernel drops an event larger than a ring-buffer page, and does "
+			"not say whose it was)");
+	fprintf(out, "%s\n", any ? " (a larger buffer: -b KB)" : dropped ? "" : "; none lost");
 }
 
 unsigned long long fe_view_events(const struct fe_view *v)
@@ -1002,9 +1015,38 @@ unsigned long long fe_view_events(const struct fe_view *v)
 unsigned long long fe_view_lost(const struct fe_view *v)
 {
 	unsigned long long n = 0;
-	int cpu;
+	int cpu, i;
 
 	for (cpu = 0; cpu <= v->max_cpu; cpu++)
 		n += v->lost[cpu] + v->lost_gaps[cpu];
+	for (i = 0; i < v->nr_evs; i++)
+		n += v->evs[i].dropped;
 	return n;
+}
+
+static struct ev_info *ev_named(struct fe_view *v, const char *group, const char *event)
+{
+	int i;
+
+	for (i = 0; i < v->nr_evs; i++)
+		if (!v->evs[i].task_info && !strcmp(v->evs[i].group, group) &&
+		    !strcmp(v->evs[i].name, event))
+			return &v->evs[i];
+	return NULL;
+}
+
+unsigned long long fe_view_seen(struct fe_view *v, const char *group, const char *event)
+{
+	struct ev_info *e = ev_named(v, group, event);
+
+	return e ? e->seen : 0;
+}
+
+void fe_view_dropped(struct fe_view *v, const char *group, const char *event,
+		     unsigned long long n)
+{
+	struct ev_info *e = ev_named(v, group, event);
+
+	if (e)
+		e->dropped += n;
 }

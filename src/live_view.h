@@ -72,5 +72,10 @@ void fe_view_summary(struct fe_view *v, FILE *out);
 int fe_view_output_error(const struct fe_view *v);
 unsigned long long fe_view_events(const struct fe_view *v);
 unsigned long long fe_view_lost(const struct fe_view *v);
+/* Events of GROUP/EVENT decoded so far. */
+unsigned long long fe_view_seen(struct fe_view *v, const char *group, const char *event);
+/* n hits of GROUP/EVENT the kernel counted but never recorded: lost. */
+void fe_view_dropped(struct fe_view *v, const char *group, const char *event,
+		     unsigned long long n);
 
 #endif

@@ -589,7 +589,9 @@ static int remove_stale(const char *name, void *arg)
 	if (strncmp(name, OWN_INSTANCE_PREFIX, strlen(OWN_INSTANCE_PREFIX)))
 		return 0;
 	pid = strtol(name + strlen(OWN_INSTANCE_PREFIX), &end, 10);
-	if (*end || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+	/* fevent-PID, and the fevent-PID-countN instances beside it */
+	if ((*end && strncmp(end, "-count", 6)) || pid <= 0 || kill(pid, 0) == 0 ||
+	    errno != ESRCH)
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst)

@@ -166,9 +166,27 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 	return v;
 }
 
+#define MAX_COUNTED	8
+
+/*
+ * The kernel drops an event larger than a ring-buffer page (a string near
+ * 4 KB) without counting it anywhere; only the profile's hits see the
+ * call.  For each chosen event with strings, a second instance with the
+ * event enabled for every process and a one-page buffer that nobody reads
+ * counts what was committed (entries + overrun of its per-CPU stats):
+ * hits - committed is what the kernel dropped.
+ */
+struct counted {
+	struct tracefs_instance *inst;
+	int ev;			/* index into the event list */
+	unsigned long long hits0;
+};
+
 struct session {
 	struct fe_tracedat *td;	/* -o */
 	struct tracefs_instance *inst;
+	struct counted counted[MAX_COUNTED];
+	int nr_counted;
 	struct tracefs_cpu **cpus;
 	int nr_cpus;
 	void *page;
@@ -180,6 +198,11 @@ static void session_end(struct session *s)
 	int i;
 
 	fe_tracedat_abort(s->td);	/* written by then, or thrown away */
+	for (i = 0; i < s->nr_counted; i++) {
+		tracefs_event_disable(s->counted[i].inst, NULL, NULL);
+		tracefs_instance_destroy(s->counted[i].inst);
+		tracefs_instance_free(s->counted[i].inst);
+	}
 	for (i = 0; i < s->nr_cpus; i++)
 		if (s->cpus[i])
 			tracefs_cpu_close(s->cpus[i]);
@@ -387,6 +410,96 @@ static int enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 	return 0;
 }
 
+static unsigned long long hits_of(const char *group, const char *event)
+{
+	struct fe_event_info *ev;
+	struct fe_error err = { 0 };
+	unsigned long long hits = 0;
+	int i, n;
+
+	if (fe_list_events(group, &ev, &n, &err))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ev[i].event, event))
+			hits = ev[i].hits;
+	fe_event_infos_free(ev, n);
+	return hits;
+}
+
+static bool has_strings(const struct fe_event_info *e)
+{
+	return e->args && (strstr(e->args, ":string") || strstr(e->args, ":ustring"));
+}
+
+/* Start counting the commits of the chosen events that have strings. */
+static void count_commits(struct session *s, struct fe_event_info *ev, int n, bool *chosen)
+{
+	int i;
+
+	for (i = 0; i < n && s->nr_counted < MAX_COUNTED; i++) {
+		struct counted *c = &s->counted[s->nr_counted];
+		char name[64];
+
+		if (!chosen[i] || !has_strings(&ev[i]))
+			continue;
+		snprintf(name, sizeof(name), "fevent-%d-count%d", (int)getpid(), s->nr_counted);
+		c->inst = tracefs_instance_create(name);
+		if (!c->inst)
+			return;		/* then fevent cannot tell, as before */
+		s->nr_counted++;
+		c->ev = i;
+		tracefs_instance_set_buffer_size(c->inst, 4, -1);
+		if (tracefs_event_enable(c->inst, ev[i].group, ev[i].event)) {
+			c->ev = -1;
+			continue;
+		}
+		/* after enabling: a hit in between is counted as committed,
+		 * which can only hide a drop, never invent one */
+		c->hits0 = hits_of(ev[i].group, ev[i].event);
+	}
+}
+
+static unsigned long long committed(struct tracefs_instance *inst, int nr_cpus)
+{
+	unsigned long long total = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		char file[64], *text, *p;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		text = tracefs_instance_file_read(inst, file, NULL);
+		if (!text)
+			continue;
+		if ((p = strstr(text, "entries:")))
+			total += strtoull(p + 8, NULL, 10);
+		if ((p = strstr(text, "\noverrun:")))
+			total += strtoull(p + 9, NULL, 10);
+		free(text);
+	}
+	return total;
+}
+
+/* What the kernel counted as hits and never committed: dropped. */
+static void tell_dropped(struct session *s, struct fe_event_info *ev, struct fe_view *v)
+{
+	int i;
+
+	for (i = 0; i < s->nr_counted; i++) {
+		struct counted *c = &s->counted[i];
+		unsigned long long hits, done;
+
+		if (c->ev < 0)
+			continue;
+		/* hits first, then stop: a late commit can only hide a drop */
+		hits = hits_of(ev[c->ev].group, ev[c->ev].event) - c->hits0;
+		tracefs_event_disable(c->inst, NULL, NULL);
+		done = committed(c->inst, s->nr_cpus);
+		if (hits > done)
+			fe_view_dropped(v, ev[c->ev].group, ev[c->ev].event, hits - done);
+	}
+}
+
 /* Fork the command stopped: it waits on a pipe until the filter is armed. */
 static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
 {
@@ -491,6 +604,8 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	v = make_view(o, ev, n, chosen, err);
 	if (!v || start_session(&s, o, err))
 		goto out;
+	/* before the command runs: its first calls are counted too */
+	count_commits(&s, ev, n, chosen);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -542,6 +657,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		 */
 		usleep(got ? 50000 : 20000);
 	}
+	tell_dropped(&s, ev, v);
 	tracefs_event_disable(s.inst, NULL, NULL);
 	read_all(&s, v, true);
 	refresh_comms(v);

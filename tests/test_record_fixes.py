@@ -99,3 +99,23 @@ def test_all_leaves_fevent_itself_out():
               f"the shell's writes are there: {out[:2000]}")
     finally:
         clean()
+
+
+def test_events_too_large_to_record_are_reported_lost():
+    # every other call passes a 4089-byte string: the kernel drops those
+    # events whole, counting nothing but the probe's hits
+    added("traced(n, string s)")
+    try:
+        before = instances()
+        r = fe.run("record", "-g", GROUP, "--", prog(), "4", "big")
+        expect_eq(r.returncode, 0, r.stderr)
+        calls = [l.split(": ", 1)[1] for l in r.stdout.splitlines() if "traced(" in l]
+        expect_eq(calls, ['traced(n=1, s="small")', 'traced(n=3, s="small")'])
+        expect_eq(r.stderr, "fevent: 2 events; LOST: 2 traced too large to record (the kernel "
+                            "drops an event larger than a ring-buffer page, and does not say "
+                            "whose it was)\n")
+        expect_eq(instances(), before, "the counting instance is gone too")
+        r = fe.run("record", "-g", GROUP, "--", prog(), "3")
+        expect_eq(r.stderr, "fevent: 3 events; none lost\n")
+    finally:
+        clean()
