@@ -13,6 +13,8 @@
 #include "compile.h"
 #include "fe_util.h"
 
+#include <tracefs.h>
+
 /* "const char *" + "name" -> "const char *name"; "int" + "x" -> "int x" */
 static void declare(struct fe_buf *b, struct fe_dbg *dbg, fe_tid type, const char *name)
 {
@@ -47,18 +49,21 @@ static char *signature(struct fe_dbg *dbg, const struct fe_dfunc *f)
 	return fe_buf_take(&b);
 }
 
-/* What "FUNC(...)" with its return compiles to, as comment lines. */
-static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f)
+/* What text (by default "FUNC(...)" with its return) compiles to, as
+ * comment lines. */
+static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f, const char *proto)
 {
 	struct fe_compile_opts opts;
 	struct fe_compile_set set = { 0 };
 	struct fe_error err = { 0 };
-	char text[512];
+	char text[1024];
 
 	fe_cli_compile_opts(cli, &opts);
 	opts.event = NULL;
-	opts.want_return = f->ret != 0;
-	snprintf(text, sizeof(text), "%s(...)", f->name);
+	opts.want_return = !proto && f->ret != 0;
+	snprintf(text, sizeof(text), "%s", proto ? proto : "");
+	if (!proto)
+		snprintf(text, sizeof(text), "%s(...)", f->name);
 	for (;;) {
 		if (fe_compile_add_text(&set, text, 1) || fe_compile_run(&set, &opts, &err) < 0)
 			break;
@@ -79,6 +84,82 @@ static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f)
 		fe_compile_set_free(&set);
 	}
 	fe_compile_set_free(&set);
+}
+
+/* "SyS_openat", "sys_openat" -> "openat", as compile understands them */
+static const char *syscall_of(const char *name)
+{
+	if (!strncmp(name, "SyS_", 4) || !strncmp(name, "sys_", 4))
+		return name[4] ? name + 4 : NULL;
+	return NULL;
+}
+
+/*
+ * A system call's signature: from DWARF's __do_sys_X (or __se_sys_X) when
+ * the debug info has it; for the running kernel, from the syscall trace
+ * event's format, which names and types every argument (BTF describes only
+ * the wrapper __x64_sys_X(const struct pt_regs *)).
+ */
+static char *syscall_signature(const struct fe_cli *cli, struct fe_dbg *dbg, const char *name)
+{
+	static const char *const helpers[] = { "__do_sys_%s", "__se_sys_%s" };
+	const char *sc = syscall_of(name);
+	struct fe_buf b = { 0 };
+	struct fe_dfunc f;
+	char fn[128], event[128], wrapper[128];
+	char *format, *line, *save = NULL;
+	bool args = false, any = false;
+	size_t i;
+
+	if (!sc)
+		return NULL;
+	snprintf(wrapper, sizeof(wrapper), "__x64_sys_%s", sc);
+	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+		struct fe_error err = { 0 };
+		char *sig, *paren;
+
+		snprintf(fn, sizeof(fn), helpers[i], sc);
+		if (fe_dbg_func(dbg, fn, &f, &err) != 1 &&
+		    fe_dbg_func_beside(dbg, fn, wrapper, &f, &err) != 1)
+			continue;
+		sig = signature(dbg, &f);
+		fe_dfunc_clear(&f);
+		paren = sig ? strchr(sig, '(') : NULL;
+		if (paren)
+			fe_buf_printf(&b, "long %s%s", name, paren);
+		free(sig);
+		return fe_buf_take(&b);
+	}
+	if (cli->btf || cli->vmlinux || cli->kallsyms || cli->binary)
+		return NULL;	/* another kernel: its trace events are not here */
+	snprintf(event, sizeof(event), "sys_enter_%s", sc);
+	format = tracefs_event_file_read(NULL, "syscalls", event, "format", NULL);
+	if (!format)
+		return NULL;
+	fe_buf_printf(&b, "long %s(", name);
+	for (line = strtok_r(format, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *decl = strstr(line, "field:"), *semi;
+
+		if (!decl || !(semi = strchr(decl, ';')))
+			continue;
+		decl += 6;
+		*semi = '\0';
+		if (strstr(decl, " __syscall_nr")) {
+			args = true;
+			continue;
+		}
+		if (!args)
+			continue;
+		fe_buf_printf(&b, "%s%s", any ? ", " : "", decl);
+		any = true;
+	}
+	fe_buf_printf(&b, "%s)", any ? "" : "void");
+	free(format);
+	if (!args) {
+		fe_buf_free(&b);
+		return NULL;
+	}
+	return fe_buf_take(&b);
 }
 
 static void no_function(struct fe_dbg *dbg, const char *name)
@@ -123,9 +204,29 @@ int fe_cmd_proto(const struct fe_cli *cli)
 	}
 	for (i = 0; i < cli->nr_args; i++) {
 		struct fe_dfunc f;
-		char *sig;
+		char *sig, wrapper[128];
 		int found = fe_dbg_func(dbg, cli->args[i], &f, &err);
 
+		if (found == 0 && syscall_of(cli->args[i])) {
+			sig = syscall_signature(cli, dbg, cli->args[i]);
+			if (sig) {
+				printf("%s\n", sig);
+				print_compiled(cli, NULL, sig);
+				free(sig);
+				continue;
+			}
+			snprintf(wrapper, sizeof(wrapper), "__x64_sys_%s", syscall_of(cli->args[i]));
+			if (fe_dbg_func(dbg, wrapper, &f, &err) == 1) {
+				fe_dfunc_clear(&f);
+				fe_say_error("no arguments of the system call '%s' in %s (it describes only %s(const struct pt_regs *)); give --vmlinux FILE\n",
+					     cli->args[i], fe_dbg_source(dbg), wrapper);
+				ret = FE_EXIT_FAIL;
+			} else {
+				no_function(dbg, wrapper);
+				ret = FE_EXIT_USAGE;
+			}
+			continue;
+		}
 		if (found <= 0) {
 			if (found < 0)
 				fe_say_error("%s\n", err.msg);
@@ -142,7 +243,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			break;
 		}
 		printf("%s\n", sig);
-		print_compiled(cli, &f);
+		print_compiled(cli, &f, NULL);
 		free(sig);
 		fe_dfunc_clear(&f);
 	}

@@ -124,6 +124,8 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.dbg = dbg,
 		.want_return = opts->want_return,
 		.binary = opts->binary,
+		.kallsyms_path = opts->binary || ((opts->btf || opts->vmlinux) && !opts->kallsyms) ?
+				 NULL : opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS,
 		.warnings = &it->warnings,
 	};
 	struct fe_emit_opts eopts = {

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,9 +54,13 @@ static int vaddr_to_offset(Elf *elf, unsigned long addr, unsigned long *off)
 	return 0;
 }
 
-/* Search .symtab, then .dynsym. */
-static int find_symbol(Elf *elf, const char *name, bool want_func, unsigned long *addr)
+/* Search .symtab, then .dynsym: for name itself, or with clone set for a
+ * compiler's clone of it ("name.constprop.0", "name.isra.0"), whose name
+ * goes to clone. */
+static int find_symbol_or_clone(Elf *elf, const char *name, bool want_func,
+				unsigned long *addr, char *clone, size_t clone_size)
 {
+	size_t len = strlen(name);
 	static const Elf64_Word kinds[] = { SHT_SYMTAB, SHT_DYNSYM };
 	size_t k;
 
@@ -82,14 +87,36 @@ static int find_symbol(Elf *elf, const char *name, bool want_func, unsigned long
 				if (want_func && GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 					continue;
 				s = elf_strptr(elf, sh.sh_link, sym.st_name);
-				if (s && !strcmp(s, name)) {
-					*addr = sym.st_value;
-					return 1;
-				}
+				if (!s || strncmp(s, name, len) || (clone ? s[len] != '.' : s[len]) ||
+				    (clone && strstr(s + len, ".cold")))
+					continue;
+				*addr = sym.st_value;
+				if (clone)
+					snprintf(clone, clone_size, "%s", s);
+				return 1;
 			}
 		}
 	}
 	return 0;
+}
+
+static int find_symbol(Elf *elf, const char *name, bool want_func, unsigned long *addr)
+{
+	return find_symbol_or_clone(elf, name, want_func, addr, NULL, 0);
+}
+
+int fe_elf_clone_of(const char *path, const char *func, char *clone, size_t size)
+{
+	struct elf_file ef;
+	struct fe_error err = { 0 };
+	unsigned long addr;
+	int ret;
+
+	if (elf_open_file(path, &ef, &err))
+		return 0;
+	ret = find_symbol_or_clone(ef.elf, func, true, &addr, clone, size);
+	elf_close_file(&ef);
+	return ret;
 }
 
 int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,

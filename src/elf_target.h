@@ -9,6 +9,7 @@
 #define ELF_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "fe_error.h"
 
@@ -16,6 +17,10 @@
  * 0 when there is no such symbol, -1 with err set on failure. */
 int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,
 			 unsigned long *off, struct fe_error *err);
+
+/* A function symbol that is a compiler's clone of func ("func.isra.0"):
+ * 1 with its name in clone, or 0. */
+int fe_elf_clone_of(const char *path, const char *func, char *clone, size_t size);
 
 /*
  * The '@+OFFSET' that reads a symbol's (or a virtual address's) memory from

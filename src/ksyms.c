@@ -202,3 +202,29 @@ int fe_ksyms_each(const char *path,
 	fclose(f);
 	return ret;
 }
+
+struct clone_search {
+	const char *func;
+	size_t len;
+	char *out;
+	size_t size;
+};
+
+static int clone_match(const char *name, const char *module, void *arg)
+{
+	struct clone_search *c = arg;
+
+	/* a .cold piece is no entry point */
+	if (module || strncmp(name, c->func, c->len) || name[c->len] != '.' ||
+	    strstr(name + c->len, ".cold"))
+		return 0;
+	snprintf(c->out, c->size, "%s", name);
+	return 1;
+}
+
+int fe_ksyms_clone_of(const char *path, const char *func, char *clone, size_t size)
+{
+	struct clone_search c = { func, strlen(func), clone, size };
+
+	return fe_ksyms_each(path, clone_match, &c) == 1;
+}

@@ -10,6 +10,7 @@
 #define KSYMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct fe_ksyms;
 
@@ -27,6 +28,10 @@ int fe_ksyms_scan(struct fe_ksyms *ks, const char *path);
  * module, else NULL); stops when fn returns non-zero.  -1 if unreadable. */
 int fe_ksyms_each(const char *path,
 		  int (*fn)(const char *name, const char *module, void *arg), void *arg);
+
+/* A text symbol of path that is a compiler's clone of func
+ * ("func.isra.0"): 1 with its name in clone, or 0. */
+int fe_ksyms_clone_of(const char *path, const char *func, char *clone, size_t size);
 
 /* 1: present, 0: absent, -1: unknown (not scanned, unreadable, or not asked). */
 int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module);

@@ -705,6 +705,12 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 			alt->kind = has_path_step(alt) ? FE_ALT_PATH : FE_ALT_SLOT;
 		}
 		add = first_step(alt, FE_STEP_ADD);
+		if (alt->kind == FE_ALT_PATH && add && alt->label && !has_path_step(alt))
+			/* "x16 port=uaddr+2": Rostedt's hops go on a slot's label */
+			return fe_err(ps->err, add->col,
+				      "'+N' is a hop from a slot ('%s %s+%llu' reads %llu bytes past this slot's value), not part of a 'LABEL=' path, which takes '->', '.' and '[I]'",
+				      alt->type && alt->type->name ? alt->type->name : "x64",
+				      alt->label, add->num, add->num);
 		if (alt->kind == FE_ALT_PATH && add)
 			return fe_err(ps->err, add->col,
 				      "'+N' hops and '->'/'.' member paths cannot be mixed in one argument");

@@ -144,6 +144,11 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 	if (ret == 0) {
 		char near[256];
 
+		/* the compiler's clone is what there is to probe */
+		if (fe_elf_clone_of(ctx->binary, p->func, near, sizeof(near)))
+			return fe_err(err, p->func_col,
+				      "no function '%s' in %s, but its clone '%s' is there: probe that ('%s(...)' reads its parameters as the compiler changed them)",
+				      p->func, ctx->binary, near, near);
 		if (ctx->dbg && fe_dbg_inlined_only(ctx->dbg, p->func))
 			return fe_err(err, p->func_col,
 				      "'%s' is inlined everywhere in %s: it has no code of its own to probe; probe its callers",
@@ -192,6 +197,11 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 				       p->func, p->module);
 		char near[256];
 
+		if (ctx->kallsyms_path &&
+		    fe_ksyms_clone_of(ctx->kallsyms_path, p->func, near, sizeof(near)))
+			return fe_warn(ctx->warnings,
+				       "'%s' is not a function of the running kernel (/proc/kallsyms), but its clone '%s' is: probe that",
+				       p->func, near);
 		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
 			return fe_warn(ctx->warnings,
 				       "'%s' is not a function of the running kernel (/proc/kallsyms); did you mean '%s'?",
@@ -1036,8 +1046,30 @@ static int resolve_return(struct resolver *r)
 	if (ts) {
 		if (ts->is_void && ts->nr_ptr == 0)
 			return 0;
+		/* said before the type is looked up: with or without debug
+		 * info, $retval is only %ax */
+		if ((ts->tag == FE_TAG_STRUCT || ts->tag == FE_TAG_UNION) && ts->nr_ptr == 0)
+			return fe_err(r->err, col,
+				      "'%s %s' is returned by value, which $retval (%%ax alone) cannot fetch; write no return type, or a pointer or integer one",
+				      ts->tag == FE_TAG_STRUCT ? "struct" : "union", ts->name);
 		if (tspec_info(r, ts, &ti))
 			return -1;
+	} else if (r->ctx->want_return && !r->dbg && r->p->syscall && r->ctx->dbg) {
+		/* BTF describes the wrapper (__x64_sys_X), whose return value
+		 * is the system call's, though not the system call's arguments */
+		struct fe_dfunc w = { 0 };
+		int found = fe_dbg_func(r->ctx->dbg, r->p->target, &w, r->err);
+
+		if (found < 0)
+			return -1;
+		if (!found)
+			return fe_err(r->err, col, "no '%s' in %s to type the return value of '%s'",
+				      r->p->target, fe_dbg_source(r->ctx->dbg), r->p->func);
+		found = w.ret && dbg_tinfo(r->ctx->dbg, w.ret, &ti) == 0;
+		fe_dfunc_clear(&w);
+		if (!found)
+			return fe_err(r->err, col, "the return value of '%s' cannot be fetched",
+				      r->p->func);
 	} else if (r->ctx->want_return) {
 		if (!r->dbg)
 			return fe_err(r->err, col, "a return type from debug info needs BTF or DWARF for '%s'",

@@ -95,6 +95,7 @@ struct fe_resolve_ctx {
 	struct fe_dbg *dbg;		/* debug info, or NULL */
 	bool want_return;		/* -r: a return event typed from debug info */
 	const char *binary;		/* -x: a user binary (absolute path): uprobes */
+	const char *kallsyms_path;	/* the target's symbol table, if it is at hand */
 	struct fe_warnings *warnings;
 };
 
