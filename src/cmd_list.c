@@ -59,6 +59,11 @@ static void print_text(const struct fe_event_info *e, const char *proto)
 	for (i = 0; i < e->nr_enabled; i++)
 		printf("%s%s", i ? "," : "", e->enabled_in[i][0] ? e->enabled_in[i] : "top");
 	printf("\n    %s\n    %s\n", proto ? proto : "?", e->args);
+	if (fe_uprobe_file_changed(e) == 1)
+		printf("    ! %.*s was replaced since the event was added (rebuilt?): the probe still "
+		       "watches the old file and never fires; 'fevent add --force' re-creates it\n",
+		       (int)(strrchr(e->target, ':') ? strrchr(e->target, ':') - e->target :
+			     (long)strlen(e->target)), e->target);
 }
 
 static void print_json(const struct fe_event_info *e, const char *proto)
@@ -78,6 +83,8 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 	printf(",\"prototype\":");
 	json_string(stdout, proto ? proto : "");
 	printf(",\"hits\":%llu", e->hits);
+	if (fe_uprobe_file_changed(e) == 1)
+		printf(",\"file_changed\":true");
 	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)
 		printf(",\"misses\":%llu", e->misses);
 	printf(",\"enabled\":[");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -235,10 +236,68 @@ static bool event_exists(const char *group, const char *name)
 	return tracefs_dir_exists(NULL, path);
 }
 
+/*
+ * A uprobe holds the inode its path named when it was created; a linker
+ * writes a new inode under the same path, and the event then silently
+ * never fires.  fevent notes the file's identity at add time in
+ * /run/fevent/GROUP/EVENT (gone at reboot, like the event) so list can say.
+ */
+#define STATE_DIR	"/run/fevent"
+
+static void state_path(char *buf, size_t size, const char *group, const char *name)
+{
+	snprintf(buf, size, STATE_DIR "/%s/%s", group, name);
+}
+
+static void note_uprobe_file(const char *group, const char *name, const char *file)
+{
+	char path[512];
+	struct stat st;
+	FILE *f;
+
+	if (stat(file, &st))
+		return;
+	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
+	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+		return;		/* then list cannot tell; nothing else depends on it */
+	state_path(path, sizeof(path), group, name);
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	fprintf(f, "%llu %llu %s\n", (unsigned long long)st.st_dev,
+		(unsigned long long)st.st_ino, file);
+	fclose(f);
+}
+
+int fe_uprobe_file_changed(const struct fe_event_info *e)
+{
+	unsigned long long dev, ino;
+	char path[512], file[4096];
+	struct stat st;
+	FILE *f;
+	int n;
+
+	if (e->kind != FE_KIND_UPROBE && e->kind != FE_KIND_URETPROBE)
+		return -1;
+	state_path(path, sizeof(path), e->group, e->event);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu %llu %4095[^\n]", &dev, &ino, file);
+	fclose(f);
+	if (n != 3)
+		return -1;
+	if (stat(file, &st))
+		return 1;	/* gone */
+	return st.st_dev != dev || st.st_ino != ino;
+}
+
 static int remove_event(const char *group, const char *name)
 {
 	char cmd[256];
 
+	state_path(cmd, sizeof(cmd), group, name);
+	unlink(cmd);
 	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, name);
 	return tracefs_instance_file_append(NULL, "dynamic_events", cmd) < 0 ? -1 : 0;
 }
@@ -342,6 +401,13 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 				goto fail;
 			}
 		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!defs[i]->uprobe)
+			continue;
+		note_uprobe_file(defs[i]->group, defs[i]->event, defs[i]->target);
+		if (defs[i]->ret_event)
+			note_uprobe_file(defs[i]->group, defs[i]->ret_event, defs[i]->target);
 	}
 	installed_free(&in);
 	return 0;

@@ -57,6 +57,9 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		   struct fe_error *err);
 void fe_event_infos_free(struct fe_event_info *ev, int n);
 const char *fe_event_kind_name(enum fe_event_kind kind);
+/* A uprobe's file since add: 1 replaced or gone (the probe watches the old
+ * inode), 0 the same, -1 unknown (not added by fevent, or not a uprobe). */
+int fe_uprobe_file_changed(const struct fe_event_info *e);
 
 /*
  * Remove fevent's events: all of the group, or the named ones (with their

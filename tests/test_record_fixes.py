@@ -119,3 +119,42 @@ def test_events_too_large_to_record_are_reported_lost():
         expect_eq(r.stderr, "fevent: 3 events; none lost\n")
     finally:
         clean()
+
+
+def test_a_rebuilt_binary_is_reported_and_force_recreates_it():
+    import json
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="fevent-rebuilt-")
+    os.chmod(tmp, 0o755)
+    exe = os.path.join(tmp, "fx_prog")
+    shutil.copy(prog(), exe)
+    need = __import__("test_events_host").need_uprobes
+    need()
+    clean()
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", exe, "traced(n)")
+        expect_eq(r.returncode, 0, r.stderr)
+        l = fe.run("list", "-g", GROUP)
+        check(" ! " not in l.stdout, l.stdout)
+        # what a linker does: a new file, renamed over the old name
+        shutil.copy(prog(), exe + ".new")
+        os.rename(exe + ".new", exe)
+        l = fe.run("list", "-g", GROUP)
+        expect_eq(l.stdout.splitlines()[-1],
+                  f"    ! {exe} was replaced since the event was added (rebuilt?): the probe "
+                  "still watches the old file and never fires; 'fevent add --force' re-creates it")
+        j = json.loads(fe.run("list", "-g", GROUP, "--json").stdout.splitlines()[0])
+        expect_eq(j.get("file_changed"), True)
+        r = fe.run("record", "-g", GROUP, "--", exe, "2")
+        expect_eq(len([x for x in r.stdout.splitlines() if "traced(" in x]), 0,
+                  "the kernel's uprobe is on the old inode")
+        r = fe.run("add", "-g", GROUP, "--force", "-x", exe, "traced(n)")
+        expect_eq(r.returncode, 0, r.stderr)
+        l = fe.run("list", "-g", GROUP)
+        check(" ! " not in l.stdout, l.stdout)
+        r = fe.run("record", "-g", GROUP, "--", exe, "2")
+        expect_eq(len([x for x in r.stdout.splitlines() if "traced(" in x]), 2, r.stdout)
+    finally:
+        clean()
+        shutil.rmtree(tmp)
