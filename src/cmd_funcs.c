@@ -2,8 +2,9 @@
 /*
  * fevent funcs GLOB: traceable functions matching a glob.  For the running
  * kernel: the text symbols of /proc/kallsyms that the debug info also
- * describes (available_filter_functions is unreadable on some kernels and
- * is not needed).  With --btf alone (another kernel): that BTF's functions.
+ * describes, less what kprobes refuse (the blacklist; and, where
+ * available_filter_functions is readable, what it does not list).  With
+ * --btf alone (another kernel): that BTF's functions.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "compile.h"
+#include "kprobe_rules.h"
 #include "ksyms.h"
 
 #define DEFAULT_KALLSYMS	"/proc/kallsyms"
@@ -131,9 +133,14 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 		goto out;
 	}
 	if (use_kallsyms) {
+		/* the running kernel: only what add can probe (DESIGN 12) */
+		struct fe_kprobe_rules *rules = cli->kallsyms ? NULL : fe_kprobe_rules_load();
+
 		for (i = 0; i < sym_names.n; i++)
-			if (!dbg || has(&dbg_names, sym_names.v[i]))
+			if ((!dbg || has(&dbg_names, sym_names.v[i])) &&
+			    !fe_kprobe_rules_refuse(rules, sym_names.v[i]))
 				printf("%s\n", sym_names.v[i]);
+		fe_kprobe_rules_free(rules);
 	} else {
 		for (i = 0; i < dbg_names.n; i++)
 			printf("%s\n", dbg_names.v[i]);

@@ -16,6 +16,7 @@
 #include <tracefs.h>
 
 #include "fe_util.h"
+#include "kprobe_rules.h"
 #include "probe_install.h"
 
 #define PROBE_TYPES (TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | \
@@ -85,9 +86,10 @@ static bool file_has_word(const char *path, int column, const char *word)
 }
 
 /* What the kernel would refuse for reasons the error_log does not tell. */
-static int check_target(const struct fe_definition *def, struct fe_error *err)
+static int check_target(const struct fe_definition *def, const struct fe_kprobe_rules *rules,
+			struct fe_error *err)
 {
-	const char *colon;
+	const char *colon, *why;
 
 	if (def->uprobe)
 		return 0;
@@ -101,10 +103,9 @@ static int check_target(const struct fe_definition *def, struct fe_error *err)
 				      module, def->event);
 		return 0;
 	}
-	if (file_has_word("/sys/kernel/debug/kprobes/blacklist", 1, def->target))
-		return fe_err(err, 0,
-			      "kprobes cannot trace '%s': the kernel blacklists it (/sys/kernel/debug/kprobes/blacklist)",
-			      def->target);
+	why = fe_kprobe_rules_refuse(rules, def->target);
+	if (why)
+		return fe_err(err, 0, "kprobes cannot trace '%s': %s", def->target, why);
 	return 0;
 }
 
@@ -358,12 +359,19 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	       struct fe_refusal *refusal, struct fe_error *err)
 {
 	struct installed in = { 0 };
+	struct fe_kprobe_rules *rules = NULL;
 	int i, pass;
 
 	fe_refusal_clear(refusal);
+	for (i = 0; i < n && !rules; i++)
+		if (!defs[i]->uprobe)
+			rules = fe_kprobe_rules_load();
 	for (i = 0; i < n; i++)
-		if (check_target(defs[i], err))
+		if (check_target(defs[i], rules, err)) {
+			fe_kprobe_rules_free(rules);
 			return -1;
+		}
+	fe_kprobe_rules_free(rules);
 	for (i = 0; i < n; i++) {
 		if (make_room(defs[i]->group, defs[i]->event, force, &in, err) ||
 		    (defs[i]->ret_event &&

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "kprobe_rules.h"
+
+#define DEBUGFS		"/sys/kernel/debug"
+#define BLACKLIST	DEBUGFS "/kprobes/blacklist"
+
+struct name_set {
+	char **v;
+	size_t n, cap;
+	bool loaded;
+};
+
+struct fe_kprobe_rules {
+	struct name_set blacklist;
+	struct name_set traceable;	/* available_filter_functions */
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void set_add(struct name_set *s, const char *name, size_t len)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		char **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n] = strndup(name, len);
+	if (s->v[s->n])
+		s->n++;
+}
+
+/* Each line's field (0: first) as a name. */
+static void set_load(struct name_set *s, const char *path, int field)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		char *p = line;
+		int i;
+
+		for (i = 0; i < field && p; i++) {
+			p = strpbrk(p, " \t");
+			if (p)
+				p += strspn(p, " \t");
+		}
+		if (p && *p)
+			set_add(s, p, strcspn(p, " \t\n"));
+	}
+	free(line);
+	fclose(f);
+	qsort(s->v, s->n, sizeof(*s->v), by_name);
+	s->loaded = true;
+}
+
+static bool set_has(const struct name_set *s, const char *name)
+{
+	return s->n && bsearch(&name, s->v, s->n, sizeof(*s->v), by_name);
+}
+
+static void set_free(struct name_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+struct fe_kprobe_rules *fe_kprobe_rules_load(void)
+{
+	struct fe_kprobe_rules *r = calloc(1, sizeof(*r));
+	char *aff;
+
+	if (!r)
+		return NULL;
+	if (access(BLACKLIST, R_OK) == 0) {
+		set_load(&r->blacklist, BLACKLIST, 1);
+	} else if (geteuid() == 0 && mount("debugfs", DEBUGFS, "debugfs", 0, NULL) == 0) {
+		/* only for this read: leave nothing mounted that was not */
+		set_load(&r->blacklist, BLACKLIST, 1);
+		umount2(DEBUGFS, MNT_DETACH);
+	}
+	aff = tracefs_get_tracing_file("available_filter_functions");
+	if (aff && access(aff, R_OK) == 0)
+		set_load(&r->traceable, aff, 0);
+	tracefs_put_tracing_file(aff);
+	return r;
+}
+
+void fe_kprobe_rules_free(struct fe_kprobe_rules *r)
+{
+	if (!r)
+		return;
+	set_free(&r->blacklist);
+	set_free(&r->traceable);
+	free(r);
+}
+
+const char *fe_kprobe_rules_refuse(const struct fe_kprobe_rules *r, const char *func)
+{
+	if (!r)
+		return NULL;
+	if (set_has(&r->blacklist, func))
+		return "the kernel blacklists it for kprobes (" BLACKLIST ")";
+	if (r->traceable.loaded && r->traceable.n && !set_has(&r->traceable, func))
+		return "it is notrace or has no ftrace entry (not in available_filter_functions), and the kernel refuses kprobe events there";
+	return NULL;
+}

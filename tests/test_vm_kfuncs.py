@@ -1,0 +1,67 @@
+"""What kprobes can probe, in the 6.1 test VM (issue 9, item 8): funcs lists
+only what add can probe (DESIGN.md section 12), and add says why it cannot
+for a blacklisted or a notrace function, debugfs mounted or not."""
+import os
+import sys
+
+import fe
+from fe import check, expect_eq
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
+import vm  # noqa: E402
+
+SNIPPET = """T=/sys/kernel/tracing
+mount -t tracefs nodev $T 2>/dev/null
+echo @@kallsyms
+grep -w -e build_open_how -e do_int3 -e exc_int3 /proc/kallsyms | cut -d' ' -f3 | sort
+echo @@funcs
+fevent funcs 'build_open_how'; fevent funcs 'do_int3'; fevent funcs 'exc_int3'
+fevent funcs 'do_sys_openat2'
+echo @@notrace
+fevent add 'build_open_how(x64 a)'; echo rc=$?
+echo @@blacklist
+fevent add 'exc_int3(x64 regs)'; echo rc=$?
+echo @@debugfs
+grep -c debugfs /proc/mounts
+echo @@left
+cat $T/dynamic_events
+"""
+_results = {}
+
+
+def result():
+    if os.environ.get("FEVENT_NO_VM") == "1":
+        raise fe.Skip("FEVENT_NO_VM=1")
+    if not _results:
+        try:
+            _results.update(vm.run(fe.binary(), [("kfuncs", SNIPPET)]))
+        except vm.VMError as e:
+            _results["__error__"] = str(e)
+    if "__error__" in _results:
+        raise AssertionError(f"the test VM failed: {_results['__error__']}")
+    rc, out, err = _results["kfuncs"]
+    parts = {}
+    for chunk in ("\n" + out).split("\n@@")[1:]:
+        name, _, body = chunk.partition("\n")
+        parts[name] = body
+    return parts, err
+
+
+def test_funcs_lists_only_what_add_can_probe():
+    parts, err = result()
+    expect_eq(parts["kallsyms"].split(), ["build_open_how", "do_int3", "exc_int3"],
+              "all three are functions of the kernel")
+    expect_eq(parts["funcs"].split(), ["do_sys_openat2"], err)
+
+
+def test_add_says_why_and_leaves_nothing():
+    parts, err = result()
+    expect_eq(parts["notrace"].strip(), "rc=1")
+    expect_eq(parts["blacklist"].strip(), "rc=1")
+    check("fevent: error: kprobes cannot trace 'build_open_how': it is notrace or has no "
+          "ftrace entry (not in available_filter_functions), and the kernel refuses kprobe "
+          "events there\n" in err, err)
+    check("fevent: error: kprobes cannot trace 'exc_int3': the kernel blacklists it for "
+          "kprobes (/sys/kernel/debug/kprobes/blacklist)\n" in err, err)
+    expect_eq(parts["debugfs"].strip(), "0", "debugfs was mounted only to read, then unmounted")
+    expect_eq(parts["left"].strip(), "", "nothing added")
