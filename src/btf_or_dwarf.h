@@ -65,9 +65,12 @@ enum fe_dloc_kind {
 	FE_DLOC_NONE,		/* optimized out at the entry */
 };
 
+/* reg or reg_hi of a value in an xmm register, which probes cannot read */
+#define FE_DLOC_XMM	"xmm"
+
 struct fe_dloc {
 	enum fe_dloc_kind kind;
-	char reg[8];		/* "%di", "$stack" */
+	char reg[8];		/* "%di", "$stack", FE_DLOC_XMM */
 	char reg_hi[8];		/* second piece, or "" */
 	long off;
 };

@@ -48,6 +48,7 @@ struct fe_tinfo {
 	struct fe_ftype ftype;	/* how to fetch a value of this type */
 	enum fe_class cls;
 	unsigned int size;	/* the value's size in bytes */
+	unsigned int align;	/* on the stack: 16, or 0 for a slot's 8 */
 	bool is_pointer;
 	bool points_to_user;	/* a pointer whose target is __user */
 	bool is_string;		/* char * or char[N]: fetched as a string */

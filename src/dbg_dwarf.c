@@ -185,6 +185,17 @@ static const char *const dwarf_regs[16] = {
 	"%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15",
 };
 
+/* A general register's fetch name, FE_DLOC_XMM for xmm0..15 (DWARF
+ * registers 17..32), NULL for others. */
+static const char *reg_name(unsigned int atom)
+{
+	if (atom >= DW_OP_reg0 && atom <= DW_OP_reg15)
+		return dwarf_regs[atom - DW_OP_reg0];
+	if (atom >= DW_OP_reg17 && atom <= DW_OP_reg0 + 32)
+		return FE_DLOC_XMM;
+	return NULL;
+}
+
 /*
  * A parameter's location at pc, in the forms a fetch argument can take: a
  * register, two register pieces, or memory at a register (the frame base
@@ -217,20 +228,18 @@ static void location_at(Dwarf_Die *param, Dwarf_Addr pc, bool clone, struct fe_d
 	if (dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1 || n == 0)
 		return;
 	loc->kind = FE_DLOC_UNKNOWN;
-	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg15) {
+	if (n == 1 && reg_name(ops[0].atom)) {
 		loc->kind = FE_DLOC_REG;
-		snprintf(loc->reg, sizeof(loc->reg), "%s", dwarf_regs[ops[0].atom - DW_OP_reg0]);
+		snprintf(loc->reg, sizeof(loc->reg), "%s", reg_name(ops[0].atom));
 		if (ops[0].atom == DW_OP_reg7)
 			loc->kind = FE_DLOC_UNKNOWN;	/* %sp itself is no parameter */
 		return;
 	}
-	if (n == 4 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg15 &&
-	    ops[1].atom == DW_OP_piece && ops[1].number == 8 &&
-	    ops[2].atom >= DW_OP_reg0 && ops[2].atom <= DW_OP_reg15 &&
-	    ops[3].atom == DW_OP_piece) {
+	if (n == 4 && reg_name(ops[0].atom) && ops[1].atom == DW_OP_piece && ops[1].number == 8 &&
+	    reg_name(ops[2].atom) && ops[3].atom == DW_OP_piece) {
 		loc->kind = FE_DLOC_REG;
-		snprintf(loc->reg, sizeof(loc->reg), "%s", dwarf_regs[ops[0].atom - DW_OP_reg0]);
-		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", dwarf_regs[ops[2].atom - DW_OP_reg0]);
+		snprintf(loc->reg, sizeof(loc->reg), "%s", reg_name(ops[0].atom));
+		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", reg_name(ops[2].atom));
 		return;
 	}
 	if (n == 1 && ops[0].atom == DW_OP_fbreg) {

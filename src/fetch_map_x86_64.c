@@ -51,6 +51,14 @@ static int map_syscall(const struct fe_probe *probe, struct fe_place *places,
 
 static void map_sysv(const struct fe_probe *probe, struct fe_place *places);
 
+static void set_sse(struct fe_place *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->kind = FE_PLACE_NONE;
+	pl->sse = true;
+	pl->why = "it is passed in SSE (xmm) registers, which probes cannot read";
+}
+
 /* "$stack2" and memory at $stack+16 are one slot: keep the short form. */
 static bool same_stack_slot(const struct fe_place *pl, const struct fe_dloc *loc)
 {
@@ -78,7 +86,10 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 		const struct fe_dloc *loc = &probe->params[i].loc;
 		struct fe_place *pl = &places[i];
 
-		if (loc->kind == FE_DLOC_REG) {
+		if (loc->kind == FE_DLOC_REG && !strcmp(loc->reg, FE_DLOC_XMM) &&
+		    (!loc->reg_hi[0] || !strcmp(loc->reg_hi, FE_DLOC_XMM))) {
+			set_sse(pl);
+		} else if (loc->kind == FE_DLOC_REG) {
 			memset(pl, 0, sizeof(*pl));
 			set_value(pl, loc->reg);
 			snprintf(pl->base_hi, sizeof(pl->base_hi), "%s", loc->reg_hi);
@@ -106,6 +117,10 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 static void on_stack(struct fe_place *pl, const struct fe_param *pa, int *next_stack)
 {
 	int slots = (pa->size + 7) / 8;
+
+	/* %sp + 8 is 16-aligned at the entry: odd slots are */
+	if (pa->align >= 16 && *next_stack % 2 == 0)
+		(*next_stack)++;
 
 	pl->kind = FE_PLACE_MEM;
 	snprintf(pl->base, sizeof(pl->base), "$stack");
@@ -135,8 +150,7 @@ static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 				break;
 			}
 			next_sse += sse;
-			pl->kind = FE_PLACE_NONE;
-			pl->why = "it is passed in SSE (xmm) registers, which probes cannot read";
+			set_sse(pl);
 			break;
 		case FE_CLASS_INTEGER:
 			if (next_reg < NR_INT_REGS) {

@@ -22,7 +22,7 @@ enum fe_place_kind {
 };
 
 /* base or base_hi of a struct half passed in an xmm register */
-#define FE_PLACE_SSE	"xmm"
+#define FE_PLACE_SSE	FE_DLOC_XMM
 
 struct fe_place {
 	enum fe_place_kind kind;
@@ -30,6 +30,7 @@ struct fe_place {
 	char base_hi[24];	/* VALUE: the register of bytes 8..15, or "" */
 	long long off;		/* FE_PLACE_MEM */
 	const char *why;	/* FE_PLACE_NONE: the reason */
+	bool sse;		/* FE_PLACE_NONE: because it is in xmm registers */
 };
 
 /* Fill places[i] for each of probe->params. */

@@ -210,6 +210,34 @@ static int select_register(struct cursor *c, unsigned int size, int col,
 	return 0;
 }
 
+/*
+ * A floating-point parameter or member read in place: refused, for the
+ * reason its place gives.  Optimized out is start_cursor's to say.
+ */
+static int float_error(const struct fe_probe *probe, const struct fe_place *places,
+		       const struct fe_field *f, struct fe_error *err)
+{
+	const struct fe_place *pl;
+	const char *reg;
+	long long off = 0;
+	int i;
+
+	if (f->param < 0 || f->param >= probe->nr_params)
+		return 0;
+	pl = &places[f->param];
+	reg = pl->base;
+	if (pl->kind == FE_PLACE_NONE && !pl->sse)
+		return 0;
+	for (i = 0; i < f->nr_ops; i++)
+		off += f->ops[i].off;
+	if (pl->kind == FE_PLACE_VALUE && off >= 8 && pl->base_hi[0])
+		reg = pl->base_hi;
+	if (pl->kind == FE_PLACE_NONE ||
+	    (pl->kind == FE_PLACE_VALUE && !strcmp(reg, FE_PLACE_SSE)))
+		return fe_err(err, f->float_col, "%s", f->float_sse);
+	return fe_err(err, f->float_col, "%s", f->float_bits);
+}
+
 /* "NAME=FETCH:TYPE" for one field, appended to the arguments. */
 static int emit_field(const struct fe_probe *probe, const struct fe_place *places,
 		      const struct fe_field *f, const char *name,
@@ -227,6 +255,8 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		       "uprobes cannot name symbols (the kernel has no symbol type for them); use x64");
 		goto out;
 	}
+	if (f->float_bits && float_error(probe, places, f, err))
+		goto out;
 	if (start_cursor(probe, places, f, &c, err))
 		goto out;
 	for (i = 0; i < f->nr_ops; i++) {

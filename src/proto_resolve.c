@@ -326,32 +326,59 @@ static int new_field(struct resolver *r, int col, const struct fe_ftype *ft,
 /*
  * SysV x86-64 classification of an aggregate passed by value: each
  * eightbyte is INTEGER if anything but floating point lies in it, SSE if
- * only floats do.  eb[] gets EB_INT / EB_SSE; false if it cannot tell.
+ * only floats do.  eb[] gets EB_INT / EB_SSE; bad if it cannot tell.
+ * An unaligned member or a long double (x87) puts it all in memory.
  */
 enum { EB_NONE, EB_SSE, EB_INT };
 
 struct eightbytes {
 	struct fe_dbg *dbg;
+	fe_tid composite;	/* the struct or union being walked */
 	unsigned long base;	/* bytes */
 	unsigned char eb[2];
+	unsigned int align;	/* the largest member alignment */
 	int depth;
 	bool bad;
+	bool memory;		/* x87, or an unaligned member */
+	bool packed;		/* an unaligned member */
 };
 
-static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off);
+static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bool bitfield);
 
 static void classify_member(const char *name, fe_tid type, unsigned long bit_off, void *arg)
 {
 	struct eightbytes *c = arg;
+	struct fe_member m;
+	bool bitfield;
 
-	(void)name;
-	classify_type(c, type, c->base + bit_off / 8);
+	/* a bitfield's bits need no alignment of their own */
+	bitfield = bit_off % 8 || (name && fe_dbg_member(c->dbg, c->composite, name, &m) == 1 &&
+				   m.bit_size);
+	classify_type(c, type, c->base + bit_off / 8, bitfield);
 }
 
-static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off)
+/* x87 values (long double and its complex) go in memory, never xmm */
+static bool is_x87(const struct fe_tdesc *d)
+{
+	return d->kind == FE_TK_FLOAT && d->name && strstr(d->name, "long double");
+}
+
+/* A scalar's natural alignment: a complex one is aligned as its halves. */
+static unsigned int scalar_align(const struct fe_tdesc *d)
+{
+	unsigned long a = d->size;
+
+	if (d->kind == FE_TK_FLOAT && d->name && strstr(d->name, "complex"))
+		a /= 2;
+	return a > 16 ? 16 : a ? a : 1;
+}
+
+static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bool bitfield)
 {
 	struct fe_tdesc d, e;
 	unsigned long i, base = c->base;
+	fe_tid outer = c->composite;
+	unsigned int a;
 
 	if (c->bad || fe_dbg_describe(c->dbg, id, &d) || c->depth > 16) {
 		c->bad = true;
@@ -362,7 +389,9 @@ static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off)
 	case FE_TK_UNION:
 		c->depth++;
 		c->base = off;
+		c->composite = d.id;
 		fe_dbg_each_member(c->dbg, d.id, classify_member, c);
+		c->composite = outer;
 		c->base = base;
 		c->depth--;
 		return;
@@ -372,27 +401,38 @@ static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off)
 			return;
 		}
 		for (i = 0; i < d.nelems && i * e.size < 16; i++)
-			classify_type(c, d.target, off + i * e.size);
+			classify_type(c, d.target, off + i * e.size, false);
 		return;
 	default:
-		if (off >= 16 || !d.size)
+		if (!d.size)
 			return;
-		if (d.kind == FE_TK_FLOAT) {
-			if (c->eb[off / 8] == EB_NONE)
-				c->eb[off / 8] = EB_SSE;
-		} else {
-			c->eb[off / 8] = EB_INT;
+		a = scalar_align(&d);
+		if (a > c->align)
+			c->align = a;
+		if (!bitfield && off % a)
+			c->packed = true;
+		if (is_x87(&d) || c->packed)
+			c->memory = true;
+		/* every eightbyte the scalar covers (__int128, complex double) */
+		for (i = off / 8; i < 2 && i <= (off + d.size - 1) / 8; i++) {
+			if (d.kind != FE_TK_FLOAT)
+				c->eb[i] = EB_INT;
+			else if (c->eb[i] == EB_NONE)
+				c->eb[i] = EB_SSE;
 		}
 	}
 }
 
-static enum fe_class aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *d)
+static enum fe_class aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *d,
+				     unsigned int *align)
 {
-	struct eightbytes c = { .dbg = dbg };
+	struct eightbytes c = { .dbg = dbg, .composite = d->id };
 
-	if (d->size > 16)
+	classify_type(&c, d->id, 0, false);
+	/* a packed struct's own alignment is a byte: a stack slot's */
+	*align = c.packed || c.bad ? 8 : c.align;
+	if (d->size > 16 || c.memory)
 		return FE_CLASS_MEMORY;
-	classify_type(&c, d->id, 0);
 	if (c.bad)	/* as before: integer registers */
 		return d->size > 8 ? FE_CLASS_INTEGER2 : FE_CLASS_INTEGER;
 	if (d->size <= 8)
@@ -415,6 +455,11 @@ static int dbg_tinfo(struct fe_dbg *dbg, fe_tid id, struct fe_tinfo *ti)
 	switch (d.kind) {
 	case FE_TK_INT:
 	case FE_TK_ENUM:
+		if (d.size == 16) {
+			/* __int128: two general registers, 16-aligned on the stack */
+			ti->cls = FE_CLASS_INTEGER2;
+			ti->align = 16;
+		}
 		if (d.size != 1 && d.size != 2 && d.size != 4 && d.size != 8)
 			return -1;	/* __int128 and friends */
 		ti->ftype.kind = d.is_signed && !d.is_bool ? FE_FT_S : FE_FT_U;
@@ -434,11 +479,13 @@ static int dbg_tinfo(struct fe_dbg *dbg, fe_tid id, struct fe_tinfo *ti)
 		}
 		return 0;
 	case FE_TK_FLOAT:
-		ti->cls = FE_CLASS_SSE;
+		/* long double is x87: passed in memory, 16-aligned */
+		ti->cls = is_x87(&d) ? FE_CLASS_MEMORY : FE_CLASS_SSE;
+		ti->align = is_x87(&d) ? 16 : 8;
 		return -1;
 	case FE_TK_STRUCT:
 	case FE_TK_UNION:
-		ti->cls = aggregate_class(dbg, &d);
+		ti->cls = aggregate_class(dbg, &d, &ti->align);
 		return -1;	/* a class, but no single fetch type */
 	default:
 		return -1;
@@ -570,23 +617,18 @@ static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt
 /*
  * Floating point: in memory its bits can be read with a written type (the
  * suggestion compiles); in an xmm register nothing can be read at all.
+ * Whether a parameter is in one is the mapper's to say: without a
+ * dereference the field carries both messages and emit picks one.
  */
-static int float_error(struct resolver *r, const struct fe_field *f, const struct fe_alt *alt,
+static int float_error(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
 		       int col, const char *tname, unsigned long size)
 {
-	const struct fe_param *pa = f->src == FE_SRC_PARAM ? &r->p->params[f->param] : NULL;
-	struct fe_buf path = { 0 };
+	struct fe_buf path = { 0 }, bits = { 0 };
 	bool in_memory = false;
-	int i, ret;
+	int i;
 
 	for (i = 0; i < f->nr_ops; i++)
 		in_memory = in_memory || f->ops[i].kind == FE_OP_DEREF;
-	if (!in_memory && pa && pa->loc.kind != FE_DLOC_MEM &&
-	    (pa->cls == FE_CLASS_SSE || pa->cls == FE_CLASS_INT_SSE ||
-	     pa->cls == FE_CLASS_SSE_INT || !alt->nr_steps))
-		return fe_err(r->err, col,
-			      "'%s' is floating point, passed in an SSE (xmm) register, which probes cannot read",
-			      tname);
 	fe_buf_printf(&path, "%s", alt->name);
 	for (i = 0; i < alt->nr_steps; i++) {
 		const struct fe_step *s = &alt->steps[i];
@@ -596,13 +638,32 @@ static int float_error(struct resolver *r, const struct fe_field *f, const struc
 		else
 			fe_buf_printf(&path, "%s%s", step_text(s), s->member);
 	}
-	ret = fe_err(r->err, col,
-		     "'%s' is floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu %s=%s'",
-		     tname, size * 8, alt->label ? alt->label :
-		     alt->nr_steps ? alt->steps[alt->nr_steps - 1].member : alt->name,
-		     path.s ? path.s : alt->name);
+	/* no fetch type is wider than 64 bits: a long double is two */
+	fe_buf_printf(&bits,
+		      "'%s' is floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu%s %s=%s'",
+		      tname, size > 8 ? 64 : size * 8, size > 8 ? size == 16 ? "[2]" : "[4]" : "",
+		      alt->label ? alt->label :
+		      alt->nr_steps ? alt->steps[alt->nr_steps - 1].member : alt->name,
+		      path.s ? path.s : alt->name);
 	fe_buf_free(&path);
-	return ret;
+	if (bits.failed)
+		return fe_err(r->err, 0, "out of memory");
+	if (in_memory || f->src != FE_SRC_PARAM) {
+		fe_err(r->err, col, "%s", bits.s);
+		fe_buf_free(&bits);
+		return -1;
+	}
+	f->float_bits = bits.s;
+	f->float_col = col;
+	if (asprintf(&f->float_sse,
+		     "'%s' is floating point, passed in an SSE (xmm) register, which probes cannot read",
+		     tname) < 0) {
+		f->float_sse = NULL;
+		return fe_err(r->err, 0, "out of memory");
+	}
+	f->type.kind = FE_FT_X;
+	f->type.size = size > 8 ? 8 : size;
+	return 0;
 }
 
 static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
@@ -985,6 +1046,7 @@ static int describe_params(struct resolver *r)
 			dbg_tinfo(r->dbg, pa->type, &ti);
 			pa->cls = ti.cls;
 			pa->size = ti.size ? ti.size : 8;
+			pa->align = ti.align;
 			pa->points_to_user |= ti.points_to_user;
 		}
 	}
@@ -1241,6 +1303,8 @@ fail:
 
 static void field_clear(struct fe_field *f)
 {
+	free(f->float_bits);
+	free(f->float_sse);
 	free(f->label);
 	free(f->symbol);
 }

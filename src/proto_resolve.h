@@ -26,6 +26,7 @@ struct fe_param {
 	char *label;		/* the label a slot gave it, or NULL */
 	enum fe_class cls;
 	unsigned int size;
+	unsigned int align;	/* 16: a 16-aligned stack slot; else 0 or 8 */
 	bool points_to_user;	/* memory behind its value is user memory */
 	int col;		/* where the prototype names it */
 };
@@ -62,6 +63,12 @@ struct fe_field {
 	struct fe_op ops[FE_MAX_OPS];
 	int nr_ops;
 	struct fe_ftype type;
+	/* a floating-point value read in place: always refused, by emit,
+	 * with float_sse if the mapper put it in an xmm register, else with
+	 * float_bits (read its bits with a type) */
+	char *float_bits;
+	char *float_sse;
+	int float_col;
 };
 
 #define FE_SYSCALL_MAX_ARGS	6

@@ -62,6 +62,27 @@ static void test_sysv(void)
 	       "the 7th and 8th ints follow the struct's three stack slots");
 }
 
+/* a 16-aligned value on the stack skips an even slot; DWARF's xmm
+ * location is a place probes cannot read, for that reason */
+static void test_stack_alignment_and_xmm(void)
+{
+	struct fe_param params[9] = {
+		[0 ... 6] = { .cls = FE_CLASS_INTEGER, .size = 8 },
+		[7] = { .cls = FE_CLASS_MEMORY, .size = 16, .align = 16 },
+		[8] = { .cls = FE_CLASS_INTEGER, .size = 8,
+			.loc = { .kind = FE_DLOC_REG, .reg = FE_DLOC_XMM } },
+	};
+	struct fe_probe p = { .params = params, .nr_params = 9 };
+	struct fe_place pl[9];
+	int ret;
+
+	map(&p, pl, &ret);
+	tap_ok(ret == 0 && !strcmp(pl[6].base, "$stack1"), "7th long -> $stack1");
+	tap_ok(pl[7].kind == FE_PLACE_MEM && pl[7].off == 24,
+	       "long double after it -> $stack+24, 16-aligned");
+	tap_ok(pl[8].kind == FE_PLACE_NONE && pl[8].sse, "DWARF's xmm register -> not fetchable, SSE");
+}
+
 static void test_syscall(void)
 {
 	struct fe_param params[7] = { { 0 } };
@@ -91,6 +112,7 @@ int main(void)
 {
 	test_ptregs_layout();
 	test_sysv();
+	test_stack_alignment_and_xmm();
 	test_syscall();
 	return tap_done();
 }
