@@ -52,8 +52,10 @@ struct ev_info {
 	struct field_spec *caller;
 	struct field_spec *ret;
 	bool task_info;		/* fork/exec: names tasks, not printed */
-	unsigned long long seen;	/* events decoded */
-	unsigned long long dropped;	/* hits the kernel counted but did not record */
+	/* counted by the kernel only, in any process: */
+	unsigned long long dropped;	/* hits it did not record (too large) */
+	unsigned long long missed;	/* calls it did not probe (kprobe misses) */
+	bool uncounted;			/* what it dropped is not known */
 };
 
 struct item {
@@ -90,6 +92,8 @@ struct fe_view {
 	unsigned long long lost_gaps[MAX_CPUS];	/* losses of unknown size */
 	int max_cpu;
 	int out_errno;		/* the output failed (EPIPE: its reader quit) */
+	char *uncounted_why;	/* why the first uncounted event is */
+	bool kernel_counted;	/* beyond the buffers: record, not report */
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -164,6 +168,7 @@ void fe_view_free(struct fe_view *v)
 		free(v->evs[i].func);
 	}
 	free(v->evs);
+	free(v->uncounted_why);
 	fe_buf_free(&v->task_names);
 	fe_buf_free(&v->line);
 	if (v->kbuf)
@@ -629,7 +634,6 @@ static void decode(struct fe_view *v, int cpu, unsigned long long ts, void *data
 	if (!it)
 		return;
 	v->events++;
-	e->seen++;
 	it->ts = ts;
 	it->cpu = cpu;
 	it->pid = tep_data_pid(v->tep, &rec);
@@ -971,10 +975,31 @@ void fe_view_flush_until(struct fe_view *v, unsigned long long ts)
 	emit(v, n);
 }
 
+/* ", N EVENT too large to record", ... or ", N EVENT missed", ... */
+static bool summary_counts(struct fe_view *v, FILE *out, bool lost, bool missed,
+			   const char *what, const char *why)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < v->nr_evs; i++) {
+		unsigned long long n = missed ? v->evs[i].missed : v->evs[i].dropped;
+
+		if (!n)
+			continue;
+		fprintf(out, "%s %llu %s %s", lost || any ? "," : "; LOST:", n, v->evs[i].name,
+			what);
+		any = true;
+	}
+	if (any)
+		fprintf(out, " (%s)", why);
+	return any;
+}
+
 void fe_view_summary(struct fe_view *v, FILE *out)
 {
 	int cpu, i;
-	bool any = false, dropped = false;
+	bool lost = false, uncounted = false;
 
 	if (v->opts.quiet && !fe_view_lost(v))
 		return;
@@ -984,7 +1009,7 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 	for (cpu = 0; cpu <= v->max_cpu; cpu++) {
 		if (!v->lost[cpu] && !v->lost_gaps[cpu])
 			continue;
-		fprintf(out, "%s cpu%d ", any ? "," : "; LOST:", cpu);
+		fprintf(out, "%s cpu%d ", lost ? "," : "; LOST:", cpu);
 		if (v->lost[cpu])
 			fprintf(out, "%llu", v->lost[cpu]);
 		if (v->lost[cpu] && v->lost_gaps[cpu])
@@ -992,19 +1017,27 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 		if (v->lost_gaps[cpu])
 			fprintf(out, "an unknown number in %llu gap%s", v->lost_gaps[cpu],
 				v->lost_gaps[cpu] == 1 ? "" : "s");
-		any = true;
+		lost = true;
 	}
+	if (lost)
+		fprintf(out, " (a larger buffer: -b KB)");
+	lost |= summary_counts(v, out, lost, false, "too large to record",
+			       "the kernel drops an event larger than a ring-buffer page, and "
+			       "does not say whose it was");
+	lost |= summary_counts(v, out, lost, true, "missed",
+			       "the kernel counts misses in kprobe_profile, in every process, "
+			       "and does not say whose they were");
 	for (i = 0; i < v->nr_evs; i++) {
-		if (!v->evs[i].dropped)
+		if (!v->evs[i].uncounted)
 			continue;
-		fprintf(out, "%s %llu %s too large to record", any || dropped ? "," : "; LOST:",
-			v->evs[i].dropped, v->evs[i].name);
-		dropped = true;
+		fprintf(out, "%s%s", uncounted ? ", " : lost ? "; unknown: how many " :
+			"; none lost in the buffers; unknown: how many ", v->evs[i].name);
+		uncounted = true;
 	}
-	if (dropped)
-		fprintf(out, " (the kernel drops an event larger than a ring-buffer page, and does "
-			"not say whose it was)");
-	fprintf(out, "%s\n", any ? " (a larger buffer: -b KB)" : dropped ? "" : "; none lost");
+	if (uncounted)
+		fprintf(out, " events the kernel dropped (%s)", v->uncounted_why);
+	fprintf(out, "%s\n", lost || uncounted ? "" : v->kernel_counted ? "; none lost" :
+		"; none lost in the buffers");
 }
 
 unsigned long long fe_view_events(const struct fe_view *v)
@@ -1020,7 +1053,7 @@ unsigned long long fe_view_lost(const struct fe_view *v)
 	for (cpu = 0; cpu <= v->max_cpu; cpu++)
 		n += v->lost[cpu] + v->lost_gaps[cpu];
 	for (i = 0; i < v->nr_evs; i++)
-		n += v->evs[i].dropped;
+		n += v->evs[i].dropped + v->evs[i].missed;
 	return n;
 }
 
@@ -1035,13 +1068,6 @@ static struct ev_info *ev_named(struct fe_view *v, const char *group, const char
 	return NULL;
 }
 
-unsigned long long fe_view_seen(struct fe_view *v, const char *group, const char *event)
-{
-	struct ev_info *e = ev_named(v, group, event);
-
-	return e ? e->seen : 0;
-}
-
 void fe_view_dropped(struct fe_view *v, const char *group, const char *event,
 		     unsigned long long n)
 {
@@ -1049,4 +1075,30 @@ void fe_view_dropped(struct fe_view *v, const char *group, const char *event,
 
 	if (e)
 		e->dropped += n;
+}
+
+void fe_view_missed(struct fe_view *v, const char *group, const char *event,
+		    unsigned long long n)
+{
+	struct ev_info *e = ev_named(v, group, event);
+
+	if (e)
+		e->missed += n;
+}
+
+void fe_view_uncounted(struct fe_view *v, const char *group, const char *event,
+		       const char *why)
+{
+	struct ev_info *e = ev_named(v, group, event);
+
+	if (!e)
+		return;
+	e->uncounted = true;
+	if (!v->uncounted_why)
+		v->uncounted_why = strdup(why);	/* out of memory: "(null)" at worst */
+}
+
+void fe_view_kernel_counted(struct fe_view *v)
+{
+	v->kernel_counted = true;
 }

@@ -72,10 +72,20 @@ void fe_view_summary(struct fe_view *v, FILE *out);
 int fe_view_output_error(const struct fe_view *v);
 unsigned long long fe_view_events(const struct fe_view *v);
 unsigned long long fe_view_lost(const struct fe_view *v);
-/* Events of GROUP/EVENT decoded so far. */
-unsigned long long fe_view_seen(struct fe_view *v, const char *group, const char *event);
-/* n hits of GROUP/EVENT the kernel counted but never recorded: lost. */
+/*
+ * What only the kernel's counters tell, in any process and at no known
+ * time, for the summary: n hits of GROUP/EVENT it never recorded (too
+ * large for a ring-buffer page), n calls it did not probe (kprobe misses),
+ * or that what it dropped is not known, and why.
+ */
 void fe_view_dropped(struct fe_view *v, const char *group, const char *event,
 		     unsigned long long n);
+void fe_view_missed(struct fe_view *v, const char *group, const char *event,
+		    unsigned long long n);
+void fe_view_uncounted(struct fe_view *v, const char *group, const char *event,
+		       const char *why);
+/* The kernel's counts were asked (record): with none, the summary says
+ * only "none lost in the buffers". */
+void fe_view_kernel_counted(struct fe_view *v);
 
 #endif

@@ -437,7 +437,7 @@ const char *fe_event_kind_name(enum fe_event_kind kind)
  * kernel prints no group there: uprobes are told apart by their file,
  * kprobes of one name in two groups cannot be.
  */
-static void profile(const char *text, bool uprobe, const char *event, const char *target,
+static bool profile(const char *text, bool uprobe, const char *event, const char *target,
 		    unsigned long long *hits, unsigned long long *misses)
 {
 	size_t flen = 0;
@@ -455,17 +455,46 @@ static void profile(const char *text, bool uprobe, const char *event, const char
 		if (!uprobe && n == 3 && !strcmp(f[0], event)) {
 			*hits = strtoull(f[1], NULL, 10);
 			*misses = strtoull(f[2], NULL, 10);
-			return;
+			return true;
 		}
 		if (uprobe && n == 3 && !strcmp(f[1], event) &&
 		    (!flen || (strlen(f[0]) == flen && !strncmp(f[0], target, flen)))) {
 			*hits = strtoull(f[2], NULL, 10);
-			return;
+			return true;
 		}
 		line = strchr(line, '\n');
 		if (line)
 			line++;
 	}
+	return false;
+}
+
+bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,
+		     unsigned long long *misses)
+{
+	return profile(text, e->kind >= FE_KIND_UPROBE, e->event, e->target, hits, misses);
+}
+
+int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
+{
+	char *kprof = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
+	char *uprof = tracefs_instance_file_read(NULL, "uprobe_profile", NULL);
+	int i, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		bool uprobe = ev[i].kind >= FE_KIND_UPROBE;
+
+		bool found = profile(uprobe ? uprof : kprof, uprobe, ev[i].event, ev[i].target,
+				     &ev[i].hits, &ev[i].misses);
+
+		if (unread)
+			unread[i] = !found;
+		if (!found)
+			ret = -1;
+	}
+	free(kprof);
+	free(uprof);
+	return ret;
 }
 
 static bool enabled_in(struct tracefs_instance *inst, const char *group, const char *event)

@@ -56,6 +56,13 @@ struct fe_event_info {
 int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		   struct fe_error *err);
 void fe_event_infos_free(struct fe_event_info *ev, int n);
+/* Read the hits and misses of ev[0..n) again; -1 if one could not be read
+ * (its counts are then 0 and, given unread, unread[i] true). */
+int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread);
+/* The hits and misses of e in the text of its profile file (kprobe_profile
+ * for kprobes, uprobe_profile for uprobes); false if not there. */
+bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,
+		     unsigned long long *misses);
 const char *fe_event_kind_name(enum fe_event_kind kind);
 /* A uprobe's file since add: 1 replaced or gone (the probe watches the old
  * inode), 0 the same, -1 unknown (not added by fevent, or not a uprobe). */

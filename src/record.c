@@ -166,27 +166,32 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 	return v;
 }
 
-#define MAX_COUNTED	8
-
 /*
- * The kernel drops an event larger than a ring-buffer page (a string near
- * 4 KB) without counting it anywhere; only the profile's hits see the
- * call.  For each chosen event with strings, a second instance with the
- * event enabled for every process and a one-page buffer that nobody reads
- * counts what was committed (entries + overrun of its per-CPU stats):
- * hits - committed is what the kernel dropped.
+ * What the kernel counts and never records.  An event larger than a
+ * ring-buffer page (a string near 4 KB) is dropped, counted nowhere but in
+ * the probe's hits: in no per-CPU stats (6.1 and 6.18 alike).  A kprobe
+ * that did not run (inside another, or a kretprobe out of instances) is a
+ * miss in kprobe_profile.  Both count every process.  So for each chosen
+ * event with strings, a second instance with the event enabled for every
+ * process and a small buffer nobody reads counts what was committed (its
+ * per-CPU stats): the hits minus that, from start to end, is what the
+ * kernel dropped.
  */
-struct counted {
-	struct tracefs_instance *inst;
-	int ev;			/* index into the event list */
-	unsigned long long hits0;
+struct watch {
+	struct tracefs_instance *count;	/* the counting instance, or NULL */
+	long long base;			/* hits - committed at the start */
+	long long dropped;
+	unsigned long long misses0;
+	bool uncounted;
 };
 
 struct session {
 	struct fe_tracedat *td;	/* -o */
 	struct tracefs_instance *inst;
-	struct counted counted[MAX_COUNTED];
-	int nr_counted;
+	struct watch *watch;	/* one per event of the group */
+	int nr_watch;
+	int profile_fd[2];	/* kprobe_profile, uprobe_profile, or -1 */
+	struct fe_buf text;	/* the last of them or of the stats read again */
 	struct tracefs_cpu **cpus;
 	int nr_cpus;
 	void *page;
@@ -198,11 +203,18 @@ static void session_end(struct session *s)
 	int i;
 
 	fe_tracedat_abort(s->td);	/* written by then, or thrown away */
-	for (i = 0; i < s->nr_counted; i++) {
-		tracefs_event_disable(s->counted[i].inst, NULL, NULL);
-		tracefs_instance_destroy(s->counted[i].inst);
-		tracefs_instance_free(s->counted[i].inst);
+	for (i = 0; i < s->nr_watch; i++) {
+		if (!s->watch[i].count)
+			continue;
+		tracefs_event_disable(s->watch[i].count, NULL, NULL);
+		tracefs_instance_destroy(s->watch[i].count);
+		tracefs_instance_free(s->watch[i].count);
 	}
+	free(s->watch);
+	for (i = 0; i < 2; i++)
+		if (s->profile_fd[i] >= 0)
+			close(s->profile_fd[i]);
+	fe_buf_free(&s->text);
 	for (i = 0; i < s->nr_cpus; i++)
 		if (s->cpus[i])
 			tracefs_cpu_close(s->cpus[i]);
@@ -410,94 +422,231 @@ static int enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 	return 0;
 }
 
-static unsigned long long hits_of(const char *group, const char *event)
+/* Can an event be larger than a ring-buffer page?  A string can (up to
+ * 4 KB); the kernel refuses a fixed part of more than 3 KB. */
+static bool may_be_too_large(const struct fe_event_info *e)
 {
-	struct fe_event_info *ev;
-	struct fe_error err = { 0 };
-	unsigned long long hits = 0;
-	int i, n;
+	char *format = tracefs_event_file_read(NULL, e->group, e->event, "format", NULL);
+	bool large = !format || strstr(format, "__data_loc");
 
-	if (fe_list_events(group, &ev, &n, &err))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ev[i].event, event))
-			hits = ev[i].hits;
-	fe_event_infos_free(ev, n);
-	return hits;
+	free(format);
+	return large;
 }
 
-static bool has_strings(const struct fe_event_info *e)
+static void uncounted(struct session *s, struct fe_view *v, struct fe_event_info *ev, int i,
+		      const char *why)
 {
-	return e->args && (strstr(e->args, ":string") || strstr(e->args, ":ustring"));
+	if (s->watch)
+		s->watch[i].uncounted = true;
+	fe_view_uncounted(v, ev[i].group, ev[i].event, why);
 }
 
-/* Start counting the commits of the chosen events that have strings. */
-static void count_commits(struct session *s, struct fe_event_info *ev, int n, bool *chosen)
+/* The whole of a tracefs file already open, read again from the start:
+ * no open(), which may be what an event probes. */
+static const char *reread(struct fe_buf *b, int fd)
 {
-	int i;
+	char chunk[8192];
+	off_t off = 0;
+	ssize_t r;
 
-	for (i = 0; i < n && s->nr_counted < MAX_COUNTED; i++) {
-		struct counted *c = &s->counted[s->nr_counted];
-		char name[64];
-
-		if (!chosen[i] || !has_strings(&ev[i]))
-			continue;
-		snprintf(name, sizeof(name), "fevent-%d-count%d", (int)getpid(), s->nr_counted);
-		c->inst = tracefs_instance_create(name);
-		if (!c->inst)
-			return;		/* then fevent cannot tell, as before */
-		s->nr_counted++;
-		c->ev = i;
-		tracefs_instance_set_buffer_size(c->inst, 4, -1);
-		if (tracefs_event_enable(c->inst, ev[i].group, ev[i].event)) {
-			c->ev = -1;
-			continue;
-		}
-		/* after enabling: a hit in between is counted as committed,
-		 * which can only hide a drop, never invent one */
-		c->hits0 = hits_of(ev[i].group, ev[i].event);
+	b->len = 0;
+	fe_buf_add(b, "", 0);
+	if (fd < 0)
+		return NULL;
+	while ((r = pread(fd, chunk, sizeof(chunk), off)) > 0) {
+		fe_buf_add(b, chunk, r);
+		off += r;
 	}
+	return r < 0 || b->failed ? NULL : b->s;
 }
 
-static unsigned long long committed(struct tracefs_instance *inst, int nr_cpus)
+/*
+ * hits - committed of ev[i] now.  At the start committed first, at the end
+ * hits first: a call between the two reads can then only hide a drop,
+ * never invent one, and fevent's own reads (pread) are such calls.
+ */
+static int sample(struct session *s, struct fe_event_info *ev, int i, bool hits_first,
+		  long long *d)
 {
-	unsigned long long total = 0;
-	int cpu;
+	struct watch *w = &s->watch[i];
+	unsigned long long hits = 0, misses, done = 0;
+	int *fds = calloc(s->nr_cpus, sizeof(*fds));
+	int cpu, step, ret = -1;
 
-	for (cpu = 0; cpu < nr_cpus; cpu++) {
-		char file[64], *text, *p;
+	if (!fds)
+		return -1;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		char file[64];
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		text = tracefs_instance_file_read(inst, file, NULL);
-		if (!text)
-			continue;
-		if ((p = strstr(text, "entries:")))
-			total += strtoull(p + 8, NULL, 10);
-		if ((p = strstr(text, "\noverrun:")))
-			total += strtoull(p + 9, NULL, 10);
-		free(text);
+		fds[cpu] = tracefs_instance_file_open(w->count, file, O_RDONLY);
 	}
-	return total;
+	for (step = 0; step < 2; step++) {
+		if (step == (hits_first ? 0 : 1)) {
+			const char *text = reread(&s->text,
+						  s->profile_fd[ev[i].kind >= FE_KIND_UPROBE]);
+
+			if (!text || !fe_profile_find(text, &ev[i], &hits, &misses))
+				goto out;
+			continue;
+		}
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			/* what it recorded, and what it could not for another
+			 * reason than size (the recording instance may have) */
+			static const char *const counts[] = {
+				"entries:", "\noverrun:", "read events:", "commit overrun:",
+				"dropped events:",
+			};
+			const char *text = reread(&s->text, fds[cpu]);
+			const char *p;
+			size_t k;
+
+			for (k = 0; text && k < sizeof(counts) / sizeof(counts[0]); k++)
+				if ((p = strstr(text, counts[k])))
+					done += strtoull(p + strlen(counts[k]), NULL, 10);
+		}
+	}
+	*d = (long long)(hits - done);
+	ret = 0;
+out:
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (fds[cpu] >= 0)
+			close(fds[cpu]);
+	free(fds);
+	return ret;
 }
 
-/* What the kernel counted as hits and never committed: dropped. */
-static void tell_dropped(struct session *s, struct fe_event_info *ev, struct fe_view *v)
+/* A counting instance for ev[i], enabled, its start sampled.  Its name is
+ * fevent-PID-countN, which clear removes with fevent-PID when PID is gone. */
+static void count_commits(struct session *s, struct fe_view *v, struct fe_event_info *ev, int i)
 {
+	struct watch *w = &s->watch[i];
+	char name[64], why[256];
+
+	snprintf(name, sizeof(name), "fevent-%d-count%d", (int)getpid(), i);
+	if (tracefs_instance_exists(name)) {
+		/* left by a crashed fevent of this pid */
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
+
+		if (old) {
+			tracefs_event_disable(old, NULL, NULL);
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	w->count = tracefs_instance_create(name);
+	if (!w->count) {
+		snprintf(why, sizeof(why), "cannot create the tracefs instance %s: %s", name,
+			 strerror(errno));
+		goto fail;
+	}
+	/* a page or two per CPU: it only counts */
+	tracefs_instance_set_buffer_size(w->count, 4, -1);
+	if (tracefs_event_enable(w->count, ev[i].group, ev[i].event)) {
+		snprintf(why, sizeof(why), "cannot enable %s/%s in %s: %s", ev[i].group,
+			 ev[i].event, name, strerror(errno));
+		goto fail;
+	}
+	if (sample(s, ev, i, false, &w->base)) {
+		snprintf(why, sizeof(why), "cannot read its hits or %s's stats", name);
+		goto fail;
+	}
+	return;
+fail:
+	uncounted(s, v, ev, i, why);
+}
+
+/* Before the chosen events are enabled in the recording instance. */
+static void watch_start(struct session *s, struct fe_view *v, struct fe_event_info *ev, int n,
+			bool *chosen)
+{
+	bool *unread = calloc(n ? n : 1, sizeof(*unread));
 	int i;
 
-	for (i = 0; i < s->nr_counted; i++) {
-		struct counted *c = &s->counted[i];
-		unsigned long long hits, done;
-
-		if (c->ev < 0)
-			continue;
-		/* hits first, then stop: a late commit can only hide a drop */
-		hits = hits_of(ev[c->ev].group, ev[c->ev].event) - c->hits0;
-		tracefs_event_disable(c->inst, NULL, NULL);
-		done = committed(c->inst, s->nr_cpus);
-		if (hits > done)
-			fe_view_dropped(v, ev[c->ev].group, ev[c->ev].event, hits - done);
+	fe_view_kernel_counted(v);
+	s->profile_fd[0] = tracefs_instance_file_open(NULL, "kprobe_profile", O_RDONLY);
+	s->profile_fd[1] = tracefs_instance_file_open(NULL, "uprobe_profile", O_RDONLY);
+	s->watch = calloc(n ? n : 1, sizeof(*s->watch));
+	if (!s->watch || !unread) {
+		for (i = 0; i < n; i++)
+			if (chosen[i])
+				uncounted(s, v, ev, i, "out of memory");
+		free(unread);
+		return;
 	}
+	s->nr_watch = n;
+	fe_profile_counts(ev, n, unread);
+	for (i = 0; i < n; i++) {
+		if (!chosen[i])
+			continue;
+		s->watch[i].misses0 = ev[i].misses;
+		if (unread[i])
+			uncounted(s, v, ev, i,
+				  "its hits are not in kprobe_profile or uprobe_profile");
+		else if (may_be_too_large(&ev[i]))
+			count_commits(s, v, ev, i);
+	}
+	free(unread);
+}
+
+/*
+ * At the end, before the recording instance stops.  A hit counted just
+ * before the hits are read may not have committed yet: the counting
+ * instance still runs, so the smallest of a few reads a moment apart.
+ */
+static void watch_drops(struct session *s, struct fe_view *v, struct fe_event_info *ev)
+{
+	bool again = true;
+	int i, round;
+
+	for (round = 0; round < 3 && again; round++) {
+		if (round)
+			usleep(2000);
+		again = false;
+		for (i = 0; i < s->nr_watch; i++) {
+			struct watch *w = &s->watch[i];
+			long long d;
+
+			if (!w->count || w->uncounted)
+				continue;
+			if (sample(s, ev, i, true, &d)) {
+				uncounted(s, v, ev, i, "its hits or its counting instance's stats "
+					  "became unreadable");
+				continue;
+			}
+			d -= w->base;
+			if (!round || d < w->dropped)
+				w->dropped = d;
+			again |= w->dropped > 0;
+		}
+	}
+	for (i = 0; i < s->nr_watch; i++)
+		if (s->watch[i].dropped > 0 && !s->watch[i].uncounted)
+			fe_view_dropped(v, ev[i].group, ev[i].event, s->watch[i].dropped);
+}
+
+/* After the recording instance stopped: the kprobes' misses since the start. */
+static void watch_misses(struct session *s, struct fe_view *v, struct fe_event_info *ev, int n,
+			 bool *chosen)
+{
+	bool *unread = calloc(n ? n : 1, sizeof(*unread));
+	int i;
+
+	if (!unread || !s->watch) {
+		free(unread);
+		return;
+	}
+	fe_profile_counts(ev, n, unread);
+	for (i = 0; i < n; i++) {
+		if (!chosen[i] || s->watch[i].uncounted)
+			continue;
+		if (unread[i])
+			uncounted(s, v, ev, i, "its misses became unreadable");
+		else if (ev[i].misses > s->watch[i].misses0)
+			fe_view_missed(v, ev[i].group, ev[i].event,
+				       ev[i].misses - s->watch[i].misses0);
+	}
+	free(unread);
 }
 
 /* Fork the command stopped: it waits on a pipe until the filter is armed. */
@@ -565,7 +714,7 @@ static void wait_for_command(pid_t child, int *status)
 
 int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 {
-	struct session s = { 0 };
+	struct session s = { .profile_fd = { -1, -1 } };
 	struct fe_event_info *ev = NULL;
 	struct fe_view *v = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -605,7 +754,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	if (!v || start_session(&s, o, err))
 		goto out;
 	/* before the command runs: its first calls are counted too */
-	count_commits(&s, ev, n, chosen);
+	watch_start(&s, v, ev, n, chosen);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -657,8 +806,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		 */
 		usleep(got ? 50000 : 20000);
 	}
-	tell_dropped(&s, ev, v);
+	watch_drops(&s, v, ev);
 	tracefs_event_disable(s.inst, NULL, NULL);
+	watch_misses(&s, v, ev, n, chosen);
 	read_all(&s, v, true);
 	refresh_comms(v);
 	fe_view_flush(v, true);
