@@ -130,7 +130,7 @@ static void on_stack(struct fe_place *pl, const struct fe_param *pa, int *next_s
 
 static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 {
-	int next_reg = 0;
+	int next_reg = probe->ret_in_memory;	/* the result's address in %rdi */
 	int next_sse = 0;	/* xmm0..xmm7 */
 	int next_stack = 1;	/* $stack0 is the return address */
 	int i;

@@ -1020,6 +1020,15 @@ static int describe_params(struct resolver *r)
 		if (r->dfunc.nr_params > n)
 			n = r->dfunc.nr_params;
 	}
+	if (r->dbg && r->dfunc.ret) {
+		struct fe_tdesc d;
+		unsigned int align;
+
+		/* long double comes back in st0: only aggregates go in memory */
+		r->p->ret_in_memory = fe_dbg_describe(r->dbg, r->dfunc.ret, &d) == 0 &&
+				      (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) &&
+				      aggregate_class(r->dbg, &d, &align) == FE_CLASS_MEMORY;
+	}
 	r->p->nr_params = n;
 	r->p->params = calloc(n ? n : 1, sizeof(*r->p->params));
 	r->slot_type = calloc(n ? n : 1, sizeof(*r->slot_type));

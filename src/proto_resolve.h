@@ -94,6 +94,8 @@ struct fe_probe {
 	int nr_fields;
 	bool has_ret;
 	struct fe_field ret;
+	bool ret_in_memory;	/* returns a struct in memory: its address,
+				 * a hidden first argument, takes %rdi */
 	bool described;		/* the debug info had the function */
 };
 
