@@ -620,6 +620,22 @@ static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt
  * Whether a parameter is in one is the mapper's to say: without a
  * dereference the field carries both messages and emit picks one.
  */
+/* The path as written: "v", "o->in.name", "a[2]". */
+static void path_text(struct fe_buf *b, const struct fe_alt *alt)
+{
+	int i;
+
+	fe_buf_printf(b, "%s", alt->name);
+	for (i = 0; i < alt->nr_steps; i++) {
+		const struct fe_step *s = &alt->steps[i];
+
+		if (s->kind == FE_STEP_INDEX)
+			fe_buf_printf(b, "[%llu]", s->num);
+		else
+			fe_buf_printf(b, "%s%s", step_text(s), s->member);
+	}
+}
+
 static int float_error(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
 		       int col, const char *tname, unsigned long size)
 {
@@ -629,15 +645,7 @@ static int float_error(struct resolver *r, struct fe_field *f, const struct fe_a
 
 	for (i = 0; i < f->nr_ops; i++)
 		in_memory = in_memory || f->ops[i].kind == FE_OP_DEREF;
-	fe_buf_printf(&path, "%s", alt->name);
-	for (i = 0; i < alt->nr_steps; i++) {
-		const struct fe_step *s = &alt->steps[i];
-
-		if (s->kind == FE_STEP_INDEX)
-			fe_buf_printf(&path, "[%llu]", s->num);
-		else
-			fe_buf_printf(&path, "%s%s", step_text(s), s->member);
-	}
+	path_text(&path, alt);
 	/* no fetch type is wider than 64 bits: a long double is two */
 	fe_buf_printf(&bits,
 		      "'%s' is floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu%s %s=%s'",
@@ -663,6 +671,79 @@ static int float_error(struct resolver *r, struct fe_field *f, const struct fe_a
 	}
 	f->type.kind = FE_FT_X;
 	f->type.size = size > 8 ? 8 : size;
+	return 0;
+}
+
+struct member_pick {
+	struct fe_dbg *dbg;
+	const char *integer;	/* the first member read as an integer or pointer */
+	const char *floating;	/* the first floating-point one */
+	unsigned long float_size;
+};
+
+static void pick_member(const char *name, fe_tid type, unsigned long bit_off, void *arg)
+{
+	struct member_pick *m = arg;
+	struct fe_tdesc d;
+	struct fe_tinfo ti;
+
+	(void)bit_off;
+	if (!name)
+		return;
+	if (!m->integer && dbg_tinfo(m->dbg, type, &ti) == 0)
+		m->integer = name;
+	else if (!m->floating && fe_dbg_describe(m->dbg, type, &d) == 0 &&
+		 d.kind == FE_TK_FLOAT) {
+		m->floating = name;
+		m->float_size = d.size;
+	}
+}
+
+/*
+ * A whole struct is no fetch type: name a member that compiles.  When
+ * only floating point is in it, that is what its place decides (as for a
+ * float): nothing in xmm registers, the bits with a type in memory.
+ */
+static int aggregate_error(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
+			   int col, const struct fe_tdesc *d, const char *tname)
+{
+	struct member_pick m = { .dbg = r->dbg };
+	struct fe_buf path = { 0 }, msg = { 0 };
+	const char *what = d->kind == FE_TK_STRUCT ? "struct" : "union";
+	bool in_memory = false;
+	int i;
+
+	for (i = 0; i < f->nr_ops; i++)
+		in_memory = in_memory || f->ops[i].kind == FE_OP_DEREF;
+	fe_dbg_each_member(r->dbg, d->id, pick_member, &m);
+	path_text(&path, alt);
+	if (m.integer || !m.floating)
+		fe_buf_printf(&msg, "'%s' is a %s: name one of its members with '.'%s%s%s%s%s",
+			      tname, what, m.integer ? ", e.g. '" : "", m.integer ? path.s : "",
+			      m.integer ? "." : "", m.integer ? m.integer : "", m.integer ? "'" : "");
+	else
+		fe_buf_printf(&msg, "'%s' holds only floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu %s=%s.%s'",
+			      tname, m.float_size > 8 ? 64 : m.float_size * 8, m.floating, path.s,
+			      m.floating);
+	fe_buf_free(&path);
+	if (msg.failed)
+		return fe_err(r->err, 0, "out of memory");
+	if (m.integer || !m.floating || in_memory || f->src != FE_SRC_PARAM) {
+		fe_err(r->err, col, "%s", msg.s);
+		fe_buf_free(&msg);
+		return -1;
+	}
+	/* emit refuses it, for the reason the mapper's place gives */
+	f->float_bits = msg.s;
+	f->float_col = col;
+	if (asprintf(&f->float_sse,
+		     "'%s' is a %s of floating point, passed in SSE (xmm) registers, which probes cannot read",
+		     tname, what) < 0) {
+		f->float_sse = NULL;
+		return fe_err(r->err, 0, "out of memory");
+	}
+	f->type.kind = FE_FT_X;
+	f->type.size = 8;
 	return 0;
 }
 
@@ -720,9 +801,7 @@ static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_a
 		return 0;
 	case FE_TK_STRUCT:
 	case FE_TK_UNION:
-		return fe_err(r->err, col, "'%s' is a %s: name one of its members with '%s'",
-			      tname, d.kind == FE_TK_STRUCT ? "struct" : "union",
-			      alt->nr_steps || alt->type ? "." : "->");
+		return aggregate_error(r, f, alt, col, &d, tname);
 	case FE_TK_FLOAT:
 		return float_error(r, f, alt, col, tname, d.size);
 	default:
@@ -1107,6 +1186,82 @@ static int describe_params(struct resolver *r)
 	return 0;
 }
 
+/*
+ * A struct returned by value is no return type: a return type is one
+ * value $retval reads from %ax.  Where SysV puts the struct says what can
+ * be recorded instead.  id is its type in dbg, or 0 if unknown.
+ */
+static int struct_return_error(struct resolver *r, int col, struct fe_dbg *dbg, fe_tid id,
+			       const char *tname, bool written)
+{
+	const char *instead = written ? "write 'x%u' instead" : "write the return type 'x%u'";
+	struct fe_buf why = { 0 };
+	struct fe_tdesc d;
+	unsigned int align, bits = 64;
+	enum fe_class cls = FE_CLASS_MEMORY;
+	bool known = id && dbg && fe_dbg_describe(dbg, id, &d) == 0 &&
+		     (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) && d.size;
+
+	if (known) {
+		cls = aggregate_class(dbg, &d, &align);
+		while (d.size <= 8 && bits / 16 >= d.size)
+			bits /= 2;
+	}
+	fe_buf_printf(&why, "'%s' is returned by value, but a return type reads one integer or pointer from %%ax ($retval); ",
+		      tname);
+	if (!known) {
+		fe_buf_printf(&why, "without debug info for '%s', where it comes back is unknown: write no return type",
+			      tname);
+	} else if (cls == FE_CLASS_INTEGER) {
+		fe_buf_printf(&why, "its %lu byte%s come%s back in %%ax: ", d.size,
+			      d.size == 1 ? "" : "s", d.size == 1 ? "s" : "");
+		fe_buf_printf(&why, instead, bits);
+		fe_buf_printf(&why, " to record %s", d.size == 1 ? "it" : "them");
+	} else if (cls == FE_CLASS_INTEGER2 || cls == FE_CLASS_INT_SSE) {
+		fe_buf_printf(&why, "bytes 0..7 come back in %%ax and bytes 8..%lu in %s: ",
+			      d.size - 1, cls == FE_CLASS_INTEGER2 ? "%dx" : "xmm0");
+		fe_buf_printf(&why, instead, 64);
+		fe_buf_printf(&why, " to record bytes 0..7");
+	} else if (cls == FE_CLASS_SSE_INT) {
+		fe_buf_printf(&why, "bytes 0..7 come back in xmm0, which probes cannot read, and bytes 8..%lu in %%ax: ",
+			      d.size - 1);
+		fe_buf_printf(&why, instead, 64);
+		fe_buf_printf(&why, " to record bytes 8..15");
+	} else if (cls == FE_CLASS_SSE) {
+		fe_buf_printf(&why, "it comes back in xmm registers, which probes cannot read: %s",
+			      written ? "write no return type" : "leave out -r");
+	} else {
+		fe_buf_printf(&why, "it comes back in memory the caller provides, whose address %%ax holds: ");
+		fe_buf_printf(&why, instead, 64);
+		fe_buf_printf(&why, " to record the address");
+	}
+	if (why.failed)
+		return fe_err(r->err, 0, "out of memory");
+	fe_err(r->err, col, "%s", why.s);
+	fe_buf_free(&why);
+	return -1;
+}
+
+/* Whether a written return type is a struct or union by value (a tag, or
+ * a typedef the debug info resolves to one); *id its type there, or 0. */
+static bool written_struct(struct resolver *r, const struct fe_tspec *ts, fe_tid *id)
+{
+	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
+			  "union" : NULL;
+	struct fe_tdesc d;
+
+	*id = 0;
+	if (ts->nr_ptr || ts->array || !ts->name || ts->is_void)
+		return false;
+	if (r->ctx->dbg && !fe_is_atom(ts->name) &&
+	    fe_dbg_find_type(r->ctx->dbg, tag, ts->name, id) == 1 &&
+	    fe_dbg_describe(r->ctx->dbg, *id, &d) == 0 &&
+	    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION))
+		return true;
+	*id = 0;
+	return tag != NULL;
+}
+
 static int resolve_return(struct resolver *r)
 {
 	const struct fe_tspec *ts = r->proto->rtype;
@@ -1117,12 +1272,10 @@ static int resolve_return(struct resolver *r)
 	if (ts) {
 		if (ts->is_void && ts->nr_ptr == 0)
 			return 0;
-		/* said before the type is looked up: with or without debug
-		 * info, $retval is only %ax */
-		if ((ts->tag == FE_TAG_STRUCT || ts->tag == FE_TAG_UNION) && ts->nr_ptr == 0)
-			return fe_err(r->err, col,
-				      "'%s %s' is returned by value, which $retval (%%ax alone) cannot fetch; write no return type, or a pointer or integer one",
-				      ts->tag == FE_TAG_STRUCT ? "struct" : "union", ts->name);
+		fe_tid sid;
+
+		if (written_struct(r, ts, &sid))
+			return struct_return_error(r, col, r->ctx->dbg, sid, ts->text, true);
 		if (tspec_info(r, ts, &ti))
 			return -1;
 	} else if (r->ctx->want_return && !r->dbg && r->p->syscall && r->ctx->dbg) {
@@ -1147,8 +1300,17 @@ static int resolve_return(struct resolver *r)
 				      r->p->func);
 		if (r->dfunc.ret == 0)
 			return fe_err(r->err, col, "'%s' returns void", r->p->func);
-		if (dbg_tinfo(r->dbg, r->dfunc.ret, &ti))
+		if (dbg_tinfo(r->dbg, r->dfunc.ret, &ti)) {
+			char tname[128];
+			struct fe_tdesc d;
+
+			if (fe_dbg_type_name(r->dbg, r->dfunc.ret, tname, sizeof(tname)))
+				snprintf(tname, sizeof(tname), "?");
+			if (fe_dbg_describe(r->dbg, r->dfunc.ret, &d) == 0 &&
+			    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION))
+				return struct_return_error(r, col, r->dbg, r->dfunc.ret, tname, false);
 			return fe_err(r->err, col, "the return value of '%s' cannot be fetched", r->p->func);
+		}
 	} else {
 		return 0;
 	}
