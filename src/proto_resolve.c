@@ -631,6 +631,8 @@ static void path_text(struct fe_buf *b, const struct fe_alt *alt)
 
 		if (s->kind == FE_STEP_INDEX)
 			fe_buf_printf(b, "[%llu]", s->num);
+		else if (s->kind == FE_STEP_ADD)
+			fe_buf_printf(b, "+%llu", s->num);
 		else
 			fe_buf_printf(b, "%s%s", step_text(s), s->member);
 	}
@@ -898,7 +900,7 @@ static int find_param(struct resolver *r, const char *name, int visible_slots)
 
 static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 {
-	const char *names[64];
+	const char *names[64] = { NULL };
 	const char *near;
 	int i, n = 0;
 
@@ -925,6 +927,59 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 	}
 }
 
+/*
+ * "x16 port=uaddr+2": after 'LABEL=' comes an address or a path, and a
+ * parameter plus N bytes is neither.  What reads there is Rostedt's hop,
+ * which starts from its own slot's parameter: say which slot that is.
+ * slot is this argument's; k the slot the head names, or -1.
+ */
+static int label_hop_error(struct resolver *r, const struct fe_alt *alt, int slot, int k)
+{
+	struct fe_buf path = { 0 }, msg = { 0 }, hop = { 0 };
+	char tname[128];
+	struct fe_tdesc d;
+	unsigned long long n = 0;
+	bool adds_only = true;
+	int i;
+
+	for (i = 0; i < alt->nr_steps; i++) {
+		adds_only = adds_only && alt->steps[i].kind == FE_STEP_ADD;
+		n += alt->steps[i].num;
+	}
+	path_text(&path, alt);
+	fe_buf_printf(&hop, "%s %s+%llu", alt->type ? alt->type->text : "x64", alt->label, n);
+	fe_buf_printf(&msg, "after '%s=' comes an address (0xHEX or @SYMBOL) or a path from a parameter ('->', '.', '[I]'), and '%s' is neither",
+		      alt->label, path.s ? path.s : alt->name);
+	if (k >= 0 && r->dbg && r->p->params[k].type &&
+	    fe_dbg_describe(r->dbg, r->p->params[k].type, &d) == 0 && d.kind != FE_TK_PTR) {
+		if (fe_dbg_type_name(r->dbg, r->p->params[k].type, tname, sizeof(tname)))
+			snprintf(tname, sizeof(tname), "?");
+		fe_buf_printf(&msg, "; '%s' is '%s', not a pointer: there is no memory past its value to read",
+			      alt->name, tname);
+	} else if (!adds_only)
+		;	/* no hop reads what '[I]' then '+N' would */
+	else if (k == slot)
+		fe_buf_printf(&msg, "; to read %llu bytes past the value of '%s', this slot's parameter, write Rostedt's hop '%s'",
+			      n, alt->name, hop.s);
+	else if (k >= 0)
+		fe_buf_printf(&msg, "; Rostedt's hop '%s' reads %llu bytes past the value of its slot's parameter: write it in slot %d, '%s', not in slot %d%s%s%s",
+			      hop.s, n, k + 1, alt->name, slot + 1,
+			      slot < r->p->nr_params && r->p->params[slot].name ? " ('" : "",
+			      slot < r->p->nr_params && r->p->params[slot].name ?
+			      r->p->params[slot].name : "",
+			      slot < r->p->nr_params && r->p->params[slot].name ? "')" : "");
+	else
+		fe_buf_printf(&msg, "; Rostedt's hop '%s' reads %llu bytes past the value of its slot's parameter: write it in the slot of '%s'",
+			      hop.s, n, alt->name);
+	fe_buf_free(&path);
+	fe_buf_free(&hop);
+	if (msg.failed)
+		return fe_err(r->err, 0, "out of memory");
+	fe_err(r->err, alt->name_col, "%s", msg.s);
+	fe_buf_free(&msg);
+	return -1;
+}
+
 /* A read by name: a parameter of the function or a label, then a path. */
 static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 			int visible_slots)
@@ -935,10 +990,18 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 	struct fe_tinfo ti;
 	struct fe_field *f;
 	const char *label;
-	int slot, label_col;
+	int i, slot, label_col;
 	fe_tid cur;
 
 	slot = find_param(r, alt->name, visible_slots);
+	for (i = 0; i < alt->nr_steps; i++) {
+		if (alt->steps[i].kind != FE_STEP_ADD)
+			continue;
+		/* only after a LABEL= does the parser let '+N' into a path */
+		if (slot < 0 && r->dbg)
+			return unknown_param(r, alt);
+		return label_hop_error(r, alt, visible_slots - 1, slot);
+	}
 	if (slot < 0)
 		return unknown_param(r, alt);
 	pa = &r->p->params[slot];
@@ -947,7 +1010,6 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 	label_col = alt->label_col;
 	if (!label) {
 		const struct fe_step *last = NULL;
-		int i;
 
 		for (i = 0; i < alt->nr_steps; i++)
 			if (alt->steps[i].kind != FE_STEP_INDEX)

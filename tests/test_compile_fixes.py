@@ -55,15 +55,48 @@ def test_proto_of_a_system_call():
     check("no function '__x64_sys_nosuchcall'" in r.stderr, r.stderr)
 
 
+HOP = ("after 'port=' comes an address (0xHEX or @SYMBOL) or a path from a parameter "
+       "('->', '.', '[I]'), and '{}' is neither; ")
+
+
 def test_hop_after_a_label_path_says_where_hops_go():
+    # issue 9 item 11: this said "'+N' hops and '->' paths cannot be
+    # mixed", with no '->' in it.  'port=' wants 0xHEX, @SYMBOL or a path;
+    # 2 bytes past uaddr is Rostedt's hop in uaddr's slot.
     need_btf()
-    r = fe.run("compile", "futex_wait(x16 port=uaddr+2)")
-    expect_eq((r.returncode, r.stdout), (2, ""))
+    for proto, col, path, rest, follow, want in [
+            ("futex_wait(x16 port=uaddr+2)", 21, "uaddr+2",
+             "to read 2 bytes past the value of 'uaddr', this slot's parameter, write Rostedt's "
+             "hop 'x16 port+2'", "futex_wait(x16 port+2)", "port=+2(%di):x16"),
+            # in another slot: the hop would read from 'flags'
+            ("futex_wait(NULL, x16 port=uaddr+2)", 27, "uaddr+2",
+             "Rostedt's hop 'x16 port+2' reads 2 bytes past the value of its slot's parameter: "
+             "write it in slot 1, 'uaddr', not in slot 2 ('flags')",
+             "futex_wait(x16 port+2)", "port=+2(%di):x16"),
+            ("futex_wait(port=uaddr+2+4)", 17, "uaddr+2+4",
+             "to read 6 bytes past the value of 'uaddr', this slot's parameter, write Rostedt's "
+             "hop 'x64 port+6'", "futex_wait(x64 port+6)", "port=+6(%di):x64"),
+            ("futex_wait(x16 port=flags+2)", 21, "flags+2",
+             "'flags' is 'unsigned int', not a pointer: there is no memory past its value to "
+             "read", None, None)]:
+        r = fe.run("compile", proto)
+        expect_eq((r.returncode, r.stdout), (2, ""), proto)
+        expect_eq(r.stderr.splitlines()[0],
+                  f"fevent: error: column {col}: " + HOP.format(path) + rest, proto)
+        expect_eq(fe.caret_column(r.stderr), col, proto)
+        if follow:
+            r = fe.run("compile", follow)
+            expect_eq((r.returncode, r.stdout.split()[-1]), (0, want), follow)
+    # without debug info, which slot 'uaddr' is cannot be known
+    r = fe.run("compile", "--kallsyms", "/dev/null", "futex_wait(x16 port=uaddr+2)")
     expect_eq(r.stderr.splitlines()[0],
-              "fevent: error: column 26: '+N' is a hop from a slot ('x16 port+2' reads 2 bytes "
-              "past this slot's value), not part of a 'LABEL=' path, which takes '->', '.' and '[I]'")
-    r = fe.run("compile", "futex_wait(x16 port+2)")
-    expect_eq(r.stdout.split()[-1], "port=+2(%di):x16", "the suggestion compiles")
+              "fevent: error: column 21: " + HOP.format("uaddr+2") +
+              "Rostedt's hop 'x16 port+2' reads 2 bytes past the value of its slot's parameter: "
+              "write it in the slot of 'uaddr'")
+    # a real '->' still gets the message about mixing
+    r = fe.run("compile", "futex_wait(x16 port=uaddr->x+2)")
+    expect_eq(r.stderr.splitlines()[0], "fevent: error: column 29: '+N' hops and '->'/'.' "
+                                        "member paths cannot be mixed in one argument")
 
 
 RET = "'{}' is returned by value, but a return type reads one integer or pointer from %ax ($retval); "
