@@ -129,6 +129,14 @@ static int pick_syscall_target(struct fe_probe *p, const struct fe_resolve_ctx *
 	return 0;
 }
 
+int fe_resolve_clone_of(const struct fe_resolve_ctx *ctx, const char *func, char *clone,
+			size_t size)
+{
+	if (ctx->kallsyms_path && fe_ksyms_clone_of(ctx->kallsyms_path, func, clone, size))
+		return 1;
+	return ctx->symtab_elf && fe_elf_clone_of(ctx->symtab_elf, func, clone, size);
+}
+
 /* A function of a user binary: a uprobe at its file offset. */
 static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx,
 			    struct fe_error *err)
@@ -145,7 +153,7 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 		char near[256];
 
 		/* the compiler's clone is what there is to probe */
-		if (fe_elf_clone_of(ctx->binary, p->func, near, sizeof(near)))
+		if (fe_resolve_clone_of(ctx, p->func, near, sizeof(near)))
 			return fe_err(err, p->func_col,
 				      "no function '%s' in %s, but its clone '%s' is there: probe that ('%s(...)' reads its parameters as the compiler changed them)",
 				      p->func, ctx->binary, near, near);
@@ -197,8 +205,7 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 				       p->func, p->module);
 		char near[256];
 
-		if (ctx->kallsyms_path &&
-		    fe_ksyms_clone_of(ctx->kallsyms_path, p->func, near, sizeof(near)))
+		if (fe_resolve_clone_of(ctx, p->func, near, sizeof(near)))
 			return fe_warn(ctx->warnings,
 				       "'%s' is not a function of the running kernel (/proc/kallsyms), but its clone '%s' is: probe that",
 				       p->func, near);
@@ -898,16 +905,97 @@ static int find_param(struct resolver *r, const char *name, int visible_slots)
 	return -1;
 }
 
+static bool has_param(const struct fe_dfunc *f, const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->nr_params; i++)
+		if (f->params[i].name && !strcmp(f->params[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * Why the function has no names and types: there is no debug info, or
+ * it does not describe the function.  A compiler's clone may be what has
+ * the code (and, in DWARF, the description): then say to probe that.
+ * param, if given, is a name the clone should have; for_return: the
+ * suggestion writes a return type rather than slots.  True if it said
+ * what to do.
+ */
+static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
+			bool for_return)
+{
+	struct fe_dbg *dbg = r->ctx->dbg;
+	struct fe_error ignored = { 0 };
+	struct fe_dfunc f = { 0 };
+	char clone[256];
+	int found;
+
+	if (!dbg) {
+		fe_buf_printf(b, "there is no debug info (BTF or DWARF) for '%s'", r->p->func);
+		return false;
+	}
+	if (r->p->syscall_wrapper && described(dbg, r->p->target)) {
+		fe_buf_printf(b, "%s describes the wrapper %s(const struct pt_regs *), not the arguments of '%s': 'fevent proto %s' prints them, typed",
+			      fe_dbg_source(dbg), r->p->target, r->p->func, r->p->func);
+		return true;
+	}
+	if (r->p->syscall) {
+		fe_buf_printf(b, "%s does not describe '%s'", fe_dbg_source(dbg), r->p->target);
+		return false;
+	}
+	if (!fe_resolve_clone_of(r->ctx, r->p->func, clone, sizeof(clone))) {
+		fe_buf_printf(b, "%s does not describe '%s'", fe_dbg_source(dbg), r->p->func);
+		return false;
+	}
+	found = fe_dbg_func(dbg, clone, &f, &ignored);
+	if (found == 1 && (!param || has_param(&f, param)))
+		fe_buf_printf(b, "%s does not describe '%s', but describes its clone '%s', which has the code: probe that",
+			      fe_dbg_source(dbg), r->p->func, clone);
+	else if (for_return)
+		fe_buf_printf(b, "%s describes neither '%s' nor its clone '%s', which has the code: probe the clone with a return type written, e.g. 'x64 %s()'%s",
+			      fe_dbg_source(dbg), r->p->func, clone, clone,
+			      r->ctx->binary ? "" : ", or give --vmlinux FILE for its DWARF");
+	else
+		fe_buf_printf(b, "%s describes neither '%s' nor its clone '%s', which has the code (its parameters perhaps moved by the compiler): probe the clone with typed slots, e.g. '%s(x64 %s)'%s",
+			      fe_dbg_source(dbg), r->p->func, clone, clone, param ? param : "arg1",
+			      r->ctx->binary ? "" : ", or give --vmlinux FILE for its DWARF");
+	fe_dfunc_clear(&f);
+	return true;
+}
+
+/* An error at col: lead, then why the function is undescribed. */
+static int undescribed_error(struct resolver *r, int col, const char *lead, bool for_return)
+{
+	struct fe_buf why = { 0 };
+
+	fe_buf_printf(&why, "%s: ", lead);
+	undescribed(r, &why, NULL, for_return);
+	if (why.failed)
+		return fe_err(r->err, 0, "out of memory");
+	fe_err(r->err, col, "%s", why.s);
+	fe_buf_free(&why);
+	return -1;
+}
+
 static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 {
 	const char *names[64] = { NULL };
 	const char *near;
 	int i, n = 0;
 
-	if (!r->dbg)
-		return fe_err(r->err, alt->name_col,
-			      "unknown parameter '%s': without debug info (BTF or DWARF) for '%s' a parameter is read by its slot ('TYPE NAME') or by a label an earlier slot gave it",
-			      alt->name, r->p->func);
+	if (!r->dbg) {
+		struct fe_buf why = { 0 };
+
+		if (!undescribed(r, &why, alt->name, false))
+			fe_buf_printf(&why, ": a parameter is read by its slot ('TYPE NAME') or by a label an earlier slot gave it");
+		if (why.failed)
+			return fe_err(r->err, 0, "out of memory");
+		fe_err(r->err, alt->name_col, "unknown parameter '%s': %s", alt->name, why.s);
+		fe_buf_free(&why);
+		return -1;
+	}
 	for (i = 0; i < r->p->nr_params && n < 64; i++)
 		if (r->p->params[i].name)
 			names[n++] = r->p->params[i].name;
@@ -1029,10 +1117,13 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 	}
 
 	/* no debug info for it: only a label's own type, no walking */
-	if (alt->nr_steps)
-		return fe_err(r->err, alt->steps[0].col,
-			      "'%s' walks into '%s', which needs its type from debug info (BTF or DWARF)",
-			      step_text(&alt->steps[0]), alt->name);
+	if (alt->nr_steps) {
+		char lead[192];
+
+		snprintf(lead, sizeof(lead), "'%s' walks into '%s', which needs its type from debug info",
+			 step_text(&alt->steps[0]), alt->name);
+		return undescribed_error(r, alt->steps[0].col, lead, false);
+	}
 	ts = alt->type ? alt->type : r->slot_type[slot];
 	if (!ts)
 		return fe_err(r->err, alt->name_col,
@@ -1070,9 +1161,8 @@ static int resolve_rest(struct resolver *r)
 	int i;
 
 	if (!r->dbg)
-		return fe_err(r->err, r->proto->ellipsis_col,
-			      "'...' (every parameter not read yet) needs debug info (BTF or DWARF) for '%s'",
-			      r->p->func);
+		return undescribed_error(r, r->proto->ellipsis_col,
+					 "'...' (every parameter not read yet) needs debug info", false);
 	for (i = 0; i < r->p->nr_params; i++) {
 		const struct fe_param *pa = &r->p->params[i];
 		struct fe_field *f;
@@ -1358,8 +1448,7 @@ static int resolve_return(struct resolver *r)
 				      r->p->func);
 	} else if (r->ctx->want_return) {
 		if (!r->dbg)
-			return fe_err(r->err, col, "a return type from debug info needs BTF or DWARF for '%s'",
-				      r->p->func);
+			return undescribed_error(r, col, "-r types the return value from debug info", true);
 		if (r->dfunc.ret == 0)
 			return fe_err(r->err, col, "'%s' returns void", r->p->func);
 		if (dbg_tinfo(r->dbg, r->dfunc.ret, &ti)) {
@@ -1448,6 +1537,10 @@ found:
 		/* no symbol table to ask: the debug info is the only witness */
 		char near[256];
 
+		if (fe_resolve_clone_of(r->ctx, r->p->func, near, sizeof(near)))
+			return fe_warn(r->ctx->warnings,
+				       "'%s' is not a function in %s, but its clone '%s' is: probe that",
+				       r->p->func, fe_dbg_source(dbg), near);
 		if (fe_dbg_inlined_only(dbg, r->p->func))
 			return fe_warn(r->ctx->warnings,
 				       "'%s' is inlined everywhere in %s: it has no code of its own to probe",

@@ -197,3 +197,124 @@ def test_a_kernel_clone_is_suggested_over_a_neighbour():
                             "'do_execveat_common.isra.0' is: probe that\n")
     finally:
         os.unlink(f.name)
+
+
+def _vmlinux():
+    from test_kernel_dwarf import need_vmlinux
+    return need_vmlinux()
+
+
+def test_proto_suggests_the_clone_not_inlined_everywhere():
+    # issue 9 item 11: 'clone_me' "inlined everywhere" though its
+    # .constprop.0 clone has code; proto said so still
+    so = clone_lib()
+    r = fe.run("proto", "-x", so, "fx_clone_impl")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr, f"fevent: error: no function 'fx_clone_impl' in {so}, but its clone "
+                        "'fx_clone_impl.constprop.0' is: proto that\n")
+    r = fe.run("proto", "-x", so, "fx_clone_impl.constprop.0")
+    expect_eq(r.returncode, 0, r.stderr)
+    check(r.stdout.startswith("long int fx_clone_impl.constprop.0("), r.stdout)
+
+
+def _kallsyms_clone():
+    """A clone in the running kernel whose base name has no symbol of its
+    own and no BTF: the shape of do_execveat_common.isra.0."""
+    need_btf()
+    names = set()
+    try:
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "tT":
+                    names.add(parts[2])
+    except OSError:
+        raise fe.Skip("/proc/kallsyms unreadable")
+    for n in sorted(names):
+        base, dot, rest = n.partition(".")
+        if (rest in ("isra.0", "constprop.0") and base not in names and
+                not any(m.startswith(base + ".") and m < n for m in names)):
+            r = fe.run("proto", base)
+            if "did you mean" in r.stderr or "nor its clone" in r.stderr:
+                return base, n
+    raise fe.Skip("no clone without its base name in /proc/kallsyms")
+
+
+def test_proto_of_a_kernel_clone_says_what_describes_it():
+    # the running kernel: BTF describes neither; was "did you mean
+    # 'do_check_common'?" for do_execveat_common
+    base, clone = _kallsyms_clone()
+    r = fe.run("proto", base)
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr, f"fevent: error: no function '{base}' in /sys/kernel/btf/vmlinux, nor "
+                        f"its clone '{clone}', which has the code: give --vmlinux FILE for its "
+                        "DWARF\n")
+    # and with DWARF, which has the clone: proto that
+    v = _vmlinux()
+    r = fe.run("proto", "--vmlinux", v, "do_execveat_common")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr, f"fevent: error: no function 'do_execveat_common' in {v}, but its clone "
+                        "'do_execveat_common.isra.0' is: proto that\n")
+    r = fe.run("proto", "--vmlinux", v, "do_execveat_common.isra.0")
+    expect_eq(r.returncode, 0, r.stderr)
+    check(r.stdout.startswith("int do_execveat_common.isra.0(int fd, "), r.stdout)
+
+
+def test_kernel_clone_by_name_in_dwarf():
+    v = _vmlinux()
+    # the symbol table is the vmlinux's own: was "inlined everywhere"
+    r = fe.run("compile", "--vmlinux", v, "do_execveat_common(int fd)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stderr, f"fevent: warning: 'do_execveat_common' is not a function in {v}, but "
+                        "its clone 'do_execveat_common.isra.0' is: probe that\n")
+    # was "without debug info (BTF or DWARF)", with DWARF loaded
+    r = fe.run("compile", "--vmlinux", v, "do_execveat_common(fd)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines()[0],
+              f"fevent: error: column 20: unknown parameter 'fd': {v} does not describe "
+              "'do_execveat_common', but describes its clone 'do_execveat_common.isra.0', which "
+              "has the code: probe that")
+    r = fe.run("compile", "--vmlinux", v, "do_execveat_common.isra.0(fd)")
+    expect_eq((r.returncode, r.stderr), (0, ""))
+    expect_eq(r.stdout.split()[-1], "fd=%di:s32")
+
+
+def test_kernel_clone_by_name_in_btf():
+    need_btf()
+    with tempfile.NamedTemporaryFile("w", suffix=".kallsyms", delete=False) as f:
+        f.write("ffffffff816e1d70 t do_execveat_common.isra.0\n"
+                "ffffffff816e2000 t do_check_common\n")
+    try:
+        opts = ["--btf", "/sys/kernel/btf/vmlinux", "--kallsyms", f.name]
+        r = fe.run("compile", *opts, "do_execveat_common(fd)")
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq(r.stderr.splitlines()[0],
+                  "fevent: error: column 20: unknown parameter 'fd': /sys/kernel/btf/vmlinux "
+                  "describes neither 'do_execveat_common' nor its clone "
+                  "'do_execveat_common.isra.0', which has the code (its parameters perhaps moved "
+                  "by the compiler): probe the clone with typed slots, e.g. "
+                  "'do_execveat_common.isra.0(x64 fd)', or give --vmlinux FILE for its DWARF")
+        r = fe.run("compile", *opts, "do_execveat_common.isra.0(x64 fd)")
+        expect_eq((r.returncode, r.stderr), (0, ""))
+        expect_eq(r.stdout.split()[-1], "fd=%di:x64")
+        r = fe.run("compile", "-r", *opts, "do_execveat_common(int fd)")
+        expect_eq(r.stderr.splitlines()[0],
+                  "fevent: error: column 1: -r types the return value from debug info: "
+                  "/sys/kernel/btf/vmlinux describes neither 'do_execveat_common' nor its clone "
+                  "'do_execveat_common.isra.0', which has the code: probe the clone with a return "
+                  "type written, e.g. 'x64 do_execveat_common.isra.0()', or give --vmlinux FILE "
+                  "for its DWARF")
+        r = fe.run("compile", *opts, "x64 do_execveat_common.isra.0()")
+        expect_eq((r.returncode, r.stderr), (0, ""))
+    finally:
+        os.unlink(f.name)
+
+
+def test_system_call_by_name_under_btf_points_at_proto():
+    need_btf()
+    r = fe.run("compile", "SyS_openat(dfd)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines()[0],
+              "fevent: error: column 12: unknown parameter 'dfd': /sys/kernel/btf/vmlinux "
+              "describes the wrapper __x64_sys_openat(const struct pt_regs *), not the arguments "
+              "of 'SyS_openat': 'fevent proto SyS_openat' prints them, typed")
