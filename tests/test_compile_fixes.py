@@ -318,3 +318,28 @@ def test_system_call_by_name_under_btf_points_at_proto():
               "fevent: error: column 12: unknown parameter 'dfd': /sys/kernel/btf/vmlinux "
               "describes the wrapper __x64_sys_openat(const struct pt_regs *), not the arguments "
               "of 'SyS_openat': 'fevent proto SyS_openat' prints them, typed")
+
+
+def test_a_double_parameter_gets_a_suggestion_only_where_one_compiles():
+    # issue 9 item 11: a double's error suggested 'x64 f1', then refused it
+    so = fixture()["so"]
+    for proto, col, msg in [
+            ("fx_float(d)", 10, "'double' is floating point, passed in an SSE (xmm) register, "
+             "which probes cannot read"),
+            ("fx_float(x64 f1)", 10, "'d' cannot be read: it is passed in an SSE (xmm) register, "
+             "which probes cannot read")]:
+        r = fe.run("compile", "-x", so, proto)
+        expect_eq((r.returncode, r.stdout), (2, ""), proto)
+        expect_eq(r.stderr.splitlines()[0], f"fevent: error: column {col}: {msg}", proto)
+    # the ninth double is on the stack: its bits can be read, as suggested
+    from test_sse import sse_fixture
+    for how in (["--btf", sse_fixture()["obj"]], ["-x", sse_fixture()["so"]]):
+        r = fe.run("compile", *how, "fxs_nine(d9, k)")
+        expect_eq((r.returncode, r.stdout), (2, ""), how[0])
+        expect_eq(r.stderr.splitlines()[0],
+                  "fevent: error: column 10: 'double' is floating point, which probes cannot "
+                  "decode; read its bits with a type, e.g. 'x64 d9=d9'", how[0])
+        r = fe.run("compile", *how, "fxs_nine(x64 d9=d9, k)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(r.stdout.split(" ", 2)[2].replace("__caller=$stack0:symbol ", "").strip(),
+                  "d9=+8($stack):x64 k=%di:s64", how[0])
