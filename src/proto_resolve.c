@@ -1361,8 +1361,11 @@ static int struct_return_error(struct resolver *r, int col, struct fe_dbg *dbg, 
 	}
 	fe_buf_printf(&why, "'%s' is returned by value, but a return type reads one integer or pointer from %%ax ($retval); ",
 		      tname);
-	if (!known) {
-		fe_buf_printf(&why, "without debug info for '%s', where it comes back is unknown: write no return type",
+	if (!known && dbg) {
+		fe_buf_printf(&why, "%s does not define '%s', so where it comes back is unknown: write no return type",
+			      fe_dbg_source(dbg), tname);
+	} else if (!known) {
+		fe_buf_printf(&why, "without debug info, where '%s' comes back is unknown: write no return type",
 			      tname);
 	} else if (cls == FE_CLASS_INTEGER) {
 		fe_buf_printf(&why, "its %lu byte%s come%s back in %%ax: ", d.size,

@@ -118,8 +118,8 @@ def test_struct_return_says_what_is_unsupported():
              "holds: write 'x64' instead to record the address", "x64"),
             ("struct fx_vec", "it comes back in xmm registers, which probes cannot read: write no "
              "return type", ""),
-            ("struct fx_nosuch", "without debug info for 'struct fx_nosuch', where it comes back "
-             "is unknown: write no return type", "")]:
+            ("struct fx_nosuch", f"{so} does not define 'struct fx_nosuch', so where it comes "
+             "back is unknown: write no return type", "")]:
         r = fe.run("compile", "-x", so, f"{rtype} fx_walk(o)")
         expect_eq((r.returncode, r.stdout), (2, ""), rtype)
         expect_eq(r.stderr.splitlines()[0],
@@ -343,3 +343,14 @@ def test_a_double_parameter_gets_a_suggestion_only_where_one_compiles():
         expect_eq(r.returncode, 0, r.stderr)
         expect_eq(r.stdout.split(" ", 2)[2].replace("__caller=$stack0:symbol ", "").strip(),
                   "d9=+8($stack):x64 k=%di:s64", how[0])
+
+
+def test_struct_return_without_debug_info():
+    r = fe.run("compile", "--kallsyms", "/dev/null", "struct small f(x64 x)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines()[0],
+              "fevent: error: column 1: " + RET.format("struct small") +
+              "without debug info, where 'struct small' comes back is unknown: write no return "
+              "type")
+    r = fe.run("compile", "--kallsyms", "/dev/null", "f(x64 x)")
+    expect_eq((r.returncode, r.stdout.split()[-1]), (0, "x=%di:x64"))
