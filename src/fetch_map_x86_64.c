@@ -87,6 +87,9 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 		const struct fe_dloc *loc = &probe->params[i].loc;
 		struct fe_place *pl = &places[i];
 
+		/* an empty struct has no bytes, wherever DWARF says they are */
+		if (probe->params[i].cls == FE_CLASS_NONE)
+			continue;
 		if (loc->kind == FE_DLOC_REG && !strcmp(loc->reg, FE_DLOC_XMM) &&
 		    (!loc->reg_hi[0] || !strcmp(loc->reg_hi, FE_DLOC_XMM))) {
 			set_sse(pl, loc->reg_hi[0] ? 2 : 1);
@@ -191,6 +194,10 @@ static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 			break;
 		case FE_CLASS_MEMORY:
 			on_stack(pl, pa, &next_stack);
+			break;
+		case FE_CLASS_NONE:
+			pl->kind = FE_PLACE_NONE;
+			pl->why = "it is an empty struct, passed nowhere";
 			break;
 		}
 	}

@@ -440,6 +440,8 @@ static enum fe_class aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *
 	*align = c.packed || c.bad ? 8 : c.align;
 	if (d->size > 16 || c.memory)
 		return FE_CLASS_MEMORY;
+	if (d->size == 0)
+		return FE_CLASS_NONE;	/* gcc and clang give it no register */
 	if (c.bad)	/* as before: integer registers */
 		return d->size > 8 ? FE_CLASS_INTEGER2 : FE_CLASS_INTEGER;
 	if (d->size <= 8)
@@ -688,6 +690,7 @@ struct member_pick {
 	const char *integer;	/* the first member read as an integer or pointer */
 	const char *floating;	/* the first floating-point one */
 	unsigned long float_size;
+	int nr;
 };
 
 static void pick_member(const char *name, fe_tid type, unsigned long bit_off, void *arg)
@@ -697,6 +700,7 @@ static void pick_member(const char *name, fe_tid type, unsigned long bit_off, vo
 	struct fe_tinfo ti;
 
 	(void)bit_off;
+	m->nr++;
 	if (!name)
 		return;
 	if (!m->integer && dbg_tinfo(m->dbg, type, &ti) == 0)
@@ -726,7 +730,9 @@ static int aggregate_error(struct resolver *r, struct fe_field *f, const struct 
 		in_memory = in_memory || f->ops[i].kind == FE_OP_DEREF;
 	fe_dbg_each_member(r->dbg, d->id, pick_member, &m);
 	path_text(&path, alt);
-	if (m.integer || !m.floating)
+	if (!m.nr)
+		fe_buf_printf(&msg, "'%s' is an empty %s: there is nothing in it to read", tname, what);
+	else if (m.integer || !m.floating)
 		fe_buf_printf(&msg, "'%s' is a %s: name one of its members with '.'%s%s%s%s%s",
 			      tname, what, m.integer ? ", e.g. '" : "", m.integer ? path.s : "",
 			      m.integer ? "." : "", m.integer ? m.integer : "", m.integer ? "'" : "");

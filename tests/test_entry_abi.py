@@ -113,3 +113,53 @@ def test_live_values_agree_at_O0_and_O2():
                             "abi_ret_big(k=5, a=6, b=7)"], f"{cc} -O{opt}")
         finally:
             fe.run("clear", "-g", GROUP, "--force")
+
+
+_sse0 = {}
+
+
+def sse_O0():
+    """fx_sse.c at -O0: DWARF whose frame is built after the entry."""
+    if not _sse0:
+        tmp = tempfile.mkdtemp(prefix="fevent-fxs0-")
+        atexit.register(shutil.rmtree, tmp, True)
+        _sse0["so"] = os.path.join(tmp, "libfx_sse0.so")
+        subprocess.run(["gcc", "-g", "-O0", "-shared", "-fPIC",
+                        os.path.join(FIXTURES, "fx_sse.c"), "-o", _sse0["so"]], check=True)
+    return _sse0["so"]
+
+
+# fx_sse.c: what each struct shape took shows in the register of the long
+# after it
+SHAPES = [("fxs_ff", "%di"), ("fxs_fi", "%si"), ("fxs_ud", "%si"), ("fxs_nest", "%si"),
+          ("fxs_fa4", "%di"), ("fxs_ffl", "%si"), ("fxs_c12f", "%dx"), ("fxs_big5", "%di"),
+          ("fxs_empty", "%di"), ("fxs_mix_late", "$stack1")]
+
+
+def test_struct_shapes_with_btf_dwarf_O0_and_perf():
+    for fn, reg in SHAPES:
+        for how in (["--btf", sse_fixture()["obj"]], ["-x", sse_fixture()["so"]],
+                    ["-x", sse_O0()]):
+            expect_eq(args(fe.run("compile", *how, f"{fn}(k)")), f"k={reg}:s64",
+                      f"{fn} {how[1]}")
+        if shutil.which("perf"):
+            r = subprocess.run(["perf", "probe", "-x", sse_fixture()["so"], "-D", f"{fn} k"],
+                               capture_output=True, text=True)
+            if r.returncode == 0:
+                want = "+8(%sp)" if reg == "$stack1" else reg
+                expect_eq(r.stdout.strip().split()[-1], f"k={want}:s64", f"perf {fn}")
+    # the one general register left takes the {long; double}'s long
+    expect_eq(args(fe.run("compile", "--btf", sse_fixture()["obj"], "fxs_mix_late(v.a)")),
+              "a=%r9:s64")
+
+
+def test_an_empty_struct_is_passed_nowhere():
+    # gcc's DWARF puts it at fbreg 0, a slot that is not its own
+    for how in (["--btf", sse_fixture()["obj"]], ["-x", sse_fixture()["so"]], ["-x", sse_O0()]):
+        r = fe.run("compile", *how, "fxs_empty(x64 e)")
+        expect_eq((r.returncode, r.stdout), (2, ""), how[1])
+        expect_eq(r.stderr.splitlines()[0], "fevent: error: column 11: 'e' cannot be read: it "
+                                            "is an empty struct, passed nowhere", how[1])
+        r = fe.run("compile", *how, "fxs_empty(e)")
+        expect_eq(r.stderr.splitlines()[0], "fevent: error: column 11: 'struct fxs_empty' is an "
+                                            "empty struct: there is nothing in it to read", how[1])
