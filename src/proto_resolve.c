@@ -619,16 +619,6 @@ static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt
 	return 0;
 }
 
-/*
- * The final read of a path ending at an object of C type cur: by its own
- * type, or reinterpreted as the TYPE the prototype wrote.
- */
-/*
- * Floating point: in memory its bits can be read with a written type (the
- * suggestion compiles); in an xmm register nothing can be read at all.
- * Whether a parameter is in one is the mapper's to say: without a
- * dereference the field carries both messages and emit picks one.
- */
 /* The path as written: "v", "o->in.name", "a[2]". */
 static void path_text(struct fe_buf *b, const struct fe_alt *alt)
 {
@@ -647,6 +637,12 @@ static void path_text(struct fe_buf *b, const struct fe_alt *alt)
 	}
 }
 
+/*
+ * Floating point: in memory its bits can be read with a written type (the
+ * suggestion compiles); in an xmm register nothing can be read at all.
+ * Whether a parameter is in one is the mapper's to say: without a
+ * dereference the field carries both messages and emit picks one.
+ */
 static int float_error(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
 		       int col, const char *tname, unsigned long size)
 {
@@ -762,6 +758,10 @@ static int aggregate_error(struct resolver *r, struct fe_field *f, const struct 
 	return 0;
 }
 
+/*
+ * The final read of a path ending at an object of C type cur: by its own
+ * type, or reinterpreted as the TYPE the prototype wrote.
+ */
 static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
 		       fe_tid cur, const struct fe_ftype *bf, bool user)
 {
