@@ -162,11 +162,25 @@ static char *syscall_signature(const struct fe_cli *cli, struct fe_dbg *dbg, con
 	return fe_buf_take(&b);
 }
 
-static void no_function(struct fe_dbg *dbg, const char *name)
+static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
+			const char *name)
 {
+	struct fe_error ignored = { 0 };
+	struct fe_dfunc f = { 0 };
 	char near[256];
 
-	if (fe_dbg_inlined_only(dbg, name))
+	/* the compiler's clone has the code: not "inlined everywhere", nor
+	 * an edit-distance neighbour */
+	if (fe_compile_clone_of(opts, name, near, sizeof(near))) {
+		if (fe_dbg_func(dbg, near, &f, &ignored) == 1)
+			fe_say_error("no function '%s' in %s, but its clone '%s' is: proto that\n",
+				name, fe_dbg_source(dbg), near);
+		else
+			fe_say_error("no function '%s' in %s, nor its clone '%s', which has the code%s\n",
+				name, fe_dbg_source(dbg), near,
+				opts->binary ? "" : ": give --vmlinux FILE for its DWARF");
+		fe_dfunc_clear(&f);
+	} else if (fe_dbg_inlined_only(dbg, name))
 		fe_say_error("'%s' is inlined everywhere in %s: it has no code of its own\n",
 			name, fe_dbg_source(dbg));
 	else if (fe_dbg_closest_func(dbg, name, near, sizeof(near)))
@@ -222,7 +236,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 					     cli->args[i], fe_dbg_source(dbg), wrapper);
 				ret = FE_EXIT_FAIL;
 			} else {
-				no_function(dbg, wrapper);
+				no_function(&opts, dbg, wrapper);
 				ret = FE_EXIT_USAGE;
 			}
 			continue;
@@ -231,7 +245,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			if (found < 0)
 				fe_say_error("%s\n", err.msg);
 			else
-				no_function(dbg, cli->args[i]);
+				no_function(&opts, dbg, cli->args[i]);
 			ret = FE_EXIT_USAGE;
 			continue;
 		}

@@ -116,6 +116,24 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	return m;
 }
 
+void fe_compile_symtabs(const struct fe_compile_opts *opts, const char **elf,
+			const char **kallsyms)
+{
+	*elf = opts->binary ? opts->binary : opts->vmlinux;
+	/* --btf or --vmlinux alone: this machine's kallsyms is not the target's */
+	*kallsyms = opts->binary || ((opts->btf || opts->vmlinux) && !opts->kallsyms) ?
+		    NULL : opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS;
+}
+
+int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, char *clone,
+			size_t size)
+{
+	struct fe_resolve_ctx ctx = { 0 };
+
+	fe_compile_symtabs(opts, &ctx.symtab_elf, &ctx.kallsyms_path);
+	return fe_resolve_clone_of(&ctx, func, clone, size);
+}
+
 int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		   struct fe_dbg *dbg, const struct fe_compile_opts *opts)
 {
@@ -124,8 +142,6 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.dbg = dbg,
 		.want_return = opts->want_return,
 		.binary = opts->binary,
-		.kallsyms_path = opts->binary || ((opts->btf || opts->vmlinux) && !opts->kallsyms) ?
-				 NULL : opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS,
 		.warnings = &it->warnings,
 	};
 	struct fe_emit_opts eopts = {
@@ -135,6 +151,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	struct fe_place *places;
 	int ret;
 
+	fe_compile_symtabs(opts, &ctx.symtab_elf, &ctx.kallsyms_path);
 	if (dbg)
 		snprintf(it->debug_info, sizeof(it->debug_info), "%s %s", fe_dbg_kind(dbg),
 			 fe_dbg_source(dbg));

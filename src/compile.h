@@ -76,6 +76,15 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		   struct fe_dbg *dbg, const struct fe_compile_opts *opts);
 
+/* The target's symbol tables: an ELF file's (the binary, the vmlinux)
+ * and a kallsyms; either may be NULL. */
+void fe_compile_symtabs(const struct fe_compile_opts *opts, const char **elf,
+			const char **kallsyms);
+
+/* fe_resolve_clone_of for the target the options name. */
+int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, char *clone,
+			size_t size);
+
 /* Free what an item holds. */
 void fe_compiled_clear(struct fe_compiled *it);
 

@@ -41,6 +41,7 @@ enum fe_class {
 	FE_CLASS_INT_SSE,	/* 9..16 bytes: bytes 0..7 in a general register,
 				 * 8..15 in an xmm register */
 	FE_CLASS_SSE_INT,	/* the other way round */
+	FE_CLASS_NONE,		/* an empty struct (C): passed nowhere */
 };
 
 /* What a written type means without debug info. */

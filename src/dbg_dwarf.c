@@ -109,6 +109,22 @@ static int symbol_addr(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr)
 }
 
 /*
+ * The unit holding addr: by .debug_aranges, else (clang emits none) by
+ * each unit's own ranges, read from the unit DIEs alone.
+ */
+static Dwarf_Die *unit_at(struct fe_dbg *dbg, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(dbg->mod, addr, bias);
+
+	if (cu)
+		return cu;
+	while ((cu = dwfl_module_nextcu(dbg->mod, cu, bias)))
+		if (dwarf_haspc(cu, addr - *bias) == 1)
+			return cu;
+	return NULL;
+}
+
+/*
  * The subprogram DIE whose code starts at pc: a top-level child of the
  * unit in C.  dwarf_getscopes is only the fallback (nested scopes, C++),
  * because at an entry that begins with inlined code it continues into the
@@ -197,12 +213,52 @@ static const char *reg_name(unsigned int atom)
 }
 
 /*
- * A parameter's location at pc, in the forms a fetch argument can take: a
- * register, two register pieces, or memory at a register (the frame base
- * at entry is the CFA, %sp + 8).  Anything else stays UNKNOWN.
+ * The frame base at pc as an offset from %sp, if it is one: gcc's
+ * DW_OP_call_frame_cfa is %sp + 8 at the entry.  clang -O0's %rbp is still
+ * the caller's there.
  */
-static void location_at(Dwarf_Die *param, Dwarf_Addr pc, bool clone, struct fe_dloc *loc)
+static bool frame_base_at(Dwarf_Die *fn, Dwarf_Addr pc, long *sp_off)
 {
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!dwarf_attr(fn, DW_AT_frame_base, &attr) ||
+	    dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1 || n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		*sp_off = 8;
+		return true;
+	}
+	if (ops[0].atom == DW_OP_breg7) {
+		*sp_off = (long)ops[0].number;
+		return true;
+	}
+	return false;
+}
+
+/* Memory at %sp + off: at the entry only the caller's frame, from $stack1
+ * up, holds arguments; below is the callee's own frame (-O0 code stores
+ * the registers there after the entry), still unwritten. */
+static void stack_location(struct fe_dloc *loc, long off)
+{
+	if (off < 8)
+		return;
+	loc->kind = FE_DLOC_MEM;
+	snprintf(loc->reg, sizeof(loc->reg), "$stack");
+	loc->off = off;
+}
+
+/*
+ * A parameter's location at pc, in the forms a fetch argument can take: a
+ * register, two register pieces, or memory in the caller's frame.
+ * Anything else stays UNKNOWN: the ABI's rules say where it is.
+ */
+static void location_at(Dwarf_Die *param, Dwarf_Die *fn, Dwarf_Addr pc, bool clone,
+			struct fe_dloc *loc)
+{
+	long fb;
+
 	Dwarf_Attribute attr;
 	Dwarf_Op *ops;
 	size_t n;
@@ -242,17 +298,10 @@ static void location_at(Dwarf_Die *param, Dwarf_Addr pc, bool clone, struct fe_d
 		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", reg_name(ops[2].atom));
 		return;
 	}
-	if (n == 1 && ops[0].atom == DW_OP_fbreg) {
-		loc->kind = FE_DLOC_MEM;
-		snprintf(loc->reg, sizeof(loc->reg), "$stack");
-		loc->off = 8 + (long)ops[0].number;
-		return;
-	}
-	if (n == 1 && ops[0].atom == DW_OP_breg7) {
-		loc->kind = FE_DLOC_MEM;
-		snprintf(loc->reg, sizeof(loc->reg), "$stack");
-		loc->off = (long)ops[0].number;
-	}
+	if (n == 1 && ops[0].atom == DW_OP_fbreg && frame_base_at(fn, pc, &fb))
+		stack_location(loc, fb + (long)ops[0].number);
+	else if (n == 1 && ops[0].atom == DW_OP_breg7)
+		stack_location(loc, (long)ops[0].number);
 }
 
 static int collect_params(Dwarf_Die *fn, const char *name, bool concrete, Dwarf_Addr pc,
@@ -267,7 +316,7 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 
 	if (!symbol_addr(dbg, name, &addr))
 		return 0;
-	cu = dwfl_module_addrdie(dbg->mod, addr, &cubias);
+	cu = unit_at(dbg, addr, &cubias);
 	if (!cu)
 		return 0;
 	/* some units describe a function only abstractly, with no DIE for
@@ -321,7 +370,7 @@ static int collect_params(Dwarf_Die *fn, const char *name, bool concrete, Dwarf_
 		p->name = name_of(&child);
 		p->type = type_of(&child);
 		if (concrete && own_children)
-			location_at(&child, pc, strchr(name, '.') != NULL, &p->loc);
+			location_at(&child, fn, pc, strchr(name, '.') != NULL, &p->loc);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 1;
 }
@@ -334,7 +383,7 @@ static int dwarf_func_beside(struct fe_dbg *dbg, const char *name, const char *a
 
 	if (!symbol_addr(dbg, anchor, &addr))
 		return 0;
-	cu = dwfl_module_addrdie(dbg->mod, addr, &cubias);
+	cu = unit_at(dbg, addr, &cubias);
 	if (!cu || !subprogram_named(cu, name, &fn))
 		return 0;
 	return collect_params(&fn, name, false, 0, out, err);

@@ -6,7 +6,7 @@
 #ifndef FE_ERROR_H
 #define FE_ERROR_H
 
-#define FE_ERR_MSG_MAX	320
+#define FE_ERR_MSG_MAX	1024	/* room for two paths and a suggestion */
 
 struct fe_error {
 	int col;		/* 1-based column in the prototype, 0: none */

@@ -51,12 +51,13 @@ static int map_syscall(const struct fe_probe *probe, struct fe_place *places,
 
 static void map_sysv(const struct fe_probe *probe, struct fe_place *places);
 
-static void set_sse(struct fe_place *pl)
+static void set_sse(struct fe_place *pl, int nregs)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->kind = FE_PLACE_NONE;
 	pl->sse = true;
-	pl->why = "it is passed in SSE (xmm) registers, which probes cannot read";
+	pl->why = nregs > 1 ? "it is passed in SSE (xmm) registers, which probes cannot read" :
+		  "it is passed in an SSE (xmm) register, which probes cannot read";
 }
 
 /* "$stack2" and memory at $stack+16 are one slot: keep the short form. */
@@ -86,9 +87,12 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 		const struct fe_dloc *loc = &probe->params[i].loc;
 		struct fe_place *pl = &places[i];
 
+		/* an empty struct has no bytes, wherever DWARF says they are */
+		if (probe->params[i].cls == FE_CLASS_NONE)
+			continue;
 		if (loc->kind == FE_DLOC_REG && !strcmp(loc->reg, FE_DLOC_XMM) &&
 		    (!loc->reg_hi[0] || !strcmp(loc->reg_hi, FE_DLOC_XMM))) {
-			set_sse(pl);
+			set_sse(pl, loc->reg_hi[0] ? 2 : 1);
 		} else if (loc->kind == FE_DLOC_REG) {
 			memset(pl, 0, sizeof(*pl));
 			set_value(pl, loc->reg);
@@ -130,7 +134,7 @@ static void on_stack(struct fe_place *pl, const struct fe_param *pa, int *next_s
 
 static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 {
-	int next_reg = 0;
+	int next_reg = probe->ret_in_memory;	/* the result's address in %rdi */
 	int next_sse = 0;	/* xmm0..xmm7 */
 	int next_stack = 1;	/* $stack0 is the return address */
 	int i;
@@ -150,7 +154,7 @@ static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 				break;
 			}
 			next_sse += sse;
-			set_sse(pl);
+			set_sse(pl, sse);
 			break;
 		case FE_CLASS_INTEGER:
 			if (next_reg < NR_INT_REGS) {
@@ -190,6 +194,10 @@ static void map_sysv(const struct fe_probe *probe, struct fe_place *places)
 			break;
 		case FE_CLASS_MEMORY:
 			on_stack(pl, pa, &next_stack);
+			break;
+		case FE_CLASS_NONE:
+			pl->kind = FE_PLACE_NONE;
+			pl->why = "it is an empty struct, passed nowhere";
 			break;
 		}
 	}

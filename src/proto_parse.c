@@ -705,12 +705,10 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 			alt->kind = has_path_step(alt) ? FE_ALT_PATH : FE_ALT_SLOT;
 		}
 		add = first_step(alt, FE_STEP_ADD);
+		/* "x16 port=uaddr+2" is the resolver's to explain: which
+		 * slot 'uaddr' is in decides what to write instead */
 		if (alt->kind == FE_ALT_PATH && add && alt->label && !has_path_step(alt))
-			/* "x16 port=uaddr+2": Rostedt's hops go on a slot's label */
-			return fe_err(ps->err, add->col,
-				      "'+N' is a hop from a slot ('%s %s+%llu' reads %llu bytes past this slot's value), not part of a 'LABEL=' path, which takes '->', '.' and '[I]'",
-				      alt->type && alt->type->name ? alt->type->name : "x64",
-				      alt->label, add->num, add->num);
+			return 0;
 		if (alt->kind == FE_ALT_PATH && add)
 			return fe_err(ps->err, add->col,
 				      "'+N' hops and '->'/'.' member paths cannot be mixed in one argument");
@@ -735,6 +733,8 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 	if (parse_steps(ps, alt))
 		return -1;
 	add = first_step(alt, FE_STEP_ADD);
+	if (add && alt->label && !has_path_step(alt))
+		return 0;	/* "port=uaddr+2": as above */
 	if (add)
 		return fe_err(ps->err, add->col,
 			      "a '+N' hop needs a type before the name, e.g. 'x64 %s+%llu'",

@@ -129,6 +129,14 @@ static int pick_syscall_target(struct fe_probe *p, const struct fe_resolve_ctx *
 	return 0;
 }
 
+int fe_resolve_clone_of(const struct fe_resolve_ctx *ctx, const char *func, char *clone,
+			size_t size)
+{
+	if (ctx->kallsyms_path && fe_ksyms_clone_of(ctx->kallsyms_path, func, clone, size))
+		return 1;
+	return ctx->symtab_elf && fe_elf_clone_of(ctx->symtab_elf, func, clone, size);
+}
+
 /* A function of a user binary: a uprobe at its file offset. */
 static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx,
 			    struct fe_error *err)
@@ -145,7 +153,7 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 		char near[256];
 
 		/* the compiler's clone is what there is to probe */
-		if (fe_elf_clone_of(ctx->binary, p->func, near, sizeof(near)))
+		if (fe_resolve_clone_of(ctx, p->func, near, sizeof(near)))
 			return fe_err(err, p->func_col,
 				      "no function '%s' in %s, but its clone '%s' is there: probe that ('%s(...)' reads its parameters as the compiler changed them)",
 				      p->func, ctx->binary, near, near);
@@ -197,8 +205,7 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 				       p->func, p->module);
 		char near[256];
 
-		if (ctx->kallsyms_path &&
-		    fe_ksyms_clone_of(ctx->kallsyms_path, p->func, near, sizeof(near)))
+		if (fe_resolve_clone_of(ctx, p->func, near, sizeof(near)))
 			return fe_warn(ctx->warnings,
 				       "'%s' is not a function of the running kernel (/proc/kallsyms), but its clone '%s' is: probe that",
 				       p->func, near);
@@ -433,6 +440,8 @@ static enum fe_class aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *
 	*align = c.packed || c.bad ? 8 : c.align;
 	if (d->size > 16 || c.memory)
 		return FE_CLASS_MEMORY;
+	if (d->size == 0)
+		return FE_CLASS_NONE;	/* gcc and clang give it no register */
 	if (c.bad)	/* as before: integer registers */
 		return d->size > 8 ? FE_CLASS_INTEGER2 : FE_CLASS_INTEGER;
 	if (d->size <= 8)
@@ -610,10 +619,24 @@ static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt
 	return 0;
 }
 
-/*
- * The final read of a path ending at an object of C type cur: by its own
- * type, or reinterpreted as the TYPE the prototype wrote.
- */
+/* The path as written: "v", "o->in.name", "a[2]". */
+static void path_text(struct fe_buf *b, const struct fe_alt *alt)
+{
+	int i;
+
+	fe_buf_printf(b, "%s", alt->name);
+	for (i = 0; i < alt->nr_steps; i++) {
+		const struct fe_step *s = &alt->steps[i];
+
+		if (s->kind == FE_STEP_INDEX)
+			fe_buf_printf(b, "[%llu]", s->num);
+		else if (s->kind == FE_STEP_ADD)
+			fe_buf_printf(b, "+%llu", s->num);
+		else
+			fe_buf_printf(b, "%s%s", step_text(s), s->member);
+	}
+}
+
 /*
  * Floating point: in memory its bits can be read with a written type (the
  * suggestion compiles); in an xmm register nothing can be read at all.
@@ -629,15 +652,7 @@ static int float_error(struct resolver *r, struct fe_field *f, const struct fe_a
 
 	for (i = 0; i < f->nr_ops; i++)
 		in_memory = in_memory || f->ops[i].kind == FE_OP_DEREF;
-	fe_buf_printf(&path, "%s", alt->name);
-	for (i = 0; i < alt->nr_steps; i++) {
-		const struct fe_step *s = &alt->steps[i];
-
-		if (s->kind == FE_STEP_INDEX)
-			fe_buf_printf(&path, "[%llu]", s->num);
-		else
-			fe_buf_printf(&path, "%s%s", step_text(s), s->member);
-	}
+	path_text(&path, alt);
 	/* no fetch type is wider than 64 bits: a long double is two */
 	fe_buf_printf(&bits,
 		      "'%s' is floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu%s %s=%s'",
@@ -666,6 +681,87 @@ static int float_error(struct resolver *r, struct fe_field *f, const struct fe_a
 	return 0;
 }
 
+struct member_pick {
+	struct fe_dbg *dbg;
+	const char *integer;	/* the first member read as an integer or pointer */
+	const char *floating;	/* the first floating-point one */
+	unsigned long float_size;
+	int nr;
+};
+
+static void pick_member(const char *name, fe_tid type, unsigned long bit_off, void *arg)
+{
+	struct member_pick *m = arg;
+	struct fe_tdesc d;
+	struct fe_tinfo ti;
+
+	(void)bit_off;
+	m->nr++;
+	if (!name)
+		return;
+	if (!m->integer && dbg_tinfo(m->dbg, type, &ti) == 0)
+		m->integer = name;
+	else if (!m->floating && fe_dbg_describe(m->dbg, type, &d) == 0 &&
+		 d.kind == FE_TK_FLOAT) {
+		m->floating = name;
+		m->float_size = d.size;
+	}
+}
+
+/*
+ * A whole struct is no fetch type: name a member that compiles.  When
+ * only floating point is in it, that is what its place decides (as for a
+ * float): nothing in xmm registers, the bits with a type in memory.
+ */
+static int aggregate_error(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
+			   int col, const struct fe_tdesc *d, const char *tname)
+{
+	struct member_pick m = { .dbg = r->dbg };
+	struct fe_buf path = { 0 }, msg = { 0 };
+	const char *what = d->kind == FE_TK_STRUCT ? "struct" : "union";
+	bool in_memory = false;
+	int i;
+
+	for (i = 0; i < f->nr_ops; i++)
+		in_memory = in_memory || f->ops[i].kind == FE_OP_DEREF;
+	fe_dbg_each_member(r->dbg, d->id, pick_member, &m);
+	path_text(&path, alt);
+	if (!m.nr)
+		fe_buf_printf(&msg, "'%s' is an empty %s: there is nothing in it to read", tname, what);
+	else if (m.integer || !m.floating)
+		fe_buf_printf(&msg, "'%s' is a %s: name one of its members with '.'%s%s%s%s%s",
+			      tname, what, m.integer ? ", e.g. '" : "", m.integer ? path.s : "",
+			      m.integer ? "." : "", m.integer ? m.integer : "", m.integer ? "'" : "");
+	else
+		fe_buf_printf(&msg, "'%s' holds only floating point, which probes cannot decode; read its bits with a type, e.g. 'x%lu %s=%s.%s'",
+			      tname, m.float_size > 8 ? 64 : m.float_size * 8, m.floating, path.s,
+			      m.floating);
+	fe_buf_free(&path);
+	if (msg.failed)
+		return fe_err(r->err, 0, "out of memory");
+	if (m.integer || !m.floating || in_memory || f->src != FE_SRC_PARAM) {
+		fe_err(r->err, col, "%s", msg.s);
+		fe_buf_free(&msg);
+		return -1;
+	}
+	/* emit refuses it, for the reason the mapper's place gives */
+	f->float_bits = msg.s;
+	f->float_col = col;
+	if (asprintf(&f->float_sse,
+		     "'%s' is a %s of floating point, passed in SSE (xmm) registers, which probes cannot read",
+		     tname, what) < 0) {
+		f->float_sse = NULL;
+		return fe_err(r->err, 0, "out of memory");
+	}
+	f->type.kind = FE_FT_X;
+	f->type.size = 8;
+	return 0;
+}
+
+/*
+ * The final read of a path ending at an object of C type cur: by its own
+ * type, or reinterpreted as the TYPE the prototype wrote.
+ */
 static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
 		       fe_tid cur, const struct fe_ftype *bf, bool user)
 {
@@ -720,9 +816,7 @@ static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_a
 		return 0;
 	case FE_TK_STRUCT:
 	case FE_TK_UNION:
-		return fe_err(r->err, col, "'%s' is a %s: name one of its members with '%s'",
-			      tname, d.kind == FE_TK_STRUCT ? "struct" : "union",
-			      alt->nr_steps || alt->type ? "." : "->");
+		return aggregate_error(r, f, alt, col, &d, tname);
 	case FE_TK_FLOAT:
 		return float_error(r, f, alt, col, tname, d.size);
 	default:
@@ -817,16 +911,97 @@ static int find_param(struct resolver *r, const char *name, int visible_slots)
 	return -1;
 }
 
+static bool has_param(const struct fe_dfunc *f, const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->nr_params; i++)
+		if (f->params[i].name && !strcmp(f->params[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * Why the function has no names and types: there is no debug info, or
+ * it does not describe the function.  A compiler's clone may be what has
+ * the code (and, in DWARF, the description): then say to probe that.
+ * param, if given, is a name the clone should have; for_return: the
+ * suggestion writes a return type rather than slots.  True if it said
+ * what to do.
+ */
+static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
+			bool for_return)
+{
+	struct fe_dbg *dbg = r->ctx->dbg;
+	struct fe_error ignored = { 0 };
+	struct fe_dfunc f = { 0 };
+	char clone[256];
+	int found;
+
+	if (!dbg) {
+		fe_buf_printf(b, "there is no debug info (BTF or DWARF) for '%s'", r->p->func);
+		return false;
+	}
+	if (r->p->syscall_wrapper && described(dbg, r->p->target)) {
+		fe_buf_printf(b, "%s describes the wrapper %s(const struct pt_regs *), not the arguments of '%s': 'fevent proto %s' prints them, typed",
+			      fe_dbg_source(dbg), r->p->target, r->p->func, r->p->func);
+		return true;
+	}
+	if (r->p->syscall) {
+		fe_buf_printf(b, "%s does not describe '%s'", fe_dbg_source(dbg), r->p->target);
+		return false;
+	}
+	if (!fe_resolve_clone_of(r->ctx, r->p->func, clone, sizeof(clone))) {
+		fe_buf_printf(b, "%s does not describe '%s'", fe_dbg_source(dbg), r->p->func);
+		return false;
+	}
+	found = fe_dbg_func(dbg, clone, &f, &ignored);
+	if (found == 1 && (!param || has_param(&f, param)))
+		fe_buf_printf(b, "%s does not describe '%s', but describes its clone '%s', which has the code: probe that",
+			      fe_dbg_source(dbg), r->p->func, clone);
+	else if (for_return)
+		fe_buf_printf(b, "%s describes neither '%s' nor its clone '%s', which has the code: probe the clone with a return type written, e.g. 'x64 %s()'%s",
+			      fe_dbg_source(dbg), r->p->func, clone, clone,
+			      r->ctx->binary ? "" : ", or give --vmlinux FILE for its DWARF");
+	else
+		fe_buf_printf(b, "%s describes neither '%s' nor its clone '%s', which has the code (its parameters perhaps moved by the compiler): probe the clone with typed slots, e.g. '%s(x64 %s)'%s",
+			      fe_dbg_source(dbg), r->p->func, clone, clone, param ? param : "arg1",
+			      r->ctx->binary ? "" : ", or give --vmlinux FILE for its DWARF");
+	fe_dfunc_clear(&f);
+	return true;
+}
+
+/* An error at col: lead, then why the function is undescribed. */
+static int undescribed_error(struct resolver *r, int col, const char *lead, bool for_return)
+{
+	struct fe_buf why = { 0 };
+
+	fe_buf_printf(&why, "%s: ", lead);
+	undescribed(r, &why, NULL, for_return);
+	if (why.failed)
+		return fe_err(r->err, 0, "out of memory");
+	fe_err(r->err, col, "%s", why.s);
+	fe_buf_free(&why);
+	return -1;
+}
+
 static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 {
-	const char *names[64];
+	const char *names[64] = { NULL };
 	const char *near;
 	int i, n = 0;
 
-	if (!r->dbg)
-		return fe_err(r->err, alt->name_col,
-			      "unknown parameter '%s': without debug info (BTF or DWARF) for '%s' a parameter is read by its slot ('TYPE NAME') or by a label an earlier slot gave it",
-			      alt->name, r->p->func);
+	if (!r->dbg) {
+		struct fe_buf why = { 0 };
+
+		if (!undescribed(r, &why, alt->name, false))
+			fe_buf_printf(&why, ": a parameter is read by its slot ('TYPE NAME') or by a label an earlier slot gave it");
+		if (why.failed)
+			return fe_err(r->err, 0, "out of memory");
+		fe_err(r->err, alt->name_col, "unknown parameter '%s': %s", alt->name, why.s);
+		fe_buf_free(&why);
+		return -1;
+	}
 	for (i = 0; i < r->p->nr_params && n < 64; i++)
 		if (r->p->params[i].name)
 			names[n++] = r->p->params[i].name;
@@ -846,6 +1021,59 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 	}
 }
 
+/*
+ * "x16 port=uaddr+2": after 'LABEL=' comes an address or a path, and a
+ * parameter plus N bytes is neither.  What reads there is Rostedt's hop,
+ * which starts from its own slot's parameter: say which slot that is.
+ * slot is this argument's; k the slot the head names, or -1.
+ */
+static int label_hop_error(struct resolver *r, const struct fe_alt *alt, int slot, int k)
+{
+	struct fe_buf path = { 0 }, msg = { 0 }, hop = { 0 };
+	char tname[128];
+	struct fe_tdesc d;
+	unsigned long long n = 0;
+	bool adds_only = true;
+	int i;
+
+	for (i = 0; i < alt->nr_steps; i++) {
+		adds_only = adds_only && alt->steps[i].kind == FE_STEP_ADD;
+		n += alt->steps[i].num;
+	}
+	path_text(&path, alt);
+	fe_buf_printf(&hop, "%s %s+%llu", alt->type ? alt->type->text : "x64", alt->label, n);
+	fe_buf_printf(&msg, "after '%s=' comes an address (0xHEX or @SYMBOL) or a path from a parameter ('->', '.', '[I]'), and '%s' is neither",
+		      alt->label, path.s ? path.s : alt->name);
+	if (k >= 0 && r->dbg && r->p->params[k].type &&
+	    fe_dbg_describe(r->dbg, r->p->params[k].type, &d) == 0 && d.kind != FE_TK_PTR) {
+		if (fe_dbg_type_name(r->dbg, r->p->params[k].type, tname, sizeof(tname)))
+			snprintf(tname, sizeof(tname), "?");
+		fe_buf_printf(&msg, "; '%s' is '%s', not a pointer: there is no memory past its value to read",
+			      alt->name, tname);
+	} else if (!adds_only)
+		;	/* no hop reads what '[I]' then '+N' would */
+	else if (k == slot)
+		fe_buf_printf(&msg, "; to read %llu bytes past the value of '%s', this slot's parameter, write Rostedt's hop '%s'",
+			      n, alt->name, hop.s);
+	else if (k >= 0)
+		fe_buf_printf(&msg, "; Rostedt's hop '%s' reads %llu bytes past the value of its slot's parameter: write it in slot %d, '%s', not in slot %d%s%s%s",
+			      hop.s, n, k + 1, alt->name, slot + 1,
+			      slot < r->p->nr_params && r->p->params[slot].name ? " ('" : "",
+			      slot < r->p->nr_params && r->p->params[slot].name ?
+			      r->p->params[slot].name : "",
+			      slot < r->p->nr_params && r->p->params[slot].name ? "')" : "");
+	else
+		fe_buf_printf(&msg, "; Rostedt's hop '%s' reads %llu bytes past the value of its slot's parameter: write it in the slot of '%s'",
+			      hop.s, n, alt->name);
+	fe_buf_free(&path);
+	fe_buf_free(&hop);
+	if (msg.failed)
+		return fe_err(r->err, 0, "out of memory");
+	fe_err(r->err, alt->name_col, "%s", msg.s);
+	fe_buf_free(&msg);
+	return -1;
+}
+
 /* A read by name: a parameter of the function or a label, then a path. */
 static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 			int visible_slots)
@@ -856,10 +1084,18 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 	struct fe_tinfo ti;
 	struct fe_field *f;
 	const char *label;
-	int slot, label_col;
+	int i, slot, label_col;
 	fe_tid cur;
 
 	slot = find_param(r, alt->name, visible_slots);
+	for (i = 0; i < alt->nr_steps; i++) {
+		if (alt->steps[i].kind != FE_STEP_ADD)
+			continue;
+		/* only after a LABEL= does the parser let '+N' into a path */
+		if (slot < 0 && r->dbg)
+			return unknown_param(r, alt);
+		return label_hop_error(r, alt, visible_slots - 1, slot);
+	}
 	if (slot < 0)
 		return unknown_param(r, alt);
 	pa = &r->p->params[slot];
@@ -868,7 +1104,6 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 	label_col = alt->label_col;
 	if (!label) {
 		const struct fe_step *last = NULL;
-		int i;
 
 		for (i = 0; i < alt->nr_steps; i++)
 			if (alt->steps[i].kind != FE_STEP_INDEX)
@@ -888,10 +1123,13 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 	}
 
 	/* no debug info for it: only a label's own type, no walking */
-	if (alt->nr_steps)
-		return fe_err(r->err, alt->steps[0].col,
-			      "'%s' walks into '%s', which needs its type from debug info (BTF or DWARF)",
-			      step_text(&alt->steps[0]), alt->name);
+	if (alt->nr_steps) {
+		char lead[192];
+
+		snprintf(lead, sizeof(lead), "'%s' walks into '%s', which needs its type from debug info",
+			 step_text(&alt->steps[0]), alt->name);
+		return undescribed_error(r, alt->steps[0].col, lead, false);
+	}
 	ts = alt->type ? alt->type : r->slot_type[slot];
 	if (!ts)
 		return fe_err(r->err, alt->name_col,
@@ -929,9 +1167,8 @@ static int resolve_rest(struct resolver *r)
 	int i;
 
 	if (!r->dbg)
-		return fe_err(r->err, r->proto->ellipsis_col,
-			      "'...' (every parameter not read yet) needs debug info (BTF or DWARF) for '%s'",
-			      r->p->func);
+		return undescribed_error(r, r->proto->ellipsis_col,
+					 "'...' (every parameter not read yet) needs debug info", false);
 	for (i = 0; i < r->p->nr_params; i++) {
 		const struct fe_param *pa = &r->p->params[i];
 		struct fe_field *f;
@@ -1020,6 +1257,15 @@ static int describe_params(struct resolver *r)
 		if (r->dfunc.nr_params > n)
 			n = r->dfunc.nr_params;
 	}
+	if (r->dbg && r->dfunc.ret) {
+		struct fe_tdesc d;
+		unsigned int align;
+
+		/* long double comes back in st0: only aggregates go in memory */
+		r->p->ret_in_memory = fe_dbg_describe(r->dbg, r->dfunc.ret, &d) == 0 &&
+				      (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) &&
+				      aggregate_class(r->dbg, &d, &align) == FE_CLASS_MEMORY;
+	}
 	r->p->nr_params = n;
 	r->p->params = calloc(n ? n : 1, sizeof(*r->p->params));
 	r->slot_type = calloc(n ? n : 1, sizeof(*r->slot_type));
@@ -1098,6 +1344,85 @@ static int describe_params(struct resolver *r)
 	return 0;
 }
 
+/*
+ * A struct returned by value is no return type: a return type is one
+ * value $retval reads from %ax.  Where SysV puts the struct says what can
+ * be recorded instead.  id is its type in dbg, or 0 if unknown.
+ */
+static int struct_return_error(struct resolver *r, int col, struct fe_dbg *dbg, fe_tid id,
+			       const char *tname, bool written)
+{
+	const char *instead = written ? "write 'x%u' instead" : "write the return type 'x%u'";
+	struct fe_buf why = { 0 };
+	struct fe_tdesc d;
+	unsigned int align, bits = 64;
+	enum fe_class cls = FE_CLASS_MEMORY;
+	bool known = id && dbg && fe_dbg_describe(dbg, id, &d) == 0 &&
+		     (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) && d.size;
+
+	if (known) {
+		cls = aggregate_class(dbg, &d, &align);
+		while (d.size <= 8 && bits / 16 >= d.size)
+			bits /= 2;
+	}
+	fe_buf_printf(&why, "'%s' is returned by value, but a return type reads one integer or pointer from %%ax ($retval); ",
+		      tname);
+	if (!known && dbg) {
+		fe_buf_printf(&why, "%s does not define '%s', so where it comes back is unknown: write no return type",
+			      fe_dbg_source(dbg), tname);
+	} else if (!known) {
+		fe_buf_printf(&why, "without debug info, where '%s' comes back is unknown: write no return type",
+			      tname);
+	} else if (cls == FE_CLASS_INTEGER) {
+		fe_buf_printf(&why, "its %lu byte%s come%s back in %%ax: ", d.size,
+			      d.size == 1 ? "" : "s", d.size == 1 ? "s" : "");
+		fe_buf_printf(&why, instead, bits);
+		fe_buf_printf(&why, " to record %s", d.size == 1 ? "it" : "them");
+	} else if (cls == FE_CLASS_INTEGER2 || cls == FE_CLASS_INT_SSE) {
+		fe_buf_printf(&why, "bytes 0..7 come back in %%ax and bytes 8..%lu in %s: ",
+			      d.size - 1, cls == FE_CLASS_INTEGER2 ? "%dx" : "xmm0");
+		fe_buf_printf(&why, instead, 64);
+		fe_buf_printf(&why, " to record bytes 0..7");
+	} else if (cls == FE_CLASS_SSE_INT) {
+		fe_buf_printf(&why, "bytes 0..7 come back in xmm0, which probes cannot read, and bytes 8..%lu in %%ax: ",
+			      d.size - 1);
+		fe_buf_printf(&why, instead, 64);
+		fe_buf_printf(&why, " to record bytes 8..15");
+	} else if (cls == FE_CLASS_SSE) {
+		fe_buf_printf(&why, "it comes back in xmm registers, which probes cannot read: %s",
+			      written ? "write no return type" : "leave out -r");
+	} else {
+		fe_buf_printf(&why, "it comes back in memory the caller provides, whose address %%ax holds: ");
+		fe_buf_printf(&why, instead, 64);
+		fe_buf_printf(&why, " to record the address");
+	}
+	if (why.failed)
+		return fe_err(r->err, 0, "out of memory");
+	fe_err(r->err, col, "%s", why.s);
+	fe_buf_free(&why);
+	return -1;
+}
+
+/* Whether a written return type is a struct or union by value (a tag, or
+ * a typedef the debug info resolves to one); *id its type there, or 0. */
+static bool written_struct(struct resolver *r, const struct fe_tspec *ts, fe_tid *id)
+{
+	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
+			  "union" : NULL;
+	struct fe_tdesc d;
+
+	*id = 0;
+	if (ts->nr_ptr || ts->array || !ts->name || ts->is_void)
+		return false;
+	if (r->ctx->dbg && !fe_is_atom(ts->name) &&
+	    fe_dbg_find_type(r->ctx->dbg, tag, ts->name, id) == 1 &&
+	    fe_dbg_describe(r->ctx->dbg, *id, &d) == 0 &&
+	    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION))
+		return true;
+	*id = 0;
+	return tag != NULL;
+}
+
 static int resolve_return(struct resolver *r)
 {
 	const struct fe_tspec *ts = r->proto->rtype;
@@ -1108,12 +1433,10 @@ static int resolve_return(struct resolver *r)
 	if (ts) {
 		if (ts->is_void && ts->nr_ptr == 0)
 			return 0;
-		/* said before the type is looked up: with or without debug
-		 * info, $retval is only %ax */
-		if ((ts->tag == FE_TAG_STRUCT || ts->tag == FE_TAG_UNION) && ts->nr_ptr == 0)
-			return fe_err(r->err, col,
-				      "'%s %s' is returned by value, which $retval (%%ax alone) cannot fetch; write no return type, or a pointer or integer one",
-				      ts->tag == FE_TAG_STRUCT ? "struct" : "union", ts->name);
+		fe_tid sid;
+
+		if (written_struct(r, ts, &sid))
+			return struct_return_error(r, col, r->ctx->dbg, sid, ts->text, true);
 		if (tspec_info(r, ts, &ti))
 			return -1;
 	} else if (r->ctx->want_return && !r->dbg && r->p->syscall && r->ctx->dbg) {
@@ -1134,12 +1457,20 @@ static int resolve_return(struct resolver *r)
 				      r->p->func);
 	} else if (r->ctx->want_return) {
 		if (!r->dbg)
-			return fe_err(r->err, col, "a return type from debug info needs BTF or DWARF for '%s'",
-				      r->p->func);
+			return undescribed_error(r, col, "-r types the return value from debug info", true);
 		if (r->dfunc.ret == 0)
 			return fe_err(r->err, col, "'%s' returns void", r->p->func);
-		if (dbg_tinfo(r->dbg, r->dfunc.ret, &ti))
+		if (dbg_tinfo(r->dbg, r->dfunc.ret, &ti)) {
+			char tname[128];
+			struct fe_tdesc d;
+
+			if (fe_dbg_type_name(r->dbg, r->dfunc.ret, tname, sizeof(tname)))
+				snprintf(tname, sizeof(tname), "?");
+			if (fe_dbg_describe(r->dbg, r->dfunc.ret, &d) == 0 &&
+			    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION))
+				return struct_return_error(r, col, r->dbg, r->dfunc.ret, tname, false);
 			return fe_err(r->err, col, "the return value of '%s' cannot be fetched", r->p->func);
+		}
 	} else {
 		return 0;
 	}
@@ -1215,6 +1546,10 @@ found:
 		/* no symbol table to ask: the debug info is the only witness */
 		char near[256];
 
+		if (fe_resolve_clone_of(r->ctx, r->p->func, near, sizeof(near)))
+			return fe_warn(r->ctx->warnings,
+				       "'%s' is not a function in %s, but its clone '%s' is: probe that",
+				       r->p->func, fe_dbg_source(dbg), near);
 		if (fe_dbg_inlined_only(dbg, r->p->func))
 			return fe_warn(r->ctx->warnings,
 				       "'%s' is inlined everywhere in %s: it has no code of its own to probe",

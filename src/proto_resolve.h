@@ -94,6 +94,8 @@ struct fe_probe {
 	int nr_fields;
 	bool has_ret;
 	struct fe_field ret;
+	bool ret_in_memory;	/* returns a struct in memory: its address,
+				 * a hidden first argument, takes %rdi */
 	bool described;		/* the debug info had the function */
 };
 
@@ -103,6 +105,7 @@ struct fe_resolve_ctx {
 	bool want_return;		/* -r: a return event typed from debug info */
 	const char *binary;		/* -x: a user binary (absolute path): uprobes */
 	const char *kallsyms_path;	/* the target's symbol table, if it is at hand */
+	const char *symtab_elf;		/* or an ELF file's: the binary, the vmlinux */
 	struct fe_warnings *warnings;
 };
 
@@ -113,6 +116,14 @@ struct fe_resolve_ctx {
  */
 int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks,
 			    struct fe_dbg *known);
+
+/*
+ * The compiler's clone of func ("func.isra.0", ".constprop.0", ".part.0";
+ * never a ".cold" piece) in the target's symbol table: 1 with its name in
+ * clone, else 0.
+ */
+int fe_resolve_clone_of(const struct fe_resolve_ctx *ctx, const char *func, char *clone,
+			size_t size);
 
 int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	       struct fe_probe **out, struct fe_error *err);
