@@ -25,6 +25,7 @@ struct fe_tracedat {
 	unsigned long long *sizes;
 	int nr_cpus;
 	int page_size;
+	unsigned long long written;	/* ftell cannot say on a FIFO */
 	bool failed;
 };
 
@@ -43,6 +44,14 @@ static int open_beside(struct fe_tracedat *td, struct fe_error *err)
 
 	if (!stat(td->path, &st) && S_ISDIR(st.st_mode))
 		return fe_err(err, 0, "cannot write %s: %s", td->path, strerror(EISDIR));
+	if (!stat(td->path, &st) && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, a terminal: written in place, never
+		 * renamed over (as root a rename would replace the device) */
+		td->out = fopen(td->path, "we");
+		if (!td->out)
+			return fe_err(err, 0, "cannot write %s: %s", td->path, strerror(errno));
+		return 0;
+	}
 	if (asprintf(&td->tmp_path, "%.*s.%s.XXXXXX", slash ? (int)(slash - td->path + 1) : 0,
 		     td->path, slash ? slash + 1 : td->path) < 0) {
 		td->tmp_path = NULL;
@@ -176,6 +185,7 @@ static void put(struct fe_tracedat *td, const void *p, size_t n)
 {
 	if (n && fwrite(p, 1, n, td->out) != n)
 		td->failed = true;
+	td->written += n;
 }
 
 static void put16(struct fe_tracedat *td, uint16_t v)
@@ -215,7 +225,7 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 	struct fe_buf opt = { 0 };
 	const char **systems = calloc(m->nr_events ? m->nr_events : 1, sizeof(*systems));
 	int i, j, nr_systems = 0, cpu;
-	long pos, start;
+	unsigned long long pos, start;
 	char buf[65536];
 
 	if (!systems) {
@@ -275,14 +285,14 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 	free(systems);
 
 	put(td, "flyrecord", 10);
-	pos = ftell(td->out) + 16L * td->nr_cpus;
+	pos = td->written + 16ULL * td->nr_cpus;
 	start = (pos + td->page_size - 1) / td->page_size * td->page_size;
 	for (cpu = 0, pos = start; cpu < td->nr_cpus; cpu++) {
 		put64(td, pos);
 		put64(td, td->sizes[cpu]);
 		pos += td->sizes[cpu];
 	}
-	while (ftell(td->out) < start && !td->failed)
+	while (td->written < start && !td->failed)
 		put(td, "\0", 1);
 	for (cpu = 0; cpu < td->nr_cpus; cpu++) {
 		size_t n;
@@ -292,7 +302,7 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 			put(td, buf, n);
 	}
 	/* a full disk shows up here at the latest: fflush, fsync or close */
-	if (td->failed || fflush(td->out) || fsync(fileno(td->out))) {
+	if (td->failed || fflush(td->out) || (td->tmp_path && fsync(fileno(td->out)))) {
 		fe_err(err, 0, "cannot write %s: %s", td->path, strerror(errno ? errno : EIO));
 		fe_tracedat_abort(td);
 		return -1;
@@ -305,7 +315,7 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		return -1;
 	}
 	td->out = NULL;
-	if (move_into_place(td, err)) {
+	if (td->tmp_path && move_into_place(td, err)) {
 		fe_tracedat_abort(td);
 		return -1;
 	}

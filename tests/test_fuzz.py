@@ -21,7 +21,8 @@ def test_fuzz_sixty_seconds():
                        text=True)
     expect_eq(b.returncode, 0, b.stderr[-3000:])
     env = dict(os.environ, FEVENT_FUZZ_BTF=os.path.join(out, "fx.o"),
-               FEVENT_FUZZ_SO=os.path.join(out, "libfx.so"))
+               FEVENT_FUZZ_SO=os.path.join(out, "libfx.so"),
+               FEVENT_FUZZ_KALLSYMS=os.path.join(out, "kallsyms"))
     r = subprocess.run([os.path.join(out, "fuzz_compile"), "-max_total_time=60",
                         "-print_final_stats=1", "-rss_limit_mb=2048", "-timeout=10",
                         os.path.join(out, "corpus")],

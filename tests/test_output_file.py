@@ -135,3 +135,26 @@ def test_full_disk_names_the_file_and_leaves_nothing():
         finally:
             subprocess.run(["umount", mnt])
     in_tmp(body)
+
+
+def test_a_device_or_fifo_is_written_in_place_never_replaced():
+    def body(tmp):
+        st = os.stat("/dev/null")
+        r = record_o("/dev/null")
+        expect_eq(r.returncode, 0, r.stderr)
+        after = os.stat("/dev/null")
+        expect_eq((after.st_rdev, after.st_ino), (st.st_rdev, st.st_ino),
+                  "/dev/null is still the device, not a file renamed over it")
+        check(not os.path.exists("/dev/null.old"), "nothing renamed beside it")
+        fifo = os.path.join(tmp, "pipe")
+        os.mkfifo(fifo)
+        import threading
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+        reader.start()
+        r = record_o(fifo)
+        reader.join(30)
+        expect_eq(r.returncode, 0, r.stderr)
+        check(got and got[0][:10] == b"\x17\x08\x44tracing", "the trace went through the FIFO")
+        check(os.path.exists(fifo) and not os.path.isfile(fifo), "the FIFO is still a FIFO")
+    in_tmp(body)
