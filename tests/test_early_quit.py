@@ -25,8 +25,19 @@ def first_line_then_quit(argv, during=None):
     p.stdout.close()
     if during:
         during()    # more events, written into the closed pipe
-    _, err = p.communicate(timeout=60)
+    _, err = finish(p, 60)
     return line, p.returncode, err
+
+
+def finish(p, timeout):
+    """communicate(), but a fevent that does not stop is killed, not left
+    recording into the tests' group."""
+    try:
+        return p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
 
 
 def test_record_json_into_head():
@@ -53,7 +64,7 @@ def test_a_reader_that_quits_while_nothing_is_written():
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1)
         p.stdout.close()
-        _, err = p.communicate(timeout=20)
+        _, err = finish(p, 20)
         expect_eq((p.returncode, err), (0, ""), "no error, no summary: the reader quit")
         expect_eq(instances(), before, "the instance is removed")
     finally:
