@@ -799,6 +799,20 @@ static int dwarf_func_count(struct fe_dbg *dbg, const char *name)
 	return count;
 }
 
+int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf_Addr *entry)
+{
+	Dwarf_Die *cu;
+	Dwarf_Addr addr, cubias;
+
+	if (dbg->ops != &dwarf_ops || !symbol_addr(dbg, name, &addr))
+		return 0;
+	cu = unit_at(dbg, addr, &cubias);
+	if (!cu || !subprogram_at(cu, addr - cubias, fn))
+		return 0;
+	*entry = addr - cubias;
+	return 1;
+}
+
 static const struct fe_dbg_ops dwarf_ops = {
 	.kind = "DWARF",
 	.func = dwarf_func,
