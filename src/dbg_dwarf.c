@@ -132,7 +132,7 @@ static Dwarf_Die *unit_at(struct fe_dbg *dbg, Dwarf_Addr addr, Dwarf_Addr *bias)
  */
 /* Where a function's code starts: DW_AT_entry_pc or DW_AT_low_pc, else
  * the first of its DW_AT_ranges (a function split into hot and cold). */
-static bool die_entry(Dwarf_Die *die, Dwarf_Addr *pc)
+bool fe_dwarf_entry(Dwarf_Die *die, Dwarf_Addr *pc)
 {
 	Dwarf_Addr base, start, end;
 
@@ -155,7 +155,7 @@ static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 			Dwarf_Addr entry;
 
 			if (dwarf_tag(&child) == DW_TAG_subprogram &&
-			    die_entry(&child, &entry) && entry == pc) {
+			    fe_dwarf_entry(&child, &entry) && entry == pc) {
 				*fn = child;
 				return true;
 			}
@@ -166,7 +166,7 @@ static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 		Dwarf_Addr entry;
 
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
-		    die_entry(&scopes[i], &entry) && entry == pc) {
+		    fe_dwarf_entry(&scopes[i], &entry) && entry == pc) {
 			*fn = scopes[i];
 			free(scopes);
 			return true;

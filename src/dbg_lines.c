@@ -150,19 +150,6 @@ static bool inlined_at(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out, int depth)
 	return false;
 }
 
-static bool entry_of(Dwarf_Die *die, Dwarf_Addr *pc)
-{
-	Dwarf_Addr base, start, end;
-
-	if (dwarf_entrypc(die, pc) == 0)
-		return true;
-	if (dwarf_ranges(die, 0, &base, &start, &end) > 0) {
-		*pc = start;
-		return true;
-	}
-	return false;
-}
-
 /* Inlined calls made by the function itself (not by its inlined callees):
  * each on its call line, at the callee's entry. */
 static void call_sites(Dwarf_Die *die, Dwarf_Files *files, size_t nr_files,
@@ -186,7 +173,7 @@ static void call_sites(Dwarf_Die *die, Dwarf_Files *files, size_t nr_files,
 		if (tag != DW_TAG_inlined_subroutine ||
 		    !dwarf_attr(&child, DW_AT_call_file, &a) || dwarf_formudata(&a, &file) ||
 		    !dwarf_attr(&child, DW_AT_call_line, &a) || dwarf_formudata(&a, &line) ||
-		    file >= nr_files || line > 0x7fffffff || !entry_of(&child, &pc))
+		    file >= nr_files || line > 0x7fffffff || !fe_dwarf_entry(&child, &pc))
 			continue;
 		name = dwarf_filesrc(files, file, NULL, NULL);
 		if (name && same_file(name, c->file, c->comp_dir))
