@@ -362,3 +362,26 @@ def test_add_refuses_before_touching_tracefs():
     expect_error(cases, lambda a, f: f"{cannot_read(a, f)}: {whys[f]}")
     r = run("list", "-g", group)
     expect_eq((r.returncode, r.stdout, r.stderr), (0, "", ""), "nothing was added")
+
+
+def test_lines_reads_the_same_checked_dwarf():
+    """lines opens -x and --vmlinux as compile does: the same errors."""
+    fifo = path("fifo-lines")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    src = built("libfx.so")
+    data = read(src)
+    cut = write("libfx-lines-cut.so", data[:len(data) // 2])
+    shoff, _ = elf_header(data)
+    garbage = with_section(src, ".debug_info", pattern, "libfx-lines-garbage.so")
+    whys = {
+        fifo: "not a regular file (a FIFO)",
+        "/dev/zero": "not a regular file (a character device)",
+        write("empty-lines", b""): "an empty file",
+        cut: (f"a truncated or corrupt ELF file: its section header table at offset {shoff} "
+              f"is past the end of the file ({len(data) // 2} bytes)"),
+        garbage: (f"malformed DWARF: the unit at offset 0 of .debug_info says DWARF "
+                  f"version {0xa5a5}"),
+    }
+    cases = [(("lines", opt, f, "fx_walk"), f) for f in whys for opt in ("-x", "--vmlinux")]
+    expect_error(cases, lambda a, f: f"cannot read {f}: {whys[f]}")
