@@ -166,7 +166,9 @@ static int consider(const char *cand, void *arg)
 	if ((l > c->len ? l - c->len : c->len - l) >= (size_t)c->best_d)
 		return 0;
 	d = fe_edit_distance(c->name, cand);
-	if (d < c->best_d && l < c->size) {
+	/* the name itself (a symbol the debug info does not describe) is no
+	 * suggestion */
+	if (d && d < c->best_d && l < c->size) {
 		c->best_d = d;
 		memcpy(c->buf, cand, l + 1);
 	}

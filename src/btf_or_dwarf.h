@@ -101,8 +101,12 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 				      struct fe_error *err);
 
 /* Open DWARF of an ELF file through libdwfl: from the file itself or its
- * separate debuginfo, found by build-id or debuglink. */
+ * separate debuginfo, found by build-id or debuglink.  NULL with err set
+ * when the file cannot be read, its DWARF is malformed, or it has none. */
 struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err);
+/* The same for a file that may have no DWARF (a user binary): then NULL
+ * with err->msg "". */
+struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, struct fe_error *err);
 /* What it was opened from, for messages, and which kind it is. */
 const char *fe_dbg_source(const struct fe_dbg *dbg);
 const char *fe_dbg_kind(const struct fe_dbg *dbg);

@@ -202,11 +202,11 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 {
 	*dbg = NULL;
 	if (opts->binary) {
-		/* a binary without DWARF still takes typed slot reads */
-		struct fe_error ignored;
-
-		*dbg = fe_dbg_open_dwarf(opts->binary, &ignored);
-		return 0;
+		/* a binary without DWARF still takes typed slot reads; one
+		 * that cannot be read, or whose DWARF is malformed, is bad
+		 * input */
+		*dbg = fe_dbg_open_dwarf_if_any(opts->binary, err);
+		return *dbg || !err->msg[0] ? 0 : -1;
 	}
 	if (opts->vmlinux) {
 		*dbg = fe_dbg_open_dwarf(opts->vmlinux, err);

@@ -2,28 +2,122 @@
 /*
  * The BTF backend, through libbpf; type ids are BTF ids.
  */
+#include <byteswap.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <linux/btf.h>
 
 #include "dbg_backend.h"
 #include "fe_util.h"
+#include "input_file.h"
 
 static const struct fe_dbg_ops btf_ops;
+
+/* libbpf's last message while it parses, for the error: it would print
+ * its warnings to stderr, says why in its debug messages (a bad magic),
+ * and errno alone says little ("Unknown error 4001") */
+static char libbpf_said[256];
+
+static int keep_libbpf_message(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	const char *prefix = "libbpf: ";
+	size_t n, skip = strlen(prefix);
+
+	(void)level;
+	vsnprintf(libbpf_said, sizeof(libbpf_said), fmt, ap);
+	if (!strncmp(libbpf_said, prefix, skip))
+		memmove(libbpf_said, libbpf_said + skip, strlen(libbpf_said + skip) + 1);
+	n = strlen(libbpf_said);
+	while (n && (libbpf_said[n - 1] == '\n' || libbpf_said[n - 1] == '.'))
+		libbpf_said[--n] = '\0';
+	return 0;
+}
+
+/*
+ * Raw BTF: the magic in either byte order, and the header's sections
+ * inside the file, so a truncated file is called that.
+ */
+static int check_raw_btf(int fd, off_t size, struct fe_error *err)
+{
+	struct btf_header h;
+	uint64_t end, type_end, str_end;
+	bool swap;
+
+	if ((uint64_t)size < sizeof(h) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return fe_err(err, 0, "neither an ELF file nor BTF (%lld bytes, less than a BTF header)", (long long)size);
+	swap = h.magic == bswap_16(BTF_MAGIC);
+	if (h.magic != BTF_MAGIC && !swap)
+		return fe_err(err, 0, "neither an ELF file nor BTF (no BTF magic)");
+	if (swap) {
+		h.hdr_len = bswap_32(h.hdr_len);
+		h.type_off = bswap_32(h.type_off);
+		h.type_len = bswap_32(h.type_len);
+		h.str_off = bswap_32(h.str_off);
+		h.str_len = bswap_32(h.str_len);
+	}
+	type_end = (uint64_t)h.hdr_len + h.type_off + h.type_len;
+	str_end = (uint64_t)h.hdr_len + h.str_off + h.str_len;
+	end = type_end > str_end ? type_end : str_end;
+	if (end > (uint64_t)size)
+		return fe_err(err, 0, "truncated or corrupt BTF: its header describes %llu bytes, the file has %lld",
+			      (unsigned long long)end, (long long)size);
+	return 0;
+}
+
+/*
+ * Check what libbpf is about to read, then let it parse with its warnings
+ * kept for the message.  NULL with why set on failure.
+ */
+static struct btf *parse_btf(const char *path, struct btf *base, struct fe_error *why)
+{
+	libbpf_print_fn_t prev;
+	struct btf *btf;
+	off_t size;
+	bool elf;
+	int fd, ret, e;
+
+	fd = fe_input_open(path, &size, why);
+	if (fd < 0)
+		return NULL;
+	elf = fe_input_is_elf(fd, size);
+	ret = elf ? fe_input_check_elf(fd, size, why) : check_raw_btf(fd, size, why);
+	close(fd);
+	if (ret)
+		return NULL;
+	libbpf_said[0] = '\0';
+	prev = libbpf_set_print(keep_libbpf_message);
+	btf = base ? btf__parse_split(path, base) : btf__parse(path, NULL);
+	e = errno;
+	libbpf_set_print(prev);
+	if (btf)
+		return btf;
+	if (elf && e == ENOENT)
+		fe_err(why, 0, "an ELF file without a .BTF section");
+	else if (libbpf_said[0])
+		fe_err(why, 0, "malformed BTF (%s)", libbpf_said);
+	else
+		fe_err(why, 0, "%s", strerror(e));
+	return NULL;
+}
 
 struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err)
 {
 	struct fe_dbg *dbg = fe_dbg_alloc(&btf_ops, path, err);
+	struct fe_error why = { 0 };
 
 	if (!dbg)
 		return NULL;
-	dbg->btf = btf__parse(path, NULL);
+	dbg->btf = parse_btf(path, NULL, &why);
 	if (!dbg->btf) {
-		fe_err(err, 0, "cannot read BTF from %s: %s", path, strerror(errno));
+		fe_err(err, 0, "cannot read BTF from %s: %s", path, why.msg);
 		fe_dbg_close(dbg);
 		return NULL;
 	}
@@ -33,6 +127,7 @@ struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err)
 struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 				      struct fe_error *err)
 {
+	struct fe_error why = { 0 };
 	const char *slash;
 	struct fe_dbg *dbg;
 	char *path;
@@ -49,10 +144,10 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 	}
 	dbg = fe_dbg_alloc(&btf_ops, path, err);
 	if (dbg) {
-		dbg->btf = btf__parse_split(path, base->btf);
+		dbg->btf = parse_btf(path, base->btf, &why);
 		if (!dbg->btf) {
-			fe_err(err, 0, "no BTF for module '%s' (%s: %s): is it loaded?", module,
-			       path, strerror(errno));
+			fe_err(err, 0, "no BTF for module '%s' (%s: %s)%s", module, path, why.msg,
+			       strcmp(why.msg, strerror(ENOENT)) ? "" : ": is it loaded?");
 			fe_dbg_close(dbg);
 			dbg = NULL;
 		}

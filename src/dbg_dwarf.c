@@ -8,12 +8,14 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dbg_backend.h"
 #include "fe_util.h"
+#include "input_file.h"
 
 static const struct fe_dbg_ops dwarf_ops;
 
@@ -26,10 +28,100 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err)
+/* The size of the file's .debug_info as libdw reads it (decompressed),
+ * or UINT64_MAX when it cannot tell. */
+static uint64_t debug_info_size(Dwarf *dw)
 {
-	struct fe_dbg *dbg = fe_dbg_alloc(&dwarf_ops, path, err);
+	Elf *elf = dwarf_getelf(dw);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
 
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return UINT64_MAX;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".debug_info"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		return data ? data->d_size : UINT64_MAX;
+	}
+	return UINT64_MAX;
+}
+
+/*
+ * libdw reads lazily: garbage in .debug_info would surface later as "no
+ * such function", or as a walk through it.  Check now that every unit's
+ * header holds (a known version, a length inside the section) and that
+ * its DIE and the first of its children read.  Headers only: cheap even for a vmlinux.
+ */
+static int check_units(Dwarf *dw, struct fe_error *err)
+{
+	uint64_t end = debug_info_size(dw);
+	Dwarf_Off off = 0, next;
+	Dwarf_Half version;
+	size_t hsize;
+	int ret;
+
+	while ((ret = dwarf_next_unit(dw, off, &next, &hsize, &version, NULL, NULL, NULL,
+				      NULL, NULL)) == 0) {
+		Dwarf_Die die, child;
+
+		if (version < 2 || version > 5)
+			return fe_err(err, 0, "the unit at offset %#llx of .debug_info says DWARF version %u",
+				      (unsigned long long)off, version);
+		if (next <= off || next > end)
+			return fe_err(err, 0, "the unit at offset %#llx of .debug_info runs past its end",
+				      (unsigned long long)off);
+		if (!dwarf_offdie(dw, off + hsize, &die) || dwarf_child(&die, &child) < 0)
+			return fe_err(err, 0, "the unit at offset %#llx of .debug_info: %s",
+				      (unsigned long long)off, dwarf_errmsg(-1));
+		off = next;
+	}
+	if (ret < 0)
+		return fe_err(err, 0, "the unit at offset %#llx of .debug_info: %s",
+			      (unsigned long long)off, dwarf_errmsg(-1));
+	return 0;
+}
+
+/* Does the file itself carry DWARF?  Then failing to read it is an error,
+ * not "no debug info". */
+static bool has_debug_info(Dwfl_Module *mod)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_error *err)
+{
+	struct fe_error why = { 0 };
+	struct fe_dbg *dbg;
+	const char *debugfile = NULL;
+
+	/* before libdwfl opens it: a FIFO would block, a cut file be followed */
+	if (fe_input_check(path, true, &why)) {
+		fe_err(err, 0, "cannot read %s: %s", path, why.msg);
+		return NULL;
+	}
+	dbg = fe_dbg_alloc(&dwarf_ops, path, err);
 	if (!dbg)
 		return NULL;
 	dbg->dwfl = dwfl_begin(&offline_callbacks);
@@ -46,14 +138,37 @@ struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err)
 	}
 	dbg->dw = dwfl_module_getdwarf(dbg->mod, &dbg->bias);
 	if (!dbg->dw) {
-		fe_err(err, 0, "no DWARF for %s (%s): install its debug info (a -dbg or -dbgsym package)",
-		       path, dwfl_errmsg(-1));
+		if (has_debug_info(dbg->mod))
+			fe_err(err, 0, "cannot read %s: malformed DWARF (%s)", path, dwfl_errmsg(-1));
+		else if (optional)
+			err->msg[0] = '\0';
+		else
+			fe_err(err, 0, "no DWARF for %s (%s): install its debug info (a -dbg or -dbgsym package)",
+			       path, dwfl_errmsg(-1));
+		goto fail;
+	}
+	if (check_units(dbg->dw, &why)) {
+		/* the DWARF may come from a separate file found by build-id */
+		dwfl_module_info(dbg->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+		fe_err(err, 0, "cannot read %s: malformed DWARF%s%s: %s", path,
+		       debugfile && strcmp(debugfile, path) ? " in " : "",
+		       debugfile && strcmp(debugfile, path) ? debugfile : "", why.msg);
 		goto fail;
 	}
 	return dbg;
 fail:
 	fe_dbg_close(dbg);
 	return NULL;
+}
+
+struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err)
+{
+	return open_dwarf(path, false, err);
+}
+
+struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, struct fe_error *err)
+{
+	return open_dwarf(path, true, err);
 }
 
 static void dwarf_close(struct fe_dbg *dbg)
@@ -307,6 +422,18 @@ static void location_at(Dwarf_Die *param, Dwarf_Die *fn, Dwarf_Addr pc, bool clo
 static int collect_params(Dwarf_Die *fn, const char *name, bool concrete, Dwarf_Addr pc,
 			  struct fe_dfunc *out, struct fe_error *err);
 
+/* Do the unit's top-level DIEs read to their end?  A walk that stops on an
+ * error is malformed DWARF, not a function the unit lacks. */
+static bool unit_reads(Dwarf_Die *cu)
+{
+	Dwarf_Die d;
+	int ret = dwarf_child(cu, &d);
+
+	while (ret == 0)
+		ret = dwarf_siblingof(&d, &d);
+	return ret > 0;
+}
+
 static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 		      struct fe_error *err)
 {
@@ -323,8 +450,14 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 	 * its code: the prototype is the same, take it by name (and no
 	 * locations) */
 	concrete = subprogram_at(cu, addr - cubias, &fn);
-	if (!concrete && !subprogram_named(cu, name, &fn))
+	if (!concrete && !subprogram_named(cu, name, &fn)) {
+		if (!unit_reads(cu))
+			return fe_err(err, 0, "%s: malformed DWARF in the unit at offset %#llx of .debug_info, which holds '%s': %s",
+				      dbg->source,
+				      (unsigned long long)(dwarf_dieoffset(cu) - dwarf_cuoffset(cu)), name,
+				      dwarf_errmsg(-1));
 		return 0;
+	}
 	{
 		Dwarf_Die cudie;
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "elf_target.h"
+#include "input_file.h"
 
 struct elf_file {
 	int fd;
@@ -15,16 +16,24 @@ struct elf_file {
 
 static int elf_open_file(const char *path, struct elf_file *ef, struct fe_error *err)
 {
+	struct fe_error why = { 0 };
+	off_t size;
+
 	elf_version(EV_CURRENT);
-	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* checked before libelf follows its offsets */
+	ef->fd = fe_input_open(path, &size, &why);
 	if (ef->fd < 0)
-		return fe_err(err, 0, "cannot open %s: %s", path, strerror(errno));
+		return fe_err(err, 0, "cannot read %s: %s", path, why.msg);
+	if (fe_input_check_elf(ef->fd, size, &why)) {
+		close(ef->fd);
+		return fe_err(err, 0, "cannot read %s: %s", path, why.msg);
+	}
 	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
 	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF) {
 		if (ef->elf)
 			elf_end(ef->elf);
 		close(ef->fd);
-		return fe_err(err, 0, "%s is not an ELF file", path);
+		return fe_err(err, 0, "cannot read %s: %s", path, elf_errmsg(-1));
 	}
 	return 0;
 }

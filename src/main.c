@@ -263,8 +263,9 @@ static void usage(FILE *out)
 		"  -h, --help     show help (fevent COMMAND --help for a command)\n"
 		"      --version  show the version\n"
 		"\n"
-		"Exit status: 0 success, 1 failure at run time, 2 bad usage or a\n"
-		"prototype that does not compile.  See fevent(1).\n");
+		"Exit status: 0 success, 1 failure at run time, 2 bad usage, a\n"
+		"prototype that does not compile, or a malformed -x/--btf/--vmlinux\n"
+		"file.  See fevent(1).\n");
 }
 
 /* getopt_long's table and short-option string, built from options[] */
