@@ -63,13 +63,13 @@ static int vaddr_to_offset(Elf *elf, unsigned long addr, unsigned long *off)
 	return 0;
 }
 
-/* Search .symtab, then .dynsym: for name itself, or with clone set for a
- * compiler's clone of it ("name.constprop.0", "name.isra.0"), whose name
- * goes to clone. */
-static int find_symbol_or_clone(Elf *elf, const char *name, bool want_func,
-				unsigned long *addr, char *clone, size_t clone_size)
+/*
+ * Call fn with each defined symbol of .symtab, then .dynsym, and its
+ * name, until fn returns true; returns whether one did.
+ */
+static bool each_symbol(Elf *elf, bool (*fn)(Elf *elf, const GElf_Sym *sym, const char *name,
+					     void *arg), void *arg)
 {
-	size_t len = strlen(name);
 	static const Elf64_Word kinds[] = { SHT_SYMTAB, SHT_DYNSYM };
 	size_t k;
 
@@ -93,20 +93,51 @@ static int find_symbol_or_clone(Elf *elf, const char *name, bool want_func,
 
 				if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF)
 					continue;
-				if (want_func && GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-					continue;
 				s = elf_strptr(elf, sh.sh_link, sym.st_name);
-				if (!s || strncmp(s, name, len) || (clone ? s[len] != '.' : s[len]) ||
-				    (clone && strstr(s + len, ".cold")))
-					continue;
-				*addr = sym.st_value;
-				if (clone)
-					snprintf(clone, clone_size, "%s", s);
-				return 1;
+				if (s && fn(elf, &sym, s, arg))
+					return true;
 			}
 		}
 	}
-	return 0;
+	return false;
+}
+
+struct by_name {
+	const char *name;
+	size_t len;
+	bool want_func;
+	unsigned long addr;
+	char *clone;		/* NULL: the name itself */
+	size_t clone_size;
+};
+
+static bool named(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
+{
+	struct by_name *q = arg;
+
+	(void)elf;
+	if ((q->want_func && GELF_ST_TYPE(sym->st_info) != STT_FUNC) ||
+	    strncmp(s, q->name, q->len) || (q->clone ? s[q->len] != '.' : s[q->len] != 0) ||
+	    (q->clone && strstr(s + q->len, ".cold")))
+		return false;
+	q->addr = sym->st_value;
+	if (q->clone)
+		snprintf(q->clone, q->clone_size, "%s", s);
+	return true;
+}
+
+/* Search .symtab, then .dynsym: for name itself, or with clone set for a
+ * compiler's clone of it ("name.constprop.0", "name.isra.0"), whose name
+ * goes to clone. */
+static int find_symbol_or_clone(Elf *elf, const char *name, bool want_func,
+				unsigned long *addr, char *clone, size_t clone_size)
+{
+	struct by_name q = { name, strlen(name), want_func, 0, clone, clone_size };
+
+	if (!each_symbol(elf, named, &q))
+		return 0;
+	*addr = q.addr;
+	return 1;
 }
 
 static int find_symbol(Elf *elf, const char *name, bool want_func, unsigned long *addr)
@@ -114,49 +145,34 @@ static int find_symbol(Elf *elf, const char *name, bool want_func, unsigned long
 	return find_symbol_or_clone(elf, name, want_func, addr, NULL, 0);
 }
 
+struct at_offset {
+	unsigned long off;
+	char *name;
+	size_t size;
+};
+
+static bool starts_at(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
+{
+	struct at_offset *q = arg;
+	unsigned long at;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !*s ||
+	    !vaddr_to_offset(elf, sym->st_value, &at) || at != q->off)
+		return false;
+	snprintf(q->name, q->size, "%s", s);
+	return true;
+}
+
 int fe_elf_func_at(const char *path, unsigned long off, char *name, size_t size)
 {
-	static const Elf64_Word kinds[] = { SHT_SYMTAB, SHT_DYNSYM };
+	struct at_offset q = { off, name, size };
 	struct elf_file ef;
 	struct fe_error err;
-	size_t k;
-	int ret = 0;
+	int ret;
 
 	if (elf_open_file(path, &ef, &err))
 		return 0;
-	for (k = 0; k < 2 && !ret; k++) {
-		Elf_Scn *scn = NULL;
-
-		while (!ret && (scn = elf_nextscn(ef.elf, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *data;
-			size_t i, n;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != kinds[k] || !sh.sh_entsize)
-				continue;
-			data = elf_getdata(scn, NULL);
-			if (!data)
-				continue;
-			n = sh.sh_size / sh.sh_entsize;
-			for (i = 1; i < n; i++) {
-				unsigned long at;
-				GElf_Sym sym;
-				const char *s;
-
-				if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
-				    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-					continue;
-				if (!vaddr_to_offset(ef.elf, sym.st_value, &at) || at != off)
-					continue;
-				s = elf_strptr(ef.elf, sh.sh_link, sym.st_name);
-				if (!s || !*s)
-					continue;
-				snprintf(name, size, "%s", s);
-				ret = 1;
-				break;
-			}
-		}
-	}
+	ret = each_symbol(ef.elf, starts_at, &q);
 	elf_close_file(&ef);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "input_file.h"
@@ -38,6 +39,20 @@ static int check_stat(const struct stat *st, struct fe_error *err)
 		return fe_err(err, 0, "not a regular file (%s)", file_kind(st->st_mode));
 	if (st->st_size == 0)
 		return fe_err(err, 0, "an empty file");
+	return 0;
+}
+
+int fe_input_check_text(const char *path, struct fe_error *err)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return fe_err(err, 0, "%s", strerror(errno));
+	/* /proc/kallsyms says size 0; <(...) is a pipe that ends; /dev/null
+	 * is the empty table ('no symbols known') */
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) &&
+	    !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)))
+		return fe_err(err, 0, "not a regular file (%s)", file_kind(st.st_mode));
 	return 0;
 }
 

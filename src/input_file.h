@@ -24,6 +24,11 @@
  */
 int fe_input_open(const char *path, off_t *size, struct fe_error *err);
 
+/* A text file read line by line (--kallsyms): a regular file, even of
+ * size 0 as /proc's are, or a pipe; never a device or a directory.
+ * 0, or -1 with err set. */
+int fe_input_check_text(const char *path, struct fe_error *err);
+
 /* Does the file begin with the ELF magic? */
 bool fe_input_is_elf(int fd, off_t size);
 

@@ -180,25 +180,31 @@ int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module
 int fe_ksyms_each(const char *path,
 		  int (*fn)(const char *name, const char *module, void *arg), void *arg)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	char line[1024];
 	FILE *f;
 	int ret = 0;
 
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	while (!ret && getline(&line, &cap, f) > 0) {
+	while (!ret && fgets(line, sizeof(line), f)) {
 		char type, name[512], module[128];
 		int n;
 
+		if (!strchr(line, '\n') && !feof(f)) {
+			int ch;
+
+			/* no kallsyms line is this long: skip it, bounded */
+			while ((ch = getc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
 		module[0] = 0;
 		n = sscanf(line, "%*s %c %511s [%127[^]]]", &type, name, module);
 		if (n < 2 || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
 			continue;
 		ret = fn(name, module[0] ? module : NULL, arg);
 	}
-	free(line);
 	fclose(f);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "input_file.h"
 #include "diag.h"
 #include "fe_config.h"
 
@@ -386,9 +387,18 @@ int main(int argc, char **argv)
 		case 'f':
 			cli.files[cli.nr_files++] = optarg;
 			break;
-		case OPT_KALLSYMS:
+		case OPT_KALLSYMS: {
+			struct fe_error err;
+
+			if (fe_input_check_text(optarg, &err)) {
+				fprintf(stderr, "fevent %s: --kallsyms %s: %s\n", cmd->name, optarg,
+					err.msg);
+				ret = FE_EXIT_USAGE;
+				goto out;
+			}
 			cli.kallsyms = optarg;
 			break;
+		}
 		case OPT_BTF:
 			cli.btf = optarg;
 			break;
