@@ -385,3 +385,20 @@ def test_lines_reads_the_same_checked_dwarf():
     }
     cases = [(("lines", opt, f, "fx_walk"), f) for f in whys for opt in ("-x", "--vmlinux")]
     expect_error(cases, lambda a, f: f"cannot read {f}: {whys[f]}")
+
+
+def test_kallsyms_device_is_refused_pipe_and_dev_null_read():
+    r = run("compile", "--kallsyms", "/dev/zero", "f(x64 a)")
+    expect_eq((r.returncode, r.stdout, r.stderr),
+              (2, "", "fevent compile: --kallsyms /dev/zero: not a regular file (a character device)\n"))
+    r = run("compile", "--kallsyms", "/tmp", "f(x64 a)")
+    expect_eq((r.returncode, r.stderr),
+              (2, "fevent compile: --kallsyms /tmp: not a regular file (a directory)\n"))
+    # /dev/null is the empty table; a pipe (bash's <(...)) is read to its end
+    r = run("compile", "--kallsyms", "/dev/null", "f(x64 a)")
+    expect_eq((r.returncode, r.stdout.split()[-1]), (0, "a=%di:x64"), r.stderr)
+    p = subprocess.run(["bash", "-c", f"{fe.binary()} compile -q --kallsyms "
+                        "<(printf 'ffffffff81000000 T g\\n'; head -c 100000 /dev/zero; echo) "
+                        "'f(x64 a)'"], capture_output=True, text=True, timeout=30)
+    expect_eq(p.returncode, 0, p.stderr)
+    check("f __caller" in p.stdout, p.stdout)
