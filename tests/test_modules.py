@@ -1,6 +1,7 @@
-"""Module functions on this machine (issue 9, item 9): proto and compile
-read the module's split BTF beside the base's, and a module that is not
-loaded is said to be so, told apart from a function the loaded module lacks.  The
+"""Module functions on this machine (issue 9, item 9): funcs lists them as
+MOD:func from a kallsyms with a [mod] column, proto and compile read the
+module's split BTF beside the base's, and a module that is not loaded is
+said to be so, told apart from a function the loaded module lacks.  The
 real kernel's side (/sys/kernel/btf/MOD, rmmod, list) is test_vm_modules.py.
 """
 import atexit
@@ -55,6 +56,33 @@ def files():
     subprocess.run(["pahole", "-J", "--btf_base", base, mod], check=True, capture_output=True)
     _tmp.update(ks=ks, base=base, mod=mod)
     return _tmp
+
+
+def funcs(glob, *opts):
+    r = fe.run("funcs", *opts, "--kallsyms", files()["ks"], glob)
+    expect_eq((r.returncode, r.stderr), (0, ""), glob)
+    return r.stdout
+
+
+def test_funcs_lists_module_functions_as_mod_func():
+    # the kernel's first, then each module's, in the form add takes
+    expect_eq(funcs("load_*"),
+              "load_elf_binary\nbinfmt_misc:load_misc_binary\nothermod:load_misc_binary\n")
+    expect_eq(funcs("binfmt_misc:*"), "binfmt_misc:bm_status_write\nbinfmt_misc:load_misc_binary\n")
+    expect_eq(funcs("*:load_misc_binary"),
+              "binfmt_misc:load_misc_binary\nothermod:load_misc_binary\n")
+    # data, BPF programs and trampolines are not functions of modules
+    expect_eq(funcs("*"), "_stext\nfx_walk\nload_elf_binary\nbinfmt_misc:bm_status_write\n"
+              "binfmt_misc:load_misc_binary\nfxmod:fxm_no_btf\nfxmod:fxm_open\n"
+              "othermod:load_misc_binary\n")
+    expect_eq(funcs("datamod:*"), "")
+
+
+def test_funcs_filters_module_functions_by_the_modules_btf():
+    # fxmod has split BTF beside the base: only what it describes, as the
+    # kernel's functions are filtered by vmlinux's
+    expect_eq(funcs("fxmod:*", "--btf", files()["base"]), "fxmod:fxm_open\n")
+    expect_eq(funcs("fx_walk", "--btf", files()["base"]), "fx_walk\n")
 
 
 def test_proto_reads_the_modules_split_btf():
