@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf_or_dwarf.h"
 #include "commands.h"
+#include "compile.h"
 #include "diag.h"
+#include "elf_target.h"
 #include "fe_util.h"
 #include "kmodule.h"
 #include "kprobe_emit.h"
@@ -32,18 +35,66 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static char *rendered(const struct fe_event_info *e)
+/* The running kernel's debug info, opened for the first kprobe listed. */
+struct kernel_dbg {
+	struct fe_dbg *dbg;
+	bool tried;
+};
+
+/*
+ * The prototype that compiles back to exactly this definition with the
+ * debug info 'fevent add' would take by default (the running kernel's,
+ * a module's, the uprobe's binary), checked by compiling it.
+ */
+static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 {
 	bool uprobe = e->kind == FE_KIND_UPROBE || e->kind == FE_KIND_URETPROBE;
 	bool ret = e->kind == FE_KIND_KRETPROBE || e->kind == FE_KIND_URETPROBE;
-	char event[128];
+	struct fe_compile_opts opts = { 0 };
+	struct fe_dbg *dbg = NULL, *own = NULL;
+	struct fe_error err;
+	char event[128], func[256] = "", *text, *path = NULL;
+	const char *colon = strrchr(e->target, ':');
+	bool exact;
 
 	/* a return event is named FUNC__return: its function is FUNC */
 	snprintf(event, sizeof(event), "%s", e->event);
 	if (ret && strlen(event) > strlen(FE_RETURN_SUFFIX) &&
 	    !strcmp(event + strlen(event) - strlen(FE_RETURN_SUFFIX), FE_RETURN_SUFFIX))
 		event[strlen(event) - strlen(FE_RETURN_SUFFIX)] = 0;
-	return fe_render_proto(event, uprobe ? NULL : e->target, e->args, ret);
+	if (uprobe && colon) {
+		/* FILE:0xOFFSET */
+		path = strndup(e->target, colon - e->target);
+		if (!path)
+			return NULL;
+		opts.binary = path;
+		dbg = own = fe_dbg_open_dwarf(path, &err);
+		/* -n may have named the event otherwise: the function is
+		 * the one at the probe's offset */
+		fe_elf_func_at(path, strtoul(colon + 1, NULL, 0), func, sizeof(func));
+	} else if (!uprobe) {
+		if (!kd->tried) {
+			kd->tried = true;
+			if (fe_open_debug_info(&opts, &kd->dbg, &err))
+				kd->dbg = NULL;
+		}
+		dbg = kd->dbg;
+		if (colon && dbg) {
+			/* MODULE:func: the module's BTF on the kernel's */
+			char *mod = strndup(e->target, colon - e->target);
+
+			own = mod ? fe_dbg_open_btf_module(dbg, mod, &err) : NULL;
+			dbg = own;
+			free(mod);
+		}
+	}
+	/* a failed compile would look for clones in the symbol table */
+	opts.kallsyms = "/dev/null";
+	text = fe_compile_render(func[0] ? func : event, uprobe ? NULL : e->target, e->args, ret,
+				 dbg, &opts, &exact);
+	fe_dbg_close(own);
+	free(path);
+	return text;
 }
 
 /*
@@ -137,6 +188,7 @@ int fe_cmd_list(const struct fe_cli *cli)
 	const char *group = cli->group ? cli->group : FE_DEFAULT_GROUP;
 	struct fe_event_info *ev;
 	struct fe_error err = { 0 };
+	struct kernel_dbg kd = { 0 };
 	int i, n;
 
 	if (cli->nr_args) {
@@ -149,7 +201,7 @@ int fe_cmd_list(const struct fe_cli *cli)
 		return FE_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
-		char *proto = rendered(&ev[i]);
+		char *proto = rendered(&ev[i], &kd);
 
 		if (cli->json)
 			print_json(&ev[i], proto);
@@ -158,5 +210,6 @@ int fe_cmd_list(const struct fe_cli *cli)
 		free(proto);
 	}
 	fe_event_infos_free(ev, n);
+	fe_dbg_close(kd.dbg);
 	return fflush(stdout) ? FE_EXIT_FAIL : FE_EXIT_OK;
 }

@@ -9,6 +9,7 @@
 #include "compile.h"
 #include "fetch_map_x86_64.h"
 #include "ksyms.h"
+#include "proto_render.h"
 
 #define DEFAULT_KALLSYMS	"/proc/kallsyms"
 
@@ -296,6 +297,49 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	}
 	fe_dbg_close(dbg);
 	return failed;
+}
+
+/* Does text compile, under dbg and opts, to exactly args? */
+static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
+			bool is_return, const char *args)
+{
+	struct fe_compiled it = { 0 };
+	const char *got;
+	bool same = false;
+
+	it.text = strdup(text);
+	if (!it.text)
+		return false;
+	it.proto = fe_proto_parse(it.text, &it.err);
+	if (it.proto && !fe_compile_one(&it, NULL, dbg, opts)) {
+		got = is_return ? it.def.ret_args : it.def.entry_args;
+		same = got && !strcmp(got, args);
+	}
+	fe_compiled_clear(&it);
+	return same;
+}
+
+char *fe_compile_render(const char *event, const char *target, const char *args,
+			bool is_return, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
+			bool *exact)
+{
+	char *text = fe_render_proto(event, target, args, is_return, false);
+
+	*exact = false;
+	if (!text)
+		return NULL;
+	if (compiles_to(text, dbg, opts, is_return, args)) {
+		*exact = true;
+		return text;
+	}
+	/* the slots mean other places under this debug info (a struct or
+	 * a double before them), or the order cannot be kept: the kernel's
+	 * own spelling, which no debug info reinterprets */
+	free(text);
+	text = fe_render_proto(event, target, args, is_return, true);
+	if (text && compiles_to(text, dbg, opts, is_return, args))
+		*exact = true;
+	return text;
 }
 
 void fe_compiled_clear(struct fe_compiled *it)

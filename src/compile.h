@@ -86,6 +86,17 @@ int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, ch
 			size_t size);
 
 /* Free what an item holds. */
+/*
+ * A definition's arguments rendered back as a prototype that compiles,
+ * under dbg and opts, to exactly args again: Rostedt's slots and hops
+ * where they do, else every argument in the kernel's own spelling
+ * (TYPE NAME=FETCH).  *exact says whether the result was checked to;
+ * NULL when out of memory.
+ */
+char *fe_compile_render(const char *event, const char *target, const char *args,
+			bool is_return, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
+			bool *exact);
+
 void fe_compiled_clear(struct fe_compiled *it);
 
 void fe_compile_set_free(struct fe_compile_set *set);

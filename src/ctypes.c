@@ -169,6 +169,17 @@ int fe_tspec_info(const struct fe_tspec *ts, struct fe_tinfo *out,
 		goto array;
 	}
 
+	if (ts->bf_container) {
+		/* the kernel's b<w>@<o>/<c>, as list shows it */
+		memset(&ft, 0, sizeof(ft));
+		ft.kind = FE_FT_BITFIELD;
+		ft.size = ts->bf_container / 8;
+		ft.bf_width = ts->bf_width;
+		ft.bf_offset = ts->bf_offset;
+		out->ftype = ft;
+		out->size = ft.size;
+		return 0;
+	}
 	if (ts->is_void)
 		return fe_err(err, ts->col, "'void' has no value to fetch");
 	if (ts->is_float) {

@@ -105,6 +105,53 @@ static int find_symbol(Elf *elf, const char *name, bool want_func, unsigned long
 	return find_symbol_or_clone(elf, name, want_func, addr, NULL, 0);
 }
 
+int fe_elf_func_at(const char *path, unsigned long off, char *name, size_t size)
+{
+	static const Elf64_Word kinds[] = { SHT_SYMTAB, SHT_DYNSYM };
+	struct elf_file ef;
+	struct fe_error err;
+	size_t k;
+	int ret = 0;
+
+	if (elf_open_file(path, &ef, &err))
+		return 0;
+	for (k = 0; k < 2 && !ret; k++) {
+		Elf_Scn *scn = NULL;
+
+		while (!ret && (scn = elf_nextscn(ef.elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+			size_t i, n;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != kinds[k] || !sh.sh_entsize)
+				continue;
+			data = elf_getdata(scn, NULL);
+			if (!data)
+				continue;
+			n = sh.sh_size / sh.sh_entsize;
+			for (i = 1; i < n; i++) {
+				unsigned long at;
+				GElf_Sym sym;
+				const char *s;
+
+				if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+					continue;
+				if (!vaddr_to_offset(ef.elf, sym.st_value, &at) || at != off)
+					continue;
+				s = elf_strptr(ef.elf, sh.sh_link, sym.st_name);
+				if (!s || !*s)
+					continue;
+				snprintf(name, size, "%s", s);
+				ret = 1;
+				break;
+			}
+		}
+	}
+	elf_close_file(&ef);
+	return ret;
+}
+
 int fe_elf_clone_of(const char *path, const char *func, char *clone, size_t size)
 {
 	struct elf_file ef;

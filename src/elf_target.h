@@ -18,6 +18,10 @@
 int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,
 			 unsigned long *off, struct fe_error *err);
 
+/* The function that starts at file offset off (a uprobe's place): 1 with
+ * its name, 0 when none does or the file cannot be read. */
+int fe_elf_func_at(const char *path, unsigned long off, char *name, size_t size);
+
 /* A function symbol that is a compiler's clone of func ("func.isra.0"):
  * 1 with its name in clone, or 0. */
 int fe_elf_clone_of(const char *path, const char *func, char *clone, size_t size);

@@ -158,6 +158,10 @@ static int start_cursor(const struct fe_probe *probe, const struct fe_place *pla
 		c->kind = C_VALUE;
 		fe_buf_printf(&c->expr, "$retval");
 		break;
+	case FE_SRC_FETCH:
+		c->kind = C_VALUE;
+		fe_buf_printf(&c->expr, "%s", f->base);
+		break;
 	case FE_SRC_ADDR:
 		c->kind = C_ABS;
 		c->symbol = f->symbol;

@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -962,6 +963,16 @@ void fe_view_flush(struct fe_view *v, bool final)
 int fe_view_output_error(const struct fe_view *v)
 {
 	return v->out_errno;
+}
+
+bool fe_view_reader_quit(struct fe_view *v)
+{
+	struct pollfd p = { .fd = fileno(v->opts.out) };
+
+	/* a pipe whose reader closed polls POLLERR at the writing end */
+	if (!v->out_errno && p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR))
+		v->out_errno = EPIPE;
+	return v->out_errno == EPIPE;
 }
 
 void fe_view_flush_until(struct fe_view *v, unsigned long long ts)

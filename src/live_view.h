@@ -70,6 +70,9 @@ void fe_view_summary(struct fe_view *v, FILE *out);
 /* 0, or the errno of a failed write to the output (EPIPE: the reader quit);
  * the view writes nothing more after one. */
 int fe_view_output_error(const struct fe_view *v);
+/* Whether the output is a pipe whose reader has gone (head, less quit),
+ * noticed before anything more is written; it then counts as EPIPE. */
+bool fe_view_reader_quit(struct fe_view *v);
 unsigned long long fe_view_events(const struct fe_view *v);
 unsigned long long fe_view_lost(const struct fe_view *v);
 /*

@@ -35,6 +35,10 @@ enum tok_kind {
 	T_ELLIPSIS,
 	T_COLON,
 	T_SEMI,
+	T_MINUS,
+	T_PERCENT,
+	T_DOLLAR,
+	T_SLASH,
 };
 
 struct tok {
@@ -104,7 +108,7 @@ bool fe_arg_takes_slot(const struct fe_arg *arg)
 	if (arg->is_null)
 		return true;
 	for (i = 0; i < arg->nr_alts; i++)
-		if (arg->alts[i].kind != FE_ALT_ADDR)
+		if (arg->alts[i].kind != FE_ALT_ADDR && arg->alts[i].kind != FE_ALT_FETCH)
 			return true;
 	return false;
 }
@@ -222,6 +226,11 @@ static int tokenize(struct parser *ps)
 			case '.': t.kind = T_DOT; break;
 			case ':': t.kind = T_COLON; break;
 			case ';': t.kind = T_SEMI; break;
+			/* the kernel's own fetch arguments, after 'TYPE LABEL=' */
+			case '-': t.kind = T_MINUS; break;
+			case '%': t.kind = T_PERCENT; break;
+			case '$': t.kind = T_DOLLAR; break;
+			case '/': t.kind = T_SLASH; break;
 			default:
 				if (isprint((unsigned char)*p))
 					return fe_err(ps->err, t.col, "unexpected character '%c'", *p);
@@ -394,6 +403,46 @@ static void spell(struct fe_buf *b, const struct tok *t)
 /*
  * Parse a type.  Stops before the declared name.  Fills *out on success.
  */
+/* "b4@3/32": the kernel's bitfield type, an IDENT b<digits> then '@' */
+static bool is_bitfield_start(struct parser *ps)
+{
+	const struct tok *t = cur(ps);
+	int i;
+
+	if (t->kind != T_IDENT || t->len < 2 || t->start[0] != 'b' || peek(ps, 1)->kind != T_AT ||
+	    peek(ps, 1)->space_before)
+		return false;
+	for (i = 1; i < t->len; i++)
+		if (!isdigit((unsigned char)t->start[i]))
+			return false;
+	return true;
+}
+
+/* b<width>@<offset>/<container bits>, as the kernel writes it */
+static int parse_bitfield(struct parser *ps, struct fe_tspec *ts)
+{
+	struct tok *w = cur(ps), *o = peek(ps, 2), *slash = peek(ps, 3), *c = peek(ps, 4);
+	unsigned long width = strtoul(w->start + 1, NULL, 10);
+
+	if (o->kind != T_NUM || o->space_before)
+		return unexpected(ps, o, "the bit offset after '@' (b<width>@<offset>/<bits>)");
+	if (slash->kind != T_SLASH || slash->space_before)
+		return unexpected(ps, slash, "'/' and the container's bits (b<width>@<offset>/<bits>)");
+	if (c->kind != T_NUM || c->space_before)
+		return unexpected(ps, c, "the container's bits after '/'");
+	if (c->num != 8 && c->num != 16 && c->num != 32 && c->num != 64)
+		return fe_err(ps->err, c->col, "a bitfield's container is 8, 16, 32 or 64 bits, not %llu",
+			      c->num);
+	if (!width || width > c->num || o->num > c->num - width)
+		return fe_err(ps->err, w->col, "bits %llu..%llu do not fit a %llu-bit container",
+			      o->num, o->num + width - 1, c->num);
+	ts->bf_width = width;
+	ts->bf_offset = o->num;
+	ts->bf_container = c->num;
+	ps->i += 5;
+	return 0;
+}
+
 static int parse_tspec(struct parser *ps, struct fe_tspec **out)
 {
 	struct fe_tspec *ts;
@@ -406,6 +455,23 @@ static int parse_tspec(struct parser *ps, struct fe_tspec **out)
 	if (!ts)
 		return oom(ps);
 	ts->col = cur(ps)->col;
+
+	if (is_bitfield_start(ps)) {
+		if (parse_bitfield(ps, ts))
+			goto fail;
+		fe_buf_printf(&text, "b%u@%u/%u", ts->bf_width, ts->bf_offset, ts->bf_container);
+		if (cur(ps)->kind == T_LBRACK || cur(ps)->kind == T_STAR) {
+			fe_err(ps->err, cur(ps)->col, "a bitfield type is one value: no array, no pointer");
+			goto fail;
+		}
+		ts->text = fe_buf_take(&text);
+		if (!ts->text) {
+			oom(ps);
+			goto fail;
+		}
+		*out = ts;
+		return 0;
+	}
 
 	/* leading qualifiers */
 	while (is_qualifier(cur(ps))) {
@@ -544,7 +610,8 @@ static bool starts_with_type(struct parser *ps)
 
 	if (t->kind != T_IDENT)
 		return false;
-	if (is_qualifier(t) || is_tag_word(t) || is_int_word(t) || is_atom_tok(t))
+	if (is_qualifier(t) || is_tag_word(t) || is_int_word(t) || is_atom_tok(t) ||
+	    is_bitfield_start(ps))
 		return true;
 	if (n->kind == T_IDENT || n->kind == T_STAR)
 		return true;
@@ -651,6 +718,171 @@ static int parse_addr(struct parser *ps, struct fe_alt *alt)
 	return 0;
 }
 
+/* The pt_regs names the kernel's x86-64 fetch arguments know. */
+static const char *const registers[] = {
+	"ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "r8", "r9", "r10", "r11", "r12",
+	"r13", "r14", "r15", "ip", "flags", "cs", "ss", "orig_ax",
+};
+
+/* After 'TYPE LABEL=': does the kernel's own notation follow? ('@SYMBOL'
+ * alone and 0xADDR are ADDR, the older spelling of the same read.) */
+static bool is_fetch_start(struct parser *ps)
+{
+	const struct tok *t = cur(ps), *n = peek(ps, 1), *n2 = peek(ps, 2);
+
+	switch (t->kind) {
+	case T_PERCENT:
+	case T_DOLLAR:
+	case T_PLUS:
+	case T_MINUS:
+		return true;
+	case T_AT:
+		return n->kind == T_PLUS || n->kind == T_NUM ||
+		       (n->kind == T_IDENT && (n2->kind == T_PLUS || n2->kind == T_MINUS) &&
+			!n2->space_before);
+	default:
+		return false;
+	}
+}
+
+static int adjacent(struct parser *ps, const struct tok *t, const char *wanted)
+{
+	if (t->space_before)
+		return fe_err(ps->err, t->col,
+			      "a fetch argument is written without spaces; expected %s here", wanted);
+	return 0;
+}
+
+/*
+ * FETCH := '%'REG | '$stack' | '$stack'N | '@'SYMBOL[+-N] | '@'ADDR |
+ *          '@+'OFFSET | ('+'|'-')['u']N'(' FETCH ')'
+ * as kprobetrace.rst writes it; derefs are appended innermost first.
+ */
+static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth)
+{
+	struct tok *t = cur(ps), *n = peek(ps, 1);
+	char b[64];
+
+	if (depth > FE_MAX_FETCH_DEPTH)
+		return fe_err(ps->err, t->col, "more than %d nested '+N(...)'", FE_MAX_FETCH_DEPTH);
+	if (depth && adjacent(ps, t, "the fetch argument"))
+		return -1;
+	if (t->kind == T_PLUS || t->kind == T_MINUS) {
+		struct fe_deref *d;
+		unsigned long long off;
+		bool user = false;
+
+		if (n->kind == T_IDENT && n->start[0] == 'u' && n->len > 1 &&
+		    isdigit((unsigned char)n->start[1])) {
+			char *end;
+
+			errno = 0;
+			off = strtoull(n->start + 1, &end, 0);
+			if (errno || end != n->start + n->len)
+				return unexpected(ps, n, "an offset after '+u'");
+			user = true;
+		} else if (n->kind == T_NUM) {
+			off = n->num;
+		} else {
+			return unexpected(ps, n, "an offset after the sign");
+		}
+		if (adjacent(ps, n, "the offset") || adjacent(ps, peek(ps, 2), "'('"))
+			return -1;
+		if (off > 0x7fffffffULL + (t->kind == T_MINUS))
+			return fe_err(ps->err, n->col,
+				      "offset %llu does not fit the kernel's 32-bit fetch offset", off);
+		if (peek(ps, 2)->kind != T_LPAREN)
+			return unexpected(ps, peek(ps, 2), "'(' after the offset");
+		ps->i += 3;
+		if (parse_fetch(ps, alt, depth + 1))
+			return -1;
+		if (cur(ps)->kind != T_RPAREN)
+			return unexpected(ps, cur(ps), "')'");
+		if (adjacent(ps, cur(ps), "')'"))
+			return -1;
+		ps->i++;
+		d = fe_grow(&alt->derefs, &alt->nr_derefs, sizeof(*d));
+		if (!d)
+			return oom(ps);
+		d->off = t->kind == T_MINUS ? -(long long)off : (long long)off;
+		d->user = user;
+		d->col = t->col;
+		return 0;
+	}
+	if (t->kind == T_PERCENT) {
+		if (n->kind != T_IDENT || !is_in(n, registers, ARRAY_LEN(registers)))
+			return fe_err(ps->err, n->col,
+				      "expected an x86-64 register after '%%' (%%di, %%si, %%dx, %%cx, %%r8, %%ax, %%sp, ...), found %s",
+				      describe(n, b, sizeof(b)));
+		if (adjacent(ps, n, "the register name"))
+			return -1;
+		if (asprintf(&alt->base, "%%%.*s", n->len, n->start) < 0) {
+			alt->base = NULL;
+			return oom(ps);
+		}
+		ps->i += 2;
+		return 0;
+	}
+	if (t->kind == T_DOLLAR) {
+		bool stack = n->kind == T_IDENT && n->len >= 5 && !strncmp(n->start, "stack", 5);
+		int i;
+
+		for (i = 5; stack && i < n->len; i++)
+			stack = isdigit((unsigned char)n->start[i]);
+		if (!stack) {
+			if (is_word(n, "retval"))
+				return fe_err(ps->err, n->col,
+					      "the return value is read by a return type: write 'TYPE FUNC(...)'");
+			return fe_err(ps->err, n->col, "expected '$stack' or '$stackN' after '$', found %s",
+				      describe(n, b, sizeof(b)));
+		}
+		if (adjacent(ps, n, "'stack'"))
+			return -1;
+		if (asprintf(&alt->base, "$%.*s", n->len, n->start) < 0) {
+			alt->base = NULL;
+			return oom(ps);
+		}
+		ps->i += 2;
+		return 0;
+	}
+	if (t->kind == T_AT) {
+		if (adjacent(ps, n, "what follows '@'"))
+			return -1;
+		if (n->kind == T_PLUS) {
+			if (peek(ps, 2)->kind != T_NUM || adjacent(ps, peek(ps, 2), "the file offset"))
+				return unexpected(ps, peek(ps, 2), "a file offset after '@+'");
+			alt->file_offset = true;
+			alt->addr = peek(ps, 2)->num;
+			ps->i += 3;
+			return 0;
+		}
+		if (n->kind == T_NUM) {
+			alt->addr = n->num;
+			ps->i += 2;
+			return 0;
+		}
+		if (n->kind != T_IDENT)
+			return unexpected(ps, n, "a symbol, an address or '+OFFSET' after '@'");
+		alt->symbol = tok_dup(n);
+		if (!alt->symbol)
+			return oom(ps);
+		ps->i += 2;
+		t = cur(ps);
+		if ((t->kind == T_PLUS || t->kind == T_MINUS) && !t->space_before) {
+			n = peek(ps, 1);
+			if (n->kind != T_NUM || adjacent(ps, n, "the offset"))
+				return unexpected(ps, n, "an offset after the symbol");
+			if (n->num > 0x7fffffffULL)
+				return fe_err(ps->err, n->col, "offset %llu is too large", n->num);
+			alt->addr_off = t->kind == T_MINUS ? -(long long)n->num : (long long)n->num;
+			ps->i += 2;
+		}
+		return 0;
+	}
+	return unexpected(ps, t,
+			  "a register (%di), a stack slot ($stack1), an address (@SYMBOL, @0xADDR, @+OFFSET) or +OFFSET(...)");
+}
+
 static int set_name(struct parser *ps, char **dst, int *col)
 {
 	struct tok *t = cur(ps);
@@ -692,6 +924,10 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 			return -1;
 		if (cur(ps)->kind == T_EQ) {
 			ps->i++;
+			if (is_fetch_start(ps)) {
+				alt->kind = FE_ALT_FETCH;
+				return parse_fetch(ps, alt, 0);
+			}
 			if (cur(ps)->kind == T_NUM || cur(ps)->kind == T_AT)
 				return parse_addr(ps, alt);
 			if (cur(ps)->kind != T_IDENT)
@@ -725,6 +961,9 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 		if (cur(ps)->kind == T_NUM || cur(ps)->kind == T_AT)
 			return fe_err(ps->err, alt->name_col,
 				      "an address needs a type: write 'TYPE %s=ADDR'", alt->name);
+		if (is_fetch_start(ps))
+			return fe_err(ps->err, alt->name_col,
+				      "a fetch argument needs a type: write 'TYPE %s=FETCH'", alt->name);
 		if (cur(ps)->kind != T_IDENT)
 			return unexpected(ps, cur(ps), "a parameter path after '='");
 		if (label_then_head(ps, alt))
@@ -750,6 +989,8 @@ static void alt_clear(struct fe_alt *alt)
 	free(alt->name);
 	free(alt->label);
 	free(alt->symbol);
+	free(alt->base);
+	free(alt->derefs);
 	for (i = 0; i < alt->nr_steps; i++)
 		free(alt->steps[i].member);
 	free(alt->steps);

@@ -17,6 +17,7 @@
 #include "fe_error.h"
 
 #define FE_MAX_PTR_LEVELS	8
+#define FE_MAX_FETCH_DEPTH	16	/* nested +N(...) in one FETCH */
 
 enum fe_tag {
 	FE_TAG_NONE,
@@ -50,6 +51,8 @@ struct fe_tspec {
 	bool user[FE_MAX_PTR_LEVELS + 1];
 	unsigned long array;	/* TYPE[N]; 0: not an array */
 	int array_col;
+	/* the kernel's b<width>@<offset>/<container> (bits); 0: not one */
+	unsigned int bf_width, bf_offset, bf_container;
 };
 
 enum fe_step_kind {
@@ -70,6 +73,15 @@ enum fe_alt_kind {
 	FE_ALT_SLOT,		/* TYPE NAME {HOP}: the parameter in this slot */
 	FE_ALT_ADDR,		/* TYPE NAME=ADDR: memory at an address */
 	FE_ALT_PATH,		/* [TYPE] [LABEL=] PARAM {-> . []}, or NAME */
+	FE_ALT_FETCH,		/* TYPE NAME=FETCH: the kernel's own fetch
+				 * argument (%di, +8($stack), @+0x40, ...) */
+};
+
+/* One '+N(...)' of a FETCH; the innermost comes first. */
+struct fe_deref {
+	long long off;
+	bool user;		/* +uN(...) */
+	int col;
 };
 
 struct fe_alt {
@@ -82,9 +94,15 @@ struct fe_alt {
 	int label_col;
 	struct fe_step *steps;
 	int nr_steps;
-	/* ADDR */
+	/* ADDR, and FETCH at an address */
 	unsigned long long addr;
 	char *symbol;		/* @SYMBOL, or NULL for 0xADDR */
+	/* FETCH */
+	char *base;		/* "%di", "$stack", "$stack2"; NULL: an address */
+	bool file_offset;	/* @+OFFSET: addr is a file offset (uprobes) */
+	long long addr_off;	/* @SYMBOL+N */
+	struct fe_deref *derefs;
+	int nr_derefs;
 };
 
 struct fe_arg {

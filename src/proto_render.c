@@ -87,27 +87,26 @@ static void hops(struct fe_buf *b, const long *d, int from, int to)
 	}
 }
 
-/* One argument as a prototype alternative; *slot is -1 for an address. */
+/* One argument as a prototype alternative; *slot is -1 for an address.
+ * -1: Rostedt's notation cannot say it (the kernel's own can). */
 static int render_arg(const char *name, struct fetch *f, const char *type,
 		      struct fe_buf *b, int *slot)
 {
 	bool string = !strcmp(type, "string") || !strcmp(type, "ustring");
 	bool array = strchr(type, '[') != NULL;
-	char t[64];
 	int n = f->nr_deref;
 
-	snprintf(t, sizeof(t), "%s", type);
-	if (t[0] == 'b') {
-		/* a bitfield: its container */
-		const char *slash = strchr(type, '/');
-
-		snprintf(t, sizeof(t), "u%s", slash ? slash + 1 : "64");
-	}
 	*slot = f->base == B_REG || f->base == B_STACK ? f->slot : -1;
 	if (f->base == B_ADDR) {
-		/* "@X:T" is "T NAME=X"; "+0(@X):string" a string pointer there */
-		if (n == 0 || (string && n == 1 && f->deref[0] == 0)) {
-			fe_buf_printf(b, "%s %s=%s", n == 0 && string ? "char[64]" : t, name, f->addr);
+		/* "@X:T" is "T NAME=X"; "+0(@X):string" a string pointer
+		 * there, when X is a plain @SYMBOL or 0xADDR (the older ADDR
+		 * form; the rest is the kernel's spelling, read as written) */
+		if (n == 0 && !string) {
+			fe_buf_printf(b, "%s %s=%s", type, name, f->addr);
+			return 0;
+		}
+		if (string && n == 1 && f->deref[0] == 0 && !strpbrk(f->addr + 1, "+-")) {
+			fe_buf_printf(b, "%s %s=%s", type, name, f->addr);
 			return 0;
 		}
 		return -1;
@@ -115,33 +114,53 @@ static int render_arg(const char *name, struct fetch *f, const char *type,
 	if (f->base != B_REG && f->base != B_STACK && f->base != B_RETVAL)
 		return -1;
 	if (string) {
-		if (n && f->deref[n - 1] == 0) {
-			fe_buf_printf(b, "%s %s", t, name);
-			hops(b, f->deref, 0, n - 1);
-		} else {
-			/* characters in place: a char array there */
-			fe_buf_printf(b, "char[64] %s", name);
-			hops(b, f->deref, 0, n);
-		}
+		/* a string is read from memory: its last read is the +0 */
+		if (!n || f->deref[n - 1] != 0)
+			return -1;
+		fe_buf_printf(b, "%s %s", type, name);
+		hops(b, f->deref, 0, n - 1);
 		return 0;
 	}
-	fe_buf_printf(b, "%s %s", t, name);
+	fe_buf_printf(b, "%s %s", type, name);
 	/* an array with one +0 read is the array at the value: no hop */
 	if (!(array && n == 1 && f->deref[0] == 0))
 		hops(b, f->deref, 0, n);
 	return 0;
 }
 
-char *fe_render_proto(const char *event, const char *target, const char *args,
-		      bool is_return)
+/* The kernel's own spelling, TYPE NAME=FETCH: takes no slot, reads what
+ * it says whatever the debug info.  '@SYMBOL' alone would be the older
+ * ADDR form, which follows a string pointer: '+0' keeps it the kernel's. */
+static void render_fetch(struct fe_buf *b, const char *name, const char *fetch,
+			 size_t fetch_len, const char *type)
 {
-	struct fe_buf slots[MAX_SLOTS] = { { 0 } };
-	struct fe_buf addrs = { 0 }, out = { 0 };
+	bool plain_symbol = fetch_len > 1 && fetch[0] == '@' &&
+			    (isalpha((unsigned char)fetch[1]) || fetch[1] == '_') &&
+			    !memchr(fetch, '+', fetch_len) && !memchr(fetch, '-', fetch_len);
+
+	fe_buf_printf(b, "%s %s=%.*s%s", type, name, (int)fetch_len, fetch,
+		      plain_symbol ? "+0" : "");
+}
+
+/* One argument of the definition, both ways it can be written. */
+struct item {
+	struct fe_buf rostedt;	/* slot and hops, or TYPE NAME=ADDR; empty
+				 * if they cannot say it */
+	struct fe_buf fetch;	/* TYPE NAME=FETCH */
+	int slot;		/* of the Rostedt form; -1: takes no slot */
+};
+
+char *fe_render_proto(const char *event, const char *target, const char *args,
+		      bool is_return, bool kernel_fetches)
+{
+	struct item *items = NULL;
+	struct fe_buf out = { 0 };
 	const char *p = args;
 	char func[256];
 	bool syscall = target && !strncmp(target, "__x64_sys_", 10);
-	int i, max_slot = -1;
+	int i, nr_items = 0, nr_args = 0, cur_slot = -1, later_min;
 	char *ret_type = NULL;
+	bool failed = false;
 
 	if (syscall)
 		snprintf(func, sizeof(func), "SyS_%s", target + 10);
@@ -152,8 +171,7 @@ char *fe_render_proto(const char *event, const char *target, const char *args,
 		const char *end, *eq, *colon;
 		char name[64], type[64];
 		struct fetch f;
-		struct fe_buf alt = { 0 };
-		int slot;
+		struct item *it;
 
 		while (*p == ' ')
 			p++;
@@ -172,8 +190,21 @@ char *fe_render_proto(const char *event, const char *target, const char *args,
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - p), p);
 		snprintf(type, sizeof(type), "%.*s", (int)(end - colon - 1), colon + 1);
 		p = end;
-		if (!strcmp(name, "__caller") || parse_fetch(eq + 1, colon - eq - 1, &f))
+		if (!strcmp(name, "__caller"))
 			continue;
+		if (parse_fetch(eq + 1, colon - eq - 1, &f))
+			f.base = B_OTHER;
+		if (f.base == B_RETVAL) {
+			struct fe_buf alt = { 0 };
+			int slot;
+
+			if (render_arg(name, &f, type, &alt, &slot) == 0) {
+				free(ret_type);
+				ret_type = strdup(type);
+			}
+			fe_buf_free(&alt);
+			continue;
+		}
 		/* a system call wrapper's argument k is regs->(k-th register) */
 		if (syscall && f.base == B_REG && f.slot == 0 && f.nr_deref) {
 			int k;
@@ -187,37 +218,70 @@ char *fe_render_proto(const char *event, const char *target, const char *args,
 				f.slot = k;
 			}
 		}
-		if (f.base == B_RETVAL) {
-			if (render_arg(name, &f, type, &alt, &slot) == 0) {
-				free(ret_type);
-				ret_type = strdup(type);
-			}
-			fe_buf_free(&alt);
-			continue;
+		it = fe_grow(&items, &nr_items, sizeof(*it));
+		if (!it) {
+			failed = true;
+			break;
 		}
-		if (render_arg(name, &f, type, &alt, &slot) || slot >= MAX_SLOTS) {
-			fe_buf_free(&alt);
-			continue;
+		memset(it, 0, sizeof(*it));
+		render_fetch(&it->fetch, name, eq + 1, colon - eq - 1, type);
+		if (kernel_fetches || render_arg(name, &f, type, &it->rostedt, &it->slot) ||
+		    it->slot >= MAX_SLOTS) {
+			fe_buf_free(&it->rostedt);
+			it->slot = -1;
 		}
-		if (slot < 0) {
-			fe_buf_printf(&addrs, "%s%s", addrs.len ? ", " : "", alt.s);
-		} else {
-			fe_buf_printf(&slots[slot], "%s%s", slots[slot].len ? " | " : "", alt.s);
-			if (slot > max_slot)
-				max_slot = slot;
-		}
-		fe_buf_free(&alt);
 	}
+
+	/*
+	 * Rostedt's form where it says the argument in the same order: one
+	 * whose slot comes after a later argument's is written in the
+	 * kernel's spelling, which takes no slot and so stands anywhere.
+	 */
+	later_min = MAX_SLOTS;
+	for (i = nr_items - 1; i >= 0; i--) {
+		if (items[i].slot > later_min) {
+			fe_buf_free(&items[i].rostedt);
+			items[i].slot = -1;
+		} else if (items[i].slot >= 0) {
+			later_min = items[i].slot;
+		}
+	}
+
 	if (is_return && ret_type)
 		fe_buf_printf(&out, "%s ", ret_type);
-	fe_buf_printf(&out, "%s(%s", func, addrs.len ? addrs.s : "");
-	for (i = 0; i <= max_slot; i++)
-		fe_buf_printf(&out, "%s%s", i || addrs.len ? ", " : "",
-			      slots[i].len ? slots[i].s : "NULL");
+	fe_buf_printf(&out, "%s(", func);
+	for (i = 0; i < nr_items; i++) {
+		const struct item *it = &items[i];
+		const char *text = it->rostedt.len ? it->rostedt.s : it->fetch.s;
+		int k;
+
+		if (it->rostedt.failed || it->fetch.failed || !text) {
+			failed = true;
+			break;
+		}
+		if (nr_args && (it->slot < 0 || it->slot == cur_slot)) {
+			/* '|' another alternative of the open ARG (an
+			 * address or a FETCH takes no slot of its own) */
+			fe_buf_printf(&out, " | %s", text);
+			continue;
+		}
+		/* a new ARG, after NULL for each slot skipped */
+		for (k = cur_slot + 1; k < it->slot; k++)
+			fe_buf_printf(&out, "%sNULL", nr_args++ ? ", " : "");
+		fe_buf_printf(&out, "%s%s", nr_args++ ? ", " : "", text);
+		if (it->slot >= 0)
+			cur_slot = it->slot;
+	}
 	fe_buf_printf(&out, ")");
-	for (i = 0; i < MAX_SLOTS; i++)
-		fe_buf_free(&slots[i]);
-	fe_buf_free(&addrs);
+	for (i = 0; i < nr_items; i++) {
+		fe_buf_free(&items[i].rostedt);
+		fe_buf_free(&items[i].fetch);
+	}
+	free(items);
 	free(ret_type);
+	if (failed || out.failed) {
+		fe_buf_free(&out);
+		return NULL;
+	}
 	return fe_buf_take(&out);
 }

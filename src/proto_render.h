@@ -2,7 +2,9 @@
 /*
  * A kernel definition rendered back as a prototype in fevent's notation:
  * registers and stack slots become slots, dereferences become Rostedt's
- * hops.  Compiling the result gives the same fetch arguments back.
+ * hops, and what they cannot say in the kernel's own spelling
+ * (TYPE NAME=FETCH).  Compiling the result without debug info gives the
+ * same fetch arguments back, in the same order.
  */
 #ifndef PROTO_RENDER_H
 #define PROTO_RENDER_H
@@ -11,8 +13,11 @@
 
 /* event: the event name; target: the probed symbol (kprobes) or NULL
  * (uprobes: the function is named after the event); args: the fetch
- * arguments as the kernel lists them; is_return: an r: event. */
+ * arguments as the kernel lists them; is_return: an r: event;
+ * kernel_fetches: every argument as 'TYPE NAME=FETCH', which reads the
+ * same whatever debug info the prototype is compiled with.  NULL when out
+ * of memory. */
 char *fe_render_proto(const char *event, const char *target, const char *args,
-		      bool is_return);
+		      bool is_return, bool kernel_fetches);
 
 #endif

@@ -913,6 +913,60 @@ static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 	return 0;
 }
 
+/*
+ * TYPE LABEL=FETCH: the kernel's own fetch argument, read as written and
+ * typed as written (what 'fevent list' shows when a slot or a hop cannot
+ * say it).  Debug info plays no part: a register is that register.
+ */
+static int resolve_fetch(struct resolver *r, const struct fe_alt *alt)
+{
+	struct fe_tinfo ti;
+	struct fe_field *f;
+	int i;
+
+	if (tspec_info(r, alt->type, &ti) ||
+	    new_field(r, alt->col, &ti.ftype, alt->name, alt->name_col,
+		      alt->base ? FE_SRC_FETCH : FE_SRC_ADDR, &f))
+		return -1;
+	if (alt->base) {
+		f->base = strdup(alt->base);
+		if (!f->base)
+			return fe_err(r->err, 0, "out of memory");
+	} else if (alt->file_offset) {
+		if (!r->ctx->binary)
+			return fe_err(r->err, alt->col,
+				      "'@+OFFSET' is a file offset in a user binary (-x BIN); kprobes read '@SYMBOL' or '@0xADDR'");
+		f->addr = alt->addr;
+		f->file_offset = true;
+	} else if (alt->symbol && r->ctx->binary) {
+		/* uprobes cannot name symbols: the symbol's file offset */
+		unsigned long off;
+		int ret = fe_elf_fetch_offset(r->ctx->binary, r->p->func, alt->symbol, 0, &off,
+					      r->err);
+
+		if (ret < 0)
+			return -1;
+		if (ret == 0)
+			return fe_err(r->err, alt->col, "no symbol '%s' in %s", alt->symbol,
+				      r->ctx->binary);
+		f->addr = off;
+		f->file_offset = true;
+	} else if (alt->symbol) {
+		f->symbol = strdup(alt->symbol);
+		if (!f->symbol)
+			return fe_err(r->err, 0, "out of memory");
+	} else {
+		f->addr = alt->addr;
+	}
+	if (alt->addr_off && push_op(f, FE_OP_OFFSET, alt->addr_off, false, alt->col, r->err))
+		return -1;
+	for (i = 0; i < alt->nr_derefs; i++)
+		if (push_op(f, FE_OP_DEREF, alt->derefs[i].off, alt->derefs[i].user,
+			    alt->derefs[i].col, r->err))
+			return -1;
+	return 0;
+}
+
 static int find_param(struct resolver *r, const char *name, int visible_slots)
 {
 	int i;
@@ -1629,6 +1683,9 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 			case FE_ALT_ADDR:
 				ret = resolve_addr(&r, alt);
 				break;
+			case FE_ALT_FETCH:
+				ret = resolve_fetch(&r, alt);
+				break;
 			default:
 				ret = resolve_path(&r, alt, slot + takes_slot);
 				break;
@@ -1665,6 +1722,7 @@ static void field_clear(struct fe_field *f)
 	free(f->float_sse);
 	free(f->label);
 	free(f->symbol);
+	free(f->base);
 }
 
 void fe_probe_free(struct fe_probe *p)

@@ -35,6 +35,8 @@ enum fe_src {
 	FE_SRC_PARAM,		/* a parameter of the function */
 	FE_SRC_ADDR,		/* memory at a fixed address or symbol */
 	FE_SRC_RETVAL,		/* the return value */
+	FE_SRC_FETCH,		/* a register or stack slot named as the kernel
+				 * names it (TYPE LABEL=%di, =+8($stack)) */
 };
 
 enum fe_op_kind {
@@ -60,6 +62,7 @@ struct fe_field {
 	unsigned long long addr;	/* FE_SRC_ADDR without a symbol */
 	bool file_offset;	/* addr is a file offset of the binary (uprobes) */
 	char *symbol;		/* FE_SRC_ADDR: @symbol */
+	char *base;		/* FE_SRC_FETCH: "%di", "$stack", "$stack2" */
 	struct fe_op ops[FE_MAX_OPS];
 	int nr_ops;
 	struct fe_ftype type;

@@ -797,7 +797,10 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		}
 		if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
 			break;
-		if (stop_signal || (deadline && now() >= deadline) || fe_view_output_error(v))
+		/* a reader that quit ends the recording even while nothing
+		 * is written (entries held for their returns, a quiet probe) */
+		if (stop_signal || (deadline && now() >= deadline) || fe_view_output_error(v) ||
+		    fe_view_reader_quit(v))
 			break;
 		/*
 		 * Read in bursts: a 1.4 MB buffer takes a fifth of a second

@@ -25,9 +25,19 @@ def first_line_then_quit(argv, during=None):
     p.stdout.close()
     if during:
         during()    # more events, written into the closed pipe
-    err = p.stderr.read()
-    p.wait(timeout=30)
+    _, err = finish(p, 60)
     return line, p.returncode, err
+
+
+def finish(p, timeout):
+    """communicate(), but a fevent that does not stop is killed, not left
+    recording into the tests' group."""
+    try:
+        return p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
 
 
 def test_record_json_into_head():
@@ -39,6 +49,23 @@ def test_record_json_into_head():
             during=lambda: subprocess.run([prog(), "3000"], check=True, capture_output=True))
         check(line.startswith("{") and '"event":"traced"' in line, line)
         expect_eq((rc, err), (0, ""), "no error, no summary: the reader quit")
+        expect_eq(instances(), before, "the instance is removed")
+    finally:
+        clean()
+
+
+def test_a_reader_that_quits_while_nothing_is_written():
+    """`record | less`, q before any event: fevent notices the closed pipe
+    without a write failing and stops as on EPIPE."""
+    added(PROTO)
+    try:
+        before = instances()
+        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--json", "-a"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        p.stdout.close()
+        _, err = finish(p, 20)
+        expect_eq((p.returncode, err), (0, ""), "no error, no summary: the reader quit")
         expect_eq(instances(), before, "the instance is removed")
     finally:
         clean()

@@ -100,6 +100,16 @@ echo "rc=$?"
 ls $T/instances
 fevent clear
 """),
+    ("list_compiles_back", f"""
+fevent add '{SEED}' '{OPENAT2}' '{VFS_READ}' 'ip_rcv(skb->pkt_type, dev)' \
+    'vfs_write(count, file)' 'ksys_write(s64 j=@jiffies, count)' > /dev/null || exit 1
+fevent list --json
+echo @@compiled
+# each listed prototype (the line after an event's header) compiled again
+fevent list | awk '/^[^ ]/ {{ n = 0; next }} {{ if (++n == 1) print substr($0, 5) }}' |
+while read -r p; do fevent compile "$p" || exit 1; echo @@; done
+fevent clear
+"""),
     ("module_not_loaded", """
 fevent add 'ext4:ext4_sync_file(x64 file)'; echo "rc=$?"
 cat $T/dynamic_events
@@ -225,6 +235,27 @@ def test_compile_equals_the_kernels_definition():
     compiled, kernel = out.split("@@kernel\n")
     expect_eq(sorted(_normal(l) for l in kernel.splitlines()),
               sorted(_normal(l) for l in compiled.splitlines()))
+
+
+def test_list_shows_prototypes_that_compile_back_to_the_kernels_events():
+    """issue 9 item 6 on the kernel: a system call wrapper, a return, a
+    path, a bitfield, an argument before an earlier slot's, an address."""
+    import json
+    rc, out, err = result("list_compiles_back")
+    expect_eq(rc, 0, err)
+    listing, compiled = out.split("@@compiled\n")
+    events = [json.loads(l) for l in listing.splitlines()]
+    blocks = compiled.split("@@\n")[:-1]
+    expect_eq(len(blocks), len(events), out)
+    for ev, block in zip(events, blocks):
+        want = "r:" if ev["kind"] == "kretprobe" else "p:"
+        line = [l for l in block.splitlines() if l.startswith(want)][0]
+        expect_eq(line.split(" ", 2)[2], ev["args"], f"{ev['event']}: {ev['prototype']}")
+    protos = {e["event"]: e["prototype"] for e in events}
+    expect_eq(protos["SyS_openat"], "SyS_openat(s32 dfd, ustring path, x32 flags, x16 mode)")
+    expect_eq(protos["vfs_write"], "vfs_write(u64 count=%dx, x64 file)")
+    check(re.fullmatch(r"ip_rcv\(b3@\d+/8 pkt_type\+\d+, x64 dev\)", protos["ip_rcv"]),
+          protos["ip_rcv"])
 
 
 def test_existing_event_and_force():

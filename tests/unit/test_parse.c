@@ -168,7 +168,8 @@ static const struct bad bad_protos[] = {
 	{ "f(int x=12)", 9, "0xHEX" },
 	{ "f(x=0x10)", 3, "needs a type" },
 	{ "f(int)", 6, "expected a name after the type 'int'" },
-	{ "f(int x$)", 8, "unexpected character '$'" },
+	{ "f(int x!)", 8, "unexpected character '!'" },
+	{ "f(int x$)", 8, "expected ',' or ')', found '$'" },
 };
 
 static void test_errors(void)

@@ -59,7 +59,7 @@ int main(void)
 	for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
 		char *event = NULL, *target = NULL;
 		char *args = compile_args(protos[i], &event, &target);
-		char *rendered = args ? fe_render_proto(event, target, args, false) : NULL;
+		char *rendered = args ? fe_render_proto(event, target, args, false, false) : NULL;
 		char *again = rendered ? compile_args(rendered, NULL, NULL) : NULL;
 
 		printf("# %s -> %s\n", protos[i], rendered ? rendered : "(null)");
@@ -72,7 +72,7 @@ int main(void)
 	}
 	{
 		char *r = fe_render_proto("do_sys_openat2__return", "do_sys_openat2",
-					  "ret=$retval:s64", true);
+					  "ret=$retval:s64", true, false);
 
 		tap_str(r, "s64 do_sys_openat2()", "a return event renders its type");
 		free(r);

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * round_trip MODE [FILE] LIST: every prototype in LIST (one per line) is
+ * compiled, its definition rendered back as `fevent list` renders it, and
+ * the rendering compiled again as 'fevent add' would, with the same debug
+ * info (and, for the kernel, with none); each must give the same fetch
+ * arguments, in the same order.  MODE is none, btf FILE,
+ * dwarf FILE or uprobe BINARY.  Prints one line per prototype that
+ * compiles (ok / MISMATCH / REFUSED) and a count; tests/test_round_trip.py
+ * runs it over the whole test corpus.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "proto_render.h"
+
+struct result {
+	bool ok;
+	char *args;
+	char *ret_args;
+	char *event;
+	char *target;
+	bool uprobe;
+	char err[FE_ERR_MSG_MAX];
+};
+
+static void compile_text(const char *text, const struct fe_compile_opts *opts,
+			 struct result *r)
+{
+	struct fe_compile_set set = { 0 };
+	struct fe_error err;
+
+	memset(r, 0, sizeof(*r));
+	if (fe_compile_add_text(&set, text, 1) || fe_compile_run(&set, opts, &err) < 0) {
+		snprintf(r->err, sizeof(r->err), "%s", err.msg);
+		goto out;
+	}
+	if (set.items[0].failed) {
+		snprintf(r->err, sizeof(r->err), "%s", set.items[0].err.msg);
+		goto out;
+	}
+	r->ok = true;
+	r->args = strdup(set.items[0].def.entry_args);
+	r->ret_args = set.items[0].def.ret_args ? strdup(set.items[0].def.ret_args) : NULL;
+	r->event = strdup(set.items[0].def.event);
+	r->target = strdup(set.items[0].def.target);
+	r->uprobe = set.items[0].def.uprobe;
+	if (!r->args || !r->event || !r->target || (set.items[0].def.ret_args && !r->ret_args))
+		abort();
+out:
+	fe_compile_set_free(&set);
+}
+
+static void result_clear(struct result *r)
+{
+	free(r->args);
+	free(r->ret_args);
+	free(r->event);
+	free(r->target);
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/*
+ * Render one definition (entry or return) as list does, with dbg, and
+ * compile the rendering again from its text as 'fevent add' would:
+ * 0 same arguments, 1 different, 2 refused.  *fetches: the rendering
+ * fell back to the kernel's spelling.
+ */
+static int check_one(const struct result *first, bool is_return, struct fe_dbg *dbg,
+		     const struct fe_compile_opts *opts, const char *how, int *fetches)
+{
+	const char *args = is_return ? first->ret_args : first->args;
+	const char *target = first->uprobe ? NULL : first->target;
+	char *slots = fe_render_proto(first->event, target, args, is_return, false);
+	bool exact;
+	char *proto = fe_compile_render(first->event, target, args, is_return, dbg, opts,
+					&exact);
+	struct result again;
+	bool fell_back;
+	int ret;
+
+	if (!proto || !slots)
+		abort();
+	fell_back = strcmp(proto, slots) != 0;
+	if (fell_back)
+		(*fetches)++;
+	compile_text(proto, opts, &again);
+	if (!again.ok) {
+		printf("REFUSED %s %s: %s\n    from: %s\n    error: %s\n", how,
+		       is_return ? "return" : "entry", proto, args, again.err);
+		ret = 2;
+	} else if (!same(is_return ? again.ret_args : again.args, args) || !exact) {
+		printf("MISMATCH %s %s: %s\n    from: %s\n    again: %s%s\n", how,
+		       is_return ? "return" : "entry", proto, args,
+		       is_return ? again.ret_args : again.args, exact ? "" : " (not exact)");
+		ret = 1;
+	} else {
+		printf("  %s%s: %s\n", how, fell_back ? " (kernel spelling)" : "", proto);
+		ret = 0;
+	}
+	result_clear(&again);
+	free(proto);
+	free(slots);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct fe_compile_opts opts = { .kallsyms = "/dev/null" };
+	struct fe_compile_opts bare = { .kallsyms = "/dev/null" };
+	int compiled = 0, checked = 0, bad = 0, argi = 2, fetches = 0, bare_fetches = 0;
+	struct fe_dbg *dbg = NULL;
+	struct fe_error err;
+	const char *mode = argc > 1 ? argv[1] : "";
+	char line[4096];
+	FILE *list;
+
+	if (!strcmp(mode, "btf") && argc == 4)
+		opts.btf = argv[argi++];
+	else if (!strcmp(mode, "dwarf") && argc == 4)
+		opts.vmlinux = argv[argi++];
+	else if (!strcmp(mode, "uprobe") && argc == 4)
+		opts.binary = bare.binary = argv[argi++];
+	else if (strcmp(mode, "none") || argc != 3) {
+		fprintf(stderr, "usage: round_trip none|btf FILE|dwarf FILE|uprobe BIN LIST\n");
+		return 2;
+	}
+	if (opts.btf)
+		dbg = fe_dbg_open_btf(opts.btf, &err);
+	else if (opts.vmlinux || opts.binary)
+		dbg = fe_dbg_open_dwarf(opts.vmlinux ? opts.vmlinux : opts.binary, &err);
+	if ((opts.btf || opts.vmlinux || opts.binary) && !dbg) {
+		fprintf(stderr, "round_trip: %s\n", err.msg);
+		return 2;
+	}
+	list = fopen(argv[argi], "r");
+	if (!list) {
+		perror(argv[argi]);
+		return 2;
+	}
+	while (fgets(line, sizeof(line), list)) {
+		struct result first;
+		int r = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0])
+			continue;
+		opts.want_return = false;
+		compile_text(line, &opts, &first);
+		if (!first.ok)
+			continue;
+		compiled++;
+		printf("# %s\n", line);
+		r |= check_one(&first, false, dbg, &opts, "with-debug-info", &fetches);
+		if (first.ret_args)
+			r |= check_one(&first, true, dbg, &opts, "with-debug-info", &fetches);
+		/* without debug info Rostedt's slots are registers: no
+		 * fallback may be needed (uprobes always have the binary) */
+		if (!opts.binary) {
+			r |= check_one(&first, false, NULL, &bare, "no-debug-info", &bare_fetches);
+			if (first.ret_args)
+				r |= check_one(&first, true, NULL, &bare, "no-debug-info",
+					       &bare_fetches);
+		}
+		checked++;
+		if (r)
+			bad++;
+		else
+			printf("ok\n");
+		result_clear(&first);
+	}
+	fclose(list);
+	fe_dbg_close(dbg);
+	printf("%d compiled, %d checked, %d not round-tripping, %d in the kernel's spelling with debug info, %d without\n",
+	       compiled, checked, bad, fetches, bare_fetches);
+	return bad ? 1 : 0;
+}
