@@ -28,6 +28,7 @@ struct fe_cli {
 	double duration;	/* -d */
 	const char *output;	/* -o */
 	const char *input;	/* -i */
+	const char *source;	/* --source DIR */
 	char **args;		/* operands after the command */
 	int nr_args;
 };
@@ -57,5 +58,6 @@ int fe_cmd_record(const struct fe_cli *cli);
 int fe_cmd_report(const struct fe_cli *cli);
 int fe_cmd_proto(const struct fe_cli *cli);
 int fe_cmd_funcs(const struct fe_cli *cli);
+int fe_cmd_lines(const struct fe_cli *cli);
 
 #endif

@@ -178,7 +178,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
  * A kernel without BTF: its DWARF vmlinux where distributions and kernel
  * builds put it (Debian's -dbg package, a build tree), as perf looks.
  */
-static struct fe_dbg *running_kernel_dwarf(void)
+struct fe_dbg *fe_running_kernel_dwarf(void)
 {
 	static const char *const places[] = {
 		"/usr/lib/debug/boot/vmlinux-%s",
@@ -226,7 +226,7 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 	if (access(FE_RUNNING_KERNEL_BTF, R_OK) == 0)
 		*dbg = fe_dbg_open_btf(FE_RUNNING_KERNEL_BTF, err);
 	else
-		*dbg = running_kernel_dwarf();
+		*dbg = fe_running_kernel_dwarf();
 	return 0;
 }
 

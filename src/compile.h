@@ -59,6 +59,10 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path);
  * The debug info the options select: --btf FILE, or the running kernel's
  * BTF when the target is the running kernel.  *dbg may be NULL (none).
  */
+/* The running kernel's DWARF from where distributions put it (the -dbg
+ * package's vmlinux), or NULL. */
+struct fe_dbg *fe_running_kernel_dwarf(void);
+
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err);
 

@@ -3,6 +3,7 @@
 #ifndef DBG_BACKEND_H
 #define DBG_BACKEND_H
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #include "btf_or_dwarf.h"
@@ -47,6 +48,14 @@ struct fe_dbg {
 	Dwarf_Off hint_cu;	/* CU of the last function found: types first */
 	bool have_hint;
 };
+
+/* DWARF only: the subprogram DIE of the function symbol name, and its
+ * entry in the unit's addresses.  1 found, 0 not (or not DWARF). */
+int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf_Addr *entry);
+
+/* Where a DIE's code starts: DW_AT_entry_pc or DW_AT_low_pc, else the
+ * first of its DW_AT_ranges. */
+bool fe_dwarf_entry(Dwarf_Die *die, Dwarf_Addr *pc);
 
 struct fe_dbg *fe_dbg_alloc(const struct fe_dbg_ops *ops, const char *source,
 			    struct fe_error *err);

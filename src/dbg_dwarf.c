@@ -132,7 +132,7 @@ static Dwarf_Die *unit_at(struct fe_dbg *dbg, Dwarf_Addr addr, Dwarf_Addr *bias)
  */
 /* Where a function's code starts: DW_AT_entry_pc or DW_AT_low_pc, else
  * the first of its DW_AT_ranges (a function split into hot and cold). */
-static bool die_entry(Dwarf_Die *die, Dwarf_Addr *pc)
+bool fe_dwarf_entry(Dwarf_Die *die, Dwarf_Addr *pc)
 {
 	Dwarf_Addr base, start, end;
 
@@ -155,7 +155,7 @@ static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 			Dwarf_Addr entry;
 
 			if (dwarf_tag(&child) == DW_TAG_subprogram &&
-			    die_entry(&child, &entry) && entry == pc) {
+			    fe_dwarf_entry(&child, &entry) && entry == pc) {
 				*fn = child;
 				return true;
 			}
@@ -166,7 +166,7 @@ static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 		Dwarf_Addr entry;
 
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
-		    die_entry(&scopes[i], &entry) && entry == pc) {
+		    fe_dwarf_entry(&scopes[i], &entry) && entry == pc) {
 			*fn = scopes[i];
 			free(scopes);
 			return true;
@@ -797,6 +797,20 @@ static int dwarf_func_count(struct fe_dbg *dbg, const char *name)
 			seen[count++] = a;
 	}
 	return count;
+}
+
+int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf_Addr *entry)
+{
+	Dwarf_Die *cu;
+	Dwarf_Addr addr, cubias;
+
+	if (dbg->ops != &dwarf_ops || !symbol_addr(dbg, name, &addr))
+		return 0;
+	cu = unit_at(dbg, addr, &cubias);
+	if (!cu || !subprogram_at(cu, addr - cubias, fn))
+		return 0;
+	*entry = addr - cubias;
+	return 1;
 }
 
 static const struct fe_dbg_ops dwarf_ops = {

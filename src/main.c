@@ -25,6 +25,7 @@ enum {
 	OPT_FORCE,
 	OPT_JSON,
 	OPT_TRACEFS,
+	OPT_SOURCE,
 	OPT_VERSION,
 };
 
@@ -49,6 +50,8 @@ static const struct option_desc options[] = {
 					    "machine's: then the running kernel's BTF is not used)" },
 	{ OPT_FORCE, "force", NULL, "replace events of the same names" },
 	{ OPT_TRACEFS, "tracefs", "DIR", "where tracefs is (default: found, or mounted)" },
+	{ OPT_SOURCE, "source", "DIR", "where the source files are (default: the path the\n"
+				       "DWARF gives, under its compilation directory)" },
 	{ 'e', "event", "EVENT", "record this event (and its __return); default all;\n"
 				 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
 	{ 'a', "all", NULL, "the whole system (fevent itself left out)" },
@@ -174,6 +177,16 @@ static const struct command commands[] = {
 		"with --btf FILE alone, that BTF's functions.\n",
 		"fevent funcs 'vfs_*'",
 		{ DEBUG_INFO_OPTS, COMMON_OPTS },
+	},
+	{
+		"lines", fe_cmd_lines,
+		"fevent lines [-x BIN] [--vmlinux FILE] [--source DIR] [-v] [-q] FUNC[:N[-M]]",
+		"Print a function's source lines numbered from its declaration (as\n"
+		"perf probe -L numbers them); each line a probe can be put on shows the\n"
+		"offsets of its addresses from the function's entry.  Needs DWARF: the\n"
+		"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
+		"fevent lines -x /bin/bash main:10-20",
+		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_SOURCE, NULL }, COMMON_OPTS },
 	},
 };
 
@@ -419,6 +432,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TRACEFS:
 			cli.tracefs = optarg;
+			break;
+		case OPT_SOURCE:
+			cli.source = optarg;
 			break;
 		case 'x':
 			/* uprobe_events wants the path as the kernel resolves it */

@@ -877,6 +877,34 @@ static int resolve_slot(struct resolver *r, const struct fe_alt *alt, int slot)
 		       ti.points_to_user, r->err);
 }
 
+/*
+ * The memory a field reads: @symbol or an address for kprobes; for
+ * uprobes, which read memory by file offset ('@+OFFSET'), the offset of
+ * the symbol or virtual address.
+ */
+static int place_address(struct resolver *r, struct fe_field *f, const char *symbol,
+			 unsigned long long addr, int col)
+{
+	f->addr = addr;
+	if (r->ctx->binary) {
+		unsigned long off;
+		int ret = fe_elf_fetch_offset(r->ctx->binary, r->p->func, symbol, addr, &off,
+					      r->err);
+
+		if (ret < 0)
+			return -1;
+		if (ret == 0)
+			return fe_err(r->err, col, "no symbol '%s' in %s", symbol, r->ctx->binary);
+		f->addr = off;
+		f->file_offset = true;
+	} else if (symbol) {
+		f->symbol = strdup(symbol);
+		if (!f->symbol)
+			return fe_err(r->err, 0, "out of memory");
+	}
+	return 0;
+}
+
 static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 {
 	struct fe_tinfo ti;
@@ -887,25 +915,8 @@ static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 		return -1;
 	if (ti.char_array)
 		warn_long_char_array(r, alt->type->array, alt->name);
-	f->addr = alt->addr;
-	if (r->ctx->binary) {
-		/* uprobes read memory by file offset: '@+OFFSET' */
-		unsigned long off;
-		int ret = fe_elf_fetch_offset(r->ctx->binary, r->p->func, alt->symbol,
-					      alt->addr, &off, r->err);
-
-		if (ret < 0)
-			return -1;
-		if (ret == 0)
-			return fe_err(r->err, alt->col, "no symbol '%s' in %s", alt->symbol,
-				      r->ctx->binary);
-		f->addr = off;
-		f->file_offset = true;
-	} else if (alt->symbol) {
-		f->symbol = strdup(alt->symbol);
-		if (!f->symbol)
-			return fe_err(r->err, 0, "out of memory");
-	}
+	if (place_address(r, f, alt->symbol, alt->addr, alt->col))
+		return -1;
 	/* the memory at the address is the object; a string pointer is
 	 * followed to its characters */
 	if (ti.is_string && !ti.char_array)
@@ -938,24 +949,12 @@ static int resolve_fetch(struct resolver *r, const struct fe_alt *alt)
 				      "'@+OFFSET' is a file offset in a user binary (-x BIN); kprobes read '@SYMBOL' or '@0xADDR'");
 		f->addr = alt->addr;
 		f->file_offset = true;
-	} else if (alt->symbol && r->ctx->binary) {
-		/* uprobes cannot name symbols: the symbol's file offset */
-		unsigned long off;
-		int ret = fe_elf_fetch_offset(r->ctx->binary, r->p->func, alt->symbol, 0, &off,
-					      r->err);
-
-		if (ret < 0)
-			return -1;
-		if (ret == 0)
-			return fe_err(r->err, alt->col, "no symbol '%s' in %s", alt->symbol,
-				      r->ctx->binary);
-		f->addr = off;
-		f->file_offset = true;
 	} else if (alt->symbol) {
-		f->symbol = strdup(alt->symbol);
-		if (!f->symbol)
-			return fe_err(r->err, 0, "out of memory");
+		/* uprobes cannot name symbols: the symbol's file offset */
+		if (place_address(r, f, alt->symbol, 0, alt->col))
+			return -1;
 	} else {
+		/* @0xADDR is absolute, for uprobes too, as the kernel reads it */
 		f->addr = alt->addr;
 	}
 	if (alt->addr_off && push_op(f, FE_OP_OFFSET, alt->addr_off, false, alt->col, r->err))

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent lines FUNC[:N[-M]]: a function's source lines, numbered from its
+ * declaration as perf probe -L numbers them, the probe-able ones with the
+ * offsets of their addresses from the function's entry (FUNC+OFF places),
+ * with the source text when the file is found (DW_AT_comp_dir and the
+ * name, or --source DIR).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "dbg_lines.h"
+#include "diag.h"
+#include "fe_util.h"
+
+#define MAX_SOURCE_LINE	4096
+
+/* FUNC, FUNC:N (N to the end) or FUNC:N-M, lines relative to FUNC's. */
+static int parse_place(const char *place, char **func, long *from, long *to)
+{
+	const char *colon = strchr(place, ':');
+	char *end;
+
+	*from = 0;
+	*to = LONG_MAX;
+	*func = strndup(place, colon ? (size_t)(colon - place) : strlen(place));
+	if (!*func)
+		return -1;
+	if (!fe_is_ident(*func)) {
+		fe_say_error("'%s': expected FUNC, FUNC:N or FUNC:N-M (N, M lines from FUNC's declaration)\n",
+			     place);
+		return -1;
+	}
+	if (!colon)
+		return 0;
+	errno = 0;
+	*from = strtol(colon + 1, &end, 10);
+	if (end == colon + 1 || errno || *from < 0)
+		goto bad;
+	if (*end == '-') {
+		const char *m = end + 1;
+
+		*to = strtol(m, &end, 10);
+		if (end == m || errno || *to < *from)
+			goto bad;
+	}
+	if (*end)
+		goto bad;
+	return 0;
+bad:
+	fe_say_error("'%s': after ':' comes a line N or a range N-M (N <= M) counted from %s's declaration\n",
+		     place, *func);
+	return -1;
+}
+
+/* The source file's lines, or NULL when it cannot be read. */
+static char **read_source(const char *path, int upto)
+{
+	char **text = calloc(upto + 1, sizeof(*text));
+	char buf[MAX_SOURCE_LINE];
+	FILE *f;
+	int n = 0;
+
+	if (!text)
+		return NULL;
+	f = fopen(path, "re");
+	if (!f) {
+		free(text);
+		return NULL;
+	}
+	while (n < upto && fgets(buf, sizeof(buf), f)) {
+		size_t len = strlen(buf);
+
+		if (len && buf[len - 1] != '\n' && !feof(f)) {
+			int ch;
+
+			/* a longer line is cut, and the rest skipped */
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+		}
+		buf[strcspn(buf, "\n")] = 0;
+		text[n] = strdup(buf);
+		if (!text[n])
+			break;
+		n++;
+	}
+	fclose(f);
+	return text;
+}
+
+static void free_source(char **text, int upto)
+{
+	int i;
+
+	for (i = 0; text && i < upto; i++)
+		free(text[i]);
+	free(text);
+}
+
+/* Where the file is: under --source DIR (its path, then its name alone),
+ * else the path DWARF gives, relative to the unit's comp_dir. */
+static char *source_path(const struct fe_func_lines *fl, const char *dir)
+{
+	char *p = NULL;
+
+	if (dir) {
+		const char *rel = fl->file;
+
+		if (fl->comp_dir && !strncmp(rel, fl->comp_dir, strlen(fl->comp_dir)))
+			rel += strlen(fl->comp_dir);
+		while (*rel == '/')
+			rel++;
+		if (asprintf(&p, "%s/%s", dir, rel) < 0)
+			return NULL;
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+		rel = strrchr(fl->file, '/') ? strrchr(fl->file, '/') + 1 : fl->file;
+		return asprintf(&p, "%s/%s", dir, rel) < 0 ? NULL : p;
+	}
+	if (fl->file[0] == '/' || !fl->comp_dir)
+		return strdup(fl->file);
+	return asprintf(&p, "%s/%s", fl->comp_dir, fl->file) < 0 ? NULL : p;
+}
+
+static struct fe_dbg *open_dwarf(const struct fe_cli *cli, struct fe_error *err)
+{
+	if (cli->binary || cli->vmlinux)
+		return fe_dbg_open_dwarf(cli->binary ? cli->binary : cli->vmlinux, err);
+	if (cli->btf) {
+		fe_err(err, 0, "BTF has no line numbers: give --vmlinux FILE (DWARF) instead of --btf");
+		return NULL;
+	}
+	{
+		struct fe_dbg *dbg = fe_running_kernel_dwarf();
+
+		if (!dbg)
+			fe_err(err, 0, "the running kernel's DWARF is not installed (BTF has no line numbers): give --vmlinux FILE, or install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg)");
+		return dbg;
+	}
+}
+
+static void print_offsets(const struct fe_src_line *l, char *buf, size_t size)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < l->nr_offs && used < size; i++)
+		used += snprintf(buf + used, size - used, "%s+0x%lx", i ? "," : "", l->offs[i]);
+}
+
+int fe_cmd_lines(const struct fe_cli *cli)
+{
+	struct fe_func_lines fl = { 0 };
+	struct fe_error err = { 0 };
+	struct fe_dbg *dbg = NULL;
+	char *func = NULL, *path = NULL, **text = NULL;
+	long from = 0, to = 0, last;
+	int ret = FE_EXIT_USAGE, found, k, line, nr_text = 0;
+
+	if (cli->nr_args != 1) {
+		fe_say_error("lines takes one place: fevent lines FUNC[:N[-M]]\n");
+		return FE_EXIT_USAGE;
+	}
+	if (parse_place(cli->args[0], &func, &from, &to))
+		goto out;
+	dbg = open_dwarf(cli, &err);
+	if (!dbg) {
+		fe_say_error("%s\n", err.msg);
+		ret = cli->binary || cli->vmlinux || cli->btf ? FE_EXIT_USAGE : FE_EXIT_FAIL;
+		goto out;
+	}
+	found = fe_dbg_func_lines(dbg, func, &fl, &err);
+	if (found <= 0) {
+		if (found == 0)
+			fe_say_error("no function '%s' in the DWARF of %s\n", func, fe_dbg_source(dbg));
+		else
+			fe_say_error("%s\n", err.msg);
+		goto out;
+	}
+	last = fl.last_line - fl.decl_line;
+	if (from > last) {
+		fe_say_error("'%s': %s has lines 0-%ld\n", cli->args[0], func, last);
+		goto out;
+	}
+	if (to > last)
+		to = last;
+	path = source_path(&fl, cli->source);
+	nr_text = fl.decl_line + (int)to;
+	text = path ? read_source(path, nr_text) : NULL;
+	if (!text && cli->verbose)
+		fe_say_warning("%s: %s; the lines are shown without their text\n",
+			       path ? path : fl.file, strerror(errno ? errno : ENOENT));
+	printf("<%s@%s:%ld>\n", func, path && text ? path : fl.file, from);
+	for (line = fl.decl_line + from, k = 0; line <= fl.decl_line + to; line++) {
+		const char *src = text && line >= 1 && text[line - 1] ? text[line - 1] : NULL;
+		char offs[256];
+
+		while (k < fl.nr_lines && fl.lines[k].line < line)
+			k++;
+		if (k < fl.nr_lines && fl.lines[k].line == line) {
+			print_offsets(&fl.lines[k], offs, sizeof(offs));
+			printf("%7d  %-12s%s%s\n", line - fl.decl_line, offs, src ? "  " : "",
+			       src ? src : "");
+		} else if (src) {
+			printf("%7s  %-12s  %s\n", "", "", src);
+		}
+	}
+	ret = fflush(stdout) ? FE_EXIT_FAIL : FE_EXIT_OK;
+out:
+	free_source(text, nr_text);
+	free(path);
+	free(func);
+	fe_func_lines_clear(&fl);
+	fe_dbg_close(dbg);
+	return ret;
+}

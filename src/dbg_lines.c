@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe-able lines of a function.  A line counts where the line table
+ * starts a statement at an address inside the function that no inlined
+ * callee's code covers (the callee's lines are its own), in the function's
+ * own file, and that address reads back as the line; the declaration line
+ * counts at the entry, an inlined call on its call line at the callee's
+ * entry.  That is what perf probe -L marks, and tests/test_lines.py
+ * compares the two.
+ */
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbg_backend.h"
+#include "dbg_lines.h"
+
+#define MAX_DEPTH	64	/* DIE nesting followed; DWARF is untrusted */
+
+struct pending {
+	int line;
+	unsigned long off;
+	bool marks;		/* makes the line probe-able (reads back as it) */
+};
+
+struct collect {
+	struct pending *v;
+	int n;
+	const char *file;
+	const char *comp_dir;
+	Dwarf_Addr entry;
+	int decl_line;
+	Dwarf_Lines *lines;
+	size_t nr_lines;
+	bool failed;
+};
+
+/* Paths of one unit name one file, relative to comp_dir or not. */
+static bool same_file(const char *a, const char *b, const char *comp_dir)
+{
+	char *ra = NULL, *rb = NULL;
+	bool same;
+
+	if (!strcmp(a, b))
+		return true;
+	if (!comp_dir)
+		return false;
+	if (a[0] != '/' && asprintf(&ra, "%s/%s", comp_dir, a) < 0)
+		ra = NULL;
+	if (b[0] != '/' && asprintf(&rb, "%s/%s", comp_dir, b) < 0)
+		rb = NULL;
+	same = !strcmp(ra ? ra : a, rb ? rb : b);
+	free(ra);
+	free(rb);
+	return same;
+}
+
+/*
+ * A line is kept at an address only if the address reads back as that
+ * line: the function's entry as its declaration line, any other address
+ * as the line table's line for it (perf probe's rule; a probe there is
+ * reported on the line it was asked for).
+ */
+enum readback { READS_BACK, READS_OTHER_FILE, READS_OTHER_LINE };
+
+static enum readback reads_back(struct collect *c, int line, Dwarf_Addr addr)
+{
+	Dwarf_Line *l = NULL;
+	const char *src;
+	size_t lo = 0, hi = c->nr_lines;
+	int lno;
+
+	if (addr == c->entry)
+		return line == c->decl_line ? READS_BACK : READS_OTHER_LINE;
+	/* the first row at addr that begins a statement (rows are sorted
+	 * by address) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		Dwarf_Addr a;
+
+		if (dwarf_lineaddr(dwarf_onesrcline(c->lines, mid), &a) || a >= addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (; lo < c->nr_lines; lo++) {
+		Dwarf_Line *row = dwarf_onesrcline(c->lines, lo);
+		Dwarf_Addr a;
+		bool stmt;
+
+		if (!row || dwarf_lineaddr(row, &a) || a != addr)
+			break;
+		if (!dwarf_linebeginstatement(row, &stmt) && stmt) {
+			l = row;
+			break;
+		}
+	}
+	if (!l || dwarf_lineno(l, &lno))
+		return READS_BACK;
+	src = dwarf_linesrc(l, NULL, NULL);
+	if (!src || !same_file(src, c->file, c->comp_dir))
+		return READS_OTHER_FILE;
+	return lno == line ? READS_BACK : READS_OTHER_LINE;
+}
+
+/* call_site: an inlined call's entry, which may read back as the callee's
+ * first line (another file): an address of the line, as perf probe -D
+ * puts a probe there, though not one that makes the line probe-able. */
+static void add(struct collect *c, int line, Dwarf_Addr addr, bool call_site)
+{
+	enum readback rb;
+	struct pending *p;
+
+	if (addr < c->entry)
+		return;		/* a cold part before the entry: no FUNC+OFF */
+	rb = reads_back(c, line, addr);
+	if (rb == READS_OTHER_LINE || (rb == READS_OTHER_FILE && !call_site))
+		return;
+	p = fe_grow(&c->v, &c->n, sizeof(*p));
+	if (!p) {
+		c->failed = true;
+		return;
+	}
+	p->line = line;
+	p->off = addr - c->entry;
+	p->marks = rb == READS_BACK;
+}
+
+/* The innermost inlined subroutine under die whose code covers pc. */
+static bool inlined_at(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_DEPTH || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if ((tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block) ||
+		    dwarf_haspc(&child, pc) != 1)
+			continue;
+		if (tag == DW_TAG_inlined_subroutine) {
+			*out = child;
+			inlined_at(&child, pc, out, depth + 1);
+			return true;
+		}
+		if (inlined_at(&child, pc, out, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Inlined calls made by the function itself (not by its inlined callees):
+ * each on its call line, at the callee's entry. */
+static void call_sites(Dwarf_Die *die, Dwarf_Files *files, size_t nr_files,
+		       struct collect *c, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_DEPTH || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Attribute a;
+		Dwarf_Word file, line;
+		Dwarf_Addr pc;
+		const char *name;
+
+		if (tag == DW_TAG_lexical_block) {
+			call_sites(&child, files, nr_files, c, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_inlined_subroutine ||
+		    !dwarf_attr(&child, DW_AT_call_file, &a) || dwarf_formudata(&a, &file) ||
+		    !dwarf_attr(&child, DW_AT_call_line, &a) || dwarf_formudata(&a, &line) ||
+		    file >= nr_files || line > 0x7fffffff || !fe_dwarf_entry(&child, &pc))
+			continue;
+		name = dwarf_filesrc(files, file, NULL, NULL);
+		if (name && same_file(name, c->file, c->comp_dir))
+			add(c, (int)line, pc, true);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int by_line_then_off(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The pending (line, offset) pairs as lines, each offset once. */
+static int gather(struct collect *c, struct fe_func_lines *out, struct fe_error *err)
+{
+	int i;
+
+	qsort(c->v, c->n, sizeof(*c->v), by_line_then_off);
+	for (i = 0; i < c->n; i++) {
+		struct fe_src_line *l = out->nr_lines ? &out->lines[out->nr_lines - 1] : NULL;
+		unsigned long *o;
+		int j;
+		bool marked = false;
+
+		for (j = i; j < c->n && c->v[j].line == c->v[i].line && !marked; j++)
+			marked = c->v[j].marks;
+		for (j = i - 1; j >= 0 && c->v[j].line == c->v[i].line && !marked; j--)
+			marked = c->v[j].marks;
+		if (!marked)
+			continue;
+
+		if (!l || l->line != c->v[i].line) {
+			l = fe_grow(&out->lines, &out->nr_lines, sizeof(*l));
+			if (!l)
+				return fe_err(err, 0, "out of memory");
+			memset(l, 0, sizeof(*l));
+			l->line = c->v[i].line;
+		} else if (l->offs[l->nr_offs - 1] == c->v[i].off) {
+			continue;
+		}
+		o = fe_grow(&l->offs, &l->nr_offs, sizeof(*o));
+		if (!o)
+			return fe_err(err, 0, "out of memory");
+		*o = c->v[i].off;
+	}
+	return 0;
+}
+
+int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines *out,
+		      struct fe_error *err)
+{
+	struct collect c = { 0 };
+	Dwarf_Die fn, cu;
+	Dwarf_Attribute comp_dir;
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	size_t i, nr_lines, nr_files;
+	const char *file;
+	int decl, ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!dbg->dw)
+		return fe_err(err, 0, "%s %s has no line numbers: give DWARF (--vmlinux FILE, the -dbg package's vmlinux; or -x BIN built with -g)",
+			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
+	if (!fe_dwarf_func_die(dbg, func, &fn, &c.entry))
+		return 0;
+	file = dwarf_decl_file(&fn);
+	if (!file || dwarf_decl_line(&fn, &decl) || !dwarf_diecu(&fn, &cu, NULL, NULL))
+		return fe_err(err, 0, "the DWARF of %s does not say where '%s' is declared",
+			      fe_dbg_source(dbg), func);
+	if (dwarf_getsrclines(&cu, &lines, &nr_lines) ||
+	    dwarf_getsrcfiles(&cu, &files, &nr_files))
+		return fe_err(err, 0, "the DWARF of %s has no line table for '%s'",
+			      fe_dbg_source(dbg), func);
+	c.file = file;
+	c.comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &comp_dir));
+	c.decl_line = decl;
+	c.lines = lines;
+	c.nr_lines = nr_lines;
+	out->decl_line = decl;
+	out->last_line = decl;
+	for (i = 0; i < nr_lines; i++) {
+		Dwarf_Line *line = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		Dwarf_Die inl;
+		bool flag;
+		int lineno;
+		const char *src;
+
+		if (!line || dwarf_lineaddr(line, &addr) || dwarf_lineno(line, &lineno) ||
+		    dwarf_lineendsequence(line, &flag) || flag || dwarf_haspc(&fn, addr) != 1)
+			continue;
+		src = dwarf_linesrc(line, NULL, NULL);
+		if (!src || !same_file(src, file, c.comp_dir))
+			continue;
+		if (lineno > out->last_line)
+			out->last_line = lineno;
+		if (dwarf_linebeginstatement(line, &flag) || !flag)
+			continue;
+		/* an inlined callee's code is the callee's line, except
+		 * where it begins on its own declaration line */
+		if (inlined_at(&fn, addr, &inl, 0)) {
+			int inl_decl;
+			const char *inl_file = dwarf_decl_file(&inl);
+
+			if (dwarf_decl_line(&inl, &inl_decl) || inl_decl != lineno || !inl_file ||
+			    !same_file(inl_file, file, c.comp_dir))
+				continue;
+		}
+		add(&c, lineno, addr, false);
+	}
+	/* the declaration line at the entry, and the inlined calls */
+	add(&c, decl, c.entry, false);
+	call_sites(&fn, files, nr_files, &c, 0);
+	if (c.failed) {
+		fe_err(err, 0, "out of memory");
+		goto out;
+	}
+	if (gather(&c, out, err))
+		goto out;
+	out->file = strdup(file);
+	out->comp_dir = c.comp_dir ? strdup(c.comp_dir) : NULL;
+	if (!out->file || (c.comp_dir && !out->comp_dir)) {
+		fe_err(err, 0, "out of memory");
+		goto out;
+	}
+	ret = 1;
+out:
+	free(c.v);
+	if (ret != 1)
+		fe_func_lines_clear(out);
+	return ret;
+}
+
+void fe_func_lines_clear(struct fe_func_lines *fl)
+{
+	int i;
+
+	for (i = 0; i < fl->nr_lines; i++)
+		free(fl->lines[i].offs);
+	free(fl->lines);
+	free(fl->file);
+	free(fl->comp_dir);
+	memset(fl, 0, sizeof(*fl));
+}

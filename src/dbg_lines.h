@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The source lines of a function where a probe can go, from the DWARF
+ * line table: what 'fevent lines' prints (perf probe -L's question).
+ * BTF has no lines.
+ */
+#ifndef DBG_LINES_H
+#define DBG_LINES_H
+
+#include "btf_or_dwarf.h"
+#include "fe_error.h"
+
+/* One probe-able line: the offsets from the function's entry of the
+ * addresses the line table gives it, ascending. */
+struct fe_src_line {
+	int line;			/* absolute */
+	unsigned long *offs;
+	int nr_offs;
+};
+
+struct fe_func_lines {
+	char *file;			/* the function's source file, as DWARF names it */
+	char *comp_dir;			/* its unit's DW_AT_comp_dir, or NULL */
+	int decl_line;			/* where the function is declared: line 0 */
+	int last_line;			/* the last line of its code */
+	struct fe_src_line *lines;	/* ascending */
+	int nr_lines;
+};
+
+/* 1 and out filled; 0 no such function in the DWARF; -1 err (BTF only,
+ * out of memory). */
+int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines *out,
+		      struct fe_error *err);
+void fe_func_lines_clear(struct fe_func_lines *fl);
+
+#endif

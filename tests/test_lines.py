@@ -1,0 +1,137 @@
+"""fevent lines FUNC[:N[-M]] (issue 11, the perf probe -L part): the lines
+it marks are those perf probe -L marks (the fixture, whose source is at
+hand), and at each marked line the addresses are those perf probe -D
+'FUNC:N' gives (libpython, whose source is not: functions picked by a
+rule, not by hand)."""
+import os
+import re
+import shutil
+import subprocess
+import sysconfig
+import tempfile
+
+import fe
+from fe import check, expect_eq
+from test_events_host import FIXTURES
+
+_fx = {}
+
+
+def libfx():
+    if not _fx:
+        tmp = tempfile.mkdtemp(prefix="fevent-lines-")
+        so = os.path.join(tmp, "libfx.so")
+        subprocess.run(["gcc", "-g", "-O2", "-shared", "-fPIC", os.path.join(FIXTURES, "fx.c"),
+                        "-o", so], check=True)
+        _fx["so"] = so
+    return _fx["so"]
+
+
+def marked(out):
+    """{relative line: [offsets]} from fevent lines' output."""
+    got = {}
+    for l in out.splitlines()[1:]:
+        m = re.match(r" *(\d+)  (\S+)", l)
+        if m:
+            got[int(m.group(1))] = [int(o, 16) for o in m.group(2).split(",")]
+    return got
+
+
+def perf_marked(binary, func):
+    r = subprocess.run(["perf", "probe", "-x", binary, "-L", func], capture_output=True,
+                       text=True, timeout=60)
+    if r.returncode != 0:
+        return None
+    return {int(l.split()[0]) for l in r.stdout.splitlines()[1:] if re.match(r" *\d+ ", l)}
+
+
+def test_fixture_function_with_its_source():
+    so = libfx()
+    r = fe.run("lines", "-x", so, "fx_walk")
+    expect_eq(r.returncode, 0, r.stderr)
+    src = os.path.join(FIXTURES, "fx.c")
+    text = open(src).read().splitlines()
+    decl = next(i for i, l in enumerate(text, 1) if " fx_walk(" in l)
+    expect_eq(r.stdout,
+              f"<fx_walk@{src}:0>\n"
+              f"      0  +0x0          {text[decl - 1]}\n"
+              f"                       {text[decl]}\n"
+              f"                       {text[decl + 1]}\n"
+              f"      3  +0x30         {text[decl + 2]}\n"
+              f"                       {text[decl + 3]}\n")
+    # a range, and numbers alone when the source is not found
+    r = fe.run("lines", "-x", so, "--source", "/nonexistent", "fx_walk:1-3")
+    expect_eq((r.returncode, r.stdout), (0, f"<fx_walk@{src}:1>\n      3  +0x30       \n"),
+              r.stderr)
+
+
+def test_marks_the_lines_perf_probe_marks():
+    if not shutil.which("perf"):
+        raise fe.Skip("perf not installed")
+    so = libfx()
+    funcs = sorted(set(re.findall(r"\b(fx_\w+)\(", open(os.path.join(FIXTURES, "fx.c")).read())))
+    compared = 0
+    for func in funcs:
+        want = perf_marked(so, func)
+        r = fe.run("lines", "-x", so, func)
+        if want is None:
+            # perf finds no such function: neither does fevent
+            expect_eq(r.returncode, 2, f"{func}: {r.stdout}")
+            continue
+        expect_eq(r.returncode, 0, f"{func}: {r.stderr}")
+        expect_eq(set(marked(r.stdout)), want, func)
+        compared += 1
+    check(compared >= 9, f"only {compared} fixture functions compared")
+
+
+def test_addresses_are_those_perf_probe_gives_on_libpython():
+    if not shutil.which("perf"):
+        raise fe.Skip("perf not installed")
+    lib = os.path.join(sysconfig.get_config_var("LIBDIR") or "",
+                       "libpython%s.so.1.0" % sysconfig.get_config_var("VERSION"))
+    if not os.path.exists(lib):
+        raise fe.Skip("no libpython")
+    r = subprocess.run(["perf", "probe", "-x", lib, "-F"], capture_output=True, text=True,
+                       timeout=120)
+    names = [n for n in r.stdout.split() if n.startswith(("Py", "_Py"))]
+    # every 20th public function, the first three lines marked past the
+    # entry of each
+    picked = names[::20]
+    lines = shared = 0
+    for func in picked:
+        out = fe.run("lines", "-x", lib, func)
+        if out.returncode != 0:
+            check("no function" in out.stderr, f"{func}: {out.stderr}")
+            continue
+        entry = subprocess.run(["perf", "probe", "-x", lib, "-D", func], capture_output=True,
+                               text=True, timeout=60)
+        m = re.search(r":0x([0-9a-f]+)", entry.stdout)
+        if not m:
+            continue
+        base = int(m.group(1), 16)
+        for n, offs in sorted(marked(out.stdout).items())[1:4]:
+            d = subprocess.run(["perf", "probe", "-x", lib, "-D", f"{func}:{n}"],
+                               capture_output=True, text=True, timeout=60)
+            if "sharing the address with other lines" in d.stderr:
+                # perf probes such a line only by the earlier one's
+                # number; it still marks it in -L
+                shared += 1
+                continue
+            got = sorted(int(a, 16) - base for a in re.findall(r":0x([0-9a-f]+)", d.stdout))
+            expect_eq(got, offs, f"{func}:{n}: perf says {d.stdout}{d.stderr}")
+            lines += 1
+    check(lines >= 100, f"only {lines} lines compared over {len(picked)} functions "
+          f"({shared} that perf refuses as sharing an address)")
+
+
+def test_errors():
+    so = libfx()
+    r = fe.run("lines", "-x", so, "nosuch")
+    expect_eq((r.returncode, r.stderr), (2, f"fevent: error: no function 'nosuch' in the DWARF of {so}\n"))
+    r = fe.run("lines", "-x", so, "fx_walk:9")
+    expect_eq((r.returncode, r.stderr), (2, "fevent: error: 'fx_walk:9': fx_walk has lines 0-4\n"))
+    r = fe.run("lines", "-x", so, "fx_walk:3-1")
+    expect_eq(r.returncode, 2, r.stderr)
+    check("a range N-M (N <= M)" in r.stderr, r.stderr)
+    r = fe.run("lines", "--btf", "/sys/kernel/btf/vmlinux", "vfs_read")
+    expect_eq(r.returncode, 2, r.stderr)
