@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "compile.h"
 #include "diag.h"
+#include "kmodule.h"
 
 void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 {
@@ -28,7 +29,8 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 {
 	struct fe_compile_opts opts;
 	struct fe_error err = { 0 };
-	int i, failed;
+	const char *elf, *kallsyms;
+	int i, failed, unloaded = 0;
 
 	fe_cli_compile_opts(cli, &opts);
 	memset(set, 0, sizeof(*set));
@@ -62,11 +64,27 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_USAGE;
 	}
+	fe_compile_symtabs(&opts, &elf, &kallsyms);
 	for (i = 0; i < set->nr; i++) {
-		const struct fe_compiled *it = &set->items[i];
+		struct fe_compiled *it = &set->items[i];
 
 		if (it->failed) {
 			fe_print_error(stderr, it);
+			continue;
+		}
+		if (it->probe->module_unloaded && !strcmp(command, "add")) {
+			char why[FE_ERR_MSG_MAX / 2];
+			int col = it->proto->func_col - (int)strlen(it->probe->module) - 1;
+
+			/*
+			 * The kernel would take it and arm it when the module
+			 * loads, but nothing can check the function until
+			 * then: compile warns, add refuses.
+			 */
+			fe_kmod_not_loaded(it->probe->module, kallsyms, why, sizeof(why));
+			fe_err(&it->err, col > 0 ? col : 0, "%s", why);
+			fe_print_error(stderr, it);
+			unloaded++;
 			continue;
 		}
 		fe_print_warnings(stderr, it);
@@ -77,7 +95,7 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 				it->probe->described ? "types from " : "no debug info for it",
 				it->probe->described ? it->debug_info : "");
 	}
-	return failed ? FE_EXIT_USAGE : FE_EXIT_OK;
+	return failed ? FE_EXIT_USAGE : unloaded ? FE_EXIT_FAIL : FE_EXIT_OK;
 }
 
 int fe_print_definitions(const struct fe_compile_set *set)

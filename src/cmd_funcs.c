@@ -3,8 +3,10 @@
  * fevent funcs GLOB: traceable functions matching a glob.  For the running
  * kernel: the text symbols of /proc/kallsyms that the debug info also
  * describes, less what kprobes refuse (the blacklist; and, where
- * available_filter_functions is readable, what it does not list).  With
- * --btf alone (another kernel): that BTF's functions.
+ * available_filter_functions is readable, what it does not list); loaded
+ * modules' functions after the kernel's, as MOD:func, described by the
+ * module's split BTF.  With --btf alone (another kernel): that BTF's
+ * functions.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -54,12 +56,53 @@ static int from_dbg(const char *name, void *arg)
 	return fnmatch(ns->glob, name, 0) ? 0 : add(ns, name);
 }
 
+/* kallsyms' functions: the kernel's into one list, modules' as MOD:func
+ * (the form add takes) into another. */
+struct kallsyms_names {
+	struct names *kernel, *modules;
+};
+
 static int from_kallsyms(const char *name, const char *module, void *arg)
 {
-	struct names *ns = arg;
+	struct kallsyms_names *kn = arg;
+	const char *glob = kn->kernel->glob;
+	char *key;
+	int ret;
 
-	(void)module;
-	return fnmatch(ns->glob, name, 0) ? 0 : add(ns, name);
+	if (!module)
+		return fnmatch(glob, name, 0) ? 0 : add(kn->kernel, name);
+	/* not modules: BPF programs and the kernel's own trampolines */
+	if (!strcmp(module, "bpf") || !strncmp(module, "__builtin__", 11))
+		return 0;
+	if (asprintf(&key, "%s:%s", module, name) < 0) {
+		kn->modules->failed = true;
+		return 1;
+	}
+	/* 'binfmt_misc:*' picks a module; 'load_*' matches in every one */
+	ret = fnmatch(glob, strchr(glob, ':') ? key : name, 0) ? 0 : add(kn->modules, key);
+	free(key);
+	return ret;
+}
+
+/* "mod:func" for each function of a module's BTF. */
+struct module_funcs {
+	struct names *ns;
+	const char *module;
+};
+
+static int from_module_dbg(const char *name, void *arg)
+{
+	struct module_funcs *mf = arg;
+	char *key;
+	int ret;
+
+	if (asprintf(&key, "%s:%s", mf->module, name) < 0) {
+		mf->ns->failed = true;
+		return 1;
+	}
+	ret = add(mf->ns, key);
+	free(key);
+	return ret;
 }
 
 static int cmp(const void *a, const void *b)
@@ -71,6 +114,8 @@ static void sort_unique(struct names *ns)
 {
 	int i, j = 0;
 
+	if (!ns->n)
+		return;	/* v may be NULL, which qsort must not get */
 	qsort(ns->v, ns->n, sizeof(*ns->v), cmp);
 	for (i = 0; i < ns->n; i++) {
 		if (j && !strcmp(ns->v[j - 1], ns->v[i]))
@@ -83,7 +128,7 @@ static void sort_unique(struct names *ns)
 
 static bool has(const struct names *ns, const char *name)
 {
-	return bsearch(&name, ns->v, ns->n, sizeof(*ns->v), cmp) != NULL;
+	return ns->n && bsearch(&name, ns->v, ns->n, sizeof(*ns->v), cmp) != NULL;
 }
 
 static void free_names(struct names *ns)
@@ -95,10 +140,62 @@ static void free_names(struct names *ns)
 	free(ns->v);
 }
 
+/*
+ * The functions of the modules' BTF (/sys/kernel/btf/MOD, split on top of
+ * base) for the modules names lists, as "mod:func".  A module without BTF
+ * adds nothing: its functions are then not filtered (has_btf says which).
+ */
+static void module_btf_names(struct fe_dbg *base, const struct names *mods, struct names *out,
+			     struct names *has_btf)
+{
+	int i;
+
+	for (i = 0; i < mods->n; i++) {
+		const char *colon = strchr(mods->v[i], ':');
+		struct fe_error ignored;
+		struct module_funcs mf = { out, NULL };
+		struct fe_dbg *m;
+		char *module;
+
+		/* sorted: one module's functions are together */
+		if (i && !strncmp(mods->v[i - 1], mods->v[i], colon - mods->v[i] + 1))
+			continue;
+		module = strndup(mods->v[i], colon - mods->v[i]);
+		if (!module) {
+			out->failed = true;
+			return;
+		}
+		m = fe_dbg_open_btf_module(base, module, &ignored);
+		if (m) {
+			mf.module = module;
+			fe_dbg_each_func(m, from_module_dbg, &mf);
+			add(has_btf, module);
+			fe_dbg_close(m);
+		}
+		free(module);
+	}
+	sort_unique(out);
+	sort_unique(has_btf);
+}
+
+/* A module function the kernel has and, where its module has BTF, it
+ * describes. */
+static bool module_func_described(const struct names *btf_names, const struct names *has_btf,
+				  const char *key)
+{
+	const char *colon = strchr(key, ':');
+	char module[128];
+
+	snprintf(module, sizeof(module), "%.*s", (int)(colon - key), key);
+	return !has(has_btf, module) || has(btf_names, key);
+}
+
 int fe_cmd_funcs(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts;
-	struct names dbg_names = { 0 }, sym_names = { 0 };
+	struct names dbg_names = { 0 }, sym_names = { 0 }, mod_names = { 0 };
+	struct names mod_dbg_names = { 0 }, mods_with_btf = { 0 };
+	struct kallsyms_names kn = { &sym_names, &mod_names };
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
 	const char *path = cli->kallsyms ? cli->kallsyms : DEFAULT_KALLSYMS;
@@ -110,7 +207,7 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 		fe_say_error("give one glob, e.g. 'fevent funcs \"vfs_*\"'\n");
 		return FE_EXIT_USAGE;
 	}
-	dbg_names.glob = sym_names.glob = cli->args[0];
+	dbg_names.glob = sym_names.glob = mod_names.glob = cli->args[0];
 	if (fe_open_debug_info(&opts, &dbg, &err)) {
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_USAGE;
@@ -120,14 +217,18 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 		sort_unique(&dbg_names);
 	}
 	if (use_kallsyms) {
-		if (fe_ksyms_each(path, from_kallsyms, &sym_names) < 0) {
+		if (fe_ksyms_each(path, from_kallsyms, &kn) < 0) {
 			fe_say_error("cannot read %s\n", path);
 			ret = FE_EXIT_FAIL;
 			goto out;
 		}
 		sort_unique(&sym_names);
+		sort_unique(&mod_names);
+		if (dbg)
+			module_btf_names(dbg, &mod_names, &mod_dbg_names, &mods_with_btf);
 	}
-	if (dbg_names.failed || sym_names.failed) {
+	if (dbg_names.failed || sym_names.failed || mod_names.failed || mod_dbg_names.failed ||
+	    mods_with_btf.failed) {
 		fprintf(stderr, "fevent: out of memory\n");
 		ret = FE_EXIT_FAIL;
 		goto out;
@@ -140,6 +241,10 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 			if ((!dbg || has(&dbg_names, sym_names.v[i])) &&
 			    !fe_kprobe_rules_refuse(rules, sym_names.v[i]))
 				printf("%s\n", sym_names.v[i]);
+		for (i = 0; i < mod_names.n; i++)
+			if (module_func_described(&mod_dbg_names, &mods_with_btf, mod_names.v[i]) &&
+			    !fe_kprobe_rules_refuse(rules, mod_names.v[i]))
+				printf("%s\n", mod_names.v[i]);
 		fe_kprobe_rules_free(rules);
 	} else {
 		for (i = 0; i < dbg_names.n; i++)
@@ -148,6 +253,9 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 out:
 	free_names(&dbg_names);
 	free_names(&sym_names);
+	free_names(&mod_names);
+	free_names(&mod_dbg_names);
+	free_names(&mods_with_btf);
 	fe_dbg_close(dbg);
 	return ret;
 }

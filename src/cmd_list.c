@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "elf_target.h"
 #include "fe_util.h"
+#include "kmodule.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
 #include "proto_render.h"
@@ -96,6 +97,38 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 	return text;
 }
 
+/*
+ * A kprobe on MODULE:func whose module is not loaded: 1 (module set),
+ * else 0.  The kernel keeps such an event: it was defined before the
+ * module loaded, or the module was removed since, which leaves the probe
+ * [GONE] in kprobes/list.  Loading the module registers the probe again,
+ * armed if the event is enabled (seen on 6.1).
+ */
+static int module_gone(const struct fe_event_info *e, char *module, size_t size)
+{
+	const char *colon = strchr(e->target, ':');
+
+	if ((e->kind != FE_KIND_KPROBE && e->kind != FE_KIND_KRETPROBE) || !colon)
+		return 0;
+	snprintf(module, size, "%.*s", (int)(colon - e->target), e->target);
+	return fe_kmod_loaded(module) == 0;
+}
+
+static void print_module_gone(const struct fe_event_info *e)
+{
+	char module[128];
+
+	if (!module_gone(e, module, sizeof(module)))
+		return;
+	if (fe_kmod_builtin(module) == 1)
+		printf("    ! module %s is built into the kernel: no module of that name ever loads, "
+		       "so this probe never fires; probe '%s' instead\n",
+		       module, strchr(e->target, ':') + 1);
+	else
+		printf("    ! module %s is not loaded: the probe is gone and fires again once the "
+		       "module is loaded, when the kernel registers it anew\n", module);
+}
+
 static void print_text(const struct fe_event_info *e, const char *proto)
 {
 	int i;
@@ -115,10 +148,12 @@ static void print_text(const struct fe_event_info *e, const char *proto)
 		       "watches the old file and never fires; 'fevent add --force' re-creates it\n",
 		       (int)(strrchr(e->target, ':') ? strrchr(e->target, ':') - e->target :
 			     (long)strlen(e->target)), e->target);
+	print_module_gone(e);
 }
 
 static void print_json(const struct fe_event_info *e, const char *proto)
 {
+	char module[128];
 	int i;
 
 	printf("{\"group\":");
@@ -136,6 +171,8 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 	printf(",\"hits\":%llu", e->hits);
 	if (fe_uprobe_file_changed(e) == 1)
 		printf(",\"file_changed\":true");
+	if (module_gone(e, module, sizeof(module)))
+		printf(",\"module_loaded\":false");
 	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)
 		printf(",\"misses\":%llu", e->misses);
 	printf(",\"enabled\":[");

@@ -12,6 +12,8 @@
 #include "diag.h"
 #include "compile.h"
 #include "fe_util.h"
+#include "kmodule.h"
+#include "ksyms.h"
 
 #include <tracefs.h>
 
@@ -190,6 +192,56 @@ static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
 		fe_say_error("no function '%s' in %s\n", name, fe_dbg_source(dbg));
 }
 
+/*
+ * MODULE:func: the module's split BTF over dbg's, or NULL after saying
+ * why not: the module is not loaded (as for an unknown function, a usage
+ * error), or it is loaded without BTF.
+ */
+static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
+				  const char *module, const char *func, int *ret)
+{
+	struct fe_error err = { 0 };
+	const char *elf, *kallsyms;
+	struct fe_ksyms *ks;
+	struct fe_dbg *m;
+	int loaded = -1;
+
+	m = fe_dbg_open_btf_module(dbg, module, &err);
+	if (m)
+		return m;
+	/* /sys/kernel/btf/MODULE is there only while the module is */
+	fe_compile_symtabs(opts, &elf, &kallsyms);
+	ks = kallsyms ? fe_ksyms_new() : NULL;
+	if (ks && !fe_ksyms_want(ks, func, module) && !fe_ksyms_scan(ks, kallsyms))
+		loaded = fe_ksyms_module_loaded(ks, module);
+	fe_ksyms_free(ks);
+	if (loaded == 0) {
+		char why[FE_ERR_MSG_MAX / 2];
+
+		fe_kmod_not_loaded(module, kallsyms, why, sizeof(why));
+		fe_say_error("%s\n", why);
+		*ret = FE_EXIT_USAGE;
+	} else {
+		fe_say_error("%s\n", err.msg);
+		*ret = FE_EXIT_FAIL;
+	}
+	return NULL;
+}
+
+/* A function the loaded module lacks, its neighbour spelled the way
+ * proto takes it back. */
+static void no_module_function(struct fe_dbg *m, const char *module, const char *func)
+{
+	char near[256];
+
+	if (fe_dbg_closest_func(m, func, near, sizeof(near)))
+		fe_say_error("no function '%s' in module '%s' (%s); did you mean '%s:%s'?\n",
+			     func, module, fe_dbg_source(m), module, near);
+	else
+		fe_say_error("no function '%s' in module '%s' (%s)\n", func, module,
+			     fe_dbg_source(m));
+}
+
 int fe_cmd_proto(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts;
@@ -217,10 +269,48 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		return FE_EXIT_FAIL;
 	}
 	for (i = 0; i < cli->nr_args; i++) {
+		const char *colon = cli->binary ? NULL : strchr(cli->args[i], ':');
+		struct fe_dbg *m = NULL;
 		struct fe_dfunc f;
 		char *sig, wrapper[128];
-		int found = fe_dbg_func(dbg, cli->args[i], &f, &err);
+		int found;
 
+		if (colon) {
+			char module[128];
+
+			snprintf(module, sizeof(module), "%.*s", (int)(colon - cli->args[i]),
+				 cli->args[i]);
+			m = open_module(&opts, dbg, module, colon + 1, &ret);
+			if (!m)
+				continue;
+			found = fe_dbg_func(m, colon + 1, &f, &err);
+			if (found <= 0) {
+				if (found < 0)
+					fe_say_error("%s\n", err.msg);
+				else
+					no_module_function(m, module, colon + 1);
+				ret = FE_EXIT_USAGE;
+				fe_dbg_close(m);
+				continue;
+			}
+			/* printed and compiled as MODULE:func */
+			f.name = cli->args[i];
+			sig = signature(m, &f);
+			if (sig) {
+				printf("%s\n", sig);
+				print_compiled(cli, &f, NULL);
+			}
+			free(sig);
+			fe_dfunc_clear(&f);
+			fe_dbg_close(m);
+			if (!sig) {
+				fprintf(stderr, "fevent: out of memory\n");
+				ret = FE_EXIT_FAIL;
+				break;
+			}
+			continue;
+		}
+		found = fe_dbg_func(dbg, cli->args[i], &f, &err);
 		if (found == 0 && syscall_of(cli->args[i])) {
 			sig = syscall_signature(cli, dbg, cli->args[i]);
 			if (sig) {

@@ -92,14 +92,19 @@ struct module_dbgs {
 
 /* The debug info for a prototype: a module's split BTF for MODULE:func. */
 static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
-			      const struct fe_proto *proto, struct fe_warnings *w)
+			      const struct fe_ksyms *ksyms, const struct fe_proto *proto,
+			      struct fe_warnings *w)
 {
 	struct fe_error err = { 0 };
 	struct fe_dbg *m;
-	int i;
+	int i, loaded;
 
 	if (!proto->module || !dbg)
 		return dbg;
+	/* no module, no BTF: the resolver says the module is not loaded */
+	loaded = fe_ksyms_module_loaded(ksyms, proto->module);
+	if (loaded == 0)
+		return NULL;
 	for (i = 0; i < mods->nr; i++)
 		if (!strcmp(mods->names[i], proto->module))
 			return mods->dbg[i];
@@ -112,7 +117,7 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 		return NULL;
 	m = fe_dbg_open_btf_module(dbg, proto->module, &err);
 	if (!m)
-		fe_warn(w, "%s", err.msg);
+		fe_warn(w, "%s%s", err.msg, loaded < 0 ? ": is it loaded?" : "");
 	mods->dbg[mods->nr++] = m;
 	return m;
 }
@@ -268,7 +273,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		struct fe_compiled *it = &set->items[i];
 
 		if (it->failed ||
-		    fe_compile_one(it, ksyms, dbg_for(&mods, dbg, it->proto, &it->warnings), opts)) {
+		    fe_compile_one(it, ksyms, dbg_for(&mods, dbg, ksyms, it->proto, &it->warnings),
+				   opts)) {
 			it->failed = true;
 			failed++;
 			continue;

@@ -146,8 +146,7 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 	if (dbg) {
 		dbg->btf = parse_btf(path, base->btf, &why);
 		if (!dbg->btf) {
-			fe_err(err, 0, "no BTF for module '%s' (%s: %s)%s", module, path, why.msg,
-			       strcmp(why.msg, strerror(ENOENT)) ? "" : ": is it loaded?");
+			fe_err(err, 0, "no BTF for module '%s' (%s: %s)", module, path, why.msg);
 			fe_dbg_close(dbg);
 			dbg = NULL;
 		}
@@ -168,6 +167,31 @@ static const char *btf_name(const struct fe_dbg *dbg, __u32 off)
 	return s && *s ? s : NULL;
 }
 
+/* The first type id of dbg's own: a module's split BTF starts after its base. */
+static __u32 first_own_id(const struct fe_dbg *dbg)
+{
+	const struct btf *base = btf__base_btf(dbg->btf);
+
+	return base ? btf__type_cnt(base) : 1;
+}
+
+/* A function of dbg's own: a module's, never the base's of the same name. */
+static __s32 find_func(const struct fe_dbg *dbg, const char *name)
+{
+	__u32 id, n = btf__type_cnt(dbg->btf);
+
+	if (first_own_id(dbg) == 1)
+		return btf__find_by_name_kind(dbg->btf, name, BTF_KIND_FUNC);
+	for (id = first_own_id(dbg); id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+		const char *s = t && btf_is_func(t) ? btf_name(dbg, t->name_off) : NULL;
+
+		if (s && !strcmp(s, name))
+			return id;
+	}
+	return -ENOENT;
+}
+
 static int btf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 		    struct fe_error *err)
 {
@@ -177,7 +201,7 @@ static int btf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 	int i, n;
 
 	memset(out, 0, sizeof(*out));
-	id = btf__find_by_name_kind(dbg->btf, name, BTF_KIND_FUNC);
+	id = find_func(dbg, name);
 	if (id < 0)
 		return 0;
 	fn = btf__type_by_id(dbg->btf, id);
@@ -398,7 +422,8 @@ static int btf_each_func(struct fe_dbg *dbg, int (*fn)(const char *name, void *a
 {
 	__u32 id, n = btf__type_cnt(dbg->btf);
 
-	for (id = 1; id < n; id++) {
+	/* a module's functions only, not its base's */
+	for (id = first_own_id(dbg); id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
 		const char *name;
 		int ret;

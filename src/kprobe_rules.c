@@ -29,8 +29,12 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void set_add(struct name_set *s, const char *name, size_t len)
+/* name, or "mod:name" for a module's function: the form add targets. */
+static void set_add(struct name_set *s, const char *name, size_t len,
+		    const char *mod, size_t mlen)
 {
+	char *key;
+
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 1024;
 		char **v = realloc(s->v, cap * sizeof(*v));
@@ -40,12 +44,22 @@ static void set_add(struct name_set *s, const char *name, size_t len)
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n] = strndup(name, len);
-	if (s->v[s->n])
-		s->n++;
+	if (mod) {
+		if (asprintf(&key, "%.*s:%.*s", (int)mlen, mod, (int)len, name) < 0)
+			return;
+	} else {
+		key = strndup(name, len);
+		if (!key)
+			return;
+	}
+	s->v[s->n++] = key;
 }
 
-/* Each line's field (0: first) as a name. */
+/*
+ * Each line's field (0: first) as a name.  Both files follow a module's
+ * function with its module ("load_misc_binary [binfmt_misc]"): the kernel
+ * prints symbols with %ps.
+ */
 static void set_load(struct name_set *s, const char *path, int field)
 {
 	char *line = NULL;
@@ -63,8 +77,18 @@ static void set_load(struct name_set *s, const char *path, int field)
 			if (p)
 				p += strspn(p, " \t");
 		}
-		if (p && *p)
-			set_add(s, p, strcspn(p, " \t\n"));
+		if (p && *p) {
+			size_t len = strcspn(p, " \t\n"), mlen = 0;
+			const char *mod = p + len + strspn(p + len, " \t");
+
+			if (*mod == '[') {
+				mod++;
+				mlen = strcspn(mod, "]\n");
+				if (mod[mlen] != ']')
+					mlen = 0;
+			}
+			set_add(s, p, len, mlen ? mod : NULL, mlen);
+		}
 	}
 	free(line);
 	fclose(f);
@@ -118,6 +142,7 @@ void fe_kprobe_rules_free(struct fe_kprobe_rules *r)
 
 const char *fe_kprobe_rules_refuse(const struct fe_kprobe_rules *r, const char *func)
 {
+	/* func is "name" or "mod:name", the keys set_load made */
 	if (!r)
 		return NULL;
 	if (set_has(&r->blacklist, func))

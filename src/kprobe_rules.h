@@ -19,7 +19,8 @@ struct fe_kprobe_rules;
 struct fe_kprobe_rules *fe_kprobe_rules_load(void);
 void fe_kprobe_rules_free(struct fe_kprobe_rules *r);
 
-/* NULL when func can be probed, else why not. */
+/* NULL when func ("name", or "mod:name" for a module's) can be probed,
+ * else why not. */
 const char *fe_kprobe_rules_refuse(const struct fe_kprobe_rules *r, const char *func);
 
 #endif

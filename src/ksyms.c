@@ -12,6 +12,7 @@ struct wanted {
 	char *name;
 	char *module;
 	bool found;
+	bool module_seen;	/* some symbol of module is there: it is loaded */
 };
 
 struct fe_ksyms {
@@ -90,13 +91,12 @@ static void scan_line(struct fe_ksyms *ks, const char *line, size_t len)
 	size_t mlen = 0;
 	struct wanted *w;
 
+	int i;
+
 	type = memchr(line, ' ', len);
 	if (!type || end - type < 4)
 		return;
 	type++;
-	/* functions are text symbols; weak ones too */
-	if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
-		return;
 	name = type + 2;
 	name_end = memchr(name, '\t', end - name);
 	if (name_end) {
@@ -110,6 +110,15 @@ static void scan_line(struct fe_ksyms *ks, const char *line, size_t len)
 	} else {
 		name_end = end;
 	}
+	/* any symbol of a module, text or not, says it is loaded */
+	for (i = 0; mod && i < ks->nr; i++) {
+		w = &ks->w[i];
+		if (w->module && strlen(w->module) == mlen && !memcmp(w->module, mod, mlen))
+			w->module_seen = true;
+	}
+	/* functions are text symbols; weak ones too */
+	if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
+		return;
 	/* a module symbol answers a question with or without that module */
 	w = find(ks, name, name_end - name, NULL, 0);
 	if (w && !w->found) {
@@ -175,6 +184,23 @@ int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module
 	if (!w)
 		return -1;
 	return w->found;
+}
+
+int fe_ksyms_module_loaded(const struct fe_ksyms *ks, const char *module)
+{
+	bool asked = false;
+	int i;
+
+	if (!ks || !ks->scanned)
+		return -1;
+	for (i = 0; i < ks->nr; i++) {
+		if (!ks->w[i].module || strcmp(ks->w[i].module, module))
+			continue;
+		if (ks->w[i].module_seen || ks->w[i].found)
+			return 1;
+		asked = true;
+	}
+	return asked ? 0 : -1;
 }
 
 int fe_ksyms_each(const char *path,

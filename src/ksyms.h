@@ -36,4 +36,8 @@ int fe_ksyms_clone_of(const char *path, const char *func, char *clone, size_t si
 /* 1: present, 0: absent, -1: unknown (not scanned, unreadable, or not asked). */
 int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module);
 
+/* Is module loaded (has it any symbol in the kallsyms scanned)?  Known only
+ * for a module a wanted symbol named: 1 yes, 0 no, -1 unknown. */
+int fe_ksyms_module_loaded(const struct fe_ksyms *ks, const char *module);
+
 #endif

@@ -115,7 +115,8 @@ static const struct command commands[] = {
 		"fevent list [-g GROUP] [--json] [--tracefs DIR] [-v] [-q]",
 		"List fevent's events: kind, target, hits (and misses for kprobes), where\n"
 		"each is enabled, the prototype rendered back from the kernel's definition\n"
-		"and its fetch arguments.\n",
+		"and its fetch arguments; a line starting with '!' under a kprobe whose\n"
+		"module is not loaded.\n",
 		"fevent list --json",
 		{ { 'g', "the group to list (default: functions)" }, { OPT_JSON, NULL },
 		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
@@ -162,7 +163,9 @@ static const struct command commands[] = {
 		"proto", fe_cmd_proto,
 		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
-		"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n",
+		"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n"
+		"MODULE:FUNC reads the module's BTF (/sys/kernel/btf/MODULE); a module\n"
+		"that is not loaded is said to be so.\n",
 		"fevent proto do_sys_openat2",
 		{ DEBUG_INFO_OPTS, COMMON_OPTS },
 	},
@@ -170,8 +173,9 @@ static const struct command commands[] = {
 		"funcs", fe_cmd_funcs,
 		"fevent funcs [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] GLOB",
 		"List the traceable functions matching a shell glob: the running\n"
-		"kernel's text symbols (/proc/kallsyms) that its BTF describes; with\n"
-		"--btf FILE alone, that BTF's functions.\n",
+		"kernel's text symbols (/proc/kallsyms) that its BTF describes, then\n"
+		"loaded modules' as MODULE:FUNC ('binfmt_misc:*' picks one module's);\n"
+		"with --btf FILE alone, that BTF's functions.\n",
 		"fevent funcs 'vfs_*'",
 		{ DEBUG_INFO_OPTS, COMMON_OPTS },
 	},

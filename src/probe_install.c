@@ -101,8 +101,8 @@ static int check_target(const struct fe_definition *def, const struct fe_kprobe_
 		if (!file_has_word("/proc/modules", 0, module))
 			return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
 				      module, def->event);
-		return 0;
 	}
+	/* a module's functions are keyed MODULE:func, as the target */
 	why = fe_kprobe_rules_refuse(rules, def->target);
 	if (why)
 		return fe_err(err, 0, "kprobes cannot trace '%s': %s", def->target, why);

@@ -16,6 +16,7 @@
 
 #include "elf_target.h"
 #include "fe_util.h"
+#include "kmodule.h"
 #include "proto_resolve.h"
 
 #define SYSCALL_PREFIX	"__x64_sys_"
@@ -198,13 +199,27 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 		if (!p->target)
 			return -1;
 	}
+	if (p->module && fe_ksyms_module_loaded(ctx->ksyms, p->module) == 0) {
+		char why[FE_ERR_MSG_MAX / 2];
+
+		/* a warning: the kernel takes such a probe, and arms it when
+		 * the module loads; add refuses it all the same */
+		p->module_unloaded = true;
+		fe_kmod_not_loaded(p->module, ctx->kallsyms_path, why, sizeof(why));
+		return ctx->warnings ? fe_warn(ctx->warnings, "%s", why) : 0;
+	}
 	if (ctx->warnings && fe_ksyms_has(ctx->ksyms, p->func, p->module) == 0) {
-		if (p->module)
-			return fe_warn(ctx->warnings,
-				       "'%s' is not a function of module '%s' in /proc/kallsyms (not loaded?)",
-				       p->func, p->module);
+		const char *syms = ctx->kallsyms_path ? ctx->kallsyms_path : "kallsyms";
 		char near[256];
 
+		/* the module is there: the function is not */
+		if (p->module && ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
+			return fe_warn(ctx->warnings,
+				       "'%s' is not a function of module '%s' (%s); did you mean '%s:%s'?",
+				       p->func, p->module, syms, p->module, near);
+		if (p->module)
+			return fe_warn(ctx->warnings, "'%s' is not a function of module '%s' (%s)",
+				       p->func, p->module, syms);
 		if (fe_resolve_clone_of(ctx, p->func, near, sizeof(near)))
 			return fe_warn(ctx->warnings,
 				       "'%s' is not a function of the running kernel (/proc/kallsyms), but its clone '%s' is: probe that",
@@ -991,6 +1006,14 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 	char clone[256];
 	int found;
 
+	if (r->p->module_unloaded) {
+		char why[FE_ERR_MSG_MAX / 2];
+
+		/* its BTF comes and goes with it */
+		fe_kmod_not_loaded(r->p->module, r->ctx->kallsyms_path, why, sizeof(why));
+		fe_buf_printf(b, "%s", why);
+		return true;
+	}
 	if (!dbg) {
 		fe_buf_printf(b, "there is no debug info (BTF or DWARF) for '%s'", r->p->func);
 		return false;

@@ -100,6 +100,8 @@ struct fe_probe {
 	bool ret_in_memory;	/* returns a struct in memory: its address,
 				 * a hidden first argument, takes %rdi */
 	bool described;		/* the debug info had the function */
+	bool module_unloaded;	/* MODULE:func, and the symbol table has no
+				 * MODULE: the command says what that means */
 };
 
 struct fe_resolve_ctx {

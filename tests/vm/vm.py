@@ -47,6 +47,22 @@ def kernel():
     return r.stdout.strip()
 
 
+def modules():
+    """{path in the VM: host path} of the kernel modules fetch-kernel
+    keeps (binfmt_misc.ko, modules.builtin) under /lib/modules/RELEASE."""
+    r = subprocess.run([os.path.join(HERE, "fetch-kernel"), "--modules"], capture_output=True,
+                       text=True, timeout=1200)
+    if r.returncode != 0:
+        raise VMError(f"no kernel modules: {r.stderr.strip()[-300:]}")
+    root = r.stdout.strip()
+    files = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            host = os.path.join(d, n)
+            files["/" + os.path.relpath(host, root)] = host
+    return files
+
+
 def _libraries(binary):
     """Every shared object binary needs, with the dynamic loader."""
     out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The running kernel's modules, to tell MODULE:function apart when the
+ * function is not there: a module not loaded (and whether modprobe knows
+ * it), one built into the kernel, or a function the loaded module lacks.
+ */
+#ifndef KMODULE_H
+#define KMODULE_H
+
+#include <stddef.h>
+
+/* Is module loaded (/proc/modules)?  1 yes, 0 no (also: a kernel without
+ * loadable modules), -1 cannot tell. */
+int fe_kmod_loaded(const char *module);
+
+/* Is module built into the running kernel (/lib/modules/RELEASE/
+ * modules.builtin)?  1 yes, 0 no, -1 cannot tell. */
+int fe_kmod_builtin(const char *module);
+
+/*
+ * Why MODULE:function has no module to probe, as a sentence for an error
+ * or a warning: module is not loaded per kallsyms (the symbol table that
+ * was read).  For the running kernel's /proc/kallsyms, also what
+ * /lib/modules/RELEASE says: modprobe can load it, it is built in, or
+ * there is no such module.
+ */
+void fe_kmod_not_loaded(const char *module, const char *kallsyms, char *buf, size_t size);
+
+#endif
