@@ -116,8 +116,10 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	if (!mods->names[mods->nr])
 		return NULL;
 	m = fe_dbg_open_btf_module(dbg, proto->module, &err);
+	/* a missing file may be a module not loaded; a bad one is not */
 	if (!m)
-		fe_warn(w, "%s%s", err.msg, loaded < 0 ? ": is it loaded?" : "");
+		fe_warn(w, "%s%s", err.msg,
+			loaded < 0 && strstr(err.msg, strerror(ENOENT)) ? ": is it loaded?" : "");
 	mods->dbg[mods->nr++] = m;
 	return m;
 }
