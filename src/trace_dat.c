@@ -569,7 +569,7 @@ int fe_tracedat_report(const char *path, const struct fe_view_opts *opts,
 				best = i;
 		if (best < 0 || fe_view_output_error(v))
 			break;
-		fe_view_page(v, best, (void *)cpus[best].p, page_size);
+		fe_view_page(v, best, (void *)cpus[best].p, page_size, NULL);
 		cpus[best].p += page_size;
 		cpus[best].left -= page_size;
 		{
