@@ -751,7 +751,7 @@ static int clean_header_page(const char *s, uint32_t page_size, struct fe_buf *o
 			continue;
 		if (!field_line(line, n, &junk, name, &offset, &size)) {
 			fe_buf_free(&junk);
-			*why = "expected \"\tfield: TYPE NAME;\toffset:N;\tsize:N;\tsigned:0 or 1;\"";
+			*why = "expected \"\\tfield: TYPE NAME;\\toffset:N;\\tsize:N;\\tsigned:0 or 1;\"";
 			*line_no = t.line;
 			return -1;
 		}

@@ -81,20 +81,21 @@ def pages(b, o, cpu):
     return [(q,) + struct.unpack_from("<QQ", b, q) for q in range(off, off + size - ps + 1, ps)]
 
 
-def rebuild(b, o, keep=lambda cpu, i, page: True, cmdlines=None):
-    """The same file with only the pages keep() says yes to, and cmdlines
-    replaced when given; CPU data stays page-aligned, as the writer has it."""
+def assemble(b, o, edits=(), cpu_pages=None):
+    """b with edits [(start, end, new bytes)] made before its CPU table, and
+    each CPU's data made of cpu_pages[cpu] (a list of pages; the file's own
+    by default), page-aligned as the writer has it."""
     ps = o["page_size"]
-    at, n = o["cmdlines"]
-    head = b[:at]
-    if cmdlines is None:
-        cmdlines = b[at + 8:at + 8 + n]
-    head += struct.pack("<Q", len(cmdlines)) + cmdlines + b[at + 8 + n:o["flyrecord_at"] + 10]
-    data = []
-    for cpu in range(o["nr_cpus"]):
-        data.append(b"".join(b[q:q + ps] for i, (q, _, _) in enumerate(pages(b, o, cpu))
-                             if keep(cpu, i, b[q:q + ps])))
-    start = len(head) + 16 * o["nr_cpus"]
+    head = b""
+    pos = 0
+    for start, end, new in sorted(edits):
+        head += b[pos:start] + new
+        pos = end
+    head += b[pos:o["flyrecord_at"] + 10]
+    if cpu_pages is None:
+        cpu_pages = [[b[q:q + ps] for q, _, _ in pages(b, o, cpu)] for cpu in range(o["nr_cpus"])]
+    data = [b"".join(p) for p in cpu_pages]
+    start = len(head) + 16 * len(data)
     start = (start + ps - 1) // ps * ps
     table = b""
     pos = start
@@ -103,3 +104,20 @@ def rebuild(b, o, keep=lambda cpu, i, page: True, cmdlines=None):
         pos += len(d)
     out = head + table
     return out + b"\0" * (start - len(out)) + b"".join(data)
+
+
+def sized(at, old_len, new, size_bytes=8):
+    """The edit that replaces a sized field (its size at at) with new."""
+    return (at, at + size_bytes + old_len, struct.pack("<Q" if size_bytes == 8 else "<I",
+                                                       len(new)) + new)
+
+
+def rebuild(b, o, keep=lambda cpu, i, page: True, cmdlines=None):
+    """The same file with only the pages keep() says yes to, and cmdlines
+    replaced when given."""
+    ps = o["page_size"]
+    at, n = o["cmdlines"]
+    edits = [] if cmdlines is None else [sized(at, n, cmdlines)]
+    kept = [[b[q:q + ps] for i, (q, _, _) in enumerate(pages(b, o, cpu))
+             if keep(cpu, i, b[q:q + ps])] for cpu in range(o["nr_cpus"])]
+    return assemble(b, o, edits, kept)
