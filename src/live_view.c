@@ -957,7 +957,10 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 		size_t n;
 		int i;
 
-		fe_buf_add(&who, comm, strlen(comm));
+		/* a name from a file or a task's own prctl: no terminal controls */
+		for (n = 0; comm[n]; n++)
+			fe_buf_addc(&who, (unsigned char)comm[n] < 0x20 || comm[n] == 0x7f ?
+				    '?' : comm[n]);
 		fe_buf_addc(&who, '-');
 		fe_buf_add_s64(&who, it->pid);
 		for (n = who.len; n < 20; n++)

@@ -341,8 +341,8 @@ struct reader {
 
 #define MIN_PAGE_SIZE	4096
 #define MAX_PAGE_SIZE	(1U << 27)	/* the commit word's 27 bits */
-/* the first damaged pages are told one by one, the rest counted */
-#define MAX_PAGE_WARNINGS	10
+/* the first damaged places are told one by one, the rest counted */
+#define MAX_DAMAGE_WARNINGS	10
 
 static size_t offset_of(const struct reader *r)
 {
@@ -813,6 +813,29 @@ struct cpu_data {
 	uint64_t left;
 };
 
+/* What damage made skip: a warning each for the first, a count after. */
+struct damage {
+	struct fe_warnings *warn;
+	int n;
+};
+
+static void damaged(struct damage *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void damaged(struct damage *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (++d->n > MAX_DAMAGE_WARNINGS || !d->warn)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		fe_warn(d->warn, "%s", msg);
+		free(msg);
+	}
+	va_end(ap);
+}
+
 static uint64_t page_ts(const unsigned char *page)
 {
 	uint64_t v;
@@ -823,7 +846,7 @@ static uint64_t page_ts(const unsigned char *page)
 
 /* Each CPU's data: inside the file, no two overlapping (a page is read once). */
 static int cpu_table(struct reader *r, struct cpu_data *cpus, int nr_cpus, uint32_t page_size,
-		     struct fe_warnings *warn)
+		     struct damage *d)
 {
 	size_t size = r->end - r->base;
 	int i, j;
@@ -845,9 +868,9 @@ static int cpu_table(struct reader *r, struct cpu_data *cpus, int nr_cpus, uint3
 					      "offset 0x%llx, %llu bytes, overlaps cpu %d's", r->name,
 					      i, at, (unsigned long long)off,
 					      (unsigned long long)len, j);
-		if (len % page_size && warn)
-			fe_warn(warn, "%s: cpu %d: the last %llu bytes of its data, at offset "
-				"0x%llx, are not a whole page; skipped", r->name, i,
+		if (len % page_size)
+			damaged(d, "%s: cpu %d: the last %llu bytes of its data, at offset 0x%llx, "
+				"are not a whole page; skipped", r->name, i,
 				(unsigned long long)(len % page_size),
 				(unsigned long long)(off + len - len % page_size));
 		cpus[i].p = r->base + off;
@@ -859,9 +882,9 @@ static int cpu_table(struct reader *r, struct cpu_data *cpus, int nr_cpus, uint3
 /* The pages in time order across CPUs; events before the next page's
  * start can be printed. */
 static void read_pages(struct reader *r, struct fe_view *v, struct cpu_data *cpus, int nr_cpus,
-		       uint32_t page_size, struct fe_warnings *warn)
+		       uint32_t page_size, struct damage *d)
 {
-	int i, damaged = 0;
+	int i;
 
 	for (;;) {
 		struct fe_error e;
@@ -873,9 +896,8 @@ static void read_pages(struct reader *r, struct fe_view *v, struct cpu_data *cpu
 				best = i;
 		if (best < 0 || fe_view_output_error(v))
 			break;
-		if (fe_view_page(v, best, (void *)cpus[best].p, page_size, &e) &&
-		    ++damaged <= MAX_PAGE_WARNINGS && warn)
-			fe_warn(warn, "%s: cpu %d page at offset 0x%zx: %s", r->name, best,
+		if (fe_view_page(v, best, (void *)cpus[best].p, page_size, &e))
+			damaged(d, "%s: cpu %d page at offset 0x%zx: %s", r->name, best,
 				(size_t)(cpus[best].p - r->base), e.msg);
 		cpus[best].p += page_size;
 		cpus[best].left -= page_size;
@@ -885,9 +907,6 @@ static void read_pages(struct reader *r, struct fe_view *v, struct cpu_data *cpu
 		if (next != UINT64_MAX)
 			fe_view_flush_until(v, next);
 	}
-	if (damaged > MAX_PAGE_WARNINGS && warn)
-		fe_warn(warn, "%s: %d more damaged pages; what could not be read is skipped",
-			r->name, damaged - MAX_PAGE_WARNINGS);
 }
 
 int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
@@ -903,6 +922,7 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 	char what[128], buf[64];
 	size_t at, header_at, nr_formats = 0;
 	struct fe_buf page_header = { 0 };
+	struct damage d = { .warn = warn };
 	struct fe_error e;
 	const char *why;
 	int line;
@@ -1035,9 +1055,12 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 		fe_err(err, 0, "out of memory");
 		goto out;
 	}
-	if (cpu_table(&r, cpus, nr_cpus, page_size, warn))
+	if (cpu_table(&r, cpus, nr_cpus, page_size, &d))
 		goto out;
-	read_pages(&r, v, cpus, nr_cpus, page_size, warn);
+	read_pages(&r, v, cpus, nr_cpus, page_size, &d);
+	if (d.n > MAX_DAMAGE_WARNINGS && warn)
+		fe_warn(warn, "%s: %d more damaged places; what could not be read is skipped", name,
+			d.n - MAX_DAMAGE_WARNINGS);
 	fe_view_flush(v, true);
 	if (summary)
 		fe_view_summary(v, summary);

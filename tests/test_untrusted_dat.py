@@ -305,7 +305,7 @@ def test_quiet_still_says_what_was_skipped():
               f"skipped\n"))
 
 
-def test_many_damaged_pages_are_counted_after_the_first_ten():
+def test_damage_is_counted_after_the_first_ten_places():
     b, o = seed("fork.dat")
     q = page(b, o, 1)
     bad = put(b[q:q + 4096], 8, "<Q", 0x7ffffff)
@@ -316,7 +316,18 @@ def test_many_damaged_pages_are_counted_after_the_first_ten():
     expect_eq(lines[1:], [f"fevent: warning: {path()}: cpu 1 page at offset "
                           f"{0x1000 * (i + 1):#x}: its 134217727 bytes of events are beyond the "
                           f"page's 4096 bytes; skipped" for i in range(10)] +
-              [f"fevent: warning: {path()}: 2 more damaged pages; what could not be read is "
+              [f"fevent: warning: {path()}: 2 more damaged places; what could not be read is "
+               f"skipped"])
+    # twelve CPUs, none with a whole page
+    r = report(tracedat.assemble(put(b, o["nr_cpus_at"], "<I", 12), o,
+                                 cpu_pages=[[b"\xa5" * 100]] * 12))
+    expect_eq(r.returncode, 0, r.stderr)
+    lines = r.stderr.splitlines()
+    start = 0x1000
+    expect_eq(lines[1:], [f"fevent: warning: {path()}: cpu {i}: the last 100 bytes of its "
+                          f"data, at offset {start + 100 * i:#x}, are not a whole page; skipped"
+                          for i in range(10)] +
+              [f"fevent: warning: {path()}: 2 more damaged places; what could not be read is "
                f"skipped"])
 
 
@@ -341,3 +352,16 @@ def test_values_that_overflowed_or_shifted_out_of_range():
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq(r.stdout.split(": ", 1)[1], 'values(d=-3, u=13, wide=-500000, tag="twelve-chars", '
               'b="yyyyyyyy", h={0x79,0x79,0x79,0x79}, w={0,0,0})\n')
+
+
+def test_names_from_the_file_cannot_control_the_terminal():
+    b, o = seed("fork.dat")
+    q = page(b, o, 1)
+    at = b.index(b"fx_prog\0", q)     # the exec event's file name: the parent's name
+    esc = b[:at] + b"\x1b" + b[at + 1:]
+    r0, r = report(b), report(esc)
+    parent = re.match(r" +fx_prog-(\d+) ", r0.stdout).group(1)
+    expect_eq((r.returncode, r.stdout), (0, r0.stdout.replace(f"fx_prog-{parent} ",
+                                                              f"?x_prog-{parent} ")))
+    comms = {json.loads(l)["comm"] for l in report(esc, "--json").stdout.splitlines()}
+    expect_eq(comms, {"\x1bx_prog", "fx_prog"}, "JSON escapes it as \\u001b")
