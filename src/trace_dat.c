@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fe_util.h"
+#include "input_file.h"
 #include "trace_dat.h"
 
 #define MAGIC		"\x17\x08\x44tracing"
@@ -1085,24 +1086,21 @@ out:
 int fe_tracedat_report(const char *path, const struct fe_view_opts *opts,
 		       struct fe_warnings *warn, struct fe_error *err)
 {
-	struct stat st;
-	void *map = MAP_FAILED;
+	struct fe_error why;
+	void *map;
+	off_t size;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		ret = fe_err(err, 0, "cannot read %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
-	if (st.st_size > 0)
-		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* a regular file only: a FIFO with no writer would block the open */
+	fd = fe_input_open(path, &size, &why);
+	if (fd < 0)
+		return fe_err(err, 0, "cannot read %s: %s", path, why.msg);
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ret = errno;
 	close(fd);
 	if (map == MAP_FAILED)
-		return fe_err(err, 0, "cannot read %s: %s", path,
-			      st.st_size ? strerror(errno) : "empty file");
-	ret = fe_tracedat_report_buf(path, map, st.st_size, opts, stderr, warn, err);
-	munmap(map, st.st_size);
+		return fe_err(err, 0, "cannot read %s: %s", path, strerror(ret));
+	ret = fe_tracedat_report_buf(path, map, size, opts, stderr, warn, err);
+	munmap(map, size);
 	return ret;
 }

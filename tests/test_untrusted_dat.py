@@ -172,11 +172,22 @@ def test_cut_short_anywhere_is_an_error_naming_where():
             r = report(b[:cut], *opts)
             check(r.returncode == 1 and r.stdout == "" and head.fullmatch(r.stderr),
                   f"cut at {cut} {opts}: {r.returncode} {r.stderr!r}")
-    expect_eq(report(b"").stderr, f"fevent: error: cannot read {path()}: empty file\n")
+    expect_eq(report(b"").stderr, f"fevent: error: cannot read {path()}: an empty file\n")
     expect_eq(report(b[:100]).stderr, f"fevent: error: {path()}: header_page at offset 0x1e: "
               f"size 205 is beyond the file's 100 bytes\n")
     expect_eq(report(b[:0x1e]).stderr, f"fevent: error: {path()}: header_page at offset 0x1e: "
               f"cut short: the file ends at 30 bytes\n")
+
+
+def test_only_a_regular_file_is_opened():
+    fifo = path("fifo")
+    os.mkfifo(fifo)
+    for p, kind in ((fifo, "a FIFO"), (os.path.dirname(fifo), "a directory"),
+                    ("/dev/zero", "a character device")):
+        r = fe.run("report", "-i", p)     # a blocked open would hit its 60 s limit
+        expect_eq((r.returncode, r.stdout, r.stderr),
+                  (1, "", f"fevent: error: cannot read {p}: not a regular file ({kind})\n"))
+    os.unlink(fifo)
 
 
 def test_a_damaged_header_page_or_tag():
