@@ -94,7 +94,9 @@ int fe_cmd_record(const struct fe_cli *cli)
 int fe_cmd_report(const struct fe_cli *cli)
 {
 	struct fe_view_opts vo = { .json = cli->json, .out = stdout, .quiet = fe_quiet };
+	struct fe_warnings warn = { 0 };
 	struct fe_error err = { 0 };
+	int i, ret;
 
 	/* a reader that quits early (head, less) ends the report quietly */
 	signal(SIGPIPE, SIG_IGN);
@@ -102,7 +104,12 @@ int fe_cmd_report(const struct fe_cli *cli)
 		fe_say_error("report reads one file: fevent report -i FILE\n");
 		return FE_EXIT_USAGE;
 	}
-	if (fe_tracedat_report(cli->input, &vo, &err)) {
+	ret = fe_tracedat_report(cli->input, &vo, &warn, &err);
+	/* what a damaged file made skip: a loss, told even with -q */
+	for (i = 0; i < warn.nr; i++)
+		fe_say_loss("%s\n", warn.msgs[i]);
+	fe_warnings_free(&warn);
+	if (ret) {
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}

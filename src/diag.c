@@ -51,6 +51,15 @@ void fe_say_warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void fe_say_loss(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("warning", "1;33", fmt, ap);
+	va_end(ap);
+}
+
 static void print_where(FILE *out, const struct fe_compiled *it, int col)
 {
 	if (it->file)

@@ -17,6 +17,9 @@ void fe_diag_init(void);
 void fe_say_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "fevent: warning: " + the message; silent with -q */
 void fe_say_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* a warning that data was lost (what a damaged file made skip): shown
+ * even with -q, which keeps the summary when events were lost */
+void fe_say_loss(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "fevent: error: FILE:LINE:COL: reason", the prototype, a caret under COL */
 void fe_print_error(FILE *out, const struct fe_compiled *it);

@@ -11,7 +11,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,7 +27,18 @@
 
 #define RETURN_SUFFIX	"__return"
 #define CALLER_FIELD	"__caller"
-#define MAX_CPUS	1024
+#define MAX_CPUS	FE_VIEW_MAX_CPUS
+/* A ring-buffer page as a 64-bit little-endian kernel writes it: a
+ * timestamp and a commit word, then commit bytes of events. */
+#define PAGE_HEADER	16
+#define COMMIT_MASK	((1U << 27) - 1)
+#define MISSING_EVENTS	(1ULL << 31)
+#define MISSING_STORED	(1ULL << 30)	/* their count follows the data */
+#define TYPE_PADDING	29
+#define TYPE_TIME_EXTEND 30
+#define TYPE_TIME_STAMP	31
+/* no field of an event lies beyond what a page can hold */
+#define MAX_RECORD	((int)COMMIT_MASK)
 
 enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL, V_TEXT };
 
@@ -53,6 +66,7 @@ struct ev_info {
 	struct field_spec *caller;
 	struct field_spec *ret;
 	bool task_info;		/* fork/exec: names tasks, not printed */
+	unsigned int min_size;	/* a record holds at least every field */
 	/* counted by the kernel only, in any process: */
 	unsigned long long dropped;	/* hits it did not record (too large) */
 	unsigned long long missed;	/* calls it did not probe (kprobe misses) */
@@ -95,6 +109,9 @@ struct fe_view {
 	int out_errno;		/* the output failed (EPIPE: its reader quit) */
 	char *uncounted_why;	/* why the first uncounted event is */
 	bool kernel_counted;	/* beyond the buffers: record, not report */
+	unsigned int common_end;	/* where common_type and common_pid end */
+	unsigned char *scratch;	/* a damaged page, cut to its good part */
+	int scratch_size;
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -170,6 +187,7 @@ void fe_view_free(struct fe_view *v)
 	}
 	free(v->evs);
 	free(v->uncounted_why);
+	free(v->scratch);
 	fe_buf_free(&v->task_names);
 	fe_buf_free(&v->line);
 	if (v->kbuf)
@@ -231,6 +249,46 @@ static char *label_of(const char *name, size_t n)
 	return strndup(name, n);
 }
 
+/*
+ * Where the event's fields end, so that a record too short for them is
+ * skipped rather than read past; a format that puts a field beyond any
+ * record is refused.  common_type and common_pid are read before the
+ * event is known, so the view keeps where they end in any format.
+ */
+static int check_fields(struct fe_view *v, struct ev_info *e, struct fe_error *err)
+{
+	struct tep_format_field **lists[2], **f;
+	int i, ret = 0;
+
+	lists[0] = tep_event_common_fields(e->tep_ev);
+	lists[1] = tep_event_fields(e->tep_ev);
+	if (!lists[0] || !lists[1])
+		ret = fe_err(err, 0, "out of memory");
+	for (i = 0; i < 2 && !ret; i++) {
+		for (f = lists[i]; *f; f++) {
+			const struct tep_format_field *tf = *f;
+			/* a __data_loc is a 4-byte word, whatever size it says */
+			int size = tf->flags & TEP_FIELD_IS_DYNAMIC && tf->size < 4 ? 4 : tf->size;
+
+			if (tf->offset < 0 || size < 0 || tf->offset > MAX_RECORD - size) {
+				ret = fe_err(err, 0, "the format of %s/%s puts field %s at offset %d, "
+					     "size %d: beyond any record", e->group, e->name,
+					     tf->name, tf->offset, tf->size);
+				break;
+			}
+			if ((unsigned int)(tf->offset + size) > e->min_size)
+				e->min_size = tf->offset + size;
+			if (i == 0 && (!strcmp(tf->name, "common_type") ||
+				       !strcmp(tf->name, "common_pid")) &&
+			    (unsigned int)(tf->offset + size) > v->common_end)
+				v->common_end = tf->offset + size;
+		}
+	}
+	free(lists[0]);
+	free(lists[1]);
+	return ret;
+}
+
 int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		      const char *format, const char *args, struct fe_error *err)
 {
@@ -255,6 +313,8 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 	e->func = e->is_return ? strndup(event, nl - rl) : strdup(event);
 	if (!e->group || !e->name || !e->func)
 		return fe_err(err, 0, "out of memory");
+	if (check_fields(v, e, err))
+		return -1;
 	fields = tep_event_fields(te);
 	for (f = fields; f && *f; f++)
 		n++;
@@ -300,6 +360,9 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		/* char[N]: N bytes read, shown as the text before any NUL */
 		if (flag == FE_FLAG_TEXT && s->elem == 1 && s->count)
 			s->kind = V_TEXT;
+		/* a string's __data_loc word is read whatever size the field says */
+		if (s->kind == V_STRING && tf->size < 4 && (unsigned int)tf->offset + 4 > e->min_size)
+			e->min_size = tf->offset + 4;
 		if (!strcmp(tf->name, CALLER_FIELD))
 			e->caller = s;
 		else if (e->is_return && !strcmp(tf->name, "ret"))
@@ -358,7 +421,7 @@ int fe_view_add_task_event(struct fe_view *v, const char *system, const char *ev
 	e->func = strdup(event);
 	if (!e->group || !e->name || !e->func)
 		return fe_err(err, 0, "out of memory");
-	return 0;
+	return check_fields(v, e, err);
 }
 
 /* A string field: char[N] in place, or __data_loc. */
@@ -511,7 +574,9 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 		  bool bare_symbol, struct fe_buf *b)
 {
 	unsigned long long u = number(v, p, s->elem);
-	unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits : s->elem * 8;
+	/* an element of 0 or over 8 bytes (a format's odd size) reads as 0 */
+	unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
+			    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
 	long long sv = bits < 64 && (u >> (bits - 1)) & 1 ? (long long)(u | (~0ULL << bits)) :
 		       (long long)u;
 
@@ -616,24 +681,38 @@ static struct item *queue_item(struct fe_view *v)
 	return it;
 }
 
-static void decode(struct fe_view *v, int cpu, unsigned long long ts, void *data, int size)
+/*
+ * One record; at: where it is in its page.  A record too short for what
+ * its format says it holds is skipped, and err says so.
+ */
+static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data, int size,
+		  int at, struct fe_error *err)
 {
 	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
-	struct tep_event *te = tep_find_event_by_record(v->tep, &rec);
-	struct ev_info *e = te ? find_ev(v, te) : NULL;
+	struct tep_event *te;
+	struct ev_info *e;
 	struct fe_buf text = { 0 }, json = { 0 };
 	struct item *it;
 	int i, shown = 0;
 
+	/* libtraceevent reads the type and pid wherever the format says */
+	if (size < 0 || (unsigned int)size < v->common_end)
+		return fe_err(err, 0, "record at +0x%x: %d bytes, shorter than its common fields "
+			      "(%u bytes)", at, size, v->common_end);
+	te = tep_find_event_by_record(v->tep, &rec);
+	e = te ? find_ev(v, te) : NULL;
 	if (!e)
-		return;
+		return 0;
+	if ((unsigned int)size < e->min_size)
+		return fe_err(err, 0, "record at +0x%x: %d bytes, shorter than the %u of a %s/%s",
+			      at, size, e->min_size, e->group, e->name);
 	if (e->task_info) {
 		task_info(v, e, data, size);
-		return;
+		return 0;
 	}
 	it = queue_item(v);
 	if (!it)
-		return;
+		return 0;
 	v->events++;
 	it->ts = ts;
 	it->cpu = cpu;
@@ -681,22 +760,131 @@ static void decode(struct fe_view *v, int cpu, unsigned long long ts, void *data
 		it->json = fe_buf_take(&json);
 	else
 		it->text = fe_buf_take(&text);
+	return 0;
 }
 
-int fe_view_page(struct fe_view *v, int cpu, void *page, int size)
+static uint32_t le32(const unsigned char *p)
 {
-	unsigned long long ts;
-	void *data;
-	int missed;
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
-	(void)size;
+static uint64_t le64(const unsigned char *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/*
+ * How much of a page's data kbuffer can walk.  It trusts the commit and
+ * every length it meets, so a damaged page would lead it past the page or
+ * round in circles: the same steps as its own, each checked.  Returns the
+ * length of the good part; err says what ends it, at its place in the page.
+ */
+static unsigned int good_part(const unsigned char *data, unsigned int commit,
+			      struct fe_error *err)
+{
+	unsigned int off = 0;
+
+	while (off < commit) {
+		uint32_t word = 0, type;
+		uint64_t next;
+
+		if (commit - off < 4)
+			goto short_header;
+		type = le32(data + off) & 31;
+		if (type == 0 || type >= TYPE_PADDING) {
+			if (commit - off < 8)
+				goto short_header;
+			word = le32(data + off + 4);
+		}
+		if (type == TYPE_PADDING) {
+			next = off + 4ULL + word;
+		} else if (type == TYPE_TIME_EXTEND || type == TYPE_TIME_STAMP) {
+			next = off + 8ULL;
+		} else if (type == 0) {
+			/* the length word counts itself */
+			if (word < 4) {
+				fe_err(err, 0, "event at +0x%x: length %u is less than its own 4 bytes",
+				       PAGE_HEADER + off, word);
+				return off;
+			}
+			next = off + 8ULL + ((word - 4ULL + 3) & ~3ULL);
+		} else {
+			next = off + 4ULL + type * 4;
+		}
+		if (next > commit) {
+			fe_err(err, 0, "event at +0x%x: its %llu bytes run past the page's %u bytes "
+			       "of events", PAGE_HEADER + off, (unsigned long long)(next - off), commit);
+			return off;
+		}
+		off = next;
+	}
+	return off;
+short_header:
+	fe_err(err, 0, "event at +0x%x: its header runs past the page's %u bytes of events",
+	       PAGE_HEADER + off, commit);
+	return off;
+}
+
+/* The page with its events cut to the first len bytes, in the view's copy. */
+static void *cut_page(struct fe_view *v, const void *page, int size, unsigned int len)
+{
+	uint64_t commit = len;	/* and no lost-events flags: the count is not there */
+
+	if (size > v->scratch_size) {
+		unsigned char *p = realloc(v->scratch, size);
+
+		if (!p)
+			return NULL;
+		v->scratch = p;
+		v->scratch_size = size;
+	}
+	memcpy(v->scratch, page, PAGE_HEADER + len);
+	memcpy(v->scratch + 8, &commit, 8);	/* little endian, as the page */
+	return v->scratch;
+}
+
+int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_error *err)
+{
+	const unsigned char *p = page;
+	unsigned long long ts;
+	unsigned int commit, good;
+	uint64_t flags;
+	long long missed = 0;
+	struct fe_error cut = { 0 }, first = { 0 };
+	int bad = 0;
+	void *data;
+
 	if (cpu < 0 || cpu >= MAX_CPUS)
-		return -1;
+		return fe_err(err, 0, "CPU %d: fevent reads CPUs 0 to %d", cpu, MAX_CPUS - 1);
+	if (size < PAGE_HEADER)
+		return fe_err(err, 0, "%d bytes, less than a page's %d-byte header", size,
+			      PAGE_HEADER);
+	flags = le64(p + 8);
+	commit = flags & COMMIT_MASK;
+	if (commit > (unsigned int)size - PAGE_HEADER)
+		return fe_err(err, 0, "its %u bytes of events are beyond the page's %d bytes; "
+			      "skipped", commit, size);
+	if (flags & MISSING_EVENTS && flags & MISSING_STORED) {
+		uint64_t n;
+
+		if ((unsigned int)size - PAGE_HEADER - commit < 8)
+			return fe_err(err, 0, "the count of lost events after its %u bytes of "
+				      "events is beyond the page's %d bytes; skipped", commit, size);
+		n = le64(p + PAGE_HEADER + commit);
+		missed = n > LLONG_MAX ? LLONG_MAX : (long long)n;
+	} else if (flags & MISSING_EVENTS) {
+		missed = -1;	/* the kernel had no room to say how many */
+	}
 	if (cpu > v->max_cpu)
 		v->max_cpu = cpu;
+	good = good_part(p + PAGE_HEADER, commit, &cut);
+	if (good < commit) {
+		page = cut_page(v, page, size, good);
+		if (!page)
+			return fe_err(err, 0, "out of memory");
+	}
 	if (kbuffer_load_subbuffer(v->kbuf, page))
-		return -1;
-	missed = kbuffer_missed_events(v->kbuf);
+		return fe_err(err, 0, "libtraceevent cannot load the page");
 	if (missed) {
 		struct item *it = queue_item(v);
 
@@ -706,14 +894,29 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size)
 			it->lost = missed;
 		}
 		if (missed > 0)
-			v->lost[cpu] += missed;
+			v->lost[cpu] = v->lost[cpu] > ULLONG_MAX - missed ? ULLONG_MAX :
+				       v->lost[cpu] + missed;
 		else
 			v->lost_gaps[cpu]++;
 	}
 	for (data = kbuffer_read_event(v->kbuf, &ts); data;
-	     data = kbuffer_next_event(v->kbuf, &ts))
-		decode(v, cpu, ts, data, kbuffer_event_size(v->kbuf));
-	return 0;
+	     data = kbuffer_next_event(v->kbuf, &ts)) {
+		struct fe_error e;
+
+		if (decode(v, cpu, ts, data, kbuffer_event_size(v->kbuf),
+			   kbuffer_curr_offset(v->kbuf), &e) && !bad++)
+			fe_err(&first, 0, "%s; skipped", e.msg);
+	}
+	/* the events after a damaged one cannot be found: the page ends there */
+	if (good < commit && !bad++)
+		fe_err(&first, 0, "%s; the rest of the page skipped", cut.msg);
+	if (!bad)
+		return 0;
+	if (bad == 1)
+		return fe_err(err, 0, "%s", first.msg);
+	/* the first damage says where; the rest are counted */
+	return fe_err(err, 0, "%s; and %d more damaged place%s in the page", first.msg, bad - 1,
+		      bad == 2 ? "" : "s");
 }
 
 static int by_time(const void *a, const void *b)
@@ -750,11 +953,14 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 		/* "%20s [%03d] %6llu.%06llu: " without printf: every line has one */
 		struct fe_buf who = { 0 };
 		char tmp[48];
-		unsigned long long us = ns / 1000;
+		unsigned long long us = ns / 1000, t;
 		size_t n;
 		int i;
 
-		fe_buf_add(&who, comm, strlen(comm));
+		/* a name from a file or a task's own prctl: no terminal controls */
+		for (n = 0; comm[n]; n++)
+			fe_buf_addc(&who, (unsigned char)comm[n] < 0x20 || comm[n] == 0x7f ?
+				    '?' : comm[n]);
 		fe_buf_addc(&who, '-');
 		fe_buf_add_s64(&who, it->pid);
 		for (n = who.len; n < 20; n++)
@@ -771,9 +977,10 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 			fe_buf_add_u64(l, it->cpu);
 			fe_buf_add(l, "] ", 2);
 		}
-		for (n = 0, i = 1; secs / 10 >= (unsigned long long)i && n < 20; n++)
-			i *= 10;
-		for (n = n + 1; n < 6; n++)
+		/* the seconds right-aligned in 6 columns, as trace-cmd */
+		for (n = 1, t = secs; t >= 10; t /= 10)
+			n++;
+		for (; n < 6; n++)
 			fe_buf_addc(l, ' ');
 		fe_buf_add_u64(l, secs);
 		tmp[0] = '.';

@@ -52,8 +52,15 @@ bool fe_view_wants_comms(struct fe_view *v);
 /* Commands of pids, as in saved_cmdlines ("PID COMM" lines). */
 void fe_view_cmdlines(struct fe_view *v, const char *text);
 
-/* One ring-buffer sub-buffer read from cpu. */
-int fe_view_page(struct fe_view *v, int cpu, void *page, int size);
+/* CPUs 0 to FE_VIEW_MAX_CPUS - 1 */
+#define FE_VIEW_MAX_CPUS	1024
+
+/*
+ * One ring-buffer sub-buffer read from cpu.  A damaged page (from a file)
+ * is decoded as far as it can be: -1 then, and err says what was skipped,
+ * at its offset in the page ("+0x40").
+ */
+int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_error *err);
 
 /*
  * Print what is queued, oldest first.  final: also entries whose return

@@ -155,9 +155,14 @@ static const struct command commands[] = {
 		"report", fe_cmd_report,
 		"fevent report -i FILE [--json] [-v] [-q]",
 		"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
-		"entry and return events paired.\n",
+		"entry and return events paired.  A file that cannot be read is an\n"
+		"error naming the part and its offset; a damaged page is decoded as far\n"
+		"as it can be, and a warning says what was skipped.\n",
 		"fevent report -i trace.dat",
-		{ { 'i', NULL }, { OPT_JSON, NULL }, COMMON_OPTS },
+		{ { 'i', NULL }, { OPT_JSON, NULL }, { 'v', NULL },
+		  { 'q', "no warnings but what a damaged file made skip,\n"
+			 "no summary (unless events were lost)" },
+		  { 'h', NULL } },
 	},
 	{
 		"proto", fe_cmd_proto,

@@ -243,7 +243,8 @@ static long read_all(struct session *s, struct fe_view *v, bool flush)
 				    tracefs_cpu_read(s->cpus[cpu], s->page, true);
 			if (n <= 0)
 				break;
-			fe_view_page(v, cpu, s->page, n);
+			/* the kernel's own pages: nothing in them is skipped */
+			fe_view_page(v, cpu, s->page, n, NULL);
 			if (s->td)
 				fe_tracedat_page(s->td, cpu, s->page, n);
 			total += n;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "fe_util.h"
+#include "input_file.h"
 #include "trace_dat.h"
 
 #define MAGIC		"\x17\x08\x44tracing"
@@ -325,26 +327,69 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 
 /* ---- reading ---- */
 
+/*
+ * The file may come from another machine or another person: every size
+ * and count it declares is checked against the bytes really there before
+ * anything is read or allocated, and an error names the part and its
+ * offset.  What cannot be decoded in the pages is skipped and said.
+ */
 struct reader {
-	const unsigned char *p, *end, *base;
-	bool bad;
+	const char *name;
+	const unsigned char *base, *p, *end;
+	struct fe_error *err;
+	bool failed;		/* err says why */
 };
 
-static const void *take(struct reader *r, size_t n)
+#define MIN_PAGE_SIZE	4096
+#define MAX_PAGE_SIZE	(1U << 27)	/* the commit word's 27 bits */
+/* the first damaged places are told one by one, the rest counted */
+#define MAX_DAMAGE_WARNINGS	10
+
+static size_t offset_of(const struct reader *r)
+{
+	return r->p - r->base;
+}
+
+static size_t left(const struct reader *r)
+{
+	return r->end - r->p;
+}
+
+/* "NAME: WHAT at offset 0xAT: why" */
+static void *fail(struct reader *r, const char *what, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void *fail(struct reader *r, const char *what, size_t at, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fe_err(r->err, 0, "%s: %s at offset 0x%zx: %s", r->name, what, at, why);
+	r->failed = true;
+	return NULL;
+}
+
+/* n bytes of what */
+static const void *take(struct reader *r, size_t n, const char *what)
 {
 	const void *p = r->p;
 
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
+	if (r->failed)
 		return NULL;
-	}
+	if (left(r) < n)
+		return fail(r, what, offset_of(r), "cut short: the file ends at %zu bytes",
+			    (size_t)(r->end - r->base));
 	r->p += n;
 	return p;
 }
 
-static uint64_t get(struct reader *r, int n)
+/* an n-byte little-endian number */
+static uint64_t get(struct reader *r, int n, const char *what)
 {
-	const unsigned char *p = take(r, n);
+	const unsigned char *p = take(r, n, what);
 	uint64_t v = 0;
 	int i;
 
@@ -353,25 +398,102 @@ static uint64_t get(struct reader *r, int n)
 	return v;
 }
 
-static const char *get_cstr(struct reader *r)
+/* the size of what follows it */
+static uint64_t get_size(struct reader *r, int n, const char *what)
 {
-	const unsigned char *nul = r->bad ? NULL : memchr(r->p, 0, r->end - r->p);
+	size_t at = offset_of(r);
+	uint64_t v = get(r, n, what);
+
+	if (!r->failed && v > left(r)) {
+		fail(r, what, at, "size %llu is beyond the file's %zu bytes",
+		     (unsigned long long)v, (size_t)(r->end - r->base));
+		return 0;
+	}
+	return v;
+}
+
+/* a count of what follows, each at least min bytes */
+static uint64_t get_count(struct reader *r, int n, size_t min, const char *what)
+{
+	size_t at = offset_of(r);
+	uint64_t v = get(r, n, what);
+
+	if (!r->failed && v > left(r) / min) {
+		fail(r, what, at, "count %llu is more than the rest of the file (%zu bytes) "
+		     "can hold", (unsigned long long)v, left(r));
+		return 0;
+	}
+	return v;
+}
+
+static const char *get_cstr(struct reader *r, const char *what)
+{
+	const unsigned char *nul = r->failed ? NULL : memchr(r->p, 0, left(r));
 	const char *s = (const char *)r->p;
 
-	if (!nul) {
-		r->bad = true;
+	if (r->failed)
 		return NULL;
-	}
+	if (!nul)
+		return fail(r, what, offset_of(r), "no NUL before the file's end at %zu bytes",
+			    (size_t)(r->end - r->base));
 	r->p = nul + 1;
 	return s;
 }
 
-/* n bytes as a NUL-terminated copy */
-static char *get_text(struct reader *r, uint64_t n)
+/* the tag a section starts with, NUL included */
+static void expect(struct reader *r, const char *tag, size_t len)
 {
-	const char *p = take(r, n);
+	size_t at = offset_of(r);
+	const char *p = take(r, len, tag);
 
-	return p ? strndup(p, n) : NULL;
+	if (p && memcmp(p, tag, len)) {
+		fe_err(r->err, 0, "%s: at offset 0x%zx: expected \"%s\"", r->name, at, tag);
+		r->failed = true;
+	}
+}
+
+/* n bytes as a NUL-terminated copy, "" when there are none */
+static char *get_text(struct reader *r, uint64_t n, const char *what)
+{
+	const char *p = take(r, n, what);
+	char *s;
+
+	if (!p)
+		return NULL;
+	s = strndup(p, n);
+	if (!s) {
+		fe_err(r->err, 0, "out of memory");
+		r->failed = true;
+	}
+	return s;
+}
+
+/* A name from the file, fit to print: what is not printable ASCII is '?'. */
+static const char *shown(const char *s, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 4 < size; i++)
+		buf[i] = s[i] > ' ' && s[i] < 0x7f ? s[i] : '?';
+	if (s[i]) {	/* cut: room was kept for "..." */
+		memcpy(buf + i, "...", 3);
+		i += 3;
+	}
+	buf[i] = 0;
+	return buf;
+}
+
+/* System and event names: what the kernel allows, and nothing that would
+ * garble a terminal when printed. */
+static bool is_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
+		    !(*s >= '0' && *s <= '9') && *s != '_' && *s != '-' && *s != '.')
+			return false;
+	return true;
 }
 
 /* "SYSTEM/EVENT ARGS" from fevent's option */
@@ -398,10 +520,322 @@ static const char *args_of(const char *opt, const char *system, const char *even
 	return NULL;
 }
 
+struct format {
+	const char *system;
+	const char *text;
+	size_t len;
+	size_t at;		/* where its size is in the file */
+};
+
+/*
+ * Format text as the kernel writes it, read strictly; libtraceevent gets
+ * a copy rebuilt from what was understood, never the file's own text: its
+ * parser is not made for hostile input (1.7.1 leaks on a damaged field
+ * line), and the view needs the fields, not the print format.
+ */
+#define MAX_DECL	256
+#define MAX_EVENT_ID	65535	/* common_type is 16 bits */
+
+struct text {
+	const char *p, *end;
+	int line;		/* of the line last taken, from 1 */
+};
+
+/* The next line, without its newline; false at the end. */
+static bool next_line(struct text *t, const char **line, size_t *len)
+{
+	const char *nl;
+
+	if (t->p >= t->end)
+		return false;
+	nl = memchr(t->p, '\n', t->end - t->p);
+	*line = t->p;
+	*len = (nl ? nl : t->end) - t->p;
+	t->p = nl ? nl + 1 : t->end;
+	t->line++;
+	return true;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A decimal of at most max (and 10 digits) at *p, which moves past it. */
+static bool decimal(const char **p, const char *end, unsigned long max, unsigned long *v)
+{
+	int digits = 0;
+
+	for (*v = 0; *p < end && **p >= '0' && **p <= '9' && digits < 10; (*p)++, digits++)
+		*v = *v * 10 + (**p - '0');
+	return digits && *v <= max && (*p == end || **p < '0' || **p > '9');
+}
+
+/* blanks, "KEY:", a decimal of at most max, ';' */
+static bool number_after(const char **p, const char *end, const char *key, unsigned long max,
+			 unsigned long *v)
+{
+	size_t kl = strlen(key);
+
+	while (*p < end && blank(**p))
+		(*p)++;
+	if ((size_t)(end - *p) < kl || memcmp(*p, key, kl))
+		return false;
+	*p += kl;
+	if (!decimal(p, end, max, v) || *p >= end || **p != ';')
+		return false;
+	(*p)++;
+	return true;
+}
+
+/*
+ * A type and a name as the kernel writes them: C words, '*' between them,
+ * and one [N] or [] after the name or the word before it ("u8 h[]",
+ * "__data_loc char[] s"); libtraceevent leaks on less (a lone word, or
+ * one before a '[').
+ * Copied into decl, the name's start in *name.
+ */
+static bool is_decl(const char *s, size_t len, char *decl, const char **name)
+{
+	int words = 0, brackets = 0, bracket_word = 0;
+	bool last_word = false;
+	size_t i = 0;
+
+	if (!len || len >= MAX_DECL)
+		return false;
+	while (i < len) {
+		char c = s[i];
+
+		if (c == ' ') {
+			i++;
+		} else if (c == '*' && words) {
+			last_word = false;
+			i++;
+		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+			*name = decl + i;
+			while (i < len && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+					   (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+				i++;
+			words++;
+			last_word = true;
+			if (i < len && s[i] == '[') {
+				for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+					;
+				if (i >= len || s[i] != ']')
+					return false;
+				i++;
+				brackets++;
+				bracket_word = words;
+			}
+		} else {
+			return false;
+		}
+	}
+	/* libtraceevent takes the words before a '[' as the type: two at least */
+	if (words < 2 || !last_word || brackets > 1 ||
+	    (brackets && (bracket_word < 2 || bracket_word < words - 1)))
+		return false;
+	memcpy(decl, s, len);
+	decl[len] = 0;
+	return true;
+}
+
+/*
+ * "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" rebuilt into out; the
+ * field's name (the decl's last word) in name.
+ */
+static bool field_line(const char *line, size_t len, struct fe_buf *out, char *name,
+		       unsigned long *offset, unsigned long *size)
+{
+	const char *p = line, *end = line + len, *semi, *n = NULL;
+	unsigned long sign;
+	char decl[MAX_DECL];
+	size_t nl;
+
+	while (p < end && blank(*p))
+		p++;
+	if ((size_t)(end - p) < 6 || memcmp(p, "field:", 6))
+		return false;
+	p += 6;
+	while (p < end && blank(*p))
+		p++;
+	semi = memchr(p, ';', end - p);
+	if (!semi || !is_decl(p, semi - p, decl, &n))
+		return false;
+	p = semi + 1;
+	if (!number_after(&p, end, "offset:", MAX_PAGE_SIZE, offset) ||
+	    !number_after(&p, end, "size:", MAX_PAGE_SIZE, size) ||
+	    !number_after(&p, end, "signed:", 1, &sign))
+		return false;
+	while (p < end && blank(*p))
+		p++;
+	if (p != end)
+		return false;
+	for (nl = 0; n[nl] && n[nl] != ' ' && n[nl] != '[' && n[nl] != '*'; nl++)
+		;
+	/* the last word names the field: "char comm[16]", "u8 h[]" */
+	if (n[nl] && n[nl] != '[')
+		return false;
+	snprintf(name, MAX_DECL, "%.*s", (int)nl, n);
+	fe_buf_printf(out, "\tfield:%s;\toffset:%lu;\tsize:%lu;\tsigned:%lu;\n", decl, *offset,
+		      *size, sign);
+	return true;
+}
+
+/* The rebuilt format of one event; 0, or -1 with why and the line. */
+static int clean_format(const char *s, size_t len, struct fe_buf *out, char *name,
+			int *line_no, const char **why)
+{
+	struct text t = { .p = s, .end = s + len };
+	char field[MAX_DECL];
+	unsigned long id, offset, size;
+	const char *line, *p;
+	size_t n;
+	int part;
+
+	*why = "expected \"name: NAME\"";
+	if (!next_line(&t, &line, &n) || n < 7 || n >= MAX_DECL || memcmp(line, "name: ", 6))
+		goto bad;
+	snprintf(name, MAX_DECL, "%.*s", (int)(n - 6), line + 6);
+	if (!is_name(name)) {
+		*why = "the event's name is not a name (letters, digits, '_', '-', '.')";
+		goto bad;
+	}
+	*why = "expected \"ID: N\", N up to 65535";
+	if (!next_line(&t, &line, &n) || n < 4 || memcmp(line, "ID: ", 4))
+		goto bad;
+	p = line + 4;
+	if (!decimal(&p, line + n, MAX_EVENT_ID, &id) || p != line + n)
+		goto bad;
+	*why = "expected \"format:\"";
+	if (!next_line(&t, &line, &n) || n != 7 || memcmp(line, "format:", 7))
+		goto bad;
+	fe_buf_printf(out, "name: %s\nID: %lu\nformat:\n", name, id);
+	/* the common fields, a blank line, the event's own, a blank line */
+	for (part = 0; part < 2; part++) {
+		while (next_line(&t, &line, &n) && n) {
+			*why = "expected \"\\tfield:TYPE NAME;\\toffset:N;\\tsize:N;\\tsigned:0 or 1;\"";
+			if (!field_line(line, n, out, field, &offset, &size))
+				goto bad;
+		}
+		fe_buf_addc(out, '\n');
+	}
+	/* the view prints the fields itself */
+	fe_buf_printf(out, "print fmt: \"\"\n");
+	if (out->failed) {
+		*why = "out of memory";
+		goto bad;
+	}
+	return 0;
+bad:
+	*line_no = t.line;
+	return -1;
+}
+
+/*
+ * The ring buffer's page header: fevent reads the 64-bit one (kbuffer is
+ * told nothing else), so that is what it must describe; the view gets it
+ * rebuilt.  0, or -1 with why and the line.
+ */
+static int clean_header_page(const char *s, uint32_t page_size, struct fe_buf *out,
+			     int *line_no, const char **why)
+{
+	struct text t = { .p = s, .end = s + strlen(s) };
+	unsigned long ts = 1, commit = 1, data = 1, offset, size;
+	struct fe_buf junk = { 0 };
+	char name[MAX_DECL];
+	const char *line;
+	size_t n;
+
+	while (next_line(&t, &line, &n)) {
+		if (!n)
+			continue;
+		if (!field_line(line, n, &junk, name, &offset, &size)) {
+			fe_buf_free(&junk);
+			*why = "expected \"\\tfield: TYPE NAME;\\toffset:N;\\tsize:N;\\tsigned:0 or 1;\"";
+			*line_no = t.line;
+			return -1;
+		}
+		if (!strcmp(name, "timestamp"))
+			ts = offset || size != 8;
+		else if (!strcmp(name, "commit"))
+			commit = offset != 8 || size != 8;
+		else if (!strcmp(name, "data"))
+			data = offset != 16;
+	}
+	fe_buf_free(&junk);
+	*line_no = 0;
+	if (ts || commit || data) {
+		*why = "not the 64-bit page header fevent reads (timestamp: 8 bytes at 0, commit: "
+		       "8 bytes at 8, data at 16)";
+		return -1;
+	}
+	fe_buf_printf(out, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		      "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		      "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		      "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n", page_size - 16);
+	*why = "out of memory";
+	return out->failed ? -1 : 0;
+}
+
+/* One event's format into the view, an error saying which and where. */
+static int add_format(struct reader *r, struct fe_view *v, const struct format *f,
+		      const char *opt)
+{
+	struct fe_buf clean = { 0 };
+	char name[MAX_DECL], argbuf[4096], shown_sys[64];
+	const char *args, *why;
+	struct fe_error e;
+	int rc, line;
+
+	if (!is_name(f->system))
+		return fe_err(r->err, 0, "%s: event format at offset 0x%zx: system \"%s\" is not a "
+			      "name (letters, digits, '_', '-', '.')", r->name, f->at,
+			      shown(f->system, shown_sys, sizeof(shown_sys)));
+	if (clean_format(f->text, f->len, &clean, name, &line, &why)) {
+		fe_buf_free(&clean);
+		return fe_err(r->err, 0, "%s: event format at offset 0x%zx, line %d: %s", r->name,
+			      f->at, line, why);
+	}
+	args = opt ? args_of(opt, f->system, name, argbuf, sizeof(argbuf)) : NULL;
+	if (args && !strcmp(args, "@task"))
+		rc = fe_view_add_task_event(v, f->system, name, clean.s, &e);
+	else
+		rc = fe_view_add_event(v, f->system, name, clean.s, args ? args : "", &e);
+	fe_buf_free(&clean);
+	if (rc)
+		return fe_err(r->err, 0, "%s: event format at offset 0x%zx: %s", r->name, f->at,
+			      e.msg);
+	return 0;
+}
+
 struct cpu_data {
 	const unsigned char *p;
 	uint64_t left;
 };
+
+/* What damage made skip: a warning each for the first, a count after. */
+struct damage {
+	struct fe_warnings *warn;
+	int n;
+};
+
+static void damaged(struct damage *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void damaged(struct damage *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (++d->n > MAX_DAMAGE_WARNINGS || !d->warn)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		fe_warn(d->warn, "%s", msg);
+		free(msg);
+	}
+	va_end(ap);
+}
 
 static uint64_t page_ts(const unsigned char *page)
 {
@@ -411,197 +845,262 @@ static uint64_t page_ts(const unsigned char *page)
 	return v;
 }
 
-int fe_tracedat_report(const char *path, const struct fe_view_opts *opts,
-		       struct fe_error *err)
+/* Each CPU's data: inside the file, no two overlapping (a page is read once). */
+static int cpu_table(struct reader *r, struct cpu_data *cpus, int nr_cpus, uint32_t page_size,
+		     struct damage *d)
 {
-	struct reader r = { 0 };
-	struct stat st;
+	size_t size = r->end - r->base;
+	int i, j;
+
+	for (i = 0; i < nr_cpus; i++) {
+		size_t at = offset_of(r);
+		uint64_t off = get(r, 8, "CPU data entry"), len = get(r, 8, "CPU data entry");
+
+		if (r->failed)
+			return -1;
+		if (off > size || len > size - off)
+			return fe_err(r->err, 0, "%s: cpu %d's entry at offset 0x%zx: data at offset "
+				      "0x%llx, %llu bytes, is beyond the file's %zu bytes", r->name,
+				      i, at, (unsigned long long)off, (unsigned long long)len, size);
+		for (j = 0; j < i && len; j++)
+			if (cpus[j].left && off < (uint64_t)(cpus[j].p - r->base) + cpus[j].left &&
+			    (uint64_t)(cpus[j].p - r->base) < off + len)
+				return fe_err(r->err, 0, "%s: cpu %d's entry at offset 0x%zx: data at "
+					      "offset 0x%llx, %llu bytes, overlaps cpu %d's", r->name,
+					      i, at, (unsigned long long)off,
+					      (unsigned long long)len, j);
+		if (len % page_size)
+			damaged(d, "%s: cpu %d: the last %llu bytes of its data, at offset 0x%llx, "
+				"are not a whole page; skipped", r->name, i,
+				(unsigned long long)(len % page_size),
+				(unsigned long long)(off + len - len % page_size));
+		cpus[i].p = r->base + off;
+		cpus[i].left = len - len % page_size;
+	}
+	return 0;
+}
+
+/* The pages in time order across CPUs; events before the next page's
+ * start can be printed. */
+static void read_pages(struct reader *r, struct fe_view *v, struct cpu_data *cpus, int nr_cpus,
+		       uint32_t page_size, struct damage *d)
+{
+	int i;
+
+	for (;;) {
+		struct fe_error e;
+		uint64_t next = UINT64_MAX;
+		int best = -1;
+
+		for (i = 0; i < nr_cpus; i++)
+			if (cpus[i].left && (best < 0 || page_ts(cpus[i].p) < page_ts(cpus[best].p)))
+				best = i;
+		if (best < 0 || fe_view_output_error(v))
+			break;
+		if (fe_view_page(v, best, (void *)cpus[best].p, page_size, &e))
+			damaged(d, "%s: cpu %d page at offset 0x%zx: %s", r->name, best,
+				(size_t)(cpus[best].p - r->base), e.msg);
+		cpus[best].p += page_size;
+		cpus[best].left -= page_size;
+		for (i = 0; i < nr_cpus; i++)
+			if (cpus[i].left && page_ts(cpus[i].p) < next)
+				next = page_ts(cpus[i].p);
+		if (next != UINT64_MAX)
+			fe_view_flush_until(v, next);
+	}
+}
+
+int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
+			   const struct fe_view_opts *opts, FILE *summary,
+			   struct fe_warnings *warn, struct fe_error *err)
+{
+	struct reader r = { .name = name, .base = data, .p = data,
+			    .end = (const unsigned char *)data + size, .err = err };
 	struct fe_view *v = NULL;
 	struct cpu_data *cpus = NULL;
-	void *map = MAP_FAILED;
-	char *header_page = NULL, *text = NULL, *opt = NULL;
-	const unsigned char **formats = NULL;
-	const char **fsys = NULL;
-	uint64_t *flen = NULL;
-	int fd, i, nr_formats = 0, nr_cpus, page_size, ret = -1;
-	uint32_t nsys, n;
+	struct format *formats = NULL;
+	char *header_page = NULL, *kallsyms = NULL, *cmdlines = NULL, *opt = NULL;
+	char what[128], buf[64];
+	size_t at, header_at, nr_formats = 0;
+	struct fe_buf page_header = { 0 };
+	struct damage d = { .warn = warn };
+	struct fe_error e;
+	const char *why;
+	int line;
+	uint32_t page_size, nr_cpus;
+	uint64_t n, nsys, count, k;
 	const char *tag;
+	int ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st))
-		return fe_err(err, 0, "cannot read %s: %s", path, strerror(errno));
-	if (st.st_size > 0)
-		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return fe_err(err, 0, "cannot read %s: %s", path,
-			      st.st_size ? strerror(errno) : "empty file");
-	r.base = r.p = map;
-	r.end = r.p + st.st_size;
+	if (size < MAGIC_LEN || memcmp(data, MAGIC, MAGIC_LEN))
+		return fe_err(err, 0, "%s is not a trace.dat file", name);
+	r.p += MAGIC_LEN;
+	tag = get_cstr(&r, "version");
+	if (!tag)
+		return -1;
+	if (strcmp(tag, "6"))
+		return fe_err(err, 0, "%s is trace.dat version %s; fevent reads version 6", name,
+			      shown(tag, buf, sizeof(buf)));
+	n = get(&r, 1, "endianness");
+	if (!r.failed && (n != 0 || get(&r, 1, "long size") != 8))
+		return fe_err(err, 0, "%s is not from a little-endian 64-bit machine", name);
+	at = offset_of(&r);
+	page_size = get(&r, 4, "page size");
+	if (!r.failed && (page_size < MIN_PAGE_SIZE || page_size > MAX_PAGE_SIZE ||
+			  (page_size & (page_size - 1))))
+		return fe_err(err, 0, "%s: page size at offset 0x%zx: %u is not a power of two "
+			      "from %u to %u", name, at, page_size, MIN_PAGE_SIZE, MAX_PAGE_SIZE);
+	expect(&r, "header_page", 12);
+	header_at = offset_of(&r);
+	header_page = get_text(&r, get_size(&r, 8, "header_page"), "header_page");
+	expect(&r, "header_event", 13);
+	take(&r, get_size(&r, 8, "header_event"), "header_event");
+	count = get_count(&r, 4, 8, "ftrace format count");	/* none of ours */
+	for (k = 0; k < count && !r.failed; k++)
+		take(&r, get_size(&r, 8, "ftrace format"), "ftrace format");
+	nsys = get_count(&r, 4, 5, "event system count");	/* a name's NUL, a count */
+	for (k = 0; k < nsys && !r.failed; k++) {
+		const char *system = get_cstr(&r, "event system name");
+		struct format *more;
+		uint64_t j;
 
-	if (!take(&r, MAGIC_LEN) || memcmp(map, MAGIC, MAGIC_LEN)) {
-		fe_err(err, 0, "%s is not a trace.dat file", path);
-		goto out;
-	}
-	tag = get_cstr(&r);
-	if (!tag || strcmp(tag, "6")) {
-		fe_err(err, 0, "%s is trace.dat version %s; fevent reads version 6",
-		       path, tag ? tag : "?");
-		goto out;
-	}
-	if (get(&r, 1) != 0 || get(&r, 1) != 8) {
-		fe_err(err, 0, "%s is not from a little-endian 64-bit machine", path);
-		goto out;
-	}
-	page_size = get(&r, 4);
-	if (!take(&r, 12))	/* "header_page\0" */
-		goto bad;
-	n = get(&r, 8);
-	header_page = get_text(&r, n);
-	if (!take(&r, 13))	/* "header_event\0" */
-		goto bad;
-	take(&r, get(&r, 8));
-	n = get(&r, 4);		/* ftrace formats: none of ours */
-	for (i = 0; i < (int)n && !r.bad; i++)
-		take(&r, get(&r, 8));
-	nsys = get(&r, 4);
-	for (i = 0; i < (int)nsys && !r.bad; i++) {
-		const char *sys = get_cstr(&r);
-		uint32_t k, count = get(&r, 4);
-
-		for (k = 0; k < count && !r.bad; k++) {
-			uint64_t len = get(&r, 8);
-			const unsigned char *f = take(&r, len);
-
-			formats = realloc(formats, (nr_formats + 1) * sizeof(*formats));
-			fsys = realloc(fsys, (nr_formats + 1) * sizeof(*fsys));
-			flen = realloc(flen, (nr_formats + 1) * sizeof(*flen));
-			if (!formats || !fsys || !flen) {
-				fe_err(err, 0, "out of memory");
-				goto out;
-			}
-			formats[nr_formats] = f;
-			fsys[nr_formats] = sys;
-			flen[nr_formats++] = len;
-		}
-	}
-	text = get_text(&r, get(&r, 4));	/* kallsyms */
-	take(&r, get(&r, 4));			/* printk formats */
-	{
-		char *cmdlines = get_text(&r, get(&r, 8));
-
-		nr_cpus = get(&r, 4);
-		tag = (const char *)take(&r, 10);
-		while (tag && !memcmp(tag, "options  ", 10)) {
-			uint16_t id;
-
-			while ((id = get(&r, 2)) != 0 && !r.bad) {
-				uint32_t size = get(&r, 4);
-				const char *data = take(&r, size);
-
-				if (id == OPTION_FEVENT_ARGS && data && !opt)
-					opt = strndup(data, size);
-			}
-			tag = (const char *)take(&r, 10);
-		}
-		if (r.bad || !tag || memcmp(tag, "flyrecord", 10)) {
-			free(cmdlines);
-			if (!r.bad && tag && !memcmp(tag, "latency  ", 10))
-				fe_err(err, 0, "%s holds a latency trace, not events", path);
-			else
-				goto bad;
+		if (!system)
+			break;
+		snprintf(what, sizeof(what), "event format count of system %s",
+			 shown(system, buf, sizeof(buf)));
+		count = get_count(&r, 4, 8, what);
+		if (!count)
+			continue;
+		more = realloc(formats, (nr_formats + count) * sizeof(*formats));
+		if (!more) {
+			fe_err(err, 0, "out of memory");
 			goto out;
 		}
-		v = fe_view_new(opts, header_page, err);
-		if (!v) {
-			free(cmdlines);
-			goto out;
-		}
-		for (i = 0; i < nr_formats; i++) {
-			char *format = strndup((const char *)formats[i], flen[i]);
-			char name[256], argbuf[4096];
-			const char *nl = format ? strstr(format, "name: ") : NULL;
-			const char *args;
-			int rc;
+		formats = more;
+		for (j = 0; j < count && !r.failed; j++) {
+			struct format *f = &formats[nr_formats];
 
-			if (!nl || sscanf(nl, "name: %255s", name) != 1) {
-				free(format);
-				continue;
-			}
-			args = opt ? args_of(opt, fsys[i], name, argbuf, sizeof(argbuf)) : NULL;
-			if (args && !strcmp(args, "@task"))
-				rc = fe_view_add_task_event(v, fsys[i], name, format, err);
-			else
-				rc = fe_view_add_event(v, fsys[i], name, format, args ? args : "", err);
-			free(format);
-			if (rc) {
-				free(cmdlines);
-				goto out;
+			f->system = system;
+			f->at = offset_of(&r);
+			f->len = get_size(&r, 8, "event format");
+			f->text = take(&r, f->len, "event format");
+			nr_formats += !r.failed;
+		}
+	}
+	kallsyms = get_text(&r, get_size(&r, 4, "kallsyms"), "kallsyms");
+	take(&r, get_size(&r, 4, "printk formats"), "printk formats");
+	cmdlines = get_text(&r, get_size(&r, 8, "cmdlines"), "cmdlines");
+	at = offset_of(&r);
+	/* each CPU has a 16-byte entry after "flyrecord" */
+	nr_cpus = get_count(&r, 4, 16, "CPU count");
+	if (!r.failed && nr_cpus > FE_VIEW_MAX_CPUS) {
+		fe_err(err, 0, "%s: CPU count at offset 0x%zx: %u CPUs; fevent reads up to %d",
+		       name, at, nr_cpus, FE_VIEW_MAX_CPUS);
+		goto out;
+	}
+	at = offset_of(&r);
+	tag = take(&r, 10, "section tag");
+	while (tag && !memcmp(tag, "options  ", 10)) {
+		uint16_t id;
+
+		while (!r.failed && (id = get(&r, 2, "option id")) != 0) {
+			const char *p;
+
+			snprintf(what, sizeof(what), "option %u", id);
+			n = get_size(&r, 4, what);
+			p = take(&r, n, what);
+			if (id == OPTION_FEVENT_ARGS && p && !opt) {
+				opt = strndup(p, n);
+				if (!opt) {
+					fe_err(err, 0, "out of memory");
+					goto out;
+				}
 			}
 		}
-		if (text && *text)
-			fe_view_kallsyms(v, text);
-		if (cmdlines)
-			fe_view_cmdlines(v, cmdlines);
-		free(cmdlines);
+		at = offset_of(&r);
+		tag = take(&r, 10, "section tag");
 	}
-	cpus = calloc(nr_cpus > 0 ? nr_cpus : 1, sizeof(*cpus));
+	if (r.failed)
+		goto out;
+	if (!memcmp(tag, "latency  ", 10)) {
+		fe_err(err, 0, "%s holds a latency trace, not events", name);
+		goto out;
+	}
+	if (memcmp(tag, "flyrecord", 10)) {
+		fe_err(err, 0, "%s: at offset 0x%zx: expected \"options\" or \"flyrecord\"", name,
+		       at);
+		goto out;
+	}
+	if (clean_header_page(header_page, page_size, &page_header, &line, &why)) {
+		if (line)
+			fe_err(err, 0, "%s: header_page at offset 0x%zx, line %d: %s", name,
+			       header_at, line, why);
+		else
+			fe_err(err, 0, "%s: header_page at offset 0x%zx: %s", name, header_at, why);
+		goto out;
+	}
+	v = fe_view_new(opts, page_header.s, &e);
+	if (!v) {
+		fe_err(err, 0, "%s: header_page at offset 0x%zx: %s", name, header_at, e.msg);
+		goto out;
+	}
+	for (n = 0; n < nr_formats; n++)
+		if (add_format(&r, v, &formats[n], opt))
+			goto out;
+	if (kallsyms && *kallsyms)
+		fe_view_kallsyms(v, kallsyms);
+	if (cmdlines)
+		fe_view_cmdlines(v, cmdlines);
+	cpus = calloc(nr_cpus ? nr_cpus : 1, sizeof(*cpus));
 	if (!cpus) {
 		fe_err(err, 0, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < nr_cpus; i++) {
-		uint64_t off = get(&r, 8), size = get(&r, 8);
-
-		if (r.bad || off > (uint64_t)st.st_size || size > (uint64_t)st.st_size - off)
-			goto bad;
-		cpus[i].p = r.base + off;
-		cpus[i].left = size;
-	}
-	/* pages in time order across CPUs; events before the next page's
-	 * start can be printed */
-	for (;;) {
-		int best = -1;
-
-		for (i = 0; i < nr_cpus; i++)
-			if (cpus[i].left >= (uint64_t)page_size &&
-			    (best < 0 || page_ts(cpus[i].p) < page_ts(cpus[best].p)))
-				best = i;
-		if (best < 0 || fe_view_output_error(v))
-			break;
-		fe_view_page(v, best, (void *)cpus[best].p, page_size);
-		cpus[best].p += page_size;
-		cpus[best].left -= page_size;
-		{
-			uint64_t next = UINT64_MAX;
-
-			for (i = 0; i < nr_cpus; i++)
-				if (cpus[i].left >= (uint64_t)page_size && page_ts(cpus[i].p) < next)
-					next = page_ts(cpus[i].p);
-			if (next != UINT64_MAX)
-				fe_view_flush_until(v, next);
-		}
-	}
+	if (cpu_table(&r, cpus, nr_cpus, page_size, &d))
+		goto out;
+	read_pages(&r, v, cpus, nr_cpus, page_size, &d);
+	if (d.n > MAX_DAMAGE_WARNINGS && warn)
+		fe_warn(warn, "%s: %d more damaged places; what could not be read is skipped", name,
+			d.n - MAX_DAMAGE_WARNINGS);
 	fe_view_flush(v, true);
-	fe_view_summary(v, stderr);
+	if (summary)
+		fe_view_summary(v, summary);
 	/* a reader that quit early (head, less) is no error */
 	if (fe_view_output_error(v) && fe_view_output_error(v) != EPIPE) {
 		fe_err(err, 0, "cannot write the output: %s", strerror(fe_view_output_error(v)));
 		goto out;
 	}
 	ret = 0;
-	goto out;
-bad:
-	fe_err(err, 0, "%s is cut short or damaged", path);
 out:
 	fe_view_free(v);
 	free(cpus);
 	free(formats);
-	free(fsys);
-	free(flen);
 	free(header_page);
-	free(text);
+	fe_buf_free(&page_header);
+	free(kallsyms);
+	free(cmdlines);
 	free(opt);
-	munmap(map, st.st_size);
+	return ret;
+}
+
+int fe_tracedat_report(const char *path, const struct fe_view_opts *opts,
+		       struct fe_warnings *warn, struct fe_error *err)
+{
+	struct fe_error why;
+	void *map;
+	off_t size;
+	int fd, ret;
+
+	/* a regular file only: a FIFO with no writer would block the open */
+	fd = fe_input_open(path, &size, &why);
+	if (fd < 0)
+		return fe_err(err, 0, "cannot read %s: %s", path, why.msg);
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ret = errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return fe_err(err, 0, "cannot read %s: %s", path, strerror(ret));
+	ret = fe_tracedat_report_buf(path, map, size, opts, stderr, warn, err);
+	munmap(map, size);
 	return ret;
 }

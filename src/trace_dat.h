@@ -10,6 +10,8 @@
 #define TRACE_DAT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include "fe_error.h"
 #include "live_view.h"
@@ -44,8 +46,17 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *me
 /* Throw away a file being written (a failed record). */
 void fe_tracedat_abort(struct fe_tracedat *td);
 
-/* Decode a trace.dat into the view (created here with opts). */
+/*
+ * Decode a trace.dat into a view made with opts, the summary to summary
+ * (or none).  A file that cannot be read is an error naming the part and
+ * its offset; damaged pages are decoded as far as they can be, and what
+ * was skipped is told in warn.
+ */
+int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
+			   const struct fe_view_opts *opts, FILE *summary,
+			   struct fe_warnings *warn, struct fe_error *err);
+/* The same for the file at path, the summary to stderr. */
 int fe_tracedat_report(const char *path, const struct fe_view_opts *opts,
-		       struct fe_error *err);
+		       struct fe_warnings *warn, struct fe_error *err);
 
 #endif

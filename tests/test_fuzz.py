@@ -1,7 +1,9 @@
-"""A short libFuzzer run over parse -> resolve -> emit (tests/fuzz): 60
-seconds against no debug info, the fixture's BTF and DWARF, and uprobes,
-under ASan and UBSan, seeded from every prototype the tests use.  The
-long run is in the README."""
+"""Short libFuzzer runs (tests/fuzz), 60 seconds each, under ASan and
+UBSan: parse -> resolve -> emit against no debug info, the fixture's BTF
+and DWARF, and uprobes, seeded from every prototype the tests use; and
+trace.dat bytes through the reader 'fevent report' runs into the live
+view's decoder, seeded from files 'fevent record -o' wrote.  The long
+runs are in the README."""
 import os
 import re
 import shutil
@@ -11,24 +13,42 @@ import fe
 from fe import check, expect_eq
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+OUT = os.path.join(ROOT, "build-fuzz")
+_built = []
 
 
-def test_fuzz_sixty_seconds():
+def build():
     if not shutil.which("clang"):
         raise fe.Skip("clang not installed")
-    out = os.path.join(ROOT, "build-fuzz")
-    b = subprocess.run([os.path.join(ROOT, "tests", "fuzz", "build"), out], capture_output=True,
-                       text=True)
-    expect_eq(b.returncode, 0, b.stderr[-3000:])
-    env = dict(os.environ, FEVENT_FUZZ_BTF=os.path.join(out, "fx.o"),
-               FEVENT_FUZZ_SO=os.path.join(out, "libfx.so"),
-               FEVENT_FUZZ_KALLSYMS=os.path.join(out, "kallsyms"))
-    r = subprocess.run([os.path.join(out, "fuzz_compile"), "-max_total_time=60",
+    if not _built:
+        b = subprocess.run([os.path.join(ROOT, "tests", "fuzz", "build"), OUT],
+                           capture_output=True, text=True)
+        expect_eq(b.returncode, 0, b.stderr[-3000:])
+        _built.append(True)
+
+
+def sixty_seconds(target, corpus, floor, env=None):
+    """A 60 s run: exit status 0, more than floor executions, no report."""
+    r = subprocess.run([os.path.join(OUT, target), "-max_total_time=60",
                         "-print_final_stats=1", "-rss_limit_mb=2048", "-timeout=10",
-                        os.path.join(out, "corpus")],
+                        os.path.join(OUT, corpus)],
                        capture_output=True, text=True, env=env, timeout=600)
     expect_eq(r.returncode, 0, r.stderr[-4000:])
     runs = int(re.search(r"stat::number_of_executed_units: (\d+)", r.stderr).group(1))
-    check(runs > 100000, f"only {runs} executions")
+    check(runs > floor, f"only {runs} executions")
     check("ERROR: AddressSanitizer" not in r.stderr and "runtime error" not in r.stderr,
           r.stderr[-4000:])
+
+
+def test_fuzz_sixty_seconds():
+    build()
+    env = dict(os.environ, FEVENT_FUZZ_BTF=os.path.join(OUT, "fx.o"),
+               FEVENT_FUZZ_SO=os.path.join(OUT, "libfx.so"),
+               FEVENT_FUZZ_KALLSYMS=os.path.join(OUT, "kallsyms"))
+    sixty_seconds("fuzz_compile", "corpus", 100000, env)
+
+
+def test_fuzz_tracedat_sixty_seconds():
+    build()
+    # about 3,500 executions a second here, 210,000 a minute
+    sixty_seconds("fuzz_tracedat", "corpus-tracedat", 70000)
