@@ -123,20 +123,8 @@ fevent list; echo "rc=$?"
 grep ' tracefs ' /proc/mounts | cut -d' ' -f2
 """)]
 
-_results = {}
-
-
 def result(name):
-    if os.environ.get("FEVENT_NO_VM") == "1":
-        raise fe.Skip("FEVENT_NO_VM=1")
-    if not _results:
-        try:
-            _results.update(vm.run(fe.binary(), FIRST + [(n, PRELUDE + s) for n, s in SNIPPETS]))
-        except vm.VMError as e:
-            _results["__error__"] = str(e)
-    if "__error__" in _results:
-        raise AssertionError(f"the test VM failed: {_results['__error__']}")
-    return _results[name]
+    return vm.run_once("main", FIRST + [(n, PRELUDE + s) for n, s in SNIPPETS])[name]
 
 
 def test_seed_shows_the_path_and_the_caller():

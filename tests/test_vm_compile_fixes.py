@@ -29,20 +29,8 @@ fevent clear
 echo @@left
 cat $T/dynamic_events
 """
-_results = {}
-
-
 def result():
-    if os.environ.get("FEVENT_NO_VM") == "1":
-        raise fe.Skip("FEVENT_NO_VM=1")
-    if not _results:
-        try:
-            _results.update(vm.run(fe.binary(), [("compile_fixes", SNIPPET)]))
-        except vm.VMError as e:
-            _results["__error__"] = str(e)
-    if "__error__" in _results:
-        raise AssertionError(f"the test VM failed: {_results['__error__']}")
-    rc, out, err = _results["compile_fixes"]
+    rc, out, err = vm.run_once("compile_fixes", [("compile_fixes", SNIPPET)])["compile_fixes"]
     parts = {}
     for chunk in ("\n" + out).split("\n@@")[1:]:
         name, _, body = chunk.partition("\n")

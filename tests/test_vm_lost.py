@@ -43,20 +43,8 @@ echo @@left
 ls $T/instances
 fevent clear
 """
-_results = {}
-
-
 def result():
-    if os.environ.get("FEVENT_NO_VM") == "1":
-        raise fe.Skip("FEVENT_NO_VM=1")
-    if not _results:
-        try:
-            _results.update(vm.run(fe.binary(), [("lost", SNIPPET)]))
-        except vm.VMError as e:
-            _results["__error__"] = str(e)
-    if "__error__" in _results:
-        raise AssertionError(f"the test VM failed: {_results['__error__']}")
-    rc, out, err = _results["lost"]
+    rc, out, err = vm.run_once("lost", [("lost", SNIPPET)])["lost"]
     expect_eq(rc, 0, err)
     parts = {}
     for chunk in ("\n" + out).split("\n@@")[1:]:

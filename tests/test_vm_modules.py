@@ -74,20 +74,8 @@ fevent record -- cat /etc/hostname; echo rc=$?
 fevent clear; echo rc=$?
 cat $T/dynamic_events
 """
-_results = {}
-
-
 def result():
-    if os.environ.get("FEVENT_NO_VM") == "1":
-        raise fe.Skip("FEVENT_NO_VM=1")
-    if not _results:
-        try:
-            _results.update(vm.run(fe.binary(), [("modules", SNIPPET)], files=vm.modules()))
-        except vm.VMError as e:
-            _results["__error__"] = str(e)
-    if "__error__" in _results:
-        raise AssertionError(f"the test VM failed: {_results['__error__']}")
-    rc, out, err = _results["modules"]
+    rc, out, err = vm.run_once("modules", [("modules", SNIPPET)], files=vm.modules())["modules"]
     parts = {}
     for chunk in ("\n" + out).split("\n@@")[1:]:
         name, _, body = chunk.partition("\n")

@@ -115,6 +115,26 @@ def build_initramfs(out, fevent, snippets, files=None):
         shutil.rmtree(root)
 
 
+_booted = {}
+
+
+def run_once(tier, snippets, files=None):
+    """A test tier's one boot: every snippet's (rc, stdout, stderr) by name,
+    the same dict on every call.  Skipped with FEVENT_NO_VM=1; a VM that
+    failed fails each test that asks, with its reason."""
+    import fe
+    if os.environ.get("FEVENT_NO_VM") == "1":
+        raise fe.Skip("FEVENT_NO_VM=1")
+    if tier not in _booted:
+        try:
+            _booted[tier] = run(fe.binary(), snippets, files=files)
+        except VMError as e:
+            _booted[tier] = {"__error__": str(e)}
+    if "__error__" in _booted[tier]:
+        raise AssertionError(f"the test VM failed: {_booted[tier]['__error__']}")
+    return _booted[tier]
+
+
 def run(fevent, snippets, files=None, timeout=600):
     """Boot the VM once, run every snippet; name -> (rc, stdout, stderr)."""
     work = tempfile.mkdtemp(prefix="fevent-vm-")
