@@ -62,7 +62,9 @@ enum fe_dloc_kind {
 	FE_DLOC_REG,		/* in reg (and reg_hi for bytes 8..15) */
 	FE_DLOC_MEM,		/* in memory at reg + off ("$stack" for %sp) */
 	FE_DLOC_CONST,		/* a constant the compiler propagated: off */
-	FE_DLOC_NONE,		/* optimized out at the entry */
+	FE_DLOC_NONE,		/* optimized out there (why says more) */
+	FE_DLOC_ADDR,		/* in memory at a fixed address: a static or
+				 * global variable (addr, symbol + off) */
 };
 
 /* reg or reg_hi of a value in an xmm register, which probes cannot read */
@@ -73,10 +75,15 @@ struct fe_dloc {
 	char reg[8];		/* "%di", "$stack", FE_DLOC_XMM */
 	char reg_hi[8];		/* second piece, or "" */
 	long off;
+	unsigned long long addr;	/* ADDR: the address in the file */
+	const char *symbol;	/* ADDR: the symbol holding it (lives as long
+				 * as the debug info), or NULL */
+	const char *why;	/* NONE: the reason, or NULL (optimized out) */
 };
 
 struct fe_dparam {
 	const char *name;	/* NULL if unnamed */
+	bool global;		/* fe_dbg_scope: a variable of the whole unit */
 	fe_tid type;
 	struct fe_dloc loc;	/* DWARF only */
 };
@@ -87,6 +94,10 @@ struct fe_dfunc {
 	struct fe_dparam *params;
 	int nr_params;
 	bool variadic;
+	/* fe_dbg_scope only: the local variables visible there, outermost
+	 * block first; a name appears once (the innermost one) */
+	struct fe_dparam *locals;
+	int nr_locals;
 };
 
 struct fe_dbg;
@@ -155,6 +166,15 @@ int fe_dbg_func_count(struct fe_dbg *dbg, const char *name);
 /* The function name closest to name, copied to buf; NULL if none is near. */
 const char *fe_dbg_closest_func(struct fe_dbg *dbg, const char *name, char *buf,
 				size_t size);
+
+/*
+ * The scope at off bytes past func's entry: its parameters and the local
+ * variables visible there, each located where it is at that address (not
+ * at the entry).  DWARF only: BTF has no locals; 1 found, 0 no such
+ * function, -1 err.
+ */
+int fe_dbg_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
+		 struct fe_dfunc *out, struct fe_error *err);
 
 /* Is name a function the compiler inlined everywhere, with no code of its
  * own to probe?  DWARF only (it walks every unit: for error paths). */

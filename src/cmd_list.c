@@ -19,22 +19,6 @@
 #include "probe_install.h"
 #include "proto_render.h"
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 /* The running kernel's debug info, opened for the first kprobe listed. */
 struct kernel_dbg {
 	struct fe_dbg *dbg;
@@ -71,7 +55,17 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 		dbg = own = fe_dbg_open_dwarf(path, &err);
 		/* -n may have named the event otherwise: the function is
 		 * the one at the probe's offset */
-		fe_elf_func_at(path, strtoul(colon + 1, NULL, 0), func, sizeof(func));
+		if (!fe_elf_func_at(path, strtoul(colon + 1, NULL, 0), func, sizeof(func))) {
+			unsigned long delta;
+
+			/* a line or offset: FUNC+OFF says where */
+			if (fe_elf_func_holding(path, strtoul(colon + 1, NULL, 0), func,
+						sizeof(func), &delta) && delta)
+				snprintf(func + strlen(func), sizeof(func) - strlen(func), "+%lu",
+					 delta);
+			else
+				func[0] = 0;
+		}
 	} else if (!uprobe) {
 		if (!kd->tried) {
 			kd->tried = true;
@@ -157,17 +151,17 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 	int i;
 
 	printf("{\"group\":");
-	json_string(stdout, e->group);
+	fe_json_string(stdout, e->group);
 	printf(",\"event\":");
-	json_string(stdout, e->event);
+	fe_json_string(stdout, e->event);
 	printf(",\"kind\":\"%s\",\"target\":", fe_event_kind_name(e->kind));
-	json_string(stdout, e->target);
+	fe_json_string(stdout, e->target);
 	printf(",\"args\":");
-	json_string(stdout, e->args);
+	fe_json_string(stdout, e->args);
 	printf(",\"definition\":");
-	json_string(stdout, e->definition);
+	fe_json_string(stdout, e->definition);
 	printf(",\"prototype\":");
-	json_string(stdout, proto ? proto : "");
+	fe_json_string(stdout, proto ? proto : "");
 	printf(",\"hits\":%llu", e->hits);
 	if (fe_uprobe_file_changed(e) == 1)
 		printf(",\"file_changed\":true");
@@ -178,7 +172,7 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 	printf(",\"enabled\":[");
 	for (i = 0; i < e->nr_enabled; i++) {
 		printf("%s", i ? "," : "");
-		json_string(stdout, e->enabled_in[i][0] ? e->enabled_in[i] : "top");
+		fe_json_string(stdout, e->enabled_in[i][0] ? e->enabled_in[i] : "top");
 	}
 	printf("]}\n");
 }

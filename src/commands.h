@@ -59,5 +59,6 @@ int fe_cmd_report(const struct fe_cli *cli);
 int fe_cmd_proto(const struct fe_cli *cli);
 int fe_cmd_funcs(const struct fe_cli *cli);
 int fe_cmd_lines(const struct fe_cli *cli);
+int fe_cmd_vars(const struct fe_cli *cli);
 
 #endif

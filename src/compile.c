@@ -7,6 +7,8 @@
 
 #include "btf_or_dwarf.h"
 #include "compile.h"
+#include "dbg_lines.h"
+#include "fe_util.h"
 #include "fetch_map_x86_64.h"
 #include "ksyms.h"
 #include "proto_render.h"
@@ -142,10 +144,14 @@ int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, ch
 	return fe_resolve_clone_of(&ctx, func, clone, size);
 }
 
+static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg, struct fe_site **sites,
+		      int *nr);
+
 int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		   struct fe_dbg *dbg, const struct fe_compile_opts *opts)
 {
 	struct fe_resolve_ctx ctx = {
+		.site = it->has_site ? &it->site : NULL,
 		.ksyms = ksyms,
 		.dbg = dbg,
 		.want_return = opts->want_return,
@@ -154,12 +160,30 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	};
 	struct fe_emit_opts eopts = {
 		.group = opts->group,
-		.event = opts->event,
+		.event = it->event ? it->event : opts->event,
 	};
 	struct fe_place *places;
 	int ret;
 
 	fe_compile_symtabs(opts, &ctx.symtab_elf, &ctx.kallsyms_path);
+	if (it->proto->at != FE_AT_ENTRY && !it->has_site) {
+		struct fe_site *sites;
+		int nr;
+
+		/* not expanded by fe_compile_run: the place's first address */
+		if (it->proto->at != FE_AT_OFFSET && (!dbg || strcmp(fe_dbg_kind(dbg), "DWARF")))
+			return fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables");
+		if (find_sites(it, dbg, &sites, &nr))
+			return -1;
+		it->site = sites[0];
+		it->site_func = strdup(sites[0].func);
+		free(sites);
+		if (!it->site_func)
+			return fe_err(&it->err, 0, "out of memory");
+		it->site.func = it->site_func;
+		it->has_site = true;
+		ctx.site = &it->site;
+	}
 	if (dbg)
 		snprintf(it->debug_info, sizeof(it->debug_info), "%s %s", fe_dbg_kind(dbg),
 			 fe_dbg_source(dbg));
@@ -232,9 +256,185 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 	return 0;
 }
 
+/* The line numbers near line that have code, for an error. */
+static void near_lines(const struct fe_func_lines *fl, long line, struct fe_buf *b)
+{
+	int i, first = 0, shown = 0;
+
+	for (i = 0; i < fl->nr_lines; i++)
+		if (fl->lines[i].line - fl->decl_line < line)
+			first = i;
+	first = first > 2 ? first - 2 : 0;
+	for (i = first; i < fl->nr_lines && shown < 6; i++, shown++)
+		fe_buf_printf(b, "%s%d", shown ? ", " : "", fl->lines[i].line - fl->decl_line);
+}
+
+/*
+ * The addresses of it's line or offset as sites: FUNC+OFF is one; a line
+ * is every address the line table gives it (inlined copies, split
+ * blocks), as perf probe puts one probe on each.
+ */
+static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg, struct fe_site **sites,
+		      int *nr)
+{
+	const struct fe_proto *proto = it->proto;
+	struct fe_func_lines fl;
+	struct fe_site *s;
+	struct fe_buf near = { 0 };
+	int i, ret;
+
+	*sites = NULL;
+	*nr = 0;
+	if (proto->at == FE_AT_OFFSET) {
+		s = fe_grow(sites, nr, sizeof(*s));
+		if (!s)
+			return fe_err(&it->err, 0, "out of memory");
+		s->func = proto->func;
+		s->off = proto->offset;
+		snprintf(s->suffix, sizeof(s->suffix), "_%lu", proto->offset);
+		return 0;
+	}
+	if (proto->at == FE_AT_FILE_LINE)
+		return fe_dbg_file_line_sites(ldbg, proto->file, proto->line, sites, nr, &it->err) < 0 ?
+		       (it->err.col = proto->func_col, -1) : 0;
+	ret = fe_dbg_func_lines(ldbg, proto->func, &fl, &it->err);
+	if (ret < 0) {
+		it->err.col = proto->at_col;
+		return -1;
+	}
+	if (ret == 0)
+		return fe_err(&it->err, proto->func_col, "no function '%s' in the DWARF of %s",
+			      proto->func, fe_dbg_source(ldbg));
+	for (i = 0; i < fl.nr_lines; i++) {
+		const struct fe_src_line *l = &fl.lines[i];
+		int k;
+
+		if (l->line - fl.decl_line != proto->line)
+			continue;
+		for (k = 0; k < l->nr_offs; k++) {
+			s = fe_grow(sites, nr, sizeof(*s));
+			if (!s) {
+				fe_func_lines_clear(&fl);
+				return fe_err(&it->err, 0, "out of memory");
+			}
+			s->func = proto->func;
+			s->off = l->offs[k];
+			s->line = proto->line;
+			if (k)
+				snprintf(s->suffix, sizeof(s->suffix), "_L%ld_%d", proto->line, k);
+			else
+				snprintf(s->suffix, sizeof(s->suffix), "_L%ld", proto->line);
+		}
+	}
+	if (!*nr) {
+		near_lines(&fl, proto->line, &near);
+		if (proto->line > fl.last_line - fl.decl_line)
+			fe_err(&it->err, proto->at_col, "'%s' has %d lines (%s:%d-%d)", proto->func,
+			       fl.last_line - fl.decl_line, fl.file, fl.decl_line, fl.last_line);
+		else
+			fe_err(&it->err, proto->at_col,
+			       "line %ld of '%s' (%s:%ld) has no code of its own; lines near it that have: %s ('fevent lines %s' shows them all)",
+			       proto->line, proto->func, fl.file, fl.decl_line + proto->line,
+			       near.s ? near.s : "none", proto->func);
+		fe_buf_free(&near);
+	}
+	fe_func_lines_clear(&fl);
+	return *nr ? 0 : -1;
+}
+
+/* The DWARF for lines and locals: the debug info asked for if it is
+ * DWARF, else the running kernel's from where distributions put it. */
+static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts *opts,
+			       struct fe_dbg **opened)
+{
+	if (dbg && !strcmp(fe_dbg_kind(dbg), "DWARF"))
+		return dbg;
+	if (opts->binary || opts->btf || opts->kallsyms)
+		return dbg;
+	if (!*opened)
+		*opened = fe_running_kernel_dwarf();
+	return *opened ? *opened : dbg;
+}
+
+/*
+ * Replace each line or offset item by one item per address, in place;
+ * an item whose place has no address fails with the reason.
+ */
+static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
+			const struct fe_compile_opts *opts, struct fe_dbg **ldbg)
+{
+	int i, k;
+
+	for (i = 0; i < set->nr; i++) {
+		struct fe_compiled *it = &set->items[i];
+		struct fe_dbg *d;
+		struct fe_site *sites;
+		struct fe_compiled *items;
+		int nr;
+
+		if (it->failed || !it->proto || it->proto->at == FE_AT_ENTRY)
+			continue;
+		d = line_dbg(dbg, opts, ldbg);
+		if (it->proto->at != FE_AT_OFFSET && (!d || strcmp(fe_dbg_kind(d), "DWARF"))) {
+			fe_err(&it->err, it->proto->at_col,
+			       "a line needs DWARF line tables: %s",
+			       opts->binary ? "this binary has no DWARF (build it with -g, or install its debuginfo)" :
+			       d ? "BTF has none; give --vmlinux FILE (the kernel's DWARF vmlinux, e.g. from the linux-image-*-dbg package)" :
+			       "give --vmlinux FILE (the kernel's DWARF vmlinux, e.g. from the linux-image-*-dbg package)");
+			it->failed = true;
+			continue;
+		}
+		if (find_sites(it, d, &sites, &nr)) {
+			it->failed = true;
+			continue;
+		}
+		items = realloc(set->items, (set->nr + nr - 1) * sizeof(*items));
+		if (!items) {
+			free(sites);
+			return -1;
+		}
+		set->items = items;
+		it = &set->items[i];
+		memmove(&items[i + nr], &items[i + 1], (set->nr - i - 1) * sizeof(*items));
+		set->nr += nr - 1;
+		for (k = 0; k < nr; k++) {
+			struct fe_compiled *c = &items[i + k];
+
+			if (k) {
+				memset(c, 0, sizeof(*c));
+				c->file = it->file;
+				c->line = it->line;
+				c->text = strdup(it->text);
+				c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
+				if (!c->proto) {
+					free(sites);
+					return -1;
+				}
+			}
+			c->has_site = true;
+			c->site = sites[k];
+			c->site_func = strdup(sites[k].func);
+			if (!c->site_func) {
+				free(sites);
+				return -1;
+			}
+			c->site.func = c->site_func;
+			if (k && opts->event && asprintf(&c->event, "%s_%d", opts->event, k) < 0) {
+				c->event = NULL;
+				free(sites);
+				return -1;
+			}
+		}
+		free(sites);
+		i += nr - 1;
+	}
+	return 0;
+}
+
 int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
 		   struct fe_error *err)
 {
+	struct fe_dbg *ldbg = NULL;
 	struct fe_ksyms *ksyms;
 	struct module_dbgs mods = { .nr = 0 };
 	struct fe_dbg *dbg;
@@ -270,12 +470,21 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	 */
 	if (!opts->binary && ((!opts->btf && !opts->vmlinux) || opts->kallsyms))
 		fe_ksyms_scan(ksyms, opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS);
+	if (expand_sites(set, dbg, opts, &ldbg)) {
+		fe_ksyms_free(ksyms);
+		fe_dbg_close(ldbg);
+		fe_dbg_close(dbg);
+		fe_err(err, 0, "out of memory");
+		return -1;
+	}
 
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
 		if (it->failed ||
-		    fe_compile_one(it, ksyms, dbg_for(&mods, dbg, ksyms, it->proto, &it->warnings),
+		    fe_compile_one(it, ksyms,
+				   it->has_site ? line_dbg(dbg, opts, &ldbg) :
+				   dbg_for(&mods, dbg, ksyms, it->proto, &it->warnings),
 				   opts)) {
 			it->failed = true;
 			failed++;
@@ -297,6 +506,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		fe_dbg_close(mods.dbg[i]);
 		free(mods.names[i]);
 	}
+	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
 	return failed;
 }
@@ -306,6 +516,7 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 			bool is_return, const char *args)
 {
 	struct fe_compiled it = { 0 };
+	struct fe_dbg *ldbg = NULL;
 	const char *got;
 	bool same = false;
 
@@ -313,11 +524,14 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 	if (!it.text)
 		return false;
 	it.proto = fe_proto_parse(it.text, &it.err);
-	if (it.proto && !fe_compile_one(&it, NULL, dbg, opts)) {
+	if (it.proto && !fe_compile_one(&it, NULL,
+					it.proto->at != FE_AT_ENTRY ? line_dbg(dbg, opts, &ldbg) : dbg,
+					opts)) {
 		got = is_return ? it.def.ret_args : it.def.entry_args;
 		same = got && !strcmp(got, args);
 	}
 	fe_compiled_clear(&it);
+	fe_dbg_close(ldbg);
 	return same;
 }
 
@@ -344,8 +558,171 @@ char *fe_compile_render(const char *event, const char *target, const char *args,
 	return text;
 }
 
+/* The fetch a read of var by name compiles to at site, or why not. */
+static int scope_var(const char *place, const struct fe_site *site, struct fe_dbg *dbg,
+		     const struct fe_compile_opts *opts, struct fe_scope_var *v)
+{
+	struct fe_compiled it = { 0 };
+	const char *eq;
+	int ret = 0;
+
+	if (asprintf(&it.text, "%s(%s)", place, v->name) < 0) {
+		it.text = NULL;
+		return -1;
+	}
+	it.proto = fe_proto_parse(it.text, &it.err);
+	it.has_site = true;
+	it.site = *site;
+	if (!it.proto || fe_compile_one(&it, NULL, dbg, opts)) {
+		const char *why = it.err.msg;
+		const char *colon = strstr(why, ": ");
+
+		/* "'x' cannot be read: REASON": the reason */
+		if (colon && strstr(why, "cannot be read"))
+			why = colon + 2;
+		v->why = strdup(why);
+		ret = v->why ? 0 : -1;
+	} else {
+		eq = it.def.entry_args ? strchr(it.def.entry_args, '=') : NULL;
+		v->fetch = strdup(eq ? eq + 1 : "");
+		ret = v->fetch ? 0 : -1;
+	}
+	fe_compiled_clear(&it);
+	return ret;
+}
+
+static int scope_at(const char *place, const struct fe_site *site, struct fe_dbg *dbg,
+		    const struct fe_compile_opts *opts, struct fe_scope_at *at,
+		    struct fe_error *err)
+{
+	struct fe_dfunc f;
+	int i, ret = fe_dbg_scope(dbg, site->func, site->off, &f, err);
+
+	if (ret <= 0)
+		return ret < 0 ? -1 : fe_err(err, 0, "no function '%s' in %s", site->func,
+					     fe_dbg_source(dbg));
+	at->func = strdup(site->func);
+	at->off = site->off;
+	at->line = site->line;
+	if (!at->func)
+		goto oom;
+	for (i = 0; i < f.nr_params + f.nr_locals; i++) {
+		const struct fe_dparam *dp = i < f.nr_params ? &f.params[i] :
+					     &f.locals[i - f.nr_params];
+		struct fe_scope_var *v;
+		char tname[256];
+
+		if (!dp->name || dp->global)
+			continue;
+		v = fe_grow(&at->vars, &at->nr_vars, sizeof(*v));
+		if (!v)
+			goto oom;
+		memset(v, 0, sizeof(*v));
+		v->is_param = i < f.nr_params;
+		if (fe_dbg_type_name(dbg, dp->type, tname, sizeof(tname)))
+			snprintf(tname, sizeof(tname), "?");
+		v->name = strdup(dp->name);
+		v->type = strdup(tname);
+		if (!v->name || !v->type || scope_var(place, site, dbg, opts, v))
+			goto oom;
+	}
+	fe_dfunc_clear(&f);
+	return 0;
+oom:
+	fe_dfunc_clear(&f);
+	return fe_err(err, 0, "out of memory");
+}
+
+int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
+		      struct fe_scope_at **out, struct fe_error *err)
+{
+	struct fe_compile_set set = { 0 };
+	struct fe_dbg *dbg = NULL, *ldbg = NULL, *d;
+	struct fe_scope_at *all = NULL;
+	char *text = NULL;
+	int i, nr = 0;
+
+	*out = NULL;
+	if (asprintf(&text, "%s()", place) < 0)
+		return fe_err(err, 0, "out of memory");
+	if (fe_compile_add_text(&set, text, 1)) {
+		free(text);
+		return fe_err(err, 0, "out of memory");
+	}
+	free(text);
+	if (fe_open_debug_info(opts, &dbg, err))
+		goto fail;
+	set.items[0].proto = fe_proto_parse(set.items[0].text, &set.items[0].err);
+	if (!set.items[0].proto || set.items[0].proto->at == FE_AT_ENTRY) {
+		if (set.items[0].proto)
+			fe_err(&set.items[0].err, 1,
+			       "expected a line or an offset: FUNC:N, FILE:N or FUNC+OFF");
+		*err = set.items[0].err;
+		goto fail;
+	}
+	if (expand_sites(&set, dbg, opts, &ldbg)) {
+		fe_err(err, 0, "out of memory");
+		goto fail;
+	}
+	d = line_dbg(dbg, opts, &ldbg);
+	for (i = 0; i < set.nr; i++) {
+		struct fe_scope_at *at;
+
+		if (set.items[i].failed) {
+			*err = set.items[i].err;
+			goto fail;
+		}
+		if (!d || strcmp(fe_dbg_kind(d), "DWARF")) {
+			fe_err(err, 0, "the variables in scope come from DWARF: %s",
+			       opts->binary ? "this binary has no DWARF (build it with -g, or install its debuginfo)" :
+			       "give --vmlinux FILE (the kernel's DWARF vmlinux, e.g. from the linux-image-*-dbg package)");
+			goto fail;
+		}
+		at = fe_grow(&all, &nr, sizeof(*at));
+		if (!at) {
+			fe_err(err, 0, "out of memory");
+			goto fail;
+		}
+		memset(at, 0, sizeof(*at));
+		if (scope_at(place, &set.items[i].site, d, opts, at, err))
+			goto fail;
+		if (set.items[i].proto->at == FE_AT_OFFSET)
+			at->line = -1;
+	}
+	fe_compile_set_free(&set);
+	fe_dbg_close(ldbg);
+	fe_dbg_close(dbg);
+	*out = all;
+	return nr;
+fail:
+	fe_scopes_free(all, nr);
+	fe_compile_set_free(&set);
+	fe_dbg_close(ldbg);
+	fe_dbg_close(dbg);
+	return -1;
+}
+
+void fe_scopes_free(struct fe_scope_at *s, int nr)
+{
+	int i, j;
+
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < s[i].nr_vars; j++) {
+			free(s[i].vars[j].name);
+			free(s[i].vars[j].type);
+			free(s[i].vars[j].fetch);
+			free(s[i].vars[j].why);
+		}
+		free(s[i].vars);
+		free(s[i].func);
+	}
+	free(s);
+}
+
 void fe_compiled_clear(struct fe_compiled *it)
 {
+	free(it->site_func);
+	free(it->event);
 	free(it->text);
 	fe_proto_free(it->proto);
 	fe_probe_free(it->probe);

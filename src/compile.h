@@ -25,6 +25,12 @@ struct fe_compiled {
 	struct fe_warnings warnings;
 	struct fe_error err;
 	bool failed;
+	/* a line or offset: the address this item probes (one item per
+	 * address of a line) */
+	bool has_site;
+	struct fe_site site;
+	char *site_func;
+	char *event;		/* -n NAME's name for an extra address: NAME_1 */
 	char debug_info[320];	/* "BTF /sys/kernel/btf/vmlinux", or "" */
 };
 
@@ -75,7 +81,9 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 
 /*
  * Resolve, map and emit one parsed item (it->proto) with the given debug
- * info; ksyms may be NULL (symbols unknown).  Returns -1 with it->err set.
+ * info; ksyms may be NULL (symbols unknown).  A line or offset compiles
+ * at it->site, or, when fe_compile_run did not expand it, at its first
+ * address.  Returns -1 with it->err set.
  */
 int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		   struct fe_dbg *dbg, const struct fe_compile_opts *opts);
@@ -100,6 +108,34 @@ int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, ch
 char *fe_compile_render(const char *event, const char *target, const char *args,
 			bool is_return, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
 			bool *exact);
+
+/* A variable in scope at an address: its C type and the fetch a read of
+ * it by name compiles to ("%cx:s32"), or why it cannot be read. */
+struct fe_scope_var {
+	char *name;
+	char *type;
+	char *fetch;		/* NULL: not readable; why says */
+	char *why;
+	bool is_param;
+};
+
+/* One address of a place and what is in scope there. */
+struct fe_scope_at {
+	char *func;
+	unsigned long off;
+	long line;		/* from func's declaration; -1 for FUNC+OFF */
+	struct fe_scope_var *vars;
+	int nr_vars;
+};
+
+/*
+ * What 'fevent vars PLACE' prints: the scope at each address of place
+ * (FUNC:N, FILE:N, FUNC+OFF).  Returns the number of addresses, or -1 with
+ * err set (its column within place).
+ */
+int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
+		      struct fe_scope_at **out, struct fe_error *err);
+void fe_scopes_free(struct fe_scope_at *s, int nr);
 
 void fe_compiled_clear(struct fe_compiled *it);
 

@@ -31,6 +31,8 @@ struct fe_dbg_ops {
 	int (*each_func)(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 			 void *arg);
 	bool (*inlined_only)(struct fe_dbg *dbg, const char *name);
+	int (*scope)(struct fe_dbg *dbg, const char *func, unsigned long off,
+		     struct fe_dfunc *out, struct fe_error *err);	/* NULL: no locals */
 	int (*func_count)(struct fe_dbg *dbg, const char *name);	/* NULL: cannot tell */
 	void (*close)(struct fe_dbg *dbg);
 };

@@ -18,6 +18,8 @@
 #include "input_file.h"
 
 static const struct fe_dbg_ops dwarf_ops;
+static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
+		       struct fe_dfunc *out, struct fe_error *err);
 
 static char *debuginfo_path;
 
@@ -946,6 +948,344 @@ int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf
 	return 1;
 }
 
+/*
+ * The scope at an address inside a function: parameters and locals with
+ * their locations there.  A location is evaluated at the address (location
+ * lists through libdw), a frame base of DW_OP_call_frame_cfa through the
+ * call-frame info, and only the forms a fetch argument can say are kept:
+ * a register, memory at a register plus an offset, memory at an address
+ * (a static), a constant.  Anything else says why it cannot be read.
+ */
+
+#define MAX_SCOPE_DEPTH	64	/* nested blocks followed; DWARF is untrusted */
+
+/* A general register's fetch name for DWARF register number r (0..16). */
+static const char *regno_name(Dwarf_Word r)
+{
+	return r < 16 ? dwarf_regs[r] : NULL;
+}
+
+/* The CFA at pc (a DWARF address) as register + offset, from .debug_frame
+ * or .eh_frame. */
+static bool cfa_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char **reg, long *off)
+{
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr biases[2] = { 0, 0 };
+	int i;
+
+	cfis[0] = dwfl_module_dwarf_cfi(dbg->mod, &biases[0]);
+	cfis[1] = dwfl_module_eh_cfi(dbg->mod, &biases[1]);
+	for (i = 0; i < 2; i++) {
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Op *ops;
+		size_t n;
+		bool ok;
+
+		if (!cfis[i] ||
+		    dwarf_cfi_addrframe(cfis[i], pc + dbg->bias - biases[i], &frame) != 0)
+			continue;
+		/* libdw gives a register rule as DW_OP_bregx REG OFF */
+		ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 &&
+		     ((ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg15) ||
+		      (ops[0].atom == DW_OP_bregx && ops[0].number < 16));
+		if (ok && ops[0].atom == DW_OP_bregx) {
+			*reg = dwarf_regs[ops[0].number];
+			*off = (long)ops[0].number2;
+		} else if (ok) {
+			*reg = dwarf_regs[ops[0].atom - DW_OP_breg0];
+			*off = (long)ops[0].number;
+		}
+		free(frame);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static void loc_none(struct fe_dloc *loc, const char *why)
+{
+	memset(loc, 0, sizeof(*loc));
+	loc->kind = FE_DLOC_NONE;
+	loc->why = why;
+}
+
+static void loc_mem(struct fe_dloc *loc, const char *reg, long off)
+{
+	loc->kind = FE_DLOC_MEM;
+	snprintf(loc->reg, sizeof(loc->reg), "%s", reg);
+	loc->off = off;
+}
+
+/* Memory at the frame base + off, the frame base evaluated at pc. */
+static void frame_mem(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc, long off,
+		      struct fe_dloc *loc)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t n;
+	const char *reg;
+	long base;
+
+	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &attr) ||
+	    dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1 || n != 1)
+		return loc_none(loc, "its frame base is not described at this address");
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		if (!cfa_at(dbg, pc, &reg, &base))
+			return loc_none(loc, "the call-frame info does not give the frame's address here");
+		return loc_mem(loc, reg, base + off);
+	}
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg15)
+		return loc_mem(loc, dwarf_regs[ops[0].atom - DW_OP_breg0],
+			       (long)ops[0].number + off);
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg15)
+		return loc_mem(loc, dwarf_regs[ops[0].atom - DW_OP_reg0], off);
+	loc_none(loc, "its frame base is a computed value");
+}
+
+/* A static variable's address: the symbol holding it, for @SYMBOL. */
+static void loc_addr(struct fe_dbg *dbg, Dwarf_Addr addr, struct fe_dloc *loc)
+{
+	GElf_Off symoff = 0;
+	GElf_Sym sym;
+	const char *name;
+
+	loc->kind = FE_DLOC_ADDR;
+	loc->addr = addr;
+	name = dwfl_module_addrinfo(dbg->mod, addr + dbg->bias, &symoff, &sym, NULL, NULL, NULL);
+	if (name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT) {
+		loc->symbol = name;
+		loc->off = (long)symoff;
+	}
+}
+
+static bool is_lit(const Dwarf_Op *op, long *v)
+{
+	if (op->atom >= DW_OP_lit0 && op->atom <= DW_OP_lit31) {
+		*v = op->atom - DW_OP_lit0;
+		return true;
+	}
+	switch (op->atom) {
+	case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
+	case DW_OP_constu:
+		*v = (long)op->number;
+		return true;
+	case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s: case DW_OP_const8s:
+	case DW_OP_consts:
+		*v = (long)(Dwarf_Sword)op->number;
+		return true;
+	}
+	return false;
+}
+
+/* One location expression, valid at pc, in a fetch argument's terms. */
+static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
+			  const Dwarf_Op *ops, size_t n, struct fe_dloc *loc)
+{
+	unsigned int a0 = n ? ops[0].atom : 0;
+	long v;
+
+	memset(loc, 0, sizeof(*loc));
+	if (n == 0)
+		return loc_none(loc, NULL);
+	if (n == 1 && (reg_name(a0) || (a0 == DW_OP_regx && ops[0].number <= 32))) {
+		const char *r = a0 == DW_OP_regx ?
+				(ops[0].number < 16 ? regno_name(ops[0].number) :
+				 ops[0].number >= 17 ? FE_DLOC_XMM : NULL) : reg_name(a0);
+
+		if (!r)
+			return loc_none(loc, "it is in a register probes cannot read");
+		if (!strcmp(r, "$stack"))
+			return loc_none(loc, "DWARF puts it in %sp itself");
+		loc->kind = FE_DLOC_REG;
+		snprintf(loc->reg, sizeof(loc->reg), "%s", r);
+		return;
+	}
+	if (n == 4 && reg_name(a0) && ops[1].atom == DW_OP_piece && ops[1].number == 8 &&
+	    reg_name(ops[2].atom) && ops[3].atom == DW_OP_piece) {
+		loc->kind = FE_DLOC_REG;
+		snprintf(loc->reg, sizeof(loc->reg), "%s", reg_name(a0));
+		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", reg_name(ops[2].atom));
+		return;
+	}
+	if (n == 1 && a0 >= DW_OP_breg0 && a0 <= DW_OP_breg15)
+		return loc_mem(loc, dwarf_regs[a0 - DW_OP_breg0], (long)ops[0].number);
+	if (n == 1 && a0 == DW_OP_bregx && ops[0].number < 16)
+		return loc_mem(loc, regno_name(ops[0].number), (long)ops[0].number2);
+	if (n == 1 && a0 == DW_OP_fbreg)
+		return frame_mem(dbg, fn, pc, (long)ops[0].number, loc);
+	if (n == 1 && a0 == DW_OP_addr)
+		return loc_addr(dbg, ops[0].number, loc);
+	/* a value, not a place: a constant, or a register as it is */
+	if (n == 2 && ops[1].atom == DW_OP_stack_value && is_lit(&ops[0], &v)) {
+		loc->kind = FE_DLOC_CONST;
+		loc->off = v;
+		return;
+	}
+	if (n == 2 && ops[1].atom == DW_OP_stack_value && a0 >= DW_OP_breg0 &&
+	    a0 <= DW_OP_breg15 && ops[0].number == 0 && a0 != DW_OP_breg7) {
+		loc->kind = FE_DLOC_REG;
+		snprintf(loc->reg, sizeof(loc->reg), "%s", dwarf_regs[a0 - DW_OP_breg0]);
+		return;
+	}
+	if (a0 == DW_OP_entry_value || a0 == DW_OP_GNU_entry_value)
+		return loc_none(loc, "DWARF knows it only as the value it had at the function's entry");
+	if (a0 == DW_OP_implicit_pointer || a0 == DW_OP_GNU_implicit_pointer)
+		return loc_none(loc, "it is a pointer the compiler optimized away");
+	if (ops[n - 1].atom == DW_OP_stack_value)
+		return loc_none(loc, "DWARF computes it from other values, which a fetch argument cannot");
+	loc_none(loc, "its location is an expression a fetch argument cannot say");
+}
+
+/* Where a variable or parameter DIE is at pc. */
+static void var_location(struct fe_dbg *dbg, Dwarf_Die *var, Dwarf_Die *fn, Dwarf_Addr pc,
+			 struct fe_dloc *loc)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t n;
+
+	memset(loc, 0, sizeof(*loc));
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &attr)) {
+		Dwarf_Sword v;
+
+		if (dwarf_formsdata(&attr, &v) == 0) {
+			loc->kind = FE_DLOC_CONST;
+			loc->off = v;
+			return;
+		}
+		return loc_none(loc, "it is a constant wider than a register");
+	}
+	if (!dwarf_attr(var, DW_AT_location, &attr))
+		return loc_none(loc, NULL);
+	if (dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1)
+		return loc_none(loc, NULL);
+	eval_location(dbg, fn, pc, ops, n, loc);
+}
+
+struct scope_walk {
+	struct fe_dbg *dbg;
+	Dwarf_Die *fn;
+	Dwarf_Addr pc;
+	struct fe_dfunc *out;
+	bool oom;
+};
+
+/* Add a variable; an inner one hides an outer one of the same name. */
+static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
+{
+	const char *name = name_of(var);
+	struct fe_dparam *p = NULL;
+	int i;
+
+	if (!param) {
+		Dwarf_Attribute a;
+		bool decl = false;
+
+		/* an extern declared inside a block is not a local */
+		if (dwarf_attr_integrate(var, DW_AT_declaration, &a))
+			dwarf_formflag(&a, &decl);
+		if (decl || !name)
+			return;
+		for (i = 0; i < w->out->nr_locals; i++)
+			if (w->out->locals[i].name && !strcmp(w->out->locals[i].name, name))
+				p = &w->out->locals[i];
+		for (i = 0; i < w->out->nr_params && !p; i++)
+			if (w->out->params[i].name && !strcmp(w->out->params[i].name, name))
+				w->out->params[i].name = NULL;	/* hidden */
+	}
+	if (!p) {
+		p = param ? fe_grow(&w->out->params, &w->out->nr_params, sizeof(*p)) :
+			    fe_grow(&w->out->locals, &w->out->nr_locals, sizeof(*p));
+		if (!p) {
+			w->oom = true;
+			return;
+		}
+	}
+	p->name = name;
+	p->global = false;
+	p->type = type_of(var);
+	var_location(w->dbg, var, w->fn, w->pc, &p->loc);
+}
+
+/* The unit's own variables (with an address here, not extern
+ * declarations): found by name, below every local. */
+static void scope_globals(struct scope_walk *w)
+{
+	Dwarf_Die cu, child;
+	int n = 0;
+
+	if (!dwarf_diecu(w->fn, &cu, NULL, NULL) || dwarf_child(&cu, &child) != 0)
+		return;
+	do {
+		Dwarf_Attribute a;
+		struct fe_dparam *p;
+
+		if (dwarf_tag(&child) != DW_TAG_variable || !name_of(&child) ||
+		    !dwarf_attr(&child, DW_AT_location, &a) || ++n > 100000)
+			continue;
+		p = fe_grow(&w->out->locals, &w->out->nr_locals, sizeof(*p));
+		if (!p) {
+			w->oom = true;
+			return;
+		}
+		p->name = name_of(&child);
+		p->global = true;
+		p->type = type_of(&child);
+		var_location(w->dbg, &child, w->fn, w->pc, &p->loc);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The variables of die's children, then those of the block holding pc.
+ * Inlined callees are not entered: their variables are theirs, not the
+ * function's, even at an address of their code. */
+static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child, inner;
+	bool have_inner = false;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_formal_parameter && depth == 0)
+			scope_add(w, &child, true);
+		else if (tag == DW_TAG_unspecified_parameters && depth == 0)
+			w->out->variadic = true;
+		else if (tag == DW_TAG_variable)
+			scope_add(w, &child, false);
+		else if (tag == DW_TAG_lexical_block && !have_inner &&
+			 dwarf_haspc(&child, w->pc) == 1) {
+			inner = child;
+			have_inner = true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	if (have_inner)
+		scope_walk(w, &inner, depth + 1);
+}
+
+static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
+		       struct fe_dfunc *out, struct fe_error *err)
+{
+	struct scope_walk w = { .dbg = dbg, .out = out };
+	Dwarf_Die fn;
+	Dwarf_Addr entry;
+
+	if (!fe_dwarf_func_die(dbg, func, &fn, &entry))
+		return 0;
+	w.fn = &fn;
+	w.pc = entry + off;
+	out->name = func;
+	out->ret = type_of(&fn);
+	scope_globals(&w);
+	scope_walk(&w, &fn, 0);
+	if (w.oom) {
+		fe_dfunc_clear(out);
+		return fe_err(err, 0, "out of memory");
+	}
+	return 1;
+}
+
 static const struct fe_dbg_ops dwarf_ops = {
 	.kind = "DWARF",
 	.func = dwarf_func,
@@ -958,5 +1298,6 @@ static const struct fe_dbg_ops dwarf_ops = {
 	.each_func = dwarf_each_func,
 	.inlined_only = dwarf_inlined_only,
 	.func_count = dwarf_func_count,
+	.scope = dwarf_scope,
 	.close = dwarf_close,
 };

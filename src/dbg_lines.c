@@ -14,6 +14,7 @@
 
 #include "dbg_backend.h"
 #include "dbg_lines.h"
+#include "proto_resolve.h"
 
 #define MAX_DEPTH	64	/* DIE nesting followed; DWARF is untrusted */
 
@@ -322,4 +323,139 @@ void fe_func_lines_clear(struct fe_func_lines *fl)
 	free(fl->file);
 	free(fl->comp_dir);
 	memset(fl, 0, sizeof(*fl));
+}
+
+/* Does path (as a unit names it) end with want at a '/'? */
+static bool path_ends_with(const char *path, const char *comp_dir, const char *want)
+{
+	size_t lp = strlen(path), lw = strlen(want);
+	char *full = NULL;
+	bool ends;
+
+	if (path[0] != '/' && comp_dir && asprintf(&full, "%s/%s", comp_dir, path) >= 0)
+		path = full, lp = strlen(path);
+	while (lw > 2 && !strncmp(want, "./", 2))
+		want += 2, lw -= 2;
+	ends = lp >= lw && !strcmp(path + lp - lw, want) &&
+	       (lp == lw || path[lp - lw - 1] == '/' || want[0] == '/');
+	free(full);
+	return ends;
+}
+
+struct file_sites {
+	struct fe_dbg *dbg;
+	const char *file;
+	long line;
+	struct fe_site *sites;
+	int nr;
+	int nr_funcs;		/* functions of the file seen */
+	bool failed;
+	struct fe_error *err;
+};
+
+/* The sites of one function defined in the file, if the line is its. */
+static void func_sites(struct file_sites *fs, const char *name)
+{
+	struct fe_func_lines fl;
+	int i, k;
+
+	if (fe_dbg_func_lines(fs->dbg, name, &fl, fs->err) != 1)
+		return;
+	for (i = 0; i < fl.nr_lines; i++) {
+		const struct fe_src_line *l = &fl.lines[i];
+
+		if (l->line != fs->line)
+			continue;
+		for (k = 0; k < l->nr_offs; k++) {
+			struct fe_site *s = fe_grow(&fs->sites, &fs->nr, sizeof(*s));
+
+			if (!s) {
+				fs->failed = true;
+				break;
+			}
+			s->func = name;
+			s->off = l->offs[k];
+			s->line = fs->line - fl.decl_line;
+			if (k)
+				snprintf(s->suffix, sizeof(s->suffix), "_L%ld_%d",
+					 fs->line - fl.decl_line, k);
+			else
+				snprintf(s->suffix, sizeof(s->suffix), "_L%ld",
+					 fs->line - fl.decl_line);
+		}
+	}
+	fe_func_lines_clear(&fl);
+}
+
+int fe_dbg_file_line_sites(struct fe_dbg *dbg, const char *file, long line,
+			   struct fe_site **sites, int *nr, struct fe_error *err)
+{
+	struct file_sites fs = { .dbg = dbg, .file = file, .line = line, .err = err };
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	bool file_seen = false;
+	int i;
+
+	*sites = NULL;
+	*nr = 0;
+	if (!dbg->dw)
+		return fe_err(err, 0, "%s %s has no line numbers: give DWARF (--vmlinux FILE, the -dbg package's vmlinux; or -x BIN built with -g)",
+			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
+	while ((cu = dwfl_module_nextcu(dbg->mod, cu, &bias))) {
+		Dwarf_Attribute a;
+		const char *comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+		Dwarf_Files *files;
+		size_t nr_files, f;
+		Dwarf_Die child;
+		bool has = false;
+
+		if (dwarf_getsrcfiles(cu, &files, &nr_files))
+			continue;
+		for (f = 0; f < nr_files && !has; f++) {
+			const char *name = dwarf_filesrc(files, f, NULL, NULL);
+
+			has = name && path_ends_with(name, comp_dir, file);
+		}
+		if (!has || dwarf_child(cu, &child) != 0)
+			continue;
+		file_seen = true;
+		/* the functions with code whose declaration is in the file
+		 * at or above the line */
+		do {
+			const char *decl_file, *name;
+			Dwarf_Addr entry;
+			int decl;
+
+			if (dwarf_tag(&child) != DW_TAG_subprogram || !fe_dwarf_entry(&child, &entry))
+				continue;
+			decl_file = dwarf_decl_file(&child);
+			name = dwarf_diename(&child);
+			if (!name || !decl_file || dwarf_decl_line(&child, &decl) || decl > line ||
+			    !path_ends_with(decl_file, comp_dir, file))
+				continue;
+			/* one function per name: a header's static function
+			 * compiled into several units is one list of sites */
+			for (i = 0; i < fs.nr; i++)
+				if (!strcmp(fs.sites[i].func, name))
+					break;
+			if (i < fs.nr)
+				continue;
+			func_sites(&fs, name);
+		} while (!fs.failed && dwarf_siblingof(&child, &child) == 0);
+		if (fs.failed)
+			break;
+	}
+	if (fs.failed) {
+		free(fs.sites);
+		return fe_err(err, 0, "out of memory");
+	}
+	if (!file_seen)
+		return fe_err(err, 0, "no source file '%s' in the DWARF of %s", file,
+			      fe_dbg_source(dbg));
+	if (!fs.nr)
+		return fe_err(err, 0, "line %ld of %s has no code in a function defined there ('fevent lines FUNC' shows the lines that have)",
+			      line, file);
+	*sites = fs.sites;
+	*nr = fs.nr;
+	return 0;
 }

@@ -33,4 +33,13 @@ int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines
 		      struct fe_error *err);
 void fe_func_lines_clear(struct fe_func_lines *fl);
 
+struct fe_site;
+
+/* FILE:N: every address of line N of a file (matched by the end of its
+ * path) in the functions defined there, as sites (funcs point into the
+ * debug info).  0 and *sites (malloc'd) filled; -1 err, also when the
+ * line has no code. */
+int fe_dbg_file_line_sites(struct fe_dbg *dbg, const char *file, long line,
+			   struct fe_site **sites, int *nr, struct fe_error *err);
+
 #endif

@@ -149,6 +149,8 @@ struct at_offset {
 	unsigned long off;
 	char *name;
 	size_t size;
+	bool inside;		/* anywhere in the function's code */
+	unsigned long delta;
 };
 
 static bool starts_at(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
@@ -157,15 +159,17 @@ static bool starts_at(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
 	unsigned long at;
 
 	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !*s ||
-	    !vaddr_to_offset(elf, sym->st_value, &at) || at != q->off)
+	    !vaddr_to_offset(elf, sym->st_value, &at) || at > q->off ||
+	    (q->inside ? q->off - at >= sym->st_size : at != q->off))
 		return false;
 	snprintf(q->name, q->size, "%s", s);
+	q->delta = q->off - at;
 	return true;
 }
 
 int fe_elf_func_at(const char *path, unsigned long off, char *name, size_t size)
 {
-	struct at_offset q = { off, name, size };
+	struct at_offset q = { off, name, size, false, 0 };
 	struct elf_file ef;
 	struct fe_error err;
 	int ret;
@@ -174,6 +178,22 @@ int fe_elf_func_at(const char *path, unsigned long off, char *name, size_t size)
 		return 0;
 	ret = each_symbol(ef.elf, starts_at, &q);
 	elf_close_file(&ef);
+	return ret;
+}
+
+int fe_elf_func_holding(const char *path, unsigned long off, char *name, size_t size,
+			unsigned long *delta)
+{
+	struct at_offset q = { off, name, size, true, 0 };
+	struct elf_file ef;
+	struct fe_error err;
+	int ret;
+
+	if (elf_open_file(path, &ef, &err))
+		return 0;
+	ret = each_symbol(ef.elf, starts_at, &q);
+	elf_close_file(&ef);
+	*delta = q.delta;
 	return ret;
 }
 

@@ -21,6 +21,10 @@ int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,
 /* The function that starts at file offset off (a uprobe's place): 1 with
  * its name, 0 when none does or the file cannot be read. */
 int fe_elf_func_at(const char *path, unsigned long off, char *name, size_t size);
+/* The function whose code holds file offset off: 1 with its name and
+ * *delta, off's distance from its start; 0 when none does. */
+int fe_elf_func_holding(const char *path, unsigned long off, char *name, size_t size,
+			unsigned long *delta);
 
 /* A function symbol that is a compiler's clone of func ("func.isra.0"):
  * 1 with its name in clone, or 0. */

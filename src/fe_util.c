@@ -205,3 +205,19 @@ void *fe_grow(void *arr_ptr, int *nr, size_t size)
 	memset(n + *nr * size, 0, size);
 	return n + (*nr)++ * size;
 }
+
+void fe_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}

@@ -4,6 +4,7 @@
 #define FE_UTIL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 /* A growable string; on allocation failure it remembers and stays valid. */
@@ -39,5 +40,8 @@ bool fe_is_ident(const char *s);
  * bytes; returns it, or NULL (the array unchanged) when out of memory.
  */
 void *fe_grow(void *arr_ptr, int *nr, size_t size);
+
+/* s as a JSON string, quoted and escaped. */
+void fe_json_string(FILE *out, const char *s);
 
 #endif

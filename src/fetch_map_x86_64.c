@@ -107,8 +107,17 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 		} else if (loc->kind == FE_DLOC_NONE) {
 			memset(pl, 0, sizeof(*pl));
 			pl->kind = FE_PLACE_NONE;
-			pl->why = "it is optimized out at the function's entry";
-		} else if (loc->kind == FE_DLOC_MEM && !same_stack_slot(pl, loc)) {
+			pl->why = loc->why ? loc->why : probe->in_body ?
+				  "it is optimized out here" :
+				  "it is optimized out at the function's entry";
+		} else if (probe->in_body && (loc->kind == FE_DLOC_UNKNOWN ||
+					      loc->kind == FE_DLOC_ADDR)) {
+			/* the ABI's registers hold other things by now; a
+			 * static is read at its address, not from a place */
+			memset(pl, 0, sizeof(*pl));
+			pl->kind = FE_PLACE_NONE;
+			pl->why = "DWARF gives no location for it here";
+		} else if (loc->kind == FE_DLOC_MEM && (probe->in_body || !same_stack_slot(pl, loc))) {
 			memset(pl, 0, sizeof(*pl));
 			pl->kind = FE_PLACE_MEM;
 			snprintf(pl->base, sizeof(pl->base), "%s", loc->reg);

@@ -445,7 +445,15 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 			goto fail;
 		def->event = strdup(opts->event);
 	} else {
-		def->event = fe_event_name(probe->func);
+		char *name = fe_event_name(probe->func);
+
+		/* a line or offset: FUNC_L12, FUNC_26, extra addresses _1... */
+		if (name && probe->name_suffix[0] &&
+		    asprintf(&def->event, "%s%s", name, probe->name_suffix) < 0)
+			def->event = NULL;
+		else if (name && !probe->name_suffix[0])
+			def->event = name, name = NULL;
+		free(name);
 	}
 	def->uprobe = probe->uprobe;
 	def->offset = probe->uprobe_offset;

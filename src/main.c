@@ -194,6 +194,16 @@ static const struct command commands[] = {
 		"fevent lines -x /bin/bash main:10-20",
 		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_SOURCE, NULL }, COMMON_OPTS },
 	},
+	{
+		"vars", fe_cmd_vars,
+		"fevent vars [-x BIN] [--vmlinux FILE] [--json] [-v] [-q] PLACE",
+		"At each address of a line or offset (FUNC:N, FILE:N, FUNC+OFF), list\n"
+		"the parameters and local variables in scope with their C types and\n"
+		"the fetch a read by name compiles to there, or why it cannot be read\n"
+		"(as perf probe -V).  Needs DWARF, like lines.\n",
+		"fevent vars -x /bin/bash main:12",
+		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_JSON, NULL }, COMMON_OPTS },
+	},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -39,6 +39,7 @@ enum tok_kind {
 	T_PERCENT,
 	T_DOLLAR,
 	T_SLASH,
+	T_BSLASH,
 };
 
 struct tok {
@@ -231,6 +232,7 @@ static int tokenize(struct parser *ps)
 			case '%': t.kind = T_PERCENT; break;
 			case '$': t.kind = T_DOLLAR; break;
 			case '/': t.kind = T_SLASH; break;
+			case '\\': t.kind = T_BSLASH; break;
 			default:
 				if (isprint((unsigned char)*p))
 					return fe_err(ps->err, t.col, "unexpected character '%c'", *p);
@@ -735,6 +737,7 @@ static bool is_fetch_start(struct parser *ps)
 	case T_DOLLAR:
 	case T_PLUS:
 	case T_MINUS:
+	case T_BSLASH:
 		return true;
 	case T_AT:
 		return n->kind == T_PLUS || n->kind == T_NUM ||
@@ -754,7 +757,7 @@ static int adjacent(struct parser *ps, const struct tok *t, const char *wanted)
 }
 
 /*
- * FETCH := '%'REG | '$stack' | '$stack'N | '@'SYMBOL[+-N] | '@'ADDR |
+ * FETCH := '%'REG | '$stack' | '$stack'N | '\\'IMM | '@'SYMBOL[+-N] | '@'ADDR |
  *          '@+'OFFSET | ('+'|'-')['u']N'(' FETCH ')'
  * as kprobetrace.rst writes it; derefs are appended innermost first.
  */
@@ -807,6 +810,26 @@ static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth)
 		d->off = t->kind == T_MINUS ? -(long long)off : (long long)off;
 		d->user = user;
 		d->col = t->col;
+		return 0;
+	}
+	if (t->kind == T_BSLASH) {
+		/* \IMM: a constant (what DWARF gives a propagated value) */
+		bool neg = n->kind == T_MINUS;
+		const struct tok *num = neg ? peek(ps, 2) : n;
+
+		if (depth)
+			return fe_err(ps->err, t->col, "a constant cannot be dereferenced");
+		if (num->kind != T_NUM || adjacent(ps, n, "a number after '\\'") ||
+		    (neg && adjacent(ps, num, "a number after '\\-'")))
+			return unexpected(ps, num, "a number after '\\'");
+		if (num->num > (neg ? 0x8000000000000000ULL : ~0ULL))
+			return fe_err(ps->err, num->col, "constant out of range");
+		if ((neg && asprintf(&alt->base, "\\-%llu", num->num) < 0) ||
+		    (!neg && asprintf(&alt->base, "\\%llu", num->num) < 0)) {
+			alt->base = NULL;
+			return oom(ps);
+		}
+		ps->i += neg ? 3 : 2;
 		return 0;
 	}
 	if (t->kind == T_PERCENT) {
@@ -1069,14 +1092,82 @@ static int parse_args(struct parser *ps, struct fe_proto *proto)
 	}
 }
 
+/* Does the run name a source file: a '/' in it, or a C or assembly
+ * suffix (DESIGN.md section 8)? */
+static bool names_file(struct parser *ps, int start, int end)
+{
+	static const char *const suffixes[] = { "c", "h", "cc", "cpp", "S" };
+	int i;
+
+	for (i = start; i < end; i++)
+		if (ps->toks[i].kind == T_SLASH)
+			return true;
+	return end - start >= 3 && ps->toks[end - 2].kind == T_DOT &&
+	       ps->toks[end - 1].kind == T_IDENT &&
+	       in_list(ps->toks[end - 1].start, ps->toks[end - 1].len, suffixes,
+		       ARRAY_LEN(suffixes));
+}
+
+/*
+ * The place after the function name: ':N' (a line) or '+OFF' (an
+ * offset).  *end is moved back to where the function or file name ends.
+ */
+static int parse_at(struct parser *ps, struct fe_proto *proto, int start, int *end)
+{
+	struct tok *num = &ps->toks[*end - 1];
+	struct tok *sep = *end - 2 >= start ? &ps->toks[*end - 2] : NULL;
+	int i;
+
+	for (i = start; i < *end; i++) {
+		struct tok *t = &ps->toks[i];
+
+		if (t->kind == T_PLUS && t != sep)
+			return fe_err(ps->err, t->col, "an offset is written FUNC+OFF, OFF a number of bytes");
+	}
+	if (sep && sep->kind == T_PLUS) {
+		if (num->kind != T_NUM)
+			return fe_err(ps->err, num->col, "an offset is written FUNC+OFF, OFF a number of bytes");
+		if (num->num > 0x7fffffff)
+			return fe_err(ps->err, num->col, "offset %llu is past any function's end",
+				      num->num);
+		proto->at = FE_AT_OFFSET;
+		proto->offset = num->num;
+		proto->at_col = num->col;
+		*end -= 2;
+		return 0;
+	}
+	if (!sep || sep->kind != T_COLON || num->kind != T_NUM)
+		return 0;
+	if (num->num > 0x7fffffff || (num->num == 0 && names_file(ps, start, *end - 2)))
+		return fe_err(ps->err, num->col, "no line %llu", num->num);
+	proto->line = (long)num->num;
+	proto->at_col = num->col;
+	*end -= 2;
+	if (names_file(ps, start, *end)) {
+		struct fe_buf file = { 0 };
+
+		proto->at = FE_AT_FILE_LINE;
+		for (i = start; i < *end; i++)
+			fe_buf_printf(&file, "%.*s", ps->toks[i].len, ps->toks[i].start);
+		proto->file = fe_buf_take(&file);
+		if (!proto->file)
+			return oom(ps);
+		proto->func_col = ps->toks[start].col;
+		return 0;
+	}
+	proto->at = FE_AT_LINE;
+	return 0;
+}
+
 /*
  * The function name is the run of tokens glued to the first '(':
- * "foo", "foo.isra.0", "ext4:ext4_sync_file".  Everything before it is
- * the return type.
+ * "foo", "foo.isra.0", "ext4:ext4_sync_file", with a place after it
+ * ("foo:12", "foo+0x1a", "fs/read_write.c:470").  Everything before it
+ * is the return type.
  */
 static int parse_head(struct parser *ps, struct fe_proto *proto)
 {
-	int lp, start, i;
+	int lp, start, end, i;
 	struct fe_buf name = { 0 };
 	int colon = -1;
 
@@ -1098,13 +1189,18 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 		if (start < lp && next->space_before)
 			break;
 		if (t->kind != T_IDENT && t->kind != T_NUM && t->kind != T_DOT &&
-		    t->kind != T_COLON)
+		    t->kind != T_COLON && t->kind != T_PLUS && t->kind != T_SLASH &&
+		    t->kind != T_MINUS)
 			break;
 		start--;
 	}
-	/* the run must begin with a name: skip stray dots or digits */
-	while (start < lp && ps->toks[start].kind != T_IDENT)
-		start++;
+	end = lp;
+	/* the run must begin with a name: skip stray dots or digits (a
+	 * file's path may begin with them) */
+	if (!(end - start >= 3 && ps->toks[end - 2].kind == T_COLON &&
+	      ps->toks[end - 1].kind == T_NUM && names_file(ps, start, end - 2)))
+		while (start < lp && ps->toks[start].kind != T_IDENT)
+			start++;
 	if (start == lp)
 		return fe_err(ps->err, ps->toks[lp].col, "expected a function name before '('");
 	if (start + 1 == lp && (is_int_word(&ps->toks[start]) || is_qualifier(&ps->toks[start]) ||
@@ -1112,23 +1208,34 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 		return fe_err(ps->err, ps->toks[start].col,
 			      "'%.*s' is a type, not a function name", ps->toks[start].len,
 			      ps->toks[start].start);
+	if (parse_at(ps, proto, start, &end))
+		return -1;
+	if (proto->at == FE_AT_FILE_LINE)
+		goto rtype;
+	if (end == start)
+		return fe_err(ps->err, ps->toks[start].col, "expected a function name");
 
-	for (i = start; i < lp; i++) {
+	for (i = start; i < end; i++) {
 		struct tok *t = &ps->toks[i];
 
-		if (t->kind == T_COLON) {
-			if (colon >= 0 || i == start || i + 1 == lp ||
+		if (t->kind == T_SLASH || t->kind == T_MINUS || t->kind == T_PLUS) {
+			return fe_err(ps->err, t->col, "bad function name");
+		} else if (t->kind == T_COLON) {
+			if (colon >= 0 || i == start || i + 1 == end ||
 			    ps->toks[i + 1].kind != T_IDENT)
 				return fe_err(ps->err, t->col, "a module is written MODULE:function");
 			colon = i;
-		} else if (t->kind == T_DOT && (i + 1 == lp ||
+		} else if (t->kind == T_DOT && (i + 1 == end ||
 			   (ps->toks[i + 1].kind != T_IDENT && ps->toks[i + 1].kind != T_NUM))) {
 			return fe_err(ps->err, t->col, "a function name cannot end with '.'");
-		} else if (t->kind == T_NUM && ps->toks[i - 1].kind != T_DOT) {
+		} else if (t->kind == T_NUM && (i == start || ps->toks[i - 1].kind != T_DOT)) {
 			return fe_err(ps->err, t->col, "bad function name");
 		}
 	}
 	if (colon >= 0) {
+		if (proto->at == FE_AT_LINE)
+			return fe_err(ps->err, ps->toks[start].col,
+				      "fevent reads no module's DWARF, so no line of a module's function: probe MODULE:FUNC+OFF");
 		for (i = start; i < colon; i++) {
 			if (ps->toks[i].kind != T_IDENT && ps->toks[i].kind != T_DOT &&
 			    ps->toks[i].kind != T_NUM)
@@ -1139,13 +1246,14 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 		if (!proto->module)
 			return oom(ps);
 	}
-	for (i = colon >= 0 ? colon + 1 : start; i < lp; i++)
+	for (i = colon >= 0 ? colon + 1 : start; i < end; i++)
 		fe_buf_printf(&name, "%.*s", ps->toks[i].len, ps->toks[i].start);
 	proto->func = fe_buf_take(&name);
 	if (!proto->func)
 		return oom(ps);
 	proto->func_col = ps->toks[colon >= 0 ? colon + 1 : start].col;
 
+rtype:
 	/* storage-class words of a pasted declaration carry no type */
 	while (ps->i < start && is_in(cur(ps), storage_words, ARRAY_LEN(storage_words)))
 		ps->i++;
@@ -1223,6 +1331,7 @@ void fe_proto_free(struct fe_proto *proto)
 	free(proto->args);
 	tspec_free(proto->rtype);
 	free(proto->func);
+	free(proto->file);
 	free(proto->module);
 	free(proto->text);
 	free(proto);

@@ -112,10 +112,24 @@ struct fe_arg {
 	int nr_alts;
 };
 
+/* Where in the function the probe goes (DESIGN.md section 8). */
+enum fe_at {
+	FE_AT_ENTRY,		/* FUNC */
+	FE_AT_LINE,		/* FUNC:N, N counted from FUNC's declaration */
+	FE_AT_FILE_LINE,	/* FILE:N, N a line of the file */
+	FE_AT_OFFSET,		/* FUNC+OFF, OFF bytes past FUNC's entry */
+};
+
 struct fe_proto {
 	char *text;
 	struct fe_tspec *rtype;	/* NULL: no return type written */
-	char *func;		/* as typed, without the module */
+	enum fe_at at;
+	char *file;		/* FILE:N: the file as written */
+	long line;		/* FUNC:N, FILE:N */
+	unsigned long offset;	/* FUNC+OFF */
+	int at_col;		/* where the line or offset is written */
+	char *func;		/* as typed, without the module; NULL for
+				 * FILE:N (the line table says which) */
 	int func_col;
 	char *module;		/* MODULE:func, or NULL */
 	struct fe_arg *args;

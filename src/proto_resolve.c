@@ -53,9 +53,13 @@ static bool described(struct fe_dbg *known, const char *name)
 int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks,
 			    struct fe_dbg *known)
 {
-	const char *sc = proto->module ? NULL : syscall_name(proto->func);
+	const char *sc = proto->module || proto->at != FE_AT_ENTRY ? NULL :
+			 syscall_name(proto->func);
 	char *name;
 	int ret = 0;
+
+	if (!proto->func)
+		return 0;	/* FILE:N: the line table names the function */
 
 	if (sc) {
 		name = wrapper_name(sc);
@@ -168,6 +172,8 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 		return fe_err(err, p->func_col, "no function '%s' in %s", p->func, ctx->binary);
 	}
 	p->uprobe = true;
+	if (ctx->site)
+		off += ctx->site->off;
 	p->uprobe_offset = off;
 	p->uprobe_file = strdup(ctx->binary);
 	if (!p->uprobe_file || asprintf(&p->target, "%s:0x%lx", ctx->binary, off) < 0) {
@@ -179,7 +185,9 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 
 static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 {
-	const char *sc = p->module ? NULL : syscall_name(p->func);
+	/* inside a function the name is taken as written: a system call's
+	 * lines are those of the function named */
+	const char *sc = p->module || ctx->site ? NULL : syscall_name(p->func);
 
 	if (sc) {
 		bool done;
@@ -189,7 +197,13 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 		if (done)
 			return 0;
 	}
-	if (p->module) {
+	if (ctx->site && ctx->site->off) {
+		if (asprintf(&p->target, "%s%s%s+%lu", p->module ? p->module : "",
+			     p->module ? ":" : "", p->func, ctx->site->off) < 0) {
+			p->target = NULL;
+			return -1;
+		}
+	} else if (p->module) {
 		if (asprintf(&p->target, "%s:%s", p->module, p->func) < 0) {
 			p->target = NULL;
 			return -1;
@@ -905,6 +919,20 @@ static int place_address(struct resolver *r, struct fe_field *f, const char *sym
 	return 0;
 }
 
+/* A static variable in scope: the memory at its address is the object. */
+static int static_var(struct resolver *r, struct fe_field *f, const struct fe_param *pa, int col)
+{
+	f->src = FE_SRC_ADDR;
+	if (!r->ctx->binary && !pa->loc.symbol)
+		return fe_err(r->err, col, "'%s' is static, at %#llx, but no symbol holds that address",
+			      pa->name, pa->loc.addr);
+	if (place_address(r, f, r->ctx->binary ? NULL : pa->loc.symbol, pa->loc.addr, col))
+		return -1;
+	if (!r->ctx->binary && pa->loc.off)
+		return push_op(f, FE_OP_OFFSET, pa->loc.off, false, col, r->err);
+	return 0;
+}
+
 static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
 {
 	struct fe_tinfo ti;
@@ -970,7 +998,8 @@ static int find_param(struct resolver *r, const char *name, int visible_slots)
 {
 	int i;
 
-	for (i = 0; i < r->p->nr_params; i++)
+	/* locals come last, innermost last: they hide what is outside */
+	for (i = r->p->nr_params - 1; i >= 0; i--)
 		if (r->p->params[i].name && !strcmp(r->p->params[i].name, name))
 			return i;
 	for (i = 0; i < visible_slots && i < r->p->nr_params; i++)
@@ -1079,8 +1108,26 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 		return -1;
 	}
 	for (i = 0; i < r->p->nr_params && n < 64; i++)
-		if (r->p->params[i].name)
+		if (r->p->params[i].name && !r->p->params[i].is_global)
 			names[n++] = r->p->params[i].name;
+	if (r->ctx->site) {
+		struct fe_buf all = { 0 };
+
+		near = fe_closest(alt->name, names, n);
+		for (i = 0; i < n; i++)
+			fe_buf_printf(&all, "%s%s", i ? ", " : "", names[i]);
+		if (r->proto->at == FE_AT_OFFSET)
+			fe_err(r->err, alt->name_col, "no '%s' in scope at %s+%lu%s%s%s (in scope: %s)",
+			       alt->name, r->p->func, r->ctx->site->off, near ? "; did you mean '" : "",
+			       near ? near : "", near ? "'?" : "", all.s ? all.s : "nothing");
+		else
+			fe_err(r->err, alt->name_col, "no '%s' in scope at %s:%ld (%s+%lu)%s%s%s (in scope: %s)",
+			       alt->name, r->p->func, r->ctx->site->line, r->p->func, r->ctx->site->off,
+			       near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "",
+			       all.s ? all.s : "nothing");
+		fe_buf_free(&all);
+		return -1;
+	}
 	near = fe_closest(alt->name, names, n);
 	if (near)
 		return fe_err(r->err, alt->name_col, "'%s' has no parameter '%s'; did you mean '%s'?",
@@ -1193,6 +1240,8 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 		if (new_field(r, alt->col, &ti.ftype, label, label_col, FE_SRC_PARAM, &f))
 			return -1;
 		f->param = slot;
+		if (pa->loc.kind == FE_DLOC_ADDR && static_var(r, f, pa, alt->name_col))
+			return -1;
 		if (walk_path(r, f, alt, pa->type, pa->points_to_user, &cur, &bf))
 			return -1;
 		return finish_path(r, f, alt, cur, &bf, pa->points_to_user);
@@ -1251,8 +1300,18 @@ static int resolve_rest(struct resolver *r)
 		struct fe_tinfo ti;
 		char name[24];
 
-		if (r->read[i] || !pa->type)
+		if (r->read[i] || !pa->type || pa->is_global)
 			continue;
+		/* inside the function, what has no place there is left out */
+		if (r->p->in_body && pa->loc.kind != FE_DLOC_REG && pa->loc.kind != FE_DLOC_MEM &&
+		    pa->loc.kind != FE_DLOC_CONST) {
+			if (r->ctx->warnings)
+				fe_warn(r->ctx->warnings, "'...' skips '%s': %s",
+					pa->name ? pa->name : "?",
+					pa->loc.kind == FE_DLOC_ADDR ? "static: read it by name" :
+					pa->loc.why ? pa->loc.why : "it is optimized out here");
+			continue;
+		}
 		if (pa->loc.kind == FE_DLOC_NONE) {
 			if (r->ctx->warnings)
 				fe_warn(r->ctx->warnings, "'...' skips '%s', optimized out at the entry",
@@ -1310,7 +1369,7 @@ static bool reads_slot(const struct fe_arg *arg)
 static int describe_params(struct resolver *r)
 {
 	const struct fe_proto *proto = r->proto;
-	int i, j, slots = 0, n, slot;
+	int i, j, slots = 0, n, slot, nr_locals;
 
 	for (i = 0; i < proto->nr_args; i++)
 		if (fe_arg_takes_slot(&proto->args[i]))
@@ -1342,12 +1401,33 @@ static int describe_params(struct resolver *r)
 				      (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) &&
 				      aggregate_class(r->dbg, &d, &align) == FE_CLASS_MEMORY;
 	}
-	r->p->nr_params = n;
-	r->p->params = calloc(n ? n : 1, sizeof(*r->p->params));
-	r->slot_type = calloc(n ? n : 1, sizeof(*r->slot_type));
-	r->read = calloc(n ? n : 1, sizeof(*r->read));
+	nr_locals = r->dbg ? r->dfunc.nr_locals : 0;
+	r->p->nr_params = n + nr_locals;
+	r->p->params = calloc(n + nr_locals ? n + nr_locals : 1, sizeof(*r->p->params));
+	r->slot_type = calloc(n + nr_locals ? n + nr_locals : 1, sizeof(*r->slot_type));
+	r->read = calloc(n + nr_locals ? n + nr_locals : 1, sizeof(*r->read));
 	if (!r->p->params || !r->slot_type || !r->read)
 		return fe_err(r->err, 0, "out of memory");
+	/* at a line or offset, the locals in scope there follow the
+	 * parameters: named, never a slot */
+	for (i = 0; i < nr_locals; i++) {
+		const struct fe_dparam *dl = &r->dfunc.locals[i];
+		struct fe_param *pa = &r->p->params[n + i];
+		struct fe_tinfo ti;
+
+		pa->is_local = true;
+		pa->is_global = dl->global;
+		pa->name = strdup(dl->name);
+		if (!pa->name)
+			return fe_err(r->err, 0, "out of memory");
+		pa->type = dl->type;
+		pa->loc = dl->loc;
+		dbg_tinfo(r->dbg, pa->type, &ti);
+		pa->cls = ti.cls;
+		pa->size = ti.size ? ti.size : 8;
+		pa->align = ti.align;
+		pa->points_to_user = ti.points_to_user;
+	}
 
 	for (i = 0; i < n; i++) {
 		struct fe_param *pa = &r->p->params[i];
@@ -1506,6 +1586,11 @@ static int resolve_return(struct resolver *r)
 	struct fe_tinfo ti;
 	int col = ts ? ts->col : r->p->func_col;
 
+	if (r->ctx->site && (ts || r->ctx->want_return))
+		return fe_err(r->err, col,
+			      "a return value belongs to a function's entry (a return event); at a line or offset there is none: %s",
+			      ts ? "drop the return type" : "leave out -r");
+
 	if (ts) {
 		if (ts->is_void && ts->nr_ptr == 0)
 			return 0;
@@ -1563,6 +1648,20 @@ static int resolve_return(struct resolver *r)
 	return 0;
 }
 
+/* The column of the first argument that reads a parameter or variable
+ * (by slot or by name), or 0 if none does. */
+static int names_col(const struct fe_proto *proto)
+{
+	int i, j;
+
+	for (i = 0; i < proto->nr_args; i++)
+		for (j = 0; j < proto->args[i].nr_alts; j++)
+			if (proto->args[i].alts[j].kind == FE_ALT_SLOT ||
+			    proto->args[i].alts[j].kind == FE_ALT_PATH)
+				return proto->args[i].alts[j].col;
+	return proto->ellipsis ? proto->ellipsis_col : 0;
+}
+
 /* Find the function in the debug info.  A system call's arguments are
  * described by its __do_sys_/__se_sys_ helper where that survived. */
 static int find_dfunc(struct resolver *r)
@@ -1575,6 +1674,18 @@ static int find_dfunc(struct resolver *r)
 
 	if (!dbg)
 		return 0;
+	if (r->ctx->site) {
+		int col = names_col(r->proto);
+
+		ret = fe_dbg_scope(dbg, r->p->func, r->ctx->site->off, &r->dfunc, r->err);
+		if (ret < 0 && !col)
+			return 0;	/* BTF: addresses and registers need no locals */
+		if (ret < 0) {
+			r->err->col = col;
+			return -1;
+		}
+		goto found;
+	}
 	if (r->p->syscall_wrapper) {
 		static const char *const regs[] = { "di", "si", "dx", "r10", "r8", "r9" };
 		fe_tid pt;
@@ -1646,11 +1757,16 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	struct fe_probe *p;
 	int i, j, slot = 0;
 
+	if (proto->at != FE_AT_ENTRY && !ctx->site)
+		return fe_err(err, proto->at_col, "a line or offset is resolved at one of its addresses");
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return fe_err(err, 0, "out of memory");
 	r.p = p;
-	p->func = strdup(proto->func);
+	p->in_body = ctx->site != NULL;
+	if (ctx->site)
+		snprintf(p->name_suffix, sizeof(p->name_suffix), "%s", ctx->site->suffix);
+	p->func = strdup(ctx->site ? ctx->site->func : proto->func);
 	p->module = proto->module ? strdup(proto->module) : NULL;
 	if (!p->func || (proto->module && !p->module)) {
 		fe_err(err, 0, "out of memory");

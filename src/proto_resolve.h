@@ -21,6 +21,8 @@
 
 struct fe_param {
 	char *name;		/* its name in the debug info, or NULL */
+	bool is_local;		/* a local variable in scope, not a parameter */
+	bool is_global;		/* a variable of the function's unit */
 	fe_tid type;		/* its type in the debug info, 0: unknown */
 	struct fe_dloc loc;	/* where DWARF says it is at entry, if it says */
 	char *label;		/* the label a slot gave it, or NULL */
@@ -100,11 +102,23 @@ struct fe_probe {
 	bool ret_in_memory;	/* returns a struct in memory: its address,
 				 * a hidden first argument, takes %rdi */
 	bool described;		/* the debug info had the function */
+	char name_suffix[40];	/* of the event's name: a line's "_L12" */
+	bool in_body;		/* at a line or offset, not the entry: only
+				 * DWARF's locations there hold, no ABI rule */
 	bool module_unloaded;	/* MODULE:func, and the symbol table has no
 				 * MODULE: the command says what that means */
 };
 
+/* A probe inside a function (DESIGN.md section 8). */
+struct fe_site {
+	const char *func;	/* the function holding the address */
+	unsigned long off;	/* bytes past its entry */
+	long line;		/* a line's, from the function's declaration */
+	char suffix[40];	/* of the event name: "_L12", "_L12_1", "_26" */
+};
+
 struct fe_resolve_ctx {
+	const struct fe_site *site;	/* NULL: the function's entry */
 	const struct fe_ksyms *ksyms;	/* the target kernel's symbols, or NULL */
 	struct fe_dbg *dbg;		/* debug info, or NULL */
 	bool want_return;		/* -r: a return event typed from debug info */

@@ -31,6 +31,7 @@ def sixty_seconds(target, corpus, floor, env=None):
     """A 60 s run: exit status 0, more than floor executions, no report."""
     r = subprocess.run([os.path.join(OUT, target), "-max_total_time=60",
                         "-print_final_stats=1", "-rss_limit_mb=2048", "-timeout=10",
+                        "-artifact_prefix=" + OUT + "/",
                         os.path.join(OUT, corpus)],
                        capture_output=True, text=True, env=env, timeout=600)
     expect_eq(r.returncode, 0, r.stderr[-4000:])

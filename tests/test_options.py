@@ -7,7 +7,7 @@ import re
 import fe
 from fe import check, expect_eq
 
-COMMANDS = ("compile", "add", "list", "clear", "record", "report", "proto", "funcs")
+COMMANDS = ("compile", "add", "list", "clear", "record", "report", "proto", "funcs", "lines", "vars")
 # every option fevent has, with a value that parses
 ALL = {"-x": "/bin/ls", "-r": None, "-g": "grp", "-n": "name", "-f": "/dev/null",
        "--btf": "/dev/null", "--vmlinux": "/dev/null", "--kallsyms": "/dev/null",

@@ -16,10 +16,10 @@ def prototypes():
     for name in os.listdir(TESTS):
         if name.endswith(".py") or name.endswith(".c"):
             text = open(os.path.join(TESTS, name), errors="replace").read()
-            found |= set(re.findall(r'"([A-Za-z_][\w.:]*\([^"\n]{0,300}\))"', text))
+            found |= set(re.findall(r'"([A-Za-z_./][\w.:+/-]*\([^"\n]{0,300}\))"', text))
     for name in os.listdir(os.path.join(TESTS, "unit")):
         text = open(os.path.join(TESTS, "unit", name), errors="replace").read()
-        found |= set(re.findall(r'"([A-Za-z_][\w.:]*\([^"\n]{0,300}\))"', text))
+        found |= set(re.findall(r'"([A-Za-z_./][\w.:+/-]*\([^"\n]{0,300}\))"', text))
     return sorted(found)
 
 

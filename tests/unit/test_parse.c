@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The parser's tree, checked node by node. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "proto_parse.h"
 #include "tap.h"
@@ -170,7 +171,62 @@ static const struct bad bad_protos[] = {
 	{ "f(int)", 6, "expected a name after the type 'int'" },
 	{ "f(int x!)", 8, "unexpected character '!'" },
 	{ "f(int x$)", 8, "expected ',' or ')', found '$'" },
+	{ "vfs_read+(x)", 9, "an offset is written FUNC+OFF" },
+	{ "vfs_read+x(x)", 10, "an offset is written FUNC+OFF" },
+	{ "a+1+2(x)", 2, "an offset is written FUNC+OFF" },
+	{ "fs/read_write.c:0(x)", 17, "no line 0" },
+	{ "fs/read_write.c(x)", 3, "bad function name" },
+	{ "ext4:ext4_sync_file:3(x)", 1, "no line of a module's function" },
+	{ "vfs-read:3(x)", 4, "bad function name" },
 };
+
+/* DESIGN.md section 8's places: FUNC:N, FILE:N, FUNC+OFF. */
+static void test_places(void)
+{
+	struct fe_proto *p;
+
+	p = parse_ok("vfs_read:5(file, count)");
+	tap_ok(p && p->at == FE_AT_LINE && p->line == 5 && !strcmp(p->func, "vfs_read") &&
+	       p->at_col == 10 && p->nr_args == 2, "FUNC:N is a line of FUNC");
+	fe_proto_free(p);
+	p = parse_ok("ssize_t vfs_read:0()");
+	tap_ok(p && p->at == FE_AT_LINE && p->line == 0 && p->rtype,
+	       "FUNC:0 with a return type parses (the resolver refuses it)");
+	fe_proto_free(p);
+	p = parse_ok("fs/read_write.c:470(file)");
+	tap_ok(p && p->at == FE_AT_FILE_LINE && p->line == 470 && !p->func &&
+	       !strcmp(p->file, "fs/read_write.c") && p->func_col == 1,
+	       "a part with '/' before ':N' is a file");
+	fe_proto_free(p);
+	p = parse_ok("read_write.c:470(file)");
+	tap_ok(p && p->at == FE_AT_FILE_LINE && !strcmp(p->file, "read_write.c"),
+	       "a part ending in .c is a file");
+	fe_proto_free(p);
+	p = parse_ok("lib/test-kstrtox.S:9()");
+	tap_ok(p && p->at == FE_AT_FILE_LINE && !strcmp(p->file, "lib/test-kstrtox.S"),
+	       "a file with '-' and .S");
+	fe_proto_free(p);
+	p = parse_ok("../x/y.h:3()");
+	tap_ok(p && p->at == FE_AT_FILE_LINE && !strcmp(p->file, "../x/y.h"),
+	       "a relative path keeps its leading dots");
+	fe_proto_free(p);
+	p = parse_ok("vfs_read+0x1a(x64 file)");
+	tap_ok(p && p->at == FE_AT_OFFSET && p->offset == 0x1a && !strcmp(p->func, "vfs_read") &&
+	       p->at_col == 10, "FUNC+OFF is an offset");
+	fe_proto_free(p);
+	p = parse_ok("ext4:ext4_sync_file+4()");
+	tap_ok(p && p->at == FE_AT_OFFSET && p->offset == 4 && !strcmp(p->module, "ext4") &&
+	       !strcmp(p->func, "ext4_sync_file"), "MODULE:FUNC+OFF");
+	fe_proto_free(p);
+	p = parse_ok("ext4:ext4_sync_file(x)");
+	tap_ok(p && p->at == FE_AT_ENTRY && !strcmp(p->module, "ext4"),
+	       "MODULE:FUNC is still a module's function");
+	fe_proto_free(p);
+	p = parse_ok("int x+3(a)");
+	tap_ok(p && p->at == FE_AT_OFFSET && !strcmp(p->func, "x") && p->rtype,
+	       "a return type before a place");
+	fe_proto_free(p);
+}
 
 static void test_errors(void)
 {
@@ -193,6 +249,7 @@ int main(void)
 {
 	test_rostedt();
 	test_extensions();
+	test_places();
 	test_errors();
 	return tap_done();
 }

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent vars PLACE: at each address of a line or offset, the parameters
+ * and local variables in scope there, with their C types and the fetch a
+ * read by name compiles to, or why one cannot be read (perf probe -V's
+ * question, answered by the same pipeline 'add' runs).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "diag.h"
+#include "fe_util.h"
+
+static void print_text(const struct fe_scope_at *at)
+{
+	int i;
+
+	if (at->line >= 0)
+		printf("%s:%ld at %s+0x%lx\n", at->func, at->line, at->func, at->off);
+	else
+		printf("%s+0x%lx\n", at->func, at->off);
+	if (!at->nr_vars)
+		printf("\t(nothing in scope)\n");
+	for (i = 0; i < at->nr_vars; i++) {
+		const struct fe_scope_var *v = &at->vars[i];
+		char decl[320];
+		const char *sep = v->type[strlen(v->type) - 1] == '*' ? "" : " ";
+
+		snprintf(decl, sizeof(decl), "%s%s%s", v->type, sep, v->name);
+		printf("\t%-5s  %-32s  %s%s%s\n", v->is_param ? "param" : "local", decl,
+		       v->fetch ? v->fetch : "(", v->fetch ? "" : v->why, v->fetch ? "" : ")");
+	}
+}
+
+static void print_json(const struct fe_scope_at *at)
+{
+	int i;
+
+	printf("{\"func\":");
+	fe_json_string(stdout, at->func);
+	printf(",\"offset\":%lu", at->off);
+	if (at->line >= 0)
+		printf(",\"line\":%ld", at->line);
+	printf(",\"vars\":[");
+	for (i = 0; i < at->nr_vars; i++) {
+		const struct fe_scope_var *v = &at->vars[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		fe_json_string(stdout, v->name);
+		printf(",\"type\":");
+		fe_json_string(stdout, v->type);
+		printf(",\"kind\":\"%s\",\"%s\":", v->is_param ? "param" : "local",
+		       v->fetch ? "fetch" : "why");
+		fe_json_string(stdout, v->fetch ? v->fetch : v->why);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+int fe_cmd_vars(const struct fe_cli *cli)
+{
+	struct fe_compile_opts opts;
+	struct fe_error err = { 0 };
+	struct fe_scope_at *scopes;
+	int i, nr;
+
+	if (cli->nr_args != 1) {
+		fe_say_error("vars takes one place: fevent vars FUNC:N, FILE:N or FUNC+OFF\n");
+		return FE_EXIT_USAGE;
+	}
+	fe_cli_compile_opts(cli, &opts);
+	nr = fe_compile_scopes(cli->args[0], &opts, &scopes, &err);
+	if (nr < 0) {
+		struct fe_compiled it = { .text = cli->args[0], .err = err };
+
+		fe_print_error(stderr, &it);
+		return FE_EXIT_USAGE;
+	}
+	for (i = 0; i < nr; i++) {
+		if (cli->json)
+			print_json(&scopes[i]);
+		else
+			print_text(&scopes[i]);
+	}
+	fe_scopes_free(scopes, nr);
+	return fflush(stdout) ? FE_EXIT_FAIL : FE_EXIT_OK;
+}
