@@ -76,8 +76,6 @@ struct fe_dloc {
 	char reg_hi[8];		/* second piece, or "" */
 	long off;
 	unsigned long long addr;	/* ADDR: the address in the file */
-	const char *symbol;	/* ADDR: the symbol holding it (lives as long
-				 * as the debug info), or NULL */
 	const char *why;	/* NONE: the reason, or NULL (optimized out) */
 };
 
@@ -175,6 +173,10 @@ const char *fe_dbg_closest_func(struct fe_dbg *dbg, const char *name, char *buf,
  */
 int fe_dbg_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 		 struct fe_dfunc *out, struct fe_error *err);
+
+/* The data symbol holding addr (a static's, from fe_dbg_scope) and *off
+ * into it; NULL if none (or not DWARF).  Lives as long as dbg. */
+const char *fe_dbg_data_symbol(struct fe_dbg *dbg, unsigned long long addr, long *off);
 
 /* Is name a function the compiler inlined everywhere, with no code of its
  * own to probe?  DWARF only (it walks every unit: for error paths). */

@@ -261,10 +261,16 @@ static void near_lines(const struct fe_func_lines *fl, long line, struct fe_buf 
 {
 	int i, first = 0, shown = 0;
 
-	for (i = 0; i < fl->nr_lines; i++)
+	/* an inlined callee declared earlier in the file has lines before
+	 * the function's own: not the function's to offer */
+	while (first < fl->nr_lines && fl->lines[first].line < fl->decl_line)
+		first++;
+	for (i = first; i < fl->nr_lines; i++)
 		if (fl->lines[i].line - fl->decl_line < line)
 			first = i;
 	first = first > 2 ? first - 2 : 0;
+	while (first < fl->nr_lines && fl->lines[first].line < fl->decl_line)
+		first++;
 	for (i = first; i < fl->nr_lines && shown < 6; i++, shown++)
 		fe_buf_printf(b, "%s%d", shown ? ", " : "", fl->lines[i].line - fl->decl_line);
 }

@@ -1042,20 +1042,27 @@ static void frame_mem(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc, long off
 	loc_none(loc, "its frame base is a computed value");
 }
 
-/* A static variable's address: the symbol holding it, for @SYMBOL. */
-static void loc_addr(struct fe_dbg *dbg, Dwarf_Addr addr, struct fe_dloc *loc)
+/* A static variable's address; its symbol is looked up only when it is
+ * read (fe_dbg_data_symbol), a search of the whole symbol table. */
+static void loc_addr(Dwarf_Addr addr, struct fe_dloc *loc)
+{
+	loc->kind = FE_DLOC_ADDR;
+	loc->addr = addr;
+}
+
+const char *fe_dbg_data_symbol(struct fe_dbg *dbg, unsigned long long addr, long *off)
 {
 	GElf_Off symoff = 0;
 	GElf_Sym sym;
 	const char *name;
 
-	loc->kind = FE_DLOC_ADDR;
-	loc->addr = addr;
+	if (dbg->ops != &dwarf_ops)
+		return NULL;
 	name = dwfl_module_addrinfo(dbg->mod, addr + dbg->bias, &symoff, &sym, NULL, NULL, NULL);
-	if (name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT) {
-		loc->symbol = name;
-		loc->off = (long)symoff;
-	}
+	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+		return NULL;
+	*off = (long)symoff;
+	return name;
 }
 
 static bool is_lit(const Dwarf_Op *op, long *v)
@@ -1114,7 +1121,7 @@ static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
 	if (n == 1 && a0 == DW_OP_fbreg)
 		return frame_mem(dbg, fn, pc, (long)ops[0].number, loc);
 	if (n == 1 && a0 == DW_OP_addr)
-		return loc_addr(dbg, ops[0].number, loc);
+		return loc_addr(ops[0].number, loc);
 	/* a value, not a place: a constant, or a register as it is */
 	if (n == 2 && ops[1].atom == DW_OP_stack_value && is_lit(&ops[0], &v)) {
 		loc->kind = FE_DLOC_CONST;

@@ -471,8 +471,9 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		goto fail;
 	}
 
-	if (!probe->uprobe) {
-		/* Rostedt's "caller->func(...)": the return address */
+	if (!probe->uprobe && !probe->in_body) {
+		/* Rostedt's "caller->func(...)": the return address, on
+		 * top of the stack at the entry only */
 		if (note_arg(def, args.len, 0, err))
 			goto fail;
 		fe_buf_printf(&args, FE_CALLER_FIELD "=$stack0:symbol");
@@ -487,7 +488,8 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		if (++nr_args > FE_KERNEL_MAX_ARGS) {
 			fe_err(err, f->col,
 			       "too many arguments: the kernel allows %d per event%s",
-			       FE_KERNEL_MAX_ARGS, probe->uprobe ? "" : ", __caller included");
+			       FE_KERNEL_MAX_ARGS,
+			       probe->uprobe || probe->in_body ? "" : ", __caller included");
 			goto fail;
 		}
 		name = unique_name(&used, f->label, f->label_col, err);

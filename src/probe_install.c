@@ -90,6 +90,7 @@ static int check_target(const struct fe_definition *def, const struct fe_kprobe_
 			struct fe_error *err)
 {
 	const char *colon, *why;
+	char func[256];
 
 	if (def->uprobe)
 		return 0;
@@ -102,8 +103,10 @@ static int check_target(const struct fe_definition *def, const struct fe_kprobe_
 			return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
 				      module, def->event);
 	}
-	/* a module's functions are keyed MODULE:func, as the target */
-	why = fe_kprobe_rules_refuse(rules, def->target);
+	/* a module's functions are keyed MODULE:func, as the target; the
+	 * kernel judges FUNC+OFF by its function */
+	snprintf(func, sizeof(func), "%.*s", (int)strcspn(def->target, "+"), def->target);
+	why = fe_kprobe_rules_refuse(rules, func);
 	if (why)
 		return fe_err(err, 0, "kprobes cannot trace '%s': %s", def->target, why);
 	return 0;

@@ -922,15 +922,20 @@ static int place_address(struct resolver *r, struct fe_field *f, const char *sym
 /* A static variable in scope: the memory at its address is the object. */
 static int static_var(struct resolver *r, struct fe_field *f, const struct fe_param *pa, int col)
 {
+	const char *symbol = NULL;
+	long off = 0;
+
 	f->src = FE_SRC_ADDR;
-	if (!r->ctx->binary && !pa->loc.symbol)
-		return fe_err(r->err, col, "'%s' is static, at %#llx, but no symbol holds that address",
-			      pa->name, pa->loc.addr);
-	if (place_address(r, f, r->ctx->binary ? NULL : pa->loc.symbol, pa->loc.addr, col))
+	if (!r->ctx->binary) {
+		/* a kernel's address moves (KASLR): its symbol does not */
+		symbol = fe_dbg_data_symbol(r->dbg, pa->loc.addr, &off);
+		if (!symbol)
+			return fe_err(r->err, col, "'%s' is static, at %#llx, but no symbol holds that address",
+				      pa->name, pa->loc.addr);
+	}
+	if (place_address(r, f, symbol, pa->loc.addr, col))
 		return -1;
-	if (!r->ctx->binary && pa->loc.off)
-		return push_op(f, FE_OP_OFFSET, pa->loc.off, false, col, r->err);
-	return 0;
+	return off ? push_op(f, FE_OP_OFFSET, off, false, col, r->err) : 0;
 }
 
 static int resolve_addr(struct resolver *r, const struct fe_alt *alt)
