@@ -78,6 +78,16 @@ def main():
               [FEVENT, "compile", "-x", lib, "PyModule_AddIntConstant(m, string name, value)"],
               ["perf", "probe", "-x", lib, "-D", "PyModule_AddIntConstant m name:string value"],
               args.runs)
+        # line probes: the same line and variables as perf (three
+        # addresses for PyObject_GetAttr:27)
+        bench("libpython line: `PyList_Append:3(op, newitem)`",
+              [FEVENT, "compile", "-x", lib, "PyList_Append:3(op, newitem)"],
+              ["perf", "probe", "-x", lib, "-D", "PyList_Append:3 op newitem"],
+              args.runs)
+        bench("libpython line, 3 addresses: `PyObject_GetAttr:27(v, name)`",
+              [FEVENT, "compile", "-x", lib, "PyObject_GetAttr:27(v, name)"],
+              ["perf", "probe", "-x", lib, "-D", "PyObject_GetAttr:27 v name"],
+              args.runs)
     else:
         print(f"(no {lib}: libpython case skipped)")
 
@@ -87,6 +97,12 @@ def main():
                "do_sys_openat2(dfd, string filename, how->flags)"],
               ["perf", "probe", "-k", args.vmlinux, "-D",
                "do_sys_openat2 dfd filename:string how->flags"],
+              args.runs)
+        bench("6.1 vmlinux line: `do_sys_openat2:16(fd, string path=tmp->name)`",
+              [FEVENT, "compile", "--vmlinux", args.vmlinux,
+               "do_sys_openat2:16(fd, string path=tmp->name)"],
+              ["perf", "probe", "-k", args.vmlinux, "-D",
+               "do_sys_openat2:16 fd tmp->name:string"],
               args.runs)
     else:
         print("(no --vmlinux FILE: kernel DWARF case skipped)")

@@ -4,7 +4,8 @@
  * declaration as perf probe -L numbers them, the probe-able ones with the
  * offsets of their addresses from the function's entry (FUNC+OFF places),
  * with the source text when the file is found (DW_AT_comp_dir and the
- * name, or --source DIR).
+ * name, or --source DIR).  FILE:N[-M]: lines of a file, each probe-able
+ * one with the FUNC+OFF places of the functions defined there.
  */
 #include <errno.h>
 #include <limits.h>
@@ -156,6 +157,141 @@ static void print_offsets(const struct fe_src_line *l, char *buf, size_t size)
 		used += snprintf(buf + used, size - used, "%s+0x%lx", i ? "," : "", l->offs[i]);
 }
 
+/* Does the part before ':' name a source file (DESIGN.md section 8)? */
+static bool names_file(const char *place)
+{
+	static const char *const suffixes[] = { ".c", ".h", ".cc", ".cpp", ".S" };
+	size_t len = strcspn(place, ":"), i;
+
+	if (memchr(place, '/', len))
+		return true;
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t sl = strlen(suffixes[i]);
+
+		if (len > sl && !strncmp(place + len - sl, suffixes[i], sl))
+			return true;
+	}
+	return false;
+}
+
+struct file_range {
+	struct fe_dbg *dbg;
+	long from, to;
+	struct fe_buf *marks;	/* per line from..to: "func+0x1a,func+0x30" */
+	char *path;		/* the file as the first unit names it */
+	char *comp_dir;
+};
+
+static int mark_func(const char *func, const char *path, const char *comp_dir, void *arg)
+{
+	struct file_range *fr = arg;
+	struct fe_func_lines fl;
+	struct fe_error ignored;
+	int i, k;
+
+	if (!fr->path) {
+		fr->path = strdup(path);
+		fr->comp_dir = comp_dir ? strdup(comp_dir) : NULL;
+		if (!fr->path)
+			return -1;
+	}
+	if (fe_dbg_func_lines(fr->dbg, func, &fl, &ignored) != 1)
+		return 0;
+	for (i = 0; i < fl.nr_lines; i++) {
+		const struct fe_src_line *l = &fl.lines[i];
+		struct fe_buf *b;
+
+		if (l->line < fr->from || l->line > fr->to)
+			continue;
+		b = &fr->marks[l->line - fr->from];
+		for (k = 0; k < l->nr_offs; k++)
+			fe_buf_printf(b, "%s%s+0x%lx", b->s ? "," : "", func, l->offs[k]);
+	}
+	fe_func_lines_clear(&fl);
+	return 0;
+}
+
+/* fevent lines FILE:N[-M] */
+static int file_lines(const struct fe_cli *cli, struct fe_dbg *dbg, const char *place)
+{
+	struct file_range fr = { .dbg = dbg };
+	struct fe_func_lines where = { 0 };
+	struct fe_error err = { 0 };
+	const char *colon = strrchr(place, ':');
+	char *file = NULL, *end, *path = NULL, **text = NULL;
+	long line;
+	int ret = FE_EXIT_USAGE;
+
+	if (!colon)
+		goto bad;
+	file = strndup(place, colon - place);
+	if (!file)
+		goto oom;
+	errno = 0;
+	fr.from = strtol(colon + 1, &end, 10);
+	fr.to = fr.from;
+	if (end == colon + 1 || errno || fr.from < 1)
+		goto bad;
+	if (*end == '-') {
+		const char *m = end + 1;
+
+		fr.to = strtol(m, &end, 10);
+		if (end == m || errno || fr.to < fr.from)
+			goto bad;
+	}
+	if (*end)
+		goto bad;
+	if (fr.to - fr.from > 100000) {
+		fe_say_error("'%s': at most 100000 lines at once\n", place);
+		goto out;
+	}
+	fr.marks = calloc(fr.to - fr.from + 1, sizeof(*fr.marks));
+	if (!fr.marks)
+		goto oom;
+	if (fe_dbg_file_funcs(dbg, file, fr.to, mark_func, &fr, &err)) {
+		if (err.msg[0])
+			fe_say_error("%s\n", err.msg);
+		else
+			goto oom;
+		goto out;
+	}
+	/* the source text: as the unit names the file */
+	where.file = fr.path;
+	where.comp_dir = fr.comp_dir;
+	path = fr.path ? source_path(&where, cli->source) : NULL;
+	text = path ? read_source(path, (int)fr.to) : NULL;
+	printf("<%s:%ld-%ld>\n", path && text ? path : file, fr.from, fr.to);
+	for (line = fr.from; line <= fr.to; line++) {
+		const char *src = text && text[line - 1] ? text[line - 1] : NULL;
+		const struct fe_buf *m = &fr.marks[line - fr.from];
+
+		if (m->failed)
+			goto oom;
+		if (m->s)
+			printf("%7ld  %-24s%s%s\n", line, m->s, src ? "  " : "", src ? src : "");
+		else if (src)
+			printf("%7s  %-24s  %s\n", "", "", src);
+	}
+	ret = fflush(stdout) ? FE_EXIT_FAIL : FE_EXIT_OK;
+	goto out;
+bad:
+	fe_say_error("'%s': expected FILE:N or FILE:N-M (N, M lines of the file)\n", place);
+	goto out;
+oom:
+	fe_say_error("out of memory\n");
+	ret = FE_EXIT_FAIL;
+out:
+	free_source(text, (int)fr.to);
+	for (line = 0; fr.marks && line <= fr.to - fr.from; line++)
+		fe_buf_free(&fr.marks[line]);
+	free(fr.marks);
+	free(fr.path);
+	free(fr.comp_dir);
+	free(path);
+	free(file);
+	return ret;
+}
+
 int fe_cmd_lines(const struct fe_cli *cli)
 {
 	struct fe_func_lines fl = { 0 };
@@ -166,15 +302,19 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	int ret = FE_EXIT_USAGE, found, k, line, nr_text = 0;
 
 	if (cli->nr_args != 1) {
-		fe_say_error("lines takes one place: fevent lines FUNC[:N[-M]]\n");
+		fe_say_error("lines takes one place: fevent lines FUNC[:N[-M]] or FILE:N[-M]\n");
 		return FE_EXIT_USAGE;
 	}
-	if (parse_place(cli->args[0], &func, &from, &to))
+	if (!names_file(cli->args[0]) && parse_place(cli->args[0], &func, &from, &to))
 		goto out;
 	dbg = open_dwarf(cli, &err);
 	if (!dbg) {
 		fe_say_error("%s\n", err.msg);
 		ret = cli->binary || cli->vmlinux || cli->btf ? FE_EXIT_USAGE : FE_EXIT_FAIL;
+		goto out;
+	}
+	if (names_file(cli->args[0])) {
+		ret = file_lines(cli, dbg, cli->args[0]);
 		goto out;
 	}
 	found = fe_dbg_func_lines(dbg, func, &fl, &err);

@@ -342,25 +342,99 @@ static bool path_ends_with(const char *path, const char *comp_dir, const char *w
 	return ends;
 }
 
+/*
+ * Call fn for each function with code defined in file (by the end of its
+ * path) that is declared at or above line (0: any): its name, and the
+ * unit's name for the file and comp_dir.  Each name once.  Stops when fn
+ * returns non-zero; -1 with err set if no unit has the file.
+ */
+int fe_dbg_file_funcs(struct fe_dbg *dbg, const char *file, long line,
+		      int (*fn)(const char *func, const char *path, const char *comp_dir,
+				void *arg),
+		      void *arg, struct fe_error *err)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	const char **seen = NULL;
+	int nr_seen = 0, i, ret = 0;
+	bool file_seen = false;
+
+	if (!dbg->dw)
+		return fe_err(err, 0, "%s %s has no line numbers: give DWARF (--vmlinux FILE, the -dbg package's vmlinux; or -x BIN built with -g)",
+			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
+	while (!ret && (cu = dwfl_module_nextcu(dbg->mod, cu, &bias))) {
+		Dwarf_Attribute a;
+		const char *comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+		const char *path = NULL;
+		Dwarf_Files *files;
+		size_t nr_files, f;
+		Dwarf_Die child;
+
+		if (dwarf_getsrcfiles(cu, &files, &nr_files))
+			continue;
+		for (f = 0; f < nr_files && !path; f++) {
+			const char *name = dwarf_filesrc(files, f, NULL, NULL);
+
+			if (name && path_ends_with(name, comp_dir, file))
+				path = name;
+		}
+		if (!path || dwarf_child(cu, &child) != 0)
+			continue;
+		file_seen = true;
+		do {
+			const char *decl_file, *name;
+			Dwarf_Addr entry;
+			int decl;
+
+			if (dwarf_tag(&child) != DW_TAG_subprogram || !fe_dwarf_entry(&child, &entry))
+				continue;
+			decl_file = dwarf_decl_file(&child);
+			name = dwarf_diename(&child);
+			if (!name || !decl_file || dwarf_decl_line(&child, &decl) ||
+			    (line && decl > line) || !path_ends_with(decl_file, comp_dir, file))
+				continue;
+			/* a header's static function compiled into several
+			 * units is one function here */
+			for (i = 0; i < nr_seen; i++)
+				if (!strcmp(seen[i], name))
+					break;
+			if (i < nr_seen)
+				continue;
+			if (!fe_grow(&seen, &nr_seen, sizeof(*seen))) {
+				ret = fe_err(err, 0, "out of memory");
+				break;
+			}
+			seen[nr_seen - 1] = name;
+			ret = fn(name, decl_file, comp_dir, arg);
+		} while (!ret && dwarf_siblingof(&child, &child) == 0);
+	}
+	free(seen);
+	if (!ret && !file_seen)
+		return fe_err(err, 0, "no source file '%s' in the DWARF of %s", file,
+			      fe_dbg_source(dbg));
+	return ret;
+}
+
 struct file_sites {
 	struct fe_dbg *dbg;
-	const char *file;
 	long line;
 	struct fe_site *sites;
 	int nr;
-	int nr_funcs;		/* functions of the file seen */
-	bool failed;
 	struct fe_error *err;
 };
 
 /* The sites of one function defined in the file, if the line is its. */
-static void func_sites(struct file_sites *fs, const char *name)
+static int func_sites(const char *name, const char *path, const char *comp_dir, void *arg)
 {
+	struct file_sites *fs = arg;
+	struct fe_error ignored;
 	struct fe_func_lines fl;
 	int i, k;
 
-	if (fe_dbg_func_lines(fs->dbg, name, &fl, fs->err) != 1)
-		return;
+	(void)path;
+	(void)comp_dir;
+	if (fe_dbg_func_lines(fs->dbg, name, &fl, &ignored) != 1)
+		return 0;
 	for (i = 0; i < fl.nr_lines; i++) {
 		const struct fe_src_line *l = &fl.lines[i];
 
@@ -370,8 +444,8 @@ static void func_sites(struct file_sites *fs, const char *name)
 			struct fe_site *s = fe_grow(&fs->sites, &fs->nr, sizeof(*s));
 
 			if (!s) {
-				fs->failed = true;
-				break;
+				fe_func_lines_clear(&fl);
+				return fe_err(fs->err, 0, "out of memory");
 			}
 			s->func = name;
 			s->off = l->offs[k];
@@ -385,76 +459,23 @@ static void func_sites(struct file_sites *fs, const char *name)
 		}
 	}
 	fe_func_lines_clear(&fl);
+	return 0;
 }
 
 int fe_dbg_file_line_sites(struct fe_dbg *dbg, const char *file, long line,
 			   struct fe_site **sites, int *nr, struct fe_error *err)
 {
-	struct file_sites fs = { .dbg = dbg, .file = file, .line = line, .err = err };
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	bool file_seen = false;
-	int i;
+	struct file_sites fs = { .dbg = dbg, .line = line, .err = err };
 
 	*sites = NULL;
 	*nr = 0;
-	if (!dbg->dw)
-		return fe_err(err, 0, "%s %s has no line numbers: give DWARF (--vmlinux FILE, the -dbg package's vmlinux; or -x BIN built with -g)",
-			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
-	while ((cu = dwfl_module_nextcu(dbg->mod, cu, &bias))) {
-		Dwarf_Attribute a;
-		const char *comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
-		Dwarf_Files *files;
-		size_t nr_files, f;
-		Dwarf_Die child;
-		bool has = false;
-
-		if (dwarf_getsrcfiles(cu, &files, &nr_files))
-			continue;
-		for (f = 0; f < nr_files && !has; f++) {
-			const char *name = dwarf_filesrc(files, f, NULL, NULL);
-
-			has = name && path_ends_with(name, comp_dir, file);
-		}
-		if (!has || dwarf_child(cu, &child) != 0)
-			continue;
-		file_seen = true;
-		/* the functions with code whose declaration is in the file
-		 * at or above the line */
-		do {
-			const char *decl_file, *name;
-			Dwarf_Addr entry;
-			int decl;
-
-			if (dwarf_tag(&child) != DW_TAG_subprogram || !fe_dwarf_entry(&child, &entry))
-				continue;
-			decl_file = dwarf_decl_file(&child);
-			name = dwarf_diename(&child);
-			if (!name || !decl_file || dwarf_decl_line(&child, &decl) || decl > line ||
-			    !path_ends_with(decl_file, comp_dir, file))
-				continue;
-			/* one function per name: a header's static function
-			 * compiled into several units is one list of sites */
-			for (i = 0; i < fs.nr; i++)
-				if (!strcmp(fs.sites[i].func, name))
-					break;
-			if (i < fs.nr)
-				continue;
-			func_sites(&fs, name);
-		} while (!fs.failed && dwarf_siblingof(&child, &child) == 0);
-		if (fs.failed)
-			break;
-	}
-	if (fs.failed) {
+	if (fe_dbg_file_funcs(dbg, file, line, func_sites, &fs, err)) {
 		free(fs.sites);
-		return fe_err(err, 0, "out of memory");
+		return -1;
 	}
-	if (!file_seen)
-		return fe_err(err, 0, "no source file '%s' in the DWARF of %s", file,
-			      fe_dbg_source(dbg));
 	if (!fs.nr)
-		return fe_err(err, 0, "line %ld of %s has no code in a function defined there ('fevent lines FUNC' shows the lines that have)",
-			      line, file);
+		return fe_err(err, 0, "line %ld of %s has no code in a function defined there ('fevent lines %s:%ld-%ld' shows the lines near it that have)",
+			      line, file, file, line > 5 ? line - 5 : 1, line + 5);
 	*sites = fs.sites;
 	*nr = fs.nr;
 	return 0;

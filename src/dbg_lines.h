@@ -35,6 +35,17 @@ void fe_func_lines_clear(struct fe_func_lines *fl);
 
 struct fe_site;
 
+/*
+ * Call fn for each function with code defined in file (matched by the end
+ * of its path) and declared at or above line (0: any), each name once,
+ * with the unit's spelling of the file and its comp_dir.  Returns what fn
+ * returned if non-zero; -1 with err set when no unit has the file.
+ */
+int fe_dbg_file_funcs(struct fe_dbg *dbg, const char *file, long line,
+		      int (*fn)(const char *func, const char *path, const char *comp_dir,
+				void *arg),
+		      void *arg, struct fe_error *err);
+
 /* FILE:N: every address of line N of a file (matched by the end of its
  * path) in the functions defined there, as sites (funcs point into the
  * debug info).  0 and *sites (malloc'd) filled; -1 err, also when the

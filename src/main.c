@@ -186,10 +186,12 @@ static const struct command commands[] = {
 	},
 	{
 		"lines", fe_cmd_lines,
-		"fevent lines [-x BIN] [--vmlinux FILE] [--source DIR] [-v] [-q] FUNC[:N[-M]]",
+		"fevent lines [-x BIN] [--vmlinux FILE] [--source DIR] [-v] [-q] FUNC[:N[-M]] | FILE:N[-M]",
 		"Print a function's source lines numbered from its declaration (as\n"
 		"perf probe -L numbers them); each line a probe can be put on shows the\n"
-		"offsets of its addresses from the function's entry.  Needs DWARF: the\n"
+		"offsets of its addresses from the function's entry.  FILE:N[-M] prints\n"
+		"lines of a source file (matched by the end of its path) with the\n"
+		"FUNC+OFF places of the functions defined there.  Needs DWARF: the\n"
 		"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
 		"fevent lines -x /bin/bash main:10-20",
 		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_SOURCE, NULL }, COMMON_OPTS },

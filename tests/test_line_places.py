@@ -270,3 +270,28 @@ def test_errors_name_what_is_wrong():
         expect_eq(r.stdout, "")
     finally:
         clean()
+
+
+def test_lines_of_a_file_range_are_the_functions_lines():
+    r = fe.run("lines", "-x", binary(), "walk")
+    expect_eq(r.returncode, 0, r.stderr)
+    decl = abs_line("walk") - rel_line("walk")
+    want = {decl + int(m.group(1)): [f"walk+{o}" for o in m.group(2).split(",")]
+            for m in re.finditer(r"^ *(\d+)  (\S+)", r.stdout, re.M)
+            if m.group(2).startswith("+")}
+    want = {k: [o.replace("walk++", "walk+") for o in v] for k, v in want.items()}
+    for place in (f"fx_places.c:{decl}-{decl + 30}", f"{SRC}:{decl}-{decl + 30}"):
+        r = fe.run("lines", "-x", binary(), place)
+        expect_eq(r.returncode, 0, r.stderr)
+        check(r.stdout.startswith(f"<{SRC}:{decl}-{decl + 30}>\n"), r.stdout)
+        got = {int(m.group(1)): [o for o in m.group(2).split(",") if o.startswith("walk+")]
+               for m in re.finditer(r"^ *(\d+)  (\S+)", r.stdout, re.M)}
+        got = {k: v for k, v in got.items() if v}
+        expect_eq(got, want, place)
+        # the text is the file's
+        text = open(SRC).read().splitlines()
+        check(text[abs_line("arr") - 1] in r.stdout, r.stdout)
+    e = error("lines", "-x", binary(), "nosuch.c:3")
+    check("no source file 'nosuch.c'" in e, e)
+    e = error("lines", "-x", binary(), "fx_places.c:0")
+    check("expected FILE:N or FILE:N-M" in e, e)
