@@ -1174,8 +1174,54 @@ struct scope_walk {
 	Dwarf_Die *fn;
 	Dwarf_Addr pc;
 	struct fe_dfunc *out;
+	/* a concrete copy's parameters, in the abstract origin's order:
+	 * the origin DIE of each, to match the copy's DIEs to */
+	Dwarf_Off *origin;
+	int nr_origin;
 	bool oom;
 };
+
+/* Parameters from the abstract origin, optimized out until the concrete
+ * copy says where they are: a parameter the copy lost keeps its slot. */
+static void scope_origin_params(struct scope_walk *w)
+{
+	Dwarf_Die origin, child;
+
+	if (!ref_die(w->fn, DW_AT_abstract_origin, &origin) || dwarf_child(&origin, &child) != 0)
+		return;
+	do {
+		struct fe_dparam *p;
+
+		if (dwarf_tag(&child) == DW_TAG_unspecified_parameters)
+			w->out->variadic = true;
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		p = fe_grow(&w->out->params, &w->out->nr_params, sizeof(*p));
+		if (!p || !fe_grow(&w->origin, &w->nr_origin, sizeof(*w->origin))) {
+			w->oom = true;
+			return;
+		}
+		memset(p, 0, sizeof(*p));
+		p->name = name_of(&child);
+		p->type = type_of(&child);
+		loc_none(&p->loc, NULL);
+		w->origin[w->nr_origin - 1] = dwarf_dieoffset(&child);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* A concrete parameter DIE: its place in the origin's list, or -1. */
+static int origin_index(struct scope_walk *w, Dwarf_Die *param)
+{
+	Dwarf_Die o;
+	int i;
+
+	if (!w->nr_origin || !ref_die(param, DW_AT_abstract_origin, &o))
+		return -1;
+	for (i = 0; i < w->nr_origin; i++)
+		if (w->origin[i] == dwarf_dieoffset(&o))
+			return i;
+	return -1;
+}
 
 /* Add a variable; an inner one hides an outer one of the same name. */
 static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
@@ -1255,7 +1301,12 @@ static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 	do {
 		int tag = dwarf_tag(&child);
 
-		if (tag == DW_TAG_formal_parameter && depth == 0)
+		if (tag == DW_TAG_formal_parameter && depth == 0 && w->nr_origin) {
+			int i = origin_index(w, &child);
+
+			if (i >= 0)
+				var_location(w->dbg, &child, w->fn, w->pc, &w->out->params[i].loc);
+		} else if (tag == DW_TAG_formal_parameter && depth == 0)
 			scope_add(w, &child, true);
 		else if (tag == DW_TAG_unspecified_parameters && depth == 0)
 			w->out->variadic = true;
@@ -1285,7 +1336,9 @@ static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 	out->name = func;
 	out->ret = type_of(&fn);
 	scope_globals(&w);
+	scope_origin_params(&w);
 	scope_walk(&w, &fn, 0);
+	free(w.origin);
 	if (w.oom) {
 		fe_dfunc_clear(out);
 		return fe_err(err, 0, "out of memory");
