@@ -55,17 +55,9 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 		dbg = own = fe_dbg_open_dwarf(path, &err);
 		/* -n may have named the event otherwise: the function is
 		 * the one at the probe's offset */
-		if (!fe_elf_func_at(path, strtoul(colon + 1, NULL, 0), func, sizeof(func))) {
-			unsigned long delta;
-
-			/* a line or offset: FUNC+OFF says where */
-			if (fe_elf_func_holding(path, strtoul(colon + 1, NULL, 0), func,
-						sizeof(func), &delta) && delta)
-				snprintf(func + strlen(func), sizeof(func) - strlen(func), "+%lu",
-					 delta);
-			else
-				func[0] = 0;
-		}
+		/* FUNC, or FUNC+OFF for a line or offset */
+		if (!fe_elf_place_of(path, strtoul(colon + 1, NULL, 0), func, sizeof(func)))
+			func[0] = 0;
 	} else if (!uprobe) {
 		if (!kd->tried) {
 			kd->tried = true;

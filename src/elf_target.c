@@ -167,33 +167,26 @@ static bool starts_at(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
 	return true;
 }
 
-int fe_elf_func_at(const char *path, unsigned long off, char *name, size_t size)
+int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size)
 {
-	struct at_offset q = { off, name, size, false, 0 };
+	struct at_offset q = { off, buf, size, true, 0 };
 	struct elf_file ef;
 	struct fe_error err;
 	int ret;
 
 	if (elf_open_file(path, &ef, &err))
 		return 0;
+	/* a function that starts there first: a zero-size symbol holds
+	 * nothing */
+	q.inside = false;
 	ret = each_symbol(ef.elf, starts_at, &q);
+	if (!ret) {
+		q.inside = true;
+		ret = each_symbol(ef.elf, starts_at, &q);
+	}
 	elf_close_file(&ef);
-	return ret;
-}
-
-int fe_elf_func_holding(const char *path, unsigned long off, char *name, size_t size,
-			unsigned long *delta)
-{
-	struct at_offset q = { off, name, size, true, 0 };
-	struct elf_file ef;
-	struct fe_error err;
-	int ret;
-
-	if (elf_open_file(path, &ef, &err))
-		return 0;
-	ret = each_symbol(ef.elf, starts_at, &q);
-	elf_close_file(&ef);
-	*delta = q.delta;
+	if (ret && q.delta)
+		snprintf(buf + strlen(buf), size - strlen(buf), "+%lu", q.delta);
 	return ret;
 }
 

@@ -18,13 +18,10 @@
 int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,
 			 unsigned long *off, struct fe_error *err);
 
-/* The function that starts at file offset off (a uprobe's place): 1 with
- * its name, 0 when none does or the file cannot be read. */
-int fe_elf_func_at(const char *path, unsigned long off, char *name, size_t size);
-/* The function whose code holds file offset off: 1 with its name and
- * *delta, off's distance from its start; 0 when none does. */
-int fe_elf_func_holding(const char *path, unsigned long off, char *name, size_t size,
-			unsigned long *delta);
+/* The place a uprobe at file offset off is on, as a prototype names it:
+ * "FUNC" at a function's start, "FUNC+N" inside one; 1, or 0 when no
+ * function holds it (or the file cannot be read). */
+int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size);
 
 /* A function symbol that is a compiler's clone of func ("func.isra.0"):
  * 1 with its name in clone, or 0. */

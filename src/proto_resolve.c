@@ -1768,7 +1768,9 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	if (!p)
 		return fe_err(err, 0, "out of memory");
 	r.p = p;
-	p->in_body = ctx->site != NULL;
+	/* a line's address at the entry (FUNC:0) is the entry, with its
+	 * caller and the ABI's places */
+	p->in_body = ctx->site && ctx->site->off;
 	if (ctx->site)
 		snprintf(p->name_suffix, sizeof(p->name_suffix), "%s", ctx->site->suffix);
 	p->func = strdup(ctx->site ? ctx->site->func : proto->func);

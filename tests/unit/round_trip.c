@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "elf_target.h"
 #include "proto_render.h"
 
 struct result {
@@ -23,6 +24,7 @@ struct result {
 	char *event;
 	char *target;
 	bool uprobe;
+	unsigned long offset;
 	char err[FE_ERR_MSG_MAX];
 };
 
@@ -47,6 +49,7 @@ static void compile_text(const char *text, const struct fe_compile_opts *opts,
 	r->event = strdup(set.items[0].def.event);
 	r->target = strdup(set.items[0].def.target);
 	r->uprobe = set.items[0].def.uprobe;
+	r->offset = set.items[0].def.offset;
 	if (!r->args || !r->event || !r->target || (set.items[0].def.ret_args && !r->ret_args))
 		abort();
 out:
@@ -77,10 +80,14 @@ static int check_one(const struct result *first, bool is_return, struct fe_dbg *
 {
 	const char *args = is_return ? first->ret_args : first->args;
 	const char *target = first->uprobe ? NULL : first->target;
-	char *slots = fe_render_proto(first->event, target, args, is_return, false);
+	char place[256];
+	/* as list names a uprobe's function: by its offset */
+	const char *func = first->uprobe &&
+			   fe_elf_place_of(first->target, first->offset, place, sizeof(place)) ?
+			   place : first->event;
+	char *slots = fe_render_proto(func, target, args, is_return, false);
 	bool exact;
-	char *proto = fe_compile_render(first->event, target, args, is_return, dbg, opts,
-					&exact);
+	char *proto = fe_compile_render(func, target, args, is_return, dbg, opts, &exact);
 	struct result again;
 	bool fell_back;
 	int ret;
@@ -160,10 +167,15 @@ int main(int argc, char **argv)
 		r |= check_one(&first, false, dbg, &opts, "with-debug-info", &fetches);
 		if (first.ret_args)
 			r |= check_one(&first, true, dbg, &opts, "with-debug-info", &fetches);
-		/* without debug info Rostedt's slots are registers: no
-		 * fallback may be needed (uprobes always have the binary) */
+		/* without debug info Rostedt's slots are registers at an
+		 * entry: no fallback may be needed (uprobes always have the
+		 * binary); inside a function (FUNC+OFF) there are no slots
+		 * without DWARF, only the kernel's spelling */
 		if (!opts.binary) {
-			r |= check_one(&first, false, NULL, &bare, "no-debug-info", &bare_fetches);
+			int unused = 0;
+
+			r |= check_one(&first, false, NULL, &bare, "no-debug-info",
+				       strchr(first.target, '+') ? &unused : &bare_fetches);
 			if (first.ret_args)
 				r |= check_one(&first, true, NULL, &bare, "no-debug-info",
 					       &bare_fetches);
