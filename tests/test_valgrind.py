@@ -32,6 +32,19 @@ def test_compile_paths_under_valgrind():
     vg("funcs", "-x", prog(), "tr*")
 
 
+def test_line_places_under_valgrind():
+    if not shutil.which("valgrind"):
+        raise fe.Skip("valgrind not installed")
+    import test_line_places as lp
+    b = lp.binary()
+    n = lp.rel_line("walk")
+    vg("compile", "-x", b, f"walk:{n}(k, sum, p->val)", "walk+3()", f"fx_places.c:{lp.abs_line('arr')}(i, arr[1], ...)")
+    vg("compile", "-x", b, f"walk:{n}(nope)", "walk:999(k)", ok=(2,))
+    vg("vars", "-x", b, f"walk:{n}")
+    vg("vars", "-x", b, "walk:13", "--json")
+    vg("lines", "-x", b, f"fx_places.c:1-40")
+
+
 def test_events_paths_under_valgrind():
     if not shutil.which("valgrind"):
         raise fe.Skip("valgrind not installed")
