@@ -24,7 +24,8 @@ Picking (pick_libpython / pick_vmlinux)
   enum, a typedef of one; not a struct, union, array or floating type),
   named once in perf's list; of those, VARS_PER_LINE: first the function's
   own parameters and locals (in C scope at the address, per the DWARF
-  scope tree), then the ones perf lists from an inlined callee.  A line
+  scope tree), those in memory (stack, globals) or constants before those
+  in a register, then the ones perf lists from an inlined callee.  A line
   with none is skipped.
 
 perf's side is cached in FEVENT_CACHE (/var/cache/fevent)/line-xcheck,
@@ -205,14 +206,18 @@ def _blank_source(target, srcdir, path):
         os.replace(full + ".part", full)
 
 
-def perf_lines(target, func, srcdir):
-    """The lines perf probe -L marks in FUNC (relative numbers), or None."""
+def perf_lines(target, func, srcdir, where=None):
+    """The lines perf probe -L marks in FUNC (relative numbers), or None;
+    where, a dict, gets perf's file and declaration line of FUNC."""
     for _ in range(3):
         r = _perf(target, "-v", "-s", srcdir, "-L", func, timeout=120)
         if r.returncode == 0:
             out = r.stdout.splitlines()
             if not out or not out[0].startswith("<"):
                 return None
+            m = re.search(r"fname: (.+?), lineno:\s*(\d+)", r.stderr)
+            if m and where is not None:
+                where.update(file=m.group(1), decl_line=int(m.group(2)))
             return [int(m.group(1)) for l in out[1:] for m in [re.match(r"\s*(\d+)\s", l)] if m]
         m = re.search(r"^path: (.+)$", r.stderr, re.M)
         if not m or "Failed to find source file path" not in r.stderr:
@@ -561,13 +566,22 @@ def fevent_defs(target, cases, read=None):
 def fevent_on_perf_errors(target, cases, perf, facts, known=None):
     """What fevent says for each variable perf is wrong about (one prototype
     per variable): {(key, var): fevent's definition line(s) or error}."""
-    items, out = [], {}
-    for c in cases:
-        for v in wrong_vars(c, perf, facts, known):
-            items.append((f"{c['key']}|{v}", fevent_proto(c["func"], c["line"], [v])))
-    for k, (stdout, err) in _fevent_run(target, items).items():
-        key, v = k.split("|")
-        out[(key, v)] = err if stdout is None else " / ".join(stdout.split("\n")).strip(" /")
+    todo = {c["key"]: wrong_vars(c, perf, facts, known) for c in cases}
+    by_key = {c["key"]: c for c in cases}
+    out = {}
+    for i in range(max((len(v) for v in todo.values()), default=0)):
+        items = [(k, fevent_proto(by_key[k]["func"], by_key[k]["line"], [vs[i]]))
+                 for k, vs in todo.items() if len(vs) > i]
+        for k, (stdout, err) in _fevent_run(target, items).items():
+            c = by_key[k]
+            if stdout is None:
+                out[(k, todo[k][i])] = re.sub(r"^fevent: error: \S+?:\d+:\d+: ", "",
+                                              err.splitlines()[0])
+            else:
+                pat = re.compile(re.escape(event_base(c["func"], c["line"])) + r"(?:_\d+)?$")
+                out[(k, todo[k][i])] = " / ".join(
+                    " ".join(l.split()[1:]) for l in stdout.splitlines()
+                    if l.split() and pat.match(l.split()[0].split("/")[-1]))
     return out
 
 
@@ -714,6 +728,7 @@ class Oracle:
         self.target = target
         self.trees = {}
         self.offsets = {}
+        self.tables = {}
 
     def _subprogram_offset(self, addr):
         if addr not in self.offsets:
@@ -735,6 +750,70 @@ class Oracle:
                                 self.target.path], capture_output=True, text=True, timeout=300)
             self.trees[off] = parse_dwarfdump(r.stdout)
         return self.trees[off]
+
+    def line_rows(self, addr):
+        """The line-table rows at addr: [(file name, line, is_stmt)]."""
+        r = subprocess.run(["llvm-dwarfdump", f"--lookup={hex(addr)}", self.target.path],
+                           capture_output=True, text=True, timeout=300)
+        m = re.search(r"DW_AT_stmt_list\s+\((0x[0-9a-f]+)\)", r.stdout)
+        if not m:
+            return []
+        off = int(m.group(1), 16)
+        if off not in self.tables:
+            self.tables[off] = self._line_table(off)
+        return self.tables[off].get(addr, [])
+
+    def _line_table(self, off):
+        r = subprocess.run(["llvm-dwarfdump", f"--debug-line={hex(off)}", self.target.path],
+                           capture_output=True, text=True, timeout=300)
+        names, rows, idx = {}, {}, None
+        for line in r.stdout.splitlines():
+            m = re.match(r"file_names\[\s*(\d+)\]:", line)
+            if m:
+                idx = int(m.group(1))
+                continue
+            m = re.match(r'\s+name: "(.*)"', line)
+            if m and idx is not None:
+                names[idx] = m.group(1)
+                idx = None
+                continue
+            m = re.match(r"(0x[0-9a-f]{16})\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$", line)
+            if m:
+                rows.setdefault(int(m.group(1), 16), []).append(
+                    (names.get(int(m.group(4)), "?"), int(m.group(2)),
+                     "is_stmt" in m.group(5), "end_sequence" in m.group(5)))
+        return rows
+
+    def address_fact(self, func, addr, file, line):
+        """Is addr code of FILE:LINE?  None when it is (the last line-table
+        row at addr is that line, or addr starts an inlined callee called
+        from it), a reason when it is not, '?' when the table cannot tell."""
+        rows = [r for r in self.line_rows(addr) if not r[3]]
+        base = os.path.basename(file or "")
+        mine = [r for r in rows if r[1] == line and os.path.basename(r[0]) == base]
+        if not rows:
+            return "?"
+        last = rows[-1]
+        if last[1] == line and os.path.basename(last[0]) == base:
+            return None
+        root = self.tree(addr)
+        chain = self._chain(root, addr) if root else []
+        insts = [i for i, d in enumerate(chain)
+                 if d.tag in ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine") and d.name == func]
+        callee = None
+        if insts:
+            callee = next((d for d in chain[insts[-1] + 1:]
+                           if d.tag == "DW_TAG_inlined_subroutine"), None)
+        if callee is not None:
+            cl = re.search(r"\d+", callee.attrs.get("DW_AT_call_line", ""))
+            if cl and int(cl.group()) == line:
+                return None
+        if not mine:
+            return f"the line table has no row of {base}:{line} at {hex(addr)}"
+        return (f"the rows of {base}:{line} at {hex(addr)} are empty: its instruction is "
+                f"{os.path.basename(last[0])}:{last[1]} (the last row there)"
+                + (f", code of the inlined {callee.name} called from line "
+                   f"{callee.attrs.get('DW_AT_call_line', '?').strip('()')}" if callee else ""))
 
     @staticmethod
     def _chain(root, addr):
@@ -838,7 +917,8 @@ def _parse_where(where):
 
 
 def _pick_function(target, func, srcdir, oracle):
-    lines = perf_lines(target, func, srcdir)
+    decl = {}
+    lines = perf_lines(target, func, srcdir, decl)
     if not lines:
         return []
     picked = _spread([n for n in lines if n > 0], LINES_PER_FUNC)
@@ -865,12 +945,20 @@ def _pick_function(target, func, srcdir, oracle):
         own, other = [], []
         for k in sorted(common):
             f = oracle.facts(func, base + off, k) if base is not None else None
-            (own if f and f["own"] else other).append(k)
-        chosen = (own + other)[:VARS_PER_LINE]
+            if f and f["own"]:
+                # memory, stack and constant locations before registers
+                in_reg = bool(re.match(r"DW_OP_regx? ", f["expr"] or "")) and \
+                    "," not in (f["expr"] or "")
+                own.append((in_reg, k))
+            else:
+                other.append(k)
+        chosen = ([k for _, k in sorted(own)] + other)[:VARS_PER_LINE]
         cases.append({"key": spec, "func": func, "line": n, "vars": chosen,
                       "ctypes": {k: per_addr[0][k]["ctype"] for k in chosen},
                       "where": [w for w, _ in blocks],
-                      "inlined_only": [k for k in chosen if k in other]})
+                      "inlined_only": [k for k in chosen if k in other],
+                      "file": decl.get("file"),
+                      "abs_line": decl["decl_line"] + n if "decl_line" in decl else None})
     return cases
 
 
@@ -965,14 +1053,16 @@ def _untuple(data):
 
 # ---------------------------------------------------------------- compare
 
-def compare(cases, perf, fevent, facts=None, known=None, extra=None):
+def compare(cases, perf, fevent, facts=None, known=None, extra=None, addr_facts=None):
     """Returns (mismatches, perf_wrong, agreed): mismatches are readable
     strings where fevent and perf differ on a line or on a variable perf
     gave a definition for and the DWARF does not show perf to be wrong;
     perf_wrong the ones left out, each with the DWARF's evidence and what
     fevent said instead (extra, from fevent_on_perf_errors); agreed the
-    number of (address, variable) pairs that agree."""
-    facts, known, extra = facts or {}, known or {}, extra or {}
+    number of (address, variable) pairs that agree.  addr_facts:
+    {(key, address): Oracle.address_fact} for the addresses only one side
+    gives."""
+    facts, known, extra, addr_facts = facts or {}, known or {}, extra or {}, addr_facts or {}
     mism, wrong, agreed = [], [], 0
     for c in cases:
         k = c["key"]
@@ -990,14 +1080,31 @@ def compare(cases, perf, fevent, facts=None, known=None, extra=None):
                         wrong.append(f"{spec} @{_hex(addr)} {vs[v][2]}: {why}; "
                                      f"fevent: {extra.get((k, v), '?')}")
         if f["error"]:
+            err = re.sub(r"^fevent: error: \S+?:\d+:\d+: ", "", f["error"].splitlines()[0])
             mism.append(f"{spec}: perf gives {len(p['defs'])} definition(s) "
-                        f"({p['defs'][0][2]}); fevent refuses: {f['error'][:300]}")
+                        f"({p['defs'][0][2]}); fevent refuses: {err[:300]}")
             continue
         pa = {d[0]: d for d in p["defs"]}
         fa = {d[0]: d for d in f["defs"]}
         if set(pa) != set(fa):
             fmt = lambda s: ", ".join(_hex(a) for a in sorted(s, key=str))
-            mism.append(f"{spec}: addresses differ: perf {fmt(pa)}, fevent {fmt(fa)}")
+            real = []
+            for a in sorted(set(pa) - set(fa), key=str):
+                why = addr_facts.get((k, a))
+                if why and why != "?":
+                    wrong.append(f"{spec} @{_hex(a)}: perf's address is not the line's: {why}")
+                else:
+                    real.append(f"fevent lacks {_hex(a)}")
+            for a in sorted(set(fa) - set(pa), key=str):
+                if (k, a) in addr_facts and addr_facts[(k, a)] is None:
+                    wrong.append(f"{spec} @{_hex(a)}: perf misses this address of the line "
+                                 f"(the line table's row there is the line's)")
+                else:
+                    real.append(f"perf lacks {_hex(a)}"
+                                + (f" ({addr_facts[(k, a)]})" if addr_facts.get((k, a)) else ""))
+            if real:
+                mism.append(f"{spec}: addresses differ ({'; '.join(real)}): "
+                            f"perf {fmt(pa)}, fevent {fmt(fa)}")
         for addr in sorted(set(pa) & set(fa), key=str):
             pv, fv = pa[addr][1], fa[addr][1]
             for v, (ploc, pcls, praw) in pv.items():
@@ -1126,8 +1233,19 @@ def run_tier(which, refresh=False, with_fevent=True, known=None):
         fev = fevent_defs(t, cases, read)
         extra = fevent_on_perf_errors(t, cases, perf, facts, known)
         res["fevent"], res["fevent_on_perf_errors"] = fev, extra
-        res["mismatches"], res["perf_wrong"], res["agreed"] = compare(cases, perf, fev, facts,
-                                                                      known, extra)
+        oracle = oracle_for(t)
+        addr_facts = {}
+        for c in cases:
+            pa = {d[0] for d in perf[c["key"]]["defs"]}
+            fa = {d[0] for d in fev[c["key"]]["defs"]}
+            for a in pa ^ fa:
+                if isinstance(a, int) and c.get("abs_line"):
+                    va = t.offset_to_vaddr(a) if t.kind == "x" else a
+                    addr_facts[(c["key"], a)] = oracle.address_fact(c["func"], va, c["file"],
+                                                                    c["abs_line"])
+        res["addr_facts"] = addr_facts
+        res["mismatches"], res["perf_wrong"], res["agreed"] = compare(
+            cases, perf, fev, facts, known, extra, addr_facts)
     return res
 
 
