@@ -9,9 +9,10 @@ Picking (pick_libpython / pick_vmlinux)
 ---------------------------------------
 - functions: perf probe -F (the symbol table), names made of C identifier
   characters only, defined once (a static function defined in two files is
-  two functions), for libpython only Py*/_Py*; sorted; every k-th one, k
-  spreading the sample over the whole list, taken in that order until
-  enough functions gave a case;
+  two functions), for libpython only Py*/_Py*; sorted; every k-th one
+  (k = len // (3 * n_funcs), starting at k // 2), taken in that order
+  until n_funcs functions gave a case and there are min_cases cases
+  (libpython 36 and 110, the vmlinux 24 and 60);
 - lines: perf probe -L FUNC marks the probe-able lines (relative to the
   declaration line).  perf -L needs the source file, which is not on this
   machine: the module gives it a tree of blank files at the paths the DWARF
