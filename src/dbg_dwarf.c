@@ -1050,19 +1050,81 @@ static void loc_addr(Dwarf_Addr addr, struct fe_dloc *loc)
 	loc->addr = addr;
 }
 
+static int by_addr_desc(const void *x, const void *y)
+{
+	const GElf_Addr a = *(const GElf_Addr *)x, b = *(const GElf_Addr *)y;
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* How many symbols carry name. */
+static int symbol_count(Dwfl_Module *mod, const char *name)
+{
+	int i, n = dwfl_module_getsymtab(mod), count = 0;
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *s = dwfl_module_getsym(mod, i, &sym, NULL);
+
+		if (s && sym.st_shndx != SHN_UNDEF && !strcmp(s, name))
+			count++;
+	}
+	return count;
+}
+
 const char *fe_dbg_data_symbol(struct fe_dbg *dbg, unsigned long long addr, long *off)
 {
 	GElf_Off symoff = 0;
 	GElf_Sym sym;
-	const char *name;
+	GElf_Addr best_addr = 0;
+	const char *name, *best = NULL;
+	int i, n;
 
 	if (dbg->ops != &dwarf_ops)
 		return NULL;
-	name = dwfl_module_addrinfo(dbg->mod, addr + dbg->bias, &symoff, &sym, NULL, NULL, NULL);
+	addr += dbg->bias;
+	name = dwfl_module_addrinfo(dbg->mod, addr, &symoff, &sym, NULL, NULL, NULL);
 	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
 		return NULL;
-	*off = (long)symoff;
-	return name;
+	if (symbol_count(dbg->mod, name) == 1) {
+		*off = (long)symoff;
+		return name;
+	}
+	/* a static's name is often not unique (the kernel has dozens of
+	 * __msg.1), and the kernel resolves @NAME to one of them: the
+	 * nearest unique object symbol before the address instead */
+	{
+		struct cand { GElf_Addr a; const char *s; } *c = NULL;
+		int nr = 0;
+
+		n = dwfl_module_getsymtab(dbg->mod);
+		for (i = 1; i < n; i++) {
+			GElf_Addr a;
+			const char *s = dwfl_module_getsym_info(dbg->mod, i, &sym, &a, NULL,
+								NULL, NULL);
+			struct cand *k;
+
+			if (!s || !*s || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+			    sym.st_shndx == SHN_UNDEF || a > addr || addr - a > 0x7fffffff)
+				continue;
+			k = fe_grow(&c, &nr, sizeof(*c));
+			if (!k)
+				break;
+			k->a = a;
+			k->s = s;
+		}
+		qsort(c, nr, sizeof(*c), by_addr_desc);
+		for (i = 0; i < nr && i < 64 && !best; i++) {
+			if (symbol_count(dbg->mod, c[i].s) == 1) {
+				best = c[i].s;
+				best_addr = c[i].a;
+			}
+		}
+		free(c);
+	}
+	if (best)
+		*off = (long)(addr - best_addr);
+	return best;
 }
 
 static bool is_lit(const Dwarf_Op *op, long *v)
@@ -1178,8 +1240,32 @@ struct scope_walk {
 	 * the origin DIE of each, to match the copy's DIEs to */
 	Dwarf_Off *origin;
 	int nr_origin;
+	Dwarf_Off self;		/* the function's origin: a copy inlined into
+				 * itself is its own scope, nested */
 	bool oom;
 };
+
+static Dwarf_Off copy_of(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+
+	if (dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &o))
+		return dwarf_dieoffset(&o);
+	return dwarf_dieoffset(die);
+}
+
+/* A parameter of the function's copy inlined into itself: the same
+ * parameter, where the inner copy has it. */
+static void scope_inner_param(struct scope_walk *w, Dwarf_Die *param)
+{
+	const char *name = name_of(param);
+	int i;
+
+	for (i = 0; name && i < w->out->nr_params; i++)
+		if (w->out->params[i].name && !strcmp(w->out->params[i].name, name))
+			var_location(w->dbg, param, w->fn, w->pc, &w->out->params[i].loc);
+}
 
 /* Parameters from the abstract origin, optimized out until the concrete
  * copy says where they are: a parameter the copy lost keeps its slot. */
@@ -1308,12 +1394,15 @@ static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 				var_location(w->dbg, &child, w->fn, w->pc, &w->out->params[i].loc);
 		} else if (tag == DW_TAG_formal_parameter && depth == 0)
 			scope_add(w, &child, true);
+		else if (tag == DW_TAG_formal_parameter)
+			scope_inner_param(w, &child);
 		else if (tag == DW_TAG_unspecified_parameters && depth == 0)
 			w->out->variadic = true;
 		else if (tag == DW_TAG_variable)
 			scope_add(w, &child, false);
-		else if (tag == DW_TAG_lexical_block && !have_inner &&
-			 dwarf_haspc(&child, w->pc) == 1) {
+		else if ((tag == DW_TAG_lexical_block ||
+			  (tag == DW_TAG_inlined_subroutine && copy_of(&child) == w->self)) &&
+			 !have_inner && dwarf_haspc(&child, w->pc) == 1) {
 			inner = child;
 			have_inner = true;
 		}
@@ -1333,6 +1422,7 @@ static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 		return 0;
 	w.fn = &fn;
 	w.pc = entry + off;
+	w.self = copy_of(&fn);
 	out->name = func;
 	out->ret = type_of(&fn);
 	scope_globals(&w);

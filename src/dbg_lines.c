@@ -25,6 +25,7 @@ struct pending {
 };
 
 struct collect {
+	Dwarf_Off self;		/* the function's origin: its copies are it */
 	struct pending *v;
 	int n;
 	const char *file;
@@ -73,8 +74,7 @@ static enum readback reads_back(struct collect *c, int line, Dwarf_Addr addr)
 
 	if (addr == c->entry)
 		return line == c->decl_line ? READS_BACK : READS_OTHER_LINE;
-	/* the first row at addr that begins a statement (rows are sorted
-	 * by address) */
+	/* the first row at addr (rows are sorted by address) */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		Dwarf_Addr a;
@@ -84,6 +84,10 @@ static enum readback reads_back(struct collect *c, int line, Dwarf_Addr addr)
 		else
 			lo = mid + 1;
 	}
+	/* the first row there that begins a statement says what the
+	 * address reads back as, unless a later statement row at the same
+	 * address is the line itself (a header's inlined code that ends
+	 * where the line begins) */
 	for (; lo < c->nr_lines; lo++) {
 		Dwarf_Line *row = dwarf_onesrcline(c->lines, lo);
 		Dwarf_Addr a;
@@ -91,10 +95,14 @@ static enum readback reads_back(struct collect *c, int line, Dwarf_Addr addr)
 
 		if (!row || dwarf_lineaddr(row, &a) || a != addr)
 			break;
-		if (!dwarf_linebeginstatement(row, &stmt) && stmt) {
+		if (dwarf_linebeginstatement(row, &stmt) || !stmt)
+			continue;
+		if (!l)
 			l = row;
-			break;
-		}
+		src = dwarf_linesrc(row, NULL, NULL);
+		if (!dwarf_lineno(row, &lno) && lno == line && src &&
+		    same_file(src, c->file, c->comp_dir))
+			return READS_BACK;
 	}
 	if (!l || dwarf_lineno(l, &lno))
 		return READS_BACK;
@@ -127,8 +135,26 @@ static void add(struct collect *c, int line, Dwarf_Addr addr, bool call_site)
 	p->marks = rb == READS_BACK;
 }
 
-/* The innermost inlined subroutine under die whose code covers pc. */
-static bool inlined_at(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+/* The DIE offset a subprogram or inlined copy is a copy of: its
+ * abstract origin's, or its own. */
+static Dwarf_Off origin_off(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+
+	if (dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &o))
+		return dwarf_dieoffset(&o);
+	return dwarf_dieoffset(die);
+}
+
+/*
+ * The inlined callee under die whose code covers pc: *out the innermost,
+ * *top the outermost, that is the call the function itself makes.  A copy
+ * of the function inlined into itself (recursion GCC unrolled) is the
+ * function: its code is the function's, its calls the function's calls.
+ */
+static bool inlined_at(Dwarf_Die *die, Dwarf_Off self, Dwarf_Addr pc, Dwarf_Die *out,
+		       Dwarf_Die *top, int depth)
 {
 	Dwarf_Die child;
 
@@ -140,12 +166,14 @@ static bool inlined_at(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out, int depth)
 		if ((tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block) ||
 		    dwarf_haspc(&child, pc) != 1)
 			continue;
-		if (tag == DW_TAG_inlined_subroutine) {
+		if (tag == DW_TAG_inlined_subroutine && origin_off(&child) != self) {
 			*out = child;
-			inlined_at(&child, pc, out, depth + 1);
+			*top = child;
+			inlined_at(&child, self, pc, out, &(Dwarf_Die){ 0 }, depth + 1);
 			return true;
 		}
-		if (inlined_at(&child, pc, out, depth + 1))
+		/* a block, or the function's own copy: look inside */
+		if (inlined_at(&child, self, pc, out, top, depth + 1))
 			return true;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
@@ -167,7 +195,8 @@ static void call_sites(Dwarf_Die *die, Dwarf_Files *files, size_t nr_files,
 		Dwarf_Addr pc;
 		const char *name;
 
-		if (tag == DW_TAG_lexical_block) {
+		if (tag == DW_TAG_lexical_block ||
+		    (tag == DW_TAG_inlined_subroutine && origin_off(&child) == c->self)) {
 			call_sites(&child, files, nr_files, c, depth + 1);
 			continue;
 		}
@@ -245,6 +274,7 @@ int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines
 			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
 	if (!fe_dwarf_func_die(dbg, func, &fn, &c.entry))
 		return 0;
+	c.self = origin_off(&fn);
 	file = dwarf_decl_file(&fn);
 	if (!file || dwarf_decl_line(&fn, &decl) || !dwarf_diecu(&fn, &cu, NULL, NULL))
 		return fe_err(err, 0, "the DWARF of %s does not say where '%s' is declared",
@@ -263,7 +293,7 @@ int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines
 	for (i = 0; i < nr_lines; i++) {
 		Dwarf_Line *line = dwarf_onesrcline(lines, i);
 		Dwarf_Addr addr;
-		Dwarf_Die inl;
+		Dwarf_Die inl, top;
 		bool flag;
 		int lineno;
 		const char *src;
@@ -279,13 +309,23 @@ int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines
 		if (dwarf_linebeginstatement(line, &flag) || !flag)
 			continue;
 		/* an inlined callee's code is the callee's line, except
-		 * where it begins on its own declaration line */
-		if (inlined_at(&fn, addr, &inl, 0)) {
+		 * where it begins on its own declaration line, or where the
+		 * row is the line of the function's call to it */
+		if (inlined_at(&fn, c.self, addr, &inl, &top, 0)) {
 			int inl_decl;
 			const char *inl_file = dwarf_decl_file(&inl);
+			Dwarf_Attribute at;
+			Dwarf_Word call_line, call_file;
 
-			if (dwarf_decl_line(&inl, &inl_decl) || inl_decl != lineno || !inl_file ||
-			    !same_file(inl_file, file, c.comp_dir))
+			if (!(dwarf_attr(&top, DW_AT_call_line, &at) &&
+			      !dwarf_formudata(&at, &call_line) && call_line == (Dwarf_Word)lineno &&
+			      dwarf_attr(&top, DW_AT_call_file, &at) &&
+			      !dwarf_formudata(&at, &call_file) && call_file < nr_files &&
+			      dwarf_filesrc(files, call_file, NULL, NULL) &&
+			      same_file(dwarf_filesrc(files, call_file, NULL, NULL), file,
+					c.comp_dir)) &&
+			    (dwarf_decl_line(&inl, &inl_decl) || inl_decl != lineno || !inl_file ||
+			     !same_file(inl_file, file, c.comp_dir)))
 				continue;
 		}
 		add(&c, lineno, addr, false);
