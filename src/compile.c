@@ -8,6 +8,8 @@
 #include "btf_or_dwarf.h"
 #include "compile.h"
 #include "dbg_lines.h"
+#include "elf_target.h"
+#include "insn_boundary.h"
 #include "fe_util.h"
 #include "fetch_map_x86_64.h"
 #include "ksyms.h"
@@ -144,8 +146,8 @@ int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, ch
 	return fe_resolve_clone_of(&ctx, func, clone, size);
 }
 
-static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg, struct fe_site **sites,
-		      int *nr);
+static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
+		      const struct fe_compile_opts *opts, struct fe_site **sites, int *nr);
 
 int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		   struct fe_dbg *dbg, const struct fe_compile_opts *opts)
@@ -173,7 +175,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		/* not expanded by fe_compile_run: the place's first address */
 		if (it->proto->at != FE_AT_OFFSET && (!dbg || strcmp(fe_dbg_kind(dbg), "DWARF")))
 			return fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables");
-		if (find_sites(it, dbg, &sites, &nr))
+		if (find_sites(it, dbg, opts, &sites, &nr))
 			return -1;
 		it->site = sites[0];
 		it->site_func = strdup(sites[0].func);
@@ -204,7 +206,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
  * A kernel without BTF: its DWARF vmlinux where distributions and kernel
  * builds put it (Debian's -dbg package, a build tree), as perf looks.
  */
-struct fe_dbg *fe_running_kernel_dwarf(void)
+static bool running_kernel_vmlinux(char *path, size_t size)
 {
 	static const char *const places[] = {
 		"/usr/lib/debug/boot/vmlinux-%s",
@@ -216,16 +218,69 @@ struct fe_dbg *fe_running_kernel_dwarf(void)
 	size_t i;
 
 	if (uname(&u))
-		return NULL;
+		return false;
 	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
-		struct fe_error ignored;
-		char path[512];
-
-		snprintf(path, sizeof(path), places[i], u.release);
+		snprintf(path, size, places[i], u.release);
 		if (access(path, R_OK) == 0)
-			return fe_dbg_open_dwarf(path, &ignored);
+			return true;
 	}
-	return NULL;
+	return false;
+}
+
+struct fe_dbg *fe_running_kernel_dwarf(void)
+{
+	struct fe_error ignored;
+	char path[512];
+
+	return running_kernel_vmlinux(path, sizeof(path)) ? fe_dbg_open_dwarf(path, &ignored) :
+	       NULL;
+}
+
+/*
+ * FUNC+OFF must start an instruction: decode the function from the
+ * binary's, or the kernel's vmlinux, code.  Without the kernel's code at
+ * hand the kernel judges (it refuses a split instruction with EILSEQ); a
+ * module's FUNC+OFF likewise.
+ */
+static int check_offset(struct fe_compiled *it, const struct fe_compile_opts *opts)
+{
+	const struct fe_proto *proto = it->proto;
+	unsigned long before, after;
+	unsigned char *code;
+	char path[512];
+	const char *file = opts->binary ? opts->binary : opts->vmlinux;
+	uint64_t addr;
+	size_t size;
+	int ret;
+
+	if (proto->module)
+		return 0;
+	if (!file && !opts->btf && !opts->kallsyms && running_kernel_vmlinux(path, sizeof(path)))
+		file = path;
+	if (!file)
+		return 0;
+	ret = fe_elf_func_code(file, proto->func, &addr, &code, &size, &it->err);
+	if (ret <= 0) {
+		/* no such function: the resolver says so, with suggestions */
+		it->err.col = proto->at_col;
+		return ret;
+	}
+	ret = fe_insn_boundary(code, size, addr, proto->offset, &before, &after, &it->err);
+	free(code);
+	if (ret < 0) {
+		if (proto->offset >= size)
+			fe_err(&it->err, proto->at_col, "offset %lu is past the end of '%s' (%zu bytes)",
+			       proto->offset, proto->func, size);
+		else
+			it->err.col = proto->at_col;
+		return -1;
+	}
+	if (ret == 0)
+		return fe_err(&it->err, proto->at_col,
+			      "offset %lu splits the instruction at %s+%lu (%lu bytes): the nearest instruction boundaries are %s+%lu and %s+%lu",
+			      proto->offset, proto->func, before, after - before, proto->func, before,
+			      proto->func, after);
+	return 0;
 }
 
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
@@ -280,8 +335,8 @@ static void near_lines(const struct fe_func_lines *fl, long line, struct fe_buf 
  * is every address the line table gives it (inlined copies, split
  * blocks), as perf probe puts one probe on each.
  */
-static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg, struct fe_site **sites,
-		      int *nr)
+static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
+		      const struct fe_compile_opts *opts, struct fe_site **sites, int *nr)
 {
 	const struct fe_proto *proto = it->proto;
 	struct fe_func_lines fl;
@@ -292,6 +347,8 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg, struct fe_sit
 	*sites = NULL;
 	*nr = 0;
 	if (proto->at == FE_AT_OFFSET) {
+		if (check_offset(it, opts))
+			return -1;
 		s = fe_grow(sites, nr, sizeof(*s));
 		if (!s)
 			return fe_err(&it->err, 0, "out of memory");
@@ -390,7 +447,7 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 			it->failed = true;
 			continue;
 		}
-		if (find_sites(it, d, &sites, &nr)) {
+		if (find_sites(it, d, opts, &sites, &nr)) {
 			it->failed = true;
 			continue;
 		}

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -237,6 +238,86 @@ int fe_elf_fetch_offset(const char *path, const char *func, const char *symbol,
 		goto out;
 	*off = addr - (faddr - foff);
 	ret = 1;
+out:
+	elf_close_file(&ef);
+	return ret;
+}
+
+struct func_sym {
+	const char *name;
+	GElf_Sym sym;
+};
+
+static bool func_named(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
+{
+	struct func_sym *q = arg;
+
+	(void)elf;
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || strcmp(s, q->name))
+		return false;
+	q->sym = *sym;
+	return true;
+}
+
+#define MAX_FUNC_CODE	(1 << 20)
+
+int fe_elf_func_code(const char *path, const char *func, uint64_t *addr, unsigned char **code,
+		     size_t *size, struct fe_error *err)
+{
+	struct func_sym q = { .name = func };
+	struct elf_file ef;
+	Elf_Scn *scn = NULL;
+	unsigned char *buf;
+	int ret = -1;
+
+	*code = NULL;
+	if (elf_open_file(path, &ef, err))
+		return -1;
+	if (!each_symbol(ef.elf, func_named, &q)) {
+		ret = 0;
+		goto out;
+	}
+	if (!q.sym.st_size) {
+		fe_err(err, 0, "'%s' has no size in the symbol table of %s", func, path);
+		goto out;
+	}
+	if (q.sym.st_size > MAX_FUNC_CODE) {
+		fe_err(err, 0, "'%s' in %s is %llu bytes, more than a function fevent decodes",
+		       func, path, (unsigned long long)q.sym.st_size);
+		goto out;
+	}
+	/* the section holding the code: fe_input_check_elf made sure its
+	 * bytes are inside the file */
+	while ((scn = elf_nextscn(ef.elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    q.sym.st_value < sh.sh_addr || q.sym.st_value - sh.sh_addr >= sh.sh_size)
+			continue;
+		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    q.sym.st_size > sh.sh_size - (q.sym.st_value - sh.sh_addr)) {
+			fe_err(err, 0, "the code of '%s' is not inside an executable section of %s",
+			       func, path);
+			goto out;
+		}
+		buf = malloc(q.sym.st_size);
+		if (!buf) {
+			fe_err(err, 0, "out of memory");
+			goto out;
+		}
+		if (pread(ef.fd, buf, q.sym.st_size,
+			  sh.sh_offset + (q.sym.st_value - sh.sh_addr)) != (ssize_t)q.sym.st_size) {
+			free(buf);
+			fe_err(err, 0, "cannot read the code of '%s' from %s", func, path);
+			goto out;
+		}
+		*code = buf;
+		*size = q.sym.st_size;
+		*addr = q.sym.st_value;
+		ret = 1;
+		goto out;
+	}
+	fe_err(err, 0, "no section of %s holds the code of '%s'", path, func);
 out:
 	elf_close_file(&ef);
 	return ret;

@@ -9,6 +9,7 @@
 #define ELF_TARGET_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "fe_error.h"
@@ -36,5 +37,12 @@ int fe_elf_clone_of(const char *path, const char *func, char *clone, size_t size
  */
 int fe_elf_fetch_offset(const char *path, const char *func, const char *symbol,
 			unsigned long addr, unsigned long *off, struct fe_error *err);
+
+/* The code of function func (an STT_FUNC symbol) in an ELF file: its
+ * address and its st_size bytes, malloc'd in *code.  1 found, 0 no such
+ * function, -1 with err set (no size, not in an executable section, more
+ * than 1 MiB, unreadable). */
+int fe_elf_func_code(const char *path, const char *func, uint64_t *addr, unsigned char **code,
+		     size_t *size, struct fe_error *err);
 
 #endif

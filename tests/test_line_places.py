@@ -42,6 +42,19 @@ def abs_line(mark):
                 if f"MARK: {mark}" in l)
 
 
+def insn_starts(func, binary_path=None):
+    """The offsets objdump decodes instructions of func at."""
+    path = binary_path or binary()
+    nm = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+    start = next(int(l.split()[0], 16) for l in nm.splitlines() if l.split()[-1] == func)
+    size = int(subprocess.run(["nm", "-S", path], capture_output=True, text=True, check=True)
+               .stdout.split(f" {func}\n")[0].splitlines()[-1].split()[1], 16)
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
+                          f"--start-address={start:#x}", f"--stop-address={start + size:#x}",
+                          path], capture_output=True, text=True, check=True).stdout
+    return [int(m.group(1), 16) - start for m in re.finditer(r"^ *([0-9a-f]+):\t", out, re.M)]
+
+
 def compile_(*protos, extra=()):
     return fe.run("compile", "-g", GROUP, "-x", binary(), *extra, *protos)
 
@@ -213,7 +226,7 @@ def test_list_keeps_the_place():
     clean()
     try:
         n = rel_line("walk")
-        r = fe.run("add", "-g", GROUP, "-x", binary(), f"walk:{n}(k, sum)", "walk+3()")
+        r = fe.run("add", "-g", GROUP, "-x", binary(), f"walk:{n}(k, sum)", f"walk+{insn_starts('walk')[1]}()")
         expect_eq(r.returncode, 0, r.stderr)
         added = {d[0]: d for d in defs(r.stdout)}
         r = fe.run("list", "-g", GROUP, "--json")

@@ -38,7 +38,7 @@ def test_line_places_under_valgrind():
     import test_line_places as lp
     b = lp.binary()
     n = lp.rel_line("walk")
-    vg("compile", "-x", b, f"walk:{n}(k, sum, p->val)", "walk+3()", f"fx_places.c:{lp.abs_line('arr')}(i, arr[1], ...)")
+    vg("compile", "-x", b, f"walk:{n}(k, sum, p->val)", f"walk+{lp.insn_starts('walk')[1]}()", f"fx_places.c:{lp.abs_line('arr')}(i, arr[1], ...)")
     vg("compile", "-x", b, f"walk:{n}(nope)", "walk:999(k)", ok=(2,))
     vg("vars", "-x", b, f"walk:{n}")
     vg("vars", "-x", b, "walk:13", "--json")
