@@ -59,6 +59,11 @@ int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf
  * first of its DW_AT_ranges. */
 bool fe_dwarf_entry(Dwarf_Die *die, Dwarf_Addr *pc);
 
+/* The DIE offset a subprogram or inlined copy is a copy of: its
+ * abstract origin's, or its own (a function inlined into itself is the
+ * function). */
+Dwarf_Off fe_dwarf_origin(Dwarf_Die *die);
+
 struct fe_dbg *fe_dbg_alloc(const struct fe_dbg_ops *ops, const char *source,
 			    struct fe_error *err);
 

@@ -1245,7 +1245,7 @@ struct scope_walk {
 	bool oom;
 };
 
-static Dwarf_Off copy_of(Dwarf_Die *die)
+Dwarf_Off fe_dwarf_origin(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die o;
@@ -1401,7 +1401,7 @@ static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 		else if (tag == DW_TAG_variable)
 			scope_add(w, &child, false);
 		else if ((tag == DW_TAG_lexical_block ||
-			  (tag == DW_TAG_inlined_subroutine && copy_of(&child) == w->self)) &&
+			  (tag == DW_TAG_inlined_subroutine && fe_dwarf_origin(&child) == w->self)) &&
 			 !have_inner && dwarf_haspc(&child, w->pc) == 1) {
 			inner = child;
 			have_inner = true;
@@ -1422,7 +1422,7 @@ static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 		return 0;
 	w.fn = &fn;
 	w.pc = entry + off;
-	w.self = copy_of(&fn);
+	w.self = fe_dwarf_origin(&fn);
 	out->name = func;
 	out->ret = type_of(&fn);
 	scope_globals(&w);

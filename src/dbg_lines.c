@@ -135,18 +135,6 @@ static void add(struct collect *c, int line, Dwarf_Addr addr, bool call_site)
 	p->marks = rb == READS_BACK;
 }
 
-/* The DIE offset a subprogram or inlined copy is a copy of: its
- * abstract origin's, or its own. */
-static Dwarf_Off origin_off(Dwarf_Die *die)
-{
-	Dwarf_Attribute a;
-	Dwarf_Die o;
-
-	if (dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &o))
-		return dwarf_dieoffset(&o);
-	return dwarf_dieoffset(die);
-}
-
 /*
  * The inlined callee under die whose code covers pc: *out the innermost,
  * *top the outermost, that is the call the function itself makes.  A copy
@@ -166,7 +154,7 @@ static bool inlined_at(Dwarf_Die *die, Dwarf_Off self, Dwarf_Addr pc, Dwarf_Die 
 		if ((tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block) ||
 		    dwarf_haspc(&child, pc) != 1)
 			continue;
-		if (tag == DW_TAG_inlined_subroutine && origin_off(&child) != self) {
+		if (tag == DW_TAG_inlined_subroutine && fe_dwarf_origin(&child) != self) {
 			*out = child;
 			*top = child;
 			inlined_at(&child, self, pc, out, &(Dwarf_Die){ 0 }, depth + 1);
@@ -196,7 +184,7 @@ static void call_sites(Dwarf_Die *die, Dwarf_Files *files, size_t nr_files,
 		const char *name;
 
 		if (tag == DW_TAG_lexical_block ||
-		    (tag == DW_TAG_inlined_subroutine && origin_off(&child) == c->self)) {
+		    (tag == DW_TAG_inlined_subroutine && fe_dwarf_origin(&child) == c->self)) {
 			call_sites(&child, files, nr_files, c, depth + 1);
 			continue;
 		}
@@ -274,7 +262,7 @@ int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines
 			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
 	if (!fe_dwarf_func_die(dbg, func, &fn, &c.entry))
 		return 0;
-	c.self = origin_off(&fn);
+	c.self = fe_dwarf_origin(&fn);
 	file = dwarf_decl_file(&fn);
 	if (!file || dwarf_decl_line(&fn, &decl) || !dwarf_diecu(&fn, &cu, NULL, NULL))
 		return fe_err(err, 0, "the DWARF of %s does not say where '%s' is declared",
