@@ -103,9 +103,16 @@ int fe_print_definitions(const struct fe_compile_set *set)
 	int i;
 
 	for (i = 0; i < set->nr; i++) {
-		printf("%s\n", set->items[i].def.entry);
-		if (set->items[i].def.ret)
-			printf("%s\n", set->items[i].def.ret);
+		const struct fe_definition *d = &set->items[i].def;
+
+		printf("%s\n", d->entry);
+		if (d->filter && !d->filter_on_return)
+			printf("# filter %s/%s: %s\n", d->group, d->event, d->filter);
+		if (d->ret)
+			printf("%s\n", d->ret);
+		/* a comment to kprobe_events; the filter file takes it */
+		if (d->filter && d->filter_on_return)
+			printf("# filter %s/%s: %s\n", d->group, d->ret_event, d->filter);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fe_say_error("writing the definitions: %s\n", strerror(errno));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tracefs.h>
 
 #include "btf_or_dwarf.h"
 #include "commands.h"
@@ -115,6 +116,23 @@ static void print_module_gone(const struct fe_event_info *e)
 		       "module is loaded, when the kernel registers it anew\n", module);
 }
 
+/* The event's filter ('if FILTER'), or NULL when it has none. */
+static char *event_filter(const struct fe_event_info *e)
+{
+	char *f = tracefs_event_file_read(NULL, e->group, e->event, "filter", NULL);
+	size_t len;
+
+	if (!f)
+		return NULL;
+	len = strcspn(f, "\n");
+	f[len] = 0;
+	if (!len || !strcmp(f, "none")) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
 static void print_text(const struct fe_event_info *e, const char *proto)
 {
 	int i;
@@ -188,7 +206,19 @@ int fe_cmd_list(const struct fe_cli *cli)
 	}
 	for (i = 0; i < n; i++) {
 		char *proto = rendered(&ev[i], &kd);
+		char *filter = event_filter(&ev[i]);
 
+		/* the filter is written in the field names the rendering
+		 * labels its arguments with: it reads back as it is */
+		if (proto && filter) {
+			char *both;
+
+			if (asprintf(&both, "%s if %s", proto, filter) >= 0) {
+				free(proto);
+				proto = both;
+			}
+		}
+		free(filter);
 		if (cli->json)
 			print_json(&ev[i], proto);
 		else

@@ -9,6 +9,7 @@
 #include "compile.h"
 #include "dbg_lines.h"
 #include "elf_target.h"
+#include "event_filter.h"
 #include "insn_boundary.h"
 #include "fe_util.h"
 #include "fetch_map_x86_64.h"
@@ -199,6 +200,10 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (!ret)
 		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
 	free(places);
+	if (!ret && it->proto->filter)
+		ret = fe_filter_translate(it->proto->filter, it->proto->filter_col,
+					  it->def.entry_args, it->def.ret_args, &it->def.filter,
+					  &it->def.filter_on_return, &it->err);
 	return ret;
 }
 

@@ -556,5 +556,6 @@ void fe_definition_clear(struct fe_definition *def)
 	free(def->ret_args);
 	free(def->arg_pos);
 	free(def->arg_col);
+	free(def->filter);
 	memset(def, 0, sizeof(*def));
 }

@@ -47,6 +47,10 @@ struct fe_definition {
 	int *arg_pos;
 	int *arg_col;
 	int nr_args;
+	/* 'if FILTER': the kernel's filter for the entry event, or for the
+	 * return event when it names the return value; NULL if none */
+	char *filter;
+	bool filter_on_return;
 };
 
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,

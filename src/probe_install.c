@@ -358,6 +358,28 @@ static int make_room(const char *group, const char *name, bool force, struct ins
 	return 0;
 }
 
+/*
+ * 'if FILTER': the event's filter file.  A filter the kernel refuses is
+ * an error with the kernel's words (the filter file reads back the
+ * parse error), and the add is undone.
+ */
+static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int index,
+		      struct fe_error *err)
+{
+	const char *name = def->filter_on_return ? def->ret_event : def->event;
+	char *why;
+
+	if (tracefs_event_file_write(NULL, def->group, name, "filter", def->filter) >= 0)
+		return 0;
+	why = tracefs_event_file_read(NULL, def->group, name, "filter", NULL);
+	r->def = index;
+	r->ret = def->filter_on_return;
+	r->arg = -1;
+	r->col = 0;
+	r->log = why;
+	return fe_err(err, 0, "the kernel refused the filter of %s/%s", def->group, name);
+}
+
 int fe_install(struct fe_definition *const *defs, int n, bool force,
 	       struct fe_refusal *refusal, struct fe_error *err)
 {
@@ -413,6 +435,9 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 			}
 		}
 	}
+	for (i = 0; i < n; i++)
+		if (defs[i]->filter && set_filter(defs[i], refusal, i, err))
+			goto fail;
 	for (i = 0; i < n; i++) {
 		if (!defs[i]->uprobe)
 			continue;

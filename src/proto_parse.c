@@ -1270,10 +1270,49 @@ rtype:
 	return 0;
 }
 
+/*
+ * Where 'if FILTER' starts after the prototype's closing ')': the filter
+ * language (strings, ~, &&, !) is not the prototype's, so the text is cut
+ * there before the prototype is tokenized.  NULL if there is none.
+ */
+static const char *find_filter(const char *text, const char **if_word)
+{
+	const char *p = text;
+	int depth = 0;
+	bool opened = false;
+
+	for (; *p; p++) {
+		if (*p == '(') {
+			depth++;
+			opened = true;
+		} else if (*p == ')' && depth > 0 && --depth == 0 && opened) {
+			const char *q = p + 1;
+
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q == ';')
+				q++;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (q[0] == 'i' && q[1] == 'f' && (q[2] == ' ' || q[2] == '\t' || !q[2])) {
+				*if_word = q;
+				q += 2;
+				while (*q == ' ' || *q == '\t')
+					q++;
+				return q;
+			}
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
 struct fe_proto *fe_proto_parse(const char *text, struct fe_error *err)
 {
 	struct parser ps = { .text = text, .err = err };
 	struct fe_proto *proto;
+	const char *filter, *if_word = NULL;
+	char *head = NULL;
 	struct tok *t;
 
 	proto = calloc(1, sizeof(*proto));
@@ -1287,6 +1326,26 @@ struct fe_proto *fe_proto_parse(const char *text, struct fe_error *err)
 		goto fail;
 	}
 	proto->end_col = col_at(text, text + strlen(text));
+	filter = find_filter(text, &if_word);
+	if (filter) {
+		size_t len = strlen(filter);
+
+		while (len && (filter[len - 1] == ' ' || filter[len - 1] == '\t'))
+			len--;
+		proto->filter_col = col_at(text, filter);
+		if (!len) {
+			fe_err(err, col_at(text, if_word), "'if' needs a filter after it, e.g. 'if count > 4096'");
+			goto fail;
+		}
+		proto->filter = strndup(filter, len);
+		head = strndup(text, if_word - text);
+		if (!proto->filter || !head) {
+			oom(&ps);
+			goto fail;
+		}
+		/* columns stay those of the whole text */
+		ps.text = head;
+	}
 	if (tokenize(&ps))
 		goto fail;
 	if (cur(&ps)->kind == T_EOF) {
@@ -1310,9 +1369,11 @@ struct fe_proto *fe_proto_parse(const char *text, struct fe_error *err)
 		goto fail;
 	}
 	free(ps.toks);
+	free(head);
 	return proto;
 fail:
 	free(ps.toks);
+	free(head);
 	fe_proto_free(proto);
 	return NULL;
 }
@@ -1332,6 +1393,7 @@ void fe_proto_free(struct fe_proto *proto)
 	tspec_free(proto->rtype);
 	free(proto->func);
 	free(proto->file);
+	free(proto->filter);
 	free(proto->module);
 	free(proto->text);
 	free(proto);

@@ -137,6 +137,8 @@ struct fe_proto {
 	bool ellipsis;		/* trailing '...' */
 	int ellipsis_col;
 	int end_col;		/* column just past the text */
+	char *filter;		/* 'if FILTER' (DESIGN.md section 9), or NULL */
+	int filter_col;		/* where FILTER starts */
 };
 
 /* Parse one prototype.  Returns NULL and fills err on a syntax error. */

@@ -408,11 +408,34 @@ static int leave_out_self(struct session *s, struct fe_error *err)
 	return 0;
 }
 
+/*
+ * An instance has its own copy of each event's filter: the one 'add'
+ * wrote at the top ('if FILTER') is set here too, so the instance records
+ * (and counts) the same events.  0, or -1 with errno set.
+ */
+static int copy_filter(struct tracefs_instance *inst, const char *group, const char *event)
+{
+	char *f = tracefs_event_file_read(NULL, group, event, "filter", NULL);
+	int ret = 0;
+
+	if (f) {
+		f[strcspn(f, "\n")] = 0;
+		if (f[0] && strcmp(f, "none"))
+			ret = tracefs_event_file_write(inst, group, event, "filter", f) < 0 ? -1 : 0;
+		free(f);
+	}
+	return ret;
+}
+
 static int enable_events(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
 			 struct fe_error *err)
 {
 	int i;
 
+	for (i = 0; i < n; i++)
+		if (chosen[i] && copy_filter(s->inst, ev[i].group, ev[i].event))
+			return fe_err(err, 0, "cannot set the filter of %s/%s in fevent's instance: %s",
+				      ev[i].group, ev[i].event, strerror(errno));
 	for (i = 0; i < n; i++)
 		if (chosen[i] && tracefs_event_enable(s->inst, ev[i].group, ev[i].event))
 			return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group, ev[i].event,
@@ -543,7 +566,8 @@ static void count_commits(struct session *s, struct fe_view *v, struct fe_event_
 	}
 	/* a page or two per CPU: it only counts */
 	tracefs_instance_set_buffer_size(w->count, 4, -1);
-	if (tracefs_event_enable(w->count, ev[i].group, ev[i].event)) {
+	if (copy_filter(w->count, ev[i].group, ev[i].event) ||
+	    tracefs_event_enable(w->count, ev[i].group, ev[i].event)) {
 		snprintf(why, sizeof(why), "cannot enable %s/%s in %s: %s", ev[i].group,
 			 ev[i].event, name, strerror(errno));
 		goto fail;

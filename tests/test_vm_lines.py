@@ -5,7 +5,8 @@ what they are, FUNC+OFF with the kernel's fetch arguments, the way a
 probe compiled on a workstation goes onto a target.  The workload, cat
 /etc/hostname with fd 3 closed (the VM's results port holds it), opens
 one file: do_sys_openat2's locals have known values at its lines (fd 3,
-the path, O_RDONLY with O_LARGEFILE)."""
+the path, O_RDONLY with O_LARGEFILE).  In the same boot, a filter ('if
+filename ~ "/etc/host*"') keeps one open of three."""
 import json
 import os
 import re
@@ -63,7 +64,27 @@ echo @@clear
 fevent clear; echo rc=$?
 grep -c functions/ $T/dynamic_events; true
 """
-    return vm.run_once("lines", [("lines", snippet)])["lines"]
+    return vm.run_once("lines", [("lines", snippet), ("filter", FILTER)])["lines"]
+
+
+# issue 12's filter in a real kernel: one event of three opens
+FILTER = r"""T=/sys/kernel/tracing
+mount -t tracefs nodev $T 2>/dev/null
+fevent add 'do_sys_openat2(int dfd, string filename) if filename ~ "/etc/host*"' > /dev/null || exit 1
+cat $T/events/functions/do_sys_openat2/filter
+fevent record --json -- sh -c 'cat /etc/hostname /etc/passwd /etc/group > /dev/null'; echo rc=$?
+fevent clear
+"""
+
+
+def test_a_filter_keeps_exactly_the_matching_calls_in_the_kernel():
+    results()
+    rc, out, err = vm.run_once("lines", [])["filter"]
+    expect_eq(rc, 0, err + out)
+    check(out.startswith('filename ~ "/etc/host*"\n'), out)
+    rec = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    expect_eq([(o["event"], o["args"]["filename"]) for o in rec],
+              [("do_sys_openat2", "/etc/hostname")])
 
 
 def section(out, name):

@@ -16,16 +16,18 @@ def prototypes():
     for name in os.listdir(TESTS):
         if name.endswith(".py") or name.endswith(".c"):
             text = open(os.path.join(TESTS, name), errors="replace").read()
-            found |= set(re.findall(r'"([A-Za-z_./][\w.:+/-]*\([^"\n]{0,300}\))"', text))
+            found |= set(re.findall(r'"([A-Za-z_./][\w.:+/-]*\([^"\n]{0,300}\)(?: if [^"\n]{1,200})?)"', text))
     for name in os.listdir(os.path.join(TESTS, "unit")):
         text = open(os.path.join(TESTS, "unit", name), errors="replace").read()
-        found |= set(re.findall(r'"([A-Za-z_./][\w.:+/-]*\([^"\n]{0,300}\))"', text))
+        found |= set(re.findall(r'"([A-Za-z_./][\w.:+/-]*\([^"\n]{0,300}\)(?: if [^"\n]{1,200})?)"', text))
     # places inside the fuzzed fixture's functions (tests/fixtures/fx.c),
     # so the line, scope and location code is reached from the start
     found |= {"fx_walk:3(o, title, mode)", "fx_walk:0(o->next->s, string title)",
               "fx_walk:3(x64 o+8, u32 mode)", "fx_walk+4(o)", "fx_walk+1()",
               "fx.c:15(o->arr[1], ...)", "fixtures/fx.c:14(title)", "fx_walk:3(nope)",
-              "int fx_walk:3(o)", "fx_walk:99(o)"}
+              "int fx_walk:3(o)", "fx_walk:99(o)",
+              'fx_walk(o, string title, mode) if title ~ "a*" && mode != 0 || !(o > 4)',
+              "int fx_walk(o) if ret >= 0x10", "fx_walk(o->id) if (id == 1"}
     return sorted(found)
 
 

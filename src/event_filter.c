@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The filter language of Documentation/trace/events.rst, section 5:
+ *
+ *	EXPR := TERM { '||' TERM }      TERM := FACTOR { '&&' FACTOR }
+ *	FACTOR := '!' FACTOR | '(' EXPR ')' | FIELD OP VALUE
+ *	OP := == != < <= > >= & (numbers) | == != ~ (strings)
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event_filter.h"
+#include "field_name.h"
+#include "fe_util.h"
+
+#define MAX_FIELDS	160
+#define MAX_DEPTH	64
+
+enum ftype { F_NUMBER, F_UNSIGNED, F_STRING, F_ARRAY };
+
+/* The kernel takes a filter of less than a page (event_filter_write). */
+#define FE_KERNEL_MAX_FILTER	4095
+
+struct field {
+	char name[64];		/* the kernel's */
+	char label[64];		/* as the prototype named it */
+	enum ftype type;
+	bool on_return;
+};
+
+struct fparser {
+	const char *text;
+	const char *p;
+	int col0;
+	struct field fields[MAX_FIELDS];
+	int nr_fields;
+	struct fe_buf out;
+	int sides;		/* bit 0: an entry field, bit 1: a return field */
+	struct fe_error *err;
+};
+
+static int col_of(struct fparser *fp, const char *at)
+{
+	return fp->col0 + (int)(at - fp->text);
+}
+
+/* Fields of one event's arguments: NAME=FETCH:TYPE separated by spaces. */
+static void add_fields(struct fparser *fp, const char *args, bool on_return)
+{
+	const char *p = args;
+
+	while (p && *p && fp->nr_fields < MAX_FIELDS) {
+		const char *end = strchr(p, ' '), *eq, *colon;
+		struct field *f = &fp->fields[fp->nr_fields];
+		char *dunder;
+
+		if (!end)
+			end = p + strlen(p);
+		eq = memchr(p, '=', end - p);
+		colon = eq ? memrchr(eq, ':', end - eq) : NULL;
+		if (eq && colon && eq - p < (long)sizeof(f->name)) {
+			snprintf(f->name, sizeof(f->name), "%.*s", (int)(eq - p), p);
+			/* the label: LABEL[__N][__FLAG] without the suffixes */
+			memcpy(f->label, f->name, sizeof(f->label));
+			dunder = strrchr(f->label, '_');
+			if (dunder && dunder > f->label + 1 && dunder[-1] == '_' &&
+			    (dunder[1] == FE_FLAG_SIGNED || dunder[1] == FE_FLAG_TEXT) && !dunder[2])
+				dunder[-1] = 0;
+			dunder = strrchr(f->label, '_');
+			if (dunder && dunder > f->label + 1 && dunder[-1] == '_' &&
+			    dunder[1] && strspn(dunder + 1, "0123456789") == strlen(dunder + 1))
+				dunder[-1] = 0;
+			f->type = memchr(colon, '[', end - colon) ? F_ARRAY :
+				  !strncmp(colon + 1, "string", 6) || !strncmp(colon + 1, "ustring", 7) ?
+				  F_STRING : colon[1] == 's' ? F_NUMBER : F_UNSIGNED;
+			f->on_return = on_return;
+			if (strcmp(f->name, "__caller"))
+				fp->nr_fields++;
+		}
+		p = *end ? end + 1 : end;
+	}
+}
+
+static void skip_space(struct fparser *fp)
+{
+	while (*fp->p == ' ' || *fp->p == '\t')
+		fp->p++;
+}
+
+static bool take(struct fparser *fp, const char *op)
+{
+	skip_space(fp);
+	if (strncmp(fp->p, op, strlen(op)))
+		return false;
+	fp->p += strlen(op);
+	return true;
+}
+
+/* The field a name means: the kernel's name itself, else the one field
+ * the prototype labelled so; the kernel's own comm, common_pid, cpu. */
+static int find_field(struct fparser *fp, const char *name, size_t len, const char *at,
+		      const struct field **out)
+{
+	static struct field common[] = {
+		{ "comm", "comm", F_STRING, false }, { "COMM", "COMM", F_STRING, false },
+		{ "common_pid", "common_pid", F_NUMBER, false },
+		{ "cpu", "cpu", F_UNSIGNED, false }, { "CPU", "CPU", F_UNSIGNED, false },
+	};
+	const char *names[MAX_FIELDS + 5];
+	const struct field *found = NULL;
+	struct fe_buf both = { 0 };
+	char word[64];
+	size_t i;
+	int n = 0, nr = 0;
+
+	if (len >= sizeof(word))
+		return fe_err(fp->err, col_of(fp, at), "no field '%.*s' in this event", (int)len, name);
+	snprintf(word, sizeof(word), "%.*s", (int)len, name);
+	for (i = 0; i < (size_t)fp->nr_fields; i++)
+		if (!strcmp(fp->fields[i].name, word)) {
+			*out = &fp->fields[i];
+			return 0;
+		}
+	for (i = 0; i < (size_t)fp->nr_fields; i++) {
+		if (strcmp(fp->fields[i].label, word))
+			continue;
+		fe_buf_printf(&both, "%s%s", n ? ", " : "", fp->fields[i].name);
+		found = &fp->fields[i];
+		n++;
+	}
+	if (n > 1) {
+		fe_err(fp->err, col_of(fp, at), "'%s' labels %d fields: name one (%s)", word, n,
+		       both.s ? both.s : "");
+		fe_buf_free(&both);
+		return -1;
+	}
+	fe_buf_free(&both);
+	if (found) {
+		*out = found;
+		return 0;
+	}
+	for (i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		if (!strcmp(common[i].name, word)) {
+			*out = &common[i];
+			return 0;
+		}
+	for (i = 0; i < (size_t)fp->nr_fields; i++)
+		names[nr++] = fp->fields[i].label;
+	for (i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		names[nr++] = common[i].name;
+	found = NULL;
+	{
+		const char *near = fe_closest(word, names, nr);
+
+		if (near)
+			return fe_err(fp->err, col_of(fp, at), "no field '%s' in this event; did you mean '%s'?",
+				      word, near);
+	}
+	for (i = 0; i < (size_t)fp->nr_fields; i++)
+		fe_buf_printf(&both, "%s%s", i ? ", " : "", fp->fields[i].label);
+	fe_err(fp->err, col_of(fp, at), "no field '%s' in this event (its fields: %s; and comm, common_pid, cpu)",
+	       word, both.s ? both.s : "none");
+	fe_buf_free(&both);
+	return -1;
+}
+
+static const char *const num_ops[] = { "==", "!=", "<=", ">=", "<", ">", "&" };
+static const char *const str_ops[] = { "==", "!=", "~" };
+
+static int predicate(struct fparser *fp)
+{
+	const char *at, *start, *op = NULL;
+	const struct field *f;
+	size_t i;
+
+	skip_space(fp);
+	at = start = fp->p;
+	if (!isalpha((unsigned char)*fp->p) && *fp->p != '_')
+		return fe_err(fp->err, col_of(fp, at), *fp->p ? "expected a field name" :
+			      "the filter ends where a field name was expected");
+	while (isalnum((unsigned char)*fp->p) || *fp->p == '_')
+		fp->p++;
+	if (find_field(fp, start, fp->p - start, at, &f))
+		return -1;
+	if (f->type == F_ARRAY)
+		return fe_err(fp->err, col_of(fp, at), "'%s' is an array, which kernel filters cannot compare",
+			      f->name);
+	fp->sides |= f->on_return ? 2 : 1;
+	fe_buf_printf(&fp->out, "%s", f->name);
+	skip_space(fp);
+	at = fp->p;
+	for (i = 0; i < sizeof(num_ops) / sizeof(num_ops[0]) && !op; i++)
+		if (!strncmp(fp->p, num_ops[i], strlen(num_ops[i])) &&
+		    !(num_ops[i][0] == '&' && fp->p[1] == '&'))
+			op = num_ops[i];
+	if (!op && *fp->p == '~')
+		op = "~";
+	if (!op)
+		return fe_err(fp->err, col_of(fp, at), "expected a comparison after '%s' (== != < <= > >= &%s)",
+			      f->label, f->type == F_STRING ? ", or ~ for a glob" : "");
+	fp->p += strlen(op);
+	if (f->type == F_STRING) {
+		bool ok = false;
+
+		for (i = 0; i < sizeof(str_ops) / sizeof(str_ops[0]); i++)
+			ok |= !strcmp(op, str_ops[i]);
+		if (!ok)
+			return fe_err(fp->err, col_of(fp, at), "'%s' is a string: compare it with ==, != or ~ (a glob), not %s",
+				      f->label, op);
+	} else if (!strcmp(op, "~")) {
+		return fe_err(fp->err, col_of(fp, at), "'~' matches strings; '%s' is a number",
+			      f->label);
+	}
+	fe_buf_printf(&fp->out, " %s ", op);
+	skip_space(fp);
+	at = start = fp->p;
+	if (f->type == F_STRING) {
+		char q = *fp->p;
+
+		if (q != '"' && q != '\'')
+			return fe_err(fp->err, col_of(fp, at), "'%s' is a string: write the value in quotes, e.g. \"%s\"",
+				      f->label, f->name);
+		for (fp->p++; *fp->p && *fp->p != q; fp->p++)
+			if (*fp->p == '\\' && fp->p[1])
+				fp->p++;
+		if (*fp->p != q)
+			return fe_err(fp->err, col_of(fp, at), "the string has no closing %c", q);
+		fp->p++;
+	} else {
+		char *end;
+
+		if (*fp->p == '-' && f->type == F_UNSIGNED)
+			return fe_err(fp->err, col_of(fp, at), "'%s' is unsigned: it is never negative",
+				      f->label);
+		if (*fp->p == '-')
+			fp->p++;
+		errno = 0;
+		strtoull(fp->p, &end, 0);
+		if (end == fp->p || isalnum((unsigned char)*end) || *end == '_')
+			return fe_err(fp->err, col_of(fp, at), "'%s' is a number: compare it with a number",
+				      f->label);
+		if (errno == ERANGE)
+			return fe_err(fp->err, col_of(fp, at), "%.*s does not fit 64 bits",
+				      (int)(end - start), start);
+		fp->p = end;
+	}
+	fe_buf_printf(&fp->out, "%.*s", (int)(fp->p - start), start);
+	return 0;
+}
+
+static int expr(struct fparser *fp, int depth);
+
+static int factor(struct fparser *fp, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return fe_err(fp->err, col_of(fp, fp->p), "more than %d nested parentheses", MAX_DEPTH);
+	skip_space(fp);
+	if (*fp->p == '!' && fp->p[1] != '=') {
+		fp->p++;
+		fe_buf_printf(&fp->out, "!");
+		return factor(fp, depth + 1);
+	}
+	if (*fp->p == '(') {
+		const char *open = fp->p++;
+
+		fe_buf_printf(&fp->out, "(");
+		if (expr(fp, depth + 1))
+			return -1;
+		if (!take(fp, ")"))
+			return fe_err(fp->err, col_of(fp, *fp->p ? fp->p : open),
+				      *fp->p ? "expected ')'" : "the '(' here is never closed");
+		fe_buf_printf(&fp->out, ")");
+		return 0;
+	}
+	return predicate(fp);
+}
+
+static int term(struct fparser *fp, int depth)
+{
+	if (factor(fp, depth))
+		return -1;
+	while (take(fp, "&&")) {
+		fe_buf_printf(&fp->out, " && ");
+		if (factor(fp, depth))
+			return -1;
+	}
+	return 0;
+}
+
+static int expr(struct fparser *fp, int depth)
+{
+	if (term(fp, depth))
+		return -1;
+	while (take(fp, "||")) {
+		fe_buf_printf(&fp->out, " || ");
+		if (term(fp, depth))
+			return -1;
+	}
+	return 0;
+}
+
+int fe_filter_translate(const char *filter, int col, const char *entry_args,
+			const char *ret_args, char **out, bool *on_return, struct fe_error *err)
+{
+	struct fparser *fp = calloc(1, sizeof(*fp));
+	int ret = -1;
+
+	*out = NULL;
+	if (!fp)
+		return fe_err(err, 0, "out of memory");
+	fp->text = fp->p = filter;
+	fp->col0 = col;
+	fp->err = err;
+	add_fields(fp, entry_args, false);
+	add_fields(fp, ret_args, true);
+	if (expr(fp, 0))
+		goto out;
+	skip_space(fp);
+	if (*fp->p) {
+		fe_err(err, col_of(fp, fp->p), "expected '&&', '||' or the end of the filter");
+		goto out;
+	}
+	if (fp->sides == 3) {
+		fe_err(err, col, "a filter belongs to one event: it names fields of the entry and of the return event");
+		goto out;
+	}
+	if (fp->out.failed) {
+		fe_err(err, 0, "out of memory");
+		goto out;
+	}
+	if (strlen(fp->out.s) > FE_KERNEL_MAX_FILTER) {
+		fe_err(err, col, "the filter is %zu characters; the kernel takes at most %d",
+		       strlen(fp->out.s), FE_KERNEL_MAX_FILTER);
+		goto out;
+	}
+	*on_return = fp->sides == 2;
+	*out = fe_buf_take(&fp->out);
+	ret = 0;
+out:
+	fe_buf_free(&fp->out);
+	free(fp);
+	return ret;
+}

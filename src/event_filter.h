@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * 'PROTO if FILTER' (DESIGN.md section 9): a kernel event filter written
+ * over the event's fields as the prototype names them.  Checked here
+ * before anything is written -- every name, every comparison against the
+ * field's type -- and rewritten in the kernel's field names.
+ */
+#ifndef EVENT_FILTER_H
+#define EVENT_FILTER_H
+
+#include <stdbool.h>
+
+#include "fe_error.h"
+
+/*
+ * filter (starting at column col of the prototype) over the fields of a
+ * definition's arguments ("n=%di:s32 name=+0(%si):string"; ret_args the
+ * return event's, or NULL).  0 with *out the filter in the kernel's field
+ * names and *on_return whether it belongs to the return event; -1 with
+ * err set (its column in the prototype).
+ */
+int fe_filter_translate(const char *filter, int col, const char *entry_args,
+			const char *ret_args, char **out, bool *on_return, struct fe_error *err);
+
+#endif
