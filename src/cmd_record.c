@@ -56,7 +56,8 @@ int fe_cmd_record(const struct fe_cli *cli)
 		.nr_events = cli->nr_events,
 		.buffer_kb = cli->buffer_kb,
 		.duration = cli->duration,
-		.view = { .json = cli->json, .out = stdout, .quiet = fe_quiet },
+		.view = { .json = cli->json, .graph = cli->graph, .out = stdout,
+			  .quiet = fe_quiet },
 		.output = cli->output,
 	};
 	struct fe_error err = { 0 };
@@ -64,6 +65,10 @@ int fe_cmd_record(const struct fe_cli *cli)
 	int status, ret;
 
 	fe_record_note_given_fds();
+	if (cli->json && cli->graph) {
+		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
+		return FE_EXIT_USAGE;
+	}
 	if (events_group(cli, &o.group))
 		return FE_EXIT_USAGE;
 	if (targets != 1) {
@@ -93,7 +98,8 @@ int fe_cmd_record(const struct fe_cli *cli)
 
 int fe_cmd_report(const struct fe_cli *cli)
 {
-	struct fe_view_opts vo = { .json = cli->json, .out = stdout, .quiet = fe_quiet };
+	struct fe_view_opts vo = { .json = cli->json, .graph = cli->graph, .out = stdout,
+				   .quiet = fe_quiet };
 	struct fe_warnings warn = { 0 };
 	struct fe_error err = { 0 };
 	int i, ret;
@@ -102,6 +108,10 @@ int fe_cmd_report(const struct fe_cli *cli)
 	signal(SIGPIPE, SIG_IGN);
 	if (!cli->input || cli->nr_args) {
 		fe_say_error("report reads one file: fevent report -i FILE\n");
+		return FE_EXIT_USAGE;
+	}
+	if (cli->json && cli->graph) {
+		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;
 	}
 	ret = fe_tracedat_report(cli->input, &vo, &warn, &err);

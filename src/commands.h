@@ -19,6 +19,7 @@ struct fe_cli {
 	int verbose;		/* -v */
 	bool force;		/* --force */
 	bool json;		/* --json */
+	bool graph;		/* --graph */
 	const char *tracefs;	/* --tracefs DIR */
 	char **events;		/* -e, in order */
 	int nr_events;

@@ -83,6 +83,8 @@ struct item {
 	char *caller;
 	char *text;		/* "name=value, ..." or the return value */
 	char *json;		/* "{...}" or the return value */
+	int depth;		/* --graph: calls of its task it is inside */
+	bool opened;		/* --graph: its 'f(args) {' line is out */
 };
 
 static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json);
@@ -97,6 +99,8 @@ struct fe_view {
 	int nr_queue, cap_queue;
 	struct item *pending;	/* entries waiting for their return */
 	int nr_pending, cap_pending;
+	int held;		/* --graph: the pending entry not printed yet
+				 * (a leaf if its return comes next), or -1 */
 	unsigned long long seq;
 	bool unknown_pid;	/* an event of a pid with no known command */
 	int last_pid;
@@ -133,6 +137,8 @@ struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_
 		return NULL;
 	}
 	v->opts = *opts;
+	v->opts.graph = opts->graph && !opts->json;
+	v->held = -1;
 	v->tep = tep_alloc();
 	if (!v->tep)
 		goto oom;
@@ -1066,6 +1072,83 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	put_line(v, l);
 }
 
+enum graph_line {
+	G_OPEN,		/* f(args) {          a call with calls inside */
+	G_LEAF,		/* f(args) = ret <d>  a call with none */
+	G_CLOSE,	/* } = ret <d>        the end of an opened call */
+	G_PLAIN,	/* f(args), or f(?) = ret: a half without its pair */
+};
+
+/* One --graph line, indented two spaces per depth. */
+static void print_graph(struct fe_view *v, const struct item *entry, const struct item *ret,
+			int depth, enum graph_line kind)
+{
+	struct fe_buf *l = &v->line;
+	const struct item *first = kind == G_CLOSE || !entry ? ret : entry;
+	const struct ev_info *e = first->ev;
+	int i;
+
+	put_head(v, l, first);
+	for (i = 0; i < depth && i < 64; i++)
+		fe_buf_add(l, "  ", 2);
+	if (kind == G_CLOSE) {
+		fe_buf_addc(l, '}');
+	} else {
+		if (entry && entry->caller && depth == 0) {
+			fe_buf_add(l, entry->caller, strlen(entry->caller));
+			fe_buf_add(l, "->", 2);
+		}
+		fe_buf_add(l, e->func, strlen(e->func));
+		fe_buf_addc(l, '(');
+		if (entry)
+			fe_buf_add(l, entry->text, strlen(entry->text));
+		else
+			fe_buf_addc(l, '?');
+		fe_buf_addc(l, ')');
+	}
+	if (kind == G_OPEN)
+		fe_buf_add(l, " {", 2);
+	if (ret && kind != G_OPEN) {
+		fe_buf_add(l, " = ", 3);
+		fe_buf_add(l, ret->text, strlen(ret->text));
+	}
+	if (entry && ret && (kind == G_LEAF || kind == G_CLOSE)) {
+		unsigned long long ns = ret->ts - entry->ts;
+		char d[48];
+
+		snprintf(d, sizeof(d), " <%llu.%03llu us>", ns / 1000, ns % 1000);
+		fe_buf_add(l, d, strlen(d));
+	}
+	if (kind == G_CLOSE) {
+		fe_buf_add(l, "  /* ", 5);
+		fe_buf_add(l, e->func, strlen(e->func));
+		fe_buf_add(l, " */", 3);
+	}
+	fe_buf_addc(l, '\n');
+	put_line(v, l);
+}
+
+/* The calls of pid still open: the depth of its next one. */
+static int depth_of(struct fe_view *v, int pid)
+{
+	int i, d = 0;
+
+	for (i = 0; i < v->nr_pending; i++)
+		d += v->pending[i].pid == pid;
+	return d;
+}
+
+/* Another event came between the held entry and its return: it has
+ * calls inside, or others' events between; its line opens a block. */
+static void release_held(struct fe_view *v)
+{
+	if (v->held < 0)
+		return;
+	print_graph(v, &v->pending[v->held], NULL, v->pending[v->held].depth, G_OPEN);
+	v->pending[v->held].opened = true;
+	v->held = -1;
+}
+
 static void print_lost(struct fe_view *v, const struct item *it)
 {
 	if (v->out_errno)
@@ -1113,6 +1196,57 @@ static int find_pending(struct fe_view *v, const struct item *ret)
 	return -1;
 }
 
+static void drop_pending(struct fe_view *v, int p)
+{
+	item_clear(&v->pending[p]);
+	memmove(&v->pending[p], &v->pending[p + 1],
+		(v->nr_pending - p - 1) * sizeof(*v->pending));
+	v->nr_pending--;
+}
+
+/*
+ * --graph: an entry is held until the next event shows whether it has
+ * calls inside (time order is kept: whatever comes next releases it).
+ * Returns true when the pending list took the item.
+ */
+static bool emit_graph(struct fe_view *v, struct item *it)
+{
+	int p;
+
+	if (!it->ev) {
+		release_held(v);
+		print_lost(v, it);
+		return false;
+	}
+	if (it->ev->is_return) {
+		p = find_pending(v, it);
+		if (p >= 0 && p == v->held) {
+			print_graph(v, &v->pending[p], it, v->pending[p].depth, G_LEAF);
+			v->held = -1;
+			drop_pending(v, p);
+		} else if (p >= 0) {
+			release_held(v);
+			print_graph(v, &v->pending[p], it, v->pending[p].depth, G_CLOSE);
+			drop_pending(v, p);
+		} else {
+			release_held(v);
+			print_graph(v, NULL, it, depth_of(v, it->pid), G_PLAIN);
+		}
+		return false;
+	}
+	release_held(v);
+	if (it->ev->has_return) {
+		it->depth = depth_of(v, it->pid);
+		it->opened = false;
+		if (push_pending(v, it) == 0) {
+			v->held = v->nr_pending - 1;
+			return true;
+		}
+	}
+	print_graph(v, it, NULL, depth_of(v, it->pid), G_PLAIN);
+	return false;
+}
+
 /* Print queue[0..n) (sorted), then drop them from the queue. */
 static void emit(struct fe_view *v, int n)
 {
@@ -1121,7 +1255,10 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
-		if (!it->ev) {
+		if (v->opts.graph) {
+			if (emit_graph(v, it))
+				continue;	/* the pending list owns it now */
+		} else if (!it->ev) {
 			print_lost(v, it);
 		} else if (it->ev->is_return) {
 			int p = find_pending(v, it);
@@ -1158,10 +1295,15 @@ void fe_view_flush(struct fe_view *v, bool final)
 	emit(v, v->nr_queue);
 	if (final) {
 		for (i = 0; i < v->nr_pending; i++) {
-			print_call(v, &v->pending[i], NULL);
+			/* --graph: an opened call's line is out already */
+			if (v->opts.graph && !v->pending[i].opened)
+				print_graph(v, &v->pending[i], NULL, v->pending[i].depth, G_PLAIN);
+			else if (!v->opts.graph)
+				print_call(v, &v->pending[i], NULL);
 			item_clear(&v->pending[i]);
 		}
 		v->nr_pending = 0;
+		v->held = -1;
 	}
 	if (!v->out_errno && fflush(v->opts.out))
 		output_failed(v);

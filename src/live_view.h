@@ -18,6 +18,7 @@ struct fe_view;
 
 struct fe_view_opts {
 	bool json;
+	bool graph;	/* --graph: calls of a task nested by depth (text only) */
 	FILE *out;
 	bool quiet;	/* -q: the summary only when events were lost */
 };

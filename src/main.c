@@ -27,6 +27,7 @@ enum {
 	OPT_JSON,
 	OPT_TRACEFS,
 	OPT_SOURCE,
+	OPT_GRAPH,
 	OPT_VERSION,
 };
 
@@ -62,6 +63,8 @@ static const struct option_desc options[] = {
 	{ 'o', "output", "FILE", "also write a trace.dat (trace-cmd report reads it)" },
 	{ 'i', "input", "FILE", "the trace.dat to read" },
 	{ OPT_JSON, "json", NULL, "one JSON object per line" },
+	{ OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
+	  "a call without calls inside on one line" },
 	{ 'v', "verbose", NULL, "say more" },
 	{ 'q', "quiet", NULL, "no warnings, summaries or listings of what was added" },
 	{ 'h', "help", NULL, "show this help" },
@@ -135,7 +138,7 @@ static const struct command commands[] = {
 	},
 	{
 		"record", fe_cmd_record,
-		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
 		"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 		"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 		"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
@@ -149,17 +152,18 @@ static const struct command commands[] = {
 		  { 'd', "stop recording after this long; a command given\n"
 			 "with -- runs on, and fevent exits with its status\n"
 			 "when it ends" },
-		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
+		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_TRACEFS, NULL },
+		  COMMON_OPTS },
 	},
 	{
 		"report", fe_cmd_report,
-		"fevent report -i FILE [--json] [-v] [-q]",
+		"fevent report -i FILE [--json | --graph] [-v] [-q]",
 		"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
 		"entry and return events paired.  A file that cannot be read is an\n"
 		"error naming the part and its offset; a damaged page is decoded as far\n"
 		"as it can be, and a warning says what was skipped.\n",
 		"fevent report -i trace.dat",
-		{ { 'i', NULL }, { OPT_JSON, NULL }, { 'v', NULL },
+		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { 'v', NULL },
 		  { 'q', "no warnings but what a damaged file made skip,\n"
 			 "no summary (unless events were lost)" },
 		  { 'h', NULL } },
@@ -457,6 +461,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			cli.json = true;
+			break;
+		case OPT_GRAPH:
+			cli.graph = true;
 			break;
 		case OPT_TRACEFS:
 			cli.tracefs = optarg;
