@@ -69,7 +69,13 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 		struct fe_compiled *it = &set->items[i];
 
 		if (it->failed) {
-			fe_print_error(stderr, it);
+			const struct fe_compiled *prev = i ? &set->items[i - 1] : NULL;
+
+			/* the addresses of one line fail alike: say it once */
+			if (!(prev && prev->failed && prev->file == it->file &&
+			      prev->line == it->line && !strcmp(prev->text, it->text) &&
+			      prev->err.col == it->err.col && !strcmp(prev->err.msg, it->err.msg)))
+				fe_print_error(stderr, it);
 			continue;
 		}
 		if (it->probe->module_unloaded && !strcmp(command, "add")) {
@@ -89,7 +95,7 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 		}
 		fe_print_warnings(stderr, it);
 		if (cli->verbose)
-			fprintf(stderr, "fevent: %s: probe on %s%s; %s%s\n", it->proto->func,
+			fprintf(stderr, "fevent: %s: probe on %s%s; %s%s\n", it->probe->func,
 				it->probe->target,
 				it->probe->syscall_wrapper ? " (system call wrapper: arguments in pt_regs)" : "",
 				it->probe->described ? "types from " : "no debug info for it",
