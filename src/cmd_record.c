@@ -19,7 +19,7 @@
  * -e takes EVENT or GROUP/EVENT (as 'fevent list' prints it): the group
  * written there is the group recorded, and it must be one group.
  */
-static int events_group(const struct fe_cli *cli, const char **group)
+int fe_events_group(const struct fe_cli *cli, const char **group)
 {
 	int i;
 
@@ -69,7 +69,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;
 	}
-	if (events_group(cli, &o.group))
+	if (fe_events_group(cli, &o.group))
 		return FE_EXIT_USAGE;
 	if (targets != 1) {
 		fe_say_error("record one of: -a (everything), -p PID, or -- CMD ARGS...\n");

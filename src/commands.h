@@ -30,6 +30,11 @@ struct fe_cli {
 	const char *output;	/* -o */
 	const char *input;	/* -i */
 	const char *source;	/* --source DIR */
+	const char *by;		/* --by */
+	const char *hist;	/* --hist */
+	bool latency;		/* --latency */
+	bool stream;		/* --stream */
+	double interval;	/* stats -i */
 	char **args;		/* operands after the command */
 	int nr_args;
 };
@@ -57,6 +62,10 @@ int fe_cmd_list(const struct fe_cli *cli);
 int fe_cmd_clear(const struct fe_cli *cli);
 int fe_cmd_record(const struct fe_cli *cli);
 int fe_cmd_report(const struct fe_cli *cli);
+int fe_cmd_stats(const struct fe_cli *cli);
+/* -e EVENT or GROUP/EVENT: the one group they name (or -g's); -1 after
+ * saying what is wrong. */
+int fe_events_group(const struct fe_cli *cli, const char **group);
 int fe_cmd_proto(const struct fe_cli *cli);
 int fe_cmd_funcs(const struct fe_cli *cli);
 int fe_cmd_lines(const struct fe_cli *cli);

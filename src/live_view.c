@@ -83,6 +83,8 @@ struct item {
 	char *caller;
 	char *text;		/* "name=value, ..." or the return value */
 	char *json;		/* "{...}" or the return value */
+	void *raw;		/* a sink's: the record */
+	int raw_size;
 	int depth;		/* --graph: calls of its task it is inside */
 	bool opened;		/* --graph: its 'f(args) {' line is out */
 };
@@ -163,6 +165,7 @@ oom:
 
 static void item_clear(struct item *it)
 {
+	free(it->raw);
 	free(it->caller);
 	free(it->text);
 	free(it->json);
@@ -658,6 +661,70 @@ static void field_value(struct fe_view *v, const struct field_spec *s, const voi
 	fe_buf_addc(b, json ? ']' : '}');
 }
 
+int fe_view_field(struct fe_view *v, const struct fe_view_event *ve, const char *name,
+		  struct fe_buf *text, unsigned long long *num, bool *is_signed)
+{
+	struct ev_info *e = NULL;
+	const struct field_spec *s = NULL;
+	int i;
+
+	for (i = 0; i < v->nr_evs && !e; i++)
+		if (!strcmp(v->evs[i].name, ve->event) && !strcmp(v->evs[i].group, ve->group))
+			e = &v->evs[i];
+	for (i = 0; e && i < e->nr_fields && !s; i++)
+		if (!strcmp(e->fields[i].f->name, name))
+			s = &e->fields[i];
+	if (!s || (unsigned int)ve->size < e->min_size)
+		return -1;
+	*num = 0;
+	*is_signed = s->kind == V_SIGNED;
+	if (s->kind == V_STRING || s->kind == V_TEXT) {
+		const unsigned char *p = (const unsigned char *)ve->data + s->f->offset;
+		unsigned int off, len;
+
+		if (s->kind == V_TEXT) {
+			const unsigned char *nul = memchr(p, 0, s->count);
+
+			fe_buf_add(text, (const char *)p, nul ? (size_t)(nul - p) : s->count);
+			return 0;
+		}
+		off = number(v, p, 4) & 0xffff;
+		len = number(v, p, 4) >> 16;
+		if (s->f->flags & TEP_FIELD_IS_RELATIVE)
+			off += s->f->offset + 4;
+		if (len && off + len <= (unsigned int)ve->size) {
+			/* the kernel stores the NUL; a key is the text before it */
+			const char *str = (const char *)ve->data + off;
+
+			fe_buf_add(text, str, strnlen(str, len));
+		} else {
+			fe_buf_add(text, "(fault)", 7);
+		}
+		return 0;
+	}
+	if (s->count)
+		return -1;
+	*num = number(v, (const char *)ve->data + s->f->offset, s->elem);
+	if (s->kind == V_SIGNED) {
+		unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
+				    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
+
+		if (bits < 64 && (*num >> (bits - 1)) & 1)
+			*num |= ~0ULL << bits;
+		fe_buf_add_s64(text, (long long)*num);
+	} else if (s->kind == V_SYMBOL) {
+		value(v, s, (const char *)ve->data + s->f->offset, false, true, text);
+	} else {
+		fe_buf_add_u64(text, *num);
+	}
+	return 0;
+}
+
+const char *fe_view_comm(struct fe_view *v, int pid)
+{
+	return tep_data_comm_from_pid(v->tep, pid);
+}
+
 static struct ev_info *find_ev(struct fe_view *v, struct tep_event *te)
 {
 	int i;
@@ -729,6 +796,15 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 			v->unknown_pid = true;
 	}
 	it->ev = e;
+	if (v->opts.sink) {
+		/* the sink reads what it needs, later, in time order */
+		it->raw = malloc(size ? size : 1);
+		if (it->raw) {
+			memcpy(it->raw, data, size);
+			it->raw_size = size;
+		}
+		return 0;
+	}
 	if (e->caller) {
 		struct fe_buf c = { 0 };
 
@@ -1247,6 +1323,25 @@ static bool emit_graph(struct fe_view *v, struct item *it)
 	return false;
 }
 
+static void to_sink(struct fe_view *v, const struct item *it)
+{
+	struct fe_view_event e;
+
+	/* a loss is told by the summary, not in the sink's output */
+	if (!it->ev || !it->raw)
+		return;
+	e.group = it->ev->group;
+	e.event = it->ev->name;
+	e.func = it->ev->func;
+	e.is_return = it->ev->is_return;
+	e.pid = it->pid;
+	e.cpu = it->cpu;
+	e.ts = it->ts;
+	e.data = it->raw;
+	e.size = it->raw_size;
+	v->opts.sink(v->opts.sink_ctx, v, &e);
+}
+
 /* Print queue[0..n) (sorted), then drop them from the queue. */
 static void emit(struct fe_view *v, int n)
 {
@@ -1255,7 +1350,9 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
-		if (v->opts.graph) {
+		if (v->opts.sink) {
+			to_sink(v, it);
+		} else if (v->opts.graph) {
 			if (emit_graph(v, it))
 				continue;	/* the pending list owns it now */
 		} else if (!it->ev) {

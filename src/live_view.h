@@ -13,14 +13,33 @@
 #include <stdio.h>
 
 #include "fe_error.h"
+#include "fe_util.h"
 
 struct fe_view;
+
+/* An event handed to a sink instead of printed (fevent stats), in time
+ * order, entries and returns alike and unpaired. */
+struct fe_view_event {
+	const char *group;
+	const char *event;
+	const char *func;	/* the entry event's name */
+	bool is_return;
+	int pid;
+	int cpu;
+	unsigned long long ts;
+	const void *data;	/* the record */
+	int size;
+};
+
+typedef int (*fe_view_sink_fn)(void *ctx, struct fe_view *v, const struct fe_view_event *e);
 
 struct fe_view_opts {
 	bool json;
 	bool graph;	/* --graph: calls of a task nested by depth (text only) */
 	FILE *out;
 	bool quiet;	/* -q: the summary only when events were lost */
+	fe_view_sink_fn sink;	/* set: events go there, nothing is printed */
+	void *sink_ctx;
 };
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
@@ -40,6 +59,16 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
  */
 int fe_view_add_task_event(struct fe_view *v, const char *system, const char *event,
 			   const char *format, struct fe_error *err);
+
+/*
+ * A field of a sink's event by its name in the format: as text (a number
+ * in decimal, a symbol's name, a string's bytes) and, unless a string, as
+ * a number.  -1 if the event has no such field or the record is too short.
+ */
+int fe_view_field(struct fe_view *v, const struct fe_view_event *e, const char *name,
+		  struct fe_buf *text, unsigned long long *num, bool *is_signed);
+/* The command of pid as the view knows it. */
+const char *fe_view_comm(struct fe_view *v, int pid);
 
 /* "PID COMM" lines for the tasks fork and exec events named. */
 char *fe_view_task_names(struct fe_view *v);

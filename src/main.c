@@ -28,6 +28,10 @@ enum {
 	OPT_TRACEFS,
 	OPT_SOURCE,
 	OPT_GRAPH,
+	OPT_BY,
+	OPT_HIST,
+	OPT_LATENCY,
+	OPT_STREAM,
 	OPT_VERSION,
 };
 
@@ -65,6 +69,14 @@ static const struct option_desc options[] = {
 	{ OPT_JSON, "json", NULL, "one JSON object per line" },
 	{ OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
 	  "a call without calls inside on one line" },
+	{ OPT_BY, "by", "KEY[,KEY]...", "count per key: a field as the prototype names it,\n"
+					"comm, pid, cpu or caller" },
+	{ OPT_HIST, "hist", "FIELD", "a power-of-two histogram of a numeric field,\n"
+				     "with count, min, avg and max per key" },
+	{ OPT_LATENCY, "latency", NULL, "a histogram of the microseconds from each call's\n"
+					"entry to its return (needs the return event)" },
+	{ OPT_STREAM, "stream", NULL, "count in fevent from the event stream, even where\n"
+				      "the kernel has hist triggers" },
 	{ 'v', "verbose", NULL, "say more" },
 	{ 'q', "quiet", NULL, "no warnings, summaries or listings of what was added" },
 	{ 'h', "help", NULL, "show this help" },
@@ -169,6 +181,27 @@ static const struct command commands[] = {
 		  { 'h', NULL } },
 	},
 	{
+		"stats", fe_cmd_stats,
+		"fevent stats [-g GROUP] [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency] [-d SECS] [-i SECS] [--json] [--stream] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+		"Count the events instead of printing them: hits per event, per key\n"
+		"with --by, a power-of-two histogram of a field with --hist, or of each\n"
+		"call's duration with --latency; a table at the end (and every -i SECS).\n"
+		"In the kernel where it has hist triggers (in fevent's own instance,\n"
+		"with a synthetic event for --latency), else from the event stream; -v\n"
+		"says which.  Targets, filters and the end are as record's.\n",
+		"fevent stats --by comm --hist count -e vfs_read -d 5 -a",
+		{ { 'g', "the group whose events to count (default: functions)" },
+		  { 'e', "count this event (and its __return); default all;\n"
+			 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
+		  { OPT_BY, NULL }, { OPT_HIST, NULL }, { OPT_LATENCY, NULL },
+		  { 'a', NULL }, { 'p', NULL },
+		  { 'd', "stop counting after this long" },
+		  { 'i', "SECS: print the table every SECS seconds, each\n"
+			 "counting that interval only" },
+		  { OPT_JSON, "one JSON object per event and key" },
+		  { OPT_STREAM, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
+	},
+	{
 		"proto", fe_cmd_proto,
 		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
@@ -265,7 +298,14 @@ static void command_help(const struct command *cmd)
 	printf("usage: %s\n\n%s\n", cmd->synopsis, cmd->about);
 	for (o = cmd->opts; o->val; o++) {
 		const struct option_desc *d = option_by_val(o->val);
+		struct option_desc own;
 
+		/* stats' -i is an interval: "SECS: ..." names its value */
+		if (o->help && !strncmp(o->help, "SECS: ", 6)) {
+			own = (struct option_desc){ d->val, d->name, "SECS", o->help + 6 };
+			print_option(stdout, &own, own.help);
+			continue;
+		}
 		print_option(stdout, d, o->help ? o->help : d->help);
 	}
 	printf("\nExample:\n  %s\n", cmd->example);
@@ -443,7 +483,32 @@ int main(int argc, char **argv)
 			cli.output = optarg;
 			break;
 		case 'i':
+			if (!strcmp(cmd->name, "stats")) {
+				/* stats: -i SECS, an interval */
+				char *end;
+
+				cli.interval = strtod(optarg, &end);
+				if (*end || end == optarg || !(cli.interval > 0)) {
+					fprintf(stderr, "fevent stats: -i wants a positive number of "
+						"seconds, not '%s'\n", optarg);
+					ret = FE_EXIT_USAGE;
+					goto out;
+				}
+				break;
+			}
 			cli.input = optarg;
+			break;
+		case OPT_BY:
+			cli.by = optarg;
+			break;
+		case OPT_HIST:
+			cli.hist = optarg;
+			break;
+		case OPT_LATENCY:
+			cli.latency = true;
+			break;
+		case OPT_STREAM:
+			cli.stream = true;
 			break;
 		case 'p':
 		case 'b':

@@ -186,6 +186,7 @@ struct watch {
 };
 
 struct session {
+	const struct fe_record_opts *o;
 	struct fe_tracedat *td;	/* -o */
 	struct tracefs_instance *inst;
 	struct watch *watch;	/* one per event of the group */
@@ -220,6 +221,8 @@ static void session_end(struct session *s)
 			tracefs_cpu_close(s->cpus[i]);
 	free(s->cpus);
 	free(s->page);
+	if (s->inst && s->o && s->o->disarm)
+		s->o->disarm(s->o->ctx, s->inst);
 	if (s->inst) {
 		tracefs_event_disable(s->inst, NULL, NULL);
 		tracefs_instance_destroy(s->inst);
@@ -285,6 +288,8 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 			      strerror(errno));
 	if (o->buffer_kb && tracefs_instance_set_buffer_size(s->inst, o->buffer_kb, -1))
 		return fe_err(err, 0, "cannot set a %lu KB buffer: %s", o->buffer_kb, strerror(errno));
+	if (o->counted_in_kernel)
+		return 0;	/* nothing is read from the buffers */
 	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
 	if (!s->cpus)
@@ -444,6 +449,17 @@ static int enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 	tracefs_event_enable(s->inst, "sched", "sched_process_fork");
 	tracefs_event_enable(s->inst, "sched", "sched_process_exec");
 	return 0;
+}
+
+/* fevent stats in the kernel: its counters, and the events' filters in
+ * them (a trigger sees what the event's filter drops). */
+static int arm_counters(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
+			struct fe_error *err)
+{
+	(void)ev;
+	(void)n;
+	(void)chosen;
+	return s->o->arm(s->o->ctx, s->inst, err);
 }
 
 /* Can an event be larger than a ring-buffer page?  A string can (up to
@@ -739,14 +755,16 @@ static void wait_for_command(pid_t child, int *status)
 
 int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 {
-	struct session s = { .profile_fd = { -1, -1 } };
+	struct session s = { .o = o, .profile_fd = { -1, -1 } };
 	struct fe_event_info *ev = NULL;
 	struct fe_view *v = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	bool *chosen = NULL;
 	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1;
 	pid_t child = -1;
-	double start, deadline;
+	double start, deadline, next_report;
+	int (*arm)(struct session *, struct fe_event_info *, int, bool *, struct fe_error *) =
+		o->counted_in_kernel ? arm_counters : enable_events;
 
 	*status = 0;
 	if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
@@ -775,11 +793,16 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		       o->group);
 		goto out;
 	}
-	v = make_view(o, ev, n, chosen, err);
-	if (!v || start_session(&s, o, err))
+	if (!o->counted_in_kernel) {
+		v = make_view(o, ev, n, chosen, err);
+		if (!v)
+			goto out;
+	}
+	if (start_session(&s, o, err))
 		goto out;
 	/* before the command runs: its first calls are counted too */
-	watch_start(&s, v, ev, n, chosen);
+	if (v)
+		watch_start(&s, v, ev, n, chosen);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -788,7 +811,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	signal(SIGPIPE, SIG_IGN);
 	if (o->target == FE_RECORD_COMMAND) {
 		child = spawn_stopped(o->command, &go, err);
-		if (child < 0 || follow_pid(&s, child, err) || enable_events(&s, ev, n, chosen, err))
+		if (child < 0 || follow_pid(&s, child, err) || arm(&s, ev, n, chosen, err))
 			goto out;
 		/* armed: let it exec */
 		if (write(go, "g", 1) != 1) {
@@ -800,15 +823,16 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	} else {
 		if ((o->target == FE_RECORD_PID && follow_pid(&s, o->pid, err)) ||
 		    (o->target == FE_RECORD_ALL && leave_out_self(&s, err)) ||
-		    enable_events(&s, ev, n, chosen, err))
+		    arm(&s, ev, n, chosen, err))
 			goto out;
 	}
 
 	start = now();
 	deadline = o->duration > 0 ? start + o->duration : 0;
+	next_report = o->interval > 0 ? start + o->interval : 0;
 	for (;;) {
 		int wstatus;
-		long got = read_all(&s, v, false);
+		long got = v ? read_all(&s, v, false) : 0;
 
 		if (got) {
 			if (fe_view_wants_comms(v))
@@ -824,8 +848,17 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 			break;
 		/* a reader that quit ends the recording even while nothing
 		 * is written (entries held for their returns, a quiet probe) */
-		if (stop_signal || (deadline && now() >= deadline) || fe_view_output_error(v) ||
-		    fe_view_reader_quit(v))
+		if (next_report && now() >= next_report && o->report) {
+			if (v)
+				fe_view_flush(v, false);
+			if (o->report(o->ctx, s.inst, v, false)) {
+				fe_err(err, 0, "cannot read the kernel's counts");
+				goto out;
+			}
+			next_report += o->interval;
+		}
+		if (stop_signal || (deadline && now() >= deadline) ||
+		    (v && (fe_view_output_error(v) || fe_view_reader_quit(v))))
 			break;
 		/*
 		 * Read in bursts: a 1.4 MB buffer takes a fifth of a second
@@ -834,16 +867,23 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		 */
 		usleep(got ? 50000 : 20000);
 	}
-	watch_drops(&s, v, ev);
-	tracefs_event_disable(s.inst, NULL, NULL);
-	watch_misses(&s, v, ev, n, chosen);
-	read_all(&s, v, true);
-	refresh_comms(v);
-	fe_view_flush(v, true);
-	fe_view_summary(v, stderr);
+	if (v) {
+		watch_drops(&s, v, ev);
+		tracefs_event_disable(s.inst, NULL, NULL);
+		watch_misses(&s, v, ev, n, chosen);
+		read_all(&s, v, true);
+		refresh_comms(v);
+		fe_view_flush(v, true);
+	}
+	if (o->report && o->report(o->ctx, s.inst, v, true)) {
+		fe_err(err, 0, "cannot read the kernel's counts");
+		goto out;
+	}
+	if (v)
+		fe_view_summary(v, stderr);
 	if (s.td && write_tracedat(&s, v, ev, n, chosen, err))
 		goto out;
-	if (fe_view_output_error(v) && fe_view_output_error(v) != EPIPE) {
+	if (v && fe_view_output_error(v) && fe_view_output_error(v) != EPIPE) {
 		fe_err(err, 0, "cannot write the output: %s", strerror(fe_view_output_error(v)));
 		goto out;
 	}

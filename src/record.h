@@ -15,6 +15,8 @@
 #include "fe_error.h"
 #include "live_view.h"
 
+struct tracefs_instance;
+
 enum fe_record_target {
 	FE_RECORD_COMMAND,	/* -- CMD ARGS: it and its children */
 	FE_RECORD_PID,		/* -p PID */
@@ -32,6 +34,19 @@ struct fe_record_opts {
 	double duration;	/* -d: seconds, 0: none */
 	struct fe_view_opts view;
 	const char *output;	/* -o: also a trace.dat */
+	/*
+	 * fevent stats.  counted_in_kernel: no event is enabled and no buffer
+	 * read; arm() puts the kernel's counters (hist triggers) on the
+	 * instance once it filters the tasks, disarm() takes them off before
+	 * the instance goes.  report() runs every interval seconds (0: never)
+	 * and at the end (final), before disarm().
+	 */
+	bool counted_in_kernel;
+	int (*arm)(void *ctx, struct tracefs_instance *inst, struct fe_error *err);
+	void (*disarm)(void *ctx, struct tracefs_instance *inst);
+	int (*report)(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final);
+	void *ctx;
+	double interval;
 };
 
 /*

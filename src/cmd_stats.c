@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent stats [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency]
+ *              [-d SECS] [-i SECS] [--json] [--stream] [-a | -p PID | -- CMD ARGS...]
+ *
+ * The kernel counts where it has hist triggers (stats_kernel.c); else the
+ * events are streamed as record streams them and counted here.  Either
+ * way the counts land in one fe_stats table, printed by stats.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "commands.h"
+#include "diag.h"
+#include "field_name.h"
+#include "fe_util.h"
+#include "probe_install.h"
+#include "record.h"
+#include "stats.h"
+#include "stats_kernel.h"
+
+#define RETURN_SUFFIX	"__return"
+#define CALLER_FIELD	"__caller"
+#define MAX_BY		8
+
+enum key_src { K_FIELD, K_SYMBOL, K_COMM, K_PID, K_CPU };
+
+/* A field of an event: the kernel's name and what its fetch type says. */
+struct field {
+	char *name;
+	char *label;		/* as the prototype names it */
+	char *type;
+	bool is_string, is_symbol, is_signed, is_hex, is_array;
+};
+
+struct counted {
+	struct fe_event_info *ev;	/* what is counted (latency: the entry) */
+	struct fe_event_info *ret;	/* latency: the return */
+	char *name;			/* "group/event" as shown */
+	char *key_field[MAX_BY];	/* K_FIELD/K_SYMBOL: the kernel's name */
+	char *value_field;		/* --hist */
+	bool value_signed;
+	struct fe_khist *khist;
+};
+
+struct run {
+	const struct fe_cli *cli;
+	enum fe_stats_mode mode;
+	char *by[MAX_BY];
+	enum key_src src[MAX_BY];
+	enum fe_stats_key_kind kinds[MAX_BY];
+	int nr_by;
+	struct counted *c;
+	int nr_c;
+	bool in_kernel;
+	struct fe_stats *raw;		/* the stream's counts: a comm key holds the pid */
+	struct fe_stats *shown;
+	struct fe_stats_pairs *pairs;
+	char *cmdlines;			/* saved_cmdlines, read for a report */
+	struct fe_view *view;
+	int interval;
+	bool failed;			/* out of memory while counting */
+};
+
+static void fields_free(struct field *f, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(f[i].name);
+		free(f[i].label);
+		free(f[i].type);
+	}
+	free(f);
+}
+
+/* "n=%di:s32 path=+0(%si):string ..." into fields */
+static int parse_fields(const char *args, struct field **out, int *n)
+{
+	const char *p = args;
+
+	*out = NULL;
+	*n = 0;
+	while (p && *p) {
+		const char *end = strchr(p, ' '), *eq, *colon;
+		struct field *f;
+		size_t len;
+
+		if (!end)
+			end = p + strlen(p);
+		eq = memchr(p, '=', end - p);
+		colon = memrchr(p, ':', end - p);
+		if (eq && colon && colon > eq) {
+			f = fe_grow(out, n, sizeof(*f));
+			if (!f)
+				return -1;
+			f->name = strndup(p, eq - p);
+			f->type = strndup(colon + 1, end - colon - 1);
+			if (!f->name || !f->type)
+				return -1;
+			len = strlen(f->name);
+			/* LABEL [__N] [__FLAG] (field_name.h) */
+			if (len > 3 && f->name[len - 3] == '_' && f->name[len - 2] == '_' &&
+			    (f->name[len - 1] == FE_FLAG_SIGNED || f->name[len - 1] == FE_FLAG_TEXT)) {
+				f->is_signed = f->name[len - 1] == FE_FLAG_SIGNED;
+				f->is_array = f->name[len - 1] == FE_FLAG_TEXT;
+				len -= 3;
+			}
+			{
+				size_t i = len;
+
+				while (i > 0 && f->name[i - 1] >= '0' && f->name[i - 1] <= '9')
+					i--;
+				if (i < len && i > 2 && f->name[i - 1] == '_' && f->name[i - 2] == '_')
+					len = i - 2;
+			}
+			f->label = strndup(f->name, len);
+			if (!f->label)
+				return -1;
+			f->is_string = !strncmp(f->type, "string", 6) || !strncmp(f->type, "ustring", 7);
+			f->is_symbol = !strncmp(f->type, "symbol", 6);
+			f->is_signed |= f->type[0] == 's' && !f->is_string && !f->is_symbol;
+			f->is_hex = f->type[0] == 'x';
+			f->is_array |= strchr(f->type, '[') != NULL;
+		}
+		p = *end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The field an event has under the name the user wrote. */
+static const struct field *find_field(const struct fe_event_info *ev, struct field *f, int n,
+				      const char *name, bool *ambiguous)
+{
+	const struct field *hit = NULL;
+	int i, hits = 0;
+
+	*ambiguous = false;
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].name, name))
+			return &f[i];
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].label, name) && strcmp(f[i].name, CALLER_FIELD)) {
+			hit = &f[i];
+			hits++;
+		}
+	(void)ev;
+	*ambiguous = hits > 1;
+	return hits == 1 ? hit : NULL;
+}
+
+static void say_fields(const struct fe_event_info *ev, struct field *f, int n)
+{
+	struct fe_buf b = { 0 };
+	int i, shown = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(f[i].name, CALLER_FIELD))
+			continue;
+		fe_buf_printf(&b, "%s%s", shown++ ? ", " : "", f[i].name);
+	}
+	fe_say_error("%s/%s has %s%s\n", ev->group, ev->event, shown ? "the fields " : "no fields",
+		     shown && b.s ? b.s : "");
+	fe_buf_free(&b);
+}
+
+static bool has_event(struct fe_event_info *ev, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(ev[i].event, name))
+			return true;
+	return false;
+}
+
+static bool wanted(const char *event, char *const *names, int n)
+{
+	int i;
+
+	if (!n)
+		return true;
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+
+		if (!strcmp(event, names[i]) ||
+		    (!strncmp(event, names[i], l) && !strcmp(event + l, RETURN_SUFFIX)))
+			return true;
+	}
+	return false;
+}
+
+static bool is_return(const char *event)
+{
+	size_t l = strlen(event), r = strlen(RETURN_SUFFIX);
+
+	return l > r && !strcmp(event + l - r, RETURN_SUFFIX);
+}
+
+/*
+ * Which events count and by which of their fields; a name an event
+ * lacks is a usage error when the event was asked for by name, and
+ * leaves the event out otherwise.
+ */
+static int choose(struct run *r, struct fe_event_info *ev, int n)
+{
+	const struct fe_cli *cli = r->cli;
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		struct field *f = NULL;
+		int nf = 0;
+		bool named = cli->nr_events > 0, amb;
+		struct counted *c;
+		struct fe_event_info *ret = NULL;
+		char retname[512];
+
+		if (!wanted(ev[i].event, cli->events, cli->nr_events))
+			continue;
+		if (r->mode == FE_STATS_LATENCY) {
+			int j;
+
+			if (is_return(ev[i].event))
+				continue;
+			snprintf(retname, sizeof(retname), "%s%s", ev[i].event, RETURN_SUFFIX);
+			for (j = 0; j < n && strcmp(ev[j].event, retname); j++)
+				;
+			if (j == n) {
+				if (named) {
+					fe_say_error("--latency: %s/%s has no return event (add it with "
+						     "a return type, or -r)\n", ev[i].group, ev[i].event);
+					return -1;
+				}
+				continue;
+			}
+			ret = &ev[j];
+		}
+		if (parse_fields(ev[i].args, &f, &nf)) {
+			fields_free(f, nf);
+			fe_say_error("out of memory\n");
+			return -1;
+		}
+		c = fe_grow(&r->c, &r->nr_c, sizeof(*c));
+		if (!c) {
+			fields_free(f, nf);
+			fe_say_error("out of memory\n");
+			return -1;
+		}
+		c->ev = &ev[i];
+		c->ret = ret;
+		if (asprintf(&c->name, "%s/%s", ev[i].group, ev[i].event) < 0)
+			c->name = NULL;
+		for (k = 0; k < r->nr_by; k++) {
+			const struct field *hit;
+
+			if (r->src[k] == K_COMM || r->src[k] == K_PID || r->src[k] == K_CPU)
+				continue;
+			if (r->src[k] == K_SYMBOL) {
+				hit = find_field(&ev[i], f, nf, CALLER_FIELD, &amb);
+				if (!hit) {
+					fe_say_error("--by caller: %s/%s has no caller field (a uprobe "
+						     "has none)\n", ev[i].group, ev[i].event);
+					goto bad;
+				}
+			} else {
+				hit = find_field(&ev[i], f, nf, r->by[k], &amb);
+				if (!hit && !named && !amb) {
+					/* --by len over all events: those with a len */
+					int m;
+
+					fields_free(f, nf);
+					free(c->name);
+					for (m = 0; m < k; m++)
+						free(c->key_field[m]);
+					r->nr_c--;
+					goto next;
+				}
+				if (!hit) {
+					if (amb)
+						fe_say_error("--by %s: %s/%s has more than one field "
+							     "named so; use the kernel's name\n",
+							     r->by[k], ev[i].group, ev[i].event);
+					else
+						fe_say_error("--by %s: %s/%s has no such field\n",
+							     r->by[k], ev[i].group, ev[i].event);
+					say_fields(&ev[i], f, nf);
+					goto bad;
+				}
+				if (hit->is_array) {
+					fe_say_error("--by %s: %s/%s's %s is an array; a key is one "
+						     "value\n", r->by[k], ev[i].group, ev[i].event,
+						     hit->name);
+					goto bad;
+				}
+				r->kinds[k] = hit->is_string || hit->is_symbol ? FE_KEY_TEXT :
+					      hit->is_hex ? FE_KEY_HEX : FE_KEY_NUMBER;
+				if (hit->is_symbol)
+					r->src[k] = K_SYMBOL;
+			}
+			c->key_field[k] = strdup(hit->name);
+		}
+		if (r->mode == FE_STATS_HIST) {
+			const struct field *hit = find_field(&ev[i], f, nf, cli->hist, &amb);
+
+			if (!hit && !named) {
+				/* --hist len over all events: those with a len */
+				fields_free(f, nf);
+				free(c->name);
+				for (k = 0; k < r->nr_by; k++)
+					free(c->key_field[k]);
+				r->nr_c--;
+				continue;
+			}
+			if (!hit) {
+				fe_say_error("--hist %s: %s/%s has %s\n", cli->hist, ev[i].group,
+					     ev[i].event, amb ? "more than one field named so; use "
+					     "the kernel's name" : "no such field");
+				say_fields(&ev[i], f, nf);
+				goto bad;
+			}
+			if (hit->is_string || hit->is_symbol || hit->is_array) {
+				fe_say_error("--hist %s: %s/%s's %s is %s, not a number\n", cli->hist,
+					     ev[i].group, ev[i].event, hit->name,
+					     hit->is_array ? "an array" : hit->is_string ? "a string" :
+					     "a symbol");
+				goto bad;
+			}
+			c->value_field = strdup(hit->name);
+			c->value_signed = hit->is_signed;
+		}
+		fields_free(f, nf);
+next:
+		continue;
+bad:
+		fields_free(f, nf);
+		return -1;
+	}
+	if (!r->nr_c) {
+		if (r->mode == FE_STATS_HIST)
+			fe_say_error("--hist %s: no event of group '%s' has a field '%s'\n",
+				     cli->hist, ev && n ? ev[0].group : "", cli->hist);
+		else if (r->mode == FE_STATS_LATENCY)
+			fe_say_error("--latency: no event of the group has a return event\n");
+		else
+			fe_say_error("--by %s: no event of group '%s' has all of these\n", cli->by,
+				     ev && n ? ev[0].group : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* --by KEY,KEY */
+static int parse_by(struct run *r)
+{
+	char *copy, *tok, *save = NULL;
+
+	if (!r->cli->by)
+		return 0;
+	copy = strdup(r->cli->by);
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		if (r->nr_by == MAX_BY) {
+			fe_say_error("--by: at most %d keys\n", MAX_BY);
+			goto bad;
+		}
+		for (k = 0; k < r->nr_by; k++)
+			if (!strcmp(r->by[k], tok)) {
+				fe_say_error("--by: '%s' twice\n", tok);
+				goto bad;
+			}
+		if (!strcmp(tok, "stack")) {
+			fe_say_error("--by stack: not supported yet (kernel stack traces as keys)\n");
+			goto bad;
+		}
+		k = r->nr_by++;
+		r->by[k] = strdup(tok);
+		r->src[k] = !strcmp(tok, "comm") ? K_COMM : !strcmp(tok, "pid") ? K_PID :
+			    !strcmp(tok, "cpu") ? K_CPU : !strcmp(tok, "caller") ? K_SYMBOL : K_FIELD;
+		r->kinds[k] = r->src[k] == K_COMM || r->src[k] == K_SYMBOL ? FE_KEY_TEXT :
+			      FE_KEY_NUMBER;
+		if (!r->by[k])
+			goto bad;
+	}
+	free(copy);
+	if (!r->nr_by) {
+		fe_say_error("--by wants KEY[,KEY]...\n");
+		return -1;
+	}
+	return 0;
+bad:
+	free(copy);
+	return -1;
+}
+
+static struct counted *counted_of(struct run *r, const char *event, bool *as_return)
+{
+	int i;
+
+	for (i = 0; i < r->nr_c; i++) {
+		if (!strcmp(r->c[i].ev->event, event)) {
+			*as_return = false;
+			return &r->c[i];
+		}
+		if (r->c[i].ret && !strcmp(r->c[i].ret->event, event)) {
+			*as_return = true;
+			return &r->c[i];
+		}
+	}
+	return NULL;
+}
+
+/* The stream way: each event as the view hands it over, in time order. */
+static int count_event(void *ctx, struct fe_view *v, const struct fe_view_event *e)
+{
+	struct run *r = ctx;
+	struct fe_buf text[MAX_BY] = { 0 };
+	const char *keys[MAX_BY];
+	unsigned long long value = 0, num;
+	bool as_return, is_signed;
+	struct counted *c = counted_of(r, e->event, &as_return);
+	int k, ret = 0;
+
+	if (!c)
+		return 0;
+	if (as_return) {
+		const char *const *entry_keys;
+
+		if (fe_stats_pairs_return(r->pairs, c->ev->event, e->pid, e->ts, &value,
+					  &entry_keys) &&
+		    fe_stats_add(r->raw, c->name, entry_keys, value, false, 1))
+			r->failed = true;
+		return 0;
+	}
+	for (k = 0; k < r->nr_by; k++) {
+		fe_buf_add(&text[k], "", 0);
+		switch (r->src[k]) {
+		case K_COMM:
+		case K_PID:
+			fe_buf_add_s64(&text[k], e->pid);
+			break;
+		case K_CPU:
+			fe_buf_add_s64(&text[k], e->cpu);
+			break;
+		default:
+			if (fe_view_field(v, e, c->key_field[k], &text[k], &num, &is_signed))
+				goto out;	/* a record too short: the view said so */
+		}
+		keys[k] = text[k].s ? text[k].s : "";
+	}
+	if (r->mode == FE_STATS_LATENCY) {
+		if (fe_stats_pairs_entry(r->pairs, c->ev->event, e->pid, e->ts, keys, r->nr_by))
+			r->failed = true;
+		goto out;
+	}
+	if (c->value_field) {
+		struct fe_buf t = { 0 };
+
+		ret = fe_view_field(v, e, c->value_field, &t, &value, &is_signed);
+		fe_buf_free(&t);
+		if (ret) {
+			ret = 0;
+			goto out;
+		}
+	}
+	if (fe_stats_add(r->raw, c->name, keys, value, c->value_signed, 1))
+		r->failed = true;
+out:
+	for (k = 0; k < r->nr_by; k++)
+		fe_buf_free(&text[k]);
+	return ret;
+}
+
+/* The command of pid: the kernel's latest (saved_cmdlines: a task that
+ * renamed itself), else what fork and exec events said. */
+static void comm_of(struct run *r, const char *pid_text, struct fe_buf *out)
+{
+	const char *line;
+	int pid = atoi(pid_text);
+
+	for (line = r->cmdlines; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		char comm[64];
+		int p;
+
+		if (sscanf(line, "%d %63[^\n]", &p, comm) == 2 && p == pid) {
+			fe_buf_add(out, comm, strlen(comm));
+			return;
+		}
+	}
+	line = r->view ? fe_view_comm(r->view, pid) : "<...>";
+	fe_buf_add(out, line, strlen(line));
+}
+
+static int shown_from_raw(void *ctx, const char *event, const char *const *keys,
+			  unsigned long long value, bool is_signed, unsigned long long n)
+{
+	struct run *r = ctx;
+	struct fe_buf comm[MAX_BY] = { 0 };
+	const char *k2[MAX_BY];
+	int k, ret;
+
+	for (k = 0; k < r->nr_by; k++) {
+		k2[k] = keys[k];
+		if (r->src[k] == K_COMM) {
+			comm_of(r, keys[k], &comm[k]);
+			k2[k] = comm[k].s ? comm[k].s : "";
+		}
+	}
+	ret = fe_stats_add(r->shown, event, k2, value, is_signed, n);
+	for (k = 0; k < r->nr_by; k++)
+		fe_buf_free(&comm[k]);
+	return ret;
+}
+
+struct row_ctx {
+	struct run *r;
+	struct counted *c;
+};
+
+static int shown_from_kernel(void *ctx, const char *const *keys, unsigned long long value,
+			     unsigned long long hits)
+{
+	struct row_ctx *rc = ctx;
+
+	return fe_stats_add(rc->r->shown, rc->c->name, keys, value,
+			    rc->r->mode == FE_STATS_HIST && rc->c->value_signed, hits);
+}
+
+static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final)
+{
+	struct run *r = ctx;
+	struct fe_error err = { 0 };
+	int i;
+
+	r->view = v;
+	fe_stats_begin_snapshot(r->shown);
+	if (r->in_kernel) {
+		for (i = 0; i < r->nr_c; i++) {
+			struct row_ctx rc = { r, &r->c[i] };
+			unsigned long long dropped;
+
+			if (fe_khist_read(r->c[i].khist, inst, shown_from_kernel, &rc, &dropped,
+					  &err)) {
+				fe_say_error("%s\n", err.msg);
+				return -1;
+			}
+			if (dropped && final)
+				fe_say_loss("%s: the kernel's table was full: %llu hits not counted "
+					    "(too many different keys and values; --stream counts "
+					    "them all)\n", r->c[i].name, dropped);
+		}
+	} else {
+		free(r->cmdlines);
+		r->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+		if (fe_stats_foreach(r->raw, shown_from_raw, r))
+			r->failed = true;
+	}
+	if (r->failed) {
+		fe_say_error("out of memory while counting\n");
+		return -1;
+	}
+	if (r->cli->interval)
+		r->interval++;
+	fe_stats_print(r->shown, r->cli->interval ? r->interval : 0);
+	return 0;
+}
+
+static int arm(void *ctx, struct tracefs_instance *inst, struct fe_error *err)
+{
+	struct run *r = ctx;
+	int i;
+
+	for (i = 0; i < r->nr_c; i++)
+		if (fe_khist_start(r->c[i].khist, inst, err))
+			return -1;
+	return 0;
+}
+
+static void disarm(void *ctx, struct tracefs_instance *inst)
+{
+	struct run *r = ctx;
+	int i;
+
+	for (i = 0; i < r->nr_c; i++)
+		fe_khist_stop(r->c[i].khist, inst);
+}
+
+/* The event's filter as add wrote it, or NULL. */
+static char *filter_of(const struct fe_event_info *ev)
+{
+	char *f = tracefs_event_file_read(NULL, ev->group, ev->event, "filter", NULL);
+
+	if (f) {
+		f[strcspn(f, "\n")] = 0;
+		if (!f[0] || !strcmp(f, "none")) {
+			free(f);
+			f = NULL;
+		}
+	}
+	return f;
+}
+
+/*
+ * The kernel's counters for every counted event, or a reason why the
+ * stream way must count instead (why).
+ */
+static int build_counters(struct run *r, char *why, size_t size)
+{
+	const char *systems[2] = { r->c[0].ev->group, NULL };
+	struct tep_handle *tep;
+	int i, k;
+
+	for (i = 0; i < r->nr_c; i++)
+		if (!fe_khist_supported(r->c[i].ev->group, r->c[i].ev->event,
+					r->mode == FE_STATS_LATENCY)) {
+			snprintf(why, size, "this kernel has no %s",
+				 r->mode == FE_STATS_LATENCY ? "hist triggers or synthetic events" :
+				 "hist triggers");
+			return -1;
+		}
+	tep = tracefs_local_events_system(NULL, systems);
+	if (!tep) {
+		snprintf(why, size, "cannot read the formats of group %s", systems[0]);
+		return -1;
+	}
+	for (i = 0; i < r->nr_c; i++) {
+		struct counted *c = &r->c[i];
+		struct fe_khist_key keys[MAX_BY];
+		struct fe_error err = { 0 };
+		char *filter = filter_of(c->ev), *ret_filter = c->ret ? filter_of(c->ret) : NULL;
+		char tag[64];
+
+		for (k = 0; k < r->nr_by; k++) {
+			keys[k].src = r->src[k] == K_COMM ? FE_KSRC_COMM :
+				      r->src[k] == K_PID ? FE_KSRC_PID :
+				      r->src[k] == K_CPU ? FE_KSRC_CPU :
+				      r->src[k] == K_SYMBOL ? FE_KSRC_SYMBOL : FE_KSRC_FIELD;
+			keys[k].field = c->key_field[k];
+			keys[k].is_string = r->kinds[k] == FE_KEY_TEXT && r->src[k] == K_FIELD;
+			keys[k].is_signed = false;
+		}
+		/* comm and pid both: one key, the kernel prints both for it */
+		snprintf(tag, sizeof(tag), "fevent_%d_%d", (int)getpid(), i);
+		c->khist = fe_khist_new(tep, c->ev->group, c->ev->event,
+					c->ret ? c->ret->event : NULL, keys, r->nr_by,
+					c->value_field, c->value_signed, filter, ret_filter, tag, &err);
+		free(filter);
+		free(ret_filter);
+		if (!c->khist) {
+			snprintf(why, size, "%.400s", err.msg);
+			tep_free(tep);
+			return -1;
+		}
+	}
+	tep_free(tep);
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	int i, k;
+
+	for (i = 0; i < r->nr_c; i++) {
+		free(r->c[i].name);
+		free(r->c[i].value_field);
+		for (k = 0; k < r->nr_by; k++)
+			free(r->c[i].key_field[k]);
+		fe_khist_free(r->c[i].khist);
+	}
+	free(r->c);
+	for (k = 0; k < r->nr_by; k++)
+		free(r->by[k]);
+	fe_stats_free(r->raw);
+	fe_stats_free(r->shown);
+	fe_stats_pairs_free(r->pairs);
+	free(r->cmdlines);
+}
+
+int fe_cmd_stats(const struct fe_cli *cli)
+{
+	struct run r = { .cli = cli };
+	struct fe_record_opts o = {
+		.events = cli->events,
+		.nr_events = cli->nr_events,
+		.duration = cli->duration,
+		.view = { .out = stdout, .quiet = fe_quiet },
+		.report = report,
+		.interval = cli->interval,
+	};
+	struct fe_stats_opts so = { 0 };
+	struct fe_event_info *ev = NULL;
+	struct fe_error err = { 0 };
+	int targets = cli->all + (cli->pid > 0) + (cli->nr_args > 0);
+	int n = 0, i, status = 0, ret = FE_EXIT_USAGE;
+	char why[512] = "";
+
+	fe_record_note_given_fds();
+	if (cli->hist && cli->latency) {
+		fe_say_error("--hist and --latency: one histogram at a time\n");
+		return FE_EXIT_USAGE;
+	}
+	if (fe_events_group(cli, &o.group))
+		return FE_EXIT_USAGE;
+	if (targets != 1) {
+		fe_say_error("count one of: -a (everything), -p PID, or -- CMD ARGS...\n");
+		return FE_EXIT_USAGE;
+	}
+	r.mode = cli->hist ? FE_STATS_HIST : cli->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
+	if (parse_by(&r))
+		goto out;
+	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
+		fe_say_error("%s\n", err.msg);
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	if (fe_list_events(o.group, &ev, &n, &err)) {
+		fe_say_error("%s\n", err.msg);
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < cli->nr_events; i++)
+		if (!has_event(ev, n, cli->events[i])) {
+			fe_say_error("no event '%s' in group '%s' (fevent list shows them)\n",
+				     cli->events[i], o.group);
+			goto out;
+		}
+	if (!n) {
+		fe_say_error("group '%s' has no events to count: add some with 'fevent add'\n",
+			     o.group);
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	if (choose(&r, ev, n))
+		goto out;
+
+	so.mode = r.mode;
+	so.field = cli->hist;
+	so.keys = r.by;
+	so.key_kinds = r.kinds;
+	so.nr_keys = r.nr_by;
+	so.json = cli->json;
+	so.out = stdout;
+	r.raw = fe_stats_new(&so);
+	r.shown = fe_stats_new(&so);
+	r.pairs = fe_stats_pairs_new();
+	if (!r.raw || !r.shown || !r.pairs) {
+		fe_say_error("out of memory\n");
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < r.nr_c; i++)
+		if (!r.c[i].name || fe_stats_event(r.shown, r.c[i].name)) {
+			fe_say_error("out of memory\n");
+			ret = FE_EXIT_FAIL;
+			goto out;
+		}
+
+	if (cli->stream)
+		snprintf(why, sizeof(why), "--stream");
+	else if (!build_counters(&r, why, sizeof(why)))
+		r.in_kernel = true;
+	if (r.in_kernel) {
+		o.counted_in_kernel = true;
+		o.arm = arm;
+		o.disarm = disarm;
+		if (cli->verbose)
+			fprintf(stderr, "stats: in the kernel (hist triggers%s)\n",
+				r.mode == FE_STATS_LATENCY ? " and a synthetic event" : "");
+	} else {
+		/* only the counted events (and a latency's returns) are read */
+		for (i = 0; i < r.nr_c; i++)
+			fe_khist_free(r.c[i].khist), r.c[i].khist = NULL;
+		o.view.sink = count_event;
+		o.view.sink_ctx = &r;
+		if (cli->verbose)
+			fprintf(stderr, "stats: from the event stream (%s)\n", why);
+	}
+	o.ctx = &r;
+	if (cli->all) {
+		o.target = FE_RECORD_ALL;
+	} else if (cli->pid > 0) {
+		o.target = FE_RECORD_PID;
+		o.pid = cli->pid;
+	} else {
+		o.target = FE_RECORD_COMMAND;
+		o.command = cli->args;
+	}
+	ret = fe_record(&o, &status, &err);
+	if (ret < 0) {
+		fe_say_error("%s\n", err.msg);
+		ret = ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
+		goto out;
+	}
+	ret = status;
+out:
+	run_free(&r);
+	fe_event_infos_free(ev, n);
+	return ret;
+}

@@ -1,0 +1,801 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fe_util.h"
+#include "stats.h"
+
+#define NR_BUCKETS	66	/* negatives, 0, 1, then [2^k, 2^(k+1)) to k = 63 */
+#define BAR_WIDTH	52	/* bpftrace's */
+#define KEY_SEP		'\x1f'	/* between key texts: not in a comm or symbol */
+
+struct entry {
+	char *event;
+	char *keys;		/* key texts joined by KEY_SEP */
+	unsigned long long value;
+	bool is_signed;
+	unsigned long long count;
+	unsigned long long printed;	/* count at the last print */
+	unsigned int hash;
+	bool used;
+};
+
+struct fe_stats {
+	struct fe_stats_opts o;
+	struct entry *tab;		/* open addressing */
+	unsigned int cap, nr;
+	char **events;			/* declared, shown even without hits */
+	int nr_events;
+};
+
+struct fe_stats *fe_stats_new(const struct fe_stats_opts *o)
+{
+	struct fe_stats *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->o = *o;
+	s->cap = 256;
+	s->tab = calloc(s->cap, sizeof(*s->tab));
+	if (!s->tab) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void fe_stats_free(struct fe_stats *s)
+{
+	unsigned int i;
+	int k;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->cap; i++) {
+		free(s->tab[i].event);
+		free(s->tab[i].keys);
+	}
+	free(s->tab);
+	for (k = 0; k < s->nr_events; k++)
+		free(s->events[k]);
+	free(s->events);
+	free(s);
+}
+
+int fe_stats_event(struct fe_stats *s, const char *event)
+{
+	char **slot;
+	int k;
+
+	for (k = 0; k < s->nr_events; k++)
+		if (!strcmp(s->events[k], event))
+			return 0;
+	slot = fe_grow(&s->events, &s->nr_events, sizeof(*slot));
+	if (!slot)
+		return -1;
+	*slot = strdup(event);
+	if (!*slot) {
+		s->nr_events--;
+		return -1;
+	}
+	return 0;
+}
+
+static unsigned int hash_of(const char *event, const char *keys, unsigned long long value)
+{
+	unsigned int h = 2166136261u;
+	const char *p;
+	int i;
+
+	for (p = event; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (p = keys; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	for (i = 0; i < 8; i++)
+		h = (h ^ ((value >> (8 * i)) & 0xff)) * 16777619u;
+	return h;
+}
+
+static struct entry *slot_of(struct entry *tab, unsigned int cap, unsigned int hash,
+			     const char *event, const char *keys, unsigned long long value)
+{
+	unsigned int i = hash & (cap - 1);
+
+	while (tab[i].used && (tab[i].hash != hash || tab[i].value != value ||
+			       strcmp(tab[i].event, event) || strcmp(tab[i].keys, keys)))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static int grow_table(struct fe_stats *s)
+{
+	unsigned int cap = s->cap * 2, i;
+	struct entry *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -1;
+	for (i = 0; i < s->cap; i++) {
+		struct entry *e = &s->tab[i];
+
+		if (e->used)
+			*slot_of(tab, cap, e->hash, e->event, e->keys, e->value) = *e;
+	}
+	free(s->tab);
+	s->tab = tab;
+	s->cap = cap;
+	return 0;
+}
+
+int fe_stats_add(struct fe_stats *s, const char *event, const char *const *keys,
+		 unsigned long long value, bool is_signed, unsigned long long n)
+{
+	struct fe_buf joined = { 0 };
+	struct entry *e;
+	unsigned int hash;
+	int i;
+
+	if (s->o.mode == FE_STATS_COUNT)
+		value = 0;
+	fe_buf_add(&joined, "", 0);
+	for (i = 0; i < s->o.nr_keys; i++) {
+		if (i)
+			fe_buf_addc(&joined, KEY_SEP);
+		fe_buf_add(&joined, keys[i], strlen(keys[i]));
+	}
+	if (joined.failed)
+		goto oom;
+	if ((s->nr + 1) * 4 > s->cap * 3 && grow_table(s))
+		goto oom;
+	hash = hash_of(event, joined.s, value);
+	e = slot_of(s->tab, s->cap, hash, event, joined.s, value);
+	if (!e->used) {
+		e->event = strdup(event);
+		if (!e->event)
+			goto oom;
+		e->keys = fe_buf_take(&joined);
+		e->value = value;
+		e->is_signed = is_signed;
+		e->hash = hash;
+		e->used = true;
+		s->nr++;
+	}
+	e->count += n;
+	fe_buf_free(&joined);
+	return 0;
+oom:
+	fe_buf_free(&joined);
+	return -1;
+}
+
+int fe_stats_foreach(struct fe_stats *s, fe_stats_each_fn fn, void *ctx)
+{
+	const char *keys[16];
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < s->cap; i++) {
+		struct entry *e = &s->tab[i];
+		char *copy;
+
+		if (!e->used)
+			continue;
+		copy = strdup(e->keys);
+		if (!copy)
+			return -1;
+		for (k = 0; k < s->o.nr_keys && k < 16; k++) {
+			char *sep;
+
+			keys[k] = k ? keys[k - 1] + strlen(keys[k - 1]) + 1 : copy;
+			sep = strchr(keys[k], KEY_SEP);
+			if (sep)
+				*sep = 0;
+		}
+		k = fn(ctx, e->event, keys, e->value, e->is_signed, e->count);
+		free(copy);
+		if (k)
+			return -1;
+	}
+	return 0;
+}
+
+void fe_stats_begin_snapshot(struct fe_stats *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->cap; i++)
+		s->tab[i].count = 0;
+}
+
+int fe_stats_bucket(unsigned long long v, bool is_signed)
+{
+	if (is_signed && (long long)v < 0)
+		return 0;
+	if (!v)
+		return 1;
+	return 2 + 63 - __builtin_clzll(v);
+}
+
+/* 2^k the way bpftrace writes it: 512, 1K, 2M ... */
+static void power_label(int k, char *buf, size_t size)
+{
+	static const char units[] = " KMGTPE";
+
+	snprintf(buf, size, "%llu%.*s", 1ULL << (k % 10), k >= 10, &units[k / 10]);
+}
+
+void fe_stats_bucket_label(int bucket, char *buf, size_t size)
+{
+	char lo[16], hi[16];
+
+	if (bucket == 0) {
+		snprintf(buf, size, "(..., 0)");
+	} else if (bucket == 1) {
+		snprintf(buf, size, "[0]");
+	} else if (bucket == 2) {
+		snprintf(buf, size, "[1]");
+	} else {
+		power_label(bucket - 2, lo, sizeof(lo));
+		if (bucket - 1 > 63)
+			snprintf(hi, sizeof(hi), "16E");
+		else
+			power_label(bucket - 1, hi, sizeof(hi));
+		snprintf(buf, size, "[%s, %s)", lo, hi);
+	}
+}
+
+/* One key's numbers over an interval. */
+struct group {
+	const char *event;
+	const char *keys;
+	unsigned long long count;
+	unsigned long long min, max;	/* as the value's own type */
+	bool is_signed;
+	__int128 sum;
+	unsigned long long buckets[NR_BUCKETS];
+};
+
+struct shown {
+	struct entry *e;
+	unsigned long long n;
+};
+
+static int by_event_keys_value(const void *a, const void *b)
+{
+	const struct shown *x = a, *y = b;
+	int c = strcmp(x->e->event, y->e->event);
+
+	if (!c)
+		c = strcmp(x->e->keys, y->e->keys);
+	if (!c && x->e->value != y->e->value) {
+		if (x->e->is_signed)
+			c = (long long)x->e->value < (long long)y->e->value ? -1 : 1;
+		else
+			c = x->e->value < y->e->value ? -1 : 1;
+	}
+	return c;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	int c = strcmp(x->event, y->event);
+
+	if (c)
+		return c;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->keys, y->keys);
+}
+
+static bool less(unsigned long long a, unsigned long long b, bool is_signed)
+{
+	return is_signed ? (long long)a < (long long)b : a < b;
+}
+
+static void put_value(struct fe_buf *b, unsigned long long v, bool is_signed)
+{
+	if (is_signed)
+		fe_buf_add_s64(b, (long long)v);
+	else
+		fe_buf_add_u64(b, v);
+}
+
+static void put_int128(struct fe_buf *b, __int128 v)
+{
+	char d[48];
+	int n = 0;
+	bool neg = v < 0;
+	unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
+
+	do {
+		d[n++] = '0' + (int)(u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		fe_buf_addc(b, '-');
+	while (n)
+		fe_buf_addc(b, d[--n]);
+}
+
+/* The i-th key text of "a\x1fb\x1fc". */
+static const char *nth_key(const char *keys, int i, size_t *len)
+{
+	const char *p = keys, *end;
+
+	while (i-- > 0 && (p = strchr(p, KEY_SEP)))
+		p++;
+	if (!p)
+		p = "";
+	end = strchr(p, KEY_SEP);
+	*len = end ? (size_t)(end - p) : strlen(p);
+	return p;
+}
+
+static void json_text(struct fe_buf *b, const char *s, size_t len)
+{
+	char *t = strndup(s, len);
+	char *mem = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	/* fe_json_string escapes for a FILE: borrow a memory stream */
+	if (t && (f = open_memstream(&mem, &size))) {
+		fe_json_string(f, t);
+		fclose(f);
+		fe_buf_add(b, mem ? mem : "\"\"", mem ? size : 2);
+	}
+	free(mem);
+	free(t);
+}
+
+static void put_key_text(struct fe_buf *b, enum fe_stats_key_kind kind, const char *s, size_t len)
+{
+	if (kind == FE_KEY_HEX) {
+		char *t = strndup(s, len);
+
+		if (t)
+			fe_buf_add_hex(b, strtoull(t, NULL, 10));
+		free(t);
+		return;
+	}
+	/* a comm or a string from the traced program: no terminal controls */
+	for (; len; len--, s++)
+		fe_buf_addc(b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+static const char *field_name(const struct fe_stats *s)
+{
+	return s->o.mode == FE_STATS_LATENCY ? "latency_us" : s->o.field;
+}
+
+static void print_json(struct fe_stats *s, const struct group *g, int interval, struct fe_buf *b)
+{
+	int i, k;
+
+	fe_buf_add(b, "{\"event\":", 9);
+	json_text(b, g->event, strlen(g->event));
+	fe_buf_add(b, ",\"keys\":{", 9);
+	for (k = 0; k < s->o.nr_keys; k++) {
+		size_t len;
+		const char *t = nth_key(g->keys, k, &len);
+
+		if (k)
+			fe_buf_addc(b, ',');
+		json_text(b, s->o.keys[k], strlen(s->o.keys[k]));
+		fe_buf_addc(b, ':');
+		if (s->o.key_kinds[k] == FE_KEY_TEXT || !len)
+			json_text(b, t, len);
+		else
+			fe_buf_add(b, t, len);
+	}
+	fe_buf_add(b, "},\"count\":", 10);
+	fe_buf_add_u64(b, g->count);
+	if (s->o.mode != FE_STATS_COUNT && g->count) {
+		char avg[64];
+
+		fe_buf_add(b, ",\"field\":", 9);
+		json_text(b, field_name(s), strlen(field_name(s)));
+		fe_buf_add(b, ",\"min\":", 7);
+		put_value(b, g->min, g->is_signed);
+		snprintf(avg, sizeof(avg), "%.15g", (double)g->sum / (double)g->count);
+		fe_buf_add(b, ",\"avg\":", 7);
+		fe_buf_add(b, avg, strlen(avg));
+		fe_buf_add(b, ",\"max\":", 7);
+		put_value(b, g->max, g->is_signed);
+		fe_buf_add(b, ",\"sum\":", 7);
+		put_int128(b, g->sum);
+		fe_buf_add(b, ",\"buckets\":[", 12);
+		for (i = 0, k = 0; i < NR_BUCKETS; i++) {
+			if (!g->buckets[i])
+				continue;
+			if (k++)
+				fe_buf_addc(b, ',');
+			fe_buf_add(b, "{\"lo\":", 6);
+			if (i == 0)
+				fe_buf_add(b, "null", 4);
+			else
+				fe_buf_add_u64(b, i == 1 ? 0 : 1ULL << (i - 2));
+			fe_buf_add(b, ",\"hi\":", 6);
+			if (i <= 1)
+				fe_buf_addc(b, i == 0 ? '0' : '1');
+			else if (i - 1 > 63)
+				fe_buf_add(b, "18446744073709551616", 20);
+			else
+				fe_buf_add_u64(b, 1ULL << (i - 1));
+			fe_buf_add(b, ",\"count\":", 9);
+			fe_buf_add_u64(b, g->buckets[i]);
+			fe_buf_addc(b, '}');
+		}
+		fe_buf_addc(b, ']');
+	}
+	if (interval) {
+		fe_buf_add(b, ",\"interval\":", 12);
+		fe_buf_add_u64(b, interval);
+	}
+	fe_buf_add(b, "}\n", 2);
+}
+
+/* "len, comm=fx_stats, pid=12" */
+static void put_key_list(struct fe_stats *s, const struct group *g, struct fe_buf *b)
+{
+	int k;
+
+	for (k = 0; k < s->o.nr_keys; k++) {
+		size_t len;
+		const char *t = nth_key(g->keys, k, &len);
+
+		fe_buf_printf(b, "%s%s=", k || s->o.mode != FE_STATS_COUNT ? ", " : "",
+			      s->o.keys[k]);
+		put_key_text(b, s->o.key_kinds[k], t, len);
+	}
+}
+
+static void print_hist(struct fe_stats *s, const struct group *g, struct fe_buf *b)
+{
+	unsigned long long top = 0;
+	int i, lo = NR_BUCKETS, hi = -1;
+
+	fe_buf_printf(b, "%s %s", g->event,
+		      s->o.mode == FE_STATS_LATENCY ? "latency (us)" : s->o.field);
+	put_key_list(s, g, b);
+	fe_buf_add(b, ": count ", 8);
+	fe_buf_add_u64(b, g->count);
+	fe_buf_add(b, "  min ", 6);
+	put_value(b, g->min, g->is_signed);
+	fe_buf_add(b, "  avg ", 6);
+	/* truncated toward zero, as bpftrace's avg() */
+	put_int128(b, g->sum / (__int128)g->count);
+	fe_buf_add(b, "  max ", 6);
+	put_value(b, g->max, g->is_signed);
+	fe_buf_addc(b, '\n');
+	for (i = 0; i < NR_BUCKETS; i++) {
+		if (!g->buckets[i])
+			continue;
+		if (i < lo)
+			lo = i;
+		hi = i;
+		if (g->buckets[i] > top)
+			top = g->buckets[i];
+	}
+	for (i = lo; i <= hi; i++) {
+		char label[32], bar[BAR_WIDTH + 1];
+		int w = (int)(g->buckets[i] * BAR_WIDTH / top);
+
+		fe_stats_bucket_label(i, label, sizeof(label));
+		memset(bar, ' ', BAR_WIDTH);
+		memset(bar, '@', w);
+		bar[BAR_WIDTH] = 0;
+		fe_buf_printf(b, "%-16s%8llu |%s|\n", label, g->buckets[i], bar);
+	}
+	fe_buf_addc(b, '\n');
+}
+
+/* Count mode: one table per event, keys then the count. */
+static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_buf *b)
+{
+	size_t width[16] = { 0 }, cw = 5;
+	int i, k, nk = s->o.nr_keys < 16 ? s->o.nr_keys : 16;
+
+	for (k = 0; k < nk; k++)
+		width[k] = strlen(s->o.keys[k]);
+	for (i = 0; i < n; i++) {
+		struct fe_buf t = { 0 };
+		char num[32];
+
+		for (k = 0; k < nk; k++) {
+			size_t len;
+			const char *p = nth_key(g[i].keys, k, &len);
+
+			t.len = 0;
+			put_key_text(&t, s->o.key_kinds[k], p, len);
+			if (t.len > width[k])
+				width[k] = t.len;
+		}
+		fe_buf_free(&t);
+		if ((size_t)snprintf(num, sizeof(num), "%llu", g[i].count) > cw)
+			cw = strlen(num);
+	}
+	for (k = 0; k < nk; k++)
+		fe_buf_printf(b, "  %-*s", (int)width[k], s->o.keys[k]);
+	fe_buf_printf(b, "  %*s\n", (int)cw, "count");
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nk; k++) {
+			struct fe_buf t = { 0 };
+			size_t len;
+			const char *p = nth_key(g[i].keys, k, &len);
+
+			put_key_text(&t, s->o.key_kinds[k], p, len);
+			fe_buf_printf(b, "  %-*s", (int)width[k], t.s ? t.s : "");
+			fe_buf_free(&t);
+		}
+		fe_buf_printf(b, "  %*llu\n", (int)cw, g[i].count);
+	}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+unsigned long long fe_stats_print(struct fe_stats *s, int interval)
+{
+	struct shown *sh = calloc(s->nr ? s->nr : 1, sizeof(*sh));
+	struct group *g = calloc(s->nr ? s->nr : 1, sizeof(*g));
+	struct fe_buf b = { 0 };
+	unsigned long long total = 0;
+	unsigned int i;
+	int n = 0, ng = 0, k, j;
+
+	if (!sh || !g)
+		goto out;
+	for (i = 0; i < s->cap; i++) {
+		struct entry *e = &s->tab[i];
+
+		if (!e->used || e->count <= e->printed) {
+			if (e->used)
+				e->printed = e->count;
+			continue;
+		}
+		sh[n].e = e;
+		sh[n++].n = e->count - e->printed;
+		e->printed = e->count;
+	}
+	qsort(sh, n, sizeof(*sh), by_event_keys_value);
+	for (k = 0; k < n; k++) {
+		struct entry *e = sh[k].e;
+		struct group *cur = ng ? &g[ng - 1] : NULL;
+		int bucket;
+
+		if (!cur || strcmp(cur->event, e->event) || strcmp(cur->keys, e->keys)) {
+			cur = &g[ng++];
+			cur->event = e->event;
+			cur->keys = e->keys;
+			cur->is_signed = e->is_signed;
+			cur->min = cur->max = e->value;
+		}
+		cur->count += sh[k].n;
+		total += sh[k].n;
+		if (less(e->value, cur->min, e->is_signed))
+			cur->min = e->value;
+		if (less(cur->max, e->value, e->is_signed))
+			cur->max = e->value;
+		cur->sum += (e->is_signed ? (__int128)(long long)e->value : (__int128)e->value) *
+			    (__int128)sh[k].n;
+		bucket = fe_stats_bucket(e->value, e->is_signed);
+		cur->buckets[bucket] += sh[k].n;
+	}
+	qsort(g, ng, sizeof(*g), by_count);
+	qsort(s->events, s->nr_events, sizeof(*s->events), by_name);
+
+	if (interval && !s->o.json) {
+		char when[32];
+		time_t t = time(NULL);
+		struct tm tm;
+
+		strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&t, &tm));
+		fe_buf_printf(&b, "-- interval %d, %s --\n", interval, when);
+	}
+	if (s->o.mode == FE_STATS_COUNT && !s->o.nr_keys) {
+		/* one table: every event, with those that had no hits */
+		size_t w = 5;
+
+		for (k = 0; k < s->nr_events; k++)
+			if (strlen(s->events[k]) > w)
+				w = strlen(s->events[k]);
+		for (k = 0; k < ng; k++)
+			if (strlen(g[k].event) > w)
+				w = strlen(g[k].event);
+		if (!s->o.json)
+			fe_buf_printf(&b, "  %-*s  %10s\n", (int)w, "event", "count");
+		/* by count, then the silent ones by name */
+		{
+			struct group *all = calloc(ng + s->nr_events + 1, sizeof(*all));
+			int na = 0;
+
+			if (!all)
+				goto out;
+			for (k = 0; k < ng; k++)
+				all[na++] = g[k];
+			for (k = 0; k < s->nr_events; k++) {
+				for (j = 0; j < ng && strcmp(g[j].event, s->events[k]); j++)
+					;
+				if (j == ng) {
+					all[na].event = s->events[k];
+					all[na++].keys = "";
+				}
+			}
+			for (k = 0; k < na; k++)
+				for (j = k + 1; j < na; j++)
+					if (all[j].count > all[k].count ||
+					    (all[j].count == all[k].count &&
+					     strcmp(all[j].event, all[k].event) < 0)) {
+						struct group t = all[k];
+
+						all[k] = all[j];
+						all[j] = t;
+					}
+			for (k = 0; k < na; k++) {
+				if (s->o.json)
+					print_json(s, &all[k], interval, &b);
+				else
+					fe_buf_printf(&b, "  %-*s  %10llu\n", (int)w, all[k].event,
+						      all[k].count);
+			}
+			free(all);
+		}
+		goto write;
+	}
+	for (k = 0; k < ng; k = j) {
+		unsigned long long hits = 0;
+
+		for (j = k; j < ng && !strcmp(g[j].event, g[k].event); j++)
+			hits += g[j].count;
+		if (s->o.json) {
+			int m;
+
+			for (m = k; m < j; m++)
+				print_json(s, &g[m], interval, &b);
+			continue;
+		}
+		if (s->o.mode == FE_STATS_COUNT) {
+			fe_buf_printf(&b, "%s: %llu hit%s\n", g[k].event, hits, hits == 1 ? "" : "s");
+			print_counts(s, &g[k], j - k, &b);
+			fe_buf_addc(&b, '\n');
+		} else {
+			int m;
+
+			for (m = k; m < j; m++)
+				print_hist(s, &g[m], &b);
+		}
+	}
+	/* the chosen events that had nothing to show */
+	for (k = 0; k < s->nr_events && !s->o.json; k++) {
+		for (j = 0; j < ng && strcmp(g[j].event, s->events[k]); j++)
+			;
+		if (j == ng)
+			fe_buf_printf(&b, "%s: no hits\n", s->events[k]);
+	}
+write:
+	if (b.s && b.len)
+		fwrite(b.s, 1, b.len, s->o.out);
+	fflush(s->o.out);
+out:
+	fe_buf_free(&b);
+	free(sh);
+	free(g);
+	return total;
+}
+
+/* --- the stream way's pairing --- */
+
+struct waiting {
+	char *func;
+	int pid;
+	unsigned long long ts;
+	char **keys;
+	int nr_keys;
+	bool used;
+};
+
+struct fe_stats_pairs {
+	struct waiting *w;
+	int nr;
+	char **last_keys;	/* handed out by the last return */
+	int nr_last;
+};
+
+struct fe_stats_pairs *fe_stats_pairs_new(void)
+{
+	return calloc(1, sizeof(struct fe_stats_pairs));
+}
+
+static void free_keys(char **keys, int n)
+{
+	int i;
+
+	for (i = 0; keys && i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+void fe_stats_pairs_free(struct fe_stats_pairs *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr; i++) {
+		free(p->w[i].func);
+		free_keys(p->w[i].keys, p->w[i].nr_keys);
+	}
+	free(p->w);
+	free_keys(p->last_keys, p->nr_last);
+	free(p);
+}
+
+static struct waiting *find_waiting(struct fe_stats_pairs *p, const char *func, int pid)
+{
+	int i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->w[i].pid == pid && !strcmp(p->w[i].func, func))
+			return &p->w[i];
+	return NULL;
+}
+
+int fe_stats_pairs_entry(struct fe_stats_pairs *p, const char *func, int pid,
+			 unsigned long long ts, const char *const *keys, int nr_keys)
+{
+	struct waiting *w = find_waiting(p, func, pid);
+	char **copy = calloc(nr_keys ? nr_keys : 1, sizeof(*copy));
+	int i;
+
+	if (!copy)
+		return -1;
+	for (i = 0; i < nr_keys; i++)
+		if (!(copy[i] = strdup(keys[i]))) {
+			free_keys(copy, nr_keys);
+			return -1;
+		}
+	if (!w) {
+		w = fe_grow(&p->w, &p->nr, sizeof(*w));
+		if (!w || !(w->func = strdup(func))) {
+			if (w)
+				p->nr--;
+			free_keys(copy, nr_keys);
+			return -1;
+		}
+		w->pid = pid;
+	}
+	/* a nested entry of the same function overwrites, as the kernel's
+	 * per-task variable does */
+	free_keys(w->keys, w->nr_keys);
+	w->keys = copy;
+	w->nr_keys = nr_keys;
+	w->ts = ts;
+	w->used = false;
+	return 0;
+}
+
+bool fe_stats_pairs_return(struct fe_stats_pairs *p, const char *func, int pid,
+			   unsigned long long ts, unsigned long long *us, const char *const **keys)
+{
+	struct waiting *w = find_waiting(p, func, pid);
+
+	if (!w || w->used)
+		return false;
+	w->used = true;
+	/* microseconds of each timestamp, then the difference: the kernel's
+	 * common_timestamp.usecs arithmetic */
+	*us = ts / 1000 - w->ts / 1000;
+	free_keys(p->last_keys, p->nr_last);
+	p->last_keys = w->keys;
+	p->nr_last = w->nr_keys;
+	w->keys = NULL;
+	w->nr_keys = 0;
+	*keys = (const char *const *)p->last_keys;
+	return true;
+}

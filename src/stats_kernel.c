@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracefs.h>
+
+#include "fe_util.h"
+#include "stats_kernel.h"
+
+#define MAX_KEYS	8
+/* a key a hist trigger needs when nothing is counted per key: one value
+ * per event, so one row */
+#define CONSTANT_KEY	"common_type"
+#define LATENCY_FIELD	"lat"
+#define PID_FIELD	"pid"
+
+struct fe_khist {
+	struct tracefs_hist *hist;	/* on the event, or on the synthetic event */
+	struct tracefs_synth *synth;	/* --latency */
+	char *start_trigger;		/* the synthetic event's, moved to the instance */
+	char *end_trigger;
+	char *system, *event, *ret_event;
+	struct fe_khist_key keys[MAX_KEYS];
+	char *key_names[MAX_KEYS];	/* as the hist file prints them */
+	int nr_keys;
+	bool constant_key;
+	bool has_value;
+	char *value_name;
+	bool started;
+	bool synth_created;
+};
+
+bool fe_khist_supported(const char *system, const char *event, bool latency)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "events/%s/%s/hist", system, event);
+	if (!tracefs_file_exists(NULL, path))
+		return false;
+	return !latency || tracefs_file_exists(NULL, "synthetic_events");
+}
+
+/* --- the events' filters, handed to libtracefs piece by piece --- */
+
+typedef int (*append_fn)(void *obj, enum tracefs_filter type, const char *field,
+			 enum tracefs_compare cmp, const char *val);
+
+static int hist_append(void *obj, enum tracefs_filter type, const char *field,
+		       enum tracefs_compare cmp, const char *val)
+{
+	return tracefs_hist_append_filter(obj, type, field, cmp, val);
+}
+
+static int start_append(void *obj, enum tracefs_filter type, const char *field,
+			enum tracefs_compare cmp, const char *val)
+{
+	return tracefs_synth_append_start_filter(obj, type, field, cmp, val);
+}
+
+static int end_append(void *obj, enum tracefs_filter type, const char *field,
+		      enum tracefs_compare cmp, const char *val)
+{
+	return tracefs_synth_append_end_filter(obj, type, field, cmp, val);
+}
+
+/*
+ * A filter as fevent wrote it (fe_filter_translate's output, checked
+ * already) into libtracefs' filter calls: a hist trigger does not see
+ * the event's filter (triggers run before it), so it carries its own.
+ */
+static int apply_filter(const char *filter, append_fn append, void *obj, struct fe_error *err)
+{
+	const char *p = filter;
+
+	while (*p) {
+		static const struct {
+			const char *op;
+			enum tracefs_compare cmp;
+		} ops[] = {
+			{ "==", TRACEFS_COMPARE_EQ }, { "!=", TRACEFS_COMPARE_NE },
+			{ "<=", TRACEFS_COMPARE_LE }, { ">=", TRACEFS_COMPARE_GE },
+			{ "<", TRACEFS_COMPARE_LT }, { ">", TRACEFS_COMPARE_GT },
+			{ "~", TRACEFS_COMPARE_RE }, { "&", TRACEFS_COMPARE_AND },
+		};
+		char *field = NULL, *val = NULL;
+		const char *start;
+		size_t i;
+		int ret;
+
+		if (isspace((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		if (*p == '(' || *p == ')') {
+			ret = append(obj, *p == '(' ? TRACEFS_FILTER_OPEN_PAREN :
+				     TRACEFS_FILTER_CLOSE_PAREN, NULL, 0, NULL);
+			p++;
+		} else if (!strncmp(p, "&&", 2) || !strncmp(p, "||", 2)) {
+			ret = append(obj, *p == '&' ? TRACEFS_FILTER_AND : TRACEFS_FILTER_OR,
+				     NULL, 0, NULL);
+			p += 2;
+		} else if (*p == '!' && p[1] != '=') {
+			ret = append(obj, TRACEFS_FILTER_NOT, NULL, 0, NULL);
+			p++;
+		} else {
+			start = p;
+			while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
+				p++;
+			if (p == start)
+				return fe_err(err, 0, "cannot read the filter '%s' at '%s'", filter, p);
+			field = strndup(start, p - start);
+			while (isspace((unsigned char)*p))
+				p++;
+			for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+				if (!strncmp(p, ops[i].op, strlen(ops[i].op)))
+					break;
+			if (i == sizeof(ops) / sizeof(ops[0])) {
+				free(field);
+				return fe_err(err, 0, "cannot read the filter '%s' at '%s'", filter, p);
+			}
+			p += strlen(ops[i].op);
+			while (isspace((unsigned char)*p))
+				p++;
+			start = p;
+			if (*p == '"' || *p == '\'') {
+				char q = *p++;
+
+				while (*p && *p != q)
+					p += *p == '\\' && p[1] ? 2 : 1;
+				if (*p)
+					p++;
+			} else {
+				while (*p && !isspace((unsigned char)*p) && *p != ')' && *p != '&' &&
+				       *p != '|')
+					p++;
+			}
+			val = strndup(start, p - start);
+			if (!field || !val) {
+				free(field);
+				free(val);
+				return fe_err(err, 0, "out of memory");
+			}
+			ret = append(obj, TRACEFS_FILTER_COMPARE, field, ops[i].cmp, val);
+			if (ret)
+				fe_err(err, 0, "libtracefs cannot put '%s' in a hist trigger's filter "
+				       "(the kernel's filters take it, libtracefs' do not)", field);
+			free(field);
+			free(val);
+			if (ret)
+				return -1;
+			continue;
+		}
+		if (ret)
+			return fe_err(err, 0, "libtracefs refuses the filter '%s' in a hist trigger",
+				      filter);
+	}
+	return 0;
+}
+
+void fe_khist_free(struct fe_khist *h)
+{
+	int i;
+
+	if (!h)
+		return;
+	tracefs_hist_free(h->hist);
+	tracefs_synth_free(h->synth);
+	free(h->start_trigger);
+	free(h->end_trigger);
+	free(h->system);
+	free(h->event);
+	free(h->ret_event);
+	for (i = 0; i < h->nr_keys; i++)
+		free(h->key_names[i]);
+	free(h->value_name);
+	free(h);
+}
+
+static enum tracefs_hist_key_type key_type(const struct fe_khist_key *k)
+{
+	return k->src == FE_KSRC_COMM ? TRACEFS_HIST_KEY_EXECNAME :
+	       k->src == FE_KSRC_SYMBOL ? TRACEFS_HIST_KEY_SYM : TRACEFS_HIST_KEY_NORMAL;
+}
+
+/* The name a key has on the event its hist is on. */
+static const char *key_field(struct fe_khist *h, int i, char *buf, size_t size)
+{
+	const struct fe_khist_key *k = &h->keys[i];
+
+	switch (k->src) {
+	case FE_KSRC_COMM:
+		return "common_pid";
+	case FE_KSRC_PID:
+		return h->synth ? PID_FIELD : "common_pid";
+	case FE_KSRC_CPU:
+		return TRACEFS_HIST_CPU;
+	default:
+		if (!h->synth)
+			return k->field;
+		snprintf(buf, size, "k%d", i);	/* carried from the entry */
+		return buf;
+	}
+}
+
+struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const char *event,
+			      const char *ret_event, const struct fe_khist_key *keys, int nr_keys,
+			      const char *value, bool value_signed, const char *filter,
+			      const char *ret_filter, const char *tag, struct fe_error *err)
+{
+	struct fe_khist *h = calloc(1, sizeof(*h));
+	const char *hist_system = system, *hist_event = event;
+	int i;
+
+	(void)value_signed;
+	if (!h) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	if (nr_keys > MAX_KEYS) {
+		fe_err(err, 0, "at most %d keys", MAX_KEYS);
+		goto fail;
+	}
+	h->system = strdup(system);
+	h->event = strdup(event);
+	h->ret_event = ret_event ? strdup(ret_event) : NULL;
+	h->nr_keys = nr_keys;
+	memcpy(h->keys, keys, nr_keys * sizeof(*keys));
+	if (!h->system || !h->event || (ret_event && !h->ret_event))
+		goto oom;
+
+	if (ret_event) {
+		/* entry and return matched per task, the difference of their
+		 * timestamps in microseconds, the entry's keys carried over */
+		h->synth = tracefs_synth_alloc(tep, tag, system, event, system, ret_event,
+					       "common_pid", "common_pid", PID_FIELD);
+		if (!h->synth) {
+			fe_err(err, 0, "cannot describe a synthetic event from %s to %s: %s", event,
+			       ret_event, strerror(errno));
+			goto fail;
+		}
+		if (tracefs_synth_add_compare_field(h->synth, TRACEFS_HIST_TIMESTAMP_USECS,
+						    TRACEFS_HIST_TIMESTAMP_USECS,
+						    TRACEFS_SYNTH_DELTA_END, LATENCY_FIELD)) {
+			fe_err(err, 0, "cannot add the latency to the synthetic event: %s",
+			       strerror(errno));
+			goto fail;
+		}
+		for (i = 0; i < nr_keys; i++) {
+			char name[16];
+
+			if (keys[i].src != FE_KSRC_FIELD && keys[i].src != FE_KSRC_SYMBOL)
+				continue;
+			snprintf(name, sizeof(name), "k%d", i);
+			if (tracefs_synth_add_start_field(h->synth, keys[i].field, name)) {
+				fe_err(err, 0, "cannot carry %s of %s to the synthetic event: %s",
+				       keys[i].field, event, strerror(errno));
+				goto fail;
+			}
+		}
+		if (filter && apply_filter(filter, start_append, h->synth, err))
+			goto fail;
+		if (ret_filter && apply_filter(ret_filter, end_append, h->synth, err))
+			goto fail;
+		if (tracefs_synth_trace(h->synth, TRACEFS_SYNTH_HANDLE_MATCH, NULL)) {
+			fe_err(err, 0, "cannot have the return event trace the synthetic event: %s",
+			       strerror(errno));
+			goto fail;
+		}
+		if (!tracefs_synth_get_event(tep, h->synth)) {
+			fe_err(err, 0, "cannot describe the synthetic event %s", tag);
+			goto fail;
+		}
+		hist_system = "synthetic";
+		hist_event = tag;
+		value = LATENCY_FIELD;
+	}
+	h->has_value = value != NULL;
+	h->constant_key = !nr_keys;
+	for (i = 0; i < nr_keys || (!i && h->constant_key); i++) {
+		char buf[16];
+		const char *name = h->constant_key ? CONSTANT_KEY : key_field(h, i, buf, sizeof(buf));
+		enum tracefs_hist_key_type type = h->constant_key ? TRACEFS_HIST_KEY_NORMAL :
+						  key_type(&keys[i]);
+
+		if (!h->constant_key && !(h->key_names[i] = strdup(name)))
+			goto oom;
+		if (!h->hist)
+			h->hist = tracefs_hist_alloc(tep, hist_system, hist_event, name, type);
+		else if (tracefs_hist_add_key(h->hist, name, type))
+			goto key_fail;
+		if (!h->hist)
+			goto key_fail;
+		continue;
+key_fail:
+		fe_err(err, 0, "cannot count %s/%s by %s: %s", hist_system, hist_event, name,
+		       strerror(errno));
+		goto fail;
+	}
+	if (value) {
+		h->value_name = strdup(value);
+		if (!h->value_name)
+			goto oom;
+		/* the exact value, a key: fevent draws the buckets itself, as
+		 * bpftrace does, from what the kernel counted per value */
+		if (tracefs_hist_add_key(h->hist, value, TRACEFS_HIST_KEY_NORMAL)) {
+			fe_err(err, 0, "cannot count %s/%s by %s: %s", hist_system, hist_event,
+			       value, strerror(errno));
+			goto fail;
+		}
+	}
+	if (tracefs_hist_add_value(h->hist, TRACEFS_HIST_HITCOUNT))
+		goto oom;
+	if (!ret_event && filter && apply_filter(filter, hist_append, h->hist, err))
+		goto fail;
+	return h;
+oom:
+	fe_err(err, 0, "out of memory");
+fail:
+	fe_khist_free(h);
+	return NULL;
+}
+
+static int append_trigger(struct tracefs_instance *inst, const char *system, const char *event,
+			  const char *remove, const char *trigger)
+{
+	char *cmd = NULL;
+	int ret;
+
+	if (remove && asprintf(&cmd, "!%s", trigger) < 0)
+		return -1;
+	ret = tracefs_event_file_append(inst, system, event, "trigger", cmd ? cmd : trigger);
+	free(cmd);
+	return ret < 0 ? -1 : 0;
+}
+
+int fe_khist_start(struct fe_khist *h, struct tracefs_instance *inst, struct fe_error *err)
+{
+	if (h->synth) {
+		const char *start, *end;
+
+		/*
+		 * libtracefs 1.6 makes a synthetic event's triggers at the top
+		 * level only (tracefs_synth_set_instance came in 1.7): they are
+		 * made there, then moved to fevent's instance, whose pid filter
+		 * and filters they must obey.  Until then they feed nothing:
+		 * the synthetic event has no trigger at the top level.
+		 */
+		if (tracefs_synth_create(h->synth))
+			return fe_err(err, 0, "the kernel refused the synthetic event %s: %s",
+				      tracefs_synth_get_name(h->synth), strerror(errno));
+		h->synth_created = true;
+		start = tracefs_synth_show_start_hist(h->synth);
+		end = tracefs_synth_show_end_hist(h->synth);
+		h->start_trigger = start ? strdup(start) : NULL;
+		h->end_trigger = end ? strdup(end) : NULL;
+		if (!h->start_trigger || !h->end_trigger)
+			return fe_err(err, 0, "out of memory");
+		append_trigger(NULL, h->system, h->ret_event, "!", h->end_trigger);
+		append_trigger(NULL, h->system, h->event, "!", h->start_trigger);
+		if (append_trigger(inst, h->system, h->event, NULL, h->start_trigger)) {
+			free(h->start_trigger);
+			h->start_trigger = NULL;
+			return fe_err(err, 0, "the kernel refused the trigger '%s' on %s/%s: %s",
+				      start, h->system, h->event, strerror(errno));
+		}
+		if (append_trigger(inst, h->system, h->ret_event, NULL, h->end_trigger)) {
+			free(h->end_trigger);
+			h->end_trigger = NULL;
+			return fe_err(err, 0, "the kernel refused the trigger '%s' on %s/%s: %s",
+				      end, h->system, h->ret_event, strerror(errno));
+		}
+	}
+	if (tracefs_hist_start(inst, h->hist))
+		return fe_err(err, 0, "the kernel refused the hist trigger on %s/%s: %s",
+			      tracefs_hist_get_system(h->hist), tracefs_hist_get_event(h->hist),
+			      strerror(errno));
+	h->started = true;
+	return 0;
+}
+
+void fe_khist_stop(struct fe_khist *h, struct tracefs_instance *inst)
+{
+	if (!h)
+		return;
+	/* the synthetic event's own hist, then what feeds it, then it */
+	if (h->started)
+		tracefs_hist_destroy(inst, h->hist);
+	h->started = false;
+	if (h->end_trigger)
+		append_trigger(inst, h->system, h->ret_event, "!", h->end_trigger);
+	if (h->start_trigger)
+		append_trigger(inst, h->system, h->event, "!", h->start_trigger);
+	free(h->end_trigger);
+	free(h->start_trigger);
+	h->end_trigger = h->start_trigger = NULL;
+	if (h->synth_created)
+		tracefs_synth_destroy(h->synth);
+	h->synth_created = false;
+}
+
+/* "NAME: " at *p; moves past it */
+static bool expect_name(const char **p, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (**p == ' ')
+		(*p)++;
+	if (strncmp(*p, name, n) || (*p)[n] != ':')
+		return false;
+	*p += n + 1;
+	while (**p == ' ')
+		(*p)++;
+	return true;
+}
+
+/* One key's text at *p, up to where the next key or the row's end starts. */
+static int read_key(const struct fe_khist_key *k, const char **p, const char *next,
+		    struct fe_buf *text)
+{
+	const char *s = *p, *end;
+	char *stop;
+
+	if (k && k->src == FE_KSRC_COMM) {
+		/* "%-16s[%10llu]": the command, then the pid */
+		end = strchr(s, '[');
+		if (!end)
+			return -1;
+		while (end > s && end[-1] == ' ')
+			end--;
+		fe_buf_add(text, s, end - s);
+		*p = strchr(s, ']');
+		if (!*p)
+			return -1;
+		(*p)++;
+		return 0;
+	}
+	if (k && k->src == FE_KSRC_SYMBOL) {
+		/* "[%llx] %-45s": the name */
+		if (*s != '[' || !(s = strchr(s, ']')))
+			return -1;
+		s++;
+		while (*s == ' ')
+			s++;
+	}
+	if (k && (k->is_string || k->src == FE_KSRC_SYMBOL)) {
+		end = strstr(s, next);
+		if (!end)
+			return -1;
+		*p = end;
+		while (end > s && end[-1] == ' ')
+			end--;
+		fe_buf_add(text, s, end - s);
+		return 0;
+	}
+	/* numbers print as u64; a signed field's are its sign-extended bits */
+	errno = 0;
+	{
+		unsigned long long u = strtoull(s, &stop, 10);
+
+		if (stop == s || errno)
+			return -1;
+		if (k && k->is_signed)
+			fe_buf_add_s64(text, (long long)u);
+		else
+			fe_buf_add_u64(text, u);
+	}
+	*p = stop;
+	return 0;
+}
+
+int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_row_fn fn,
+		  void *ctx, unsigned long long *dropped, struct fe_error *err)
+{
+	char *text = tracefs_event_file_read(inst, tracefs_hist_get_system(h->hist),
+					     tracefs_hist_get_event(h->hist), "hist", NULL);
+	struct fe_buf keys[MAX_KEYS + 1] = { 0 };
+	const char *line, *p;
+	int i, nk = h->constant_key ? 1 : h->nr_keys, ret = 0;
+
+	*dropped = 0;
+	if (!text)
+		return fe_err(err, 0, "cannot read the hist file of %s/%s: %s",
+			      tracefs_hist_get_system(h->hist), tracefs_hist_get_event(h->hist),
+			      strerror(errno));
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *ptrs[MAX_KEYS];
+		struct fe_buf value = { 0 };
+		unsigned long long hits;
+		char *stop;
+
+		if (!strncmp(line, "    Dropped:", 12)) {
+			*dropped = strtoull(line + 12, NULL, 10);
+			continue;
+		}
+		if (strncmp(line, "{ ", 2))
+			continue;
+		p = line + 2;
+		for (i = 0; i < nk + h->has_value && !ret; i++) {
+			const struct fe_khist_key *k = i < nk && !h->constant_key ? &h->keys[i] : NULL;
+			const char *name = h->constant_key && i == 0 ? CONSTANT_KEY :
+					   i < nk ? h->key_names[i] : h->value_name;
+			char next[64];
+			struct fe_buf *b = i < nk ? &keys[i] : &value;
+
+			b->len = 0;
+			fe_buf_add(b, "", 0);
+			if (i + 1 < nk + h->has_value)
+				snprintf(next, sizeof(next), ", %s: ",
+					 h->constant_key && i + 1 == 0 ? CONSTANT_KEY :
+					 i + 1 < nk ? h->key_names[i + 1] : h->value_name);
+			else
+				snprintf(next, sizeof(next), " }");
+			if (!expect_name(&p, name) || read_key(k, &p, next, b))
+				ret = -1;
+			if (!ret && i + 1 < nk + h->has_value) {
+				if (strncmp(p, ",", 1))
+					ret = -1;
+				else
+					p++;
+			}
+		}
+		if (!ret) {
+			p = strstr(p, "hitcount:");
+			hits = p ? strtoull(p + 9, &stop, 10) : 0;
+			if (!p)
+				ret = -1;
+		}
+		if (ret) {
+			fe_err(err, 0, "cannot read this row of %s/%s's hist: %.*s",
+			       tracefs_hist_get_system(h->hist), tracefs_hist_get_event(h->hist),
+			       (int)strcspn(line, "\n"), line);
+			fe_buf_free(&value);
+			break;
+		}
+		for (i = 0; i < h->nr_keys; i++)
+			ptrs[i] = keys[i].s ? keys[i].s : "";
+		ret = fn(ctx, ptrs, h->has_value ? strtoull(value.s, NULL, 10) : 0, hits);
+		fe_buf_free(&value);
+		if (ret) {
+			fe_err(err, 0, "out of memory");
+			break;
+		}
+	}
+	for (i = 0; i < MAX_KEYS + 1; i++)
+		fe_buf_free(&keys[i]);
+	free(text);
+	return ret;
+}

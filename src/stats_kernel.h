@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fevent stats in the kernel: a hist trigger per event in fevent's own
+ * instance (its keys the --by keys, then the exact value of --hist's
+ * field), and for --latency a synthetic event fed by onmatch() from the
+ * entry and return events with a hist trigger on it.  Built with
+ * libtracefs; the hist files are read back into rows.
+ */
+#ifndef STATS_KERNEL_H
+#define STATS_KERNEL_H
+
+#include <stdbool.h>
+
+#include "fe_error.h"
+
+struct tracefs_instance;
+struct tep_handle;
+
+enum fe_khist_src {
+	FE_KSRC_FIELD,		/* an event field */
+	FE_KSRC_SYMBOL,		/* a symbol field (__caller): its function's name */
+	FE_KSRC_COMM,		/* the task's command */
+	FE_KSRC_PID,
+	FE_KSRC_CPU,
+};
+
+struct fe_khist_key {
+	enum fe_khist_src src;
+	const char *field;	/* FIELD, SYMBOL: the kernel's field name */
+	bool is_string;
+	bool is_signed;
+};
+
+struct fe_khist;
+
+/* Which of these the kernel has: hist triggers on system/event, and the
+ * synthetic events and onmatch() --latency needs. */
+bool fe_khist_supported(const char *system, const char *event, bool latency);
+
+/*
+ * A counter for system/event (for latency: from event to ret_event); keys
+ * in order; value the --hist field or NULL; filters (the kernel's syntax,
+ * as the events' filter files hold them) or NULL.  tag names the
+ * synthetic event uniquely (fevent_PID_N).
+ */
+struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const char *event,
+			      const char *ret_event, const struct fe_khist_key *keys, int nr_keys,
+			      const char *value, bool value_signed, const char *filter,
+			      const char *ret_filter, const char *tag, struct fe_error *err);
+void fe_khist_free(struct fe_khist *h);
+
+int fe_khist_start(struct fe_khist *h, struct tracefs_instance *inst, struct fe_error *err);
+/* Take it off the instance (and the synthetic event off the system). */
+void fe_khist_stop(struct fe_khist *h, struct tracefs_instance *inst);
+
+/* One row of a hist file: key texts (comm for COMM; decimal numbers),
+ * the value, and its hits. */
+typedef int (*fe_khist_row_fn)(void *ctx, const char *const *keys, unsigned long long value,
+			       unsigned long long hits);
+
+/* Read the hist file's rows; *dropped: what the kernel's table had no
+ * room for. */
+int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_row_fn fn,
+		  void *ctx, unsigned long long *dropped, struct fe_error *err);
+
+#endif
