@@ -23,6 +23,8 @@
 #include "stats.h"
 #include "stats_kernel.h"
 
+#include <event-parse.h>
+
 #define RETURN_SUFFIX	"__return"
 #define CALLER_FIELD	"__caller"
 #define MAX_BY		8
@@ -57,6 +59,7 @@ struct run {
 	struct counted *c;
 	int nr_c;
 	bool in_kernel;
+	struct tep_handle *tep;		/* the group's formats, for the counters */
 	struct fe_stats *raw;		/* the stream's counts: a comm key holds the pid */
 	struct fe_stats *shown;
 	struct fe_stats_pairs *pairs;
@@ -214,13 +217,16 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 	for (i = 0; i < n; i++) {
 		struct field *f = NULL;
 		int nf = 0;
-		bool named = cli->nr_events > 0, amb;
+		bool named = false, amb;
 		struct counted *c;
 		struct fe_event_info *ret = NULL;
 		char retname[512];
 
 		if (!wanted(ev[i].event, cli->events, cli->nr_events))
 			continue;
+		/* asked for by name (a -e EVENT's __return only comes along) */
+		for (k = 0; k < cli->nr_events; k++)
+			named |= !strcmp(cli->events[k], ev[i].event);
 		if (r->mode == FE_STATS_LATENCY) {
 			int j;
 
@@ -624,7 +630,7 @@ static int build_counters(struct run *r, char *why, size_t size)
 				 "hist triggers");
 			return -1;
 		}
-	tep = tracefs_local_events_system(NULL, systems);
+	tep = r->tep = tracefs_local_events_system(NULL, systems);
 	if (!tep) {
 		snprintf(why, size, "cannot read the formats of group %s", systems[0]);
 		return -1;
@@ -654,11 +660,9 @@ static int build_counters(struct run *r, char *why, size_t size)
 		free(ret_filter);
 		if (!c->khist) {
 			snprintf(why, size, "%.400s", err.msg);
-			tep_free(tep);
 			return -1;
 		}
 	}
-	tep_free(tep);
 	return 0;
 }
 
@@ -680,6 +684,8 @@ static void run_free(struct run *r)
 	fe_stats_free(r->shown);
 	fe_stats_pairs_free(r->pairs);
 	free(r->cmdlines);
+	if (r->tep)
+		tep_free(r->tep);
 }
 
 int fe_cmd_stats(const struct fe_cli *cli)

@@ -582,8 +582,9 @@ static void count_commits(struct session *s, struct fe_view *v, struct fe_event_
 	}
 	/* a page or two per CPU: it only counts */
 	tracefs_instance_set_buffer_size(w->count, 4, -1);
-	if (copy_filter(w->count, ev[i].group, ev[i].event) ||
-	    tracefs_event_enable(w->count, ev[i].group, ev[i].event)) {
+	/* no filter here: a hit the filter discards is not a drop, and the
+	 * difference of hits and commits must hold only what was too large */
+	if (tracefs_event_enable(w->count, ev[i].group, ev[i].event)) {
 		snprintf(why, sizeof(why), "cannot enable %s/%s in %s: %s", ev[i].group,
 			 ev[i].event, name, strerror(errno));
 		goto fail;

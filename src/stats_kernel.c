@@ -30,6 +30,7 @@ struct fe_khist {
 	char *value_name;
 	bool started;
 	bool synth_created;
+	struct tep_handle *tep;		/* the caller's, alive while this is */
 };
 
 bool fe_khist_supported(const char *system, const char *event, bool latency)
@@ -204,6 +205,36 @@ static const char *key_field(struct fe_khist *h, int i, char *buf, size_t size)
 	}
 }
 
+/* The hist trigger: the keys, then the exact value, counting hits. */
+static int build_hist(struct fe_khist *h, const char *system, const char *event,
+		      struct fe_error *err)
+{
+	int i;
+
+	for (i = 0; i < h->nr_keys || (!i && h->constant_key); i++) {
+		const char *name = h->constant_key ? CONSTANT_KEY : h->key_names[i];
+		enum tracefs_hist_key_type type = h->constant_key ? TRACEFS_HIST_KEY_NORMAL :
+						  key_type(&h->keys[i]);
+
+		if (!h->hist)
+			h->hist = tracefs_hist_alloc(h->tep, system, event, name, type);
+		else if (tracefs_hist_add_key(h->hist, name, type))
+			return fe_err(err, 0, "cannot count %s/%s by %s: %s", system, event, name,
+				      strerror(errno));
+		if (!h->hist)
+			return fe_err(err, 0, "cannot count %s/%s by %s: %s", system, event, name,
+				      strerror(errno));
+	}
+	/* the exact value, a key: fevent draws the buckets itself, as
+	 * bpftrace does, from what the kernel counted per value */
+	if (h->value_name && tracefs_hist_add_key(h->hist, h->value_name, TRACEFS_HIST_KEY_NORMAL))
+		return fe_err(err, 0, "cannot count %s/%s by %s: %s", system, event,
+			      h->value_name, strerror(errno));
+	if (tracefs_hist_add_value(h->hist, TRACEFS_HIST_HITCOUNT))
+		return fe_err(err, 0, "out of memory");
+	return 0;
+}
+
 struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const char *event,
 			      const char *ret_event, const struct fe_khist_key *keys, int nr_keys,
 			      const char *value, bool value_signed, const char *filter,
@@ -268,50 +299,24 @@ struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const 
 			       strerror(errno));
 			goto fail;
 		}
-		if (!tracefs_synth_get_event(tep, h->synth)) {
-			fe_err(err, 0, "cannot describe the synthetic event %s", tag);
-			goto fail;
-		}
 		hist_system = "synthetic";
 		hist_event = tag;
 		value = LATENCY_FIELD;
 	}
 	h->has_value = value != NULL;
-	h->constant_key = !nr_keys;
-	for (i = 0; i < nr_keys || (!i && h->constant_key); i++) {
-		char buf[16];
-		const char *name = h->constant_key ? CONSTANT_KEY : key_field(h, i, buf, sizeof(buf));
-		enum tracefs_hist_key_type type = h->constant_key ? TRACEFS_HIST_KEY_NORMAL :
-						  key_type(&keys[i]);
-
-		if (!h->constant_key && !(h->key_names[i] = strdup(name)))
-			goto oom;
-		if (!h->hist)
-			h->hist = tracefs_hist_alloc(tep, hist_system, hist_event, name, type);
-		else if (tracefs_hist_add_key(h->hist, name, type))
-			goto key_fail;
-		if (!h->hist)
-			goto key_fail;
-		continue;
-key_fail:
-		fe_err(err, 0, "cannot count %s/%s by %s: %s", hist_system, hist_event, name,
-		       strerror(errno));
-		goto fail;
-	}
-	if (value) {
-		h->value_name = strdup(value);
-		if (!h->value_name)
-			goto oom;
-		/* the exact value, a key: fevent draws the buckets itself, as
-		 * bpftrace does, from what the kernel counted per value */
-		if (tracefs_hist_add_key(h->hist, value, TRACEFS_HIST_KEY_NORMAL)) {
-			fe_err(err, 0, "cannot count %s/%s by %s: %s", hist_system, hist_event,
-			       value, strerror(errno));
-			goto fail;
-		}
-	}
-	if (tracefs_hist_add_value(h->hist, TRACEFS_HIST_HITCOUNT))
+	if (value && !(h->value_name = strdup(value)))
 		goto oom;
+	h->constant_key = !nr_keys;
+	for (i = 0; i < nr_keys; i++) {
+		char buf[16];
+
+		if (!(h->key_names[i] = strdup(key_field(h, i, buf, sizeof(buf)))))
+			goto oom;
+	}
+	h->tep = tep;
+	/* the synthetic event's hist once the kernel knows its format */
+	if (!ret_event && build_hist(h, hist_system, hist_event, err))
+		goto fail;
 	if (!ret_event && filter && apply_filter(filter, hist_append, h->hist, err))
 		goto fail;
 	return h;
@@ -321,7 +326,6 @@ fail:
 	fe_khist_free(h);
 	return NULL;
 }
-
 static int append_trigger(struct tracefs_instance *inst, const char *system, const char *event,
 			  const char *remove, const char *trigger)
 {
@@ -351,6 +355,11 @@ int fe_khist_start(struct fe_khist *h, struct tracefs_instance *inst, struct fe_
 			return fe_err(err, 0, "the kernel refused the synthetic event %s: %s",
 				      tracefs_synth_get_name(h->synth), strerror(errno));
 		h->synth_created = true;
+		if (!tracefs_synth_get_event(h->tep, h->synth))
+			return fe_err(err, 0, "cannot read the format of the synthetic event %s",
+				      tracefs_synth_get_name(h->synth));
+		if (build_hist(h, "synthetic", tracefs_synth_get_name(h->synth), err))
+			return -1;
 		start = tracefs_synth_show_start_hist(h->synth);
 		end = tracefs_synth_show_end_hist(h->synth);
 		h->start_trigger = start ? strdup(start) : NULL;

@@ -41,7 +41,8 @@ bool fe_khist_supported(const char *system, const char *event, bool latency);
  * A counter for system/event (for latency: from event to ret_event); keys
  * in order; value the --hist field or NULL; filters (the kernel's syntax,
  * as the events' filter files hold them) or NULL.  tag names the
- * synthetic event uniquely (fevent_PID_N).
+ * synthetic event uniquely (fevent_PID_N).  tep (the group's formats)
+ * must live as long as the counter.
  */
 struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const char *event,
 			      const char *ret_event, const struct fe_khist_key *keys, int nr_keys,

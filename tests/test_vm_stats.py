@@ -1,0 +1,176 @@
+"""fevent stats in the 6.1 test VM (issue 12, DESIGN.md section 10): the
+kernel counts with hist triggers (and a synthetic event for --latency), and
+the same workload counted from the event stream (--stream) gives the same
+table.  The workload, tests/fixtures/fx_reads.c built static, reads
+/dev/zero 7 times 1 byte, 5 times 17, 3 times 300 and 2 times 5000, then a
+pipe that a child fills after 20 ms: 18 calls of ksys_read from its fd 4
+(17) and fd 5 (1).  Afterwards nothing of fevent's is left in tracefs."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from fe import check, expect_eq
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
+import vm  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROBE = "ssize_t ksys_read(unsigned int fd, char *buf, size_t count)"
+RUN = "/tests/fx_reads"
+SIZES = {1: 7, 17: 5, 300: 3, 5000: 2}     # the workload's reads of /dev/zero
+CALLS = sum(SIZES.values()) + 1             # and the pipe's
+
+SNIPPET = rf"""T=/sys/kernel/tracing
+mount -t tracefs nodev $T 2>/dev/null
+fevent add -q '{PROBE}' || exit 1
+for way in kernel stream; do
+  opt=; [ $way = stream ] && opt=--stream
+  echo ::$way-count; fevent stats -v $opt --json -- {RUN}; echo rc=$?
+  echo ::$way-by; fevent stats -v $opt --json -e ksys_read --by comm,fd -- {RUN}; echo rc=$?
+  echo ::$way-hist; fevent stats -v $opt --json --hist count -- {RUN}; echo rc=$?
+  echo ::$way-latency; fevent stats -v $opt --json --latency --by fd -- {RUN}; echo rc=$?
+done
+echo ::text; fevent stats --hist count -- {RUN}; echo rc=$?
+echo ::other; sh -c 'cat /etc/hostname > /dev/null' & fevent stats --json -e ksys_read -- {RUN}; echo rc=$?; wait
+fevent clear -q
+fevent add -q '{PROBE} if count > 16' || exit 1
+echo ::kernel-filter; fevent stats -v --json -e ksys_read -- {RUN}; echo rc=$?
+echo ::stream-filter; fevent stats -v --stream --json -e ksys_read -- {RUN}; echo rc=$?
+echo ::kernel-filter-latency; fevent stats -v --json --latency -- {RUN}; echo rc=$?
+echo ::left
+ls $T/instances; cat $T/synthetic_events; cat $T/events/functions/ksys_read/trigger | grep -v '^#'
+fevent clear -q; echo rc=$?
+"""
+
+
+def workload():
+    out = os.path.join(tempfile.gettempdir(), "fevent-fx_reads")
+    src = os.path.join(HERE, "fixtures", "fx_reads.c")
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+        subprocess.run(["gcc", "-O2", "-static", "-o", out, src], check=True)
+    return out
+
+
+def sections():
+    rc, out, err = vm.run_once("stats", [("stats", SNIPPET)],
+                               files={RUN: workload()})["stats"]
+    expect_eq(rc, 0, err)
+    parts = {}
+    name = None
+    for line in out.splitlines(keepends=True):
+        if line.startswith("::"):     # not @@: bars are made of @
+            name = line[2:].strip()
+            parts[name] = ""
+        elif name:
+            parts[name] += line
+    return parts, err
+
+
+def objects(text):
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def status(text):
+    return [line for line in text.splitlines() if line.startswith("rc=")][-1]
+
+
+def by_keys(objs, event="functions/ksys_read"):
+    return {tuple(sorted(o["keys"].items())): o for o in objs if o["event"] == event}
+
+
+def test_both_ways_ran_where_they_should():
+    _, err = sections()
+    check(err.count("stats: in the kernel (hist triggers)") == 4, err)
+    check(err.count("stats: in the kernel (hist triggers and a synthetic event)") == 2, err)
+    check(err.count("stats: from the event stream (--stream)") == 5, err)
+
+
+def test_hits_per_event_are_exact_both_ways():
+    parts, _ = sections()
+    for way in ("kernel", "stream"):
+        text = parts[f"{way}-count"]
+        expect_eq(status(text), "rc=0", text)
+        got = {o["event"]: o["count"] for o in objects(text)}
+        expect_eq(got, {"functions/ksys_read": CALLS, "functions/ksys_read__return": CALLS})
+
+
+def test_by_comm_and_fd_both_ways():
+    parts, _ = sections()
+    for way in ("kernel", "stream"):
+        got = {k: o["count"] for k, o in by_keys(objects(parts[f"{way}-by"])).items()}
+        expect_eq(got, {(("comm", "fx_reads"), ("fd", 4)): CALLS - 1,
+                        (("comm", "fx_reads"), ("fd", 5)): 1}, way)
+
+
+def test_hist_of_count_is_exact_and_the_same_both_ways():
+    parts, _ = sections()
+    want_buckets = {}
+    for size, n in SIZES.items():
+        lo = 1 << (size.bit_length() - 1)
+        want_buckets[(lo, 2 * lo)] = want_buckets.get((lo, 2 * lo), 0) + n
+    want_buckets[(1, 2)] += 1                       # the pipe's 1-byte read
+    objs = {}
+    for way in ("kernel", "stream"):
+        (o,) = objects(parts[f"{way}-hist"])
+        expect_eq(o["count"], CALLS)
+        expect_eq(o["min"], 1)
+        expect_eq(o["max"], 5000)
+        expect_eq(o["sum"], sum(s * n for s, n in SIZES.items()) + 1)
+        expect_eq({(b["lo"], b["hi"]): b["count"] for b in o["buckets"]}, want_buckets)
+        objs[way] = o
+    expect_eq(objs["kernel"], objs["stream"])
+
+
+def test_latency_one_sample_per_call_in_plausible_buckets():
+    parts, _ = sections()
+    for way in ("kernel", "stream"):
+        got = by_keys(objects(parts[f"{way}-latency"]))
+        expect_eq(sorted(got), [(("fd", 4),), (("fd", 5),)], way)
+        fast, pipe = got[(("fd", 4),)], got[(("fd", 5),)]
+        expect_eq(fast["count"], CALLS - 1)
+        expect_eq(pipe["count"], 1)
+        # the pipe waits for a child that sleeps 20 ms first
+        check(20000 - 1000 <= pipe["min"] < 1000000, pipe)
+        check(fast["max"] < 20000, fast)
+        for o in (fast, pipe):
+            expect_eq(sum(b["count"] for b in o["buckets"]), o["count"])
+            for b in o["buckets"]:
+                check(b["lo"] <= o["max"] and b["hi"] > o["min"], (b, o))
+
+
+def test_text_table_has_bpftrace_buckets():
+    parts, _ = sections()
+    lines = parts["text"].splitlines()
+    expect_eq(lines[0], "functions/ksys_read count: count 18  min 1  avg 610  max 5000")
+    labels = [line.split()[0] for line in lines[1:] if line.startswith("[")]
+    expect_eq(labels[0], "[1]")
+    check("[2," in lines[2] and lines[2].split()[2] == "0", lines[2])
+    expect_eq([line for line in lines if line.startswith("[16, 32)")][0].split("|")[0].split(),
+              ["[16,", "32)", "5"])
+    expect_eq([line for line in lines if line.startswith("[4K, 8K)")][0].split()[:3],
+              ["[4K,", "8K)", "2"])
+    bars = [line for line in lines if line.startswith("[1]")][0]
+    check(bars.count("@") == 52, bars)      # the largest bucket fills the bar
+
+
+def test_another_process_is_not_counted():
+    parts, _ = sections()
+    got = {o["event"]: o["count"] for o in objects(parts["other"])}
+    expect_eq(got, {"functions/ksys_read": CALLS, "functions/ksys_read__return": CALLS})
+
+
+def test_a_filter_keeps_exactly_the_matching_calls():
+    parts, _ = sections()
+    matching = sum(n for s, n in SIZES.items() if s > 16)
+    for way in ("kernel", "stream"):
+        got = {o["event"]: o["count"] for o in objects(parts[f"{way}-filter"])}
+        expect_eq(got["functions/ksys_read"], matching, way)
+    (lat,) = objects(parts["kernel-filter-latency"])
+    expect_eq(lat["count"], matching)
+
+
+def test_nothing_is_left_behind():
+    parts, _ = sections()
+    expect_eq(parts["left"].strip(), "rc=0")
