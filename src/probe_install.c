@@ -709,6 +709,65 @@ void fe_event_infos_free(struct fe_event_info *ev, int n)
 	free(ev);
 }
 
+/* Take every trigger off one event of inst; -1 if one stays. */
+static int remove_event_triggers(struct tracefs_instance *inst, const char *system,
+				 const char *event)
+{
+	char *text = tracefs_event_file_read(inst, system, event, "trigger", NULL);
+	char *line, *save = NULL;
+	int ret = 0;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *state = strstr(line, " [");
+		char *cmd;
+
+		if (line[0] == '#')
+			continue;
+		if (state)
+			*state = 0;	/* " [active]": how it is, not what it is */
+		if (asprintf(&cmd, "!%s", line) < 0)
+			break;
+		if (tracefs_event_file_append(inst, system, event, "trigger", cmd) < 0)
+			ret = -1;
+		free(cmd);
+	}
+	free(text);
+	return ret;
+}
+
+/*
+ * A killed stats run's instance holds hist triggers, which keep the
+ * kernel from removing it (EBUSY) and hold its events and synthetic
+ * event.  They are on synthetic events and fevent's dynamic events only;
+ * one that another still uses (a variable onmatch() reads) goes in a
+ * later round.
+ */
+static void remove_triggers(struct tracefs_instance *inst)
+{
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_KPROBE |
+								 TRACEFS_DYNEVENT_KRETPROBE |
+								 TRACEFS_DYNEVENT_UPROBE |
+								 TRACEFS_DYNEVENT_URETPROBE |
+								 TRACEFS_DYNEVENT_SYNTH, NULL);
+	int round, i;
+	bool again = true;
+
+	for (round = 0; round < 3 && again; round++) {
+		again = false;
+		for (i = 0; all && all[i]; i++) {
+			char *system = NULL, *event = NULL;
+
+			tracefs_dynevent_info(all[i], &system, &event, NULL, NULL, NULL);
+			if (system && event && remove_event_triggers(inst, system, event))
+				again = true;
+			free(system);
+			free(event);
+		}
+	}
+	tracefs_dynevent_list_free(all);
+}
+
 /* fevent-PID instances of processes that are gone: a killed record's. */
 static int remove_stale(const char *name, void *arg)
 {
@@ -728,10 +787,38 @@ static int remove_stale(const char *name, void *arg)
 	if (!inst)
 		return 0;
 	tracefs_event_disable(inst, NULL, NULL);
+	remove_triggers(inst);
 	if (tracefs_instance_destroy(inst) == 0)
 		(*removed)++;
 	tracefs_instance_free(inst);
 	return 0;
+}
+
+/*
+ * stats --latency's synthetic events (fevent_PID_N) of processes that are
+ * gone; after their instances, whose triggers were what held them.
+ */
+static int remove_stale_synthetic(void)
+{
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_SYNTH, NULL);
+	int i, removed = 0;
+
+	for (i = 0; all && all[i]; i++) {
+		char *system = NULL, *event = NULL, *end;
+		long pid;
+
+		tracefs_dynevent_info(all[i], &system, &event, NULL, NULL, NULL);
+		if (event && !strncmp(event, "fevent_", 7)) {
+			pid = strtol(event + 7, &end, 10);
+			if (*end == '_' && pid > 0 && kill(pid, 0) && errno == ESRCH &&
+			    tracefs_dynevent_destroy(all[i], true) == 0)
+				removed++;
+		}
+		free(system);
+		free(event);
+	}
+	tracefs_dynevent_list_free(all);
+	return removed;
 }
 
 static bool selected(const struct fe_event_info *e, char *const *names, int nr)
@@ -760,6 +847,10 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 	if (stale)
 		fe_warn(w, "removed %d stale %s* instance%s of records that are gone", stale,
 			OWN_INSTANCE_PREFIX, stale == 1 ? "" : "s");
+	stale = remove_stale_synthetic();
+	if (stale)
+		fe_warn(w, "removed %d synthetic event%s of fevent stats runs that are gone",
+			stale, stale == 1 ? "" : "s");
 	if (fe_list_events(group, &ev, &n, err))
 		return -1;
 	for (i = 0; i < nr_names; i++) {

@@ -39,6 +39,9 @@ fevent add -q '{PROBE} if count > 16' || exit 1
 echo ::kernel-filter; fevent stats -v --json -e ksys_read -- {RUN}; echo rc=$?
 echo ::stream-filter; fevent stats -v --stream --json -e ksys_read -- {RUN}; echo rc=$?
 echo ::kernel-filter-latency; fevent stats -v --json --latency -- {RUN}; echo rc=$?
+echo ::killed
+fevent stats --latency -a > /dev/null 2>&1 & sleep 3; ls $T/instances; cat $T/synthetic_events | cut -d' ' -f1
+kill -9 $!; wait; fevent clear -q; echo rc=$?
 echo ::left
 ls $T/instances; cat $T/synthetic_events; cat $T/events/functions/ksys_read/trigger | grep -v '^#'
 fevent clear -q; echo rc=$?
@@ -169,6 +172,14 @@ def test_a_filter_keeps_exactly_the_matching_calls():
         expect_eq(got["functions/ksys_read"], matching, way)
     (lat,) = objects(parts["kernel-filter-latency"])
     expect_eq(lat["count"], matching)
+
+
+def test_after_sigkill_clear_removes_the_instance_and_the_synthetic_event():
+    parts, _ = sections()
+    lines = parts["killed"].split()
+    check(any(l.startswith("fevent-") for l in lines), lines)
+    check(any(l.startswith("fevent_") for l in lines), lines)
+    expect_eq(lines[-1], "rc=0")
 
 
 def test_nothing_is_left_behind():
