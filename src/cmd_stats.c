@@ -267,24 +267,18 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 				continue;
 			if (r->src[k] == K_SYMBOL) {
 				hit = find_field(&ev[i], f, nf, CALLER_FIELD, &amb);
+				if (!hit && !named)
+					goto skip;
 				if (!hit) {
-					fe_say_error("--by caller: %s/%s has no caller field (a uprobe "
-						     "has none)\n", ev[i].group, ev[i].event);
+					fe_say_error("--by caller: %s/%s has no caller field (return "
+						     "events and uprobes have none)\n", ev[i].group,
+						     ev[i].event);
 					goto bad;
 				}
 			} else {
 				hit = find_field(&ev[i], f, nf, r->by[k], &amb);
-				if (!hit && !named && !amb) {
-					/* --by len over all events: those with a len */
-					int m;
-
-					fields_free(f, nf);
-					free(c->name);
-					for (m = 0; m < k; m++)
-						free(c->key_field[m]);
-					r->nr_c--;
-					goto next;
-				}
+				if (!hit && !named && !amb)
+					goto skip;	/* --by len over all: those with a len */
 				if (!hit) {
 					if (amb)
 						fe_say_error("--by %s: %s/%s has more than one field "
@@ -339,7 +333,13 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 			c->value_signed = hit->is_signed;
 		}
 		fields_free(f, nf);
-next:
+		continue;
+skip:
+		fields_free(f, nf);
+		free(c->name);
+		for (k = 0; k < r->nr_by; k++)
+			free(c->key_field[k]);
+		r->nr_c--;
 		continue;
 bad:
 		fields_free(f, nf);

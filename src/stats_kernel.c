@@ -205,6 +205,8 @@ static const char *key_field(struct fe_khist *h, int i, char *buf, size_t size)
 	}
 }
 
+static bool printed_key(const struct fe_khist *h, int i);
+
 /* The hist trigger: the keys, then the exact value, counting hits. */
 static int build_hist(struct fe_khist *h, const char *system, const char *event,
 		      struct fe_error *err)
@@ -213,6 +215,9 @@ static int build_hist(struct fe_khist *h, const char *system, const char *event,
 
 	for (i = 0; i < h->nr_keys || (!i && h->constant_key); i++) {
 		const char *name = h->constant_key ? CONSTANT_KEY : h->key_names[i];
+
+		if (!h->constant_key && !printed_key(h, i))
+			continue;
 		enum tracefs_hist_key_type type = h->constant_key ? TRACEFS_HIST_KEY_NORMAL :
 						  key_type(&h->keys[i]);
 
@@ -479,25 +484,50 @@ static int read_key(const struct fe_khist_key *k, const char **p, const char *ne
 	return 0;
 }
 
+/* Whether key i is printed as a key of its own: not a pid that the
+ * comm key's "common_pid.execname" prints already (one key, not two on
+ * the same field). */
+static bool printed_key(const struct fe_khist *h, int i)
+{
+	int j;
+
+	if (h->synth || h->keys[i].src != FE_KSRC_PID)
+		return true;
+	for (j = 0; j < h->nr_keys; j++)
+		if (h->keys[j].src == FE_KSRC_COMM)
+			return false;
+	return true;
+}
+
 int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_row_fn fn,
 		  void *ctx, unsigned long long *dropped, struct fe_error *err)
 {
 	char *text = tracefs_event_file_read(inst, tracefs_hist_get_system(h->hist),
 					     tracefs_hist_get_event(h->hist), "hist", NULL);
-	struct fe_buf keys[MAX_KEYS + 1] = { 0 };
+	struct fe_buf keys[MAX_KEYS] = { 0 }, value = { 0 };
+	/* what a row prints, in order: key indexes, -1 the constant key,
+	 * -2 the value */
+	int order[MAX_KEYS + 2], n = 0, i, ret = 0, pid_key = -1;
 	const char *line, *p;
-	int i, nk = h->constant_key ? 1 : h->nr_keys, ret = 0;
 
 	*dropped = 0;
 	if (!text)
 		return fe_err(err, 0, "cannot read the hist file of %s/%s: %s",
 			      tracefs_hist_get_system(h->hist), tracefs_hist_get_event(h->hist),
 			      strerror(errno));
+	if (h->constant_key)
+		order[n++] = -1;
+	for (i = 0; i < h->nr_keys; i++) {
+		if (printed_key(h, i))
+			order[n++] = i;
+		else
+			pid_key = i;
+	}
+	if (h->has_value)
+		order[n++] = -2;
 	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		const char *ptrs[MAX_KEYS];
-		struct fe_buf value = { 0 };
-		unsigned long long hits;
-		char *stop;
+		unsigned long long hits = 0;
 
 		if (!strncmp(line, "    Dropped:", 12)) {
 			*dropped = strtoull(line + 12, NULL, 10);
@@ -506,25 +536,43 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 		if (strncmp(line, "{ ", 2))
 			continue;
 		p = line + 2;
-		for (i = 0; i < nk + h->has_value && !ret; i++) {
-			const struct fe_khist_key *k = i < nk && !h->constant_key ? &h->keys[i] : NULL;
-			const char *name = h->constant_key && i == 0 ? CONSTANT_KEY :
-					   i < nk ? h->key_names[i] : h->value_name;
+		for (i = 0; i < n && !ret; i++) {
+			int o = order[i];
+			const struct fe_khist_key *k = o >= 0 ? &h->keys[o] : NULL;
+			const char *name = o == -1 ? CONSTANT_KEY :
+					   o >= 0 && o < MAX_KEYS ? h->key_names[o] : h->value_name;
+			struct fe_buf *b = o >= 0 && o < MAX_KEYS ? &keys[o] : &value;
 			char next[64];
-			struct fe_buf *b = i < nk ? &keys[i] : &value;
+			const char *before;
 
 			b->len = 0;
 			fe_buf_add(b, "", 0);
-			if (i + 1 < nk + h->has_value)
+			if (i + 1 < n)
 				snprintf(next, sizeof(next), ", %s: ",
-					 h->constant_key && i + 1 == 0 ? CONSTANT_KEY :
-					 i + 1 < nk ? h->key_names[i + 1] : h->value_name);
+					 order[i + 1] == -1 ? CONSTANT_KEY :
+					 order[i + 1] >= 0 && order[i + 1] < MAX_KEYS ?
+					 h->key_names[order[i + 1]] : h->value_name);
 			else
 				snprintf(next, sizeof(next), " }");
-			if (!expect_name(&p, name) || read_key(k, &p, next, b))
+			if (!expect_name(&p, name)) {
 				ret = -1;
-			if (!ret && i + 1 < nk + h->has_value) {
-				if (strncmp(p, ",", 1))
+				break;
+			}
+			before = p;
+			if (read_key(k, &p, next, b)) {
+				ret = -1;
+				break;
+			}
+			if (k && k->src == FE_KSRC_COMM && pid_key >= 0) {
+				/* "comm    [  1234]": the pid key is the number */
+				const char *br = strchr(before, '[');
+
+				keys[pid_key].len = 0;
+				fe_buf_add(&keys[pid_key], "", 0);
+				fe_buf_add_u64(&keys[pid_key], br ? strtoull(br + 1, NULL, 10) : 0);
+			}
+			if (i + 1 < n) {
+				if (*p != ',')
 					ret = -1;
 				else
 					p++;
@@ -532,28 +580,28 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 		}
 		if (!ret) {
 			p = strstr(p, "hitcount:");
-			hits = p ? strtoull(p + 9, &stop, 10) : 0;
-			if (!p)
+			if (p)
+				hits = strtoull(p + 9, NULL, 10);
+			else
 				ret = -1;
 		}
 		if (ret) {
 			fe_err(err, 0, "cannot read this row of %s/%s's hist: %.*s",
 			       tracefs_hist_get_system(h->hist), tracefs_hist_get_event(h->hist),
 			       (int)strcspn(line, "\n"), line);
-			fe_buf_free(&value);
 			break;
 		}
 		for (i = 0; i < h->nr_keys; i++)
 			ptrs[i] = keys[i].s ? keys[i].s : "";
-		ret = fn(ctx, ptrs, h->has_value ? strtoull(value.s, NULL, 10) : 0, hits);
-		fe_buf_free(&value);
+		ret = fn(ctx, ptrs, h->has_value && value.s ? strtoull(value.s, NULL, 10) : 0, hits);
 		if (ret) {
 			fe_err(err, 0, "out of memory");
 			break;
 		}
 	}
-	for (i = 0; i < MAX_KEYS + 1; i++)
+	for (i = 0; i < MAX_KEYS; i++)
 		fe_buf_free(&keys[i]);
+	fe_buf_free(&value);
 	free(text);
 	return ret;
 }

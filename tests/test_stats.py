@@ -1,0 +1,136 @@
+"""fevent stats on the host (issue 12, DESIGN.md section 10), where the
+kernel has no hist triggers and fevent counts the event stream: intervals
+(-i) that add up to the run, the table's shape, keys, usage errors with
+exit status 2, and nothing left in tracefs.  The comparison with bpftrace
+is tests/test_stats_host.py; the kernel's way is tests/test_vm_stats.py."""
+import json
+import os
+import subprocess
+import tempfile
+
+import fe
+from fe import check, expect_eq
+from test_events_host import need_uprobes
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GROUP = "fevent_test_stats"
+_bin = {}
+
+
+def binary():
+    if "b" not in _bin:
+        d = tempfile.mkdtemp(prefix="fevent-ticks-")
+        os.chmod(d, 0o755)
+        out = os.path.join(d, "fx_ticks")
+        subprocess.run(["gcc", "-g", "-O2", "-o", out,
+                        os.path.join(HERE, "fixtures", "fx_ticks.c")], check=True)
+        _bin["b"] = out
+    return _bin["b"]
+
+
+def setup():
+    need_uprobes()
+    fe.run("clear", "-q", "-g", GROUP, "--force")
+    r = fe.run("add", "-q", "-g", GROUP, "-x", binary(), "int tick(int n)", "tock(int len)")
+    expect_eq(r.returncode, 0, r.stderr)
+
+
+def clean():
+    fe.run("clear", "-q", "-g", GROUP, "--force")
+
+
+def leftovers():
+    inst = "/sys/kernel/tracing/instances"
+    return [d for d in os.listdir(inst) if d.startswith(f"fevent-")] if os.path.isdir(inst) else []
+
+
+def test_intervals_add_up_to_the_run():
+    setup()
+    try:
+        r = fe.run("stats", "-v", "-g", GROUP, "-e", "tock", "-i", "1", "--json", "--",
+                   binary(), "25")
+        expect_eq(r.returncode, 0, r.stderr)
+        check("stats: from the event stream (this kernel has no hist triggers)" in r.stderr,
+              r.stderr)
+        objs = [json.loads(l) for l in r.stdout.splitlines()]
+        intervals = sorted({o["interval"] for o in objs})
+        check(len(intervals) >= 2 and intervals == list(range(1, len(intervals) + 1)),
+              intervals)
+        expect_eq(sum(o["count"] for o in objs), 25)
+        # no interval holds every call: they are counted where they fell
+        check(max(sum(o["count"] for o in objs if o["interval"] == i) for i in intervals) < 25,
+              objs)
+        check(all(o["event"] == f"{GROUP}/tock" for o in objs), objs)
+    finally:
+        clean()
+    expect_eq(leftovers(), [])
+
+
+def test_by_field_and_pid_text_table():
+    setup()
+    try:
+        r = fe.run("stats", "-g", GROUP, "-e", "tock", "--by", "len", "--", binary(), "10")
+        expect_eq(r.returncode, 0, r.stderr)
+        # len = n % 4 for n in 0..9: 0 three times, 1 three, 2 twice, 3 twice
+        expect_eq(r.stdout.splitlines(), [
+            f"{GROUP}/tock: 10 hits",
+            "  len  count",
+            "  0        3",
+            "  1        3",
+            "  2        2",
+            "  3        2",
+            "",
+        ])
+        r = fe.run("stats", "-g", GROUP, "--json", "--by", "comm,pid", "--", binary(), "4")
+        expect_eq(r.returncode, 0, r.stderr)
+        objs = [json.loads(l) for l in r.stdout.splitlines()]
+        expect_eq(sorted(o["event"] for o in objs), [f"{GROUP}/tick", f"{GROUP}/tick__return",
+                                                     f"{GROUP}/tock"])
+        for o in objs:
+            expect_eq((o["keys"]["comm"], o["count"]), ("fx_ticks", 4))
+            check(isinstance(o["keys"]["pid"], int), o)
+        pids = {o["keys"]["pid"] for o in objs}
+        expect_eq(len(pids), 1)
+    finally:
+        clean()
+
+
+def test_counts_without_keys_list_every_event():
+    setup()
+    try:
+        r = fe.run("stats", "-g", GROUP, "--", binary(), "3")
+        expect_eq(r.returncode, 0, r.stderr)
+        rows = [l.split() for l in r.stdout.splitlines()]
+        expect_eq(rows, [["event", "count"], [f"{GROUP}/tick", "3"],
+                         [f"{GROUP}/tick__return", "3"], [f"{GROUP}/tock", "3"]])
+    finally:
+        clean()
+
+
+def test_usage_errors_exit_2_and_name_the_problem():
+    setup()
+    try:
+        cases = [
+            (("--hist", "nosuch", "-e", "tick"), "--hist nosuch: " + GROUP + "/tick has no such field"),
+            (("--hist", "n", "--latency"), "--hist and --latency: one histogram at a time"),
+            (("--latency", "-e", "tock"), "--latency: " + GROUP + "/tock has no return event"),
+            (("--by", "n,n"), "--by: 'n' twice"),
+            (("--by", "stack"), "--by stack: not supported yet"),
+            (("-e", "nosuch"), "no event 'nosuch' in group"),
+            (("--by", "caller", "-e", "tick"), "has no caller field"),
+        ]
+        for extra, msg in cases:
+            r = fe.run("stats", "-g", GROUP, *extra, "--", binary(), "1")
+            expect_eq(r.returncode, 2, (extra, r.stderr))
+            check(msg in r.stderr, (extra, r.stderr))
+            expect_eq(r.stdout, "", extra)
+        r = fe.run("stats", "-g", GROUP, "--hist", "nosuch", "-e", "tick", "--", binary(), "1")
+        check("has the fields n" in r.stderr, r.stderr)
+        r = fe.run("stats", "-g", GROUP, "-i", "0", "--", binary(), "1")
+        expect_eq(r.returncode, 2, r.stderr)
+        r = fe.run("stats", "-g", GROUP)
+        expect_eq(r.returncode, 2, r.stderr)
+        check("count one of: -a (everything), -p PID, or -- CMD ARGS..." in r.stderr, r.stderr)
+    finally:
+        clean()
+    expect_eq(leftovers(), [])
