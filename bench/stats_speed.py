@@ -54,8 +54,8 @@ def vm_part(calls, runs):
     for r in range(runs):
         for i, (name, cmd) in enumerate(WAYS):
             lines.append(f"echo ::{i}")
-            lines.append(f"( time {cmd} /fx_loop read {calls} > /tmp/out ) 2> /tmp/err; "
-                         "grep -h '^wall' /tmp/out /tmp/err; cat /tmp/err")
+            lines.append(f"( time {cmd} /fx_loop read {calls} > /tmp/bench.out ) 2> /tmp/bench.err; "
+                         "grep -h '^wall' /tmp/bench.out /tmp/bench.err; cat /tmp/bench.err")
     snippet = "\n".join(lines) + "\nfevent clear -q\n"
     rc, out, err = vm.run(FEVENT, [("bench", snippet)], files={"/fx_loop": loop},
                           timeout=3000)["bench"]
