@@ -29,7 +29,7 @@
 #define CALLER_FIELD	"__caller"
 #define MAX_BY		8
 
-enum key_src { K_FIELD, K_SYMBOL, K_COMM, K_PID, K_CPU };
+enum key_src { K_FIELD, K_SYMBOL, K_COMM, K_PID, K_CPU, K_STACK };
 
 /* A field of an event: the kernel's name and what its fetch type says. */
 struct field {
@@ -263,7 +263,14 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 		for (k = 0; k < r->nr_by; k++) {
 			const struct field *hit;
 
-			if (r->src[k] == K_COMM || r->src[k] == K_PID || r->src[k] == K_CPU)
+			if (r->src[k] == K_STACK && ev[i].kind >= FE_KIND_UPROBE) {
+				fe_say_error("--by stack: %s/%s is a uprobe; its kernel stack is the "
+					     "trap's, and user stacks are not read\n", ev[i].group,
+					     ev[i].event);
+				goto bad;
+			}
+			if (r->src[k] == K_COMM || r->src[k] == K_PID || r->src[k] == K_CPU ||
+			    r->src[k] == K_STACK)
 				continue;
 			if (r->src[k] == K_SYMBOL) {
 				hit = find_field(&ev[i], f, nf, CALLER_FIELD, &amb);
@@ -381,16 +388,18 @@ static int parse_by(struct run *r)
 				fe_say_error("--by: '%s' twice\n", tok);
 				goto bad;
 			}
-		if (!strcmp(tok, "stack")) {
-			fe_say_error("--by stack: not supported yet (kernel stack traces as keys)\n");
+		if (!strcmp(tok, "stack") && r->mode == FE_STATS_LATENCY) {
+			fe_say_error("--by stack: not with --latency (a synthetic event carries no "
+				     "stack)\n");
 			goto bad;
 		}
 		k = r->nr_by++;
 		r->by[k] = strdup(tok);
 		r->src[k] = !strcmp(tok, "comm") ? K_COMM : !strcmp(tok, "pid") ? K_PID :
-			    !strcmp(tok, "cpu") ? K_CPU : !strcmp(tok, "caller") ? K_SYMBOL : K_FIELD;
+			    !strcmp(tok, "cpu") ? K_CPU : !strcmp(tok, "caller") ? K_SYMBOL :
+			    !strcmp(tok, "stack") ? K_STACK : K_FIELD;
 		r->kinds[k] = r->src[k] == K_COMM || r->src[k] == K_SYMBOL ? FE_KEY_TEXT :
-			      FE_KEY_NUMBER;
+			      r->src[k] == K_STACK ? FE_KEY_STACK : FE_KEY_NUMBER;
 		if (!r->by[k])
 			goto bad;
 	}
@@ -420,6 +429,53 @@ static struct counted *counted_of(struct run *r, const char *event, bool *as_ret
 		}
 	}
 	return NULL;
+}
+
+#define STACK_DEPTH	12	/* what the kernel's hist keeps past the probe's frames */
+
+/*
+ * A kernel stack as both ways can give it: from the probed function down
+ * (the hist trigger's starts inside the kprobe's handler, the stream's
+ * at the function), or for a return event from below the return
+ * trampoline; names only (addresses differ call to call), at most
+ * STACK_DEPTH frames (the hist trigger keeps 16, from its handler on).
+ */
+static void normalize_stack(const struct counted *c, const char *frames, struct fe_buf *out)
+{
+	const struct fe_event_info *ev = c->ev;
+	char func[256];
+	const char *p = frames, *start = NULL, *colon;
+	bool ret = is_return(ev->event);
+	int depth = 0;
+
+	/* "ksys_read", "ksys_read+0x10", "MOD:func" */
+	colon = strchr(ev->target, ':');
+	snprintf(func, sizeof(func), "%.*s", (int)strcspn(colon ? colon + 1 : ev->target, "+"),
+		 colon ? colon + 1 : ev->target);
+	for (p = frames; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t len = strcspn(p, "\n");
+
+		if (!ret && len == strlen(func) && !strncmp(p, func, len)) {
+			start = p;
+			break;
+		}
+		if (ret && !memmem(p, len, "rethook", 7) && !memmem(p, len, "kretprobe", 9) &&
+		    strncmp(p, "0x", 2)) {
+			start = p;
+			break;
+		}
+	}
+	if (!start)
+		start = frames;	/* not found: the whole stack, as the kernel gave it */
+	fe_buf_add(out, "", 0);
+	for (p = start; p && *p && depth < STACK_DEPTH; depth++) {
+		size_t len = strcspn(p, "\n");
+
+		if (depth)
+			fe_buf_addc(out, '\n');
+		fe_buf_add(out, p, len);
+		p += len + (p[len] == '\n');
+	}
 }
 
 /* The stream way: each event as the view hands it over, in time order. */
@@ -454,6 +510,24 @@ static int count_event(void *ctx, struct fe_view *v, const struct fe_view_event 
 		case K_CPU:
 			fe_buf_add_s64(&text[k], e->cpu);
 			break;
+		case K_STACK: {
+			struct fe_buf raw = { 0 };
+			int f;
+
+			for (f = 0; f < e->nr_stack; f++) {
+				const char *name = fe_view_symbol(v, e->stack[f]);
+
+				if (f)
+					fe_buf_addc(&raw, '\n');
+				if (name)
+					fe_buf_add(&raw, name, strlen(name));
+				else
+					fe_buf_printf(&raw, "0x%llx", e->stack[f]);
+			}
+			normalize_stack(c, raw.s ? raw.s : "", &text[k]);
+			fe_buf_free(&raw);
+			break;
+		}
 		default:
 			if (fe_view_field(v, e, c->key_field[k], &text[k], &num, &is_signed))
 				goto out;	/* a record too short: the view said so */
@@ -533,9 +607,22 @@ static int shown_from_kernel(void *ctx, const char *const *keys, unsigned long l
 			     unsigned long long hits)
 {
 	struct row_ctx *rc = ctx;
+	struct fe_buf stack[MAX_BY] = { 0 };
+	const char *k2[MAX_BY];
+	int k, ret;
 
-	return fe_stats_add(rc->r->shown, rc->c->name, keys, value,
-			    rc->r->mode == FE_STATS_HIST && rc->c->value_signed, hits);
+	for (k = 0; k < rc->r->nr_by; k++) {
+		k2[k] = keys[k];
+		if (rc->r->src[k] == K_STACK) {
+			normalize_stack(rc->c, keys[k], &stack[k]);
+			k2[k] = stack[k].s ? stack[k].s : "";
+		}
+	}
+	ret = fe_stats_add(rc->r->shown, rc->c->name, k2, value,
+			   rc->r->mode == FE_STATS_HIST && rc->c->value_signed, hits);
+	for (k = 0; k < rc->r->nr_by; k++)
+		fe_buf_free(&stack[k]);
+	return ret;
 }
 
 static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final)
@@ -646,7 +733,8 @@ static int build_counters(struct run *r, char *why, size_t size)
 			keys[k].src = r->src[k] == K_COMM ? FE_KSRC_COMM :
 				      r->src[k] == K_PID ? FE_KSRC_PID :
 				      r->src[k] == K_CPU ? FE_KSRC_CPU :
-				      r->src[k] == K_SYMBOL ? FE_KSRC_SYMBOL : FE_KSRC_FIELD;
+				      r->src[k] == K_SYMBOL ? FE_KSRC_SYMBOL :
+				      r->src[k] == K_STACK ? FE_KSRC_STACK : FE_KSRC_FIELD;
 			keys[k].field = c->key_field[k];
 			keys[k].is_string = r->kinds[k] == FE_KEY_TEXT && r->src[k] == K_FIELD;
 			keys[k].is_signed = false;
@@ -783,6 +871,8 @@ int fe_cmd_stats(const struct fe_cli *cli)
 		for (i = 0; i < r.nr_c; i++)
 			fe_khist_free(r.c[i].khist), r.c[i].khist = NULL;
 		o.view.sink = count_event;
+		for (i = 0; i < r.nr_by; i++)
+			o.stacks |= r.src[i] == K_STACK;
 		o.view.sink_ctx = &r;
 		if (cli->verbose)
 			fprintf(stderr, "stats: from the event stream (%s)\n", why);

@@ -66,6 +66,7 @@ struct ev_info {
 	struct field_spec *caller;
 	struct field_spec *ret;
 	bool task_info;		/* fork/exec: names tasks, not printed */
+	bool kernel_stack;	/* ftrace/kernel_stack: the stack of the event before it */
 	unsigned int min_size;	/* a record holds at least every field */
 	/* counted by the kernel only, in any process: */
 	unsigned long long dropped;	/* hits it did not record (too large) */
@@ -85,6 +86,8 @@ struct item {
 	char *json;		/* "{...}" or the return value */
 	void *raw;		/* a sink's: the record */
 	int raw_size;
+	unsigned long long *stack;	/* a sink's: the kernel stack recorded with it */
+	int nr_stack;
 	int depth;		/* --graph: calls of its task it is inside */
 	bool opened;		/* --graph: its 'f(args) {' line is out */
 };
@@ -116,6 +119,9 @@ struct fe_view {
 	char *uncounted_why;	/* why the first uncounted event is */
 	bool kernel_counted;	/* beyond the buffers: record, not report */
 	unsigned int common_end;	/* where common_type and common_pid end */
+	/* the item whose kernel stack comes next on each CPU, as seq + 1 (0:
+	 * none: the last record there was not one of the view's events) */
+	unsigned long long stack_for[MAX_CPUS];
 	unsigned char *scratch;	/* a damaged page, cut to its good part */
 	int scratch_size;
 };
@@ -165,6 +171,7 @@ oom:
 
 static void item_clear(struct item *it)
 {
+	free(it->stack);
 	free(it->raw);
 	free(it->caller);
 	free(it->text);
@@ -409,6 +416,60 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		}
 	}
 	return 0;
+}
+
+int fe_view_add_stack_event(struct fe_view *v, const char *format, struct fe_error *err)
+{
+	struct ev_info *e;
+	struct tep_format_field *cf;
+
+	if (fe_view_add_task_event(v, "ftrace", "kernel_stack", format, err))
+		return -1;
+	e = &v->evs[v->nr_evs - 1];
+	e->task_info = false;
+	e->kernel_stack = true;
+	/* caller[] holds 'size' entries, however many the format says */
+	cf = tep_find_field(e->tep_ev, "caller");
+	if (!cf || cf->offset < 0)
+		return fe_err(err, 0, "ftrace/kernel_stack has no caller array");
+	e->min_size = cf->offset;
+	return 0;
+}
+
+/*
+ * options/stacktrace writes the stack right after its event, in the same
+ * CPU's buffer: it belongs to the last event queued from that CPU.
+ */
+static void attach_stack(struct fe_view *v, struct ev_info *e, int cpu, void *data, int size)
+{
+	struct tep_format_field *nf = tep_find_field(e->tep_ev, "size");
+	struct tep_format_field *cf = tep_find_field(e->tep_ev, "caller");
+	struct item *it = NULL;
+	int i, n, room;
+
+	if (cpu < 0 || cpu >= MAX_CPUS || !v->stack_for[cpu])
+		return;
+	for (i = v->nr_queue - 1; i >= 0 && !it; i--)
+		if (v->queue[i].seq + 1 == v->stack_for[cpu])
+			it = &v->queue[i];
+	v->stack_for[cpu] = 0;
+	if (!it || !nf || !cf || cf->offset < 0 || cf->offset > size || nf->offset + 4 > size)
+		return;
+	n = (int)tep_read_number(v->tep, (char *)data + nf->offset, 4);
+	room = (size - cf->offset) / 8;
+	if (n < 0 || n > room)
+		n = room;
+	it->stack = calloc(n ? n : 1, sizeof(*it->stack));
+	if (!it->stack)
+		return;
+	for (i = 0; i < n; i++)
+		it->stack[i] = tep_read_number(v->tep, (char *)data + cf->offset + 8 * i, 8);
+	it->nr_stack = n;
+}
+
+const char *fe_view_symbol(struct fe_view *v, unsigned long long addr)
+{
+	return tep_find_function(v->tep, addr);
 }
 
 int fe_view_add_task_event(struct fe_view *v, const char *system, const char *event,
@@ -774,13 +835,22 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 			      "(%u bytes)", at, size, v->common_end);
 	te = tep_find_event_by_record(v->tep, &rec);
 	e = te ? find_ev(v, te) : NULL;
-	if (!e)
+	if (!e) {
+		if (cpu >= 0 && cpu < MAX_CPUS)
+			v->stack_for[cpu] = 0;
 		return 0;
+	}
 	if ((unsigned int)size < e->min_size)
 		return fe_err(err, 0, "record at +0x%x: %d bytes, shorter than the %u of a %s/%s",
 			      at, size, e->min_size, e->group, e->name);
 	if (e->task_info) {
+		if (cpu >= 0 && cpu < MAX_CPUS)
+			v->stack_for[cpu] = 0;
 		task_info(v, e, data, size);
+		return 0;
+	}
+	if (e->kernel_stack) {
+		attach_stack(v, e, cpu, data, size);
 		return 0;
 	}
 	it = queue_item(v);
@@ -796,6 +866,8 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 			v->unknown_pid = true;
 	}
 	it->ev = e;
+	if (cpu >= 0 && cpu < MAX_CPUS)
+		v->stack_for[cpu] = it->seq + 1;
 	if (v->opts.sink) {
 		/* the sink reads what it needs, later, in time order */
 		it->raw = malloc(size ? size : 1);
@@ -1339,6 +1411,8 @@ static void to_sink(struct fe_view *v, const struct item *it)
 	e.ts = it->ts;
 	e.data = it->raw;
 	e.size = it->raw_size;
+	e.stack = it->stack;
+	e.nr_stack = it->nr_stack;
 	v->opts.sink(v->opts.sink_ctx, v, &e);
 }
 

@@ -29,6 +29,8 @@ struct fe_view_event {
 	unsigned long long ts;
 	const void *data;	/* the record */
 	int size;
+	const unsigned long long *stack;	/* its kernel stack, with options/stacktrace */
+	int nr_stack;
 };
 
 typedef int (*fe_view_sink_fn)(void *ctx, struct fe_view *v, const struct fe_view_event *e);
@@ -69,6 +71,12 @@ int fe_view_field(struct fe_view *v, const struct fe_view_event *e, const char *
 		  struct fe_buf *text, unsigned long long *num, bool *is_signed);
 /* The command of pid as the view knows it. */
 const char *fe_view_comm(struct fe_view *v, int pid);
+
+/* ftrace/kernel_stack (options/stacktrace): each one is handed to a sink
+ * with the event before it on its CPU. */
+int fe_view_add_stack_event(struct fe_view *v, const char *format, struct fe_error *err);
+/* The function at addr (kallsyms given), or NULL. */
+const char *fe_view_symbol(struct fe_view *v, unsigned long long addr);
 
 /* "PID COMM" lines for the tasks fork and exec events named. */
 char *fe_view_task_names(struct fe_view *v);

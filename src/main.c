@@ -70,7 +70,7 @@ static const struct option_desc options[] = {
 	{ OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
 	  "a call without calls inside on one line" },
 	{ OPT_BY, "by", "KEY[,KEY]...", "count per key: a field as the prototype names it,\n"
-					"comm, pid, cpu or caller" },
+					"comm, pid, cpu, caller or stack" },
 	{ OPT_HIST, "hist", "FIELD", "a power-of-two histogram of a numeric field,\n"
 				     "with count, min, avg and max per key" },
 	{ OPT_LATENCY, "latency", NULL, "a histogram of the microseconds from each call's\n"

@@ -148,6 +148,19 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 		}
 		free(format);
 	}
+	if (o->stacks) {
+		char *format = tracefs_event_file_read(NULL, "ftrace", "kernel_stack", "format", NULL);
+
+		if (!format || fe_view_add_stack_event(v, format, err)) {
+			if (!format)
+				fe_err(err, 0, "cannot read the format of ftrace/kernel_stack");
+			free(format);
+			fe_view_free(v);
+			return NULL;
+		}
+		free(format);
+		symbols = true;
+	}
 	if (symbols) {
 		/* __caller and other symbol fields are named from kallsyms */
 		FILE *f = fopen("/proc/kallsyms", "re");
@@ -445,6 +458,8 @@ static int enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 		if (chosen[i] && tracefs_event_enable(s->inst, ev[i].group, ev[i].event))
 			return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group, ev[i].event,
 				      strerror(errno));
+	if (s->o->stacks && tracefs_option_enable(s->inst, TRACEFS_OPTION_STACKTRACE))
+		return fe_err(err, 0, "cannot set options/stacktrace: %s", strerror(errno));
 	/* for the names of tasks; a kernel without them names fewer */
 	tracefs_event_enable(s->inst, "sched", "sched_process_fork");
 	tracefs_event_enable(s->inst, "sched", "sched_process_exec");

@@ -42,6 +42,7 @@ struct fe_record_opts {
 	 * and at the end (final), before disarm().
 	 */
 	bool counted_in_kernel;
+	bool stacks;		/* each event's kernel stack (options/stacktrace) */
 	int (*arm)(void *ctx, struct tracefs_instance *inst, struct fe_error *err);
 	void (*disarm)(void *ctx, struct tracefs_instance *inst);
 	int (*report)(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final);

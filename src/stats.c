@@ -353,6 +353,10 @@ static void json_text(struct fe_buf *b, const char *s, size_t len)
 
 static void put_key_text(struct fe_buf *b, enum fe_stats_key_kind kind, const char *s, size_t len)
 {
+	if (kind == FE_KEY_STACK) {
+		/* shown under its row, one frame a line (put_stack) */
+		return;
+	}
 	if (kind == FE_KEY_HEX) {
 		char *t = strndup(s, len);
 
@@ -386,10 +390,25 @@ static void print_json(struct fe_stats *s, const struct group *g, int interval, 
 			fe_buf_addc(b, ',');
 		json_text(b, s->o.keys[k], strlen(s->o.keys[k]));
 		fe_buf_addc(b, ':');
-		if (s->o.key_kinds[k] == FE_KEY_TEXT || !len)
+		if (s->o.key_kinds[k] == FE_KEY_STACK) {
+			const char *end = t + len, *nl;
+
+			fe_buf_addc(b, '[');
+			while (t < end) {
+				nl = memchr(t, '\n', end - t);
+				if (!nl)
+					nl = end;
+				json_text(b, t, nl - t);
+				t = nl + (nl < end);
+				if (t < end)
+					fe_buf_addc(b, ',');
+			}
+			fe_buf_addc(b, ']');
+		} else if (s->o.key_kinds[k] == FE_KEY_TEXT || !len) {
 			json_text(b, t, len);
-		else
+		} else {
 			fe_buf_add(b, t, len);
+		}
 	}
 	fe_buf_add(b, "},\"count\":", 10);
 	fe_buf_add_u64(b, g->count);
@@ -438,6 +457,32 @@ static void print_json(struct fe_stats *s, const struct group *g, int interval, 
 	fe_buf_add(b, "}\n", 2);
 }
 
+/* A stack key's frames, one a line, indented as bpftrace's kstack. */
+static void put_stack(struct fe_stats *s, const struct group *g, struct fe_buf *b)
+{
+	int k;
+
+	for (k = 0; k < s->o.nr_keys; k++) {
+		size_t len;
+		const char *t = nth_key(g->keys, k, &len), *end = t + len, *nl;
+
+		if (s->o.key_kinds[k] != FE_KEY_STACK)
+			continue;
+		if (!len)
+			fe_buf_add(b, "        (no stack recorded)\n", 28);
+		while (t < end) {
+			nl = memchr(t, '\n', end - t);
+			if (!nl)
+				nl = end;
+			fe_buf_add(b, "        ", 8);
+			for (; t < nl; t++)
+				fe_buf_addc(b, (unsigned char)*t < 0x20 || *t == 0x7f ? '?' : *t);
+			fe_buf_addc(b, '\n');
+			t = nl + (nl < end);
+		}
+	}
+}
+
 /* "len, comm=fx_stats, pid=12" */
 static void put_key_list(struct fe_stats *s, const struct group *g, struct fe_buf *b)
 {
@@ -447,6 +492,11 @@ static void put_key_list(struct fe_stats *s, const struct group *g, struct fe_bu
 		size_t len;
 		const char *t = nth_key(g->keys, k, &len);
 
+		if (s->o.key_kinds[k] == FE_KEY_STACK) {
+			fe_buf_printf(b, "%s%s", k || s->o.mode != FE_STATS_COUNT ? ", " : "",
+				      "stack (below)");
+			continue;
+		}
 		fe_buf_printf(b, "%s%s=", k || s->o.mode != FE_STATS_COUNT ? ", " : "",
 			      s->o.keys[k]);
 		put_key_text(b, s->o.key_kinds[k], t, len);
@@ -471,6 +521,7 @@ static void print_hist(struct fe_stats *s, const struct group *g, struct fe_buf 
 	fe_buf_add(b, "  max ", 6);
 	put_value(b, g->max, g->is_signed);
 	fe_buf_addc(b, '\n');
+	put_stack(s, g, b);
 	for (i = 0; i < NR_BUCKETS; i++) {
 		if (!g->buckets[i])
 			continue;
@@ -519,7 +570,8 @@ static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_b
 			cw = strlen(num);
 	}
 	for (k = 0; k < nk; k++)
-		fe_buf_printf(b, "  %-*s", (int)width[k], s->o.keys[k]);
+		if (s->o.key_kinds[k] != FE_KEY_STACK)
+			fe_buf_printf(b, "  %-*s", (int)width[k], s->o.keys[k]);
 	fe_buf_printf(b, "  %*s\n", (int)cw, "count");
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < nk; k++) {
@@ -527,11 +579,14 @@ static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_b
 			size_t len;
 			const char *p = nth_key(g[i].keys, k, &len);
 
+			if (s->o.key_kinds[k] == FE_KEY_STACK)
+				continue;	/* under the row */
 			put_key_text(&t, s->o.key_kinds[k], p, len);
 			fe_buf_printf(b, "  %-*s", (int)width[k], t.s ? t.s : "");
 			fe_buf_free(&t);
 		}
 		fe_buf_printf(b, "  %*llu\n", (int)cw, g[i].count);
+		put_stack(s, &g[i], b);
 	}
 }
 

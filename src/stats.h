@@ -23,6 +23,7 @@ enum fe_stats_key_kind {
 	FE_KEY_TEXT,		/* comm, caller, a string: a JSON string */
 	FE_KEY_NUMBER,		/* decimal text: a JSON number */
 	FE_KEY_HEX,		/* decimal text shown as 0x... in the table */
+	FE_KEY_STACK,		/* function names, one per line: a JSON array */
 };
 
 struct fe_stats_opts {

@@ -197,6 +197,8 @@ static const char *key_field(struct fe_khist *h, int i, char *buf, size_t size)
 		return h->synth ? PID_FIELD : "common_pid";
 	case FE_KSRC_CPU:
 		return TRACEFS_HIST_CPU;
+	case FE_KSRC_STACK:
+		return "stacktrace";	/* common_stacktrace from 6.5 on */
 	default:
 		if (!h->synth)
 			return k->field;
@@ -216,7 +218,7 @@ static int build_hist(struct fe_khist *h, const char *system, const char *event,
 	for (i = 0; i < h->nr_keys || (!i && h->constant_key); i++) {
 		const char *name = h->constant_key ? CONSTANT_KEY : h->key_names[i];
 
-		if (!h->constant_key && !printed_key(h, i))
+		if (!h->constant_key && (!printed_key(h, i) || h->keys[i].src == FE_KSRC_STACK))
 			continue;
 		enum tracefs_hist_key_type type = h->constant_key ? TRACEFS_HIST_KEY_NORMAL :
 						  key_type(&h->keys[i]);
@@ -235,6 +237,13 @@ static int build_hist(struct fe_khist *h, const char *system, const char *event,
 	if (h->value_name && tracefs_hist_add_key(h->hist, h->value_name, TRACEFS_HIST_KEY_NORMAL))
 		return fe_err(err, 0, "cannot count %s/%s by %s: %s", system, event,
 			      h->value_name, strerror(errno));
+	/* a stack prints over many lines: last, so the other keys stay on
+	 * the row's first line */
+	for (i = 0; i < h->nr_keys; i++)
+		if (h->keys[i].src == FE_KSRC_STACK &&
+		    tracefs_hist_add_key(h->hist, h->key_names[i], TRACEFS_HIST_KEY_NORMAL))
+			return fe_err(err, 0, "cannot count %s/%s by its stack: %s", system, event,
+				      strerror(errno));
 	if (tracefs_hist_add_value(h->hist, TRACEFS_HIST_HITCOUNT))
 		return fe_err(err, 0, "out of memory");
 	return 0;
@@ -450,6 +459,27 @@ static int read_key(const struct fe_khist_key *k, const char **p, const char *ne
 		(*p)++;
 		return 0;
 	}
+	if (k && k->src == FE_KSRC_STACK) {
+		/* "\n" then a frame a line, "func+0x5/0xf0" or a bare address,
+		 * up to the line that closes the row: names, one a line */
+		const char *l = strchr(s, '\n');
+
+		while (l && l[1] && l[1] != '}') {
+			const char *f = l + 1, *e;
+
+			while (*f == ' ')
+				f++;
+			e = f + strcspn(f, "+\n");
+			if (text->len)
+				fe_buf_addc(text, '\n');
+			fe_buf_add(text, f, e - f);
+			l = strchr(f, '\n');
+		}
+		if (!l)
+			return -1;
+		*p = l + 1;
+		return 0;
+	}
 	if (k && k->src == FE_KSRC_SYMBOL) {
 		/* "[%llx] %-45s": the name */
 		if (*s != '[' || !(s = strchr(s, ']')))
@@ -508,7 +538,7 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 	/* what a row prints, in order: key indexes, -1 the constant key,
 	 * -2 the value */
 	int order[MAX_KEYS + 2], n = 0, i, ret = 0, pid_key = -1;
-	const char *line, *p;
+	const char *line, *p, *next_line;
 
 	*dropped = 0;
 	if (!text)
@@ -518,17 +548,21 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 	if (h->constant_key)
 		order[n++] = -1;
 	for (i = 0; i < h->nr_keys; i++) {
-		if (printed_key(h, i))
-			order[n++] = i;
-		else
+		if (!printed_key(h, i))
 			pid_key = i;
+		else if (h->keys[i].src != FE_KSRC_STACK)
+			order[n++] = i;
 	}
 	if (h->has_value)
 		order[n++] = -2;
-	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+	for (i = 0; i < h->nr_keys; i++)
+		if (h->keys[i].src == FE_KSRC_STACK)
+			order[n++] = i;
+	for (line = text; line && *line; line = next_line ? next_line + 1 : NULL) {
 		const char *ptrs[MAX_KEYS];
 		unsigned long long hits = 0;
 
+		next_line = strchr(line, '\n');
 		if (!strncmp(line, "    Dropped:", 12)) {
 			*dropped = strtoull(line + 12, NULL, 10);
 			continue;
@@ -536,6 +570,14 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 		if (strncmp(line, "{ ", 2))
 			continue;
 		p = line + 2;
+		/* a stack key makes a row of many lines; the next row starts
+		 * after the line holding this one's hitcount */
+		{
+			const char *close = strstr(line, "} hitcount:");
+
+			if (close)
+				next_line = strchr(close, '\n');
+		}
 		for (i = 0; i < n && !ret; i++) {
 			int o = order[i];
 			const struct fe_khist_key *k = o >= 0 ? &h->keys[o] : NULL;

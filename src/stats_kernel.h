@@ -22,6 +22,7 @@ enum fe_khist_src {
 	FE_KSRC_COMM,		/* the task's command */
 	FE_KSRC_PID,
 	FE_KSRC_CPU,
+	FE_KSRC_STACK,		/* the kernel stack: function names, one a line */
 };
 
 struct fe_khist_key {

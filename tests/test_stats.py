@@ -115,7 +115,8 @@ def test_usage_errors_exit_2_and_name_the_problem():
             (("--hist", "n", "--latency"), "--hist and --latency: one histogram at a time"),
             (("--latency", "-e", "tock"), "--latency: " + GROUP + "/tock has no return event"),
             (("--by", "n,n"), "--by: 'n' twice"),
-            (("--by", "stack"), "--by stack: not supported yet"),
+            (("--by", "stack"), "is a uprobe; its kernel stack is the trap's"),
+            (("--by", "stack", "--latency", "-e", "tick"), "--by stack: not with --latency"),
             (("-e", "nosuch"), "no event 'nosuch' in group"),
             (("--by", "caller", "-e", "tick"), "has no caller field"),
         ]
