@@ -76,6 +76,11 @@ struct fe_dloc {
 	char reg_hi[8];		/* second piece, or "" */
 	long off;
 	unsigned long long addr;	/* ADDR: the address in the file */
+	/* MEM: the address is not reg + off but off + what this fetch
+	 * expression gives ("+8(%di)": a pointer loaded on the way), and
+	 * the loads it takes */
+	char chain[64];
+	int chain_depth;
 	const char *why;	/* NONE: the reason, or NULL (optimized out) */
 };
 

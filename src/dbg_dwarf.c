@@ -1146,6 +1146,74 @@ static bool is_lit(const Dwarf_Op *op, long *v)
 	return false;
 }
 
+#define MAX_CHAIN	3	/* loads in one location: the kernel's limit is higher */
+
+/*
+ * Memory found through pointers: a base (bregN, bregx, fbreg), then loads
+ * (DW_OP_deref) each followed by an optional constant added ("breg5 8,
+ * deref, plus_uconst 0x68": the variable is at *(%di + 8) + 104, read as
+ * +104(+8(%di))).  Ending in a load and stack_value, the value is the
+ * word loaded: the variable is at the last address.  false if ops is not
+ * such a chain.
+ */
+static bool deref_chain(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc, const Dwarf_Op *ops,
+			size_t n, struct fe_dloc *loc)
+{
+	unsigned int a0 = ops[0].atom;
+	char expr[64];
+	size_t i = 1;
+	int depth = 0;
+	long k, off;
+
+	if (n < 2 || ops[1].atom != DW_OP_deref)
+		return false;
+	if (a0 >= DW_OP_breg0 && a0 <= DW_OP_breg15)
+		loc_mem(loc, dwarf_regs[a0 - DW_OP_breg0], (long)ops[0].number);
+	else if (a0 == DW_OP_bregx && ops[0].number < 16)
+		loc_mem(loc, regno_name(ops[0].number), (long)ops[0].number2);
+	else if (a0 == DW_OP_fbreg)
+		frame_mem(dbg, fn, pc, (long)ops[0].number, loc);
+	else
+		return false;
+	if (loc->kind != FE_DLOC_MEM)
+		return true;	/* the frame base says why not */
+	snprintf(expr, sizeof(expr), "%s", loc->reg);
+	off = loc->off;
+	while (i < n && ops[i].atom == DW_OP_deref) {
+		if (i + 2 == n && ops[i + 1].atom == DW_OP_stack_value)
+			break;	/* the value is the word at expr + off */
+		if (depth == MAX_CHAIN ||
+		    snprintf(loc->chain, sizeof(loc->chain), "%+ld(%s)", off, expr) >=
+		    (int)sizeof(loc->chain))
+			return false;
+		snprintf(expr, sizeof(expr), "%s", loc->chain);
+		depth++;
+		off = 0;
+		i++;
+		if (i < n && ops[i].atom == DW_OP_plus_uconst) {
+			off = (long)ops[i].number;
+			i++;
+		} else if (i + 1 < n && is_lit(&ops[i], &k) && ops[i + 1].atom == DW_OP_plus) {
+			off = k;
+			i += 2;
+		}
+	}
+	if (i + 2 == n && ops[i].atom == DW_OP_deref && ops[i + 1].atom == DW_OP_stack_value)
+		i += 2;
+	if (i != n) {
+		memset(loc, 0, sizeof(*loc));
+		return false;
+	}
+	loc->kind = FE_DLOC_MEM;
+	loc->off = off;
+	loc->chain_depth = depth;
+	if (depth)
+		snprintf(loc->chain, sizeof(loc->chain), "%s", expr);
+	else
+		loc->chain[0] = 0;
+	return true;
+}
+
 /* One location expression, valid at pc, in a fetch argument's terms. */
 static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
 			  const Dwarf_Op *ops, size_t n, struct fe_dloc *loc)
@@ -1196,6 +1264,8 @@ static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
 		snprintf(loc->reg, sizeof(loc->reg), "%s", dwarf_regs[a0 - DW_OP_breg0]);
 		return;
 	}
+	if (deref_chain(dbg, fn, pc, ops, n, loc))
+		return;
 	if (a0 == DW_OP_entry_value || a0 == DW_OP_GNU_entry_value)
 		return loc_none(loc, "DWARF knows it only as the value it had at the function's entry");
 	if (a0 == DW_OP_implicit_pointer || a0 == DW_OP_GNU_implicit_pointer)

@@ -120,7 +120,9 @@ int fe_map_params(const struct fe_probe *probe, struct fe_place *places,
 		} else if (loc->kind == FE_DLOC_MEM && (probe->in_body || !same_stack_slot(pl, loc))) {
 			memset(pl, 0, sizeof(*pl));
 			pl->kind = FE_PLACE_MEM;
-			snprintf(pl->base, sizeof(pl->base), "%s", loc->reg);
+			snprintf(pl->base, sizeof(pl->base), "%s",
+				 loc->chain[0] ? loc->chain : loc->reg);
+			pl->base_depth = loc->chain_depth;
 			pl->off = loc->off;
 		}
 	}

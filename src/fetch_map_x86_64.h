@@ -26,7 +26,9 @@ enum fe_place_kind {
 
 struct fe_place {
 	enum fe_place_kind kind;
-	char base[24];		/* a fetch argument: register or $stack* */
+	char base[64];		/* a fetch argument: register or $stack*, or
+				 * for MEM a fetch expression (DWARF's loads) */
+	int base_depth;		/* the loads base takes */
 	char base_hi[24];	/* VALUE: the register of bytes 8..15, or "" */
 	long long off;		/* FE_PLACE_MEM */
 	const char *why;	/* FE_PLACE_NONE: the reason */

@@ -181,7 +181,7 @@ static int start_cursor(const struct fe_probe *probe, const struct fe_place *pla
 		fe_buf_printf(&c->expr, "%s", pl->base);
 		c->hi = pl->base_hi[0] ? pl->base_hi : NULL;
 		c->off = pl->off;
-		c->nr_deref = c->kind == C_MEM;
+		c->nr_deref = (c->kind == C_MEM) + pl->base_depth;
 		break;
 	}
 	return c->expr.failed ? fe_err(err, 0, "out of memory") : 0;

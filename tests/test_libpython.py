@@ -65,3 +65,24 @@ def test_proto_of_a_python_function():
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq(r.stdout.splitlines()[0],
               "int PyModule_AddIntConstant(PyObject *m, const char *name, long int value)")
+
+
+def test_a_location_through_a_pointer_is_a_dereference_chain():
+    """PyObject_Size:9 m (m = Py_TYPE(o)->tp_as_sequence): at that line
+    DWARF says m lives at *(%rdi + 8) + 0x68 -- the address of o's type's
+    tp_as_sequence -- so its value is +104(+8(%di)).  perf probe reads only
+    the first operation (+8(%di), the type itself: README, "perf probe's
+    answers fevent does not share")."""
+    lib = libpython()
+    if not shutil.which("llvm-dwarfdump"):
+        raise fe.Skip("llvm-dwarfdump not installed")
+    dump = subprocess.run(["llvm-dwarfdump", "--name=PyObject_Size", "-c", lib],
+                          capture_output=True, text=True).stdout
+    if "DW_OP_breg5 RDI+8, DW_OP_deref, DW_OP_plus_uconst 0x68" not in dump:
+        raise fe.Skip("this libpython's DWARF places m otherwise")
+    r = fe.run("compile", "-x", lib, "PyObject_Size:9(m)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.split()[2:], ["m=+104(+8(%di)):x64"])
+    r = fe.run("vars", "-x", lib, "PyObject_Size:9")
+    expect_eq(r.returncode, 0, r.stderr)
+    assert re.search(r"local  PySequenceMethods \*m +\+104\(\+8\(%di\)\):x64", r.stdout), r.stdout

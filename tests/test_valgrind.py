@@ -1,4 +1,4 @@
-"""valgrind memcheck on compile, add, list, clear, record and report: no
+"""valgrind memcheck on compile, add, list, clear, record, report and stats: no
 errors, no leaks that are fevent's ("definitely" and "indirectly")."""
 import os
 import shutil
@@ -61,6 +61,11 @@ def test_events_paths_under_valgrind():
         vg("record", "-g", GROUP, "--json", "--", prog(), "2")
         vg("report", "-i", dat)
         vg("report", "--json", "-i", dat)
+        vg("stats", "-g", GROUP, "--", prog(), "2", "fork")
+        vg("stats", "-g", GROUP, "--by", "comm,pid,n", "--json", "--", prog(), "2", "fork")
+        vg("stats", "-g", GROUP, "--hist", "n", "-i", "0.5", "--", prog(), "3")
+        vg("stats", "-g", GROUP, "--latency", "--by", "comm", "--", prog(), "2")
+        vg("stats", "-g", GROUP, "--hist", "nosuch", "-e", "traced", "--", prog(), ok=(2,))
         vg("clear", "-g", GROUP)
         expect_eq(fe.run("list", "-g", GROUP).stdout, "")
     finally:
