@@ -1312,8 +1312,32 @@ struct scope_walk {
 	int nr_origin;
 	Dwarf_Off self;		/* the function's origin: a copy inlined into
 				 * itself is its own scope, nested */
+	Dwarf_Off *local_origin;	/* of each of out->locals */
+	int nr_local_origin;
 	bool oom;
 };
+
+static bool has_place(const struct fe_dloc *loc)
+{
+	return loc->kind != FE_DLOC_NONE && loc->kind != FE_DLOC_UNKNOWN;
+}
+
+/*
+ * The same variable again, in the function's copy inlined into itself:
+ * where the inner copy has no location for it at pc (its list ends
+ * before, or starts after) the outer copy's still holds.  A different
+ * variable of the same name hides the outer one whatever it says.
+ */
+static void update_location(struct scope_walk *w, Dwarf_Die *var, struct fe_dloc *loc,
+			    bool same_variable)
+{
+	struct fe_dloc inner;
+
+	var_location(w->dbg, var, w->fn, w->pc, &inner);
+	if (same_variable && inner.kind == FE_DLOC_NONE && !inner.why && has_place(loc))
+		return;
+	*loc = inner;
+}
 
 Dwarf_Off fe_dwarf_origin(Dwarf_Die *die)
 {
@@ -1334,7 +1358,7 @@ static void scope_inner_param(struct scope_walk *w, Dwarf_Die *param)
 
 	for (i = 0; name && i < w->out->nr_params; i++)
 		if (w->out->params[i].name && !strcmp(w->out->params[i].name, name))
-			var_location(w->dbg, param, w->fn, w->pc, &w->out->params[i].loc);
+			update_location(w, param, &w->out->params[i].loc, true);
 }
 
 /* Parameters from the abstract origin, optimized out until the concrete
@@ -1384,7 +1408,7 @@ static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
 {
 	const char *name = name_of(var);
 	struct fe_dparam *p = NULL;
-	int i;
+	int i, at = -1;
 
 	if (!param) {
 		Dwarf_Attribute a;
@@ -1396,8 +1420,10 @@ static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
 		if (decl || !name)
 			return;
 		for (i = 0; i < w->out->nr_locals; i++)
-			if (w->out->locals[i].name && !strcmp(w->out->locals[i].name, name))
+			if (w->out->locals[i].name && !strcmp(w->out->locals[i].name, name)) {
 				p = &w->out->locals[i];
+				at = i;
+			}
 		for (i = 0; i < w->out->nr_params && !p; i++)
 			if (w->out->params[i].name && !strcmp(w->out->params[i].name, name))
 				w->out->params[i].name = NULL;	/* hidden */
@@ -1410,10 +1436,32 @@ static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
 			return;
 		}
 	}
+	if (!param && at < 0) {
+		/* a new local: its origin, index for index */
+		Dwarf_Off *o = fe_grow(&w->local_origin, &w->nr_local_origin,
+				       sizeof(*w->local_origin));
+
+		while (o && w->nr_local_origin < w->out->nr_locals)
+			o = fe_grow(&w->local_origin, &w->nr_local_origin, sizeof(*w->local_origin));
+		if (!o) {
+			w->oom = true;
+			return;
+		}
+		at = w->out->nr_locals - 1;
+		w->local_origin[at] = fe_dwarf_origin(var);
+		memset(&p->loc, 0, sizeof(p->loc));
+		loc_none(&p->loc, NULL);
+	}
 	p->name = name;
 	p->global = false;
 	p->type = type_of(var);
-	var_location(w->dbg, var, w->fn, w->pc, &p->loc);
+	if (param || at < 0 || at >= w->nr_local_origin) {
+		var_location(w->dbg, var, w->fn, w->pc, &p->loc);
+		return;
+	}
+	update_location(w, var, &p->loc, w->local_origin[at] == fe_dwarf_origin(var) &&
+		      !p->global);
+	w->local_origin[at] = fe_dwarf_origin(var);
 }
 
 /* The unit's own variables (with an address here, not extern
@@ -1499,6 +1547,7 @@ static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 	scope_origin_params(&w);
 	scope_walk(&w, &fn, 0);
 	free(w.origin);
+	free(w.local_origin);
 	if (w.oom) {
 		fe_dfunc_clear(out);
 		return fe_err(err, 0, "out of memory");

@@ -206,3 +206,19 @@ def test_syscall_parameters_by_name_from_dwarf():
     expect_eq(r.stdout, "p:functions/SyS_openat __x64_sys_openat __caller=$stack0:symbol "
                         "dfd=+112(%di):s32 filename=+0(+104(%di)):ustring flags=+96(%di):s32 "
                         "mode=+56(%di):u16\n")
+
+
+def test_a_variable_the_self_inlined_copy_loses_is_read_from_the_outer():
+    """hsw_hw_config (6.1) holds a copy of itself inlined at its own
+    declaration line; at lines 8, 15 and 30 the inner copy's 'ret' has no
+    location while the outer one's is %ax: the same variable, so it is
+    read there, as perf probe reads it."""
+    v = need_vmlinux()
+    for n in (8, 15, 30):
+        r = fe.run("compile", "--vmlinux", v, f"hsw_hw_config:{n}(ret)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(r.stdout.split()[2:], ["ret=%ax:s32"])
+        if shutil.which("perf"):
+            p = subprocess.run(["perf", "probe", "-k", v, "-D", f"hsw_hw_config:{n} ret"],
+                               capture_output=True, text=True)
+            expect_eq(p.stdout.split()[1:], r.stdout.split()[1:])
