@@ -34,6 +34,7 @@ struct fe_cli {
 	const char *hist;	/* --hist */
 	bool latency;		/* --latency */
 	bool stream;		/* --stream */
+	bool strict;		/* --strict */
 	double interval;	/* stats -i */
 	char **args;		/* operands after the command */
 	int nr_args;

@@ -160,6 +160,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.want_return = opts->want_return,
 		.binary = opts->binary,
 		.warnings = &it->warnings,
+		.strict = opts->strict,
 	};
 	struct fe_emit_opts eopts = {
 		.group = opts->group,

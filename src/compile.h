@@ -47,6 +47,7 @@ struct fe_compile_opts {
 	const char *vmlinux;	/* --vmlinux FILE: kernel DWARF */
 	const char *binary;	/* -x BIN: a user binary, uprobes */
 	bool want_return;	/* -r: return events typed from debug info */
+	bool strict;		/* --strict: drift from the debug info is an error */
 };
 
 #define FE_RUNNING_KERNEL_BTF	"/sys/kernel/btf/vmlinux"

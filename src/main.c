@@ -32,6 +32,7 @@ enum {
 	OPT_HIST,
 	OPT_LATENCY,
 	OPT_STREAM,
+	OPT_STRICT,
 	OPT_VERSION,
 };
 
@@ -77,6 +78,8 @@ static const struct option_desc options[] = {
 					"entry to its return (needs the return event)" },
 	{ OPT_STREAM, "stream", NULL, "count in fevent from the event stream, even where\n"
 				      "the kernel has hist triggers" },
+	{ OPT_STRICT, "strict", NULL, "a typed slot that contradicts the debug info (a\n"
+				      "kind or size) is an error, not a warning" },
 	{ 'v', "verbose", NULL, "say more" },
 	{ 'q', "quiet", NULL, "no warnings, summaries or listings of what was added" },
 	{ 'h', "help", NULL, "show this help" },
@@ -94,7 +97,8 @@ struct command_opt {
 
 #define COMMON_OPTS { 'v', NULL }, { 'q', NULL }, { 'h', NULL }
 #define COMPILE_OPTS { 'x', NULL }, { 'r', NULL }, { 'g', NULL }, { 'n', NULL }, \
-	{ 'f', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, { OPT_KALLSYMS, NULL }
+	{ 'f', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, { OPT_KALLSYMS, NULL }, \
+	{ OPT_STRICT, NULL }
 #define DEBUG_INFO_OPTS { 'x', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, \
 	{ OPT_KALLSYMS, NULL }
 
@@ -110,7 +114,7 @@ struct command {
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [-v] [-q] PROTO...",
+		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [-v] [-q] PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
 		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n",
@@ -119,7 +123,7 @@ static const struct command commands[] = {
 	},
 	{
 		"add", fe_cmd_add,
-		"fevent add [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--force] [--tracefs DIR] [-v] [-q] PROTO...",
+		"fevent add [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
 		"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
 		"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
 		"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
@@ -509,6 +513,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STREAM:
 			cli.stream = true;
+			break;
+		case OPT_STRICT:
+			cli.strict = true;
 			break;
 		case 'p':
 		case 'b':

@@ -875,6 +875,73 @@ static int tspec_info(struct resolver *r, const struct fe_tspec *ts, struct fe_t
 	return fe_tspec_info(ts, ti, r->err);
 }
 
+/*
+ * A typed slot against what the debug info declares there (DESIGN.md
+ * section 13): a read that cannot be the parameter's value -- a string
+ * or Rostedt's hops on what is no pointer, an integer narrower or wider
+ * than the parameter, a pointer read as a narrow integer -- prints wrong
+ * values on this kernel.  A warning naming the declaration; an error
+ * with --strict.  Signedness and hex are spellings, not drift; a pointer
+ * read as a 64-bit number is its value.
+ */
+static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot)
+{
+	const struct fe_dparam *dp = &r->dfunc.params[slot];
+	struct fe_tinfo want, got;
+	struct fe_tdesc d;
+	char tname[256], decl[320];
+	int j;
+
+	if (!r->dbg || r->p->syscall || !dp->type || fe_dbg_describe(r->dbg, dp->type, &d))
+		return 0;
+	if (dbg_tinfo(r->dbg, dp->type, &want))
+		return 0;
+	for (j = 0; j < arg->nr_alts; j++) {
+		const struct fe_alt *alt = &arg->alts[j];
+		const struct fe_tspec *ts = alt->type;
+		const char *why = NULL;
+		bool address, param_ptr = want.is_pointer || d.kind == FE_TK_ARRAY;
+		bool param_int = d.kind == FE_TK_INT || d.kind == FE_TK_ENUM;
+
+		if (alt->kind != FE_ALT_SLOT || !ts || tspec_info(r, ts, &got))
+			continue;
+		/* the slot's value is an address: a string, Rostedt's hops or
+		 * an array read from it */
+		address = got.is_string || ts->array || alt->nr_steps;
+		if (address && !param_ptr && !(param_int && want.size == 8))
+			why = got.is_string ? "a string is read from an address, and it is no pointer" :
+			      "Rostedt's hops read from an address, and it is no pointer";
+		else if (!address && param_ptr && !got.is_pointer && got.size < 8)
+			why = "a pointer's value is 8 bytes";
+		else if (!address && param_int && got.is_pointer && want.size < 8)
+			why = "it holds no address";
+		else if (!address && param_int && !got.is_pointer && got.size != want.size &&
+			 got.size)
+			why = got.size > want.size ? "the bytes past it are not its value" :
+			      "part of its value is cut off";
+		if (!why)
+			continue;
+		if (fe_dbg_type_name(r->dbg, dp->type, tname, sizeof(tname)) < 0)
+			snprintf(tname, sizeof(tname), "?");
+		snprintf(decl, sizeof(decl), "%s%s%s", tname,
+			 tname[strlen(tname) ? strlen(tname) - 1 : 0] == '*' ? "" : " ",
+			 dp->name ? dp->name : "");
+		if (r->ctx->strict)
+			return fe_err(r->err, alt->col,
+				      "'%s %s' reads slot %d of '%s' as %u bytes%s, but %s declares it '%s': %s",
+				      ts->text, alt->name, slot + 1, r->p->func, got.size,
+				      address ? " holding an address" : "", fe_dbg_source(r->dbg),
+				      decl, why);
+		if (r->ctx->warnings)
+			fe_warn(r->ctx->warnings,
+				"column %d: '%s %s' reads slot %d of '%s' as %u bytes%s, but %s declares it '%s': %s (--strict makes this an error)",
+				alt->col, ts->text, alt->name, slot + 1, r->p->func, got.size,
+				address ? " holding an address" : "", fe_dbg_source(r->dbg), decl,
+				why);
+	}
+	return 0;
+}
+
 static int resolve_slot(struct resolver *r, const struct fe_alt *alt, int slot)
 {
 	struct fe_tinfo ti;
@@ -1465,6 +1532,8 @@ static int describe_params(struct resolver *r)
 
 		if (!fe_arg_takes_slot(arg))
 			continue;
+		if (slot < r->dfunc.nr_params && check_drift(r, arg, slot))
+			return -1;
 		pa = &r->p->params[slot];
 		pa->col = arg->col;
 		for (j = 0; j < arg->nr_alts; j++) {
