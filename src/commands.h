@@ -6,6 +6,12 @@
 #include <stdbool.h>
 
 /* Options common to the commands, as main.c parsed them. */
+/* check: a kernel's debug info, in the order given */
+struct fe_kernel_arg {
+	const char *path;
+	bool is_vmlinux;	/* --vmlinux (DWARF), else --btf */
+};
+
 struct fe_cli {
 	const char *group;	/* -g */
 	const char *event;	/* -n */
@@ -35,6 +41,8 @@ struct fe_cli {
 	bool latency;		/* --latency */
 	bool stream;		/* --stream */
 	bool strict;		/* --strict */
+	struct fe_kernel_arg *kernels;	/* check: every --btf and --vmlinux */
+	int nr_kernels;
 	double interval;	/* stats -i */
 	char **args;		/* operands after the command */
 	int nr_args;
@@ -64,6 +72,7 @@ int fe_cmd_clear(const struct fe_cli *cli);
 int fe_cmd_record(const struct fe_cli *cli);
 int fe_cmd_report(const struct fe_cli *cli);
 int fe_cmd_stats(const struct fe_cli *cli);
+int fe_cmd_check(const struct fe_cli *cli);
 /* -e EVENT or GROUP/EVENT: the one group they name (or -g's); -1 after
  * saying what is wrong. */
 int fe_events_group(const struct fe_cli *cli, const char **group);

@@ -206,6 +206,22 @@ static const struct command commands[] = {
 		  { OPT_STREAM, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
+		"check", fe_cmd_check,
+		"fevent check [-g GROUP] [--kallsyms FILE] [-f FILE]... (--btf FILE | --vmlinux FILE)... [--json] [-v] [-q] [PROTO...]",
+		"Compile each prototype against each kernel's debug info, the first\n"
+		"the reference, and print one row per prototype: 'same' (the\n"
+		"reference's definition), 'moved' (compiles, other offsets or\n"
+		"registers), 'drift' (a typed read contradicts that kernel's\n"
+		"declaration), 'missing' (a function, parameter or member gone) or\n"
+		"'inlined'.  Exit status 0 only when every cell is same or moved.\n",
+		"fevent check -f probes.txt --btf /sys/kernel/btf/vmlinux --btf vmlinux-6.1",
+		{ { 'g', NULL }, { OPT_KALLSYMS, NULL }, { 'f', NULL },
+		  { OPT_BTF, "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
+			     "for each kernel" },
+		  { OPT_VMLINUX, "a kernel's DWARF vmlinux; repeat for each kernel" },
+		  { OPT_JSON, "one object per prototype, a cell per kernel" }, COMMON_OPTS },
+	},
+	{
 		"proto", fe_cmd_proto,
 		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
@@ -409,7 +425,8 @@ int main(int argc, char **argv)
 
 	cli.files = calloc(argc, sizeof(*cli.files));
 	cli.events = calloc(argc, sizeof(*cli.events));
-	if (!cli.files || !cli.events) {
+	cli.kernels = calloc(argc, sizeof(*cli.kernels));
+	if (!cli.files || !cli.events || !cli.kernels) {
 		fprintf(stderr, "fevent: out of memory\n");
 		ret = FE_EXIT_FAIL;
 		goto out;
@@ -469,10 +486,14 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_BTF:
-			cli.btf = optarg;
-			break;
 		case OPT_VMLINUX:
-			cli.vmlinux = optarg;
+			/* check takes many kernels, in order */
+			cli.kernels[cli.nr_kernels].path = optarg;
+			cli.kernels[cli.nr_kernels++].is_vmlinux = c == OPT_VMLINUX;
+			if (c == OPT_BTF)
+				cli.btf = optarg;
+			else
+				cli.vmlinux = optarg;
 			break;
 		case OPT_FORCE:
 			cli.force = true;
@@ -584,5 +605,6 @@ out:
 	free(binary);
 	free(cli.events);
 	free(cli.files);
+	free(cli.kernels);
 	return ret;
 }

@@ -356,8 +356,8 @@ def test_man_page_is_clean_and_names_every_option():
         expect_eq((r.returncode, r.stderr), (0, ""), "groff -man -ww -z")
     text = open(page).read().replace("\\-", "-")
     helps = fe.run("--help").stdout
-    for cmd in ("compile", "add", "list", "clear", "record", "report", "stats", "proto",
-                "funcs", "lines", "vars"):
+    for cmd in ("compile", "add", "list", "clear", "record", "report", "stats", "check",
+                "proto", "funcs", "lines", "vars"):
         check(f"fevent {cmd}" in helps, f"{cmd} in --help")
         check(f".B fevent {cmd}" in open(page).read(), f"{cmd} in the synopsis")
         helps += fe.run(cmd, "--help").stdout

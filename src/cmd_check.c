@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent check [-f FILE]... [PROTO...] (--btf FILE | --vmlinux FILE)... [--json]
+ *
+ * Each prototype compiled against each kernel's debug info, in the order
+ * given; the first kernel is the reference a definition is compared to.
+ * A cell is 'same' (the reference's definition), 'moved' (compiles, other
+ * offsets or registers), 'drift' (a typed read contradicts that kernel's
+ * declaration: its values would be wrong), 'missing' (function, parameter
+ * or member gone: the compiler's message, with its did-you-mean) or
+ * 'inlined'.  Exit status 0 only when every cell is same or moved.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compile.h"
+#include "diag.h"
+#include "fe_util.h"
+
+enum cell_state { SAME, MOVED, DRIFT, MISSING, INLINED };
+
+static const char *const state_names[] = { "same", "moved", "drift", "missing", "inlined" };
+
+struct cell {
+	enum cell_state state;
+	char *definition;	/* the entry (and return) lines, when it compiled */
+	char *why;		/* drift, missing, inlined: the compiler's words */
+};
+
+static char *definition_of(const struct fe_compiled *it)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s%s", it->def.entry ? it->def.entry : "",
+		     it->def.ret ? "\n" : "", it->def.ret ? it->def.ret : "") < 0)
+		return NULL;
+	return s;
+}
+
+/* A warning as a cell tells it: compile's advice about --strict is not
+ * check's. */
+static char *cell_why(const char *w)
+{
+	const char *tail = strstr(w, " (--strict makes this an error)");
+
+	return tail ? strndup(w, tail - w) : strdup(w);
+}
+
+static const char *warning_with(const struct fe_compiled *it, const char *what)
+{
+	int i;
+
+	for (i = 0; i < it->warnings.nr; i++)
+		if (strstr(it->warnings.msgs[i], what))
+			return it->warnings.msgs[i];
+	return NULL;
+}
+
+/* Compile every prototype against one kernel's debug info. */
+static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
+			struct cell *cells, int stride, int nr, const char *const *texts,
+			struct fe_error *err)
+{
+	struct fe_compile_opts opts;
+	struct fe_compile_set set = { 0 };
+	int i, ret = -1;
+
+	fe_cli_compile_opts(cli, &opts);
+	opts.btf = k->is_vmlinux ? NULL : k->path;
+	opts.vmlinux = k->is_vmlinux ? k->path : NULL;
+	opts.strict = false;	/* drift is a cell, not a failure */
+	for (i = 0; i < nr; i++)
+		if (fe_compile_add_text(&set, texts[i], i + 1)) {
+			fe_err(err, 0, "out of memory");
+			goto out;
+		}
+	if (fe_compile_run(&set, &opts, err) < 0)
+		goto out;
+	/* a line of many addresses is many items: its first one speaks */
+	for (i = 0; i < set.nr; i++) {
+		struct fe_compiled *it = &set.items[i];
+		struct cell *c = &cells[(it->line - 1) * stride];
+		const char *w;
+
+		if (c->definition || c->why)
+			continue;
+		if (it->failed) {
+			c->state = strstr(it->err.msg, "inlined") ? INLINED : MISSING;
+			c->why = strdup(it->err.msg);
+		} else if ((w = warning_with(it, "is not a function in")) ||
+			   (w = warning_with(it, "not in the kernel"))) {
+			c->state = MISSING;
+			c->why = cell_why(w);
+		} else if ((w = warning_with(it, "inlined"))) {
+			c->state = INLINED;
+			c->why = cell_why(w);
+		} else if ((w = warning_with(it, "declares it"))) {
+			c->state = DRIFT;
+			c->why = cell_why(w);
+			c->definition = definition_of(it);
+		} else {
+			c->state = SAME;	/* against the reference: later */
+			c->definition = definition_of(it);
+		}
+	}
+	ret = 0;
+out:
+	fe_compile_set_free(&set);
+	return ret;
+}
+
+static void json_cell(const struct fe_kernel_arg *k, const struct cell *c)
+{
+	printf("{\"kernel\":");
+	fe_json_string(stdout, k->path);
+	printf(",\"state\":\"%s\"", state_names[c->state]);
+	if (c->definition) {
+		printf(",\"definition\":");
+		fe_json_string(stdout, c->definition);
+	}
+	if (c->why) {
+		printf(",\"why\":");
+		fe_json_string(stdout, c->why);
+	}
+	printf("}");
+}
+
+int fe_cmd_check(const struct fe_cli *cli)
+{
+	const char **texts = NULL;
+	struct cell *cells = NULL;
+	struct fe_error err = { 0 };
+	int nr = 0, i, j, ret = FE_EXIT_USAGE, bad = 0;
+	size_t width = 9;
+
+	if (cli->nr_kernels < 1) {
+		fe_say_error("check wants the kernels to check against: --btf FILE or "
+			     "--vmlinux FILE, once per kernel\n");
+		return FE_EXIT_USAGE;
+	}
+	/* the prototypes: operands, then -f files, as compile takes them */
+	{
+		struct fe_compile_set set = { 0 };
+
+		for (i = 0; i < cli->nr_args; i++)
+			if (fe_compile_add_text(&set, cli->args[i], i + 1))
+				goto oom_set;
+		for (i = 0; i < cli->nr_files; i++)
+			if (fe_compile_add_file(&set, cli->files[i])) {
+				fe_say_error("cannot read prototypes from %s: %s\n",
+					     strcmp(cli->files[i], "-") ? cli->files[i] :
+					     "standard input", strerror(errno));
+				fe_compile_set_free(&set);
+				return FE_EXIT_USAGE;
+			}
+		texts = calloc(set.nr ? set.nr : 1, sizeof(*texts));
+		for (i = 0; texts && i < set.nr; i++)
+			if (!(texts[i] = strdup(set.items[i].text)))
+				break;
+		nr = texts ? i : 0;
+		fe_compile_set_free(&set);
+		if (!texts || nr < set.nr)
+			goto oom;
+		if (0) {
+oom_set:
+			fe_compile_set_free(&set);
+			goto oom;
+		}
+	}
+	if (!nr) {
+		fe_say_error("no prototype given (see 'fevent check --help')\n");
+		goto out;
+	}
+	cells = calloc((size_t)nr * cli->nr_kernels, sizeof(*cells));
+	if (!cells)
+		goto oom;
+	for (j = 0; j < cli->nr_kernels; j++)
+		if (check_kernel(cli, &cli->kernels[j], cells + j, cli->nr_kernels, nr, texts,
+				 &err)) {
+			fe_say_error("%s: %s\n", cli->kernels[j].path, err.msg);
+			ret = FE_EXIT_FAIL;
+			goto out;
+		}
+	/* the reference is the first kernel: another definition is moved */
+	for (i = 0; i < nr; i++) {
+		const struct cell *ref = &cells[(size_t)i * cli->nr_kernels];
+
+		for (j = 1; j < cli->nr_kernels; j++) {
+			struct cell *c = &cells[(size_t)i * cli->nr_kernels + j];
+
+			if (c->state == SAME && (!ref->definition || ref->state != SAME ||
+						 strcmp(ref->definition, c->definition)))
+				c->state = MOVED;
+		}
+		for (j = 0; j < cli->nr_kernels; j++)
+			bad += cells[(size_t)i * cli->nr_kernels + j].state > MOVED;
+		if (strlen(texts[i]) > width)
+			width = strlen(texts[i]);
+	}
+	if (cli->json) {
+		for (i = 0; i < nr; i++) {
+			printf("{\"prototype\":");
+			fe_json_string(stdout, texts[i]);
+			printf(",\"kernels\":[");
+			for (j = 0; j < cli->nr_kernels; j++) {
+				if (j)
+					printf(",");
+				json_cell(&cli->kernels[j], &cells[(size_t)i * cli->nr_kernels + j]);
+			}
+			printf("]}\n");
+		}
+	} else {
+		if (width > 60)
+			width = 60;
+		for (j = 0; j < cli->nr_kernels; j++)
+			printf("  [%d] %s%s\n", j + 1, cli->kernels[j].path, j ? "" : " (reference)");
+		for (i = 0; i < nr; i++) {
+			printf("%-*s", (int)width, texts[i]);
+			for (j = 0; j < cli->nr_kernels; j++)
+				printf("  [%d] %-7s", j + 1,
+				       state_names[cells[(size_t)i * cli->nr_kernels + j].state]);
+			printf("\n");
+			for (j = 0; j < cli->nr_kernels; j++) {
+				const struct cell *c = &cells[(size_t)i * cli->nr_kernels + j];
+
+				if (c->why && c->state > MOVED)
+					printf("    [%d] %s\n", j + 1, c->why);
+			}
+		}
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fe_say_error("writing the table: %s\n", strerror(errno));
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	ret = bad ? FE_EXIT_FAIL : FE_EXIT_OK;
+	goto out;
+oom:
+	fe_say_error("out of memory\n");
+	ret = FE_EXIT_FAIL;
+out:
+	for (i = 0; cells && i < nr * cli->nr_kernels; i++) {
+		free(cells[i].definition);
+		free(cells[i].why);
+	}
+	free(cells);
+	for (i = 0; texts && i < nr; i++)
+		free((char *)texts[i]);
+	free(texts);
+	return ret;
+}
