@@ -49,6 +49,24 @@ int fe_events_group(const struct fe_cli *cli, const char **group)
 	return 0;
 }
 
+int fe_record_target(const struct fe_cli *cli, const char *verb, struct fe_record_opts *o)
+{
+	if (cli->all + (cli->pid > 0) + (cli->nr_args > 0) != 1) {
+		fe_say_error("%s one of: -a (everything), -p PID, or -- CMD ARGS...\n", verb);
+		return -1;
+	}
+	if (cli->all) {
+		o->target = FE_RECORD_ALL;
+	} else if (cli->pid > 0) {
+		o->target = FE_RECORD_PID;
+		o->pid = cli->pid;
+	} else {
+		o->target = FE_RECORD_COMMAND;
+		o->command = cli->args;
+	}
+	return 0;
+}
+
 int fe_cmd_record(const struct fe_cli *cli)
 {
 	struct fe_record_opts o = {
@@ -61,7 +79,6 @@ int fe_cmd_record(const struct fe_cli *cli)
 		.output = cli->output,
 	};
 	struct fe_error err = { 0 };
-	int targets = cli->all + (cli->pid > 0) + (cli->nr_args > 0);
 	int status, ret;
 
 	fe_record_note_given_fds();
@@ -69,21 +86,8 @@ int fe_cmd_record(const struct fe_cli *cli)
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;
 	}
-	if (fe_events_group(cli, &o.group))
+	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "record", &o))
 		return FE_EXIT_USAGE;
-	if (targets != 1) {
-		fe_say_error("record one of: -a (everything), -p PID, or -- CMD ARGS...\n");
-		return FE_EXIT_USAGE;
-	}
-	if (cli->all) {
-		o.target = FE_RECORD_ALL;
-	} else if (cli->pid > 0) {
-		o.target = FE_RECORD_PID;
-		o.pid = cli->pid;
-	} else {
-		o.target = FE_RECORD_COMMAND;
-		o.command = cli->args;
-	}
 	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;

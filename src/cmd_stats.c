@@ -181,22 +181,6 @@ static bool has_event(struct fe_event_info *ev, int n, const char *name)
 	return false;
 }
 
-static bool wanted(const char *event, char *const *names, int n)
-{
-	int i;
-
-	if (!n)
-		return true;
-	for (i = 0; i < n; i++) {
-		size_t l = strlen(names[i]);
-
-		if (!strcmp(event, names[i]) ||
-		    (!strncmp(event, names[i], l) && !strcmp(event + l, RETURN_SUFFIX)))
-			return true;
-	}
-	return false;
-}
-
 static bool is_return(const char *event)
 {
 	size_t l = strlen(event), r = strlen(RETURN_SUFFIX);
@@ -222,7 +206,7 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 		struct fe_event_info *ret = NULL;
 		char retname[512];
 
-		if (!wanted(ev[i].event, cli->events, cli->nr_events))
+		if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
 			continue;
 		/* asked for by name (a -e EVENT's __return only comes along) */
 		for (k = 0; k < cli->nr_events; k++)
@@ -790,7 +774,6 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	struct fe_stats_opts so = { 0 };
 	struct fe_event_info *ev = NULL;
 	struct fe_error err = { 0 };
-	int targets = cli->all + (cli->pid > 0) + (cli->nr_args > 0);
 	int n = 0, i, status = 0, ret = FE_EXIT_USAGE;
 	char why[512] = "";
 
@@ -799,12 +782,8 @@ int fe_cmd_stats(const struct fe_cli *cli)
 		fe_say_error("--hist and --latency: one histogram at a time\n");
 		return FE_EXIT_USAGE;
 	}
-	if (fe_events_group(cli, &o.group))
+	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "count", &o))
 		return FE_EXIT_USAGE;
-	if (targets != 1) {
-		fe_say_error("count one of: -a (everything), -p PID, or -- CMD ARGS...\n");
-		return FE_EXIT_USAGE;
-	}
 	r.mode = cli->hist ? FE_STATS_HIST : cli->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
 	if (parse_by(&r))
 		goto out;
@@ -878,15 +857,6 @@ int fe_cmd_stats(const struct fe_cli *cli)
 			fprintf(stderr, "stats: from the event stream (%s)\n", why);
 	}
 	o.ctx = &r;
-	if (cli->all) {
-		o.target = FE_RECORD_ALL;
-	} else if (cli->pid > 0) {
-		o.target = FE_RECORD_PID;
-		o.pid = cli->pid;
-	} else {
-		o.target = FE_RECORD_COMMAND;
-		o.command = cli->args;
-	}
 	ret = fe_record(&o, &status, &err);
 	if (ret < 0) {
 		fe_say_error("%s\n", err.msg);

@@ -76,6 +76,10 @@ int fe_cmd_check(const struct fe_cli *cli);
 /* -e EVENT or GROUP/EVENT: the one group they name (or -g's); -1 after
  * saying what is wrong. */
 int fe_events_group(const struct fe_cli *cli, const char **group);
+struct fe_record_opts;
+/* -a, -p PID or -- CMD into o (exactly one); -1 after saying what is
+ * wrong ("record one of: ...", verb the command's). */
+int fe_record_target(const struct fe_cli *cli, const char *verb, struct fe_record_opts *o);
 int fe_cmd_proto(const struct fe_cli *cli);
 int fe_cmd_funcs(const struct fe_cli *cli);
 int fe_cmd_lines(const struct fe_cli *cli);

@@ -84,7 +84,7 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static bool wanted(const char *event, char *const *names, int n)
+bool fe_record_wanted(const char *event, char *const *names, int n)
 {
 	int i;
 
@@ -793,7 +793,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		nr_chosen += chosen[i] = wanted(ev[i].event, o->events, o->nr_events);
+		nr_chosen += chosen[i] = fe_record_wanted(ev[i].event, o->events, o->nr_events);
 	for (j = 0; j < o->nr_events; j++) {
 		for (i = 0; i < n && strcmp(ev[i].event, o->events[j]); i++)
 			;

@@ -56,6 +56,8 @@ struct fe_record_opts {
  * usage (an unknown event); err says why.
  */
 int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err);
+/* Is event one of names (-e), or the __return of one?  No names: all. */
+bool fe_record_wanted(const char *event, char *const *names, int n);
 /* Remember the descriptors fevent was started with, before it opens any:
  * the traced command is given exactly these. */
 void fe_record_note_given_fds(void);
