@@ -125,6 +125,25 @@ static int col_at(const char *text, const char *p)
 	return col;
 }
 
+/*
+ * A word that starts with a digit but is no number ("9J2u"), right after
+ * a '/' or a '.': part of a FILE:N place's path, not a number.
+ */
+static bool path_word(const struct parser *ps, const char *p)
+{
+	const char *s = p;
+	bool letters = false;
+
+	if (!ps->nr_toks || (ps->toks[ps->nr_toks - 1].kind != T_SLASH &&
+			     ps->toks[ps->nr_toks - 1].kind != T_DOT))
+		return false;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return false;
+	for (; isalnum((unsigned char)*s) || *s == '_'; s++)
+		letters |= !isdigit((unsigned char)*s);
+	return letters;
+}
+
 static int lex_number(struct parser *ps, struct tok *t, const char *p,
 		      const char **endp)
 {
@@ -201,6 +220,11 @@ static int tokenize(struct parser *ps)
 			if ((unsigned char)*p >= 0x80)
 				return fe_err(ps->err, col_at(ps->text, p),
 					      "non-ASCII character: names and types are ASCII identifiers");
+			t.kind = T_IDENT;
+		} else if (isdigit((unsigned char)*p) && path_word(ps, p)) {
+			/* "tmp.9J2u" in "/tmp/tmp.9J2u/f.c:15": a path's word */
+			while (isalnum((unsigned char)*p) || *p == '_')
+				p++;
 			t.kind = T_IDENT;
 		} else if (isdigit((unsigned char)*p)) {
 			t.kind = T_NUM;

@@ -361,3 +361,20 @@ def test_callee_saved_register_stack_slot_and_a_late_parameter():
                         (f"keep_L{m}", {"a": 7, "kept": 36, "vol": 5})])
     finally:
         clean()
+
+
+def test_a_file_place_under_a_directory_with_a_dot_and_digits():
+    """FILE:N with the file under /tmp/tmp.9J2u... (mktemp's names): the
+    word after the dot is part of the path, not a number."""
+    d = tempfile.mkdtemp(prefix="tmp.9")
+    src = os.path.join(d, "fx_places.c")
+    with open(os.path.join(FIXTURES, "fx_places.c")) as f, open(src, "w") as g:
+        g.write(f.read())
+    out = os.path.join(d, "fxp")
+    subprocess.run(["gcc", "-g", "-O2", "-o", out, src], check=True)
+    n = abs_line("arr")
+    r = fe.run("compile", "-x", out, f"{src}:{n}(i)")
+    expect_eq(r.returncode, 0, r.stderr)
+    here = fe.run("compile", "-x", binary(), f"fx_places.c:{n}(i)")
+    expect_eq([l.split()[2:] for l in r.stdout.splitlines()],
+              [l.split()[2:] for l in here.stdout.splitlines()])
