@@ -150,3 +150,25 @@ def test_usage():
     r = fe.run("check", "vfs_read(file)")
     expect_eq(r.returncode, 2)
     check("--btf FILE or --vmlinux FILE" in r.stderr, r.stderr)
+
+
+def test_a_function_inlined_everywhere_in_the_other_kernel():
+    """A function with code of its own in the reference (in its BTF) that
+    the 6.1 kernel's DWARF knows only inlined: 'inlined', found among the
+    reference's functions 6.1's BTF lacks (BTF lists only functions with
+    code)."""
+    ref, old = kernels()
+    new_f = set(fe.run("funcs", "--btf", ref, "*").stdout.split())
+    old_f = set(fe.run("funcs", "--btf", old, "*").stdout.split())
+    cands = sorted(f for f in new_f - old_f if re.match(r"^[a-z][a-z0-9_]+$", f))[:60]
+    protos = [f"{f}()" for f in cands]
+    r = fe.run("check", "--json", "--btf", ref, "--vmlinux", old, *protos)
+    rows = [json.loads(l) for l in r.stdout.splitlines()]
+    inlined = [row for row in rows if row["kernels"][1]["state"] == "inlined"]
+    check(inlined, "no function of the reference is inlined everywhere in 6.1")
+    for row in inlined:
+        expect_eq(row["kernels"][0]["state"], "same")
+        f = row["prototype"][:-2]
+        expect_eq(row["kernels"][1]["why"],
+                  f"'{f}' is inlined everywhere in {old}: it has no code of its own to probe")
+    expect_eq(r.returncode, 1)
