@@ -219,7 +219,8 @@ oom_set:
 		for (i = 0; i < nr; i++) {
 			printf("%-*s", (int)width, texts[i]);
 			for (j = 0; j < cli->nr_kernels; j++)
-				printf("  [%d] %-7s", j + 1,
+				/* columns line up; the last one has no padding */
+				printf("  [%d] %-*s", j + 1, j + 1 < cli->nr_kernels ? 7 : 0,
 				       state_names[cells[(size_t)i * cli->nr_kernels + j].state]);
 			printf("\n");
 			for (j = 0; j < cli->nr_kernels; j++) {
