@@ -40,6 +40,7 @@ struct fe_definition {
 	bool uprobe;
 	char *target;		/* kprobe: SYMBOL or MODULE:SYMBOL; uprobe: FILE */
 	unsigned long long offset;	/* uprobe: file offset */
+	unsigned long long ref_ctr;	/* uprobe: an SDT semaphore's file offset, or 0 */
 	char *entry_args;	/* "__caller=$stack0:symbol a=%di:x64 ..." */
 	char *ret_args;		/* "ret=$retval:s64" */
 	/* where each argument starts in entry_args, and the prototype

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fe_util.h"
+#include "usdt.h"
+
+#define NT_STAPSDT	3
+
+/* x86-64 register names, every width, to the kernel's fetch names */
+static const char *fetch_register(const char *r, size_t len)
+{
+	static const struct {
+		const char *names[5];
+		const char *fetch;
+	} regs[] = {
+		{ { "rax", "eax", "ax", "al", "ah" }, "%ax" },
+		{ { "rbx", "ebx", "bx", "bl", "bh" }, "%bx" },
+		{ { "rcx", "ecx", "cx", "cl", "ch" }, "%cx" },
+		{ { "rdx", "edx", "dx", "dl", "dh" }, "%dx" },
+		{ { "rsi", "esi", "si", "sil" }, "%si" },
+		{ { "rdi", "edi", "di", "dil" }, "%di" },
+		{ { "rbp", "ebp", "bp", "bpl" }, "%bp" },
+		{ { "rsp", "esp", "sp", "spl" }, "%sp" },
+	};
+	static char rn[8];
+	size_t i, k;
+
+	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		for (k = 0; k < 5 && regs[i].names[k]; k++)
+			if (strlen(regs[i].names[k]) == len && !strncmp(r, regs[i].names[k], len))
+				/* ah..dh are bits 8..15: no fetch reads them */
+				return k == 4 ? NULL : regs[i].fetch;
+	/* r8..r15, r8d, r8w, r8b */
+	if (len >= 2 && r[0] == 'r' && isdigit((unsigned char)r[1])) {
+		char *end;
+		long n = strtol(r + 1, &end, 10);
+		size_t used = end - r;
+
+		if (n >= 8 && n <= 15 && (used == len ||
+					  (used + 1 == len && strchr("dwb", r[used])))) {
+			snprintf(rn, sizeof(rn), "%%r%ld", n);
+			return rn;
+		}
+	}
+	return NULL;
+}
+
+bool fe_usdt_parse_arg(const char *spec, struct fe_usdt_arg *a)
+{
+	const char *at = strchr(spec, '@'), *op = spec, *p;
+	const char *reg;
+	char *end;
+	long size = 8, off = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (at) {
+		size = strtol(spec, &end, 10);
+		if (end != at || !size || labs(size) > 8 || (labs(size) & (labs(size) - 1)))
+			return false;
+		op = at + 1;
+	}
+	a->size = (int)labs(size);
+	a->is_signed = size < 0;
+	if (*op == '$') {
+		long long v = strtoll(op + 1, &end, 0);
+
+		if (end == op + 1 || *end)
+			return false;
+		snprintf(a->fetch, sizeof(a->fetch), "\\%lld", v);
+		return true;
+	}
+	if (*op == '%') {
+		p = op + 1;
+		reg = fetch_register(p, strlen(p));
+		if (!reg) {
+			a->why = "a register probes cannot read";
+			return true;
+		}
+		snprintf(a->fetch, sizeof(a->fetch), "%s", reg);
+		return true;
+	}
+	/* OFF(%reg), or (%reg) */
+	if (*op != '(') {
+		off = strtol(op, &end, 0);
+		if (end == op || *end != '(') {
+			/* "sym(%rip)", "-8(%rbp,%rax,8)": not one register */
+			a->why = "a memory operand a fetch argument cannot say";
+			return strchr(op, '(') != NULL;
+		}
+		op = end;
+	}
+	p = strchr(op, ')');
+	if (op[1] != '%' || !p || p[1]) {
+		a->why = "a memory operand a fetch argument cannot say";
+		return p != NULL;
+	}
+	reg = fetch_register(op + 2, p - op - 2);
+	if (!reg || strchr(op, ',')) {
+		a->why = "a memory operand a fetch argument cannot say";
+		return true;
+	}
+	snprintf(a->fetch, sizeof(a->fetch), "%+ld(%s)", off, reg);
+	a->memory = true;
+	return true;
+}
+
+void fe_usdt_free(struct fe_usdt *u, int n)
+{
+	int i;
+
+	for (i = 0; u && i < n; i++) {
+		free(u[i].provider);
+		free(u[i].name);
+		free(u[i].spec);
+		free(u[i].args);
+	}
+	free(u);
+}
+
+/* A virtual address's file offset, through the PT_LOAD headers. */
+static bool file_offset(Elf *elf, GElf_Addr addr, unsigned long *off)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && addr >= ph.p_vaddr &&
+		    addr - ph.p_vaddr < ph.p_filesz) {
+			*off = addr - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int parse_args(struct fe_usdt *u)
+{
+	char *copy = strdup(u->spec), *tok, *save = NULL;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		struct fe_usdt_arg *a = fe_grow(&u->args, &u->nr_args, sizeof(*a));
+
+		if (!a) {
+			free(copy);
+			return -1;
+		}
+		if (!fe_usdt_parse_arg(tok, a))
+			a->why = "an argument spec that is no SDT spec";
+	}
+	free(copy);
+	return 0;
+}
+
+int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Addr base_addr = 0;
+	bool have_base = false;
+
+	*out = NULL;
+	*n = 0;
+	if (fd < 0)
+		return fe_err(err, 0, "cannot open %s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
+		fe_err(err, 0, "%s is not an ELF file", path);
+		goto out;
+	}
+	/* .stapsdt.base: where the notes' base was when they were written */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".stapsdt.base")) {
+			base_addr = sh.sh_addr;
+			have_base = true;
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".note.stapsdt") || !(data = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *desc = (const char *)data->d_buf + desc_off;
+			const char *owner = (const char *)data->d_buf + name_off;
+			GElf_Addr pc, base, sem;
+			const char *prov, *probe, *args, *limit = desc + nh.n_descsz;
+			struct fe_usdt *u;
+
+			if (nh.n_type != NT_STAPSDT || nh.n_namesz != 8 || memcmp(owner, "stapsdt", 8))
+				continue;
+			/* three addresses, then three strings, all inside the note */
+			if (nh.n_descsz < 3 * 8 + 3) {
+				fe_err(err, 0, "%s: an SDT note of %u bytes, too short for one",
+				       path, nh.n_descsz);
+				goto out;
+			}
+			memcpy(&pc, desc, 8);
+			memcpy(&base, desc + 8, 8);
+			memcpy(&sem, desc + 16, 8);
+			prov = desc + 24;
+			probe = memchr(prov, 0, limit - prov) ? prov + strlen(prov) + 1 : NULL;
+			args = probe && probe < limit && memchr(probe, 0, limit - probe) ?
+			       probe + strlen(probe) + 1 : NULL;
+			if (!args || args >= limit || !memchr(args, 0, limit - args)) {
+				fe_err(err, 0, "%s: an SDT note whose names run past its end", path);
+				goto out;
+			}
+			u = fe_grow(out, n, sizeof(*u));
+			if (!u)
+				goto oom;
+			u->provider = strdup(prov);
+			u->name = strdup(probe);
+			u->spec = strdup(args);
+			if (!u->provider || !u->name || !u->spec || parse_args(u))
+				goto oom;
+			/* a prelinked binary moved: the base says by how much */
+			if (have_base && base)
+				pc += base_addr - base;
+			if (!file_offset(elf, pc, &u->offset)) {
+				fe_err(err, 0, "%s: SDT probe %s:%s at 0x%llx is in no loaded segment",
+				       path, prov, probe, (unsigned long long)pc);
+				goto out;
+			}
+			if (sem) {
+				if (have_base && base)
+					sem += base_addr - base;
+				if (!file_offset(elf, sem, &u->ref_ctr)) {
+					fe_err(err, 0, "%s: the semaphore of %s:%s is in no loaded "
+					       "segment", path, prov, probe);
+					goto out;
+				}
+			}
+		}
+	}
+	ret = 0;
+	goto out;
+oom:
+	fe_err(err, 0, "out of memory");
+out:
+	if (ret) {
+		fe_usdt_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
