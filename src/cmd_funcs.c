@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "diag.h"
+#include "usdt.h"
 #include "compile.h"
 #include "kprobe_rules.h"
 #include "ksyms.h"
@@ -190,6 +191,34 @@ static bool module_func_described(const struct names *btf_names, const struct na
 	return !has(has_btf, module) || has(btf_names, key);
 }
 
+/* -x BIN 'PROVIDER:*': the binary's SDT probes, each with its argument
+ * specs, as 'PROVIDER:NAME(ARGS)' can name them. */
+static int sdt_funcs(const struct fe_cli *cli)
+{
+	struct fe_usdt *u;
+	struct fe_error err = { 0 };
+	int n, i;
+
+	if (fe_usdt_read(cli->binary, &u, &n, &err)) {
+		fe_say_error("%s\n", err.msg);
+		return FE_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		char *full = NULL;
+
+		if (asprintf(&full, "%s:%s", u[i].provider, u[i].name) < 0) {
+			fe_usdt_free(u, n);
+			fe_say_error("out of memory\n");
+			return FE_EXIT_FAIL;
+		}
+		if (!fnmatch(cli->args[0], full, 0))
+			printf("%s  %s%s\n", full, u[i].spec, u[i].ref_ctr ? "  (semaphore)" : "");
+		free(full);
+	}
+	fe_usdt_free(u, n);
+	return FE_EXIT_OK;
+}
+
 int fe_cmd_funcs(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts;
@@ -207,6 +236,8 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 		fe_say_error("give one glob, e.g. 'fevent funcs \"vfs_*\"'\n");
 		return FE_EXIT_USAGE;
 	}
+	if (cli->binary && strchr(cli->args[0], ':'))
+		return sdt_funcs(cli);
 	dbg_names.glob = sym_names.glob = mod_names.glob = cli->args[0];
 	if (fe_open_debug_info(&opts, &dbg, &err)) {
 		fe_say_error("%s\n", err.msg);

@@ -19,12 +19,72 @@
 #include "kprobe_emit.h"
 #include "probe_install.h"
 #include "proto_render.h"
+#include "usdt.h"
 
 /* The running kernel's debug info, opened for the first kprobe listed. */
 struct kernel_dbg {
 	struct fe_dbg *dbg;
 	bool tried;
 };
+
+/*
+ * An SDT probe's uprobe ("BIN:0xOFF(0xREF)"): PROVIDER:NAME with each
+ * argument as 'TYPE NAME' in its slot (NULL for a slot not read), kept
+ * only if it compiles back to exactly these arguments.
+ */
+static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsigned long off)
+{
+	struct fe_compile_opts opts = { .binary = path, .group = e->group };
+	struct fe_compile_set set = { 0 };
+	struct fe_usdt *u = NULL, *hit = NULL;
+	struct fe_error err;
+	struct fe_buf text = { 0 };
+	char *copy = strdup(e->args), *tok, *save = NULL, *out = NULL;
+	int n = 0, i, next = 0;
+
+	if (!copy || fe_usdt_read(path, &u, &n, &err))
+		goto done;
+	for (i = 0; i < n && !hit; i++)
+		if (u[i].offset == off)
+			hit = &u[i];
+	if (!hit)
+		goto done;
+	fe_buf_printf(&text, "%s:%s(", hit->provider, hit->name);
+	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '='), *colon = strrchr(tok, ':');
+		int k;
+
+		if (!eq || !colon || colon < eq)
+			goto done;
+		*eq = *colon = 0;
+		for (k = next; k < hit->nr_args; k++) {
+			char wrapped[80];
+
+			snprintf(wrapped, sizeof(wrapped), "+0(%s)", hit->args[k].fetch);
+			if (!strcmp(eq + 1, hit->args[k].fetch) || !strcmp(eq + 1, wrapped))
+				break;
+		}
+		if (k == hit->nr_args)
+			goto done;
+		for (; next < k; next++)
+			fe_buf_printf(&text, "%sNULL", next ? ", " : "");
+		fe_buf_printf(&text, "%s%s %s", next ? ", " : "", colon + 1, tok);
+		next++;
+	}
+	fe_buf_addc(&text, ')');
+	if (text.failed || fe_compile_add_text(&set, text.s, 1))
+		goto done;
+	opts.event = e->event;
+	if (fe_compile_run(&set, &opts, &err) == 0 && set.nr == 1 &&
+	    set.items[0].def.entry_args && !strcmp(set.items[0].def.entry_args, e->args))
+		out = fe_buf_take(&text);
+done:
+	fe_compile_set_free(&set);
+	fe_buf_free(&text);
+	fe_usdt_free(u, n);
+	free(copy);
+	return out;
+}
 
 /*
  * The prototype that compiles back to exactly this definition with the
@@ -47,6 +107,13 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 	if (ret && strlen(event) > strlen(FE_RETURN_SUFFIX) &&
 	    !strcmp(event + strlen(event) - strlen(FE_RETURN_SUFFIX), FE_RETURN_SUFFIX))
 		event[strlen(event) - strlen(FE_RETURN_SUFFIX)] = 0;
+	if (uprobe && colon && strchr(colon, '(')) {
+		/* FILE:0xOFFSET(0xREF): an SDT probe and its semaphore */
+		path = strndup(e->target, colon - e->target);
+		text = path ? rendered_usdt(e, path, strtoul(colon + 1, NULL, 0)) : NULL;
+		free(path);
+		return text;
+	}
 	if (uprobe && colon) {
 		/* FILE:0xOFFSET */
 		path = strndup(e->target, colon - e->target);

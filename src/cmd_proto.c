@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "diag.h"
+#include "usdt.h"
 #include "compile.h"
 #include "fe_util.h"
 #include "kmodule.h"
@@ -242,6 +243,35 @@ static void no_module_function(struct fe_dbg *m, const char *module, const char 
 			     fe_dbg_source(m));
 }
 
+/* -x BIN PROVIDER:NAME: the SDT probe's prototype, every argument by a
+ * name and its spec's type, ready to edit; 1 if found, 0 if not. */
+static int sdt_proto(const struct fe_cli *cli, const char *want, int *ret)
+{
+	struct fe_usdt *u;
+	struct fe_error err = { 0 };
+	int n, i, j, found = 0;
+
+	if (fe_usdt_read(cli->binary, &u, &n, &err)) {
+		fe_say_error("%s\n", err.msg);
+		*ret = FE_EXIT_FAIL;
+		return 1;
+	}
+	for (i = 0; i < n && !found; i++) {
+		size_t pl = strlen(u[i].provider);
+
+		if (strncmp(want, u[i].provider, pl) || want[pl] != ':' || strcmp(want + pl + 1, u[i].name))
+			continue;
+		found = 1;
+		printf("%s:%s(", u[i].provider, u[i].name);
+		for (j = 0; j < u[i].nr_args; j++)
+			printf("%s%c%d arg%d", j ? ", " : "", u[i].args[j].is_signed ? 's' : 'u',
+			       u[i].args[j].size * 8, j + 1);
+		printf(")\n#   %s%s\n", u[i].spec, u[i].ref_ctr ? "  (guarded by a semaphore)" : "");
+	}
+	fe_usdt_free(u, n);
+	return found;
+}
+
 int fe_cmd_proto(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts;
@@ -254,6 +284,23 @@ int fe_cmd_proto(const struct fe_cli *cli)
 	if (cli->nr_args == 0) {
 		fe_say_error("name a function (see 'fevent proto --help')\n");
 		return FE_EXIT_USAGE;
+	}
+	/* -x BIN PROVIDER:NAME: SDT probes need no debug info */
+	if (cli->binary) {
+		bool all_sdt = true;
+
+		for (i = 0; i < cli->nr_args; i++)
+			all_sdt &= strchr(cli->args[i], ':') != NULL;
+		if (all_sdt) {
+			for (i = 0; i < cli->nr_args; i++)
+				if (!sdt_proto(cli, cli->args[i], &ret)) {
+					fe_say_error("no SDT probe '%s' in %s ('fevent funcs -x %s "
+						     "\"*:*\"' lists them)\n", cli->args[i],
+						     cli->binary, cli->binary);
+					ret = FE_EXIT_USAGE;
+				}
+			return ret;
+		}
 	}
 	if (fe_open_debug_info(&opts, &dbg, &err)) {
 		fe_say_error("%s\n", err.msg);

@@ -416,16 +416,40 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 
 			if (ret && !defs[i]->ret_event)
 				continue;
-			ev = alloc_event(defs[i], ret);
-			if (!ev) {
-				fe_err(err, 0, "out of memory");
-				goto fail;
-			}
-			tracefs_error_clear(NULL);
-			if (tracefs_dynevent_create(ev)) {
-				refuse(refusal, defs[i], i, ret, errno, err);
-				tracefs_dynevent_free(ev);
-				goto fail;
+			if (!ret && defs[i]->ref_ctr) {
+				/*
+				 * An SDT probe's semaphore, '(0xREF)' after the
+				 * address: libtracefs 1.6's uprobe API has no
+				 * place for it, so the line is written as is
+				 * and the event read back to be undone with
+				 * the rest.
+				 */
+				tracefs_error_clear(NULL);
+				if (tracefs_instance_file_append(NULL, "uprobe_events",
+								 defs[i]->entry) < 0) {
+					refuse(refusal, defs[i], i, ret, errno, err);
+					goto fail;
+				}
+				ev = tracefs_dynevent_get(TRACEFS_DYNEVENT_UPROBE, defs[i]->group,
+							  defs[i]->event);
+				if (!ev) {
+					remove_event(defs[i]->group, defs[i]->event);
+					fe_err(err, 0, "cannot read back %s/%s", defs[i]->group,
+					       defs[i]->event);
+					goto fail;
+				}
+			} else {
+				ev = alloc_event(defs[i], ret);
+				if (!ev) {
+					fe_err(err, 0, "out of memory");
+					goto fail;
+				}
+				tracefs_error_clear(NULL);
+				if (tracefs_dynevent_create(ev)) {
+					refuse(refusal, defs[i], i, ret, errno, err);
+					tracefs_dynevent_free(ev);
+					goto fail;
+				}
 			}
 			if (remember(&in, ev)) {
 				remove_event(defs[i]->group, ret ? defs[i]->ret_event : defs[i]->event);

@@ -142,6 +142,15 @@ static bool file_offset(Elf *elf, GElf_Addr addr, unsigned long *off)
 	return false;
 }
 
+/* Names and specs from the file as printable ASCII: a damaged note must
+ * not put terminal controls in what fevent prints. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*s = '?';
+}
+
 static int parse_args(struct fe_usdt *u)
 {
 	char *copy = strdup(u->spec), *tok, *save = NULL;
@@ -236,14 +245,19 @@ int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error
 			u->provider = strdup(prov);
 			u->name = strdup(probe);
 			u->spec = strdup(args);
-			if (!u->provider || !u->name || !u->spec || parse_args(u))
+			if (!u->provider || !u->name || !u->spec)
+				goto oom;
+			printable(u->provider);
+			printable(u->name);
+			printable(u->spec);
+			if (parse_args(u))
 				goto oom;
 			/* a prelinked binary moved: the base says by how much */
 			if (have_base && base)
 				pc += base_addr - base;
 			if (!file_offset(elf, pc, &u->offset)) {
 				fe_err(err, 0, "%s: SDT probe %s:%s at 0x%llx is in no loaded segment",
-				       path, prov, probe, (unsigned long long)pc);
+				       path, u->provider, u->name, (unsigned long long)pc);
 				goto out;
 			}
 			if (sem) {
@@ -251,7 +265,7 @@ int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error
 					sem += base_addr - base;
 				if (!file_offset(elf, sem, &u->ref_ctr)) {
 					fe_err(err, 0, "%s: the semaphore of %s:%s is in no loaded "
-					       "segment", path, prov, probe);
+					       "segment", path, u->provider, u->name);
 					goto out;
 				}
 			}

@@ -30,6 +30,12 @@ def test_compile_paths_under_valgrind():
     vg("compile", "-x", prog(), "long traced(n, string s, r->id, string r->name)", "main(...)")
     vg("proto", "-x", prog(), "traced", "nosuch", ok=(2,))
     vg("funcs", "-x", prog(), "tr*")
+    if os.path.exists("/usr/bin/python3.11"):
+        vg("compile", "-x", "/usr/bin/python3.11", "python:line(...)",
+           "python:import__find__load__start(string mod)")
+        vg("compile", "-x", "/usr/bin/python3.11", "python:nope(x)", ok=(2,))
+        vg("funcs", "-x", "/usr/bin/python3.11", "python:*")
+        vg("proto", "-x", "/usr/bin/python3.11", "python:line")
 
 
 def test_line_places_under_valgrind():
