@@ -117,6 +117,8 @@ struct fe_view {
 	int max_cpu;
 	int out_errno;		/* the output failed (EPIPE: its reader quit) */
 	char *uncounted_why;	/* why the first uncounted event is */
+	unsigned long long dropped_among;	/* too large, of events counted together */
+	int dropped_among_events;
 	bool kernel_counted;	/* beyond the buffers: record, not report */
 	unsigned int common_end;	/* where common_type and common_pid end */
 	/* the item whose kernel stack comes next on each CPU, as seq + 1 (0:
@@ -1555,6 +1557,13 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 	lost |= summary_counts(v, out, lost, false, "too large to record",
 			       "the kernel drops an event larger than a ring-buffer page, and "
 			       "does not say whose it was");
+	if (v->dropped_among) {
+		fprintf(out, "%s %llu too large to record, of the %d events with strings (the kernel "
+			"drops an event larger than a ring-buffer page and does not say whose it "
+			"was; counted together, which event's is not known either)",
+			lost ? "," : "; LOST:", v->dropped_among, v->dropped_among_events);
+		lost = true;
+	}
 	lost |= summary_counts(v, out, lost, true, "missed",
 			       "the kernel counts misses in kprobe_profile, in every process, "
 			       "and does not say whose they were");
@@ -1585,7 +1594,7 @@ unsigned long long fe_view_lost(const struct fe_view *v)
 		n += v->lost[cpu] + v->lost_gaps[cpu];
 	for (i = 0; i < v->nr_evs; i++)
 		n += v->evs[i].dropped + v->evs[i].missed;
-	return n;
+	return n + v->dropped_among;
 }
 
 static struct ev_info *ev_named(struct fe_view *v, const char *group, const char *event)
@@ -1606,6 +1615,12 @@ void fe_view_dropped(struct fe_view *v, const char *group, const char *event,
 
 	if (e)
 		e->dropped += n;
+}
+
+void fe_view_dropped_among(struct fe_view *v, unsigned long long n, int nr_events)
+{
+	v->dropped_among += n;
+	v->dropped_among_events = nr_events;
 }
 
 void fe_view_missed(struct fe_view *v, const char *group, const char *event,

@@ -128,6 +128,8 @@ unsigned long long fe_view_lost(const struct fe_view *v);
  */
 void fe_view_dropped(struct fe_view *v, const char *group, const char *event,
 		     unsigned long long n);
+/* n dropped among nr_events events counted together: whose, unknown. */
+void fe_view_dropped_among(struct fe_view *v, unsigned long long n, int nr_events);
 void fe_view_missed(struct fe_view *v, const char *group, const char *event,
 		    unsigned long long n);
 void fe_view_uncounted(struct fe_view *v, const char *group, const char *event,

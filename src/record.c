@@ -191,10 +191,24 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
  * kernel dropped.
  */
 struct watch {
-	struct tracefs_instance *count;	/* the counting instance, or NULL */
+	unsigned long long misses0;
+	bool uncounted;
+};
+
+/*
+ * A counting instance and the events it counts.  Each tracefs instance
+ * is a copy of every event's directory (several MB of kernel memory on
+ * 6.1), so past a few events with strings (a glob's hundreds) one
+ * instance counts them all: a drop is then known, but not whose.
+ */
+#define FE_COUNT_INSTANCES_MAX	4
+
+struct counter {
+	struct tracefs_instance *inst;
+	int *members;			/* indexes into the events */
+	int nr_members;
 	long long base;			/* hits - committed at the start */
 	long long dropped;
-	unsigned long long misses0;
 	bool uncounted;
 };
 
@@ -204,8 +218,11 @@ struct session {
 	struct tracefs_instance *inst;
 	struct watch *watch;	/* one per event of the group */
 	int nr_watch;
+	struct counter *counters;
+	int nr_counters;
 	int profile_fd[2];	/* kprobe_profile, uprobe_profile, or -1 */
 	struct fe_buf text;	/* the last of them or of the stats read again */
+	struct fe_buf uprobe_text;	/* uprobe_profile, read with kprobe_profile */
 	struct tracefs_cpu **cpus;
 	int nr_cpus;
 	void *page;
@@ -217,18 +234,23 @@ static void session_end(struct session *s)
 	int i;
 
 	fe_tracedat_abort(s->td);	/* written by then, or thrown away */
-	for (i = 0; i < s->nr_watch; i++) {
-		if (!s->watch[i].count)
+	for (i = 0; i < s->nr_counters; i++) {
+		struct counter *c = &s->counters[i];
+
+		free(c->members);
+		if (!c->inst)
 			continue;
-		tracefs_event_disable(s->watch[i].count, NULL, NULL);
-		tracefs_instance_destroy(s->watch[i].count);
-		tracefs_instance_free(s->watch[i].count);
+		tracefs_event_disable(c->inst, NULL, NULL);
+		tracefs_instance_destroy(c->inst);
+		tracefs_instance_free(c->inst);
 	}
+	free(s->counters);
 	free(s->watch);
 	for (i = 0; i < 2; i++)
 		if (s->profile_fd[i] >= 0)
 			close(s->profile_fd[i]);
 	fe_buf_free(&s->text);
+	fe_buf_free(&s->uprobe_text);
 	for (i = 0; i < s->nr_cpus; i++)
 		if (s->cpus[i])
 			tracefs_cpu_close(s->cpus[i]);
@@ -515,18 +537,29 @@ static const char *reread(struct fe_buf *b, int fd)
 	return r < 0 || b->failed ? NULL : b->s;
 }
 
-/*
- * hits - committed of ev[i] now.  At the start committed first, at the end
- * hits first: a call between the two reads can then only hide a drop,
- * never invent one, and fevent's own reads (pread) are such calls.
- */
-static int sample(struct session *s, struct fe_event_info *ev, int i, bool hits_first,
-		  long long *d)
+/* Every event a counter counts is uncounted. */
+static void counter_uncounted(struct session *s, struct fe_view *v, struct fe_event_info *ev,
+			      struct counter *c, const char *why)
 {
-	struct watch *w = &s->watch[i];
-	unsigned long long hits = 0, misses, done = 0;
+	int k;
+
+	c->uncounted = true;
+	for (k = 0; k < c->nr_members; k++)
+		uncounted(s, v, ev, c->members[k], why);
+}
+
+/*
+ * hits - committed of a counter's events now.  At the start committed
+ * first, at the end hits first: a call between the two reads can then
+ * only hide a drop, never invent one, and fevent's own reads (pread) are
+ * such calls.
+ */
+static int sample(struct session *s, struct fe_event_info *ev, struct counter *c,
+		  bool hits_first, long long *d)
+{
+	unsigned long long hits = 0, done = 0;
 	int *fds = calloc(s->nr_cpus, sizeof(*fds));
-	int cpu, step, ret = -1;
+	int cpu, step, k, ret = -1;
 
 	if (!fds)
 		return -1;
@@ -534,15 +567,24 @@ static int sample(struct session *s, struct fe_event_info *ev, int i, bool hits_
 		char file[64];
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		fds[cpu] = tracefs_instance_file_open(w->count, file, O_RDONLY);
+		fds[cpu] = tracefs_instance_file_open(c->inst, file, O_RDONLY);
 	}
 	for (step = 0; step < 2; step++) {
 		if (step == (hits_first ? 0 : 1)) {
-			const char *text = reread(&s->text,
-						  s->profile_fd[ev[i].kind >= FE_KIND_UPROBE]);
+			const char *text[2] = {
+				reread(&s->text, s->profile_fd[0]),
+				reread(&s->uprobe_text, s->profile_fd[1]),
+			};
 
-			if (!text || !fe_profile_find(text, &ev[i], &hits, &misses))
-				goto out;
+			for (k = 0; k < c->nr_members; k++) {
+				const struct fe_event_info *e = &ev[c->members[k]];
+				const char *t = text[e->kind >= FE_KIND_UPROBE];
+				unsigned long long h, misses;
+
+				if (!t || !fe_profile_find(t, e, &h, &misses))
+					goto out;
+				hits += h;
+			}
 			continue;
 		}
 		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -554,11 +596,11 @@ static int sample(struct session *s, struct fe_event_info *ev, int i, bool hits_
 			};
 			const char *text = reread(&s->text, fds[cpu]);
 			const char *p;
-			size_t k;
+			size_t n;
 
-			for (k = 0; text && k < sizeof(counts) / sizeof(counts[0]); k++)
-				if ((p = strstr(text, counts[k])))
-					done += strtoull(p + strlen(counts[k]), NULL, 10);
+			for (n = 0; text && n < sizeof(counts) / sizeof(counts[0]); n++)
+				if ((p = strstr(text, counts[n])))
+					done += strtoull(p + strlen(counts[n]), NULL, 10);
 		}
 	}
 	*d = (long long)(hits - done);
@@ -571,14 +613,16 @@ out:
 	return ret;
 }
 
-/* A counting instance for ev[i], enabled, its start sampled.  Its name is
- * fevent-PID-countN, which clear removes with fevent-PID when PID is gone. */
-static void count_commits(struct session *s, struct fe_view *v, struct fe_event_info *ev, int i)
+/* A counting instance for a counter's events, enabled, its start sampled.
+ * Its name is fevent-PID-countN, which clear removes with fevent-PID
+ * when PID is gone. */
+static void count_commits(struct session *s, struct fe_view *v, struct fe_event_info *ev,
+			  struct counter *c, int n)
 {
-	struct watch *w = &s->watch[i];
 	char name[64], why[256];
+	int k;
 
-	snprintf(name, sizeof(name), "fevent-%d-count%d", (int)getpid(), i);
+	snprintf(name, sizeof(name), "fevent-%d-count%d", (int)getpid(), n);
 	if (tracefs_instance_exists(name)) {
 		/* left by a crashed fevent of this pid */
 		struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
@@ -589,28 +633,64 @@ static void count_commits(struct session *s, struct fe_view *v, struct fe_event_
 			tracefs_instance_free(old);
 		}
 	}
-	w->count = tracefs_instance_create(name);
-	if (!w->count) {
+	c->inst = tracefs_instance_create(name);
+	if (!c->inst) {
 		snprintf(why, sizeof(why), "cannot create the tracefs instance %s: %s", name,
 			 strerror(errno));
 		goto fail;
 	}
 	/* a page or two per CPU: it only counts */
-	tracefs_instance_set_buffer_size(w->count, 4, -1);
+	tracefs_instance_set_buffer_size(c->inst, 4, -1);
 	/* no filter here: a hit the filter discards is not a drop, and the
 	 * difference of hits and commits must hold only what was too large */
-	if (tracefs_event_enable(w->count, ev[i].group, ev[i].event)) {
-		snprintf(why, sizeof(why), "cannot enable %s/%s in %s: %s", ev[i].group,
-			 ev[i].event, name, strerror(errno));
-		goto fail;
+	for (k = 0; k < c->nr_members; k++) {
+		const struct fe_event_info *e = &ev[c->members[k]];
+
+		if (tracefs_event_enable(c->inst, e->group, e->event)) {
+			snprintf(why, sizeof(why), "cannot enable %s/%s in %s: %s", e->group,
+				 e->event, name, strerror(errno));
+			goto fail;
+		}
 	}
-	if (sample(s, ev, i, false, &w->base)) {
+	if (sample(s, ev, c, false, &c->base)) {
 		snprintf(why, sizeof(why), "cannot read its hits or %s's stats", name);
 		goto fail;
 	}
 	return;
 fail:
-	uncounted(s, v, ev, i, why);
+	counter_uncounted(s, v, ev, c, why);
+}
+
+/* The counters for the chosen events that may be too large: one each, or
+ * past FE_COUNT_INSTANCES_MAX of them one for all. */
+static int plan_counters(struct session *s, int n, const bool *large)
+{
+	int i, nr_large = 0, next = 0;
+
+	for (i = 0; i < n; i++)
+		nr_large += large[i];
+	if (!nr_large)
+		return 0;
+	s->nr_counters = nr_large > FE_COUNT_INSTANCES_MAX ? 1 : nr_large;
+	s->counters = calloc(s->nr_counters, sizeof(*s->counters));
+	if (!s->counters) {
+		s->nr_counters = 0;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct counter *c;
+		int *m;
+
+		if (!large[i])
+			continue;
+		c = &s->counters[s->nr_counters == 1 ? 0 : next++];
+		m = realloc(c->members, (c->nr_members + 1) * sizeof(*m));
+		if (!m)
+			return -1;
+		c->members = m;
+		m[c->nr_members++] = i;
+	}
+	return 0;
 }
 
 /* Before the chosen events are enabled in the recording instance. */
@@ -618,16 +698,18 @@ static void watch_start(struct session *s, struct fe_view *v, struct fe_event_in
 			bool *chosen)
 {
 	bool *unread = calloc(n ? n : 1, sizeof(*unread));
+	bool *large = calloc(n ? n : 1, sizeof(*large));
 	int i;
 
 	fe_view_kernel_counted(v);
 	s->profile_fd[0] = tracefs_instance_file_open(NULL, "kprobe_profile", O_RDONLY);
 	s->profile_fd[1] = tracefs_instance_file_open(NULL, "uprobe_profile", O_RDONLY);
 	s->watch = calloc(n ? n : 1, sizeof(*s->watch));
-	if (!s->watch || !unread) {
+	if (!s->watch || !unread || !large) {
 		for (i = 0; i < n; i++)
 			if (chosen[i])
 				uncounted(s, v, ev, i, "out of memory");
+		free(large);
 		free(unread);
 		return;
 	}
@@ -640,9 +722,18 @@ static void watch_start(struct session *s, struct fe_view *v, struct fe_event_in
 		if (unread[i])
 			uncounted(s, v, ev, i,
 				  "its hits are not in kprobe_profile or uprobe_profile");
-		else if (may_be_too_large(&ev[i]))
-			count_commits(s, v, ev, i);
+		else
+			large[i] = may_be_too_large(&ev[i]);
 	}
+	if (plan_counters(s, n, large)) {
+		for (i = 0; i < n; i++)
+			if (large[i])
+				uncounted(s, v, ev, i, "out of memory");
+		s->nr_counters = 0;
+	}
+	for (i = 0; i < s->nr_counters; i++)
+		count_commits(s, v, ev, &s->counters[i], i);
+	free(large);
 	free(unread);
 }
 
@@ -660,26 +751,34 @@ static void watch_drops(struct session *s, struct fe_view *v, struct fe_event_in
 		if (round)
 			usleep(2000);
 		again = false;
-		for (i = 0; i < s->nr_watch; i++) {
-			struct watch *w = &s->watch[i];
+		for (i = 0; i < s->nr_counters; i++) {
+			struct counter *c = &s->counters[i];
 			long long d;
 
-			if (!w->count || w->uncounted)
+			if (!c->inst || c->uncounted)
 				continue;
-			if (sample(s, ev, i, true, &d)) {
-				uncounted(s, v, ev, i, "its hits or its counting instance's stats "
-					  "became unreadable");
+			if (sample(s, ev, c, true, &d)) {
+				counter_uncounted(s, v, ev, c, "its hits or its counting instance's "
+						  "stats became unreadable");
 				continue;
 			}
-			d -= w->base;
-			if (!round || d < w->dropped)
-				w->dropped = d;
-			again |= w->dropped > 0;
+			d -= c->base;
+			if (!round || d < c->dropped)
+				c->dropped = d;
+			again |= c->dropped > 0;
 		}
 	}
-	for (i = 0; i < s->nr_watch; i++)
-		if (s->watch[i].dropped > 0 && !s->watch[i].uncounted)
-			fe_view_dropped(v, ev[i].group, ev[i].event, s->watch[i].dropped);
+	for (i = 0; i < s->nr_counters; i++) {
+		const struct counter *c = &s->counters[i];
+
+		if (c->dropped <= 0 || c->uncounted)
+			continue;
+		if (c->nr_members == 1)
+			fe_view_dropped(v, ev[c->members[0]].group, ev[c->members[0]].event,
+					c->dropped);
+		else
+			fe_view_dropped_among(v, c->dropped, c->nr_members);
+	}
 }
 
 /* After the recording instance stopped: the kprobes' misses since the start. */
