@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -14,6 +15,7 @@
 #include "insn_boundary.h"
 #include "fe_util.h"
 #include "fetch_map_x86_64.h"
+#include "func_glob.h"
 #include "ksyms.h"
 #include "proto_render.h"
 
@@ -502,6 +504,295 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 	return 0;
 }
 
+/* Make room for n items in place of item i (n >= 1); the new ones after
+ * it are zeroed.  NULL when out of memory. */
+static struct fe_compiled *widen(struct fe_compile_set *set, int i, int n)
+{
+	struct fe_compiled *items = realloc(set->items, (set->nr + n - 1) * sizeof(*items));
+
+	if (!items)
+		return NULL;
+	set->items = items;
+	memmove(&items[i + n], &items[i + 1], (set->nr - i - 1) * sizeof(*items));
+	memset(&items[i + 1], 0, (n - 1) * sizeof(*items));
+	set->nr += n - 1;
+	return &items[i];
+}
+
+/* The SDT probes of the binary a 'PROVIDER:NAME' glob names. */
+static int usdt_glob(const char *binary, const char *glob, struct fe_func_names *out,
+		     struct fe_error *err)
+{
+	struct fe_usdt *u;
+	int n, i;
+
+	out->nr = 0;
+	if (fe_usdt_read(binary, &u, &n, err))
+		return -1;
+	out->v = calloc(n + 1, sizeof(*out->v));
+	for (i = 0; out->v && i < n; i++) {
+		char *full;
+
+		if (asprintf(&full, "%s:%s", u[i].provider, u[i].name) < 0)
+			break;
+		if (fnmatch(glob, full, 0))
+			free(full);
+		else
+			out->v[out->nr++] = full;
+	}
+	fe_usdt_free(u, n);
+	if (!out->v || i < n) {
+		fe_func_names_free(out);
+		return fe_err(err, 0, "out of memory");
+	}
+	return 0;
+}
+
+/* Name the function of an item parsed from a glob's text: "func", or
+ * "mod:func" (a module's, or an SDT probe's provider). */
+static int name_function(struct fe_proto *proto, const char *name)
+{
+	const char *colon = strchr(name, ':');
+	char *func = strdup(colon ? colon + 1 : name);
+	char *module = colon ? strndup(name, colon - name) : NULL;
+
+	if (!func || (colon && !module)) {
+		free(func);
+		free(module);
+		return -1;
+	}
+	free(proto->func);
+	free(proto->module);
+	proto->func = func;
+	proto->module = module;
+	proto->is_glob = false;
+	return 0;
+}
+
+/*
+ * Replace each glob item by one item per function it names (DESIGN.md
+ * section 12): the kernel's by funcs' rule, a binary's functions, or with
+ * -x an SDT provider's probes.  -1 only when out of memory.
+ */
+static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
+			const struct fe_compile_opts *opts)
+{
+	int i, k, globs = 0;
+	int max = opts->max > 0 ? opts->max : FE_GLOB_MAX_DEFAULT;
+
+	for (i = 0; i < set->nr; i++) {
+		struct fe_compiled *it = &set->items[i];
+		struct fe_func_names names = { 0 };
+		const char *elf, *kallsyms;
+		char *glob;
+		int ret;
+
+		if (it->failed || !it->proto || !it->proto->is_glob)
+			continue;
+		if (it->proto->module) {
+			if (asprintf(&glob, "%s:%s", it->proto->module, it->proto->func) < 0)
+				return -1;
+		} else if (!(glob = strdup(it->proto->func))) {
+			return -1;
+		}
+		fe_compile_symtabs(opts, &elf, &kallsyms);
+		if (opts->binary && it->proto->module)
+			ret = usdt_glob(opts->binary, glob, &names, &it->err);
+		else
+			ret = fe_func_glob(dbg, kallsyms, kallsyms && !opts->kallsyms, glob, &names,
+					   &it->err);
+		if (ret) {
+			it->failed = true;
+		} else if (!names.nr) {
+			fe_err(&it->err, it->proto->func_col, "no %s matches '%s'%s",
+			       opts->binary && it->proto->module ? "SDT probe" : "function", glob,
+			       opts->binary && it->proto->module ? "" :
+			       opts->binary && !dbg ? ": the binary has no DWARF to list them from" :
+			       " ('fevent funcs GLOB' lists what can be probed)");
+			it->failed = true;
+		} else if (names.nr > max) {
+			fe_err(&it->err, it->proto->func_col,
+			       "'%s' matches %d functions: more than %d needs --max N", glob,
+			       names.nr, max);
+			it->failed = true;
+		} else if (opts->event && names.nr > 1) {
+			fe_err(&it->err, it->proto->func_col,
+			       "-n names one event, but '%s' matches %d functions", glob, names.nr);
+			it->failed = true;
+		}
+		if (it->failed) {
+			free(glob);
+			fe_func_names_free(&names);
+			continue;
+		}
+		it = widen(set, i, names.nr);
+		if (!it) {
+			free(glob);
+			fe_func_names_free(&names);
+			return -1;
+		}
+		globs++;
+		for (k = 0; k < names.nr; k++) {
+			struct fe_compiled *c = &it[k];
+
+			if (k) {
+				c->file = it->file;
+				c->line = it->line;
+				c->text = strdup(it->text);
+				c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
+			}
+			c->glob = globs;
+			c->glob_name = strdup(glob);
+			if (!c->glob_name || !c->proto || name_function(c->proto, names.v[k])) {
+				/* the rest stay zeroed: fe_compiled_clear takes them */
+				free(glob);
+				fe_func_names_free(&names);
+				return -1;
+			}
+		}
+		free(glob);
+		fe_func_names_free(&names);
+		i += k - 1;
+	}
+	return 0;
+}
+
+/*
+ * The warnings of a glob's functions, on its first that compiled (good):
+ * one line for them all, or each named by its function (verbose).
+ */
+static void gather_warnings(struct fe_compile_set *set, int from, int end, int good,
+			    bool verbose)
+{
+	struct fe_warnings all = { 0 };
+	int k, w, funcs = 0, nr = 0;
+
+	for (k = from; k < end; k++) {
+		struct fe_compiled *c = &set->items[k];
+
+		if (c->failed)
+			continue;
+		funcs += c->warnings.nr > 0;
+		for (w = 0; w < c->warnings.nr; w++, nr++)
+			if (verbose)
+				fe_warn(&all, "%s%s%s: %s", c->proto->module ? c->proto->module : "",
+					c->proto->module ? ":" : "", c->proto->func,
+					c->warnings.msgs[w]);
+		fe_warnings_free(&c->warnings);
+	}
+	if (nr && !verbose)
+		fe_warn(&all, "%d warning%s on %d of the functions '%s' names (-v shows them)", nr,
+			nr == 1 ? "" : "s", funcs, set->items[good].glob_name);
+	set->items[good].warnings = all;
+}
+
+/*
+ * After compiling: a glob's functions that failed leave the set, said
+ * once on its first function that compiled; when none did, the first
+ * failure stays as the glob's error.  Returns how many failures remain.
+ */
+static int settle_globs(struct fe_compile_set *set, const struct fe_compile_opts *opts)
+{
+	int i = 0, out = 0, failed = 0;
+
+	while (i < set->nr) {
+		int end = i, good = -1, nr_failed = 0, k;
+
+		while (end < set->nr && set->items[i].glob &&
+		       set->items[end].glob == set->items[i].glob)
+			end++;
+		if (end == i) {
+			failed += set->items[i].failed;
+			set->items[out++] = set->items[i++];
+			continue;
+		}
+		for (k = i; k < end; k++) {
+			if (set->items[k].failed)
+				nr_failed++;
+			else if (good < 0)
+				good = k;
+		}
+		if (good < 0) {
+			struct fe_compiled *first = &set->items[i];
+			char why[FE_ERR_MSG_MAX];
+
+			snprintf(why, sizeof(why), "%s", first->err.msg);
+			if (end - i > 1)
+				fe_err(&first->err, first->err.col,
+				       "none of the %d functions '%s' names compiles; the first, %s%s%s: %s",
+				       end - i, first->glob_name,
+				       first->proto->module ? first->proto->module : "",
+				       first->proto->module ? ":" : "", first->proto->func, why);
+			failed++;
+			set->items[out++] = *first;
+			for (k = i + 1; k < end; k++)
+				fe_compiled_clear(&set->items[k]);
+			i = end;
+			continue;
+		}
+		if (end - i > 1)
+			gather_warnings(set, i, end, good, opts->verbose);
+		if (nr_failed) {
+			struct fe_compiled *g = &set->items[good];
+
+			fe_warn(&g->warnings,
+				"%d of the %d functions '%s' names %s skipped: the prototype does not compile for %s%s",
+				nr_failed, end - i, g->glob_name, nr_failed == 1 ? "is" : "are",
+				nr_failed == 1 ? "it" : "them", opts->verbose ? "" : " (-v says why)");
+			for (k = i; opts->verbose && k < end; k++)
+				if (set->items[k].failed)
+					fe_warn(&g->warnings, "skipped %s%s%s: %s",
+						set->items[k].proto->module ?
+						set->items[k].proto->module : "",
+						set->items[k].proto->module ? ":" : "",
+						set->items[k].proto->func, set->items[k].err.msg);
+		}
+		for (k = i; k < end; k++) {
+			if (set->items[k].failed)
+				fe_compiled_clear(&set->items[k]);
+			else
+				set->items[out++] = set->items[k];
+		}
+		i = end;
+	}
+	set->nr = out;
+	return failed;
+}
+
+static int by_event(const void *a, const void *b, void *arg)
+{
+	const struct fe_compiled *items = arg;
+	int ia = *(const int *)a, ib = *(const int *)b;
+	int c = strcmp(items[ia].def.event, items[ib].def.event);
+
+	return c ? c : ia - ib;
+}
+
+/* Two items that define one event: the later says so (sorted, not
+ * pairwise: a glob makes thousands). */
+static int warn_same_events(struct fe_compile_set *set)
+{
+	int *order = malloc((set->nr ? set->nr : 1) * sizeof(*order));
+	int i, n = 0;
+
+	if (!order)
+		return -1;
+	for (i = 0; i < set->nr; i++)
+		if (!set->items[i].failed && set->items[i].def.event)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), by_event, set->items);
+	for (i = 1; i < n; i++) {
+		struct fe_compiled *it = &set->items[order[i]];
+
+		if (!strcmp(set->items[order[i - 1]].def.event, it->def.event))
+			fe_warn(&it->warnings,
+				"event '%s' is also defined by an earlier prototype; only one can be added",
+				it->def.event);
+	}
+	free(order);
+	return 0;
+}
+
 int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
 		   struct fe_error *err)
 {
@@ -510,7 +801,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	struct module_dbgs mods = { .nr = 0 };
 	struct fe_dbg *dbg;
 	bool dbg_is_running;
-	int i, j, failed = 0;
+	int i, failed = 0;
 
 	if (fe_open_debug_info(opts, &dbg, err))
 		return -1;
@@ -525,11 +816,20 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		struct fe_compiled *it = &set->items[i];
 
 		it->proto = fe_proto_parse(it->text, &it->err);
-		if (!it->proto) {
+		if (!it->proto)
 			it->failed = true;
-			continue;
-		}
-		if (fe_resolve_want_symbols(it->proto, ksyms, dbg_is_running ? dbg : NULL)) {
+	}
+	if (expand_globs(set, dbg, opts)) {
+		fe_ksyms_free(ksyms);
+		fe_dbg_close(dbg);
+		fe_err(err, 0, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < set->nr; i++) {
+		struct fe_compiled *it = &set->items[i];
+
+		if (!it->failed &&
+		    fe_resolve_want_symbols(it->proto, ksyms, dbg_is_running ? dbg : NULL)) {
 			fe_err(&it->err, 0, "out of memory");
 			it->failed = true;
 		}
@@ -569,16 +869,13 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 			failed++;
 			continue;
 		}
-		for (j = 0; j < i; j++) {
-			if (set->items[j].failed || !set->items[j].def.event)
-				continue;
-			if (!strcmp(set->items[j].def.event, it->def.event)) {
-				fe_warn(&it->warnings,
-					"event '%s' is also defined by an earlier prototype; only one can be added",
-					it->def.event);
-				break;
-			}
-		}
+	}
+	if (warn_same_events(set)) {
+		fe_ksyms_free(ksyms);
+		fe_dbg_close(ldbg);
+		fe_dbg_close(dbg);
+		fe_err(err, 0, "out of memory");
+		return -1;
 	}
 	fe_ksyms_free(ksyms);
 	for (i = 0; i < mods.nr; i++) {
@@ -587,7 +884,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	}
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
-	return failed;
+	return settle_globs(set, opts);
 }
 
 /* "s32", "u64": an SDT argument's type from its spec */
@@ -974,6 +1271,7 @@ void fe_scopes_free(struct fe_scope_at *s, int nr)
 void fe_compiled_clear(struct fe_compiled *it)
 {
 	free(it->site_func);
+	free(it->glob_name);
 	free(it->event);
 	free(it->text);
 	fe_proto_free(it->proto);

@@ -32,6 +32,9 @@ struct fe_compiled {
 	char *site_func;
 	char *event;		/* -n NAME's name for an extra address: NAME_1 */
 	char debug_info[320];	/* "BTF /sys/kernel/btf/vmlinux", or "" */
+	int glob;		/* expanded from the set's glob number glob
+				 * (1-based), or 0 */
+	char *glob_name;	/* that glob as written ("vfs_*") */
 };
 
 struct fe_compile_set {
@@ -48,7 +51,11 @@ struct fe_compile_opts {
 	const char *binary;	/* -x BIN: a user binary, uprobes */
 	bool want_return;	/* -r: return events typed from debug info */
 	bool strict;		/* --strict: drift from the debug info is an error */
+	int max;		/* --max: functions a glob may name; 0 for 1000 */
+	bool verbose;		/* -v: each function a glob skips, with why */
 };
+
+#define FE_GLOB_MAX_DEFAULT	1000
 
 #define FE_RUNNING_KERNEL_BTF	"/sys/kernel/btf/vmlinux"
 
@@ -75,7 +82,11 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 
 /*
  * Run the pipeline on every item; returns the number that failed, or -1
- * (with err set) when the debug info asked for cannot be read.
+ * (with err set) when the debug info asked for cannot be read.  A glob
+ * (DESIGN.md section 12) becomes one item per function it names; those
+ * that do not compile are dropped from the set, said in one warning on
+ * the first that does (each with its reason under opts->verbose), and the
+ * glob fails only when none compiles.
  */
 int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
 		   struct fe_error *err);

@@ -5,6 +5,7 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdint.h>
 
 #include "btf_or_dwarf.h"
 #include "fe_util.h"
@@ -42,6 +43,10 @@ struct fe_dbg {
 	char *source;
 	/* BTF */
 	struct btf *btf;
+	uint32_t *func_ids;	/* its own FUNCs sorted by name, once many are
+				 * looked up (libbpf's lookup is a scan) */
+	uint32_t nr_func_ids;
+	int func_lookups;
 	/* DWARF */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;

@@ -157,6 +157,7 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 
 static void btf_close(struct fe_dbg *dbg)
 {
+	free(dbg->func_ids);
 	btf__free(dbg->btf);
 }
 
@@ -175,11 +176,70 @@ static __u32 first_own_id(const struct fe_dbg *dbg)
 	return base ? btf__type_cnt(base) : 1;
 }
 
-/* A function of dbg's own: a module's, never the base's of the same name. */
-static __s32 find_func(const struct fe_dbg *dbg, const char *name)
+static const char *func_id_name(const struct fe_dbg *dbg, __u32 id)
 {
-	__u32 id, n = btf__type_cnt(dbg->btf);
+	return btf__name_by_offset(dbg->btf, btf__type_by_id(dbg->btf, id)->name_off);
+}
 
+/* func_ids' order: by name, then by id (a scan finds the lowest first) */
+static int func_id_cmp(const void *a, const void *b, void *arg)
+{
+	__u32 ia = *(const __u32 *)a, ib = *(const __u32 *)b;
+	int c = strcmp(func_id_name(arg, ia), func_id_name(arg, ib));
+
+	return c ? c : ia < ib ? -1 : ia > ib;
+}
+
+/* The index of dbg's own FUNCs by name; false when out of memory. */
+static bool index_funcs(struct fe_dbg *dbg)
+{
+	__u32 id, n = btf__type_cnt(dbg->btf), nr = 0;
+
+	dbg->func_ids = malloc((n ? n : 1) * sizeof(*dbg->func_ids));
+	if (!dbg->func_ids)
+		return false;
+	for (id = first_own_id(dbg); id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+
+		if (t && btf_is_func(t) && btf_name(dbg, t->name_off))
+			dbg->func_ids[nr++] = id;
+	}
+	qsort_r(dbg->func_ids, nr, sizeof(*dbg->func_ids), func_id_cmp, dbg);
+	dbg->nr_func_ids = nr;
+	return true;
+}
+
+/*
+ * A function of dbg's own: a module's, never the base's of the same name.
+ * The first few by a scan; after them, an index pays for itself (a glob
+ * or a probe file asks for hundreds).
+ */
+static __s32 find_func(struct fe_dbg *dbg, const char *name)
+{
+	__u32 id, n = btf__type_cnt(dbg->btf), lo, hi;
+
+	if (!dbg->func_ids && ++dbg->func_lookups > 4)
+		index_funcs(dbg);
+	if (dbg->func_ids) {
+		lo = 0;
+		hi = dbg->nr_func_ids;
+		while (lo < hi) {
+			__u32 mid = lo + (hi - lo) / 2;
+			int c = strcmp(name, func_id_name(dbg, dbg->func_ids[mid]));
+
+			if (!c) {
+				while (mid > 0 &&
+				       !strcmp(name, func_id_name(dbg, dbg->func_ids[mid - 1])))
+					mid--;
+				return dbg->func_ids[mid];
+			}
+			if (c < 0)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		return -ENOENT;
+	}
 	if (first_own_id(dbg) == 1)
 		return btf__find_by_name_kind(dbg->btf, name, BTF_KIND_FUNC);
 	for (id = first_own_id(dbg); id < n; id++) {

@@ -33,6 +33,7 @@ enum {
 	OPT_LATENCY,
 	OPT_STREAM,
 	OPT_STRICT,
+	OPT_MAX,
 	OPT_VERSION,
 };
 
@@ -80,6 +81,7 @@ static const struct option_desc options[] = {
 				      "the kernel has hist triggers" },
 	{ OPT_STRICT, "strict", NULL, "a typed slot that contradicts the debug info (a\n"
 				      "kind or size) is an error, not a warning" },
+	{ OPT_MAX, "max", "N", "a glob may name up to N functions (default 1000)" },
 	{ 'v', "verbose", NULL, "say more" },
 	{ 'q', "quiet", NULL, "no warnings, summaries or listings of what was added" },
 	{ 'h', "help", NULL, "show this help" },
@@ -98,7 +100,7 @@ struct command_opt {
 #define COMMON_OPTS { 'v', NULL }, { 'q', NULL }, { 'h', NULL }
 #define COMPILE_OPTS { 'x', NULL }, { 'r', NULL }, { 'g', NULL }, { 'n', NULL }, \
 	{ 'f', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, { OPT_KALLSYMS, NULL }, \
-	{ OPT_STRICT, NULL }
+	{ OPT_STRICT, NULL }, { OPT_MAX, NULL }
 #define DEBUG_INFO_OPTS { 'x', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, \
 	{ OPT_KALLSYMS, NULL }
 
@@ -114,7 +116,7 @@ struct command {
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [-v] [-q] PROTO...",
+		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [-v] [-q] PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
 		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n",
@@ -123,7 +125,7 @@ static const struct command commands[] = {
 	},
 	{
 		"add", fe_cmd_add,
-		"fevent add [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
+		"fevent add [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
 		"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
 		"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
 		"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
@@ -538,6 +540,21 @@ int main(int argc, char **argv)
 		case OPT_STRICT:
 			cli.strict = true;
 			break;
+		case OPT_MAX: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v <= 0 || v > 1000000 || errno) {
+				fprintf(stderr, "fevent %s: --max wants a number of functions from 1 "
+					"to 1000000, not '%s'\n", cmd->name, optarg);
+				ret = FE_EXIT_USAGE;
+				goto out;
+			}
+			cli.max = (int)v;
+			break;
+		}
 		case 'p':
 		case 'b':
 		case 'd':

@@ -40,6 +40,8 @@ enum tok_kind {
 	T_DOLLAR,
 	T_SLASH,
 	T_BSLASH,
+	T_QMARK,		/* a glob's '?' */
+	T_BANG,			/* a glob's '[!...]' */
 };
 
 struct tok {
@@ -186,6 +188,8 @@ static int tokenize(struct parser *ps)
 	const char *p = ps->text;
 	int cap = 0;
 
+	bool in_args = false;	/* past the first '(' */
+
 	for (;;) {
 		struct tok t = { 0 };
 		bool space = false;
@@ -257,12 +261,22 @@ static int tokenize(struct parser *ps)
 			case '$': t.kind = T_DOLLAR; break;
 			case '/': t.kind = T_SLASH; break;
 			case '\\': t.kind = T_BSLASH; break;
+			/* a glob in the function name (DESIGN.md section 12),
+			 * before the first '(' */
+			case '?': t.kind = T_QMARK; break;
+			case '!': t.kind = T_BANG; break;
 			default:
+				break;
+			}
+			if ((t.kind == T_QMARK || t.kind == T_BANG) && in_args)
+				t.kind = T_EOF;
+			if (t.kind == T_EOF) {
 				if (isprint((unsigned char)*p))
 					return fe_err(ps->err, t.col, "unexpected character '%c'", *p);
 				return fe_err(ps->err, t.col, "unexpected control character 0x%02x",
 					      (unsigned char)*p);
 			}
+			in_args |= t.kind == T_LPAREN;
 			p++;
 		}
 		t.len = p - t.start;
@@ -1118,6 +1132,12 @@ static int parse_args(struct parser *ps, struct fe_proto *proto)
 
 /* Does the run name a source file: a '/' in it, or a C or assembly
  * suffix (DESIGN.md section 8)? */
+/* A glob's '*', '?' or '[' in a function name. */
+static bool is_glob_tok(const struct tok *t)
+{
+	return t->kind == T_STAR || t->kind == T_QMARK || t->kind == T_LBRACK;
+}
+
 static bool names_file(struct parser *ps, int start, int end)
 {
 	static const char *const suffixes[] = { "c", "h", "cc", "cpp", "S" };
@@ -1193,6 +1213,7 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 {
 	int lp, start, end, i;
 	struct fe_buf name = { 0 };
+	bool glob = false;
 	int colon = -1;
 
 	for (lp = ps->i; lp < ps->nr_toks; lp++)
@@ -1214,16 +1235,23 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 			break;
 		if (t->kind != T_IDENT && t->kind != T_NUM && t->kind != T_DOT &&
 		    t->kind != T_COLON && t->kind != T_PLUS && t->kind != T_SLASH &&
-		    t->kind != T_MINUS)
+		    t->kind != T_MINUS && !is_glob_tok(t) && t->kind != T_RBRACK &&
+		    t->kind != T_BANG)
 			break;
 		start--;
 	}
 	end = lp;
-	/* the run must begin with a name: skip stray dots or digits (a
-	 * file's path may begin with them) */
+	/*
+	 * The run must begin with a name or a glob: skip stray dots or
+	 * digits (a file's path may begin with them), and the '*' of a
+	 * pointer return type ("char *foo(").  A '*' that begins the whole
+	 * prototype is a glob ("*_read(...)").
+	 */
 	if (!(end - start >= 3 && ps->toks[end - 2].kind == T_COLON &&
 	      ps->toks[end - 1].kind == T_NUM && names_file(ps, start, end - 2)))
-		while (start < lp && ps->toks[start].kind != T_IDENT)
+		while (start < lp && ps->toks[start].kind != T_IDENT &&
+		       !(is_glob_tok(&ps->toks[start]) &&
+			 (ps->toks[start].kind != T_STAR || start == ps->i)))
 			start++;
 	if (start == lp)
 		return fe_err(ps->err, ps->toks[lp].col, "expected a function name before '('");
@@ -1242,27 +1270,52 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 	for (i = start; i < end; i++) {
 		struct tok *t = &ps->toks[i];
 
-		if (t->kind == T_SLASH || t->kind == T_MINUS || t->kind == T_PLUS) {
+		if (t->kind == T_LBRACK) {
+			/* a glob's [abc], [a-z], [!x]: to its ']' */
+			int k = i + 1;
+
+			while (k < end && ps->toks[k].kind != T_RBRACK &&
+			       (ps->toks[k].kind == T_IDENT || ps->toks[k].kind == T_NUM ||
+				ps->toks[k].kind == T_MINUS || ps->toks[k].kind == T_BANG ||
+				ps->toks[k].kind == T_DOT))
+				k++;
+			if (k == end || ps->toks[k].kind != T_RBRACK || k == i + 1)
+				return fe_err(ps->err, t->col,
+					      "a glob's '[' needs letters and a ']' (as in 'vfs_[rw]*')");
+			glob = true;
+			i = k;
+		} else if (t->kind == T_STAR || t->kind == T_QMARK) {
+			glob = true;
+		} else if (t->kind == T_SLASH || t->kind == T_MINUS || t->kind == T_PLUS ||
+			   t->kind == T_RBRACK || t->kind == T_BANG) {
 			return fe_err(ps->err, t->col, "bad function name");
 		} else if (t->kind == T_COLON) {
 			if (colon >= 0 || i == start || i + 1 == end ||
-			    ps->toks[i + 1].kind != T_IDENT)
+			    (ps->toks[i + 1].kind != T_IDENT && !is_glob_tok(&ps->toks[i + 1])))
 				return fe_err(ps->err, t->col, "a module is written MODULE:function");
 			colon = i;
 		} else if (t->kind == T_DOT && (i + 1 == end ||
-			   (ps->toks[i + 1].kind != T_IDENT && ps->toks[i + 1].kind != T_NUM))) {
+			   (ps->toks[i + 1].kind != T_IDENT && ps->toks[i + 1].kind != T_NUM &&
+			    !is_glob_tok(&ps->toks[i + 1])))) {
 			return fe_err(ps->err, t->col, "a function name cannot end with '.'");
-		} else if (t->kind == T_NUM && (i == start || ps->toks[i - 1].kind != T_DOT)) {
+		} else if (t->kind == T_NUM && (i == start || (ps->toks[i - 1].kind != T_DOT &&
+							      !is_glob_tok(&ps->toks[i - 1]) &&
+							      ps->toks[i - 1].kind != T_RBRACK))) {
 			return fe_err(ps->err, t->col, "bad function name");
 		}
 	}
+	if (glob && proto->at != FE_AT_ENTRY)
+		return fe_err(ps->err, proto->at_col,
+			      "a glob names many functions: a line or offset needs one function");
 	if (colon >= 0) {
 		if (proto->at == FE_AT_LINE)
 			return fe_err(ps->err, ps->toks[start].col,
 				      "fevent reads no module's DWARF, so no line of a module's function: probe MODULE:FUNC+OFF");
 		for (i = start; i < colon; i++) {
 			if (ps->toks[i].kind != T_IDENT && ps->toks[i].kind != T_DOT &&
-			    ps->toks[i].kind != T_NUM)
+			    ps->toks[i].kind != T_NUM && !is_glob_tok(&ps->toks[i]) &&
+			    ps->toks[i].kind != T_RBRACK && ps->toks[i].kind != T_MINUS &&
+			    ps->toks[i].kind != T_BANG)
 				return fe_err(ps->err, ps->toks[i].col, "bad module name");
 			fe_buf_printf(&name, "%.*s", ps->toks[i].len, ps->toks[i].start);
 		}
@@ -1276,6 +1329,7 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 	if (!proto->func)
 		return oom(ps);
 	proto->func_col = ps->toks[colon >= 0 ? colon + 1 : start].col;
+	proto->is_glob = glob;
 
 rtype:
 	/* storage-class words of a pasted declaration carry no type */

@@ -132,6 +132,8 @@ struct fe_proto {
 				 * FILE:N (the line table says which) */
 	int func_col;
 	char *module;		/* MODULE:func, or NULL */
+	bool is_glob;		/* func (or module) has '*', '?' or '[...]':
+				 * many functions (DESIGN.md section 12) */
 	struct fe_arg *args;
 	int nr_args;
 	bool ellipsis;		/* trailing '...' */

@@ -36,6 +36,14 @@ def test_compile_paths_under_valgrind():
         vg("compile", "-x", "/usr/bin/python3.11", "python:nope(x)", ok=(2,))
         vg("funcs", "-x", "/usr/bin/python3.11", "python:*")
         vg("proto", "-x", "/usr/bin/python3.11", "python:line")
+        vg("compile", "-x", "/usr/bin/python3.11", "python:import__*(...)")
+    # globs: expanded, some skipped, the rest's warnings gathered; errors
+    vg("compile", "-v", "-x", prog(), "*(n)", "tr*(...)", "re[c-z]urse(depth)")
+    vg("compile", "-x", prog(), "*(no_such)", "zz*(x)", "-n", "x", ok=(2,))
+    vg("compile", "-x", prog(), "*(no_such)", "zz*(x)", "tr*:3(n)", ok=(2,))
+    if os.path.exists("/sys/kernel/btf/vmlinux"):
+        vg("compile", "tcp_v4_*(sk)", "vfs_*(...)")
+        vg("compile", "--max", "3", "tcp_v4_*(sk)", ok=(2,))
 
 
 def test_line_places_under_valgrind():

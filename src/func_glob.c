@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "func_glob.h"
+#include "kprobe_rules.h"
+#include "ksyms.h"
+
+struct names {
+	char **v;
+	int n, cap;
+	const char *glob;
+	bool failed;
+};
+
+static int add(struct names *ns, const char *name)
+{
+	if (ns->n == ns->cap) {
+		int cap = ns->cap ? ns->cap * 2 : 256;
+		char **v = realloc(ns->v, cap * sizeof(*v));
+
+		if (!v)
+			goto oom;
+		ns->v = v;
+		ns->cap = cap;
+	}
+	ns->v[ns->n] = strdup(name);
+	if (!ns->v[ns->n])
+		goto oom;
+	ns->n++;
+	return 0;
+oom:
+	ns->failed = true;
+	return 1;
+}
+
+static int from_dbg(const char *name, void *arg)
+{
+	struct names *ns = arg;
+
+	return fnmatch(ns->glob, name, 0) ? 0 : add(ns, name);
+}
+
+/* kallsyms' functions: the kernel's into one list, modules' as MOD:func
+ * (the form a prototype takes) into another. */
+struct kallsyms_names {
+	struct names *kernel, *modules;
+};
+
+static int from_kallsyms(const char *name, const char *module, void *arg)
+{
+	struct kallsyms_names *kn = arg;
+	const char *glob = kn->kernel->glob;
+	char *key;
+	int ret;
+
+	if (!module)
+		return fnmatch(glob, name, 0) ? 0 : add(kn->kernel, name);
+	/* not modules: BPF programs and the kernel's own trampolines */
+	if (!strcmp(module, "bpf") || !strncmp(module, "__builtin__", 11))
+		return 0;
+	if (asprintf(&key, "%s:%s", module, name) < 0) {
+		kn->modules->failed = true;
+		return 1;
+	}
+	/* 'binfmt_misc:*' picks a module; 'load_*' matches in every one */
+	ret = fnmatch(glob, strchr(glob, ':') ? key : name, 0) ? 0 : add(kn->modules, key);
+	free(key);
+	return ret;
+}
+
+/* "mod:func" for each function of a module's BTF. */
+struct module_funcs {
+	struct names *ns;
+	const char *module;
+};
+
+static int from_module_dbg(const char *name, void *arg)
+{
+	struct module_funcs *mf = arg;
+	char *key;
+	int ret;
+
+	if (asprintf(&key, "%s:%s", mf->module, name) < 0) {
+		mf->ns->failed = true;
+		return 1;
+	}
+	ret = add(mf->ns, key);
+	free(key);
+	return ret;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sort_unique(struct names *ns)
+{
+	int i, j = 0;
+
+	if (!ns->n)
+		return;	/* v may be NULL, which qsort must not get */
+	qsort(ns->v, ns->n, sizeof(*ns->v), cmp);
+	for (i = 0; i < ns->n; i++) {
+		if (j && !strcmp(ns->v[j - 1], ns->v[i]))
+			free(ns->v[i]);
+		else
+			ns->v[j++] = ns->v[i];
+	}
+	ns->n = j;
+}
+
+/*
+ * Sort, and drop every name that is there more than once: the kernel
+ * refuses a kprobe on a symbol kallsyms has twice ("The symbol is not
+ * unique"), two static functions of one name in different files.
+ */
+static void sort_drop_doubles(struct names *ns)
+{
+	int i, j = 0, k;
+
+	if (!ns->n)
+		return;
+	qsort(ns->v, ns->n, sizeof(*ns->v), cmp);
+	for (i = 0; i < ns->n; i = k) {
+		for (k = i + 1; k < ns->n && !strcmp(ns->v[i], ns->v[k]); k++)
+			;
+		if (k - i == 1) {
+			ns->v[j++] = ns->v[i];
+			continue;
+		}
+		while (i < k)
+			free(ns->v[i++]);
+	}
+	ns->n = j;
+}
+
+static bool has(const struct names *ns, const char *name)
+{
+	return ns->n && bsearch(&name, ns->v, ns->n, sizeof(*ns->v), cmp) != NULL;
+}
+
+static void free_names(struct names *ns)
+{
+	int i;
+
+	for (i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+}
+
+/*
+ * The functions of the modules' BTF (/sys/kernel/btf/MOD, split on top of
+ * base) for the modules names lists, as "mod:func".  A module without BTF
+ * adds nothing: its functions are then not filtered (has_btf says which).
+ */
+static void module_btf_names(struct fe_dbg *base, const struct names *mods, struct names *out,
+			     struct names *has_btf)
+{
+	int i;
+
+	for (i = 0; i < mods->n; i++) {
+		const char *colon = strchr(mods->v[i], ':');
+		struct fe_error ignored;
+		struct module_funcs mf = { out, NULL };
+		struct fe_dbg *m;
+		char *module;
+
+		/* sorted: one module's functions are together */
+		if (i && !strncmp(mods->v[i - 1], mods->v[i], colon - mods->v[i] + 1))
+			continue;
+		module = strndup(mods->v[i], colon - mods->v[i]);
+		if (!module) {
+			out->failed = true;
+			return;
+		}
+		m = fe_dbg_open_btf_module(base, module, &ignored);
+		if (m) {
+			mf.module = module;
+			fe_dbg_each_func(m, from_module_dbg, &mf);
+			add(has_btf, module);
+			fe_dbg_close(m);
+		}
+		free(module);
+	}
+	sort_unique(out);
+	sort_unique(has_btf);
+}
+
+/* A module function the kernel has and, where its module has BTF, it
+ * describes. */
+static bool module_func_described(const struct names *btf_names, const struct names *has_btf,
+				  const char *key)
+{
+	const char *colon = strchr(key, ':');
+	char module[128];
+
+	snprintf(module, sizeof(module), "%.*s", (int)(colon - key), key);
+	return !has(has_btf, module) || has(btf_names, key);
+}
+
+bool fe_is_glob(const char *name)
+{
+	return name && strpbrk(name, "*?[") != NULL;
+}
+
+/* Move what passes from a sorted list into out. */
+static void keep(struct names *from, int i, struct fe_func_names *out)
+{
+	out->v[out->nr++] = from->v[i];
+	from->v[i] = NULL;
+}
+
+int fe_func_glob(struct fe_dbg *dbg, const char *kallsyms, bool running, const char *glob,
+		 struct fe_func_names *out, struct fe_error *err)
+{
+	struct names dbg_names = { .glob = glob }, sym_names = { .glob = glob };
+	struct names mod_names = { .glob = glob }, mod_dbg_names = { 0 }, mods_with_btf = { 0 };
+	struct names mod_bare = { 0 };
+	struct kallsyms_names kn = { &sym_names, &mod_names };
+	struct fe_kprobe_rules *rules = NULL;
+	int i, ret = -1;
+
+	out->v = NULL;
+	out->nr = 0;
+	if (dbg) {
+		fe_dbg_each_func(dbg, from_dbg, &dbg_names);
+		sort_unique(&dbg_names);
+	}
+	if (kallsyms) {
+		if (fe_ksyms_each(kallsyms, from_kallsyms, &kn) < 0) {
+			fe_err(err, 0, "cannot read %s", kallsyms);
+			goto out;
+		}
+		sort_drop_doubles(&sym_names);
+		sort_drop_doubles(&mod_names);
+		/* the kernel's name counts modules' functions of that name too */
+		for (i = 0; i < mod_names.n; i++)
+			if (add(&mod_bare, strchr(mod_names.v[i], ':') + 1))
+				break;
+		sort_unique(&mod_bare);
+		if (dbg)
+			module_btf_names(dbg, &mod_names, &mod_dbg_names, &mods_with_btf);
+	}
+	if (dbg_names.failed || sym_names.failed || mod_names.failed || mod_dbg_names.failed ||
+	    mods_with_btf.failed || mod_bare.failed)
+		goto oom;
+	out->v = calloc((kallsyms ? sym_names.n + mod_names.n : dbg_names.n) + 1,
+			sizeof(*out->v));
+	if (!out->v)
+		goto oom;
+	if (!kallsyms) {
+		for (i = 0; i < dbg_names.n; i++)
+			keep(&dbg_names, i, out);
+		ret = 0;
+		goto out;
+	}
+	/* the running kernel: only what add can probe */
+	if (running)
+		rules = fe_kprobe_rules_load();
+	for (i = 0; i < sym_names.n; i++)
+		if ((!dbg || has(&dbg_names, sym_names.v[i])) &&
+		    !has(&mod_bare, sym_names.v[i]) &&
+		    !fe_kprobe_rules_refuse(rules, sym_names.v[i]))
+			keep(&sym_names, i, out);
+	for (i = 0; i < mod_names.n; i++)
+		if ((!dbg || module_func_described(&mod_dbg_names, &mods_with_btf,
+						   mod_names.v[i])) &&
+		    !fe_kprobe_rules_refuse(rules, mod_names.v[i]))
+			keep(&mod_names, i, out);
+	fe_kprobe_rules_free(rules);
+	ret = 0;
+	goto out;
+oom:
+	fe_err(err, 0, "out of memory");
+out:
+	/* keep() left NULLs behind */
+	free_names(&dbg_names);
+	free_names(&sym_names);
+	free_names(&mod_names);
+	free_names(&mod_dbg_names);
+	free_names(&mods_with_btf);
+	free_names(&mod_bare);
+	if (ret) {
+		fe_func_names_free(out);
+	}
+	return ret;
+}
+
+void fe_func_names_free(struct fe_func_names *names)
+{
+	int i;
+
+	for (i = 0; i < names->nr; i++)
+		free(names->v[i]);
+	free(names->v);
+	names->v = NULL;
+	names->nr = 0;
+}
