@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -840,6 +841,40 @@ static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
 	return pid;
 }
 
+/*
+ * Wait until the stopped child sleeps in its read of the go pipe (system
+ * call 0 in /proc/PID/syscall): were the events enabled first, that read
+ * of the command's own pid would be traced, a call the command never
+ * made.  After the child is scheduled that takes microseconds; a kernel
+ * that does not say (no /proc/PID/syscall) gets the state 'S' instead.
+ */
+static void wait_blocked(pid_t child)
+{
+	char path[64], buf[128];
+	int tries;
+
+	for (tries = 0; tries < 20000; tries++) {
+		ssize_t r;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/syscall", (int)child);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (r <= 0)
+			return;
+		buf[r] = '\0';
+		if (!strncmp(buf, "0 ", 2))
+			return;
+		if (tries == 0 && !strncmp(buf, "running", 7))
+			sched_yield();
+		else
+			usleep(100);
+	}
+}
+
 static int exit_status(int wstatus)
 {
 	if (WIFEXITED(wstatus))
@@ -926,6 +961,8 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	signal(SIGPIPE, SIG_IGN);
 	if (o->target == FE_RECORD_COMMAND) {
 		child = spawn_stopped(o->command, &go, err);
+		if (child > 0)
+			wait_blocked(child);
 		if (child < 0 || follow_pid(&s, child, err) || arm(&s, ev, n, chosen, err))
 			goto out;
 		/* armed: let it exec */
