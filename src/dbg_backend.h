@@ -38,6 +38,12 @@ struct fe_dbg_ops {
 	void (*close)(struct fe_dbg *dbg);
 };
 
+struct fe_func_sym {
+	const char *name;	/* in libdwfl's string table */
+	Dwarf_Addr addr;
+	int order;		/* its place in the table */
+};
+
 struct fe_dbg {
 	const struct fe_dbg_ops *ops;
 	char *source;
@@ -47,12 +53,20 @@ struct fe_dbg {
 				 * looked up (libbpf's lookup is a scan) */
 	uint32_t nr_func_ids;
 	int func_lookups;
+	uint32_t last_func_id;	/* the last function found, asked again */
 	/* DWARF */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf *dw;
 	Dwarf_Addr bias;
 	Dwarf_Off hint_cu;	/* CU of the last function found: types first */
+	struct fe_func_sym *func_syms;	/* defined STT_FUNC symbols by name,
+					 * once many are looked up */
+	int nr_func_syms;
+	int sym_lookups;
+	char *last_sym;		/* the last name looked up, and its addresses */
+	Dwarf_Addr last_addrs[8];
+	int last_count;
 	bool have_hint;
 };
 

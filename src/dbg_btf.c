@@ -4,11 +4,13 @@
  */
 #include <byteswap.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -73,6 +75,82 @@ static int check_raw_btf(int fd, off_t size, struct fe_error *err)
 }
 
 /*
+ * Room for libbpf's copy of the BTF, touched in advance: it mallocs the
+ * size and copies into it, page fault by page fault (5.5 MB of the
+ * running kernel's: 1,350 faults, most of compile's time).  With the heap
+ * kept (no trim, no mmap for such sizes), a block is taken and given
+ * back, then a pad so that the next block, libbpf's, starts on a 2 MB
+ * boundary; that room is populated in one call, in huge pages where the
+ * kernel gives them.  Only a saving: wherever malloc puts libbpf's copy,
+ * the result is the same.  The pad is freed by the caller (*pad).
+ */
+static void prefault_heap(size_t size, void **pad)
+{
+	const uintptr_t huge = 2UL << 20, chunk_header = 2 * sizeof(size_t);
+	uintptr_t at, room, start;
+	char *p;
+
+	*pad = NULL;
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	p = malloc(size + 3 * huge);
+	if (!p)
+		return;
+	start = (uintptr_t)p;
+	free(p);
+	at = (start + huge) & ~(huge - 1);
+	if (at - start <= chunk_header)
+		at += huge;	/* the block has room for a pad of 2 MB more */
+	/* the pad's chunk ends where libbpf's begins, its header before it */
+	*pad = malloc(at - start - chunk_header);
+	/* libbpf's block and its header, in huge pages, inside the first block */
+	room = (size + 4096 + huge - 1) & ~(huge - 1);
+	if (at + room > start + size + 3 * huge)
+		room = (start + size + 3 * huge - at) & ~(uintptr_t)4095;
+	madvise((void *)at, room, MADV_HUGEPAGE);
+	madvise((void *)at, room, MADV_POPULATE_WRITE);
+}
+
+/*
+ * Raw BTF to hand libbpf in one piece: the kernel's own files under
+ * /sys (which cannot change under the mapping) mapped, where the kernel
+ * allows it (6.16 and later), so nothing is copied to fevent and read
+ * 4 KB at a time as sysfs serves it; any other file read whole.  *mapped
+ * says how to let go of it.  NULL with why set.
+ */
+static void *raw_btf_bytes(const char *path, int fd, off_t size, bool *mapped,
+			   struct fe_error *why)
+{
+	size_t done = 0;
+	char *buf;
+
+	*mapped = false;
+	if (!strncmp(path, "/sys/", 5)) {
+		buf = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (buf != MAP_FAILED) {
+			*mapped = true;
+			return buf;
+		}
+	}
+	buf = malloc(size);
+	if (!buf) {
+		fe_err(why, 0, "out of memory");
+		return NULL;
+	}
+	while (done < (size_t)size) {
+		ssize_t r = pread(fd, buf + done, size - done, done);
+
+		if (r <= 0) {
+			fe_err(why, 0, "%s", r ? strerror(errno) : "the file shrank while read");
+			free(buf);
+			return NULL;
+		}
+		done += r;
+	}
+	return buf;
+}
+
+/*
  * Check what libbpf is about to read, then let it parse with its warnings
  * kept for the message.  NULL with why set on failure.
  */
@@ -80,8 +158,9 @@ static struct btf *parse_btf(const char *path, struct btf *base, struct fe_error
 {
 	libbpf_print_fn_t prev;
 	struct btf *btf;
+	void *bytes = NULL;
+	bool elf, mapped = false;
 	off_t size;
-	bool elf;
 	int fd, ret, e;
 
 	fd = fe_input_open(path, &size, why);
@@ -89,14 +168,31 @@ static struct btf *parse_btf(const char *path, struct btf *base, struct fe_error
 		return NULL;
 	elf = fe_input_is_elf(fd, size);
 	ret = elf ? fe_input_check_elf(fd, size, why) : check_raw_btf(fd, size, why);
+	/* libbpf 1.1 takes split BTF (a module's, small) only from a file */
+	if (!ret && !elf && !base) {
+		bytes = raw_btf_bytes(path, fd, size, &mapped, why);
+		ret = bytes ? 0 : -1;
+	}
 	close(fd);
 	if (ret)
 		return NULL;
 	libbpf_said[0] = '\0';
 	prev = libbpf_set_print(keep_libbpf_message);
-	btf = base ? btf__parse_split(path, base) : btf__parse(path, NULL);
+	if (!bytes) {
+		btf = base ? btf__parse_split(path, base) : btf__parse(path, NULL);
+	} else {
+		void *pad;
+
+		prefault_heap(size, &pad);
+		btf = btf__new(bytes, size);
+		free(pad);
+	}
 	e = errno;
 	libbpf_set_print(prev);
+	if (mapped)
+		munmap(bytes, size);
+	else
+		free(bytes);
 	if (btf)
 		return btf;
 	if (elf && e == ENOENT)
@@ -210,6 +306,43 @@ static bool index_funcs(struct fe_dbg *dbg)
 }
 
 /*
+ * One function of a base BTF without the index: its name's offset found
+ * in the string section (BTF keeps each string once, each after a NUL),
+ * then the FUNC with that offset, comparing numbers, not strings.
+ */
+static __s32 find_func_by_offset(const struct fe_dbg *dbg, const char *name)
+{
+	const struct btf_header *h;
+	const char *strs, *hit;
+	__u32 size, id, n, off;
+	size_t len = strlen(name);
+	char *key;
+
+	h = btf__raw_data(dbg->btf, &size);
+	if (!h || h->hdr_len + (uint64_t)h->str_off + h->str_len > size || !len)
+		return btf__find_by_name_kind(dbg->btf, name, BTF_KIND_FUNC);
+	key = malloc(len + 2);
+	if (!key)
+		return btf__find_by_name_kind(dbg->btf, name, BTF_KIND_FUNC);
+	key[0] = '\0';
+	memcpy(key + 1, name, len + 1);
+	strs = (const char *)h + h->hdr_len + h->str_off;
+	hit = memmem(strs, h->str_len, key, len + 2);
+	free(key);
+	if (!hit)
+		return -ENOENT;
+	off = hit + 1 - strs;
+	n = btf__type_cnt(dbg->btf);
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+
+		if (t->name_off == off && btf_is_func(t))
+			return id;
+	}
+	return -ENOENT;
+}
+
+/*
  * A function of dbg's own: a module's, never the base's of the same name.
  * The first few by a scan; after them, an index pays for itself (a glob
  * or a probe file asks for hundreds).
@@ -218,6 +351,8 @@ static __s32 find_func(struct fe_dbg *dbg, const char *name)
 {
 	__u32 id, n = btf__type_cnt(dbg->btf), lo, hi;
 
+	if (dbg->last_func_id && !strcmp(name, func_id_name(dbg, dbg->last_func_id)))
+		return dbg->last_func_id;
 	if (!dbg->func_ids && ++dbg->func_lookups > 4)
 		index_funcs(dbg);
 	if (dbg->func_ids) {
@@ -241,7 +376,7 @@ static __s32 find_func(struct fe_dbg *dbg, const char *name)
 		return -ENOENT;
 	}
 	if (first_own_id(dbg) == 1)
-		return btf__find_by_name_kind(dbg->btf, name, BTF_KIND_FUNC);
+		return find_func_by_offset(dbg, name);
 	for (id = first_own_id(dbg); id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
 		const char *s = t && btf_is_func(t) ? btf_name(dbg, t->name_off) : NULL;
@@ -264,6 +399,7 @@ static int btf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 	id = find_func(dbg, name);
 	if (id < 0)
 		return 0;
+	dbg->last_func_id = id;
 	fn = btf__type_by_id(dbg->btf, id);
 	proto = fn ? btf__type_by_id(dbg->btf, fn->type) : NULL;
 	if (!proto || !btf_is_func_proto(proto))

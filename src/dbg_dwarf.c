@@ -175,6 +175,8 @@ struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, struct fe_error *err)
 
 static void dwarf_close(struct fe_dbg *dbg)
 {
+	free(dbg->func_syms);
+	free(dbg->last_sym);
 	if (dbg->dwfl)
 		dwfl_end(dbg->dwfl);
 }
@@ -207,22 +209,176 @@ static const char *name_of(Dwarf_Die *die)
 }
 
 /* The address of a function symbol, from the symbol table. */
-static int symbol_addr(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr)
+static int by_sym_name(const void *a, const void *b)
 {
-	int i, n = dwfl_module_getsymtab(dbg->mod);
+	const struct fe_func_sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
+	/* libdwfl's table order among equal names: the first is the one a
+	 * walk finds */
+	return c ? c : x->order - y->order;
+}
+
+/* The index of the module's defined function symbols by name; false when
+ * out of memory (lookups then walk). */
+static bool index_func_syms(struct fe_dbg *dbg)
+{
+	int i, n = dwfl_module_getsymtab(dbg->mod), nr = 0;
+	struct fe_func_sym *v = calloc(n > 0 ? n : 1, sizeof(*v));
+
+	if (!v)
+		return false;
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr a;
 		const char *s = dwfl_module_getsym_info(dbg->mod, i, &sym, &a, NULL, NULL, NULL);
 
-		if (s && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF &&
-		    !strcmp(s, name)) {
-			*addr = a;
-			return 1;
+		if (s && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF) {
+			v[nr].name = s;
+			v[nr].order = i;
+			v[nr++].addr = a;
 		}
 	}
-	return 0;
+	/* stable for equal names: sort by name, then table position */
+	qsort(v, nr, sizeof(*v), by_sym_name);
+	dbg->func_syms = v;
+	dbg->nr_func_syms = nr;
+	return true;
+}
+
+/*
+ * func_sym_addrs' walk over the module's own .symtab in place, when that
+ * is the table libdwfl reads (it prefers the file's .symtab), 64-bit:
+ * libdwfl's per-symbol call takes locks, tens of thousands of times.
+ * false when the table is not of that form.
+ */
+static bool raw_func_sym_addrs(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addrs,
+			       int *count)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(dbg->mod, &bias);
+	Elf_Scn *scn = NULL;
+	size_t len = strlen(name) + 1;
+
+	GElf_Ehdr eh;
+
+	/* a relocatable object's values are section offsets: libdwfl places them */
+	if (!elf || gelf_getclass(elf) != ELFCLASS64 || !gelf_getehdr(elf, &eh) ||
+	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data, *strs;
+		Elf_Scn *str_scn;
+		const Elf64_Sym *syms;
+		const char *names;
+		size_t i, n;
+		int j;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		str_scn = elf_getscn(elf, sh.sh_link);
+		strs = str_scn ? elf_getdata(str_scn, NULL) : NULL;
+		if (!data || data->d_type != ELF_T_SYM || !data->d_buf || !strs || !strs->d_buf ||
+		    !strs->d_size || ((const char *)strs->d_buf)[strs->d_size - 1])
+			return false;
+		syms = data->d_buf;
+		names = strs->d_buf;
+		n = data->d_size / sizeof(*syms);
+		*count = 0;
+		for (i = 1; i < n && *count < 8; i++) {
+			Dwarf_Addr a;
+
+			if (ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC ||
+			    syms[i].st_shndx == SHN_UNDEF || syms[i].st_name >= strs->d_size ||
+			    strs->d_size - syms[i].st_name < len ||
+			    memcmp(names + syms[i].st_name, name, len))
+				continue;
+			a = syms[i].st_value + bias;
+			for (j = 0; j < *count && addrs[j] != a; j++)
+				;
+			if (j == *count)
+				addrs[(*count)++] = a;
+		}
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The distinct addresses of the function symbols named name, in table
+ * order, up to 8 (libdwfl may list one symbol twice: the file's table
+ * and its debug file's).  The first few names by a walk; after them, an
+ * index (a glob or a probe file asks for hundreds), and the last name's
+ * answer is kept: resolve asks it more than once.
+ */
+static int func_sym_addrs(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addrs)
+{
+	int i, j, count = 0;
+
+	if (dbg->last_sym && !strcmp(dbg->last_sym, name)) {
+		memcpy(addrs, dbg->last_addrs, sizeof(dbg->last_addrs));
+		return dbg->last_count;
+	}
+	if (!dbg->func_syms && ++dbg->sym_lookups > 4)
+		index_func_syms(dbg);
+	if (dbg->func_syms) {
+		struct fe_func_sym *hit;
+		int lo = 0, hi = dbg->nr_func_syms;
+
+		/* the first of equal names */
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (strcmp(dbg->func_syms[mid].name, name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (hit = &dbg->func_syms[lo];
+		     hit < dbg->func_syms + dbg->nr_func_syms && !strcmp(hit->name, name) &&
+		     count < 8; hit++) {
+			for (j = 0; j < count && addrs[j] != hit->addr; j++)
+				;
+			if (j == count)
+				addrs[count++] = hit->addr;
+		}
+	} else if (!raw_func_sym_addrs(dbg, name, addrs, &count)) {
+		int n = dwfl_module_getsymtab(dbg->mod);
+
+		for (i = 1; i < n && count < 8; i++) {
+			GElf_Sym sym;
+			GElf_Addr a;
+			const char *s = dwfl_module_getsym_info(dbg->mod, i, &sym, &a, NULL, NULL,
+								NULL);
+
+			if (!s || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || strcmp(s, name))
+				continue;
+			for (j = 0; j < count && addrs[j] != a; j++)
+				;
+			if (j == count)
+				addrs[count++] = a;
+		}
+	}
+	free(dbg->last_sym);
+	dbg->last_sym = strdup(name);
+	if (dbg->last_sym) {
+		memcpy(dbg->last_addrs, addrs, sizeof(dbg->last_addrs));
+		dbg->last_count = count;
+	}
+	return count;
+}
+
+static int symbol_addr(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr)
+{
+	Dwarf_Addr addrs[8];
+
+	if (!func_sym_addrs(dbg, name, addrs))
+		return 0;
+	*addr = addrs[0];
+	return 1;
 }
 
 /*
@@ -915,23 +1071,9 @@ static bool dwarf_inlined_only(struct fe_dbg *dbg, const char *name)
  */
 static int dwarf_func_count(struct fe_dbg *dbg, const char *name)
 {
-	GElf_Addr seen[8];
-	int i, j, n = dwfl_module_getsymtab(dbg->mod), count = 0;
+	Dwarf_Addr addrs[8];
 
-	for (i = 1; i < n && count < 8; i++) {
-		GElf_Sym sym;
-		GElf_Addr a;
-		const char *s = dwfl_module_getsym_info(dbg->mod, i, &sym, &a, NULL, NULL, NULL);
-
-		if (!s || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
-		    strcmp(s, name))
-			continue;
-		for (j = 0; j < count && seen[j] != a; j++)
-			;
-		if (j == count)
-			seen[count++] = a;
-	}
-	return count;
+	return func_sym_addrs(dbg, name, addrs);
 }
 
 int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf_Addr *entry)

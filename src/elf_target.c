@@ -15,11 +15,25 @@ struct elf_file {
 	Elf *elf;
 };
 
+/*
+ * The last file opened stays open: resolve asks the same binary for a
+ * function's offset, its clone, a datum's offset, one prototype after
+ * another (a glob's hundreds), and each open re-checks and re-maps it.
+ */
+static struct {
+	char *path;
+	struct elf_file ef;
+} last;
+
 static int elf_open_file(const char *path, struct elf_file *ef, struct fe_error *err)
 {
 	struct fe_error why = { 0 };
 	off_t size;
 
+	if (last.path && !strcmp(last.path, path)) {
+		*ef = last.ef;
+		return 0;
+	}
 	elf_version(EV_CURRENT);
 	/* checked before libelf follows its offsets */
 	ef->fd = fe_input_open(path, &size, &why);
@@ -36,11 +50,21 @@ static int elf_open_file(const char *path, struct elf_file *ef, struct fe_error 
 		close(ef->fd);
 		return fe_err(err, 0, "cannot read %s: %s", path, elf_errmsg(-1));
 	}
+	if (last.path) {
+		elf_end(last.ef.elf);
+		close(last.ef.fd);
+		free(last.path);
+	}
+	last.path = strdup(path);
+	if (last.path)
+		last.ef = *ef;
 	return 0;
 }
 
 static void elf_close_file(struct elf_file *ef)
 {
+	if (last.path && ef->elf == last.ef.elf)
+		return;		/* kept for the next question */
 	elf_end(ef->elf);
 	close(ef->fd);
 }
@@ -65,6 +89,42 @@ static int vaddr_to_offset(Elf *elf, unsigned long addr, unsigned long *off)
 }
 
 /*
+ * A 64-bit table read in place: libelf's per-symbol calls take a lock
+ * each, and a binary has tens of thousands of symbols.  false when this
+ * table is not of that form (the caller walks it symbol by symbol);
+ * *found says whether fn returned true.
+ */
+static bool each_symbol_raw(Elf *elf, const GElf_Shdr *sh, Elf_Data *data,
+			    bool (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *arg),
+			    void *arg, bool *found)
+{
+	Elf_Scn *str_scn = elf_getscn(elf, sh->sh_link);
+	Elf_Data *strs = str_scn ? elf_getdata(str_scn, NULL) : NULL;
+	const Elf64_Sym *syms = data->d_buf;
+	const char *names;
+	size_t i, n;
+
+	*found = false;
+	if (gelf_getclass(elf) != ELFCLASS64 || data->d_type != ELF_T_SYM || !syms || !strs ||
+	    !strs->d_buf || !strs->d_size || ((const char *)strs->d_buf)[strs->d_size - 1])
+		return false;
+	names = strs->d_buf;
+	n = data->d_size / sizeof(*syms);
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+
+		if (syms[i].st_shndx == SHN_UNDEF || syms[i].st_name >= strs->d_size)
+			continue;
+		sym = syms[i];
+		if (fn(elf, &sym, names + syms[i].st_name, arg)) {
+			*found = true;
+			break;
+		}
+	}
+	return true;
+}
+
+/*
  * Call fn with each defined symbol of .symtab, then .dynsym, and its
  * name, until fn returns true; returns whether one did.
  */
@@ -76,6 +136,7 @@ static bool each_symbol(Elf *elf, bool (*fn)(Elf *elf, const GElf_Sym *sym, cons
 
 	for (k = 0; k < 2; k++) {
 		Elf_Scn *scn = NULL;
+		bool found;
 
 		while ((scn = elf_nextscn(elf, scn))) {
 			GElf_Shdr sh;
@@ -88,6 +149,11 @@ static bool each_symbol(Elf *elf, bool (*fn)(Elf *elf, const GElf_Sym *sym, cons
 			if (!data)
 				continue;
 			n = sh.sh_size / sh.sh_entsize;
+			if (each_symbol_raw(elf, &sh, data, fn, arg, &found)) {
+				if (found)
+					return true;
+				continue;
+			}
 			for (i = 1; i < n; i++) {
 				GElf_Sym sym;
 				const char *s;
