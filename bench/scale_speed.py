@@ -131,11 +131,11 @@ def host_part(runs):
         "many": [FEVENT, "compile", "-q", "-f", protos],
         "glob": [FEVENT, "compile", "-q", "--max", "100000", "*(...)"],
     }
-    t, rss = medians(cmds, runs)
+    t, _ = medians(cmds, runs)
     floor = t["cat"]
     print(f"Host (kernel {os.uname().release}): medians of {runs} interleaved runs")
-    print("| command | time | peak RSS | / cat of the BTF |")
-    print("|---|---|---|---|")
+    print("| command | time | / cat of the BTF |")
+    print("|---|---|---|")
     rows = [
         ("`cat /sys/kernel/btf/vmlinux` (floor)", "cat"),
         ("`dd bs=8M` of it", "dd"),
@@ -144,8 +144,7 @@ def host_part(runs):
         (f"`fevent compile --max 100000 '*(...)'` ({len(names)} functions)", "glob"),
     ]
     for label, k in rows:
-        print(f"| {label} | {t[k] * 1000:.1f} ms | {rss[k] / 1024:.0f} MiB | "
-              f"{t[k] / floor:.2f}x |")
+        print(f"| {label} | {t[k] * 1000:.1f} ms | {t[k] / floor:.2f}x |")
     print()
 
 

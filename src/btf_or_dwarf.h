@@ -121,6 +121,13 @@ struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err);
 /* The same for a file that may have no DWARF (a user binary): then NULL
  * with err->msg "". */
 struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, struct fe_error *err);
+
+/*
+ * Every unit of a DWARF file read as far as its first child (an open
+ * checks only the units' headers; a lookup, the unit it uses): 0, or -1
+ * with err naming the first malformed unit.  BTF: 0.
+ */
+int fe_dbg_check_all(struct fe_dbg *dbg, struct fe_error *err);
 /* What it was opened from, for messages, and which kind it is. */
 const char *fe_dbg_source(const struct fe_dbg *dbg);
 const char *fe_dbg_kind(const struct fe_dbg *dbg);

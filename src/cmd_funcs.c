@@ -63,8 +63,11 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 	}
 	if (cli->binary && strchr(cli->args[0], ':'))
 		return sdt_funcs(cli);
-	if (fe_open_debug_info(&opts, &dbg, &err)) {
+	/* funcs lists what the debug info describes without reading it:
+	 * its units are checked whole here */
+	if (fe_open_debug_info(&opts, &dbg, &err) || (dbg && fe_dbg_check_all(dbg, &err))) {
 		fe_say_error("%s\n", err.msg);
+		fe_dbg_close(dbg);
 		return FE_EXIT_USAGE;
 	}
 	/* the same rule as a glob in a prototype (DESIGN 12) */

@@ -56,11 +56,15 @@ static uint64_t debug_info_size(Dwarf *dw)
 
 /*
  * libdw reads lazily: garbage in .debug_info would surface later as "no
- * such function", or as a walk through it.  Check now that every unit's
- * header holds (a known version, a length inside the section) and that
- * its DIE and the first of its children read.  Headers only: cheap even for a vmlinux.
+ * such function", or as a walk through it.  Check that every unit's
+ * header holds (a known version, a length inside the section): cheap even
+ * for a vmlinux, so at every open.  With dies, also that each unit's DIE
+ * and the first of its children read: that parses every unit's
+ * abbreviations (a third of a libpython compile, more for a vmlinux), so
+ * only 'funcs' asks it, which reads no unit otherwise; a lookup checks
+ * the unit it uses, and says which unit is malformed.
  */
-static int check_units(Dwarf *dw, struct fe_error *err)
+static int check_units(Dwarf *dw, bool dies, struct fe_error *err)
 {
 	uint64_t end = debug_info_size(dw);
 	Dwarf_Off off = 0, next;
@@ -78,7 +82,7 @@ static int check_units(Dwarf *dw, struct fe_error *err)
 		if (next <= off || next > end)
 			return fe_err(err, 0, "the unit at offset %#llx of .debug_info runs past its end",
 				      (unsigned long long)off);
-		if (!dwarf_offdie(dw, off + hsize, &die) || dwarf_child(&die, &child) < 0)
+		if (dies && (!dwarf_offdie(dw, off + hsize, &die) || dwarf_child(&die, &child) < 0))
 			return fe_err(err, 0, "the unit at offset %#llx of .debug_info: %s",
 				      (unsigned long long)off, dwarf_errmsg(-1));
 		off = next;
@@ -112,11 +116,32 @@ static bool has_debug_info(Dwfl_Module *mod)
 	return false;
 }
 
+/* "cannot read FILE: malformed DWARF[ in DEBUGFILE]: why" */
+static void malformed(struct fe_dbg *dbg, const struct fe_error *why, struct fe_error *err)
+{
+	const char *debugfile = NULL;
+
+	/* the DWARF may come from a separate file found by build-id */
+	dwfl_module_info(dbg->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	fe_err(err, 0, "cannot read %s: malformed DWARF%s%s: %s", dbg->source,
+	       debugfile && strcmp(debugfile, dbg->source) ? " in " : "",
+	       debugfile && strcmp(debugfile, dbg->source) ? debugfile : "", why->msg);
+}
+
+int fe_dbg_check_all(struct fe_dbg *dbg, struct fe_error *err)
+{
+	struct fe_error why = { 0 };
+
+	if (dbg->ops != &dwarf_ops || !check_units(dbg->dw, true, &why))
+		return 0;
+	malformed(dbg, &why, err);
+	return -1;
+}
+
 static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_error *err)
 {
 	struct fe_error why = { 0 };
 	struct fe_dbg *dbg;
-	const char *debugfile = NULL;
 
 	/* before libdwfl opens it: a FIFO would block, a cut file be followed */
 	if (fe_input_check(path, true, &why)) {
@@ -149,12 +174,8 @@ static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_erro
 			       path, dwfl_errmsg(-1));
 		goto fail;
 	}
-	if (check_units(dbg->dw, &why)) {
-		/* the DWARF may come from a separate file found by build-id */
-		dwfl_module_info(dbg->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
-		fe_err(err, 0, "cannot read %s: malformed DWARF%s%s: %s", path,
-		       debugfile && strcmp(debugfile, path) ? " in " : "",
-		       debugfile && strcmp(debugfile, path) ? debugfile : "", why.msg);
+	if (check_units(dbg->dw, false, &why)) {
+		malformed(dbg, &why, err);
 		goto fail;
 	}
 	return dbg;
