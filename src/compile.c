@@ -801,7 +801,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	struct module_dbgs mods = { .nr = 0 };
 	struct fe_dbg *dbg;
 	bool dbg_is_running;
-	int i, failed = 0;
+	int i, ret;
 
 	if (fe_open_debug_info(opts, &dbg, err))
 		return -1;
@@ -819,12 +819,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		if (!it->proto)
 			it->failed = true;
 	}
-	if (expand_globs(set, dbg, opts)) {
-		fe_ksyms_free(ksyms);
-		fe_dbg_close(dbg);
-		fe_err(err, 0, "out of memory");
-		return -1;
-	}
+	if (expand_globs(set, dbg, opts))
+		goto oom;
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
@@ -841,42 +837,33 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	 */
 	if (!opts->binary && ((!opts->btf && !opts->vmlinux) || opts->kallsyms))
 		fe_ksyms_scan(ksyms, opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS);
-	if (expand_sites(set, dbg, opts, &ldbg)) {
-		fe_ksyms_free(ksyms);
-		fe_dbg_close(ldbg);
-		fe_dbg_close(dbg);
-		fe_err(err, 0, "out of memory");
-		return -1;
-	}
+	if (expand_sites(set, dbg, opts, &ldbg))
+		goto oom;
 
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
 		if (!it->failed && opts->binary && it->proto->module) {
 			/* PROVIDER:NAME of a binary: an SDT probe */
-			if (compile_usdt(it, opts)) {
+			if (compile_usdt(it, opts))
 				it->failed = true;
-				failed++;
-			}
 			continue;
 		}
 		if (it->failed ||
 		    fe_compile_one(it, ksyms,
 				   it->has_site ? line_dbg(dbg, opts, &ldbg) :
 				   dbg_for(&mods, dbg, ksyms, it->proto, &it->warnings),
-				   opts)) {
+				   opts))
 			it->failed = true;
-			failed++;
-			continue;
-		}
 	}
-	if (warn_same_events(set)) {
-		fe_ksyms_free(ksyms);
-		fe_dbg_close(ldbg);
-		fe_dbg_close(dbg);
-		fe_err(err, 0, "out of memory");
-		return -1;
-	}
+	if (warn_same_events(set))
+		goto oom;
+	ret = settle_globs(set, opts);
+	goto out;
+oom:
+	fe_err(err, 0, "out of memory");
+	ret = -1;
+out:
 	fe_ksyms_free(ksyms);
 	for (i = 0; i < mods.nr; i++) {
 		fe_dbg_close(mods.dbg[i]);
@@ -884,7 +871,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	}
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
-	return settle_globs(set, opts);
+	return ret;
 }
 
 /* "s32", "u64": an SDT argument's type from its spec */

@@ -8,16 +8,14 @@ and a kallsyms with names twice."""
 import json
 import os
 import re
-import subprocess
 import tempfile
 
 import fe
 from fe import check, expect_eq
 from test_events_host import GROUP, clean, need_uprobes
 from test_libpython import libpython
+from test_stats_bpftrace import binary as counts_prog
 from test_usdt import PYTHON
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def funcs(*args):
@@ -197,20 +195,6 @@ def test_names_kallsyms_has_twice_are_not_probed():
                    ("zzt_mod_only", "zzmod:zzt_mod_only")])
     finally:
         os.unlink(f.name)
-
-
-_counts = {}
-
-
-def counts_prog():
-    if "path" not in _counts:
-        d = tempfile.mkdtemp(prefix="fevent-globs-")
-        os.chmod(d, 0o755)
-        out = os.path.join(d, "fx_counts")
-        subprocess.run(["gcc", "-g", "-O1", "-o", out,
-                        os.path.join(HERE, "fixtures", "fx_counts.c")], check=True)
-        _counts["path"] = out
-    return _counts["path"]
 
 
 def test_uprobe_glob_added_recorded_and_cleared():
