@@ -93,10 +93,8 @@ fevent clear
 """),
     ("record", f"""
 fevent add 'long {SEED}' > /dev/null || exit 1
-fevent record -- cat /etc/hostname
-echo "rc=$?"
-fevent record --json -- cat /nonexistent
-echo "rc=$?"
+{{ fevent record -- cat /etc/hostname; echo "rc=$?"; }} | cat
+{{ fevent record --json -- cat /nonexistent; echo "rc=$?"; }} | cat
 ls $T/instances
 fevent clear
 """),

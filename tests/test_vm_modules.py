@@ -54,7 +54,7 @@ fevent add 'binfmt_misc:exit_misc_binfmt()'; echo rc=$?
 echo @@add
 fevent add 'int binfmt_misc:load_misc_binary(string bprm->filename)'; echo rc=$?
 echo @@record
-fevent record -- cat /etc/hostname; echo rc=$?
+{ fevent record -- cat /etc/hostname; echo rc=$?; } | cat
 echo @@rmmod
 rmmod binfmt_misc; echo rc=$?
 ls /sys/kernel/btf
@@ -70,7 +70,7 @@ a=$(hits); fevent --version > /dev/null; b=$(hits); echo $((b - a))
 echo 0 > $T/events/functions/load_misc_binary/enable
 fevent list | grep -c '^    !'
 echo @@record_again
-fevent record -- cat /etc/hostname; echo rc=$?
+{ fevent record -- cat /etc/hostname; echo rc=$?; } | cat
 fevent clear; echo rc=$?
 cat $T/dynamic_events
 """
