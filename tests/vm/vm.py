@@ -39,19 +39,23 @@ class VMError(Exception):
     pass
 
 
-def kernel():
-    r = subprocess.run([os.path.join(HERE, "fetch-kernel")], capture_output=True, text=True,
-                       timeout=1200)
+# The kernel matrix: Debian suites whose cloud kernels the tests boot.
+SUITES = ("bullseye", "bookworm", "trixie", "sid")
+
+
+def kernel(suite="bookworm"):
+    r = subprocess.run([os.path.join(HERE, "fetch-kernel"), "--suite", suite],
+                       capture_output=True, text=True, timeout=1200)
     if r.returncode != 0:
         raise VMError(f"no kernel image: {r.stderr.strip()[-300:]}")
     return r.stdout.strip()
 
 
-def modules():
+def modules(suite="bookworm"):
     """{path in the VM: host path} of the kernel modules fetch-kernel
     keeps (binfmt_misc.ko, modules.builtin) under /lib/modules/RELEASE."""
-    r = subprocess.run([os.path.join(HERE, "fetch-kernel"), "--modules"], capture_output=True,
-                       text=True, timeout=1200)
+    r = subprocess.run([os.path.join(HERE, "fetch-kernel"), "--suite", suite, "--modules"],
+                       capture_output=True, text=True, timeout=1200)
     if r.returncode != 0:
         raise VMError(f"no kernel modules: {r.stderr.strip()[-300:]}")
     root = r.stdout.strip()
@@ -122,24 +126,25 @@ def build_initramfs(out, fevent, snippets, files=None):
 _booted = {}
 
 
-def run_once(tier, snippets, files=None):
+def run_once(tier, snippets, files=None, suite="bookworm"):
     """A test tier's one boot: every snippet's (rc, stdout, stderr) by name,
     the same dict on every call.  Skipped with FEVENT_NO_VM=1; a VM that
     failed fails each test that asks, with its reason."""
     import fe
     if os.environ.get("FEVENT_NO_VM") == "1":
         raise fe.Skip("FEVENT_NO_VM=1")
-    if tier not in _booted:
+    key = (tier, suite)
+    if key not in _booted:
         try:
-            _booted[tier] = run(fe.binary(), snippets, files=files)
+            _booted[key] = run(fe.binary(), snippets, files=files, suite=suite)
         except VMError as e:
-            _booted[tier] = {"__error__": str(e)}
-    if "__error__" in _booted[tier]:
-        raise AssertionError(f"the test VM failed: {_booted[tier]['__error__']}")
-    return _booted[tier]
+            _booted[key] = {"__error__": str(e)}
+    if "__error__" in _booted[key]:
+        raise AssertionError(f"the test VM failed ({suite}): {_booted[key]['__error__']}")
+    return _booted[key]
 
 
-def run(fevent, snippets, files=None, timeout=600):
+def run(fevent, snippets, files=None, timeout=600, suite="bookworm"):
     """Boot the VM once, run every snippet; name -> (rc, stdout, stderr)."""
     work = tempfile.mkdtemp(prefix="fevent-vm-")
     try:
@@ -148,7 +153,7 @@ def run(fevent, snippets, files=None, timeout=600):
         results = os.path.join(work, "results")
         console = os.path.join(work, "console")
         argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", "512",
-                "-nographic", "-no-reboot", "-kernel", kernel(), "-initrd", initrd,
+                "-nographic", "-no-reboot", "-kernel", kernel(suite), "-initrd", initrd,
                 "-append", "console=ttyS0 quiet panic=-1",
                 "-serial", f"file:{console}", "-serial", f"file:{results}",
                 "-monitor", "none", "-display", "none"]
