@@ -637,6 +637,9 @@ static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool jso
 	fe_buf_addc(b, '"');
 }
 
+/* Integers a JSON reader holds exactly in a double: |x| <= 2^53. */
+#define FE_JSON_EXACT (1LL << 53)
+
 static unsigned long long number(struct fe_view *v, const void *p, unsigned int size)
 {
 	return tep_read_number(v->tep, p, size);
@@ -654,11 +657,16 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 
 	switch (s->kind) {
 	case V_SIGNED:
-		fe_buf_add_s64(b, sv);
+		if (json && (sv > FE_JSON_EXACT || sv < -FE_JSON_EXACT))
+			fe_buf_printf(b, sv < 0 ? "\"-0x%llx\"" : "\"0x%llx\"",
+				      sv < 0 ? -(unsigned long long)sv : (unsigned long long)sv);
+		else
+			fe_buf_add_s64(b, sv);
 		break;
 	case V_HEX:
+		/* JSON readers keep a string exact; jq rounds numbers past 2^53 */
 		if (json)
-			fe_buf_add_u64(b, u);
+			fe_buf_printf(b, "\"0x%llx\"", u);
 		else
 			fe_buf_add_hex(b, u);
 		break;
@@ -681,7 +689,10 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 		break;
 	}
 	default:
-		fe_buf_add_u64(b, u);
+		if (json && u > FE_JSON_EXACT)
+			fe_buf_printf(b, "\"0x%llx\"", u);
+		else
+			fe_buf_add_u64(b, u);
 	}
 }
 

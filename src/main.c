@@ -34,6 +34,7 @@ enum {
 	OPT_STREAM,
 	OPT_STRICT,
 	OPT_MAX,
+	OPT_INTERVAL,
 	OPT_VERSION,
 };
 
@@ -68,6 +69,9 @@ static const struct option_desc options[] = {
 	{ 'd', "duration", "SECS", "stop recording after this long" },
 	{ 'o', "output", "FILE", "also write a trace.dat (trace-cmd report reads it)" },
 	{ 'i', "input", "FILE", "the trace.dat to read" },
+	/* stats' -i: its short form is -i, which is --input elsewhere */
+	{ OPT_INTERVAL, "interval", "SECS", "print the table every SECS seconds, each\n"
+					    "counting that interval only" },
 	{ OPT_JSON, "json", NULL, "one JSON object per line" },
 	{ OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
 	  "a call without calls inside on one line" },
@@ -202,8 +206,7 @@ static const struct command commands[] = {
 		  { OPT_BY, NULL }, { OPT_HIST, NULL }, { OPT_LATENCY, NULL },
 		  { 'a', NULL }, { 'p', NULL },
 		  { 'd', "stop counting after this long" },
-		  { 'i', "SECS: print the table every SECS seconds, each\n"
-			 "counting that interval only" },
+		  { OPT_INTERVAL, NULL },
 		  { OPT_JSON, "one JSON object per event and key" },
 		  { OPT_STREAM, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
@@ -296,8 +299,9 @@ static void print_option(FILE *out, const struct option_desc *d, const char *hel
 	const char *line, *nl;
 	int n;
 
-	if (d->val < 256)
-		n = snprintf(head, sizeof(head), "-%c, --%s%s%s", d->val, d->name,
+	if (d->val < 256 || d->val == OPT_INTERVAL)
+		n = snprintf(head, sizeof(head), "-%c, --%s%s%s",
+			     d->val == OPT_INTERVAL ? 'i' : d->val, d->name,
 			     d->arg ? " " : "", d->arg ? d->arg : "");
 	else
 		n = snprintf(head, sizeof(head), "    --%s%s%s", d->name,
@@ -320,14 +324,7 @@ static void command_help(const struct command *cmd)
 	printf("usage: %s\n\n%s\n", cmd->synopsis, cmd->about);
 	for (o = cmd->opts; o->val; o++) {
 		const struct option_desc *d = option_by_val(o->val);
-		struct option_desc own;
 
-		/* stats' -i is an interval: "SECS: ..." names its value */
-		if (o->help && !strncmp(o->help, "SECS: ", 6)) {
-			own = (struct option_desc){ d->val, d->name, "SECS", o->help + 6 };
-			print_option(stdout, &own, own.help);
-			continue;
-		}
 		print_option(stdout, d, o->help ? o->help : d->help);
 	}
 	printf("\nExample:\n  %s\n", cmd->example);
@@ -437,9 +434,18 @@ int main(int argc, char **argv)
 	/* options may follow operands; "--" ends them */
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		const struct option_desc *d = option_by_val(c);
+	for (;;) {
+		const struct option_desc *d;
+		int longindex = -1;
 		double number;
+
+		c = getopt_long(argc, argv, shorts, longs, &longindex);
+		if (c == -1)
+			break;
+		/* -i is stats' --interval, everywhere else --input */
+		if (c == 'i' && longindex < 0 && command_takes(cmd, OPT_INTERVAL))
+			c = OPT_INTERVAL;
+		d = option_by_val(c);
 
 		if (c == ':') {
 			fprintf(stderr, "fevent %s: option '%s' needs a value\n",
@@ -510,21 +516,20 @@ int main(int argc, char **argv)
 			cli.output = optarg;
 			break;
 		case 'i':
-			if (!strcmp(cmd->name, "stats")) {
-				/* stats: -i SECS, an interval */
-				char *end;
-
-				cli.interval = strtod(optarg, &end);
-				if (*end || end == optarg || !(cli.interval > 0)) {
-					fprintf(stderr, "fevent stats: -i wants a positive number of "
-						"seconds, not '%s'\n", optarg);
-					ret = FE_EXIT_USAGE;
-					goto out;
-				}
-				break;
-			}
 			cli.input = optarg;
 			break;
+		case OPT_INTERVAL: {
+			char *end;
+
+			cli.interval = strtod(optarg, &end);
+			if (*end || end == optarg || !(cli.interval > 0)) {
+				fprintf(stderr, "fevent stats: -i wants a positive number of "
+					"seconds, not '%s'\n", optarg);
+				ret = FE_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		}
 		case OPT_BY:
 			cli.by = optarg;
 			break;

@@ -549,9 +549,14 @@ static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_b
 {
 	size_t width[16] = { 0 }, cw = 5;
 	int i, k, nk = s->o.nr_keys < 16 ? s->o.nr_keys : 16;
+	/* a key that is a field named count (read's) leaves "hits" to the tally */
+	const char *tally = "count";
 
-	for (k = 0; k < nk; k++)
+	for (k = 0; k < nk; k++) {
 		width[k] = strlen(s->o.keys[k]);
+		if (!strcmp(s->o.keys[k], "count"))
+			tally = "hits";
+	}
 	for (i = 0; i < n; i++) {
 		struct fe_buf t = { 0 };
 		char num[32];
@@ -572,7 +577,7 @@ static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_b
 	for (k = 0; k < nk; k++)
 		if (s->o.key_kinds[k] != FE_KEY_STACK)
 			fe_buf_printf(b, "  %-*s", (int)width[k], s->o.keys[k]);
-	fe_buf_printf(b, "  %*s\n", (int)cw, "count");
+	fe_buf_printf(b, "  %*s\n", (int)cw, tally);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < nk; k++) {
 			struct fe_buf t = { 0 };

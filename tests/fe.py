@@ -4,6 +4,9 @@ import subprocess
 
 BUILD = os.environ.get("FEVENT_BUILD",
                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
+# Appended to the tests' event groups: two runs of the suite at once (two
+# checkouts, CI beside a developer) never see or clear each other's events.
+TAG = "_" + os.environ.setdefault("FEVENT_TEST_TAG", str(os.getpid()))
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 
 
@@ -18,7 +21,7 @@ def binary():
 def run(*args, stdin=None, env=None, **kw):
     """Run fevent; returns CompletedProcess with text stdout/stderr."""
     return subprocess.run([binary(), *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=60, **kw)
+                          text=True, env=env, timeout=kw.pop("timeout", 300), **kw)
 
 
 def run_as_nobody(*args):
@@ -62,3 +65,46 @@ def check(cond, msg):
 def expect_eq(got, want, what=""):
     if got != want:
         raise AssertionError(f"{what}\n  got:  {got!r}\n  want: {want!r}")
+
+
+TRACEFS = "/sys/kernel/tracing"
+
+
+def wait_armed(proc, group, timeout=60):
+    """Wait until the fevent record/stats process proc has an event of
+    group enabled in its instance: from then on every hit is in its buffer.
+    Bounded; fails saying why (fevent exited, or never armed)."""
+    import time
+    events = os.path.join(TRACEFS, "instances", f"fevent-{proc.pid}", "events", group)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"fevent exited ({proc.returncode}) before it armed {group}")
+        try:
+            for ev in os.listdir(events):
+                try:
+                    with open(os.path.join(events, ev, "enable")) as f:
+                        if f.read().strip() == "1":
+                            return
+                except OSError:
+                    pass
+        except OSError:
+            pass
+        time.sleep(0.02)
+    raise AssertionError(f"fevent-{proc.pid} did not enable an event of {group} "
+                         f"within {timeout} s")
+
+
+def leftover_instances(before):
+    """fevent instances that appeared since the list `before` and whose
+    process is gone: what a run of the test left behind.  Instances of
+    other fevent processes running at the same time are not the test's."""
+    now = os.listdir(os.path.join(TRACEFS, "instances"))
+    left = []
+    for name in now:
+        if name in before or not name.startswith("fevent-"):
+            continue
+        pid = name[len("fevent-"):]
+        if not (pid.isdigit() and os.path.exists(f"/proc/{pid}")):
+            left.append(name)
+    return sorted(left)

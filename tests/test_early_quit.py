@@ -19,7 +19,7 @@ def first_line_then_quit(argv, during=None):
     head -1 does; returns (first line, exit status, stderr)."""
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if during:
-        time.sleep(0.5)
+        fe.wait_armed(p, GROUP)
         during()
     line = p.stdout.readline()
     p.stdout.close()
@@ -49,7 +49,7 @@ def test_record_json_into_head():
             during=lambda: subprocess.run([prog(), "3000"], check=True, capture_output=True))
         check(line.startswith("{") and '"event":"traced"' in line, line)
         expect_eq((rc, err), (0, ""), "no error, no summary: the reader quit")
-        expect_eq(instances(), before, "the instance is removed")
+        expect_eq(fe.leftover_instances(before), [], "the instance is removed")
     finally:
         clean()
 
@@ -62,11 +62,11 @@ def test_a_reader_that_quits_while_nothing_is_written():
         before = instances()
         p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--json", "-a"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1)
+        fe.wait_armed(p, GROUP)
         p.stdout.close()
         _, err = finish(p, 20)
         expect_eq((p.returncode, err), (0, ""), "no error, no summary: the reader quit")
-        expect_eq(instances(), before, "the instance is removed")
+        expect_eq(fe.leftover_instances(before), [], "the instance is removed")
     finally:
         clean()
 

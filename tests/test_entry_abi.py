@@ -16,7 +16,7 @@ from test_debuginfo import FIXTURES, fixture
 from test_events_host import need_uprobes
 from test_sse import args, sse_fixture
 
-GROUP = "fevent_abi"	# this module's own group
+GROUP = "fevent_abi" + fe.TAG	# this module's own group
 PROTOS = ["abi_vec(k)", "abi_many(a1, a7, a8)", "abi_ret_big(k, p.a, p.b)"]
 _built = {}
 

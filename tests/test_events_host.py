@@ -10,7 +10,7 @@ from fe import check, expect_eq
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 TRACEFS = "/sys/kernel/tracing"
-GROUP = "fevent_test"      # the tests' own group: never the user's 'functions'
+GROUP = "fevent_test" + fe.TAG     # the tests' own group: never the user's 'functions'
 _prog = {}
 
 
@@ -160,15 +160,15 @@ def test_clear_named_event_takes_its_return_event():
 def test_enabled_event_stays_unless_forced():
     need_uprobes()
     clean()
-    inst = os.path.join(TRACEFS, "instances", "fevent_test_other")
+    inst = os.path.join(TRACEFS, "instances", f"{GROUP}_other")
     try:
         fe.run("add", "-g", GROUP, "-x", prog(), "traced(n)")
         os.mkdir(inst)
-        write(f"instances/fevent_test_other/events/{GROUP}/traced/enable", "1")
-        expect_eq(listed()[0]["enabled"], ["fevent_test_other"])
+        write(f"instances/{GROUP}_other/events/{GROUP}/traced/enable", "1")
+        expect_eq(listed()[0]["enabled"], [f"{GROUP}_other"])
         r = fe.run("clear", "-g", GROUP)
         expect_eq(r.returncode, 1, "an event left in place is a failure")
-        check(f"fevent: error: {GROUP}/traced is enabled in instance fevent_test_other; "
+        check(f"fevent: error: {GROUP}/traced is enabled in instance {GROUP}_other; "
               "left in place" in r.stderr, r.stderr)
         expect_eq([e["event"] for e in listed()], ["traced"])
         r = fe.run("clear", "-g", GROUP, "--force")

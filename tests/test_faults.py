@@ -16,13 +16,9 @@ def instances():
     return sorted(os.listdir(os.path.join(TRACEFS, "instances")))
 
 
-def wait_for_instance(pid):
-    inst = f"fevent-{pid}"
-    for _ in range(100):
-        if inst in instances():
-            break
-        time.sleep(0.05)
-    return inst
+def wait_for_instance(p):
+    fe.wait_armed(p, GROUP)
+    return f"fevent-{p.pid}"
 
 
 def add(*protos):
@@ -37,7 +33,7 @@ def test_record_killed_with_sigkill_is_cleaned_by_clear():
     p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     try:
-        inst = wait_for_instance(p.pid)
+        inst = wait_for_instance(p)
         check(inst in instances(), "the record made its instance")
         p.kill()
         p.wait()
@@ -59,7 +55,7 @@ def test_traced_command_that_crashes_or_is_killed():
         before = instances()
         r = fe.run("record", "-g", GROUP, "--", "sh", "-c", "kill -SEGV $$")
         expect_eq(r.returncode, 128 + signal.SIGSEGV, r.stderr)
-        expect_eq(instances(), before)
+        expect_eq(fe.leftover_instances(before), [])
         with tempfile.NamedTemporaryFile("r") as pidfile:
             p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--", "sh", "-c",
                                   f"echo $$ > {pidfile.name}; exec sleep 30"],
@@ -76,7 +72,7 @@ def test_traced_command_that_crashes_or_is_killed():
             os.kill(pid, signal.SIGKILL)
             out, err = p.communicate(timeout=30)
             expect_eq(p.returncode, 128 + signal.SIGKILL, err)
-        expect_eq(instances(), before)
+        expect_eq(fe.leftover_instances(before), [])
     finally:
         clean()
 
@@ -123,7 +119,7 @@ def test_clear_while_another_fevent_records():
     p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
-        inst = wait_for_instance(p.pid)
+        inst = wait_for_instance(p)
         r = fe.run("clear", "-g", GROUP)
         expect_eq(r.returncode, 1, "the record's events are left in place: a failure")
         check(f"is enabled in instance {inst}; left in place" in r.stderr, r.stderr)

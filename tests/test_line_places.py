@@ -199,10 +199,12 @@ def test_values_recorded_at_lines():
             if "p" in a:
                 # the list's nodes are on main's stack: a pointer, or
                 # NULL at the last test (p->val is then unreadable)
-                check(a["p"] != 0 or o["event"].endswith("_1"), o)
-                if a["p"] == 0:
+                # NULL at the last test (p->val is then unreadable); a
+                # pointer is hex-typed: a "0x..." string in JSON
+                check(a["p"] != "0x0" or o["event"].endswith("_1"), o)
+                if a["p"] == "0x0":
                     a.pop("val")
-                a["p"] = "NULL" if a["p"] == 0 else "node"
+                a["p"] = "NULL" if a["p"] == "0x0" else "node"
             got.append((o["event"], a))
         # sink(x) is x + 1: v = val * k is 20, 40, 60, so sum after each
         # node is 21, 62, 123; the line's first address is the loop's

@@ -43,6 +43,23 @@ def test_options_of_other_commands_are_usage_errors():
                                             "'report'; see 'fevent report --help'\n"))
 
 
+def test_stats_interval_is_its_own_option():
+    # -i is report's --input FILE and stats' --interval SECS: stats does not
+    # take --input, report does not take --interval
+    r = fe.run("stats", "--interval", "x", "-a")
+    expect_eq((r.returncode, r.stderr), (2, "fevent stats: -i wants a positive number of "
+                                            "seconds, not 'x'\n"))
+    r = fe.run("stats", "--input", "1", "-a")
+    expect_eq((r.returncode, r.stderr), (2, "fevent stats: -i (--input) is not an option of "
+                                            "'stats'; see 'fevent stats --help'\n"))
+    r = fe.run("report", "--interval", "1", "-i", "x.dat")
+    expect_eq((r.returncode, r.stderr), (2, "fevent report: --interval is not an option of "
+                                            "'report'; see 'fevent report --help'\n"))
+    listed, _ = help_options("stats")
+    expect_eq(listed.get("--interval"), "-i")
+    check("--input" not in listed, listed)
+
+
 def test_every_command_takes_exactly_the_options_its_help_lists():
     for cmd in COMMANDS:
         listed, _ = help_options(cmd)

@@ -97,7 +97,7 @@ def test_sigint_gives_a_complete_file_and_sigkill_no_partial_one():
         for sig in (signal.SIGINT, signal.SIGKILL):
             p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-o", dat, "-a"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(0.5)
+            fe.wait_armed(p, GROUP)
             subprocess.run([prog(), "2"], check=True, capture_output=True)
             time.sleep(0.3)
             p.send_signal(sig)

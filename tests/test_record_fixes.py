@@ -37,7 +37,7 @@ def test_pid_of_no_process_is_a_failure():
         r = fe.run("record", "-g", GROUP, "-p", "999999")
         expect_eq((r.returncode, r.stdout), (1, ""))
         expect_eq(r.stderr, "fevent: error: no process with pid 999999\n")
-        expect_eq(instances(), before, "no instance left")
+        expect_eq(fe.leftover_instances(before), [], "no instance left")
     finally:
         clean()
 
@@ -53,7 +53,7 @@ def test_duration_ends_the_recording_and_the_command_runs_on():
         expect_eq(len(lines), 1, "only what ran within -d was recorded")
         expect_eq(r.stdout.splitlines()[-1], "224", "the command's last output: it ran on")
         expect_eq(r.stderr, "fevent: 2 events; none lost\n")
-        expect_eq(instances(), before)
+        expect_eq(fe.leftover_instances(before), [])
     finally:
         clean()
 
@@ -86,10 +86,9 @@ def test_all_leaves_fevent_itself_out():
     try:
         r = fe.run("add", "-g", GROUP, "-x", libc, "write(int fd, x64 buf, u64 count)")
         expect_eq(r.returncode, 0, r.stderr)
-        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a", "-d", "1.5"],
+        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a", "-d", "3"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        import time
-        time.sleep(0.6)
+        fe.wait_armed(p, GROUP)
         subprocess.run(["sh", "-c", "echo one; echo two"], capture_output=True)
         out, err = p.communicate(timeout=30)
         expect_eq(p.returncode, 0, err)
@@ -115,7 +114,7 @@ def test_events_too_large_to_record_are_reported_lost():
         expect_eq(r.stderr, "fevent: 2 events; LOST: 2 traced too large to record (the kernel "
                             "drops an event larger than a ring-buffer page, and does not say "
                             "whose it was)\n")
-        expect_eq(instances(), before, "the counting instance is gone too")
+        expect_eq(fe.leftover_instances(before), [], "the counting instance is gone too")
         r = fe.run("record", "-g", GROUP, "--", prog(), "3")
         expect_eq(r.stderr, "fevent: 3 events; none lost\n")
     finally:

@@ -13,7 +13,7 @@ from fe import check, expect_eq
 from test_events_host import need_uprobes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GROUP = "fevent_test_stats"
+GROUP = "fevent_test_stats" + fe.TAG
 _bin = {}
 
 
@@ -47,7 +47,7 @@ def leftovers():
 def test_intervals_add_up_to_the_run():
     setup()
     try:
-        r = fe.run("stats", "-v", "-g", GROUP, "-e", "tock", "-i", "1", "--json", "--",
+        r = fe.run("stats", "-v", "-g", GROUP, "-e", "tock", "--interval", "1", "--json", "--",
                    binary(), "25")
         expect_eq(r.returncode, 0, r.stderr)
         check("stats: from the event stream (this kernel has no hist triggers)" in r.stderr,
@@ -93,6 +93,29 @@ def test_by_field_and_pid_text_table():
         expect_eq(len(pids), 1)
     finally:
         clean()
+
+
+def test_a_key_named_count_leaves_the_tally_its_own_header():
+    need_uprobes()
+    clean()
+    r = fe.run("add", "-q", "-g", GROUP, "-x", binary(), "tock(int count)")
+    expect_eq(r.returncode, 0, r.stderr)
+    try:
+        r = fe.run("stats", "-g", GROUP, "--by", "count", "--", binary(), "6")
+        expect_eq(r.returncode, 0, r.stderr)
+        # count = n % 4 for n in 0..5: 0 and 1 twice, 2 and 3 once
+        expect_eq(r.stdout.splitlines(), [
+            f"{GROUP}/tock: 6 hits",
+            "  count   hits",
+            "  0          2",
+            "  1          2",
+            "  2          1",
+            "  3          1",
+            "",
+        ])
+    finally:
+        clean()
+    expect_eq(leftovers(), [])
 
 
 def test_counts_without_keys_list_every_event():

@@ -15,7 +15,7 @@ from fe import check, expect_eq
 from test_events_host import need_uprobes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GROUP = "fevent_test_bpft"
+GROUP = "fevent_test_bpft" + fe.TAG
 _bin = {}
 
 

@@ -93,7 +93,7 @@ def test_written_types_names_and_errors():
     check("an SDT argument is read as 'TYPE NAME', 'NAME' or '...'" in r.stderr, r.stderr)
 
 
-GROUP = "fevent_test_usdt"
+GROUP = "fevent_test_usdt" + fe.TAG
 
 
 def importtime_order(mod):

@@ -17,12 +17,31 @@ def test_repeated_labels_have_unique_json_keys():
         line = [l for l in r.stdout.splitlines() if l.startswith("{")][0]
         pairs = json.loads(line, object_pairs_hook=lambda kv: kv)
         args = dict(pairs)["args"]
-        expect_eq(args, [("n", 0), ("id", 7), ("id__1", 7), ("name", "hello"),
+        expect_eq(args, [("n", 0), ("id", 7), ("id__1", "0x7"), ("name", "hello"),
                          ("name__1", "abc")])
         t = fe.run("record", "-g", GROUP, "--", prog(), "1")
         text = [l for l in t.stdout.splitlines() if "traced(" in l][0]
         expect_eq(text.split(": ", 1)[1],
                   'traced(n=0, id=7, id=0x7, name="hello", name="abc")')
+    finally:
+        clean()
+
+
+def test_json_keeps_64_bit_values_exact():
+    # jq and JavaScript read JSON numbers as doubles: past 2^53 two different
+    # pointers compare equal, so such values, and every hex-typed one, are
+    # strings; 2^53 itself is still exact as a number
+    added("wide(a, b, x64 c, d)")
+    try:
+        r = fe.run("record", "-g", GROUP, "--json", "--", prog(), "wide")
+        expect_eq(r.returncode, 0, r.stderr)
+        line = [l for l in r.stdout.splitlines() if l.startswith("{")][0]
+        expect_eq(json.loads(line)["args"], {"a": "0xff33d29170ff6a00", "b": "-0x20000000000001",
+                                             "c": "0x20000000000000", "d": 9007199254740992})
+        t = fe.run("record", "-g", GROUP, "--", prog(), "wide")
+        text = [l for l in t.stdout.splitlines() if "wide(" in l][0]
+        expect_eq(text.split(": ", 1)[1], "wide(a=18389273225591745024, b=-9007199254740993, "
+                  "c=0x20000000000000, d=9007199254740992)")
     finally:
         clean()
 
