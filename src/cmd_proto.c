@@ -63,7 +63,7 @@ static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f, c
 
 	fe_cli_compile_opts(cli, &opts);
 	opts.event = NULL;
-	opts.want_return = !proto && f->ret != 0;
+	opts.want_return = !proto;	/* void too: the return event times the call */
 	snprintf(text, sizeof(text), "%s", proto ? proto : "");
 	if (!proto)
 		snprintf(text, sizeof(text), "%s(...)", f->name);

@@ -222,7 +222,8 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 			if (j == n) {
 				if (named) {
 					fe_say_error("--latency: %s/%s has no return event (add it with "
-						     "a return type, or -r)\n", ev[i].group, ev[i].event);
+						     "a return type, 'void' for a function that "
+						     "returns none, or -r)\n", ev[i].group, ev[i].event);
 					return -1;
 				}
 				continue;

@@ -165,6 +165,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.binary = opts->binary,
 		.warnings = &it->warnings,
 		.strict = opts->strict,
+		.in_glob = it->glob != 0,
 	};
 	struct fe_emit_opts eopts = {
 		.group = opts->group,

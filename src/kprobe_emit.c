@@ -523,8 +523,10 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		}
 		names_free(&used);
 		memset(&used, 0, sizeof(used));
-		if (!unique_name(&used, probe->ret.label, probe->ret.col, err) ||
-		    emit_field(probe, places, &probe->ret, probe->ret.label, &args, err))
+		/* a void function's return event: its time, no value */
+		if (!probe->ret_void &&
+		    (!unique_name(&used, probe->ret.label, probe->ret.col, err) ||
+		     emit_field(probe, places, &probe->ret, probe->ret.label, &args, err)))
 			goto fail;
 		def->ret_args = fe_buf_take(&args);
 		if (!def->ret_args)

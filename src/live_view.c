@@ -1195,7 +1195,7 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 			fe_buf_add(l, entry->json, strlen(entry->json));
 		else
 			fe_buf_add(l, "{}", 2);
-		if (ret) {
+		if (ret && ret->ev->ret) {	/* a void function's: no value */
 			fe_buf_add(l, ",\"ret\":", 7);
 			fe_buf_add(l, ret->json, strlen(ret->json));
 		}
@@ -1218,7 +1218,7 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	else
 		fe_buf_addc(l, '?');
 	fe_buf_addc(l, ')');
-	if (ret) {
+	if (ret && ret->ev->ret) {
 		fe_buf_add(l, " = ", 3);
 		fe_buf_add(l, ret->text, strlen(ret->text));
 	}
@@ -1269,7 +1269,7 @@ static void print_graph(struct fe_view *v, const struct item *entry, const struc
 	}
 	if (kind == G_OPEN)
 		fe_buf_add(l, " {", 2);
-	if (ret && kind != G_OPEN) {
+	if (ret && ret->ev->ret && kind != G_OPEN) {
 		fe_buf_add(l, " = ", 3);
 		fe_buf_add(l, ret->text, strlen(ret->text));
 	}

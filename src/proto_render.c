@@ -160,7 +160,7 @@ char *fe_render_proto(const char *event, const char *target, const char *args,
 	bool syscall = target && !strncmp(target, "__x64_sys_", 10);
 	int i, nr_items = 0, nr_args = 0, cur_slot = -1, later_min;
 	char *ret_type = NULL;
-	bool failed = false;
+	bool failed = false, retval = false;
 
 	if (syscall)
 		snprintf(func, sizeof(func), "SyS_%s", target + 10);
@@ -198,6 +198,7 @@ char *fe_render_proto(const char *event, const char *target, const char *args,
 			struct fe_buf alt = { 0 };
 			int slot;
 
+			retval = true;
 			if (render_arg(name, &f, type, &alt, &slot) == 0) {
 				free(ret_type);
 				ret_type = strdup(type);
@@ -249,6 +250,8 @@ char *fe_render_proto(const char *event, const char *target, const char *args,
 
 	if (is_return && ret_type)
 		fe_buf_printf(&out, "%s ", ret_type);
+	else if (is_return && !retval)
+		fe_buf_printf(&out, "void ");	/* a return event with no value */
 	fe_buf_printf(&out, "%s(", func);
 	for (i = 0; i < nr_items; i++) {
 		const struct item *it = &items[i];

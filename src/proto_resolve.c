@@ -1653,6 +1653,125 @@ static bool written_struct(struct resolver *r, const struct fe_tspec *ts, fe_tid
 	return tag != NULL;
 }
 
+/* The function as its debug info declares it: "int work(int n)". */
+static void declaration(struct resolver *r, char *out, size_t size)
+{
+	struct fe_buf b = { 0 };
+	char t[256];
+	int i;
+
+	for (i = -1; i < r->dfunc.nr_params; i++) {
+		fe_tid type = i < 0 ? r->dfunc.ret : r->dfunc.params[i].type;
+		const char *name = i < 0 ? (r->dfunc.name ? r->dfunc.name : r->p->func) :
+				   r->dfunc.params[i].name ? r->dfunc.params[i].name : "";
+
+		if (!type)
+			snprintf(t, sizeof(t), "void");
+		else if (fe_dbg_type_name(r->dbg, type, t, sizeof(t)) < 0)
+			snprintf(t, sizeof(t), "?");
+		fe_buf_printf(&b, "%s%s%s%s%s", i > 0 ? ", " : "", t,
+			      t[strlen(t) ? strlen(t) - 1 : 0] == '*' || !*name ? "" : " ", name,
+			      i < 0 ? "(" : "");
+	}
+	if (r->dfunc.variadic)
+		fe_buf_printf(&b, "%s...", r->dfunc.nr_params ? ", " : "");
+	else if (!r->dfunc.nr_params)
+		fe_buf_printf(&b, "void");
+	fe_buf_printf(&b, ")");
+	snprintf(out, size, "%s", b.s && !b.failed ? b.s : "?");
+	fe_buf_free(&b);
+}
+
+/*
+ * A written return type against the debug info (DESIGN.md sections 2 and
+ * 13): the return event never shows bits the function did not return.
+ * Wider than the declared integer: read at the declared width, signed as
+ * declared (C's conversion to the wider type keeps the value), hex if
+ * written in hex.  No value in %ax (void, floating point): the return
+ * event has none (returns 1).  Each a warning naming the declaration, an
+ * error with --strict -- but in a glob the written type is every
+ * function's widest, and narrowing it says nothing.  A narrower read, or
+ * one of another kind, reads what was written, with the warning, as a
+ * typed slot does.
+ */
+static int check_return(struct resolver *r, const struct fe_tspec *ts, struct fe_tinfo *ti)
+{
+	const char *why = NULL;
+	char decl[512], then[64] = "", size[32] = "";
+	bool narrow = false, none = false;
+	struct fe_tinfo want;
+	struct fe_tdesc d;
+
+	if (!r->dbg || r->p->syscall || r->ctx->site)
+		return 0;
+	if (!r->dfunc.ret) {
+		why = "it returns no value";
+		none = true;
+	} else if (fe_dbg_describe(r->dbg, r->dfunc.ret, &d)) {
+		return 0;
+	} else if (d.kind == FE_TK_FLOAT) {
+		why = "its floating-point value comes back in an xmm register, which probes cannot read";
+		none = true;
+	} else if (dbg_tinfo(r->dbg, r->dfunc.ret, &want)) {
+		return 0;	/* a struct: what %ax holds is another matter */
+	} else {
+		bool is_int = d.kind == FE_TK_INT || d.kind == FE_TK_ENUM;
+		bool symbol = ti->ftype.kind == FE_FT_SYMBOL;
+		unsigned int got = ti->ftype.size;
+
+		if (ti->is_string && !want.is_pointer && !(is_int && want.size == 8)) {
+			why = "a string is read from an address, and it is no pointer";
+		} else if (want.is_pointer && !ti->is_string && !ti->is_pointer && !symbol &&
+			   got < 8) {
+			why = "a pointer's value is 8 bytes";
+		} else if (is_int && (ti->is_pointer || symbol) && want.size < 8) {
+			why = "it holds no address";
+			narrow = !symbol;
+		} else if (is_int && !ti->is_string && !symbol && got != want.size) {
+			why = got > want.size ? "the bytes past it are not its value" :
+			      "part of its value is cut off";
+			narrow = got > want.size;
+		}
+		snprintf(size, sizeof(size), " as %u byte%s", got, got == 1 ? "" : "s");
+		if (narrow) {
+			if (ti->ftype.kind != FE_FT_X)
+				ti->ftype.kind = want.ftype.kind;
+			ti->ftype.size = want.size;
+			ti->size = want.size;
+			ti->is_pointer = false;
+			snprintf(then, sizeof(then), "; it is read as %c%u",
+				 ti->ftype.kind == FE_FT_X ? 'x' : ti->ftype.kind == FE_FT_S ? 's' : 'u',
+				 want.size * 8);
+			if (r->ctx->in_glob)
+				return 0;
+		}
+	}
+	if (!why)
+		return 0;
+	if (none)
+		snprintf(then, sizeof(then), "; the return event has none");
+	declaration(r, decl, sizeof(decl));
+	if (r->ctx->strict)
+		return fe_err(r->err, ts->col,
+			      "'%s' reads the return value of '%s'%s, but %s declares it '%s': %s",
+			      ts->text, r->p->func, size, fe_dbg_source(r->dbg), decl, why);
+	if (r->ctx->warnings)
+		fe_warn(r->ctx->warnings,
+			"column %d: '%s' reads the return value of '%s'%s, but %s declares it '%s': %s%s (--strict makes this an error)",
+			ts->col, ts->text, r->p->func, size, fe_dbg_source(r->dbg), decl, why, then);
+	return none;
+}
+
+/* A return event with no value: the call's end, for its duration. */
+static int void_return(struct resolver *r, int col)
+{
+	r->p->has_ret = true;
+	r->p->ret_void = true;
+	r->p->ret.col = col;
+	r->p->ret.label_col = col;
+	return 0;
+}
+
 static int resolve_return(struct resolver *r)
 {
 	const struct fe_tspec *ts = r->proto->rtype;
@@ -1666,14 +1785,18 @@ static int resolve_return(struct resolver *r)
 			      ts ? "drop the return type" : "leave out -r");
 
 	if (ts) {
-		if (ts->is_void && ts->nr_ptr == 0)
-			return 0;
 		fe_tid sid;
+		int none;
 
+		if (ts->is_void && ts->nr_ptr == 0)
+			return void_return(r, col);
 		if (written_struct(r, ts, &sid))
 			return struct_return_error(r, col, r->ctx->dbg, sid, ts->text, true);
 		if (tspec_info(r, ts, &ti))
 			return -1;
+		none = check_return(r, ts, &ti);
+		if (none)
+			return none < 0 ? -1 : void_return(r, col);
 	} else if (r->ctx->want_return && !r->dbg && r->p->syscall && r->ctx->dbg) {
 		/* BTF describes the wrapper (__x64_sys_X), whose return value
 		 * is the system call's, though not the system call's arguments */
@@ -1694,7 +1817,7 @@ static int resolve_return(struct resolver *r)
 		if (!r->dbg)
 			return undescribed_error(r, col, "-r types the return value from debug info", true);
 		if (r->dfunc.ret == 0)
-			return fe_err(r->err, col, "'%s' returns void", r->p->func);
+			return void_return(r, col);
 		if (dbg_tinfo(r->dbg, r->dfunc.ret, &ti)) {
 			char tname[128];
 			struct fe_tdesc d;

@@ -98,7 +98,9 @@ struct fe_probe {
 	struct fe_field *fields;
 	int nr_fields;
 	bool has_ret;
-	struct fe_field ret;
+	struct fe_field ret;	/* unused when ret_void */
+	bool ret_void;		/* the return event carries no value: 'void
+				 * FUNC', or -r on a function returning void */
 	bool ret_in_memory;	/* returns a struct in memory: its address,
 				 * a hidden first argument, takes %rdi */
 	bool described;		/* the debug info had the function */
@@ -128,6 +130,9 @@ struct fe_resolve_ctx {
 	struct fe_warnings *warnings;
 	bool strict;			/* --strict: a typed slot that contradicts
 					 * the debug info is an error */
+	bool in_glob;			/* one of the functions a glob names: a
+					 * written return type is each one's
+					 * at most */
 };
 
 /*

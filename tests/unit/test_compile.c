@@ -92,8 +92,10 @@ static void test_types(void)
 		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
 		    "s=+0(%di):ustring mac__t=+0(%si):u8[16] sh=%dx:s16",
 		    "r:functions/do_sys_openat2__return do_sys_openat2 ret=+0($retval):string");
+	/* void: a return event with no value, for the call's duration */
 	expect_line("void do_sys_openat2(x32 a)",
-		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol a=%di:x32", NULL);
+		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol a=%di:x32",
+		    "r:functions/do_sys_openat2__return do_sys_openat2");
 }
 
 static void test_places(void)

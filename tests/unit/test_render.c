@@ -76,6 +76,10 @@ int main(void)
 
 		tap_str(r, "s64 do_sys_openat2()", "a return event renders its type");
 		free(r);
+		/* a void function's return event has no value */
+		r = fe_render_proto("naps__return", "naps", "", true, false);
+		tap_str(r, "void naps()", "a return event with no value renders 'void'");
+		free(r);
 	}
 	return tap_done();
 }
