@@ -165,6 +165,8 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.binary = opts->binary,
 		.warnings = &it->warnings,
 		.strict = opts->strict,
+		.tracefs = opts->tracefs,
+		.other_kernel = opts->btf || opts->vmlinux || opts->kallsyms,
 	};
 	struct fe_emit_opts eopts = {
 		.group = opts->group,

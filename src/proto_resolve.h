@@ -128,6 +128,12 @@ struct fe_resolve_ctx {
 	struct fe_warnings *warnings;
 	bool strict;			/* --strict: a typed slot that contradicts
 					 * the debug info is an error */
+	/* system call arguments by name: the running kernel's trace event
+	 * formats, under tracefs (NULL: a mounted one); other_kernel: the
+	 * target is another kernel (--btf, --vmlinux, --kallsyms), whose own
+	 * __do_sys_X description comes first */
+	const char *tracefs;
+	bool other_kernel;
 };
 
 /*
