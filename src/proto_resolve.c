@@ -1282,44 +1282,13 @@ static int label_hop_error(struct resolver *r, const struct fe_alt *alt, int slo
 	return -1;
 }
 
-/* 'fildes[1]' on a system call's 'int *': the caller's array */
-static int syscall_int_index(struct resolver *r, const struct fe_alt *alt, int slot,
-			     const char *label, int label_col)
-{
-	const struct fe_sc_arg *a = &r->sc.args[slot];
-	const struct fe_tspec *ts = fe_sc_arg_type(a);
-	const struct fe_step *s = &alt->steps[0];
-	struct fe_ftype elem = { .kind = ts->is_signed ? FE_FT_S : FE_FT_U,
-				 .size = ts->int_size };
-	struct fe_tinfo ti;
-	struct fe_field *f;
-
-	if (s->kind != FE_STEP_INDEX)
-		return fe_err(r->err, s->col, "'%s%s' on '%s', which points to no struct or union",
-			      step_text(s), s->member, a->type);
-	if (alt->nr_steps > 1)
-		return fe_err(r->err, alt->steps[1].col, "'%s' on '%s', which is an integer",
-			      step_text(&alt->steps[1]), ts->is_plain_char ? "char" : "int");
-	if (alt->type && tspec_info(r, alt->type, &ti))
-		return -1;
-	if (new_field(r, alt->col, alt->type ? &ti.ftype : &elem, label, label_col,
-		      FE_SRC_PARAM, &f))
-		return -1;
-	f->param = slot;
-	if (s->num > INT_MAX / ts->int_size)
-		return fe_err(r->err, s->col, "index %llu is too large", s->num);
-	if (push_op(f, FE_OP_DEREF, s->num * ts->int_size, true, s->col, r->err))
-		return -1;
-	if (alt->type && ti.is_string && !ti.char_array)
-		return push_op(f, FE_OP_DEREF, 0, true, s->col, r->err);
-	return 0;
-}
-
 /*
- * A member path from a system call argument the trace event's format
- * typed ("struct open_how * how"): the struct is found by its name in the
- * debug info (every kernel's BTF has struct open_how, not every one
- * __do_sys_openat2), and the memory behind the argument is the caller's.
+ * A path from a system call argument the trace event's format typed
+ * ("struct open_how * how", "int * fildes", "const char *const * argv"):
+ * each '[I]' or '->' through one of its pointers reads the caller's
+ * memory; what is left walks the struct, found by its name in the debug
+ * info (every kernel's BTF has struct open_how, not every one
+ * __do_sys_openat2).  C integer types need no debug info.
  */
 static int syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 			const char *label, int label_col)
@@ -1328,61 +1297,94 @@ static int syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 	const struct fe_tspec *ts = fe_sc_arg_type(a);
 	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
 			  "union" : ts->tag == FE_TAG_ENUM ? "enum" : NULL;
-	const struct fe_step *s = &alt->steps[0];
 	struct fe_dbg *dbg = r->ctx->dbg;
 	struct fe_alt rest = *alt;
 	struct fe_step *steps = NULL;
 	struct fe_ftype bf, none = { 0 };
 	struct fe_field *f;
-	struct fe_tdesc d;
+	struct fe_tdesc d = { 0 };
+	struct fe_tinfo ti;
 	fe_tid base = 0, cur;
-	int ret = -1;
+	bool text;
+	int levels = ts->nr_ptr, i = 0, ret = -1;
 
-	if (ts->is_int_kw && ts->nr_ptr == 1)
-		return syscall_int_index(r, alt, slot, label, label_col);
-	if (!dbg)
-		return fe_err(r->err, s->col,
+	if (ts->is_int_kw) {
+		d.kind = FE_TK_INT;
+		d.size = ts->int_size;
+		d.is_signed = ts->is_signed;
+		d.is_plain_char = ts->is_plain_char;
+	} else if (!dbg) {
+		return fe_err(r->err, alt->steps[0].col,
 			      "'%s' walks into '%s' ('%s' in %s), which needs its type from debug info: there is none (give --btf FILE or --vmlinux FILE)",
-			      step_text(s), alt->name, a->type, r->sc.source);
-	if (ts->is_int_kw || !ts->name || fe_is_atom(ts->name) || ts->nr_ptr > 1 ||
-	    fe_dbg_find_type(dbg, tag, ts->name, &base) != 1 || fe_dbg_describe(dbg, base, &d))
-		return fe_err(r->err, s->col,
-			      "'%s' walks into '%s', a '%s' (%s), %s", step_text(s), alt->name,
-			      a->type, r->sc.source, ts->nr_ptr > 1 ?
-			      "a pointer to pointers: read it with Rostedt's hops ('x64 NAME[I]')" :
-			      "whose type the debug info does not name");
+			      step_text(&alt->steps[0]), alt->name, a->type, r->sc.source);
+	} else if (!ts->name || fe_is_atom(ts->name) ||
+		   fe_dbg_find_type(dbg, tag, ts->name, &base) != 1 || fe_dbg_describe(dbg, base, &d)) {
+		return fe_err(r->err, alt->steps[0].col, "'%s' walks into '%s', a '%s' (%s), whose type %s does not name",
+			      step_text(&alt->steps[0]), alt->name, a->type, r->sc.source,
+			      fe_dbg_source(dbg));
+	}
 	if (new_field(r, alt->col, &none, label, label_col, FE_SRC_PARAM, &f))
 		return -1;
 	f->param = slot;
-	if (ts->nr_ptr == 1) {
-		/* the pointer is the argument's value: its first step
-		 * dereferences it, into the caller's memory */
+	/* the argument's pointers: the caller's memory */
+	for (; levels && i < alt->nr_steps; i++) {
+		const struct fe_step *s = &alt->steps[i];
+		unsigned long size = levels > 1 ? 8 : d.size;
+
 		if (s->kind == FE_STEP_DOT)
 			return fe_err(r->err, s->col, "'.%s' on '%s', which is a pointer; use '->'",
 				      s->member, a->type);
-		if (s->kind == FE_STEP_ARROW && d.kind != FE_TK_STRUCT && d.kind != FE_TK_UNION)
-			return fe_err(r->err, s->col, "'->%s' on '%s', which points to no struct or union",
-				      s->member, a->type);
-		if (s->kind == FE_STEP_INDEX) {
-			if (!d.size || s->num > INT_MAX / d.size)
-				return fe_err(r->err, s->col, "'%s' has elements of unknown size",
-					      a->type);
-			if (push_op(f, FE_OP_DEREF, s->num * d.size, true, s->col, r->err))
-				return -1;
-			rest.steps++;
-			rest.nr_steps--;
-		} else {
+		if (s->kind == FE_STEP_ARROW) {
+			if (levels > 1 || (d.kind != FE_TK_STRUCT && d.kind != FE_TK_UNION))
+				return fe_err(r->err, s->col, "'->%s' on '%s', which points to no struct or union",
+					      s->member, a->type);
 			if (push_op(f, FE_OP_DEREF, 0, true, s->col, r->err))
 				return -1;
 			/* what '->' walks into is now the object: a '.' */
-			steps = malloc(alt->nr_steps * sizeof(*steps));
+			steps = malloc((alt->nr_steps - i) * sizeof(*steps));
 			if (!steps)
 				return fe_err(r->err, 0, "out of memory");
-			memcpy(steps, alt->steps, alt->nr_steps * sizeof(*steps));
+			memcpy(steps, alt->steps + i, (alt->nr_steps - i) * sizeof(*steps));
 			steps[0].kind = FE_STEP_DOT;
 			steps[0].col++;
-			rest.steps = steps;
+			levels = 0;
+			break;
 		}
+		if (!size || s->num > INT_MAX / size)
+			return fe_err(r->err, s->col, "index %llu is too large for '%s'", s->num, a->type);
+		if (push_op(f, FE_OP_DEREF, s->num * size, true, s->col, r->err))
+			return -1;
+		levels--;
+	}
+	rest.steps = steps ? steps : alt->steps + i;
+	rest.nr_steps = alt->nr_steps - i;
+	if (levels || ts->is_int_kw) {
+		/* the pointers are all followed (a '->' ends them) */
+		if (rest.nr_steps)
+			return fe_err(r->err, rest.steps[0].col,
+				      "'%s' on an element of '%s', which is an integer",
+				      step_text(&rest.steps[0]), a->type);
+		/* the value there: a pointer (a 'char *' is a string), or an
+		 * integer; a written type reads it as that */
+		text = levels == 1 && d.kind == FE_TK_INT && d.is_plain_char;
+		memset(&ti, 0, sizeof(ti));
+		if (alt->type) {
+			if (tspec_info(r, alt->type, &ti))
+				return -1;
+		} else if (text) {
+			ti.ftype.kind = FE_FT_STRING;
+			ti.ftype.size = 8;
+			ti.is_string = true;
+		} else {
+			ti.ftype.kind = levels ? FE_FT_X : d.is_signed ? FE_FT_S : FE_FT_U;
+			ti.ftype.size = levels ? 8 : d.size;
+		}
+		f->type = ti.ftype;
+		if (ti.is_string && !ti.char_array) {
+			f->type.user = true;
+			return push_op(f, FE_OP_DEREF, 0, true, alt->col, r->err);
+		}
+		return 0;
 	}
 	/* walk with the debug info's types, though it does not describe
 	 * the system call */

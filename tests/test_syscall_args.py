@@ -49,6 +49,14 @@ def test_arguments_by_name_from_the_format():
             ("SyS_pipe2(fildes[1], flags)",
              "p:functions/SyS_pipe2 __x64_sys_pipe2 " + HEAD +
              "fildes=+u4(+112(%di)):s32 flags=+104(%di):s32"),
+            # through both pointers of a 'const char *const *': the string
+            ("SyS_execve(argv[1], string e=envp[0], x64 p=argv[2])",
+             "p:functions/SyS_execve __x64_sys_execve " + HEAD +
+             "argv=+0(+u8(+104(%di))):ustring e=+0(+u0(+96(%di))):ustring "
+             "p=+u16(+104(%di)):x64"),
+            # a pointer typedef (cap_user_header_t) walked with BTF's types
+            ("SyS_capget(header->pid)",
+             "p:functions/SyS_capget __x64_sys_capget " + HEAD + "pid=+u4(+112(%di)):s32"),
     ]:
         expect_eq(compile_one(proto), want, proto)
 
@@ -78,6 +86,10 @@ def test_wrong_names_and_paths_say_what_the_format_has():
              "struct open_how has no member 'nosuch'"),
             ("SyS_openat(filename->x)", 20,
              "'->x' on 'const char *', which points to no struct or union"),
+            ("SyS_io_submit(iocbpp->x)", 21,
+             "'->x' on 'struct iocb * *', which points to no struct or union"),
+            ("SyS_pipe2(fildes[1][0])", 20,
+             "'[]' on an element of 'int *', which is an integer"),
     ]:
         r = fe.run("compile", proto)
         expect_eq((r.returncode, r.stdout), (2, ""), proto)
