@@ -1362,8 +1362,9 @@ static int syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 		/* the pointers are all followed (a '->' ends them) */
 		if (rest.nr_steps)
 			return fe_err(r->err, rest.steps[0].col,
-				      "'%s' on an element of '%s', which is an integer",
-				      step_text(&rest.steps[0]), a->type);
+				      "'%s' on %s'%s', which is an integer",
+				      step_text(&rest.steps[0]), ts->nr_ptr ? "an element of " : "",
+				      a->type);
 		/* the value there: a pointer (a 'char *' is a string), or an
 		 * integer; a written type reads it as that */
 		text = levels == 1 && d.kind == FE_TK_INT && d.is_plain_char;
