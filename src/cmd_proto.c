@@ -17,7 +17,6 @@
 #include "ksyms.h"
 #include "syscall_args.h"
 
-#include <tracefs.h>
 
 /* "const char *" + "name" -> "const char *name"; "int" + "x" -> "int x" */
 static void declare(struct fe_buf *b, struct fe_dbg *dbg, fe_tid type, const char *name)
@@ -134,8 +133,8 @@ static char *syscall_signature(const struct fe_cli *cli, struct fe_dbg *dbg, con
 	size_t i;
 	int pass;
 
-	if (!sc)
-		return NULL;
+	if (!sc || cli->binary)
+		return NULL;	/* a user binary's sys_x is no system call */
 	snprintf(wrapper, sizeof(wrapper), "__x64_sys_%s", sc);
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == other) {
