@@ -26,6 +26,7 @@ void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 	opts->strict = cli->strict;
 	opts->max = cli->max;
 	opts->verbose = cli->verbose > 0;
+	opts->tracefs = cli->tracefs;
 }
 
 int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set)

@@ -15,8 +15,8 @@
 #include "fe_util.h"
 #include "kmodule.h"
 #include "ksyms.h"
+#include "syscall_args.h"
 
-#include <tracefs.h>
 
 /* "const char *" + "name" -> "const char *name"; "int" + "x" -> "int x" */
 static void declare(struct fe_buf *b, struct fe_dbg *dbg, fe_tid type, const char *name)
@@ -97,72 +97,72 @@ static const char *syscall_of(const char *name)
 	return NULL;
 }
 
+/* "long SyS_openat(int dfd, ...)" from the trace event's format */
+static char *format_signature(const struct fe_sc_args *a, const char *name)
+{
+	struct fe_buf b = { 0 };
+	int i;
+
+	fe_buf_printf(&b, "long %s(", name);
+	for (i = 0; i < a->nr; i++)
+		fe_buf_printf(&b, "%s%s %s", i ? ", " : "", a->args[i].type, a->args[i].name);
+	fe_buf_printf(&b, "%s)", a->nr ? "" : "void");
+	return fe_buf_take(&b);
+}
+
 /*
- * A system call's signature: from DWARF's __do_sys_X (or __se_sys_X) when
- * the debug info has it; for the running kernel, from the syscall trace
- * event's format, which names and types every argument (BTF describes only
- * the wrapper __x64_sys_X(const struct pt_regs *)).
+ * A system call's signature, as compile reads its arguments by name
+ * (proto_resolve.c): from the running kernel's syscall trace event format,
+ * which names and types every argument on every kernel (BTF describes
+ * only the wrapper __x64_sys_X(const struct pt_regs *)); from the debug
+ * info's __do_sys_X (or __se_sys_X) where it kept one.  For another
+ * kernel (--btf, --vmlinux, --kallsyms) its own debug info comes first.
+ * NULL with why set if neither has it.
  */
-static char *syscall_signature(const struct fe_cli *cli, struct fe_dbg *dbg, const char *name)
+static char *syscall_signature(const struct fe_cli *cli, struct fe_dbg *dbg, const char *name,
+			       char *why, size_t why_size)
 {
 	static const char *const helpers[] = { "__do_sys_%s", "__se_sys_%s" };
 	const char *sc = syscall_of(name);
+	bool other = cli->btf || cli->vmlinux || cli->kallsyms;
 	struct fe_buf b = { 0 };
+	struct fe_sc_args a;
 	struct fe_dfunc f;
-	char fn[128], event[128], wrapper[128];
-	char *format, *line, *save = NULL;
-	bool args = false, any = false;
+	char fn[128], wrapper[128];
+	char *sig;
 	size_t i;
+	int pass;
 
-	if (!sc)
-		return NULL;
+	if (!sc || cli->binary)
+		return NULL;	/* a user binary's sys_x is no system call */
 	snprintf(wrapper, sizeof(wrapper), "__x64_sys_%s", sc);
-	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
-		struct fe_error err = { 0 };
-		char *sig, *paren;
-
-		snprintf(fn, sizeof(fn), helpers[i], sc);
-		if (fe_dbg_func(dbg, fn, &f, &err) != 1 &&
-		    fe_dbg_func_beside(dbg, fn, wrapper, &f, &err) != 1)
-			continue;
-		sig = signature(dbg, &f);
-		fe_dfunc_clear(&f);
-		paren = sig ? strchr(sig, '(') : NULL;
-		if (paren)
-			fe_buf_printf(&b, "long %s%s", name, paren);
-		free(sig);
-		return fe_buf_take(&b);
-	}
-	if (cli->btf || cli->vmlinux || cli->kallsyms || cli->binary)
-		return NULL;	/* another kernel: its trace events are not here */
-	snprintf(event, sizeof(event), "sys_enter_%s", sc);
-	format = tracefs_event_file_read(NULL, "syscalls", event, "format", NULL);
-	if (!format)
-		return NULL;
-	fe_buf_printf(&b, "long %s(", name);
-	for (line = strtok_r(format, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *decl = strstr(line, "field:"), *semi;
-
-		if (!decl || !(semi = strchr(decl, ';')))
-			continue;
-		decl += 6;
-		*semi = '\0';
-		if (strstr(decl, " __syscall_nr")) {
-			args = true;
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == other) {
+			if (fe_sc_args_read(cli->tracefs, sc, &a, why, why_size) == 1) {
+				sig = format_signature(&a, name);
+				fe_sc_args_clear(&a);
+				return sig;
+			}
 			continue;
 		}
-		if (!args)
-			continue;
-		fe_buf_printf(&b, "%s%s", any ? ", " : "", decl);
-		any = true;
+		for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+			struct fe_error err = { 0 };
+			char *paren;
+
+			snprintf(fn, sizeof(fn), helpers[i], sc);
+			if (fe_dbg_func(dbg, fn, &f, &err) != 1 &&
+			    fe_dbg_func_beside(dbg, fn, wrapper, &f, &err) != 1)
+				continue;
+			sig = signature(dbg, &f);
+			fe_dfunc_clear(&f);
+			paren = sig ? strchr(sig, '(') : NULL;
+			if (paren)
+				fe_buf_printf(&b, "long %s%s", name, paren);
+			free(sig);
+			return fe_buf_take(&b);
+		}
 	}
-	fe_buf_printf(&b, "%s)", any ? "" : "void");
-	free(format);
-	if (!args) {
-		fe_buf_free(&b);
-		return NULL;
-	}
-	return fe_buf_take(&b);
+	return NULL;
 }
 
 static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
@@ -319,7 +319,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		const char *colon = cli->binary ? NULL : strchr(cli->args[i], ':');
 		struct fe_dbg *m = NULL;
 		struct fe_dfunc f;
-		char *sig, wrapper[128];
+		char *sig, wrapper[128], why[512] = "";
 		int found;
 
 		if (colon) {
@@ -359,7 +359,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		}
 		found = fe_dbg_func(dbg, cli->args[i], &f, &err);
 		if (found == 0 && syscall_of(cli->args[i])) {
-			sig = syscall_signature(cli, dbg, cli->args[i]);
+			sig = syscall_signature(cli, dbg, cli->args[i], why, sizeof(why));
 			if (sig) {
 				printf("%s\n", sig);
 				print_compiled(cli, NULL, sig);
@@ -369,8 +369,10 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			snprintf(wrapper, sizeof(wrapper), "__x64_sys_%s", syscall_of(cli->args[i]));
 			if (fe_dbg_func(dbg, wrapper, &f, &err) == 1) {
 				fe_dfunc_clear(&f);
-				fe_say_error("no arguments of the system call '%s' in %s (it describes only %s(const struct pt_regs *)); give --vmlinux FILE\n",
-					     cli->args[i], fe_dbg_source(dbg), wrapper);
+				fe_say_error("no arguments of the system call '%s' in %s (it describes only %s(const struct pt_regs *)), and its trace event format, which names them, is not at hand: %s%s\n",
+					     cli->args[i], fe_dbg_source(dbg), wrapper, why,
+					     cli->btf || cli->vmlinux || cli->kallsyms ?
+					     "; or give --vmlinux FILE (its DWARF describes __do_sys_X)" : "");
 				ret = FE_EXIT_FAIL;
 			} else {
 				no_function(&opts, dbg, wrapper);

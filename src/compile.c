@@ -166,6 +166,8 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.warnings = &it->warnings,
 		.strict = opts->strict,
 		.in_glob = it->glob != 0,
+		.tracefs = opts->tracefs,
+		.other_kernel = opts->btf || opts->vmlinux || opts->kallsyms,
 	};
 	struct fe_emit_opts eopts = {
 		.group = opts->group,

@@ -53,6 +53,8 @@ struct fe_compile_opts {
 	bool strict;		/* --strict: drift from the debug info is an error */
 	int max;		/* --max: functions a glob may name; 0 for 1000 */
 	bool verbose;		/* -v: each function a glob skips, with why */
+	const char *tracefs;	/* --tracefs DIR: the running kernel's system
+				 * call formats; NULL: a mounted tracefs */
 };
 
 #define FE_GLOB_MAX_DEFAULT	1000

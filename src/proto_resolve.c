@@ -18,6 +18,7 @@
 #include "fe_util.h"
 #include "kmodule.h"
 #include "proto_resolve.h"
+#include "syscall_args.h"
 
 #define SYSCALL_PREFIX	"__x64_sys_"
 
@@ -326,6 +327,11 @@ struct resolver {
 	/* the written type each slot was first given, for by-name reads */
 	const struct fe_tspec **slot_type;
 	bool *read;		/* params read so far, for '...' */
+	/* a system call's arguments as its trace event's format names and
+	 * types them (sc_format), or why there is no format (sc_why) */
+	struct fe_sc_args sc;
+	bool sc_format;
+	char sc_why[512];
 };
 
 /* A char[N] longer than the kernel's arrays is read up to its NUL. */
@@ -1115,13 +1121,20 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 		fe_buf_printf(b, "%s", why);
 		return true;
 	}
+	if (!dbg && r->p->syscall && r->sc_why[0]) {
+		fe_buf_printf(b, "there is no debug info (BTF or DWARF) for '%s', nor the system call's trace event format, which names its arguments: %s",
+			      r->p->func, r->sc_why);
+		return true;
+	}
 	if (!dbg) {
 		fe_buf_printf(b, "there is no debug info (BTF or DWARF) for '%s'", r->p->func);
 		return false;
 	}
 	if (r->p->syscall_wrapper && described(dbg, r->p->target)) {
-		fe_buf_printf(b, "%s describes the wrapper %s(const struct pt_regs *), not the arguments of '%s': 'fevent proto %s' prints them, typed",
-			      fe_dbg_source(dbg), r->p->target, r->p->func, r->p->func);
+		fe_buf_printf(b, "%s describes the wrapper %s(const struct pt_regs *), not the arguments of '%s', and the system call's trace event format, which names them, is not at hand: %s%s%s; or read them by slot, typed ('fevent proto %s' on the target kernel prints them)",
+			      fe_dbg_source(dbg), r->p->target, r->p->func, r->sc_why,
+			      r->ctx->other_kernel ? "; or give --vmlinux FILE, whose DWARF describes __do_sys_" : "",
+			      r->ctx->other_kernel ? syscall_name(r->p->func) : "", r->p->func);
 		return true;
 	}
 	if (r->p->syscall) {
@@ -1168,7 +1181,7 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 	const char *near;
 	int i, n = 0;
 
-	if (!r->dbg) {
+	if (!r->dbg && !r->sc_format) {
 		struct fe_buf why = { 0 };
 
 		if (!undescribed(r, &why, alt->name, false))
@@ -1269,6 +1282,121 @@ static int label_hop_error(struct resolver *r, const struct fe_alt *alt, int slo
 	return -1;
 }
 
+/*
+ * A path from a system call argument the trace event's format typed
+ * ("struct open_how * how", "int * fildes", "const char *const * argv"):
+ * each '[I]' or '->' through one of its pointers reads the caller's
+ * memory; what is left walks the struct, found by its name in the debug
+ * info (every kernel's BTF has struct open_how, not every one
+ * __do_sys_openat2).  C integer types need no debug info.
+ */
+static int syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
+			const char *label, int label_col)
+{
+	const struct fe_sc_arg *a = &r->sc.args[slot];
+	const struct fe_tspec *ts = fe_sc_arg_type(a);
+	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
+			  "union" : ts->tag == FE_TAG_ENUM ? "enum" : NULL;
+	struct fe_dbg *dbg = r->ctx->dbg;
+	struct fe_alt rest = *alt;
+	struct fe_step *steps = NULL;
+	struct fe_ftype bf, none = { 0 };
+	struct fe_field *f;
+	struct fe_tdesc d = { 0 };
+	struct fe_tinfo ti;
+	fe_tid base = 0, cur;
+	bool text;
+	int levels = ts->nr_ptr, i = 0, ret = -1;
+
+	if (ts->is_int_kw) {
+		d.kind = FE_TK_INT;
+		d.size = ts->int_size;
+		d.is_signed = ts->is_signed;
+		d.is_plain_char = ts->is_plain_char;
+	} else if (!dbg) {
+		return fe_err(r->err, alt->steps[0].col,
+			      "'%s' walks into '%s' ('%s' in %s), which needs its type from debug info: there is none (give --btf FILE or --vmlinux FILE)",
+			      step_text(&alt->steps[0]), alt->name, a->type, r->sc.source);
+	} else if (!ts->name || fe_is_atom(ts->name) ||
+		   fe_dbg_find_type(dbg, tag, ts->name, &base) != 1 || fe_dbg_describe(dbg, base, &d)) {
+		return fe_err(r->err, alt->steps[0].col, "'%s' walks into '%s', a '%s' (%s), whose type %s does not name",
+			      step_text(&alt->steps[0]), alt->name, a->type, r->sc.source,
+			      fe_dbg_source(dbg));
+	}
+	if (new_field(r, alt->col, &none, label, label_col, FE_SRC_PARAM, &f))
+		return -1;
+	f->param = slot;
+	/* the argument's pointers: the caller's memory */
+	for (; levels && i < alt->nr_steps; i++) {
+		const struct fe_step *s = &alt->steps[i];
+		unsigned long size = levels > 1 ? 8 : d.size;
+
+		if (s->kind == FE_STEP_DOT)
+			return fe_err(r->err, s->col, "'.%s' on '%s', which is a pointer; use '->'",
+				      s->member, a->type);
+		if (s->kind == FE_STEP_ARROW) {
+			if (levels > 1 || (d.kind != FE_TK_STRUCT && d.kind != FE_TK_UNION))
+				return fe_err(r->err, s->col, "'->%s' on '%s', which points to no struct or union",
+					      s->member, a->type);
+			if (push_op(f, FE_OP_DEREF, 0, true, s->col, r->err))
+				return -1;
+			/* what '->' walks into is now the object: a '.' */
+			steps = malloc((alt->nr_steps - i) * sizeof(*steps));
+			if (!steps)
+				return fe_err(r->err, 0, "out of memory");
+			memcpy(steps, alt->steps + i, (alt->nr_steps - i) * sizeof(*steps));
+			steps[0].kind = FE_STEP_DOT;
+			steps[0].col++;
+			levels = 0;
+			break;
+		}
+		if (!size || s->num > INT_MAX / size)
+			return fe_err(r->err, s->col, "index %llu is too large for '%s'", s->num, a->type);
+		if (push_op(f, FE_OP_DEREF, s->num * size, true, s->col, r->err))
+			return -1;
+		levels--;
+	}
+	rest.steps = steps ? steps : alt->steps + i;
+	rest.nr_steps = alt->nr_steps - i;
+	if (levels || ts->is_int_kw) {
+		/* the pointers are all followed (a '->' ends them) */
+		if (rest.nr_steps)
+			return fe_err(r->err, rest.steps[0].col,
+				      "'%s' on %s'%s', which is an integer",
+				      step_text(&rest.steps[0]), ts->nr_ptr ? "an element of " : "",
+				      a->type);
+		/* the value there: a pointer (a 'char *' is a string), or an
+		 * integer; a written type reads it as that */
+		text = levels == 1 && d.kind == FE_TK_INT && d.is_plain_char;
+		memset(&ti, 0, sizeof(ti));
+		if (alt->type) {
+			if (tspec_info(r, alt->type, &ti))
+				return -1;
+		} else if (text) {
+			ti.ftype.kind = FE_FT_STRING;
+			ti.ftype.size = 8;
+			ti.is_string = true;
+		} else {
+			ti.ftype.kind = levels ? FE_FT_X : d.is_signed ? FE_FT_S : FE_FT_U;
+			ti.ftype.size = levels ? 8 : d.size;
+		}
+		f->type = ti.ftype;
+		if (ti.is_string && !ti.char_array) {
+			f->type.user = true;
+			return push_op(f, FE_OP_DEREF, 0, true, alt->col, r->err);
+		}
+		return 0;
+	}
+	/* walk with the debug info's types, though it does not describe
+	 * the system call */
+	r->dbg = dbg;
+	if (!walk_path(r, f, &rest, base, true, &cur, &bf))
+		ret = finish_path(r, f, rest.nr_steps ? &rest : alt, cur, &bf, true);
+	r->dbg = NULL;
+	free(steps);
+	return ret;
+}
+
 /* A read by name: a parameter of the function or a label, then a path. */
 static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 			int visible_slots)
@@ -1319,6 +1447,8 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 		return finish_path(r, f, alt, cur, &bf, pa->points_to_user);
 	}
 
+	if (alt->nr_steps && r->sc_format && slot < r->sc.nr)
+		return syscall_path(r, alt, slot, label, label_col);
 	/* no debug info for it: only a label's own type, no walking */
 	if (alt->nr_steps) {
 		char lead[192];
@@ -1327,14 +1457,25 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 			 step_text(&alt->steps[0]), alt->name);
 		return undescribed_error(r, alt->steps[0].col, lead, false);
 	}
-	ts = alt->type ? alt->type : r->slot_type[slot];
+	/* a system call's argument: the format's type, as debug info's */
+	ts = alt->type ? alt->type : r->sc_format && slot < r->sc.nr ?
+	     fe_sc_arg_type(&r->sc.args[slot]) : r->slot_type[slot];
 	if (!ts)
 		return fe_err(r->err, alt->name_col,
 			      "'%s' has no type: write one, e.g. 'x64 %s'", alt->name, alt->name);
 	if (tspec_info(r, ts, &ti)) {
-		if (!alt->type)
-			r->err->col = alt->name_col;
-		return -1;
+		if (alt->type || !r->sc_format || slot >= r->sc.nr) {
+			if (!alt->type)
+				r->err->col = alt->name_col;
+			return -1;
+		}
+		/* a typedef neither the debug info nor the built-in table
+		 * knows: the argument's 8 bytes */
+		memset(&ti, 0, sizeof(ti));
+		ti.ftype.kind = FE_FT_X;
+		ti.ftype.size = 8;
+		ti.size = 8;
+		ti.cls = FE_CLASS_INTEGER;
 	}
 	if (new_field(r, alt->col, &ti.ftype, label, label_col, FE_SRC_PARAM, &f))
 		return -1;
@@ -1363,6 +1504,19 @@ static int resolve_rest(struct resolver *r)
 	struct fe_ftype none = { 0 };
 	int i;
 
+	if (!r->dbg && r->sc_format) {
+		/* a system call: every argument its format names */
+		for (i = 0; i < r->sc.nr; i++) {
+			if (r->read[i])
+				continue;
+			fake.kind = FE_ALT_PATH;
+			fake.name = r->sc.args[i].name;
+			fake.name_col = r->proto->ellipsis_col;
+			if (resolve_path(r, &fake, 0))
+				return -1;
+		}
+		return 0;
+	}
 	if (!r->dbg)
 		return undescribed_error(r, r->proto->ellipsis_col,
 					 "'...' (every parameter not read yet) needs debug info", false);
@@ -1463,6 +1617,17 @@ static int describe_params(struct resolver *r)
 		}
 		if (r->dfunc.nr_params > n)
 			n = r->dfunc.nr_params;
+	} else if (r->sc_format) {
+		for (i = 0, slot = 0; i < proto->nr_args; i++) {
+			if (!fe_arg_takes_slot(&proto->args[i]))
+				continue;
+			if (slot++ >= r->sc.nr && reads_slot(&proto->args[i]))
+				return fe_err(r->err, proto->args[i].col,
+					      "'%s' has %d argument%s (%s)", r->p->func, r->sc.nr,
+					      r->sc.nr == 1 ? "" : "s", r->sc.source);
+		}
+		if (r->sc.nr > n)
+			n = r->sc.nr;
 	}
 	if (r->dbg && r->dfunc.ret) {
 		struct fe_tdesc d;
@@ -1507,6 +1672,11 @@ static int describe_params(struct resolver *r)
 		pa->cls = FE_CLASS_INTEGER;
 		pa->size = 8;
 		pa->points_to_user = r->p->syscall;
+		if (r->sc_format && i < r->sc.nr) {
+			pa->name = strdup(r->sc.args[i].name);
+			if (!pa->name)
+				return fe_err(r->err, 0, "out of memory");
+		}
 		if (r->dbg && i < r->dfunc.nr_params) {
 			struct fe_tinfo ti;
 
@@ -1859,8 +2029,32 @@ static int names_col(const struct fe_proto *proto)
 	return proto->ellipsis ? proto->ellipsis_col : 0;
 }
 
+/*
+ * A system call's arguments from the running kernel's trace event format
+ * (syscall_args.c): 1 read, 0 none (r->sc_why says why), -1 out of memory.
+ */
+static int syscall_format(struct resolver *r, const char *sc)
+{
+	bool by_name = r->proto->ellipsis;
+	int i, j, ret;
+
+	/* typed slots need no names: compile reads tracefs only for names */
+	for (i = 0; i < r->proto->nr_args && !by_name; i++)
+		for (j = 0; j < r->proto->args[i].nr_alts; j++)
+			by_name |= r->proto->args[i].alts[j].kind == FE_ALT_PATH;
+	if (!by_name)
+		return 0;
+	ret = fe_sc_args_read(r->ctx->tracefs, sc, &r->sc, r->sc_why, sizeof(r->sc_why));
+
+	if (ret < 0)
+		return fe_err(r->err, 0, "out of memory");
+	r->sc_format = ret == 1;
+	return ret;
+}
+
 /* Find the function in the debug info.  A system call's arguments are
- * described by its __do_sys_/__se_sys_ helper where that survived. */
+ * named by its trace event's format, or described by its __do_sys_/
+ * __se_sys_ helper where that survived. */
 static int find_dfunc(struct resolver *r)
 {
 	static const char *const sys_helpers[] = { "__do_sys_%s", "__se_sys_%s" };
@@ -1869,8 +2063,13 @@ static int find_dfunc(struct resolver *r)
 	size_t i;
 	int ret;
 
-	if (!dbg)
+	if (!dbg) {
+		/* no debug info at all: the format still names them */
+		if (r->p->syscall && !r->ctx->site && syscall_name(r->p->func) &&
+		    syscall_format(r, syscall_name(r->p->func)) < 0)
+			return -1;
 		return 0;
+	}
 	if (r->ctx->site) {
 		int col = names_col(r->proto);
 
@@ -1897,6 +2096,10 @@ static int find_dfunc(struct resolver *r)
 			r->p->have_ptregs_off = i == FE_SYSCALL_MAX_ARGS;
 		}
 		sc = r->p->target + strlen(SYSCALL_PREFIX);
+		/* the running kernel's format names the arguments on every
+		 * kernel; another kernel's own description comes first */
+		if (!r->ctx->other_kernel && (ret = syscall_format(r, sc)))
+			return ret < 0 ? -1 : 0;
 		for (i = 0; i < sizeof(sys_helpers) / sizeof(sys_helpers[0]); i++) {
 			char name[128];
 
@@ -1908,9 +2111,14 @@ static int find_dfunc(struct resolver *r)
 			if (ret)
 				goto found;
 		}
+		if (r->ctx->other_kernel && syscall_format(r, sc) < 0)
+			return -1;
 		return 0;
 	}
 	ret = fe_dbg_func(dbg, r->p->func, &r->dfunc, r->err);
+	/* a kernel without wrappers whose debug info lacks sys_X */
+	if (ret == 0 && r->p->syscall && syscall_format(r, syscall_name(r->p->func)) < 0)
+		return -1;
 found:
 	if (ret < 0)
 		return -1;
@@ -2020,12 +2228,14 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	free(r.slot_type);
 	free(r.read);
 	fe_dfunc_clear(&r.dfunc);
+	fe_sc_args_clear(&r.sc);
 	*out = p;
 	return 0;
 fail:
 	free(r.slot_type);
 	free(r.read);
 	fe_dfunc_clear(&r.dfunc);
+	fe_sc_args_clear(&r.sc);
 	fe_probe_free(p);
 	return -1;
 }

@@ -133,6 +133,12 @@ struct fe_resolve_ctx {
 	bool in_glob;			/* one of the functions a glob names: a
 					 * written return type is each one's
 					 * at most */
+	/* system call arguments by name: the running kernel's trace event
+	 * formats, under tracefs (NULL: a mounted one); other_kernel: the
+	 * target is another kernel (--btf, --vmlinux, --kallsyms), whose own
+	 * __do_sys_X description comes first */
+	const char *tracefs;
+	bool other_kernel;
 };
 
 /*

@@ -312,13 +312,20 @@ def test_kernel_clone_by_name_in_btf():
 
 
 def test_system_call_by_name_under_btf_points_at_proto():
+    # issue 20 item 5: the names come from the trace event's format; where
+    # it is not readable (not root), the error says so and how else to read
     need_btf()
-    r = fe.run("compile", "SyS_openat(dfd)")
+    if not os.path.exists("/sys/kernel/tracing/events/syscalls"):
+        raise fe.Skip("no syscall trace events here")
+    r = fe.run_as_nobody("compile", "SyS_openat(dfd)")
     expect_eq((r.returncode, r.stdout), (2, ""))
     expect_eq(r.stderr.splitlines()[0],
               "fevent: error: column 12: unknown parameter 'dfd': /sys/kernel/btf/vmlinux "
               "describes the wrapper __x64_sys_openat(const struct pt_regs *), not the arguments "
-              "of 'SyS_openat': 'fevent proto SyS_openat' prints them, typed")
+              "of 'SyS_openat', and the system call's trace event format, which names them, is "
+              "not at hand: /sys/kernel/tracing/events/syscalls is not readable: run as root; "
+              "or read them by slot, typed ('fevent proto SyS_openat' on the target kernel "
+              "prints them)")
 
 
 def test_a_double_parameter_gets_a_suggestion_only_where_one_compiles():
