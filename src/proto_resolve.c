@@ -867,6 +867,20 @@ static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_a
 	return 0;
 }
 
+/* A pointee a string can be read from: a character (any 1-byte integer),
+ * void, or an array of them. */
+static bool points_to_characters(struct fe_dbg *dbg, fe_tid target)
+{
+	struct fe_tdesc t;
+
+	if (!target || fe_dbg_describe(dbg, target, &t))
+		return true;	/* void *, or not known: not a contradiction */
+	if (t.kind == FE_TK_ARRAY && t.target && fe_dbg_describe(dbg, t.target, &t))
+		return true;
+	return t.kind == FE_TK_VOID || t.kind == FE_TK_FWD ||
+	       (t.kind == FE_TK_INT && t.size == 1);
+}
+
 /* Written types, resolved through the debug info where it knows them. */
 static int tspec_info(struct resolver *r, const struct fe_tspec *ts, struct fe_tinfo *ti)
 {
@@ -890,7 +904,8 @@ static int tspec_info(struct resolver *r, const struct fe_tspec *ts, struct fe_t
  * with --strict.  Signedness and hex are spellings, not drift; a pointer
  * read as a 64-bit number is its value.
  */
-static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot)
+static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot,
+		       struct fe_buf *strict_errs, int *first_col)
 {
 	const struct fe_dparam *dp = &r->dfunc.params[slot];
 	struct fe_tinfo want, got;
@@ -917,6 +932,9 @@ static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot)
 		if (address && !param_ptr && !(param_int && want.size == 8))
 			why = got.is_string ? "a string is read from an address, and it is no pointer" :
 			      "Rostedt's hops read from an address, and it is no pointer";
+		else if (got.is_string && !ts->array && !alt->nr_steps && d.kind == FE_TK_PTR &&
+			 !points_to_characters(r->dbg, d.target))
+			why = "a string is read where it points, and it points to no characters";
 		else if (!address && param_ptr && !got.is_pointer && got.size < 8)
 			why = "a pointer's value is 8 bytes";
 		else if (!address && param_int && got.is_pointer && want.size < 8)
@@ -932,12 +950,19 @@ static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot)
 		snprintf(decl, sizeof(decl), "%s%s%s", tname,
 			 tname[strlen(tname) ? strlen(tname) - 1 : 0] == '*' ? "" : " ",
 			 dp->name ? dp->name : "");
-		if (r->ctx->strict)
-			return fe_err(r->err, alt->col,
+		if (r->ctx->strict) {
+			/* every contradiction is said, the caret at the first */
+			if (!*first_col)
+				*first_col = alt->col;
+			else
+				fe_buf_printf(strict_errs, "; column %d: ", alt->col);
+			fe_buf_printf(strict_errs,
 				      "'%s %s' reads slot %d of '%s' as %u bytes%s, but %s declares it '%s': %s",
 				      ts->text, alt->name, slot + 1, r->p->func, got.size,
 				      address ? " holding an address" : "", fe_dbg_source(r->dbg),
 				      decl, why);
+			continue;
+		}
 		if (r->ctx->warnings)
 			fe_warn(r->ctx->warnings,
 				"column %d: '%s %s' reads slot %d of '%s' as %u bytes%s, but %s declares it '%s': %s (--strict makes this an error)",
@@ -1181,6 +1206,13 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 	const char *near;
 	int i, n = 0;
 
+	/* described only as inlined copies: the function is the problem,
+	 * as with typed slots ('check' says inlined either way) */
+	if (!r->dbg && !r->sc_format && r->ctx->dbg && !r->p->syscall &&
+	    fe_dbg_inlined_only(r->ctx->dbg, r->p->func))
+		return fe_err(r->err, r->proto->func_col,
+			      "'%s' is inlined everywhere in %s: it has no code of its own to probe, nor parameters to read; probe its callers",
+			      r->p->func, fe_dbg_source(r->ctx->dbg));
 	if (!r->dbg && !r->sc_format) {
 		struct fe_buf why = { 0 };
 
@@ -1592,6 +1624,30 @@ static bool reads_slot(const struct fe_arg *arg)
 
 /* Parameters: from debug info when it has the function, else from the
  * types the prototype's slots wrote. */
+/* Every typed slot against the debug info; with --strict one error that
+ * names each contradiction, its caret at the first. */
+static int check_slots_drift(struct resolver *r)
+{
+	struct fe_buf errs = { 0 };
+	int i, slot = 0, first_col = 0;
+
+	for (i = 0; i < r->proto->nr_args; i++) {
+		if (!fe_arg_takes_slot(&r->proto->args[i]))
+			continue;
+		if (slot < r->dfunc.nr_params)
+			check_drift(r, &r->proto->args[i], slot, &errs, &first_col);
+		slot++;
+	}
+	if (!first_col)
+		return 0;
+	if (errs.failed)
+		fe_err(r->err, 0, "out of memory");
+	else
+		fe_err(r->err, first_col, "%s", errs.s);
+	fe_buf_free(&errs);
+	return -1;
+}
+
 static int describe_params(struct resolver *r)
 {
 	const struct fe_proto *proto = r->proto;
@@ -1695,6 +1751,8 @@ static int describe_params(struct resolver *r)
 		}
 	}
 
+	if (check_slots_drift(r))
+		return -1;
 	slot = 0;
 	for (i = 0; i < proto->nr_args; i++) {
 		const struct fe_arg *arg = &proto->args[i];
@@ -1702,8 +1760,6 @@ static int describe_params(struct resolver *r)
 
 		if (!fe_arg_takes_slot(arg))
 			continue;
-		if (slot < r->dfunc.nr_params && check_drift(r, arg, slot))
-			return -1;
 		pa = &r->p->params[slot];
 		pa->col = arg->col;
 		for (j = 0; j < arg->nr_alts; j++) {

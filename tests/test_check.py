@@ -172,3 +172,8 @@ def test_a_function_inlined_everywhere_in_the_other_kernel():
         expect_eq(row["kernels"][1]["why"],
                   f"'{f}' is inlined everywhere in {old}: it has no code of its own to probe")
     expect_eq(r.returncode, 1)
+    # read by name, the same functions get the same verdict, not 'missing'
+    f = inlined[0]["prototype"][:-2]
+    r = fe.run("check", "--json", "--btf", ref, "--vmlinux", old, f"{f}(x)")
+    row = json.loads(r.stdout.splitlines()[0])
+    expect_eq(row["kernels"][1]["state"], "inlined", row)

@@ -49,6 +49,24 @@ def test_contradicting_slots_are_warnings_naming_the_declaration():
         expect_eq(caret_column(r.stderr), col)
 
 
+def test_a_string_from_a_pointer_to_no_characters_and_every_contradiction_said():
+    need_btf()
+    proto = "vfs_read(string file, int buf)"
+    first = (f"'string file' reads slot 1 of 'vfs_read' as 8 bytes holding an address, but {BTF}"
+             " declares it 'struct file *file': a string is read where it points, and it "
+             "points to no characters")
+    second = (f"'int buf' reads slot 2 of 'vfs_read' as 4 bytes, but {BTF} declares it "
+              "'char *buf': a pointer's value is 8 bytes")
+    expect_eq(warnings(proto), [f"fevent: warning: column 10: {first} (--strict makes this an error)",
+                                f"fevent: warning: column 23: {second} (--strict makes this an error)"])
+    r = fe.run("compile", "--strict", proto)
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    check(f"fevent: error: column 10: {first}; column 23: {second}\n" in r.stderr, r.stderr)
+    expect_eq(caret_column(r.stderr), 10)
+    # strings from what points to characters, or to anything (void *), are no drift
+    expect_eq(warnings("ksys_write(int fd, string buf)"), [])
+
+
 def test_spellings_of_the_same_value_are_not_drift():
     need_btf()
     for proto in ["vfs_read(x64 file, string buf, size_t count, x64 pos)",
