@@ -155,6 +155,10 @@ echo ::stats-kernel
 fevent stats -v --json --by fd -- $W io 2>&1; echo rc=$?
 echo ::stats-stream
 fevent stats -v --stream --json --by fd -- $W io 2>&1; echo rc=$?
+echo ::stats-all
+fevent stats -v --json -e ksys_read --by comm -a -d 2 2>&1; echo rc=$?
+echo ::stats-all-stream
+fevent stats -v --stream --json -e ksys_read --by comm -a -d 2 2>&1; echo rc=$?
 kill $sp; wait $sp
 fevent clear -q
 left
@@ -558,6 +562,27 @@ def c_stats_stream(p, caps):
     check("stats: from the event stream (--stream)" in text, text)
     expect_eq(stats_counts(text, "fd"), read_counts(text, True), text)
     expect_eq(status(text), ["rc=0"], text)
+
+
+def system_wide(text, way):
+    # -a while fx_matrix spin is the only process that reads: it is
+    # counted, and fevent's own reads (of the hist file or the buffers) not
+    check(way in text, text)
+    expect_eq(status(text), ["rc=0"], text)
+    got = {o["keys"]["comm"]: o["count"] for o in objects(text) if o["event"] == "functions/ksys_read"}
+    expect_eq(sorted(got), ["fx_matrix"], text)
+    check(got["fx_matrix"] > 0, text)
+
+
+@matrix_check("stats-all", "`stats -a --by comm`: every process but fevent itself")
+def c_stats_all(p, caps):
+    system_wide(p["stats-all"], "stats: in the kernel (hist triggers)" if caps.hist
+                else "stats: from the event stream (this kernel has no hist triggers)")
+
+
+@matrix_check("stats-all-stream", "`stats -a --stream --by comm`: every process but fevent itself")
+def c_stats_all_stream(p, caps):
+    system_wide(p["stats-all-stream"], "stats: from the event stream (--stream)")
 
 
 STACK = ["ksys_read", "do_syscall_64", "entry_SYSCALL_64_after_hwframe"]
