@@ -99,7 +99,7 @@ def run_module(tally, path, pattern):
 
 # Tiers the sanitized pass leaves out: they test the kernel or peers, not
 # fevent's memory, and take minutes (the VM runs its own binary).
-NOT_SANITIZED = ("test_vm.py", "test_vm_lines.py", "test_vm_kfuncs.py", "test_vm_modules.py", "test_vm_lost.py", "test_vm_compile_fixes.py", "test_demo.py", "test_kernel_dwarf.py", "test_libpython.py", "test_line_xcheck.py",
+NOT_SANITIZED = ("test_vm.py", "test_vm_matrix.py", "test_vm_lines.py", "test_vm_kfuncs.py", "test_vm_modules.py", "test_vm_lost.py", "test_vm_compile_fixes.py", "test_demo.py", "test_kernel_dwarf.py", "test_libpython.py", "test_line_xcheck.py",
                  "test_fuzz.py",
                  "test_valgrind.py")
 
