@@ -327,7 +327,10 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		       c.nr_deref, FE_KERNEL_MAX_DEREF);
 		goto out;
 	}
-	render(&c, probe->uprobe, is_string, &body);
+	/* an array's last read cannot be '+u' (the kernel refuses it: "String
+	 * accepts only memory argument"); a plain one reads user memory where
+	 * the kernel's dereference does (x86-64 since 5.8) */
+	render(&c, probe->uprobe, is_string || f->type.array, &body);
 	if (fe_ftype_name(&type, is_string && c.user, probe->uprobe,
 			  tname, sizeof(tname))) {
 		fe_err(err, f->col, "cannot name this fetch type");

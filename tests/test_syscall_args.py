@@ -120,3 +120,13 @@ def test_typed_slots_read_no_tracefs():
     check("its trace event format, which names them, is not at hand: "
           "/sys/kernel/tracing/events/syscalls is not readable: run as root" in r.stderr,
           r.stderr)
+
+
+def test_an_array_from_a_user_pointer_is_read_plainly():
+    # the kernel refuses '+u' under an array ("String accepts only memory
+    # argument"); a plain dereference reads the user's bytes (the kernel
+    # matrix records them on every kernel)
+    r = fe.run("compile", "SyS_write(unsigned int fd, x8[4] buf, size_t count)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout, "p:functions/SyS_write __x64_sys_write __caller=$stack0:symbol "
+              "fd=+112(%di):u32 buf=+0(+104(%di)):x8[4] count=+96(%di):u64\n")

@@ -34,20 +34,11 @@ import vm  # noqa: E402
 # (check, suite) -> why it fails today.  The merger removes an entry when
 # the fix lands; the numbers are issue 20's items.
 KNOWN_FAILING = {
-    ("ret-errno", "sid"): "#1: 'long do_sys_openat2' on an int function reads all of %rax (-2 shows 4294967294)",
     ("stats-stack", "bookworm"): "#2: stats --by stack alone SIGSEGVs where hist triggers exist",
     ("stats-stack", "trixie"): "#2: stats --by stack alone SIGSEGVs where hist triggers exist",
     ("stats-stack", "sid"): "#2: stats --by stack alone SIGSEGVs where hist triggers exist",
     ("stats-stack-fd", "trixie"): "#2: 'cannot read this row' (the key is printed common_stacktrace on 6.5+)",
     ("stats-stack-fd", "sid"): "#2: 'cannot read this row' (the key is printed common_stacktrace on 6.5+)",
-    ("proto-syscall", "sid"): "#4: proto SyS_openat prints a fifth parameter '__data_loc char[] __filename_val'",
-    ("syscall-by-name", "bullseye"): "#5: SyS_openat(dfd, filename, flags, mode) fails: only the pt_regs wrapper in BTF",
-    ("syscall-by-name", "bookworm"): "#5: SyS_openat(dfd, filename, flags, mode) fails: only the pt_regs wrapper in BTF",
-    ("syscall-by-name", "trixie"): "#5: SyS_openat(dfd, filename, flags, mode) fails: only the pt_regs wrapper in BTF",
-    ("syscall-by-name", "sid"): "#5: SyS_openat(dfd, filename, flags, mode) fails: only the pt_regs wrapper in BTF",
-    ("syscall-member", "bullseye"): "#5: SyS_openat2(..., how->flags) needs __do_sys_openat2 in BTF (6.1 only)",
-    ("syscall-member", "trixie"): "#5: SyS_openat2(..., how->flags) needs __do_sys_openat2 in BTF (6.1 only)",
-    ("syscall-member", "sid"): "#5: SyS_openat2(..., how->flags) needs __do_sys_openat2 in BTF (6.1 only)",
     ("ret-blocked", "bullseye"): "#6: return probes are r1: (maxactive 1), returns of sleeping calls are lost",
     ("module-btf-error", "bullseye"): "#7: no module BTF: the error does not name the cause (CONFIG_DEBUG_INFO_BTF_MODULES, 5.11)",
     ("member-gone", "sid"): "#8: dentry->d_iname is gone: did-you-mean says d_name, not d_shortname",
@@ -63,10 +54,6 @@ KNOWN_FAILING = {
     ("filter-ret", "bookworm"): "#10: 'if ret == 0' prints the other calls' entries without returns",
     ("filter-ret", "trixie"): "#10: 'if ret == 0' prints the other calls' entries without returns",
     ("filter-ret", "sid"): "#10: 'if ret == 0' prints the other calls' entries without returns",
-    ("array-user", "bullseye"): "new: x8[4] of a system call's user pointer is emitted '+u0(...):x8[4]', which the kernel refuses ('String accepts only memory argument': arrays take only kernel-memory stores)",
-    ("array-user", "bookworm"): "new: x8[4] of a system call's user pointer is emitted '+u0(...):x8[4]', which the kernel refuses",
-    ("array-user", "trixie"): "new: x8[4] of a system call's user pointer is emitted '+u0(...):x8[4]', which the kernel refuses",
-    ("array-user", "sid"): "new: x8[4] of a system call's user pointer is emitted '+u0(...):x8[4]', which the kernel refuses",
 }
 
 SUITE_KERNEL = {"bullseye": "5.10", "bookworm": "6.1", "trixie": "6.12", "sid": "7.2"}
