@@ -1336,7 +1336,15 @@ rtype:
 	while (ps->i < start && is_in(cur(ps), storage_words, ARRAY_LEN(storage_words)))
 		ps->i++;
 	if (ps->i < start) {
-		if (parse_tspec(ps, &proto->rtype))
+		/* the type ends where the name begins: a glob's '[a-k]' is no
+		 * array length ("int [a-k]*(...)") */
+		struct tok saved = ps->toks[start];
+		int ret;
+
+		ps->toks[start].kind = T_EOF;
+		ret = parse_tspec(ps, &proto->rtype);
+		ps->toks[start] = saved;
+		if (ret)
 			return -1;
 		if (ps->i != start)
 			return unexpected(ps, cur(ps), "the function name after the return type");

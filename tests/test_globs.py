@@ -158,6 +158,18 @@ def test_a_star_after_a_return_type_is_the_pointer():
     check("p:functions/d_path d_path " in r.stdout or "more than 1000" in r.stderr, r.stderr)
 
 
+def test_a_glob_starting_with_a_class_takes_a_return_type():
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        raise fe.Skip("no kernel BTF here")
+    # '[' after a return type begins the glob, not the type's array length
+    r = fe.run("compile", "-q", "int [v]fs_rmdir(...)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check("r:functions/vfs_rmdir__return vfs_rmdir ret=$retval:s32\n" in r.stdout, r.stdout)
+    r = fe.run("compile", "int[3] vfs_rmdir(...)")
+    expect_eq(r.returncode, 2)
+    check("a return type cannot be an array" in r.stderr, r.stderr)
+
+
 def test_a_glob_in_a_file_says_where():
     if not os.path.exists("/sys/kernel/btf/vmlinux"):
         raise fe.Skip("no kernel BTF here")
