@@ -398,9 +398,17 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 		}
 	fe_kprobe_rules_free(rules);
 	for (i = 0; i < n; i++) {
+		char old_ret[256];
+
 		if (make_room(defs[i]->group, defs[i]->event, force, &in, err) ||
 		    (defs[i]->ret_event &&
 		     make_room(defs[i]->group, defs[i]->ret_event, force, &in, err)))
+			goto fail;
+		/* --force replaces what the earlier prototype made: its return
+		 * event too, where the new one has none */
+		if (force && !defs[i]->ret_event &&
+		    (size_t)snprintf(old_ret, sizeof(old_ret), "%s__return", defs[i]->event) <
+		    sizeof(old_ret) && make_room(defs[i]->group, old_ret, force, &in, err))
 			goto fail;
 	}
 	for (i = 0; i < n; i++) {

@@ -126,6 +126,20 @@ def test_existing_event_needs_force_and_nothing_is_half_added():
         clean()
 
 
+def test_force_replaces_the_return_event_of_the_earlier_prototype_too():
+    need_uprobes()
+    clean()
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", prog(), "long traced(int n)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(sorted(e["event"] for e in listed()), ["traced", "traced__return"])
+        r = fe.run("add", "--force", "-g", GROUP, "-x", prog(), "traced(int n)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([e["event"] for e in listed()], ["traced"])
+    finally:
+        clean()
+
+
 def test_clear_never_touches_another_group():
     need_uprobes()
     clean()
