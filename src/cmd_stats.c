@@ -22,6 +22,7 @@
 #include "record.h"
 #include "stats.h"
 #include "stats_kernel.h"
+#include "event_names.h"
 
 #include <event-parse.h>
 
@@ -176,7 +177,7 @@ static bool has_event(struct fe_event_info *ev, int n, const char *name)
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (!strcmp(ev[i].event, name))
+		if (fe_event_named(ev[i].event, name))
 			return true;
 	return false;
 }

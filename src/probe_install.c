@@ -18,6 +18,7 @@
 #include "fe_util.h"
 #include "kprobe_rules.h"
 #include "probe_install.h"
+#include "event_names.h"
 
 #define PROBE_TYPES (TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | \
 		     TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE)
@@ -855,18 +856,7 @@ static int remove_stale_synthetic(void)
 
 static bool selected(const struct fe_event_info *e, char *const *names, int nr)
 {
-	int i;
-
-	if (!nr)
-		return true;
-	for (i = 0; i < nr; i++) {
-		size_t l = strlen(names[i]);
-
-		if (!strcmp(e->event, names[i]) ||
-		    (!strncmp(e->event, names[i], l) && !strcmp(e->event + l, "__return")))
-			return true;
-	}
-	return false;
+	return fe_event_named_any(e->event, names, nr);
 }
 
 int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
@@ -886,7 +876,7 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 	if (fe_list_events(group, &ev, &n, err))
 		return -1;
 	for (i = 0; i < nr_names; i++) {
-		for (j = 0; j < n && strcmp(ev[j].event, names[i]); j++)
+		for (j = 0; j < n && !fe_event_named(ev[j].event, names[i]); j++)
 			;
 		if (j == n)
 			fe_warn(undone, "no event '%s' in group '%s'", names[i], group);

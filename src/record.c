@@ -17,6 +17,7 @@
 #include "probe_install.h"
 #include "record.h"
 #include "trace_dat.h"
+#include "event_names.h"
 
 #define RETURN_SUFFIX	"__return"
 
@@ -87,18 +88,7 @@ static void on_signal(int sig)
 
 bool fe_record_wanted(const char *event, char *const *names, int n)
 {
-	int i;
-
-	if (!n)
-		return true;
-	for (i = 0; i < n; i++) {
-		size_t l = strlen(names[i]);
-
-		if (!strcmp(event, names[i]) ||
-		    (!strncmp(event, names[i], l) && !strcmp(event + l, RETURN_SUFFIX)))
-			return true;
-	}
-	return false;
+	return fe_event_named_any(event, names, n);
 }
 
 static double now(void)
@@ -929,7 +919,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	for (i = 0; i < n; i++)
 		nr_chosen += chosen[i] = fe_record_wanted(ev[i].event, o->events, o->nr_events);
 	for (j = 0; j < o->nr_events; j++) {
-		for (i = 0; i < n && strcmp(ev[i].event, o->events[j]); i++)
+		for (i = 0; i < n && !fe_event_named(ev[i].event, o->events[j]); i++)
 			;
 		if (i == n) {
 			fe_err(err, 0, "no event '%s' in group '%s' (fevent list shows them)",

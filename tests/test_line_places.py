@@ -380,3 +380,36 @@ def test_a_file_place_under_a_directory_with_a_dot_and_digits():
     here = fe.run("compile", "-x", binary(), f"fx_places.c:{n}(i)")
     expect_eq([l.split()[2:] for l in r.stdout.splitlines()],
               [l.split()[2:] for l in here.stdout.splitlines()])
+
+
+def test_one_name_for_every_address_of_a_place():
+    """walk's loop line has two addresses, walk_L<n> and walk_L<n>_1: the
+    place's name reaches both in record -e, stats -e and clear, and -e
+    takes globs."""
+    need_uprobes()
+    clean()
+    try:
+        n = rel_line("walk")
+        r = fe.run("add", "-g", GROUP, "-x", binary(), f"walk:{n}(k)", "main()")
+        expect_eq(r.returncode, 0, r.stderr)
+        name = f"walk_L{n}"
+        r = fe.run("record", "-g", GROUP, "--json", "-e", name, "--", binary())
+        expect_eq(r.returncode, 0, r.stderr)
+        events = [json.loads(l)["event"] for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq(events, [name] + [f"{name}_1"] * 3)
+        r = fe.run("record", "-g", GROUP, "--json", "-e", "walk_*", "--", binary())
+        expect_eq(r.returncode, 0, r.stderr)
+        events = [json.loads(l)["event"] for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq(events, [name] + [f"{name}_1"] * 3)
+        r = fe.run("stats", "-g", GROUP, "--json", "-e", name, "--", binary())
+        expect_eq(r.returncode, 0, r.stderr)
+        counts = {o["event"]: o["count"] for o in map(json.loads, [
+            l for l in r.stdout.splitlines() if l.startswith("{")])}
+        expect_eq(counts, {f"{GROUP}/{name}": 1, f"{GROUP}/{name}_1": 3})
+        r = fe.run("clear", "-g", GROUP, name)
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("list", "-g", GROUP, "--json")
+        expect_eq([json.loads(l)["event"] for l in r.stdout.splitlines() if l.startswith("{")],
+                  ["main"])
+    finally:
+        clean()
