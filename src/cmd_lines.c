@@ -260,6 +260,9 @@ static int file_lines(const struct fe_cli *cli, struct fe_dbg *dbg, const char *
 	where.comp_dir = fr.comp_dir;
 	path = fr.path ? source_path(&where, cli->source) : NULL;
 	text = path ? read_source(path, (int)fr.to) : NULL;
+	if (!text)
+		fe_say_warning("%s: %s; the lines are shown without their text (--source DIR says where the sources are)\n",
+			       path ? path : file, strerror(errno ? errno : ENOENT));
 	printf("<%s:%ld-%ld>\n", path && text ? path : file, fr.from, fr.to);
 	for (line = fr.from; line <= fr.to; line++) {
 		const char *src = text && text[line - 1] ? text[line - 1] : NULL;
@@ -335,8 +338,9 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	path = source_path(&fl, cli->source);
 	nr_text = fl.decl_line + (int)to;
 	text = path ? read_source(path, nr_text) : NULL;
-	if (!text && cli->verbose)
-		fe_say_warning("%s: %s; the lines are shown without their text\n",
+	/* numbers alone need a reason, or they look like a bug */
+	if (!text)
+		fe_say_warning("%s: %s; the lines are shown without their text (--source DIR says where the sources are)\n",
 			       path ? path : fl.file, strerror(errno ? errno : ENOENT));
 	printf("<%s@%s:%ld>\n", func, path && text ? path : fl.file, from);
 	for (line = fl.decl_line + from, k = 0; line <= fl.decl_line + to; line++) {

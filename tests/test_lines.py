@@ -63,6 +63,10 @@ def test_fixture_function_with_its_source():
     r = fe.run("lines", "-x", so, "--source", "/nonexistent", "fx_walk:1-3")
     expect_eq((r.returncode, r.stdout), (0, f"<fx_walk@{src}:1>\n      3  +0x30       \n"),
               r.stderr)
+    # ... and says why, without -v
+    check(r.stderr.startswith("fevent: warning: ") and r.stderr.endswith(
+        ": No such file or directory; the lines are shown without their text (--source DIR "
+        "says where the sources are)\n"), r.stderr)
 
 
 def test_marks_the_lines_perf_probe_marks():
