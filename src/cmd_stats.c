@@ -60,6 +60,12 @@ struct run {
 	struct counted *c;
 	int nr_c;
 	bool in_kernel;
+	enum fe_record_target target;
+	/* -p, -- CMD in the kernel: the traced tasks, learned from forks;
+	 * rows of any other task are not counted */
+	struct fe_ktasks *tasks;
+	int *roots, nr_roots;		/* the instance's set_event_pid when armed */
+	int *traced, nr_traced;
 	struct tep_handle *tep;		/* the group's formats, for the counters */
 	struct fe_stats *raw;		/* the stream's counts: a comm key holds the pid */
 	struct fe_stats *shown;
@@ -589,14 +595,28 @@ struct row_ctx {
 	struct counted *c;
 };
 
+static bool traced(const struct run *r, long pid)
+{
+	int i;
+
+	if (!r->tasks || pid < 0)
+		return true;
+	for (i = 0; i < r->nr_traced; i++)
+		if (r->traced[i] == pid)
+			return true;
+	return false;
+}
+
 static int shown_from_kernel(void *ctx, const char *const *keys, unsigned long long value,
-			     unsigned long long hits)
+			     unsigned long long hits, long pid)
 {
 	struct row_ctx *rc = ctx;
 	struct fe_buf stack[MAX_BY] = { 0 };
 	const char *k2[MAX_BY];
 	int k, ret;
 
+	if (!traced(rc->r, pid))
+		return 0;
 	for (k = 0; k < rc->r->nr_by; k++) {
 		k2[k] = keys[k];
 		if (rc->r->src[k] == K_STACK) {
@@ -619,6 +639,20 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 
 	r->view = v;
 	fe_stats_begin_snapshot(r->shown);
+	if (r->in_kernel && r->tasks) {
+		unsigned long long dropped;
+
+		free(r->traced);
+		if (fe_ktasks_traced(r->tasks, inst, r->roots, r->nr_roots, &r->traced,
+				     &r->nr_traced, &dropped, &err)) {
+			fe_say_error("%s\n", err.msg);
+			return -1;
+		}
+		if (dropped && final)
+			fe_say_loss("sched/sched_process_fork: the kernel's table was full: %llu "
+				    "forks not seen, their tasks' calls not counted (--stream "
+				    "counts them)\n", dropped);
+	}
 	if (r->in_kernel) {
 		for (i = 0; i < r->nr_c; i++) {
 			struct row_ctx rc = { r, &r->c[i] };
@@ -630,9 +664,11 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 				return -1;
 			}
 			if (dropped && final)
-				fe_say_loss("%s: the kernel's table was full: %llu hits not counted "
-					    "(too many different keys and values; --stream counts "
-					    "them all)\n", r->c[i].name, dropped);
+				fe_say_loss("%s: the kernel's table was full: %llu hits%s not "
+					    "counted (too many different keys and values%s; "
+					    "--stream counts them all)\n", r->c[i].name, dropped,
+					    r->tasks ? " of any task" : "",
+					    r->tasks ? " and tasks" : "");
 		}
 	} else {
 		free(r->cmdlines);
@@ -650,11 +686,45 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 	return 0;
 }
 
+/*
+ * The tasks the instance follows when the counters start: its
+ * set_event_pid (the command, or -p's pid).  Read after the forks are
+ * counted, so a task forked meanwhile is in one or the other.
+ */
+static int read_roots(struct run *r, struct tracefs_instance *inst, struct fe_error *err)
+{
+	char *text = tracefs_instance_file_read(inst, "set_event_pid", NULL), *p, *end;
+
+	if (!text)
+		return fe_err(err, 0, "cannot read set_event_pid: %s", strerror(errno));
+	for (p = text; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		int *slot;
+
+		if (end == p) {
+			end = p + 1;
+			continue;
+		}
+		slot = fe_grow(&r->roots, &r->nr_roots, sizeof(*slot));
+		if (!slot) {
+			free(text);
+			return fe_err(err, 0, "out of memory");
+		}
+		*slot = (int)pid;
+	}
+	free(text);
+	if (!r->nr_roots)
+		return fe_err(err, 0, "the instance follows no process (set_event_pid is empty)");
+	return 0;
+}
+
 static int arm(void *ctx, struct tracefs_instance *inst, struct fe_error *err)
 {
 	struct run *r = ctx;
 	int i;
 
+	if (r->tasks && (fe_ktasks_start(r->tasks, inst, err) || read_roots(r, inst, err)))
+		return -1;
 	for (i = 0; i < r->nr_c; i++)
 		if (fe_khist_start(r->c[i].khist, inst, err))
 			return -1;
@@ -668,6 +738,7 @@ static void disarm(void *ctx, struct tracefs_instance *inst)
 
 	for (i = 0; i < r->nr_c; i++)
 		fe_khist_stop(r->c[i].khist, inst);
+	fe_ktasks_stop(r->tasks, inst);
 }
 
 /* The event's filter as add wrote it, or NULL. */
@@ -691,7 +762,9 @@ static char *filter_of(const struct fe_event_info *ev)
  */
 static int build_counters(struct run *r, char *why, size_t size)
 {
-	const char *systems[2] = { r->c[0].ev->group, NULL };
+	/* sched: the forks that make the traced tasks */
+	const char *systems[3] = { r->c[0].ev->group, "sched", NULL };
+	bool by_pid = r->target != FE_RECORD_ALL;
 	struct tep_handle *tep;
 	int i, k;
 
@@ -707,6 +780,15 @@ static int build_counters(struct run *r, char *why, size_t size)
 	if (!tep) {
 		snprintf(why, size, "cannot read the formats of group %s", systems[0]);
 		return -1;
+	}
+	if (by_pid) {
+		struct fe_error err = { 0 };
+
+		r->tasks = fe_ktasks_new(tep, &err);
+		if (!r->tasks) {
+			snprintf(why, size, "%.400s", err.msg);
+			return -1;
+		}
 	}
 	for (i = 0; i < r->nr_c; i++) {
 		struct counted *c = &r->c[i];
@@ -729,7 +811,9 @@ static int build_counters(struct run *r, char *why, size_t size)
 		snprintf(tag, sizeof(tag), "fevent_%d_%d", (int)getpid(), i);
 		c->khist = fe_khist_new(tep, c->ev->group, c->ev->event,
 					c->ret ? c->ret->event : NULL, keys, r->nr_by,
-					c->value_field, c->value_signed, filter, ret_filter, tag, &err);
+					c->value_field, c->value_signed, filter, ret_filter,
+					r->target == FE_RECORD_ALL ? (int)getpid() : 0, by_pid, tag,
+					&err);
 		free(filter);
 		free(ret_filter);
 		if (!c->khist) {
@@ -758,6 +842,9 @@ static void run_free(struct run *r)
 	fe_stats_free(r->shown);
 	fe_stats_pairs_free(r->pairs);
 	free(r->cmdlines);
+	fe_ktasks_free(r->tasks);
+	free(r->roots);
+	free(r->traced);
 	if (r->tep)
 		tep_free(r->tep);
 }
@@ -786,6 +873,7 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	}
 	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "count", &o))
 		return FE_EXIT_USAGE;
+	r.target = o.target;
 	r.mode = cli->hist ? FE_STATS_HIST : cli->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
 	if (parse_by(&r))
 		goto out;
@@ -851,6 +939,8 @@ int fe_cmd_stats(const struct fe_cli *cli)
 		/* only the counted events (and a latency's returns) are read */
 		for (i = 0; i < r.nr_c; i++)
 			fe_khist_free(r.c[i].khist), r.c[i].khist = NULL;
+		fe_ktasks_free(r.tasks);
+		r.tasks = NULL;
 		o.view.sink = count_event;
 		for (i = 0; i < r.nr_by; i++)
 			o.stacks |= r.src[i] == K_STACK;

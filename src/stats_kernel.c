@@ -15,6 +15,10 @@
 #define CONSTANT_KEY	"common_type"
 #define LATENCY_FIELD	"lat"
 #define PID_FIELD	"pid"
+/* what a row prints, in order, besides the keys (0 and up) */
+#define ORDER_CONSTANT	-1
+#define ORDER_VALUE	-2
+#define ORDER_PID	-3
 
 struct fe_khist {
 	struct tracefs_hist *hist;	/* on the event, or on the synthetic event */
@@ -26,6 +30,7 @@ struct fe_khist {
 	char *key_names[MAX_KEYS];	/* as the hist file prints them */
 	int nr_keys;
 	bool constant_key;
+	bool hidden_pid;		/* common_pid (synthetic: pid), not shown */
 	bool has_value;
 	char *value_name;
 	bool started;
@@ -185,6 +190,24 @@ static enum tracefs_hist_key_type key_type(const struct fe_khist_key *k)
 	       k->src == FE_KSRC_SYMBOL ? TRACEFS_HIST_KEY_SYM : TRACEFS_HIST_KEY_NORMAL;
 }
 
+/*
+ * The stack's key as the kernel names it: 6.5 renamed 'stacktrace' to
+ * 'common_stacktrace' (and prints that), and its README says so.
+ */
+static const char *stack_key(void)
+{
+	static const char *name;
+
+	if (!name) {
+		char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+
+		name = readme && strstr(readme, "common_stacktrace") ? "common_stacktrace" :
+		       "stacktrace";
+		free(readme);
+	}
+	return name;
+}
+
 /* The name a key has on the event its hist is on. */
 static const char *key_field(struct fe_khist *h, int i, char *buf, size_t size)
 {
@@ -198,7 +221,7 @@ static const char *key_field(struct fe_khist *h, int i, char *buf, size_t size)
 	case FE_KSRC_CPU:
 		return TRACEFS_HIST_CPU;
 	case FE_KSRC_STACK:
-		return "stacktrace";	/* common_stacktrace from 6.5 on */
+		return stack_key();
 	default:
 		if (!h->synth)
 			return k->field;
@@ -209,50 +232,97 @@ static const char *key_field(struct fe_khist *h, int i, char *buf, size_t size)
 
 static bool printed_key(const struct fe_khist *h, int i);
 
-/* The hist trigger: the keys, then the exact value, counting hits. */
+static const char *pid_name(const struct fe_khist *h)
+{
+	return h->synth ? PID_FIELD : "common_pid";
+}
+
+/*
+ * What a row of the hist prints, in the order of the trigger's keys: the
+ * constant key or the hidden pid first, the keys, the exact value (a key:
+ * fevent draws the buckets itself, as bpftrace does, from what the
+ * kernel counted per value), then the stacks (many lines each: last, so
+ * the other keys stay on the row's first line).
+ */
+static int key_order(const struct fe_khist *h, int *order)
+{
+	int n = 0, i;
+
+	if (h->constant_key)
+		order[n++] = ORDER_CONSTANT;
+	if (h->hidden_pid)
+		order[n++] = ORDER_PID;
+	for (i = 0; i < h->nr_keys; i++)
+		if (printed_key(h, i) && h->keys[i].src != FE_KSRC_STACK)
+			order[n++] = i;
+	if (h->has_value)
+		order[n++] = ORDER_VALUE;
+	for (i = 0; i < h->nr_keys; i++)
+		if (h->keys[i].src == FE_KSRC_STACK)
+			order[n++] = i;
+	return n;
+}
+
+static const char *order_name(const struct fe_khist *h, int o)
+{
+	return o == ORDER_CONSTANT ? CONSTANT_KEY : o == ORDER_PID ? pid_name(h) :
+	       o == ORDER_VALUE ? h->value_name : h->key_names[o];
+}
+
+/* The hist trigger: its keys, counting hits. */
 static int build_hist(struct fe_khist *h, const char *system, const char *event,
 		      struct fe_error *err)
 {
-	int i;
+	struct tracefs_hist_axis none[] = { { NULL, 0 } };
+	int order[MAX_KEYS + 3], n = key_order(h, order), i;
 
-	for (i = 0; i < h->nr_keys || (!i && h->constant_key); i++) {
-		const char *name = h->constant_key ? CONSTANT_KEY : h->key_names[i];
+	/* keys one by one: any of them may be the first (a stack alone) */
+	h->hist = tracefs_hist_alloc_nd(h->tep, system, event, none);
+	if (!h->hist)
+		return fe_err(err, 0, "cannot count %s/%s: %s", system, event, strerror(errno));
+	for (i = 0; i < n; i++) {
+		int o = order[i];
 
-		if (!h->constant_key && (!printed_key(h, i) || h->keys[i].src == FE_KSRC_STACK))
-			continue;
-		enum tracefs_hist_key_type type = h->constant_key ? TRACEFS_HIST_KEY_NORMAL :
-						  key_type(&h->keys[i]);
-
-		if (!h->hist)
-			h->hist = tracefs_hist_alloc(h->tep, system, event, name, type);
-		else if (tracefs_hist_add_key(h->hist, name, type))
-			return fe_err(err, 0, "cannot count %s/%s by %s: %s", system, event, name,
-				      strerror(errno));
-		if (!h->hist)
-			return fe_err(err, 0, "cannot count %s/%s by %s: %s", system, event, name,
-				      strerror(errno));
+		if (tracefs_hist_add_key(h->hist, order_name(h, o),
+					 o >= 0 ? key_type(&h->keys[o]) : TRACEFS_HIST_KEY_NORMAL))
+			return fe_err(err, 0, "cannot count %s/%s by %s: %s", system, event,
+				      order_name(h, o), strerror(errno));
 	}
-	/* the exact value, a key: fevent draws the buckets itself, as
-	 * bpftrace does, from what the kernel counted per value */
-	if (h->value_name && tracefs_hist_add_key(h->hist, h->value_name, TRACEFS_HIST_KEY_NORMAL))
-		return fe_err(err, 0, "cannot count %s/%s by %s: %s", system, event,
-			      h->value_name, strerror(errno));
-	/* a stack prints over many lines: last, so the other keys stay on
-	 * the row's first line */
-	for (i = 0; i < h->nr_keys; i++)
-		if (h->keys[i].src == FE_KSRC_STACK &&
-		    tracefs_hist_add_key(h->hist, h->key_names[i], TRACEFS_HIST_KEY_NORMAL))
-			return fe_err(err, 0, "cannot count %s/%s by its stack: %s", system, event,
-				      strerror(errno));
 	if (tracefs_hist_add_value(h->hist, TRACEFS_HIST_HITCOUNT))
 		return fe_err(err, 0, "out of memory");
+	return 0;
+}
+
+/*
+ * The user's filter and, for -a, 'common_pid != fevent': fevent's own
+ * reads of the hist files are no one's calls.
+ */
+static int apply_filters(const char *filter, int exclude_pid, append_fn append, void *obj,
+			 struct fe_error *err)
+{
+	char pid[16];
+
+	if (filter && exclude_pid > 0 &&
+	    append(obj, TRACEFS_FILTER_OPEN_PAREN, NULL, 0, NULL))
+		return fe_err(err, 0, "libtracefs refuses a '(' in a hist trigger's filter");
+	if (filter && apply_filter(filter, append, obj, err))
+		return -1;
+	if (exclude_pid <= 0)
+		return 0;
+	snprintf(pid, sizeof(pid), "%d", exclude_pid);
+	if ((filter && (append(obj, TRACEFS_FILTER_CLOSE_PAREN, NULL, 0, NULL) ||
+			append(obj, TRACEFS_FILTER_AND, NULL, 0, NULL))) ||
+	    append(obj, TRACEFS_FILTER_COMPARE, "common_pid", TRACEFS_COMPARE_NE, pid))
+		return fe_err(err, 0, "libtracefs refuses 'common_pid != %s' in a hist "
+			      "trigger's filter", pid);
 	return 0;
 }
 
 struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const char *event,
 			      const char *ret_event, const struct fe_khist_key *keys, int nr_keys,
 			      const char *value, bool value_signed, const char *filter,
-			      const char *ret_filter, const char *tag, struct fe_error *err)
+			      const char *ret_filter, int exclude_pid, bool by_pid,
+			      const char *tag, struct fe_error *err)
 {
 	struct fe_khist *h = calloc(1, sizeof(*h));
 	const char *hist_system = system, *hist_event = event;
@@ -304,7 +374,8 @@ struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const 
 				goto fail;
 			}
 		}
-		if (filter && apply_filter(filter, start_append, h->synth, err))
+		/* an entry fevent made starts nothing */
+		if (apply_filters(filter, exclude_pid, start_append, h->synth, err))
 			goto fail;
 		if (ret_filter && apply_filter(ret_filter, end_append, h->synth, err))
 			goto fail;
@@ -320,7 +391,12 @@ struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const 
 	h->has_value = value != NULL;
 	if (value && !(h->value_name = strdup(value)))
 		goto oom;
-	h->constant_key = !nr_keys;
+	/* the pid a row counts is the comm key's or the pid key's, or a
+	 * key of its own */
+	for (i = 0; i < nr_keys; i++)
+		by_pid &= keys[i].src != FE_KSRC_COMM && keys[i].src != FE_KSRC_PID;
+	h->hidden_pid = by_pid;
+	h->constant_key = !nr_keys && !h->hidden_pid;
 	for (i = 0; i < nr_keys; i++) {
 		char buf[16];
 
@@ -331,7 +407,8 @@ struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const 
 	/* the synthetic event's hist once the kernel knows its format */
 	if (!ret_event && build_hist(h, hist_system, hist_event, err))
 		goto fail;
-	if (!ret_event && filter && apply_filter(filter, hist_append, h->hist, err))
+	if (!ret_event && (filter || exclude_pid > 0) &&
+	    apply_filters(filter, exclude_pid, hist_append, h->hist, err))
 		goto fail;
 	return h;
 oom:
@@ -534,10 +611,8 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 {
 	char *text = tracefs_event_file_read(inst, tracefs_hist_get_system(h->hist),
 					     tracefs_hist_get_event(h->hist), "hist", NULL);
-	struct fe_buf keys[MAX_KEYS] = { 0 }, value = { 0 };
-	/* what a row prints, in order: key indexes, -1 the constant key,
-	 * -2 the value */
-	int order[MAX_KEYS + 2], n = 0, i, ret = 0, pid_key = -1;
+	struct fe_buf keys[MAX_KEYS] = { 0 }, value = { 0 }, pid = { 0 };
+	int order[MAX_KEYS + 3], n = key_order(h, order), i, ret = 0, pid_key = -1;
 	const char *line, *p, *next_line;
 
 	*dropped = 0;
@@ -545,22 +620,13 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 		return fe_err(err, 0, "cannot read the hist file of %s/%s: %s",
 			      tracefs_hist_get_system(h->hist), tracefs_hist_get_event(h->hist),
 			      strerror(errno));
-	if (h->constant_key)
-		order[n++] = -1;
-	for (i = 0; i < h->nr_keys; i++) {
+	for (i = 0; i < h->nr_keys; i++)
 		if (!printed_key(h, i))
 			pid_key = i;
-		else if (h->keys[i].src != FE_KSRC_STACK)
-			order[n++] = i;
-	}
-	if (h->has_value)
-		order[n++] = -2;
-	for (i = 0; i < h->nr_keys; i++)
-		if (h->keys[i].src == FE_KSRC_STACK)
-			order[n++] = i;
 	for (line = text; line && *line; line = next_line ? next_line + 1 : NULL) {
 		const char *ptrs[MAX_KEYS];
 		unsigned long long hits = 0;
+		long row_pid = -1;
 
 		next_line = strchr(line, '\n');
 		if (!strncmp(line, "    Dropped:", 12)) {
@@ -581,22 +647,17 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 		for (i = 0; i < n && !ret; i++) {
 			int o = order[i];
 			const struct fe_khist_key *k = o >= 0 ? &h->keys[o] : NULL;
-			const char *name = o == -1 ? CONSTANT_KEY :
-					   o >= 0 && o < MAX_KEYS ? h->key_names[o] : h->value_name;
-			struct fe_buf *b = o >= 0 && o < MAX_KEYS ? &keys[o] : &value;
+			struct fe_buf *b = o >= 0 ? &keys[o] : o == ORDER_PID ? &pid : &value;
 			char next[64];
 			const char *before;
 
 			b->len = 0;
 			fe_buf_add(b, "", 0);
 			if (i + 1 < n)
-				snprintf(next, sizeof(next), ", %s: ",
-					 order[i + 1] == -1 ? CONSTANT_KEY :
-					 order[i + 1] >= 0 && order[i + 1] < MAX_KEYS ?
-					 h->key_names[order[i + 1]] : h->value_name);
+				snprintf(next, sizeof(next), ", %s: ", order_name(h, order[i + 1]));
 			else
 				snprintf(next, sizeof(next), " }");
-			if (!expect_name(&p, name)) {
+			if (!expect_name(&p, order_name(h, o))) {
 				ret = -1;
 				break;
 			}
@@ -605,13 +666,18 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 				ret = -1;
 				break;
 			}
-			if (k && k->src == FE_KSRC_COMM && pid_key >= 0) {
-				/* "comm    [  1234]": the pid key is the number */
+			if (k && k->src == FE_KSRC_COMM) {
+				/* "comm    [  1234]": the task's pid */
 				const char *br = strchr(before, '[');
 
-				keys[pid_key].len = 0;
-				fe_buf_add(&keys[pid_key], "", 0);
-				fe_buf_add_u64(&keys[pid_key], br ? strtoull(br + 1, NULL, 10) : 0);
+				row_pid = br ? strtol(br + 1, NULL, 10) : -1;
+				if (pid_key >= 0) {
+					keys[pid_key].len = 0;
+					fe_buf_add(&keys[pid_key], "", 0);
+					fe_buf_add_u64(&keys[pid_key], row_pid);
+				}
+			} else if ((k && k->src == FE_KSRC_PID) || o == ORDER_PID) {
+				row_pid = strtol(b->s, NULL, 10);
 			}
 			if (i + 1 < n) {
 				if (*p != ',')
@@ -635,7 +701,8 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 		}
 		for (i = 0; i < h->nr_keys; i++)
 			ptrs[i] = keys[i].s ? keys[i].s : "";
-		ret = fn(ctx, ptrs, h->has_value && value.s ? strtoull(value.s, NULL, 10) : 0, hits);
+		ret = fn(ctx, ptrs, h->has_value && value.s ? strtoull(value.s, NULL, 10) : 0, hits,
+			 row_pid);
 		if (ret) {
 			fe_err(err, 0, "out of memory");
 			break;
@@ -644,6 +711,132 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 	for (i = 0; i < MAX_KEYS; i++)
 		fe_buf_free(&keys[i]);
 	fe_buf_free(&value);
+	fe_buf_free(&pid);
 	free(text);
 	return ret;
+}
+
+/* --- the traced processes: the targets and what they forked --- */
+
+struct fe_ktasks {
+	struct tracefs_hist *hist;	/* sched_process_fork by parent and child */
+	bool started;
+};
+
+struct fe_ktasks *fe_ktasks_new(struct tep_handle *tep, struct fe_error *err)
+{
+	struct fe_ktasks *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	t->hist = tracefs_hist_alloc_2d(tep, "sched", "sched_process_fork", "parent_pid",
+					TRACEFS_HIST_KEY_NORMAL, "child_pid",
+					TRACEFS_HIST_KEY_NORMAL);
+	if (!t->hist || tracefs_hist_add_value(t->hist, TRACEFS_HIST_HITCOUNT)) {
+		fe_err(err, 0, "cannot count sched/sched_process_fork by parent and child: %s",
+		       errno ? strerror(errno) : "no such event");
+		fe_ktasks_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void fe_ktasks_free(struct fe_ktasks *t)
+{
+	if (!t)
+		return;
+	tracefs_hist_free(t->hist);
+	free(t);
+}
+
+int fe_ktasks_start(struct fe_ktasks *t, struct tracefs_instance *inst, struct fe_error *err)
+{
+	if (tracefs_hist_start(inst, t->hist))
+		return fe_err(err, 0, "the kernel refused a hist trigger on "
+			      "sched/sched_process_fork: %s", strerror(errno));
+	t->started = true;
+	return 0;
+}
+
+void fe_ktasks_stop(struct fe_ktasks *t, struct tracefs_instance *inst)
+{
+	if (t && t->started)
+		tracefs_hist_destroy(inst, t->hist);
+	if (t)
+		t->started = false;
+}
+
+static bool has_pid(const int *pids, int n, int pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+int fe_ktasks_traced(struct fe_ktasks *t, struct tracefs_instance *inst, const int *roots,
+		     int nr_roots, int **pids, int *nr, unsigned long long *dropped,
+		     struct fe_error *err)
+{
+	char *text = tracefs_event_file_read(inst, "sched", "sched_process_fork", "hist", NULL);
+	int (*forks)[2] = NULL, nr_forks = 0, i, *set = NULL, n = 0;
+	const char *line, *next;
+	bool grew;
+
+	(void)t;	/* its hist file is the instance's */
+	*pids = NULL;
+	*nr = 0;
+	*dropped = 0;
+	if (!text)
+		return fe_err(err, 0, "cannot read the hist file of sched/sched_process_fork: %s",
+			      strerror(errno));
+	for (line = text; line && *line; line = next ? next + 1 : NULL) {
+		const char *pp = strstr(line, "parent_pid:"), *cp = strstr(line, "child_pid:");
+		int *f;
+
+		next = strchr(line, '\n');
+		if (!strncmp(line, "    Dropped:", 12))
+			*dropped = strtoull(line + 12, NULL, 10);
+		if (strncmp(line, "{ ", 2) || !pp || !cp || (next && (pp > next || cp > next)))
+			continue;
+		f = fe_grow(&forks, &nr_forks, sizeof(*forks));
+		if (!f)
+			goto oom;
+		f[0] = atoi(pp + 11);
+		f[1] = atoi(cp + 10);
+	}
+	for (i = 0; i < nr_roots; i++) {
+		if (has_pid(set, n, roots[i]))
+			continue;
+		if (!fe_grow(&set, &n, sizeof(*set)))
+			goto oom;
+		set[n - 1] = roots[i];
+	}
+	/* a child's fork may be listed before its parent's: until nothing
+	 * more is found (a pid the run saw twice counts for both tasks) */
+	do {
+		grew = false;
+		for (i = 0; i < nr_forks; i++) {
+			if (!has_pid(set, n, forks[i][0]) || has_pid(set, n, forks[i][1]))
+				continue;
+			if (!fe_grow(&set, &n, sizeof(*set)))
+				goto oom;
+			set[n - 1] = forks[i][1];
+			grew = true;
+		}
+	} while (grew);
+	free(forks);
+	free(text);
+	*pids = set;
+	*nr = n;
+	return 0;
+oom:
+	free(forks);
+	free(set);
+	free(text);
+	return fe_err(err, 0, "out of memory");
 }

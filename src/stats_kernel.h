@@ -41,14 +41,18 @@ bool fe_khist_supported(const char *system, const char *event, bool latency);
 /*
  * A counter for system/event (for latency: from event to ret_event); keys
  * in order; value the --hist field or NULL; filters (the kernel's syntax,
- * as the events' filter files hold them) or NULL.  tag names the
- * synthetic event uniquely (fevent_PID_N).  tep (the group's formats)
- * must live as long as the counter.
+ * as the events' filter files hold them) or NULL.  exclude_pid > 0: that
+ * process is left out by the trigger's filter (-a: fevent).  by_pid:
+ * every row names its task (a hidden common_pid key where neither comm
+ * nor pid is a key), for the reader to keep the traced ones.  tag names
+ * the synthetic event uniquely (fevent_PID_N).  tep (the group's
+ * formats) must live as long as the counter.
  */
 struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const char *event,
 			      const char *ret_event, const struct fe_khist_key *keys, int nr_keys,
 			      const char *value, bool value_signed, const char *filter,
-			      const char *ret_filter, const char *tag, struct fe_error *err);
+			      const char *ret_filter, int exclude_pid, bool by_pid,
+			      const char *tag, struct fe_error *err);
 void fe_khist_free(struct fe_khist *h);
 
 int fe_khist_start(struct fe_khist *h, struct tracefs_instance *inst, struct fe_error *err);
@@ -56,13 +60,32 @@ int fe_khist_start(struct fe_khist *h, struct tracefs_instance *inst, struct fe_
 void fe_khist_stop(struct fe_khist *h, struct tracefs_instance *inst);
 
 /* One row of a hist file: key texts (comm for COMM; decimal numbers),
- * the value, and its hits. */
+ * the value, its hits, and its task (by_pid, or a comm or pid key;
+ * else -1). */
 typedef int (*fe_khist_row_fn)(void *ctx, const char *const *keys, unsigned long long value,
-			       unsigned long long hits);
+			       unsigned long long hits, long pid);
 
 /* Read the hist file's rows; *dropped: what the kernel's table had no
  * room for. */
 int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_row_fn fn,
 		  void *ctx, unsigned long long *dropped, struct fe_error *err);
+
+/*
+ * The traced processes, as the kernel saw them fork: a hist trigger on
+ * sched/sched_process_fork by parent and child in fevent's instance (an
+ * instance's set_event_pid is no sure filter for triggers: a 5.15 kernel
+ * counted others).  tep must have the sched system's formats.
+ */
+struct fe_ktasks;
+struct fe_ktasks *fe_ktasks_new(struct tep_handle *tep, struct fe_error *err);
+void fe_ktasks_free(struct fe_ktasks *t);
+int fe_ktasks_start(struct fe_ktasks *t, struct tracefs_instance *inst, struct fe_error *err);
+void fe_ktasks_stop(struct fe_ktasks *t, struct tracefs_instance *inst);
+/* roots and every task they forked, and theirs, since the start: *pids
+ * (malloc'ed), *nr of them; *dropped: forks the kernel's table had no
+ * room for. */
+int fe_ktasks_traced(struct fe_ktasks *t, struct tracefs_instance *inst, const int *roots,
+		     int nr_roots, int **pids, int *nr, unsigned long long *dropped,
+		     struct fe_error *err);
 
 #endif

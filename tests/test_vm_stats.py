@@ -24,6 +24,12 @@ CALLS = sum(SIZES.values()) + 1             # and the pipe's
 
 SNIPPET = rf"""T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
+# until fevent PID's counters are on (it handles SIGINT by then), 20 s at most
+armed() {{
+  n=0
+  while ! grep -q '^hist:' $T/instances/fevent-$1/events/functions/ksys_read/trigger 2>/dev/null \
+      && [ $n -lt 2000 ]; do usleep 10000; n=$((n+1)); done
+}}
 fevent add -q '{PROBE}' || exit 1
 for way in kernel stream; do
   opt=; [ $way = stream ] && opt=--stream
@@ -35,7 +41,7 @@ for way in kernel stream; do
   echo ::$way-latency; fevent stats -v $opt --json --latency --by fd -- {RUN}; echo rc=$?
 done
 echo ::intervals; fevent stats --json -e ksys_read -i 1 -- sh -c '{RUN}; sleep 2; {RUN}'; echo rc=$?
-echo ::sigint; fevent stats --json -e ksys_read -a > /tmp/st.json 2>&1 & sleep 2; {RUN}; kill -INT $!; wait $!; echo rc=$?
+echo ::sigint; fevent stats --json -e ksys_read -a > /tmp/st.json 2>&1 & armed $!; {RUN}; kill -INT $!; wait $!; echo rc=$?
 grep ksys_read /tmp/st.json | head -1 | cut -c1-40; ls $T/instances; echo listed
 echo ::text; fevent stats --hist count -- {RUN}; echo rc=$?
 echo ::other; sh -c 'cat /etc/hostname > /dev/null' & fevent stats --json -e ksys_read -- {RUN}; echo rc=$?; wait
@@ -45,7 +51,7 @@ echo ::kernel-filter; fevent stats -v --json -e ksys_read -- {RUN}; echo rc=$?
 echo ::stream-filter; fevent stats -v --stream --json -e ksys_read -- {RUN}; echo rc=$?
 echo ::kernel-filter-latency; fevent stats -v --json --latency -- {RUN}; echo rc=$?
 echo ::killed
-fevent stats --latency -a > /dev/null 2>&1 & sleep 3; ls $T/instances; cat $T/synthetic_events | cut -d' ' -f1
+fevent stats --latency -a > /dev/null 2>&1 & armed $!; ls $T/instances; cat $T/synthetic_events | cut -d' ' -f1
 kill -9 $!; wait; fevent clear -q; echo rc=$?
 echo ::left
 ls $T/instances; cat $T/synthetic_events; cat $T/events/functions/ksys_read/trigger | grep -v '^#'
