@@ -34,11 +34,6 @@ import vm  # noqa: E402
 # (check, suite) -> why it fails today.  The merger removes an entry when
 # the fix lands; the numbers are issue 20's items.
 KNOWN_FAILING = {
-    ("stats-stack", "bookworm"): "#2: stats --by stack alone SIGSEGVs where hist triggers exist",
-    ("stats-stack", "trixie"): "#2: stats --by stack alone SIGSEGVs where hist triggers exist",
-    ("stats-stack", "sid"): "#2: stats --by stack alone SIGSEGVs where hist triggers exist",
-    ("stats-stack-fd", "trixie"): "#2: 'cannot read this row' (the key is printed common_stacktrace on 6.5+)",
-    ("stats-stack-fd", "sid"): "#2: 'cannot read this row' (the key is printed common_stacktrace on 6.5+)",
     ("ret-blocked", "bullseye"): "#6: return probes are r1: (maxactive 1), returns of sleeping calls are lost",
     ("module-btf-error", "bullseye"): "#7: no module BTF: the error does not name the cause (CONFIG_DEBUG_INFO_BTF_MODULES, 5.11)",
     ("member-gone", "sid"): "#8: dentry->d_iname is gone: did-you-mean says d_name, not d_shortname",
