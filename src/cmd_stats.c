@@ -196,6 +196,62 @@ static bool is_return(const char *event)
 }
 
 /*
+ * --by keys no chosen event has together: name the key no event has at
+ * all, and the closest field there is; caller is a kernel entry's.
+ */
+static void explain_no_key(struct run *r, struct fe_event_info *ev, int n)
+{
+	const struct fe_cli *cli = r->cli;
+	const char *names[256];
+	struct field *all[64] = { NULL };
+	int nall[64] = { 0 }, nr = 0, nn = 0, i, j, k;
+	const char *group = ev && n ? ev[0].group : "";
+	bool said = false;
+
+	for (i = 0; i < n && nr < 64; i++) {
+		if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
+			continue;
+		if (parse_fields(ev[i].args, &all[nr], &nall[nr]))
+			break;
+		for (j = 0; j < nall[nr] && nn < 256; j++)
+			if (strcmp(all[nr][j].name, CALLER_FIELD))
+				names[nn++] = all[nr][j].label ? all[nr][j].label : all[nr][j].name;
+		nr++;
+	}
+	for (k = 0; k < r->nr_by && !said; k++) {
+		bool found = false, caller = !strcmp(r->by[k], "caller");
+
+		if (r->src[k] != K_FIELD && r->src[k] != K_SYMBOL)
+			continue;
+		for (i = 0; i < nr && !found; i++) {
+			bool amb = false;
+
+			found = find_field(&ev[i], all[i], nall[i], caller ? CALLER_FIELD : r->by[k],
+					   &amb) || amb;
+		}
+		if (found)
+			continue;
+		said = true;
+		if (caller) {
+			fe_say_error("--by caller: caller is the kernel function a kprobe's entry "
+				     "returns to, and no event of group '%s' has one (uprobes and "
+				     "return events have none)\n", group);
+		} else {
+			const char *near = fe_closest(r->by[k], names, nn);
+
+			fe_say_error("--by %s: no event of group '%s' has a field '%s'%s%s%s (keys: "
+				     "a field, comm, pid, cpu, caller, stack)\n", r->by[k], group,
+				     r->by[k], near ? "; did you mean '" : "", near ? near : "",
+				     near ? "'?" : "");
+		}
+	}
+	if (!said)
+		fe_say_error("--by %s: no event of group '%s' has all of these\n", cli->by, group);
+	for (i = 0; i < nr; i++)
+		fields_free(all[i], nall[i]);
+}
+
+/*
  * Which events count and by which of their fields; a name an event
  * lacks is a usage error when the event was asked for by name, and
  * leaves the event out otherwise.
@@ -351,8 +407,7 @@ bad:
 		else if (r->mode == FE_STATS_LATENCY)
 			fe_say_error("--latency: no event of the group has a return event\n");
 		else
-			fe_say_error("--by %s: no event of group '%s' has all of these\n", cli->by,
-				     ev && n ? ev[0].group : "");
+			explain_no_key(r, ev, n);
 		return -1;
 	}
 	return 0;

@@ -104,7 +104,8 @@ def leftover_instances(before):
     for name in now:
         if name in before or not name.startswith("fevent-"):
             continue
-        pid = name[len("fevent-"):]
+        # fevent-PID, or a counting instance fevent-PID-countN
+        pid = name[len("fevent-"):].split("-")[0]
         if not (pid.isdigit() and os.path.exists(f"/proc/{pid}")):
             left.append(name)
     return sorted(left)

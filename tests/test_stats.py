@@ -40,8 +40,10 @@ def clean():
 
 
 def leftovers():
+    """fevent instances whose process is gone (others' running ones are not
+    this test's)."""
     inst = "/sys/kernel/tracing/instances"
-    return [d for d in os.listdir(inst) if d.startswith(f"fevent-")] if os.path.isdir(inst) else []
+    return fe.leftover_instances([]) if os.path.isdir(inst) else []
 
 
 def test_intervals_add_up_to_the_run():
@@ -113,6 +115,24 @@ def test_a_key_named_count_leaves_the_tally_its_own_header():
             "  3          1",
             "",
         ])
+    finally:
+        clean()
+    expect_eq(leftovers(), [])
+
+
+def test_a_key_no_event_has_is_named():
+    setup()
+    try:
+        r = fe.run("stats", "-g", GROUP, "--by", "caller", "--", binary(), "1")
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq(r.stderr, "fevent: error: --by caller: caller is the kernel function a "
+                  f"kprobe's entry returns to, and no event of group '{GROUP}' has one "
+                  "(uprobes and return events have none)\n")
+        r = fe.run("stats", "-g", GROUP, "--by", "lenn", "--", binary(), "1")
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq(r.stderr, f"fevent: error: --by lenn: no event of group '{GROUP}' has a "
+                  "field 'lenn'; did you mean 'len'? (keys: a field, comm, pid, cpu, caller, "
+                  "stack)\n")
     finally:
         clean()
     expect_eq(leftovers(), [])
