@@ -313,7 +313,7 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	dbg = open_dwarf(cli, &err);
 	if (!dbg) {
 		fe_say_error("%s\n", err.msg);
-		ret = cli->binary || cli->vmlinux || cli->btf ? FE_EXIT_USAGE : FE_EXIT_FAIL;
+		ret = FE_EXIT_USAGE;	/* as vars and a line probe for the same cause */
 		goto out;
 	}
 	if (names_file(cli->args[0])) {

@@ -139,3 +139,16 @@ def test_errors():
     check("a range N-M (N <= M)" in r.stderr, r.stderr)
     r = fe.run("lines", "--btf", "/sys/kernel/btf/vmlinux", "vfs_read")
     expect_eq(r.returncode, 2, r.stderr)
+
+
+def test_no_kernel_dwarf_is_one_cause_with_one_exit_status():
+    # lines, vars and a line probe all need the kernel's DWARF: the same
+    # cause, the same status (2: the request cannot be answered with the
+    # debug info at hand; give --vmlinux)
+    for args in (["lines", "ksys_read"], ["vars", "ksys_read:3"],
+                 ["compile", "ksys_read:3(ret)"]):
+        r = fe.run(*args)
+        if r.returncode == 0:
+            raise fe.Skip("the running kernel's DWARF is installed here")
+        expect_eq((r.returncode, r.stdout), (2, ""), args)
+        check("--vmlinux FILE" in r.stderr, (args, r.stderr))
