@@ -318,7 +318,8 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 	}
 	if (c.kind == C_VALUE && c.expr.s && !strcmp(c.expr.s, FE_PLACE_SSE)) {
 		fe_err(err, f->col,
-		       "bytes 0..7 of the struct are passed in an SSE (xmm) register, which probes cannot read");
+		       "bytes 0..7 of the struct are %s an SSE (xmm) register, which probes cannot read",
+		       probe->in_body ? "held there in" : "passed in");
 		goto out;
 	}
 	if (c.nr_deref > FE_KERNEL_MAX_DEREF) {

@@ -705,9 +705,10 @@ static int float_error(struct resolver *r, struct fe_field *f, const struct fe_a
 	}
 	f->float_bits = bits.s;
 	f->float_col = col;
+	/* inside a function nothing is being passed: the value is held there */
 	if (asprintf(&f->float_sse,
-		     "'%s' is floating point, passed in an SSE (xmm) register, which probes cannot read",
-		     tname) < 0) {
+		     "'%s' is floating point, %s an SSE (xmm) register, which probes cannot read",
+		     tname, r->p->in_body ? "held there in" : "passed in") < 0) {
 		f->float_sse = NULL;
 		return fe_err(r->err, 0, "out of memory");
 	}
@@ -783,8 +784,8 @@ static int aggregate_error(struct resolver *r, struct fe_field *f, const struct 
 	f->float_bits = msg.s;
 	f->float_col = col;
 	if (asprintf(&f->float_sse,
-		     "'%s' is a %s of floating point, passed in SSE (xmm) registers, which probes cannot read",
-		     tname, what) < 0) {
+		     "'%s' is a %s of floating point, %s SSE (xmm) registers, which probes cannot read",
+		     tname, what, r->p->in_body ? "held there in" : "passed in") < 0) {
 		f->float_sse = NULL;
 		return fe_err(r->err, 0, "out of memory");
 	}

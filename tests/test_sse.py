@@ -186,3 +186,17 @@ def test_the_issues_case_is_refused_alike_with_dwarf():
         r = fe.run("compile", "-x", so, proto)
         expect_eq((r.returncode, r.stdout), (2, ""), proto)
         expect_eq(r.stderr.splitlines()[0], f"fevent: error: column {col}: {why}", proto)
+
+
+def test_a_double_held_in_xmm_inside_a_function_is_not_passed():
+    # at a line inside fxs_scale, acc lives in an xmm register: nothing is
+    # being passed there, so the reason says where it is held
+    line = [i + 1 for i, l in enumerate(open(os.path.join(FIXTURES, "fx_sse.c")))
+            if "SCALE-LOOP" in l][0]
+    r = fe.run("vars", "-x", sse_fixture()["so"], f"fx_sse.c:{line}")
+    expect_eq(r.returncode, 0, r.stderr)
+    acc = [l for l in r.stdout.splitlines() if " acc " in l]
+    expect_eq(len(acc), 1, r.stdout)
+    check("('double' is floating point, held there in an SSE (xmm) register, which probes "
+          "cannot read)" in acc[0], acc[0])
+    check("passed" not in r.stdout, r.stdout)
