@@ -6,12 +6,14 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "compile.h"
 #include "diag.h"
 #include "kmodule.h"
+#include "proto_render.h"
 
 void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 {
@@ -131,13 +133,67 @@ int fe_print_definitions(const struct fe_compile_set *set)
 	return FE_EXIT_OK;
 }
 
+/*
+ * --portable: each definition as a prototype of the kernel's own fetches
+ * (TYPE NAME=FETCH at FUNC or FUNC+OFF), which compiles to the same
+ * arguments with no debug info: a line or a member path resolved here
+ * from DWARF, added with 'add -f' on a machine that has none.
+ */
+static int print_portable(const struct fe_compile_set *set)
+{
+	int i;
+
+	for (i = 0; i < set->nr; i++) {
+		const struct fe_definition *d = &set->items[i].def;
+		const char *sp = strchr(d->entry, ' ');
+		const char *place_end = sp ? strchr(sp + 1, ' ') : NULL;
+		char place[512], *entry = NULL, *ret = NULL;
+		const char *rtype_end = NULL;
+
+		if (d->uprobe) {
+			fe_say_error("--portable is for kprobes: on the target machine, compile a "
+				     "binary's prototypes with -x\n");
+			return FE_EXIT_USAGE;
+		}
+		if (!sp)
+			continue;
+		snprintf(place, sizeof(place), "%.*s",
+			 (int)(place_end ? place_end - sp - 1 : (long)strlen(sp + 1)), sp + 1);
+		entry = fe_render_proto(d->event, place, d->entry_args, false, true);
+		if (d->ret)
+			ret = fe_render_proto(d->event, place, d->ret_args ? d->ret_args : "",
+					      true, true);
+		if (!entry || (d->ret && !ret)) {
+			free(entry);
+			free(ret);
+			fe_say_error("out of memory\n");
+			return FE_EXIT_FAIL;
+		}
+		/* the return event's rendering is "TYPE FUNC()": its type
+		 * goes before the entry's prototype (void: a return without
+		 * a value) */
+		if (ret)
+			rtype_end = strrchr(ret, '(') ? memrchr(ret, ' ', strrchr(ret, '(') - ret) : NULL;
+		printf("%.*s%s%s%s%s\n", rtype_end ? (int)(rtype_end - ret) : 0, ret ? ret : "",
+		       rtype_end ? " " : ret ? "void " : "", entry, d->filter ? " if " : "",
+		       d->filter ? d->filter : "");
+		free(entry);
+		free(ret);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fe_say_error("writing the prototypes: %s\n", strerror(errno));
+		return FE_EXIT_FAIL;
+	}
+	return FE_EXIT_OK;
+}
+
 int fe_cmd_compile(const struct fe_cli *cli)
 {
 	struct fe_compile_set set;
 	int ret = fe_compile_cli(cli, "compile", &set);
 
 	if (ret == FE_EXIT_OK)
-		ret = fe_print_definitions(&set);
+		ret = cli->portable ? print_portable(&set) : fe_print_definitions(&set);
 	fe_compile_set_free(&set);
 	return ret;
 }

@@ -41,6 +41,7 @@ struct fe_cli {
 	bool latency;		/* --latency */
 	bool stream;		/* --stream */
 	bool strict;		/* --strict */
+	bool portable;		/* compile --portable */
 	int max;		/* --max: a glob's functions, 0 for the default */
 	struct fe_kernel_arg *kernels;	/* check: every --btf and --vmlinux */
 	int nr_kernels;

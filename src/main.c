@@ -35,6 +35,7 @@ enum {
 	OPT_STRICT,
 	OPT_MAX,
 	OPT_INTERVAL,
+	OPT_PORTABLE,
 	OPT_VERSION,
 };
 
@@ -86,6 +87,9 @@ static const struct option_desc options[] = {
 	{ OPT_STRICT, "strict", NULL, "a typed slot that contradicts the debug info (a\n"
 				      "kind or size) is an error, not a warning" },
 	{ OPT_MAX, "max", "N", "a glob may name up to N functions (default 1000)" },
+	{ OPT_PORTABLE, "portable", NULL, "print each kprobe as a prototype of the kernel's own\n"
+					  "fetches, which 'add -f' takes on a machine with no\n"
+					  "debug info (a line compiled here, added there)" },
 	{ 'v', "verbose", NULL, "say more" },
 	{ 'q', "quiet", NULL, "no warnings, summaries or listings of what was added" },
 	{ 'h', "help", NULL, "show this help" },
@@ -120,12 +124,12 @@ struct command {
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [-v] [-q] PROTO...",
+		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [-v] [-q] PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
 		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n",
 		"fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
-		{ COMPILE_OPTS, COMMON_OPTS },
+		{ COMPILE_OPTS, { OPT_PORTABLE, NULL }, COMMON_OPTS },
 	},
 	{
 		"add", fe_cmd_add,
@@ -544,6 +548,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			cli.strict = true;
+			break;
+		case OPT_PORTABLE:
+			cli.portable = true;
 			break;
 		case OPT_MAX: {
 			char *end;

@@ -262,10 +262,16 @@ char *fe_render_proto(const char *event, const char *target, const char *args,
 			failed = true;
 			break;
 		}
-		if (nr_args && (it->slot < 0 || it->slot == cur_slot)) {
-			/* '|' another alternative of the open ARG (an
-			 * address or a FETCH takes no slot of its own) */
+		if (nr_args && it->slot >= 0 && it->slot == cur_slot) {
+			/* '|' another read of the open ARG's slot */
 			fe_buf_printf(&out, " | %s", text);
+			continue;
+		}
+		if (it->slot < 0) {
+			/* an address or a FETCH takes no slot: an ARG of its
+			 * own, ',' as in C (not '|', which reads as another
+			 * alternative of the slot before) */
+			fe_buf_printf(&out, "%s%s", nr_args++ ? ", " : "", text);
 			continue;
 		}
 		/* a new ARG, after NULL for each slot skipped */

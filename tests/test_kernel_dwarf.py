@@ -222,3 +222,28 @@ def test_a_variable_the_self_inlined_copy_loses_is_read_from_the_outer():
             p = subprocess.run(["perf", "probe", "-k", v, "-D", f"hsw_hw_config:{n} ret"],
                                capture_output=True, text=True)
             expect_eq(p.stdout.split()[1:], r.stdout.split()[1:])
+
+
+def test_portable_prototypes_compile_to_the_same_definitions_with_no_debug_info():
+    """compile --portable on the workstation (the 6.1 -dbg vmlinux): each
+    kprobe as a prototype of the kernel's own fetches, which the target
+    machine, with BTF only or no debug info at all, compiles ('add -f') to
+    the same arguments; a line's event is named by its offset there."""
+    v = need_vmlinux()
+    protos = ["ksys_read:12(ret)", "long ksys_read(fd, buf, count)",
+              "vfs_read(file->f_pos, count) if count > 10", "void fd_install(fd)"]
+    here = fe.run("compile", "--vmlinux", v, *protos)
+    expect_eq(here.returncode, 0, here.stderr)
+    port = fe.run("compile", "--vmlinux", v, "--portable", *protos)
+    expect_eq(port.returncode, 0, port.stderr)
+    lines = port.stdout.splitlines()
+    expect_eq(len(lines), 4, port.stdout)
+    check(re.fullmatch(r"ksys_read\+(\d+)\(s64 ret=%ax\)", lines[0]), lines[0])
+    expect_eq(lines[1:], ["s64 ksys_read(u32 fd=%di, string buf=+0(%si), u64 count=%dx)",
+                          "vfs_read(s64 f_pos=+104(%di), u64 count=%dx) if count > 10",
+                          "void fd_install(u32 fd=%di)"])
+    off = re.fullmatch(r"ksys_read\+(\d+)\(.*", lines[0]).group(1)
+    for where in (["--btf", v], ["--kallsyms", "/dev/null", "-q"]):
+        there = fe.run("compile", *where, "-f", "-", stdin=port.stdout)
+        expect_eq(there.returncode, 0, (where, there.stderr))
+        expect_eq(there.stdout, here.stdout.replace("ksys_read_L12", f"ksys_read_{off}"), where)

@@ -64,11 +64,13 @@ def test_corpus_with_btf_dwarf_and_uprobes():
         check(got["compiled"] >= 30, f"{mode}: only {got['compiled']} prototypes compiled")
         expect_eq((got["bad"], got["bare_fetches"]), (0, 0), f"{mode}: {got}")
         # the kernel's spelling only where debug info moves the slots: a
-        # struct passed by value or a double among the parameters
+        # struct passed by value or a double among the parameters; and a
+        # system call's pointer followed twice (user memory: '+u', which
+        # Rostedt's hops cannot say)
         fell_back = {l.split(": ", 1)[1].split("(")[0] for l in out.splitlines()
                      if "with-debug-info (kernel spelling)" in l}
         check(fell_back <= {"fx_big", "fx_float", "fx_pair", "fx_takes_mixed",
-                            "fx_takes_vec"}, f"{mode}: {fell_back}")
+                            "fx_takes_vec", "SyS_execve"}, f"{mode}: {fell_back}")
         check(fell_back, f"{mode}: the fallback was exercised")
     if os.path.exists("/sys/kernel/btf/vmlinux"):
         got, _ = round_trip("btf", "/sys/kernel/btf/vmlinux")
@@ -90,9 +92,11 @@ def test_renderings_of_what_slots_cannot_say():
               "fx_walk(b3@0/32 lo+56 | b9@3/32 mid+56 | b20@12/32 hi+56 | b40@0/64 wide+64)")
     expect_eq(rendered("fx_small(s.x, s.y, s.z, o->id)"),
               "fx_small(s32 x | b16@32/64 y__s | b8@48/64 z, s32 id+0)")
-    # members of a struct passed by value on the stack
+    # members of a struct passed by value on the stack; fetches that take
+    # no slot are ARGs of their own, joined with ',' ('|' would read as
+    # another alternative of a slot)
     expect_eq(rendered("fx_big(after, big.c, big.a)"),
-              "fx_big(s32 after=%di | s64 c=+24($stack) | s64 a=+8($stack))")
+              "fx_big(s32 after=%di, s64 c=+24($stack), s64 a=+8($stack))")
     # a uprobe's read of a global by file offset
     check(rendered("fx_walk(long sink=@fx_sink)").startswith("fx_walk(s64 sink=@+0x"),
           rendered("fx_walk(long sink=@fx_sink)"))
