@@ -322,7 +322,10 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	}
 	found = fe_dbg_func_lines(dbg, func, &fl, &err);
 	if (found <= 0) {
-		if (found == 0)
+		if (found == 0 && fe_dbg_inlined_only(dbg, func))
+			fe_say_error("'%s' is inlined everywhere in %s: its lines are code of the functions it is inlined into ('fevent lines CALLER' shows them there)\n",
+				     func, fe_dbg_source(dbg));
+		else if (found == 0)
 			fe_say_error("no function '%s' in the DWARF of %s\n", func, fe_dbg_source(dbg));
 		else
 			fe_say_error("%s\n", err.msg);

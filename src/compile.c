@@ -378,6 +378,10 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 		it->err.col = proto->at_col;
 		return -1;
 	}
+	if (ret == 0 && fe_dbg_inlined_only(ldbg, proto->func))
+		return fe_err(&it->err, proto->func_col,
+			      "'%s' is inlined everywhere in %s: its lines are code of the functions it is inlined into, and fevent probes lines of a function's own code; probe the caller's line ('fevent lines CALLER')",
+			      proto->func, fe_dbg_source(ldbg));
 	if (ret == 0)
 		return fe_err(&it->err, proto->func_col, "no function '%s' in the DWARF of %s",
 			      proto->func, fe_dbg_source(ldbg));

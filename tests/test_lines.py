@@ -152,3 +152,23 @@ def test_no_kernel_dwarf_is_one_cause_with_one_exit_status():
             raise fe.Skip("the running kernel's DWARF is installed here")
         expect_eq((r.returncode, r.stdout), (2, ""), args)
         check("--vmlinux FILE" in r.stderr, (args, r.stderr))
+
+
+def test_a_helper_inlined_everywhere_is_said_to_be():
+    import subprocess
+    import tempfile
+    d = tempfile.mkdtemp(prefix="fevent-inl-")
+    binary = os.path.join(d, "fx_inline")
+    subprocess.run(["gcc", "-g", "-O2", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     "fixtures", "fx_inline.c"), "-o", binary],
+                   check=True)
+    r = fe.run("compile", "-x", binary, "helper:2(a, b)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    check(r.stderr.startswith(f"fevent: error: column 1: 'helper' is inlined everywhere in "
+                              f"{binary}: its lines are code of the functions it is inlined "
+                              "into"), r.stderr)
+    r = fe.run("lines", "-x", binary, "helper")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr, f"fevent: error: 'helper' is inlined everywhere in {binary}: its lines "
+              "are code of the functions it is inlined into ('fevent lines CALLER' shows "
+              "them there)\n")
