@@ -165,6 +165,7 @@ struct closest {
 	int best_d;
 	char *buf;
 	size_t size;
+	bool renamed;		/* buf holds NAME_SUFFIX */
 };
 
 static int consider(const char *cand, void *arg)
@@ -172,6 +173,18 @@ static int consider(const char *cand, void *arg)
 	struct closest *c = arg;
 	size_t l = strlen(cand);
 	int d;
+
+	/* a kernel that renamed the function keeps its name in front
+	 * (kmem_cache_alloc -> kmem_cache_alloc_noprof): that, before any
+	 * name a few edits away; the shortest such */
+	if (l > c->len + 1 && !strncmp(cand, c->name, c->len) && cand[c->len] == '_' &&
+	    l < c->size && (!c->renamed || l < strlen(c->buf))) {
+		c->renamed = true;
+		memcpy(c->buf, cand, l + 1);
+		return 0;
+	}
+	if (c->renamed)
+		return 0;
 
 	/* a cheap bound first: the length difference is a lower bound */
 	if ((l > c->len ? l - c->len : c->len - l) >= (size_t)c->best_d)

@@ -1206,14 +1206,35 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 	const char *names[64] = { NULL };
 	const char *near;
 	int i, n = 0;
+	char clone[256];
+	/* a compiler's clone has the code: undescribed() says what to do */
+	bool has_clone = !r->dbg && !r->sc_format && r->ctx->dbg && !r->p->syscall &&
+			 fe_resolve_clone_of(r->ctx, r->p->func, clone, sizeof(clone));
 
 	/* described only as inlined copies: the function is the problem,
 	 * as with typed slots ('check' says inlined either way) */
-	if (!r->dbg && !r->sc_format && r->ctx->dbg && !r->p->syscall &&
+	if (!r->dbg && !r->sc_format && r->ctx->dbg && !r->p->syscall && !has_clone &&
 	    fe_dbg_inlined_only(r->ctx->dbg, r->p->func))
 		return fe_err(r->err, r->proto->func_col,
 			      "'%s' is inlined everywhere in %s: it has no code of its own to probe, nor parameters to read; probe its callers",
 			      r->p->func, fe_dbg_source(r->ctx->dbg));
+	/* neither the kernel nor its debug info has the function: the name
+	 * of the function is the problem, not the parameter's (a kernel
+	 * renamed it: kmem_cache_alloc is kmem_cache_alloc_noprof on 6.10+) */
+	if (!r->dbg && !r->sc_format && r->ctx->dbg && !r->p->syscall && !r->p->uprobe &&
+	    !r->p->module && !has_clone && fe_ksyms_has(r->ctx->ksyms, r->p->func, NULL) == 0) {
+		char near[256];
+
+		if (fe_dbg_closest_func(r->ctx->dbg, r->p->func, near, sizeof(near)))
+			return fe_err(r->err, r->proto->func_col,
+				      "no function '%s' in the running kernel (%s) or %s; did you mean '%s'?",
+				      r->p->func, r->ctx->kallsyms_path ? r->ctx->kallsyms_path : "/proc/kallsyms",
+				      fe_dbg_source(r->ctx->dbg), near);
+		return fe_err(r->err, r->proto->func_col,
+			      "no function '%s' in the running kernel (%s) or %s",
+			      r->p->func, r->ctx->kallsyms_path ? r->ctx->kallsyms_path : "/proc/kallsyms",
+			      fe_dbg_source(r->ctx->dbg));
+	}
 	if (!r->dbg && !r->sc_format) {
 		struct fe_buf why = { 0 };
 

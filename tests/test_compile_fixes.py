@@ -362,3 +362,21 @@ def test_struct_return_without_debug_info():
               "type")
     r = fe.run("compile", "--kallsyms", "/dev/null", "f(x64 x)")
     expect_eq((r.returncode, r.stdout.split()[-1]), (0, "x=%di:x64"))
+
+
+def test_a_function_the_kernel_renamed_is_the_problem_named():
+    # 6.10+ renamed kmem_cache_alloc to kmem_cache_alloc_noprof: the name of
+    # the function is what is wrong, not its parameter 's', and the closest
+    # name is the one that keeps it in front
+    syms = open("/proc/kallsyms").read()
+    if " kmem_cache_alloc_noprof\n" not in syms or " kmem_cache_alloc\n" in syms:
+        raise fe.Skip("this kernel did not rename kmem_cache_alloc")
+    r = fe.run("compile", "kmem_cache_alloc(s->name)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines()[0],
+              "fevent: error: column 1: no function 'kmem_cache_alloc' in the running kernel "
+              "(/proc/kallsyms) or /sys/kernel/btf/vmlinux; did you mean "
+              "'kmem_cache_alloc_noprof'?")
+    r = fe.run("compile", "kmem_cache_alloc(x64 s)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check("did you mean 'kmem_cache_alloc_noprof'?" in r.stderr, r.stderr)
