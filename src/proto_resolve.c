@@ -85,6 +85,20 @@ int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks,
 }
 
 /*
+ * The kernel whose symbol table was read, for messages: the running one's
+ * /proc/kallsyms, or another kernel's --kallsyms FILE.
+ */
+static const char *ksyms_where(const struct fe_resolve_ctx *ctx, char *buf, size_t size)
+{
+	const char *path = ctx->kallsyms_path ? ctx->kallsyms_path : "/proc/kallsyms";
+
+	if (!strcmp(path, "/proc/kallsyms"))
+		return "the running kernel (/proc/kallsyms)";
+	snprintf(buf, size, "the target kernel (%s)", path);
+	return buf;
+}
+
+/*
  * The syscall-wrapper rule.  Kernels since 4.17 wrap every system call in
  * __x64_sys_NAME(const struct pt_regs *regs); older ones have sys_NAME with
  * the arguments in registers.  Without a symbol table, assume a wrapper.
@@ -127,10 +141,13 @@ static int pick_syscall_target(struct fe_probe *p, const struct fe_resolve_ctx *
 	p->syscall = true;
 	p->syscall_wrapper = true;
 	p->target = wrapper;
-	if (ctx->warnings)
-		return fe_warn(ctx->warnings,
-			       "the running kernel has no system call '%s' (no %s in /proc/kallsyms)",
-			       sc, wrapper);
+	if (ctx->warnings) {
+		const char *path = ctx->kallsyms_path ? ctx->kallsyms_path : "/proc/kallsyms";
+
+		return fe_warn(ctx->warnings, "%s has no system call '%s' (no %s in %s)",
+			       strcmp(path, "/proc/kallsyms") ? "the target kernel" : "the running kernel",
+			       sc, wrapper, path);
+	}
 	return 0;
 }
 
@@ -224,7 +241,8 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 	}
 	if (ctx->warnings && fe_ksyms_has(ctx->ksyms, p->func, p->module) == 0) {
 		const char *syms = ctx->kallsyms_path ? ctx->kallsyms_path : "kallsyms";
-		char near[256];
+		char near[256], wbuf[FE_ERR_MSG_MAX / 4];
+		const char *where;
 
 		/* the module is there: the function is not */
 		if (p->module && ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
@@ -234,17 +252,16 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 		if (p->module)
 			return fe_warn(ctx->warnings, "'%s' is not a function of module '%s' (%s)",
 				       p->func, p->module, syms);
+		where = ksyms_where(ctx, wbuf, sizeof(wbuf));
 		if (fe_resolve_clone_of(ctx, p->func, near, sizeof(near)))
 			return fe_warn(ctx->warnings,
-				       "'%s' is not a function of the running kernel (/proc/kallsyms), but its clone '%s' is: probe that",
-				       p->func, near);
+				       "'%s' is not a function of %s, but its clone '%s' is: probe that",
+				       p->func, where, near);
 		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
 			return fe_warn(ctx->warnings,
-				       "'%s' is not a function of the running kernel (/proc/kallsyms); did you mean '%s'?",
-				       p->func, near);
-		return fe_warn(ctx->warnings,
-			       "'%s' is not a function of the running kernel (/proc/kallsyms)",
-			       p->func);
+				       "'%s' is not a function of %s; did you mean '%s'?",
+				       p->func, where, near);
+		return fe_warn(ctx->warnings, "'%s' is not a function of %s", p->func, where);
 	}
 	return 0;
 }
