@@ -1133,6 +1133,11 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 		return true;
 	}
 	if (!dbg) {
+		/* a module's missing BTF: its why says what to do */
+		if (r->ctx->dbg_why) {
+			fe_buf_printf(b, "%s", r->ctx->dbg_why);
+			return true;
+		}
 		fe_buf_printf(b, "there is no debug info (BTF or DWARF) for '%s'", r->p->func);
 		return false;
 	}
