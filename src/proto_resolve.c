@@ -552,6 +552,23 @@ static const char *step_text(const struct fe_step *s)
 	return s->kind == FE_STEP_INDEX ? "[]" : s->kind == FE_STEP_ARROW ? "->" : ".";
 }
 
+/* What a written TYPE reads, for suggesting a member in its place. */
+static void member_want(const struct fe_tspec *ts, struct fe_member_want *want)
+{
+	struct fe_error ignored = { 0 };
+	struct fe_tinfo ti;
+
+	if (!ts || fe_tspec_info(ts, &ti, &ignored))
+		return;
+	if (ti.ftype.kind == FE_FT_STRING || ti.is_string || ti.char_array)
+		*want = (struct fe_member_want){ FE_WANT_STRING, 0 };
+	else if (ti.is_pointer)
+		*want = (struct fe_member_want){ FE_WANT_SCALAR, 8 };
+	else if (!ti.ftype.array && (ti.ftype.kind == FE_FT_U || ti.ftype.kind == FE_FT_S ||
+				     ti.ftype.kind == FE_FT_X))
+		*want = (struct fe_member_want){ FE_WANT_SCALAR, ti.ftype.size };
+}
+
 /*
  * Walk a member path with types from debug info.  On return *cur is the
  * C type of the object at the place the ops lead to, and *bf describes a
@@ -627,13 +644,20 @@ static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt
 			return fe_err(r->err, s->col, "'%s%s' on '%s', which is not a struct or union",
 				      step_text(s), s->member, tname);
 		if (fe_dbg_member(r->dbg, c.id, s->member, &m) != 1) {
-			const char *near = fe_dbg_closest_member(r->dbg, c.id, s->member);
+			struct fe_member_want want = { FE_WANT_ANY, 0 };
+			char near[256];
+			bool has_near;
 
+			/* the written TYPE says what the last member holds */
+			if (i == alt->nr_steps - 1)
+				member_want(alt->type, &want);
+			has_near = fe_dbg_suggest_member(r->dbg, c.id, s->member, &want, near,
+							 sizeof(near));
 			return fe_err(r->err, s->col + (s->kind == FE_STEP_ARROW ? 2 : 1),
 				      "%s %s has no member '%s'%s%s%s", c.kind == FE_TK_STRUCT ?
 				      "struct" : "union", c.name ? c.name : "(anonymous)",
-				      s->member, near ? "; did you mean '" : "",
-				      near ? near : "", near ? "'?" : "");
+				      s->member, has_near ? "; did you mean '" : "",
+				      has_near ? near : "", has_near ? "'?" : "");
 		}
 		byte_off = m.bit_offset / 8;
 		if (m.bit_size) {
