@@ -120,8 +120,10 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 		return NULL;
 	for (i = 0; i < mods->nr; i++)
 		if (!strcmp(mods->names[i], proto->module)) {
-			if (!mods->dbg[i] && mods->why[i])
+			if (!mods->dbg[i] && mods->why[i]) {
+				free(it->dbg_why);
 				it->dbg_why = strdup(mods->why[i]);
+			}
 			return mods->dbg[i];
 		}
 	if (mods->nr == 32) {
@@ -137,6 +139,7 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 		fe_warn(w, "%s%s", err.msg,
 			loaded < 0 && strstr(err.msg, strerror(ENOENT)) ? ": is it loaded?" : "");
 		mods->why[mods->nr] = strdup(err.msg);
+		free(it->dbg_why);
 		it->dbg_why = strdup(err.msg);
 	}
 	mods->dbg[mods->nr++] = m;
