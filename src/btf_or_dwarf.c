@@ -133,6 +133,148 @@ const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
 	return n.best_d <= (int)strlen(name) / 3 + 2 ? n.best : NULL;
 }
 
+/*
+ * Suggesting a member for one that is not there (a kernel renamed it:
+ * 7.2's dentry has d_shortname where d_iname was, and d_name is one
+ * letter away but a struct qstr).  Candidates are near by spelling (edit
+ * distance within a third of the name, as for every suggestion) or share
+ * a word at the end ("iname" and "shortname" both end in "name", 4
+ * characters or more).  They rank by how well their type fits the written
+ * TYPE: directly (a char array or char pointer for string; a scalar of
+ * the TYPE's size), then through the storage at their start (a union's
+ * member, a struct's first), then not at all; then near by spelling
+ * before near by a word; then by edit distance; then the first declared.
+ */
+#define SUGGEST_DEPTH	3
+
+struct suggest {
+	struct fe_dbg *dbg;
+	const char *name;
+	const struct fe_member_want *want;
+	int depth;		/* in anonymous members */
+	bool found;
+	int fit, spelled, dist;	/* the best's */
+	char best[256];
+};
+
+/* How well type fits want: 2 directly, 1 through path (".m" appended), 0 not. */
+static int type_fit(struct fe_dbg *dbg, fe_tid type, const struct fe_member_want *want,
+		    int depth, char *path, size_t size);
+
+struct fit_member {
+	struct fe_dbg *dbg;
+	const struct fe_member_want *want;
+	bool is_union;
+	int depth;
+	bool done;
+	char path[256];
+};
+
+static void fit_member(const char *mname, fe_tid type, unsigned long bit_off, void *arg)
+{
+	struct fit_member *fm = arg;
+	char sub[256] = "";
+
+	/* a struct's storage at its start is its first member's */
+	if (fm->done || (!fm->is_union && bit_off))
+		return;
+	if (!fm->is_union)
+		fm->done = true;	/* only the first */
+	if (type_fit(fm->dbg, type, fm->want, fm->depth + 1, sub, sizeof(sub)) &&
+	    (size_t)snprintf(fm->path, sizeof(fm->path), "%s%s%s", mname ? "." : "",
+			     mname ? mname : "", sub) < sizeof(fm->path))
+		fm->done = true;
+	else
+		fm->path[0] = 0;
+}
+
+static int type_fit(struct fe_dbg *dbg, fe_tid type, const struct fe_member_want *want,
+		    int depth, char *path, size_t size)
+{
+	struct fe_tdesc d, e;
+
+	path[0] = 0;
+	if (want->kind == FE_WANT_ANY || fe_dbg_describe(dbg, type, &d))
+		return 0;
+	if (want->kind == FE_WANT_STRING && (d.kind == FE_TK_ARRAY || d.kind == FE_TK_PTR))
+		return fe_dbg_describe(dbg, d.target, &e) == 0 && e.kind == FE_TK_INT &&
+		       e.size == 1 ? 2 : 0;
+	if (want->kind == FE_WANT_SCALAR &&
+	    (d.kind == FE_TK_INT || d.kind == FE_TK_ENUM || d.kind == FE_TK_PTR))
+		return d.size == want->size ? 2 : 0;
+	if ((d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) && depth < SUGGEST_DEPTH) {
+		struct fit_member fm = { .dbg = dbg, .want = want,
+					 .is_union = d.kind == FE_TK_UNION, .depth = depth };
+
+		fe_dbg_each_member(dbg, d.id, fit_member, &fm);
+		if (fm.path[0] && strlen(fm.path) < size) {
+			strcpy(path, fm.path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The length of the common ending of a and b. */
+static size_t common_suffix(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), n = 0;
+
+	while (n < la && n < lb && a[la - 1 - n] == b[lb - 1 - n])
+		n++;
+	return n;
+}
+
+static void suggest_member(const char *mname, fe_tid type, unsigned long bit_off, void *arg)
+{
+	struct suggest *sg = arg;
+	struct fe_tdesc d;
+	char path[256];
+	int dist, fit;
+	bool spelled;
+
+	(void)bit_off;
+	if (!mname) {
+		/* members of an anonymous struct or union are the outer's */
+		if (sg->depth < 16 && fe_dbg_describe(sg->dbg, type, &d) == 0 &&
+		    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION)) {
+			sg->depth++;
+			fe_dbg_each_member(sg->dbg, d.id, suggest_member, sg);
+			sg->depth--;
+		}
+		return;
+	}
+	dist = fe_edit_distance(sg->name, mname);
+	spelled = dist <= (int)strlen(sg->name) / 3 + 2;
+	if (!spelled && common_suffix(sg->name, mname) < 4)
+		return;
+	fit = type_fit(sg->dbg, type, sg->want, 0, path, sizeof(path));
+	if (sg->found && (fit < sg->fit ||
+			  (fit == sg->fit && (spelled < sg->spelled ||
+					      (spelled == sg->spelled && dist >= sg->dist)))))
+		return;
+	if ((size_t)snprintf(sg->best, sizeof(sg->best), "%s%s", mname,
+			     fit == 1 ? path : "") >= sizeof(sg->best))
+		return;
+	sg->found = true;
+	sg->fit = fit;
+	sg->spelled = spelled;
+	sg->dist = dist;
+}
+
+bool fe_dbg_suggest_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
+			   const struct fe_member_want *want, char *buf, size_t size)
+{
+	static const struct fe_member_want any = { FE_WANT_ANY, 0 };
+	struct suggest sg = { .dbg = dbg, .name = name, .want = want ? want : &any };
+
+	fe_dbg_each_member(dbg, composite, suggest_member, &sg);
+	if (!sg.found || strlen(sg.best) >= size)
+		return false;
+	strcpy(buf, sg.best);
+	return true;
+}
+
 int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
 		     fe_tid *out)
 {

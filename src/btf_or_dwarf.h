@@ -158,6 +158,27 @@ void fe_dbg_each_member(struct fe_dbg *dbg, fe_tid composite,
 const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
 				  const char *name);
 
+/* What the prototype reads at a member it names: its written TYPE. */
+enum fe_want_kind {
+	FE_WANT_ANY,		/* no TYPE, or one that says nothing here */
+	FE_WANT_STRING,		/* string, ustring, char *: a char array or pointer */
+	FE_WANT_SCALAR,		/* u32, s64, x64, int, a pointer: size bytes */
+};
+
+struct fe_member_want {
+	enum fe_want_kind kind;
+	unsigned int size;	/* FE_WANT_SCALAR */
+};
+
+/*
+ * "Did you mean" for a member composite lacks: the member whose type fits
+ * what is read there, then the closest spelling; into buf, with the path
+ * to the part that fits when the member holds it at its start (a union's
+ * or a first member's, "d_shortname.string").  false if none is near.
+ */
+bool fe_dbg_suggest_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
+			   const struct fe_member_want *want, char *buf, size_t size);
+
 /* A named type: tag is "struct", "union", "enum" or NULL for a typedef or
  * base type.  1 found, 0 not there. */
 int fe_dbg_find_type(struct fe_dbg *dbg, const char *tag, const char *name,

@@ -208,6 +208,9 @@ static void print_text(const struct fe_event_info *e, const char *proto)
 	       e->target, e->hits);
 	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)
 		printf("  misses %llu", e->misses);
+	/* misses count calls that found all of them in use */
+	if (e->maxactive)
+		printf("  maxactive %u", e->maxactive);
 	printf("  enabled: ");
 	if (!e->nr_enabled)
 		printf("-");
@@ -246,6 +249,8 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 		printf(",\"module_loaded\":false");
 	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)
 		printf(",\"misses\":%llu", e->misses);
+	if (e->maxactive)
+		printf(",\"maxactive\":%u", e->maxactive);
 	printf(",\"enabled\":[");
 	for (i = 0; i < e->nr_enabled; i++) {
 		printf("%s", i ? "," : "");

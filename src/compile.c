@@ -95,14 +95,19 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 struct module_dbgs {
 	char *names[32];
 	struct fe_dbg *dbg[32];
+	char *why[32];		/* why dbg[i] is NULL */
 	int nr;
 };
 
-/* The debug info for a prototype: a module's split BTF for MODULE:func. */
+/*
+ * The debug info for a prototype: a module's split BTF for MODULE:func.
+ * Without it, it->dbg_why says why, for the resolver's errors.
+ */
 static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
-			      const struct fe_ksyms *ksyms, const struct fe_proto *proto,
-			      struct fe_warnings *w)
+			      const struct fe_ksyms *ksyms, struct fe_compiled *it)
 {
+	const struct fe_proto *proto = it->proto;
+	struct fe_warnings *w = &it->warnings;
 	struct fe_error err = { 0 };
 	struct fe_dbg *m;
 	int i, loaded;
@@ -114,8 +119,13 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	if (loaded == 0)
 		return NULL;
 	for (i = 0; i < mods->nr; i++)
-		if (!strcmp(mods->names[i], proto->module))
+		if (!strcmp(mods->names[i], proto->module)) {
+			if (!mods->dbg[i] && mods->why[i]) {
+				free(it->dbg_why);
+				it->dbg_why = strdup(mods->why[i]);
+			}
 			return mods->dbg[i];
+		}
 	if (mods->nr == 32) {
 		fe_warn(w, "more than 32 modules: '%s' is compiled without its BTF", proto->module);
 		return NULL;
@@ -125,9 +135,13 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 		return NULL;
 	m = fe_dbg_open_btf_module(dbg, proto->module, &err);
 	/* a missing file may be a module not loaded; a bad one is not */
-	if (!m)
+	if (!m) {
 		fe_warn(w, "%s%s", err.msg,
 			loaded < 0 && strstr(err.msg, strerror(ENOENT)) ? ": is it loaded?" : "");
+		mods->why[mods->nr] = strdup(err.msg);
+		free(it->dbg_why);
+		it->dbg_why = strdup(err.msg);
+	}
 	mods->dbg[mods->nr++] = m;
 	return m;
 }
@@ -168,6 +182,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.in_glob = it->glob != 0,
 		.tracefs = opts->tracefs,
 		.other_kernel = opts->btf || opts->vmlinux || opts->kallsyms,
+		.dbg_why = it->dbg_why,
 	};
 	struct fe_emit_opts eopts = {
 		.group = opts->group,
@@ -859,7 +874,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		if (it->failed ||
 		    fe_compile_one(it, ksyms,
 				   it->has_site ? line_dbg(dbg, opts, &ldbg) :
-				   dbg_for(&mods, dbg, ksyms, it->proto, &it->warnings),
+				   dbg_for(&mods, dbg, ksyms, it),
 				   opts))
 			it->failed = true;
 	}
@@ -875,6 +890,7 @@ out:
 	for (i = 0; i < mods.nr; i++) {
 		fe_dbg_close(mods.dbg[i]);
 		free(mods.names[i]);
+		free(mods.why[i]);
 	}
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
@@ -1266,6 +1282,7 @@ void fe_compiled_clear(struct fe_compiled *it)
 {
 	free(it->site_func);
 	free(it->glob_name);
+	free(it->dbg_why);
 	free(it->event);
 	free(it->text);
 	fe_proto_free(it->proto);

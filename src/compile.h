@@ -35,6 +35,7 @@ struct fe_compiled {
 	int glob;		/* expanded from the set's glob number glob
 				 * (1-based), or 0 */
 	char *glob_name;	/* that glob as written ("vfs_*") */
+	char *dbg_why;		/* why a MODULE:func has no debug info (its BTF) */
 };
 
 struct fe_compile_set {

@@ -3,6 +3,7 @@
  * The BTF backend, through libbpf; type ids are BTF ids.
  */
 #include <byteswap.h>
+#include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdarg.h>
@@ -220,6 +221,32 @@ struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err)
 	return dbg;
 }
 
+/*
+ * Does the directory of the kernel's BTF (/sys/kernel/btf/vmlinux) hold no
+ * module's BTF at all?  Then the kernel makes none (5.10, or a kernel
+ * without CONFIG_DEBUG_INFO_BTF_MODULES), whichever modules are loaded.
+ */
+static bool no_module_btf_at_all(const char *vmlinux)
+{
+	const char *slash = strrchr(vmlinux, '/');
+	char *dir = slash ? strndup(vmlinux, slash - vmlinux + 1) : strdup(".");
+	const char *base = slash ? slash + 1 : vmlinux;
+	struct dirent *d;
+	bool none = true;
+	DIR *dp;
+
+	if (!dir)
+		return false;
+	dp = opendir(dir);
+	free(dir);
+	if (!dp)
+		return false;
+	while (none && (d = readdir(dp)))
+		none = d->d_name[0] == '.' || !strcmp(d->d_name, base);
+	closedir(dp);
+	return none;
+}
+
 struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 				      struct fe_error *err)
 {
@@ -240,9 +267,18 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 	}
 	dbg = fe_dbg_alloc(&btf_ops, path, err);
 	if (dbg) {
+		errno = 0;
 		dbg->btf = parse_btf(path, base->btf, &why);
 		if (!dbg->btf) {
-			fe_err(err, 0, "no BTF for module '%s' (%s: %s)", module, path, why.msg);
+			bool enoent = errno == ENOENT || strstr(why.msg, strerror(ENOENT));
+
+			if (enoent && no_module_btf_at_all(base->source))
+				fe_err(err, 0,
+				       "no BTF for module '%s': %.*s holds the kernel's BTF (vmlinux) and no module's (no %s): module BTF came with Linux 5.11, built with CONFIG_DEBUG_INFO_BTF_MODULES; fevent reads a module's types only from it, so read its arguments by their slots ('x64 NAME'), which need no debug info",
+				       module, slash ? (int)(slash - base->source) : 1,
+				       slash ? base->source : ".", path);
+			else
+				fe_err(err, 0, "no BTF for module '%s' (%s: %s)", module, path, why.msg);
 			fe_dbg_close(dbg);
 			dbg = NULL;
 		}

@@ -142,10 +142,11 @@ static const struct command commands[] = {
 	{
 		"list", fe_cmd_list,
 		"fevent list [-g GROUP] [--json] [--tracefs DIR] [-v] [-q]",
-		"List fevent's events: kind, target, hits (and misses for kprobes), where\n"
-		"each is enabled, the prototype rendered back from the kernel's definition\n"
-		"and its fetch arguments; a line starting with '!' under a kprobe whose\n"
-		"module is not loaded.\n",
+		"List fevent's events: kind, target, hits (and misses for kprobes, and a\n"
+		"return probe's maxactive: its return instances), where each is enabled,\n"
+		"the prototype rendered back from the kernel's definition and its fetch\n"
+		"arguments; a line starting with '!' under a kprobe whose module is not\n"
+		"loaded.\n",
 		"fevent list --json",
 		{ { 'g', "the group to list (default: functions)" }, { OPT_JSON, NULL },
 		  { OPT_TRACEFS, NULL }, COMMON_OPTS },

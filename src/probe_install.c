@@ -126,6 +126,55 @@ static struct tracefs_dynevent *alloc_event(const struct fe_definition *def, boo
 }
 
 /*
+ * Return instances of a kretprobe ("rN:").  Each call in flight holds one
+ * until it returns; a call that finds none is a miss, an entry without
+ * its __return event.  The kernel's default is sized by CPUs, not by
+ * callers: 5.10 without preemption gives one a CPU ("r1:" on one CPU),
+ * later kernels max(10, 2 per CPU), and calls that sleep (readers of
+ * pipes, poll, nanosleep) outnumber that at once.  fevent asks for
+ * max(64, 4 per CPU), at most the kernel's 4096 (KRETPROBE_MAXACTIVE_MAX),
+ * unless the kernel's own default is larger.  The default is learnt from
+ * the kernel: the first return probe is created as "r:" and its line in
+ * dynamic_events read back ("r10:..."); if that is fewer, it is created
+ * again with "rN:", and so are the others.  Only where the tracefs README
+ * offers r[maxactive].
+ */
+#define MAXACTIVE_MIN		64
+#define MAXACTIVE_PER_CPU	4
+#define MAXACTIVE_MAX		4096
+
+struct maxactive {
+	bool learnt;		/* the kernel's default is known */
+	unsigned int use;	/* what to ask for: 0 the default */
+};
+
+static unsigned int maxactive_wanted(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long n = cpus > 0 ? (unsigned long)cpus * MAXACTIVE_PER_CPU : 0;
+
+	if (n < MAXACTIVE_MIN)
+		n = MAXACTIVE_MIN;
+	return n > MAXACTIVE_MAX ? MAXACTIVE_MAX : n;
+}
+
+/* Does the kernel take "r[maxactive]" (its tracefs README says so)? */
+static bool maxactive_offered(void)
+{
+	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+	bool yes = readme && strstr(readme, "r[maxactive]");
+
+	free(readme);
+	return yes;
+}
+
+/* The maxactive in a listed definition, "r10:G/E ...": 0 if none. */
+static unsigned int listed_maxactive(const char *line)
+{
+	return line && line[0] == 'r' ? strtoul(line + 1, NULL, 10) : 0;
+}
+
+/*
  * Which argument the error_log's caret points at, -1 if none.  The log
  * reads "  Command: p:G/E TARGET ARGS" and under it a line whose '^' marks
  * the offending character.
@@ -381,9 +430,79 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 	return fe_err(err, 0, "the kernel refused the filter of %s/%s", def->group, name);
 }
 
+/*
+ * Create one event through libtracefs; NULL after saying why.  ma: a
+ * kretprobe's maxactive decision, taken at the first (see above).
+ */
+static struct tracefs_dynevent *create_event(const struct fe_definition *def, bool ret,
+					     struct maxactive *ma, struct fe_refusal *refusal,
+					     int index, struct fe_error *err)
+{
+	struct tracefs_dynevent *ev;
+	unsigned int want = 0;
+
+	if (ma && !ma->learnt) {
+		ma->learnt = true;
+		if (maxactive_offered())
+			want = maxactive_wanted();
+	}
+	if (ma && ma->use) {
+		char *line;
+		int failed;
+
+		/* libtracefs 1.6 writes "r64::G/E" for a maxactive: the line
+		 * is written as is, and the event read back to be undone */
+		if (asprintf(&line, "r%u:%s/%s %s%s%s", ma->use, def->group, def->ret_event,
+			     def->target, def->ret_args && *def->ret_args ? " " : "",
+			     def->ret_args ? def->ret_args : "") < 0) {
+			fe_err(err, 0, "out of memory");
+			return NULL;
+		}
+		tracefs_error_clear(NULL);
+		failed = tracefs_instance_file_append(NULL, "kprobe_events", line) < 0;
+		free(line);
+		if (failed) {
+			refuse(refusal, def, index, ret, errno, err);
+			return NULL;
+		}
+		ev = tracefs_dynevent_get(TRACEFS_DYNEVENT_KRETPROBE, def->group, def->ret_event);
+		if (!ev) {
+			remove_event(def->group, def->ret_event);
+			fe_err(err, 0, "cannot read back %s/%s", def->group, def->ret_event);
+		}
+		return ev;
+	}
+	ev = alloc_event(def, ret);
+	if (!ev) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	tracefs_error_clear(NULL);
+	if (tracefs_dynevent_create(ev)) {
+		refuse(refusal, def, index, ret, errno, err);
+		tracefs_dynevent_free(ev);
+		return NULL;
+	}
+	if (want) {
+		char *line = definition_of(def->group, def->ret_event);
+
+		/* the kernel's default, seen on the probe just made; one that
+		 * cannot be taken out again keeps it (never left behind) */
+		if (listed_maxactive(line) < want && !remove_event(def->group, def->ret_event)) {
+			free(line);
+			tracefs_dynevent_free(ev);
+			ma->use = want;
+			return create_event(def, ret, ma, refusal, index, err);
+		}
+		free(line);
+	}
+	return ev;
+}
+
 int fe_install(struct fe_definition *const *defs, int n, bool force,
 	       struct fe_refusal *refusal, struct fe_error *err)
 {
+	struct maxactive ma = { 0 };
 	struct installed in = { 0 };
 	struct fe_kprobe_rules *rules = NULL;
 	int i, pass;
@@ -448,17 +567,11 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 					goto fail;
 				}
 			} else {
-				ev = alloc_event(defs[i], ret);
-				if (!ev) {
-					fe_err(err, 0, "out of memory");
+				bool kret = ret && !defs[i]->uprobe;
+
+				ev = create_event(defs[i], ret, kret ? &ma : NULL, refusal, i, err);
+				if (!ev)
 					goto fail;
-				}
-				tracefs_error_clear(NULL);
-				if (tracefs_dynevent_create(ev)) {
-					refuse(refusal, defs[i], i, ret, errno, err);
-					tracefs_dynevent_free(ev);
-					goto fail;
-				}
 			}
 			if (remember(&in, ev)) {
 				remove_event(defs[i]->group, ret ? defs[i]->ret_event : defs[i]->event);
@@ -689,6 +802,8 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		ev[i].target = addr;
 		ev[i].args = format ? format : strdup("");
 		ev[i].kind = event_kind(t, prefix, addr);
+		if (ev[i].kind == FE_KIND_KRETPROBE)
+			ev[i].maxactive = listed_maxactive(prefix);
 		if (!sys || !name || !addr || !ev[i].args ||
 		    asprintf(&ev[i].definition, "%s:%s/%s %s%s%s", prefix ? prefix : "p", sys, name,
 			     addr, *ev[i].args ? " " : "", ev[i].args) < 0) {

@@ -48,6 +48,7 @@ struct fe_event_info {
 	char *definition;	/* the whole line */
 	unsigned long long hits;
 	unsigned long long misses;	/* kprobes only */
+	unsigned int maxactive;	/* a kretprobe's return instances ("r64:"), 0 unknown */
 	char **enabled_in;	/* "" for the top level, or instance names */
 	int nr_enabled;
 };

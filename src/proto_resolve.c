@@ -86,6 +86,20 @@ int fe_resolve_want_symbols(const struct fe_proto *proto, struct fe_ksyms *ks,
 }
 
 /*
+ * The kernel whose symbol table was read, for messages: the running one's
+ * /proc/kallsyms, or another kernel's --kallsyms FILE.
+ */
+static const char *ksyms_where(const struct fe_resolve_ctx *ctx, char *buf, size_t size)
+{
+	const char *path = ctx->kallsyms_path ? ctx->kallsyms_path : "/proc/kallsyms";
+
+	if (!strcmp(path, "/proc/kallsyms"))
+		return "the running kernel (/proc/kallsyms)";
+	snprintf(buf, size, "the target kernel (%s)", path);
+	return buf;
+}
+
+/*
  * The syscall-wrapper rule.  Kernels since 4.17 wrap every system call in
  * __x64_sys_NAME(const struct pt_regs *regs); older ones have sys_NAME with
  * the arguments in registers.  Without a symbol table, assume a wrapper.
@@ -128,10 +142,13 @@ static int pick_syscall_target(struct fe_probe *p, const struct fe_resolve_ctx *
 	p->syscall = true;
 	p->syscall_wrapper = true;
 	p->target = wrapper;
-	if (ctx->warnings)
-		return fe_warn(ctx->warnings,
-			       "the running kernel has no system call '%s' (no %s in /proc/kallsyms)",
-			       sc, wrapper);
+	if (ctx->warnings) {
+		const char *path = ctx->kallsyms_path ? ctx->kallsyms_path : "/proc/kallsyms";
+
+		return fe_warn(ctx->warnings, "%s has no system call '%s' (no %s in %s)",
+			       strcmp(path, "/proc/kallsyms") ? "the target kernel" : "the running kernel",
+			       sc, wrapper, path);
+	}
 	return 0;
 }
 
@@ -225,7 +242,8 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 	}
 	if (ctx->warnings && fe_ksyms_has(ctx->ksyms, p->func, p->module) == 0) {
 		const char *syms = ctx->kallsyms_path ? ctx->kallsyms_path : "kallsyms";
-		char near[256];
+		char near[256], wbuf[FE_ERR_MSG_MAX / 4];
+		const char *where;
 
 		/* the module is there: the function is not */
 		if (p->module && ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
@@ -235,17 +253,16 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 		if (p->module)
 			return fe_warn(ctx->warnings, "'%s' is not a function of module '%s' (%s)",
 				       p->func, p->module, syms);
+		where = ksyms_where(ctx, wbuf, sizeof(wbuf));
 		if (fe_resolve_clone_of(ctx, p->func, near, sizeof(near)))
 			return fe_warn(ctx->warnings,
-				       "'%s' is not a function of the running kernel (/proc/kallsyms), but its clone '%s' is: probe that",
-				       p->func, near);
+				       "'%s' is not a function of %s, but its clone '%s' is: probe that",
+				       p->func, where, near);
 		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
 			return fe_warn(ctx->warnings,
-				       "'%s' is not a function of the running kernel (/proc/kallsyms); did you mean '%s'?",
-				       p->func, near);
-		return fe_warn(ctx->warnings,
-			       "'%s' is not a function of the running kernel (/proc/kallsyms)",
-			       p->func);
+				       "'%s' is not a function of %s; did you mean '%s'?",
+				       p->func, where, near);
+		return fe_warn(ctx->warnings, "'%s' is not a function of %s", p->func, where);
 	}
 	return 0;
 }
@@ -541,6 +558,23 @@ static const char *step_text(const struct fe_step *s)
 	return s->kind == FE_STEP_INDEX ? "[]" : s->kind == FE_STEP_ARROW ? "->" : ".";
 }
 
+/* What a written TYPE reads, for suggesting a member in its place. */
+static void member_want(const struct fe_tspec *ts, struct fe_member_want *want)
+{
+	struct fe_error ignored = { 0 };
+	struct fe_tinfo ti;
+
+	if (!ts || fe_tspec_info(ts, &ti, &ignored))
+		return;
+	if (ti.ftype.kind == FE_FT_STRING || ti.is_string || ti.char_array)
+		*want = (struct fe_member_want){ FE_WANT_STRING, 0 };
+	else if (ti.is_pointer)
+		*want = (struct fe_member_want){ FE_WANT_SCALAR, 8 };
+	else if (!ti.ftype.array && (ti.ftype.kind == FE_FT_U || ti.ftype.kind == FE_FT_S ||
+				     ti.ftype.kind == FE_FT_X))
+		*want = (struct fe_member_want){ FE_WANT_SCALAR, ti.ftype.size };
+}
+
 /*
  * Walk a member path with types from debug info.  On return *cur is the
  * C type of the object at the place the ops lead to, and *bf describes a
@@ -616,13 +650,20 @@ static int walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt
 			return fe_err(r->err, s->col, "'%s%s' on '%s', which is not a struct or union",
 				      step_text(s), s->member, tname);
 		if (fe_dbg_member(r->dbg, c.id, s->member, &m) != 1) {
-			const char *near = fe_dbg_closest_member(r->dbg, c.id, s->member);
+			struct fe_member_want want = { FE_WANT_ANY, 0 };
+			char near[256];
+			bool has_near;
 
+			/* the written TYPE says what the last member holds */
+			if (i == alt->nr_steps - 1)
+				member_want(alt->type, &want);
+			has_near = fe_dbg_suggest_member(r->dbg, c.id, s->member, &want, near,
+							 sizeof(near));
 			return fe_err(r->err, s->col + (s->kind == FE_STEP_ARROW ? 2 : 1),
 				      "%s %s has no member '%s'%s%s%s", c.kind == FE_TK_STRUCT ?
 				      "struct" : "union", c.name ? c.name : "(anonymous)",
-				      s->member, near ? "; did you mean '" : "",
-				      near ? near : "", near ? "'?" : "");
+				      s->member, has_near ? "; did you mean '" : "",
+				      has_near ? near : "", has_near ? "'?" : "");
 		}
 		byte_off = m.bit_offset / 8;
 		if (m.bit_size) {
@@ -1153,6 +1194,11 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 		return true;
 	}
 	if (!dbg) {
+		/* a module's missing BTF: its why says what to do */
+		if (r->ctx->dbg_why) {
+			fe_buf_printf(b, "%s", r->ctx->dbg_why);
+			return true;
+		}
 		fe_buf_printf(b, "there is no debug info (BTF or DWARF) for '%s'", r->p->func);
 		return false;
 	}
@@ -1223,17 +1269,15 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 	 * renamed it: kmem_cache_alloc is kmem_cache_alloc_noprof on 6.10+) */
 	if (!r->dbg && !r->sc_format && r->ctx->dbg && !r->p->syscall && !r->p->uprobe &&
 	    !r->p->module && !has_clone && fe_ksyms_has(r->ctx->ksyms, r->p->func, NULL) == 0) {
-		char near[256];
+		char near[256], wbuf[300];
+		const char *where = ksyms_where(r->ctx, wbuf, sizeof(wbuf));
 
 		if (fe_dbg_closest_func(r->ctx->dbg, r->p->func, near, sizeof(near)))
 			return fe_err(r->err, r->proto->func_col,
-				      "no function '%s' in the running kernel (%s) or %s; did you mean '%s'?",
-				      r->p->func, r->ctx->kallsyms_path ? r->ctx->kallsyms_path : "/proc/kallsyms",
-				      fe_dbg_source(r->ctx->dbg), near);
-		return fe_err(r->err, r->proto->func_col,
-			      "no function '%s' in the running kernel (%s) or %s",
-			      r->p->func, r->ctx->kallsyms_path ? r->ctx->kallsyms_path : "/proc/kallsyms",
-			      fe_dbg_source(r->ctx->dbg));
+				      "no function '%s' in %s or %s; did you mean '%s'?",
+				      r->p->func, where, fe_dbg_source(r->ctx->dbg), near);
+		return fe_err(r->err, r->proto->func_col, "no function '%s' in %s or %s",
+			      r->p->func, where, fe_dbg_source(r->ctx->dbg));
 	}
 	if (!r->dbg && !r->sc_format) {
 		struct fe_buf why = { 0 };

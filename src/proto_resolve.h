@@ -128,6 +128,7 @@ struct fe_resolve_ctx {
 	const char *kallsyms_path;	/* the target's symbol table, if it is at hand */
 	const char *symtab_elf;		/* or an ELF file's: the binary, the vmlinux */
 	struct fe_warnings *warnings;
+	const char *dbg_why;		/* why dbg is NULL, when known */
 	bool strict;			/* --strict: a typed slot that contradicts
 					 * the debug info is an error */
 	bool in_glob;			/* one of the functions a glob names: a

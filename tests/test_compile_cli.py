@@ -184,8 +184,32 @@ def test_unknown_function_is_a_warning():
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq(r.stdout, "p:functions/no_such_function no_such_function "
                         "__caller=$stack0:symbol a=%di:x64\n")
+    # the message names the file read, not /proc/kallsyms (issue 20 item 9)
     expect_eq(r.stderr, "fevent: warning: 'no_such_function' is not a function of the "
-                        "running kernel (/proc/kallsyms)\n")
+                        f"target kernel ({KALLSYMS})\n")
+
+
+def test_kallsyms_file_named_in_every_warning():
+    """--kallsyms FILE: each warning about a missing symbol names FILE."""
+    r = compile_("sys_nosuchcall(int a)", "no_such_function()", "nosuchmod:f()")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stderr.splitlines(), [
+        "fevent: warning: the target kernel has no system call 'nosuchcall' "
+        f"(no __x64_sys_nosuchcall in {KALLSYMS})",
+        f"fevent: warning: 'no_such_function' is not a function of the target kernel ({KALLSYMS})",
+        f"fevent: warning: module 'nosuchmod' is not loaded (not in {KALLSYMS})",
+    ])
+    check("/proc/kallsyms" not in r.stderr, r.stderr)
+
+
+def test_running_kernel_warning_names_proc_kallsyms():
+    """Without --kallsyms the running kernel's table is the one named."""
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        return
+    r = fe.run("compile", "no_such_function_xyz()")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stderr.splitlines()[0], "fevent: warning: 'no_such_function_xyz' is not a "
+              "function of the running kernel (/proc/kallsyms)")
 
 
 def test_syscall_rule_on_an_old_kernel():

@@ -194,7 +194,7 @@ def test_a_kernel_clone_is_suggested_over_a_neighbour():
         r = fe.run("compile", "--kallsyms", f.name, "do_execveat_common(x64 a)")
         expect_eq(r.returncode, 0, r.stderr)
         expect_eq(r.stderr, "fevent: warning: 'do_execveat_common' is not a function of the "
-                            "running kernel (/proc/kallsyms), but its clone "
+                            f"target kernel ({f.name}), but its clone "
                             "'do_execveat_common.isra.0' is: probe that\n")
     finally:
         os.unlink(f.name)

@@ -169,3 +169,34 @@ def test_add_refuses_a_module_not_loaded():
     expect_eq(r.stderr, f"fevent: error: column 5: module 'nomod' is not loaded (not in {ks})\n"
               "    x64 nomod:f(x64 a)\n"
               "        ^\n")
+
+
+NO_MODULE_BTF = ("no BTF for module 'binfmt_misc': {dir} holds the kernel's BTF (vmlinux) and "
+                 "no module's (no {dir}/binfmt_misc): module BTF came with Linux 5.11, built "
+                 "with CONFIG_DEBUG_INFO_BTF_MODULES; fevent reads a module's types only from "
+                 "it, so read its arguments by their slots ('x64 NAME'), which need no debug info")
+
+
+def test_a_kernel_without_module_btf_is_named_the_cause():
+    """issue 20 item 7: a BTF directory with vmlinux and no module's file
+    at all (5.10's /sys/kernel/btf) is a kernel that makes no module BTF:
+    the message says so and what works instead, not only the file."""
+    ks = files()["ks"]
+    with tempfile.TemporaryDirectory(prefix="fevent-nomodbtf-") as d:
+        base = os.path.join(d, "vmlinux")
+        shutil.copy(files()["base"], base)
+        why = NO_MODULE_BTF.format(dir=d)
+        r = fe.run("proto", "--btf", base, "--kallsyms", ks, "binfmt_misc:load_misc_binary")
+        expect_eq((r.returncode, r.stdout, r.stderr), (1, "", f"fevent: error: {why}\n"))
+        # names need the BTF: the error is the cause, with its caret
+        r = fe.run("compile", "--btf", base, "--kallsyms", ks,
+                   "binfmt_misc:load_misc_binary(string bprm->filename)")
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq(r.stderr, f"fevent: error: column 37: unknown parameter 'bprm': {why}\n"
+                  "    binfmt_misc:load_misc_binary(string bprm->filename)\n"
+                  "                                        ^\n")
+        # slots compile, with the cause as a warning
+        r = fe.run("compile", "--btf", base, "--kallsyms", ks, "binfmt_misc:load_misc_binary(x64 bprm)")
+        expect_eq((r.returncode, r.stdout, r.stderr),
+                  (0, "p:functions/load_misc_binary binfmt_misc:load_misc_binary "
+                   "__caller=$stack0:symbol bprm=%di:x64\n", f"fevent: warning: {why}\n"))

@@ -170,7 +170,7 @@ def test_list_marks_a_probe_whose_module_is_gone():
     # rmmod takes the module and its BTF; the kernel keeps the definitions
     expect_eq(text,
               "rc=0\nvmlinux\n"
-              "r10:functions/load_misc_binary__return binfmt_misc:load_misc_binary ret=$retval:s32\n"
+              "r64:functions/load_misc_binary__return binfmt_misc:load_misc_binary ret=$retval:s32\n"
               "p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol "
               "filename=+0(+96(%di)):string\n"
               "functions/load_misc_binary  kprobe  binfmt_misc:load_misc_binary  hits 1  misses 0"
@@ -179,7 +179,7 @@ def test_list_marks_a_probe_whose_module_is_gone():
               "    __caller=$stack0:symbol filename=+0(+96(%di)):string\n"
               f"{GONE}\n"
               "functions/load_misc_binary__return  kretprobe  binfmt_misc:load_misc_binary  hits 1"
-              "  misses 0  enabled: -\n"
+              "  misses 0  maxactive 64  enabled: -\n"
               "    s32 binfmt_misc:load_misc_binary()\n"
               "    ret=$retval:s32\n"
               f"{GONE}\n", err)
