@@ -34,13 +34,6 @@ import vm  # noqa: E402
 # (check, suite) -> why it fails today.  The merger removes an entry when
 # the fix lands; the numbers are issue 20's items.
 KNOWN_FAILING = {
-    ("ret-blocked", "bullseye"): "#6: return probes are r1: (maxactive 1), returns of sleeping calls are lost",
-    ("module-btf-error", "bullseye"): "#7: no module BTF: the error does not name the cause (CONFIG_DEBUG_INFO_BTF_MODULES, 5.11)",
-    ("member-gone", "sid"): "#8: dentry->d_iname is gone: did-you-mean says d_name, not d_shortname",
-    ("kallsyms-file", "bullseye"): "#9: a --kallsyms FILE warning names /proc/kallsyms",
-    ("kallsyms-file", "bookworm"): "#9: a --kallsyms FILE warning names /proc/kallsyms",
-    ("kallsyms-file", "trixie"): "#9: a --kallsyms FILE warning names /proc/kallsyms",
-    ("kallsyms-file", "sid"): "#9: a --kallsyms FILE warning names /proc/kallsyms",
     ("filter-args", "bullseye"): "#10: a filter on the entry prints the other calls' returns as 'ksys_read(?) = N'",
     ("filter-args", "bookworm"): "#10: a filter on the entry prints the other calls' returns as 'ksys_read(?) = N'",
     ("filter-args", "trixie"): "#10: a filter on the entry prints the other calls' returns as 'ksys_read(?) = N'",
