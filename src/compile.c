@@ -18,6 +18,7 @@
 #include "func_glob.h"
 #include "ksyms.h"
 #include "proto_render.h"
+#include "tracepoint.h"
 
 #define DEFAULT_KALLSYMS	"/proc/kallsyms"
 
@@ -173,6 +174,8 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	struct fe_place *places;
 	int ret;
 
+	if (fe_tp_named(it->proto, opts, dbg, ksyms))
+		return fe_tp_compile(it, dbg, opts);
 	fe_compile_symtabs(opts, &ctx.symtab_elf, &ctx.kallsyms_path);
 	if (it->proto->at != FE_AT_ENTRY && !it->has_site) {
 		struct fe_site *sites;
@@ -818,6 +821,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		it->proto = fe_proto_parse(it->text, &it->err);
 		if (!it->proto)
 			it->failed = true;
+		else
+			fe_tp_take_prefix(it->proto, opts);
 	}
 	if (expand_globs(set, dbg, opts))
 		goto oom;

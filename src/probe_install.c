@@ -24,6 +24,7 @@
 #define OWN_INSTANCE_PREFIX	"fevent-"
 
 #define TRACEFS_MOUNT	"/sys/kernel/tracing"
+#define FE_TPROBE_README	"t[:[<group>/][<event>]] <tracepoint>"
 
 int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_error *err)
 {
@@ -50,6 +51,30 @@ int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_erro
 			      "this kernel has no uprobe events (no uprobe_events in %s: CONFIG_UPROBE_EVENTS is off)",
 			      tracefs_tracing_dir());
 	return 0;
+}
+
+/* Does the README of tracefs have a line starting (blanks aside) with
+ * prefix? */
+static bool readme_lists(const char *prefix)
+{
+	char *text = tracefs_instance_file_read(NULL, "README", NULL);
+	const char *line;
+	bool found = false;
+
+	for (line = text; line && *line && !found; ) {
+		line += strspn(line, " \t");
+		found = !strncmp(line, prefix, strlen(prefix));
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	free(text);
+	return found;
+}
+
+bool fe_tracefs_has_tprobes(void)
+{
+	return readme_lists(FE_TPROBE_README);
 }
 
 void fe_refusal_clear(struct fe_refusal *r)
@@ -92,7 +117,7 @@ static int check_target(const struct fe_definition *def, const struct fe_kprobe_
 	const char *colon, *why;
 	char func[256];
 
-	if (def->uprobe)
+	if (def->uprobe || def->tracepoint)
 		return 0;
 	colon = strchr(def->target, ':');
 	if (colon) {
@@ -171,6 +196,13 @@ static void refuse(struct fe_refusal *r, const struct fe_definition *def, int in
 	r->col = r->arg >= 0 ? def->arg_col[r->arg] : 0;
 	if (log)
 		fe_err(err, r->col, "the kernel refused %s/%s", def->group, name);
+	else if (def->tracepoint && saved_errno == EEXIST)
+		fe_err(err, 0,
+		       "the kernel refused %s/%s (%s): this kernel takes one tracepoint probe event on a tracepoint, and another is on '%s' already (fevent list, or dynamic_events, says which)",
+		       def->group, name, strerror(saved_errno), def->target);
+	else if (def->tracepoint)
+		fe_err(err, 0, "the kernel refused %s/%s (%s)", def->group, name,
+		       strerror(saved_errno));
 	else
 		fe_err(err, 0,
 		       "the kernel refused %s/%s (%s): '%s' may be notrace, __kprobes or blacklisted; dmesg says which",
@@ -388,8 +420,14 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	int i, pass;
 
 	fe_refusal_clear(refusal);
+	for (i = 0; i < n; i++)
+		if (defs[i]->tracepoint && !fe_tracefs_has_tprobes())
+			return fe_err(err, 0,
+				      "this kernel has no tracepoint probe events, which %s/%s needs: its tracefs README (%s/README) has no '%s [<args>]' line (CONFIG_FPROBE_EVENTS is off, or the kernel predates them)",
+				      defs[i]->group, defs[i]->event, tracefs_tracing_dir(),
+				      FE_TPROBE_README);
 	for (i = 0; i < n && !rules; i++)
-		if (!defs[i]->uprobe)
+		if (!defs[i]->uprobe && !defs[i]->tracepoint)
 			rules = fe_kprobe_rules_load();
 	for (i = 0; i < n; i++)
 		if (check_target(defs[i], rules, err)) {
@@ -416,7 +454,26 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 
 			if (ret && !defs[i]->ret_event)
 				continue;
-			if (!ret && defs[i]->ref_ctr) {
+			if (!ret && defs[i]->tracepoint) {
+				/*
+				 * libtracefs 1.6 knows no "t:" events: the line
+				 * goes to dynamic_events as it is, and a kprobe
+				 * of that name is only the note roll_back reads.
+				 */
+				tracefs_error_clear(NULL);
+				if (tracefs_instance_file_append(NULL, "dynamic_events",
+								 defs[i]->entry) < 0) {
+					refuse(refusal, defs[i], i, ret, errno, err);
+					goto fail;
+				}
+				ev = tracefs_kprobe_alloc(defs[i]->group, defs[i]->event,
+							  defs[i]->target, NULL);
+				if (!ev) {
+					remove_event(defs[i]->group, defs[i]->event);
+					fe_err(err, 0, "out of memory");
+					goto fail;
+				}
+			} else if (!ret && defs[i]->ref_ctr) {
 				/*
 				 * An SDT probe's semaphore, '(0xREF)' after the
 				 * address: libtracefs 1.6's uprobe API has no
@@ -479,7 +536,9 @@ fail:
 
 const char *fe_event_kind_name(enum fe_event_kind kind)
 {
-	static const char *const names[] = { "kprobe", "kretprobe", "uprobe", "uretprobe" };
+	static const char *const names[] = {
+		"kprobe", "kretprobe", "uprobe", "uretprobe", "tprobe",
+	};
 
 	return names[kind];
 }
@@ -524,7 +583,9 @@ static bool profile(const char *text, bool uprobe, const char *event, const char
 bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,
 		     unsigned long long *misses)
 {
-	return profile(text, e->kind >= FE_KIND_UPROBE, e->event, e->target, hits, misses);
+	if (e->kind == FE_KIND_TPROBE)
+		return false;
+	return profile(text, fe_kind_is_uprobe(e->kind), e->event, e->target, hits, misses);
 }
 
 int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
@@ -534,9 +595,12 @@ int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
 	int i, ret = 0;
 
 	for (i = 0; i < n; i++) {
-		bool uprobe = ev[i].kind >= FE_KIND_UPROBE;
+		bool uprobe = fe_kind_is_uprobe(ev[i].kind);
+		bool found;
 
-		bool found = profile(uprobe ? uprof : kprof, uprobe, ev[i].event, ev[i].target,
+		if (ev[i].kind == FE_KIND_TPROBE)
+			continue;	/* no profile counts them */
+		found = profile(uprobe ? uprof : kprof, uprobe, ev[i].event, ev[i].target,
 				     &ev[i].hits, &ev[i].misses);
 
 		if (unread)
@@ -653,6 +717,56 @@ static int drop_doubles(struct fe_event_info *ev, int n)
 	return kept;
 }
 
+/*
+ * The "t:" events of group, which libtracefs 1.6 does not list, from
+ * dynamic_events: "t:GROUP/EVENT TRACEPOINT ARGS".  Appended to *ev
+ * (*count entries); -1 when out of memory.
+ */
+static int add_tprobes(const char *group, struct fe_event_info **ev, int *count)
+{
+	char *all = tracefs_instance_file_read(NULL, "dynamic_events", NULL);
+	char *line, *save = NULL;
+	int ret = 0;
+
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *slash, *sp, *target, *args;
+		struct fe_event_info *e, *v;
+
+		if (line[0] != 't' || line[1] != ':')
+			continue;
+		slash = strchr(line + 2, '/');
+		sp = strchr(line, ' ');
+		if (!slash || !sp || slash > sp ||
+		    (group && ((size_t)(slash - line - 2) != strlen(group) ||
+			       strncmp(line + 2, group, slash - line - 2))))
+			continue;
+		target = sp + 1;
+		args = target + strcspn(target, " ");
+		v = realloc(*ev, (*count + 1) * sizeof(*v));
+		if (!v) {
+			ret = -1;
+			break;
+		}
+		*ev = v;
+		e = &v[*count];
+		memset(e, 0, sizeof(*e));
+		e->kind = FE_KIND_TPROBE;
+		e->no_hits = true;
+		e->group = strndup(line + 2, slash - line - 2);
+		e->event = strndup(slash + 1, sp - slash - 1);
+		e->target = strndup(target, args - target);
+		e->args = strdup(*args ? args + 1 : "");
+		e->definition = strdup(line);
+		(*count)++;
+		if (!e->group || !e->event || !e->target || !e->args || !e->definition ||
+		    (enabled_in(NULL, e->group, e->event) && add_enabled(e, "")))
+			ret = -1;
+	}
+	free(all);
+	return ret;
+}
+
 int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		   struct fe_error *err)
 {
@@ -689,7 +803,7 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 			goto oom;
 		}
 		free(prefix);
-		profile(ev[i].kind >= FE_KIND_UPROBE ? uprof : kprof, ev[i].kind >= FE_KIND_UPROBE,
+		profile(fe_kind_is_uprobe(ev[i].kind) ? uprof : kprof, fe_kind_is_uprobe(ev[i].kind),
 			name, addr, &ev[i].hits, &ev[i].misses);
 		if (enabled_in(NULL, sys, name) && add_enabled(&ev[i], "")) {
 			*n = i + 1;
@@ -697,7 +811,9 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		}
 	}
 	*n = count;
-	count = drop_doubles(ev, count);
+	if (add_tprobes(group, &ev, n))
+		goto oom;
+	count = drop_doubles(ev, *n);
 	*n = count;
 	w.ev = ev;
 	w.n = count;

@@ -579,7 +579,7 @@ static int sample(struct session *s, struct fe_event_info *ev, struct counter *c
 
 			for (k = 0; k < c->nr_members; k++) {
 				const struct fe_event_info *e = &ev[c->members[k]];
-				const char *t = text[e->kind >= FE_KIND_UPROBE];
+				const char *t = text[fe_kind_is_uprobe(e->kind)];
 				unsigned long long h, misses;
 
 				if (!t || !fe_profile_find(t, e, &h, &misses))
