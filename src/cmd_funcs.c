@@ -18,6 +18,7 @@
 #include "usdt.h"
 #include "compile.h"
 #include "func_glob.h"
+#include "tracepoint.h"
 
 /* -x BIN 'PROVIDER:*': the binary's SDT probes, each with its argument
  * specs, as 'PROVIDER:NAME(ARGS)' can name them. */
@@ -47,6 +48,63 @@ static int sdt_funcs(const struct fe_cli *cli)
 	return FE_EXIT_OK;
 }
 
+struct tp_match {
+	const char *glob;
+	char **v;
+	int nr;
+	bool oom;
+};
+
+static int tp_match(const char *name, void *arg)
+{
+	struct tp_match *m = arg;
+	char **v;
+
+	if (fnmatch(m->glob, name, 0))
+		return 0;
+	v = realloc(m->v, (m->nr + 1) * sizeof(*v));
+	if (!v || !(v[m->nr] = strdup(name))) {
+		if (v)
+			m->v = v;
+		m->oom = true;
+		return 1;
+	}
+	m->v = v;
+	m->nr++;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* 'tp:GLOB': the tracepoints BTF describes, as tp:NAME, sorted. */
+static int tp_funcs(struct fe_dbg *dbg, const char *glob)
+{
+	struct tp_match m = { .glob = glob };
+	int i;
+
+	if (!dbg || strcmp(fe_dbg_kind(dbg), "BTF")) {
+		fe_say_error("tracepoints are listed from BTF (typedefs btf_trace_NAME): give the kernel's BTF (--btf FILE)\n");
+		return FE_EXIT_USAGE;
+	}
+	fe_btf_each_tracepoint(dbg, tp_match, &m);
+	if (!m.oom)
+		qsort(m.v, m.nr, sizeof(*m.v), by_name);
+	for (i = 0; i < m.nr; i++) {
+		if (!m.oom)
+			printf(FE_TP_PREFIX ":%s\n", m.v[i]);
+		free(m.v[i]);
+	}
+	free(m.v);
+	if (m.oom) {
+		fe_say_error("out of memory\n");
+		return FE_EXIT_FAIL;
+	}
+	return FE_EXIT_OK;
+}
+
 int fe_cmd_funcs(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts;
@@ -69,6 +127,10 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 		fe_say_error("%s\n", err.msg);
 		fe_dbg_close(dbg);
 		return FE_EXIT_USAGE;
+	}
+	if (!cli->binary && !strncmp(cli->args[0], FE_TP_PREFIX ":", strlen(FE_TP_PREFIX) + 1)) {
+		ret = tp_funcs(dbg, cli->args[0] + strlen(FE_TP_PREFIX) + 1);
+		goto out;
 	}
 	/* the same rule as a glob in a prototype (DESIGN 12) */
 	fe_compile_symtabs(&opts, &elf, &kallsyms);

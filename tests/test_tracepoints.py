@@ -103,3 +103,34 @@ def test_refusals():
           "(in scope: preempt, prev, next, prev_state)" in err, err)
     err = refused("tp:sched_switch(prev->nosuch)")
     check("nosuch" in err, err)
+
+
+def test_proto_prints_a_tracepoints_prototype():
+    r = fe.run("proto", "tp:signal_generate", "sched_process_fork")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines(), [
+        "tp:signal_generate(int sig, struct kernel_siginfo *info, struct task_struct *task, "
+        "int group, int result)",
+        "#   t:functions/signal_generate signal_generate sig=$arg1:s32 info=$arg2:x64 "
+        "task=$arg3:x64 group=$arg4:s32 result=$arg5:s32",
+        "tp:sched_process_fork(struct task_struct *parent, struct task_struct *child)",
+        "#   t:functions/sched_process_fork sched_process_fork parent=$arg1:x64 "
+        "child=$arg2:x64"])
+    r = fe.run("proto", "tp:no_such_tracepoint")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr, "fevent: error: no tracepoint 'no_such_tracepoint' in "
+              "/sys/kernel/btf/vmlinux (no typedef btf_trace_no_such_tracepoint)\n")
+
+
+def test_funcs_lists_tracepoints():
+    r = fe.run("funcs", "tp:sched_process_*")
+    expect_eq(r.returncode, 0, r.stderr)
+    got = r.stdout.splitlines()
+    check({"tp:sched_process_exec", "tp:sched_process_exit", "tp:sched_process_fork"} <=
+          set(got), got)
+    expect_eq(got, sorted(got), "sorted")
+    # each compiles as listed
+    for name in got:
+        r = fe.run("compile", name + "(...)")
+        expect_eq(r.returncode, 0, f"{name}: {r.stderr}")
+        check(r.stdout.startswith("t:functions/" + name[3:] + " " + name[3:]), r.stdout)
