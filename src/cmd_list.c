@@ -19,6 +19,7 @@
 #include "kprobe_emit.h"
 #include "probe_install.h"
 #include "tracepoint.h"
+#include "fprobe.h"
 #include "proto_render.h"
 #include "usdt.h"
 
@@ -95,7 +96,8 @@ done:
 static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 {
 	bool uprobe = e->kind == FE_KIND_UPROBE || e->kind == FE_KIND_URETPROBE;
-	bool ret = e->kind == FE_KIND_KRETPROBE || e->kind == FE_KIND_URETPROBE;
+	bool ret = e->kind == FE_KIND_KRETPROBE || e->kind == FE_KIND_URETPROBE ||
+		   e->kind == FE_KIND_FEXIT;
 	struct fe_compile_opts opts = { 0 };
 	struct fe_dbg *dbg = NULL, *own = NULL;
 	struct fe_error err;
@@ -105,6 +107,19 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 
 	if (e->kind == FE_KIND_TPROBE)
 		return fe_tp_render(e->target, e->args);
+	if (e->kind == FE_KIND_FPROBE || e->kind == FE_KIND_FEXIT) {
+		/* what add made of a kprobe's definition: render that */
+		struct fe_event_info k = *e;
+		char *text;
+
+		k.kind = e->kind == FE_KIND_FPROBE ? FE_KIND_KPROBE : FE_KIND_KRETPROBE;
+		k.args = fe_fprobe_args_as_kprobe(e->args);
+		if (!k.args)
+			return NULL;
+		text = rendered(&k, kd);
+		free(k.args);
+		return text;
+	}
 	/* a return event is named FUNC__return: its function is FUNC */
 	snprintf(event, sizeof(event), "%s", e->event);
 	if (ret && strlen(event) > strlen(FE_RETURN_SUFFIX) &&

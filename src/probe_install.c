@@ -16,6 +16,7 @@
 #include <tracefs.h>
 
 #include "fe_util.h"
+#include "fprobe.h"
 #include "kprobe_rules.h"
 #include "probe_install.h"
 
@@ -25,6 +26,7 @@
 
 #define TRACEFS_MOUNT	"/sys/kernel/tracing"
 #define FE_TPROBE_README	"t[:[<group>/][<event>]] <tracepoint>"
+#define FE_FPROBE_README	"f[:[<group>/][<event>]] <func-name>"
 
 int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_error *err)
 {
@@ -75,6 +77,11 @@ static bool readme_lists(const char *prefix)
 bool fe_tracefs_has_tprobes(void)
 {
 	return readme_lists(FE_TPROBE_README);
+}
+
+bool fe_tracefs_has_fprobes(void)
+{
+	return readme_lists(FE_FPROBE_README);
 }
 
 void fe_refusal_clear(struct fe_refusal *r)
@@ -429,6 +436,15 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	for (i = 0; i < n && !rules; i++)
 		if (!defs[i]->uprobe && !defs[i]->tracepoint)
 			rules = fe_kprobe_rules_load();
+	/* fprobes where the kernel has them: they cost the traced program
+	 * less than kprobes (README, Speed) */
+	for (i = 0; i < n; i++)
+		if (!defs[i]->uprobe && !defs[i]->tracepoint && !defs[i]->fprobe &&
+		    !getenv("FEVENT_NO_FPROBES") && fe_tracefs_has_fprobes() &&
+		    fe_fprobe_convert(defs[i]) < 0) {
+			fe_kprobe_rules_free(rules);
+			return fe_err(err, 0, "out of memory");
+		}
 	for (i = 0; i < n; i++)
 		if (check_target(defs[i], rules, err)) {
 			fe_kprobe_rules_free(rules);
@@ -454,22 +470,24 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 
 			if (ret && !defs[i]->ret_event)
 				continue;
-			if (!ret && defs[i]->tracepoint) {
+			if (defs[i]->tracepoint || defs[i]->fprobe) {
+				const char *name = ret ? defs[i]->ret_event : defs[i]->event;
+
 				/*
-				 * libtracefs 1.6 knows no "t:" events: the line
-				 * goes to dynamic_events as it is, and a kprobe
-				 * of that name is only the note roll_back reads.
+				 * libtracefs 1.6 knows no "t:" or "f:" events:
+				 * the line goes to dynamic_events as it is, and
+				 * a kprobe of that name is only the note
+				 * roll_back reads.
 				 */
 				tracefs_error_clear(NULL);
 				if (tracefs_instance_file_append(NULL, "dynamic_events",
-								 defs[i]->entry) < 0) {
+								 ret ? defs[i]->ret : defs[i]->entry) < 0) {
 					refuse(refusal, defs[i], i, ret, errno, err);
 					goto fail;
 				}
-				ev = tracefs_kprobe_alloc(defs[i]->group, defs[i]->event,
-							  defs[i]->target, NULL);
+				ev = tracefs_kprobe_alloc(defs[i]->group, name, defs[i]->target, NULL);
 				if (!ev) {
-					remove_event(defs[i]->group, defs[i]->event);
+					remove_event(defs[i]->group, name);
 					fe_err(err, 0, "out of memory");
 					goto fail;
 				}
@@ -537,7 +555,7 @@ fail:
 const char *fe_event_kind_name(enum fe_event_kind kind)
 {
 	static const char *const names[] = {
-		"kprobe", "kretprobe", "uprobe", "uretprobe", "tprobe",
+		"kprobe", "kretprobe", "uprobe", "uretprobe", "tprobe", "fprobe", "fexit",
 	};
 
 	return names[kind];
@@ -583,7 +601,7 @@ static bool profile(const char *text, bool uprobe, const char *event, const char
 bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,
 		     unsigned long long *misses)
 {
-	if (e->kind == FE_KIND_TPROBE)
+	if (e->no_hits)
 		return false;
 	return profile(text, fe_kind_is_uprobe(e->kind), e->event, e->target, hits, misses);
 }
@@ -598,7 +616,7 @@ int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
 		bool uprobe = fe_kind_is_uprobe(ev[i].kind);
 		bool found;
 
-		if (ev[i].kind == FE_KIND_TPROBE)
+		if (ev[i].no_hits)
 			continue;	/* no profile counts them */
 		found = profile(uprobe ? uprof : kprof, uprobe, ev[i].event, ev[i].target,
 				     &ev[i].hits, &ev[i].misses);
@@ -718,9 +736,10 @@ static int drop_doubles(struct fe_event_info *ev, int n)
 }
 
 /*
- * The "t:" events of group, which libtracefs 1.6 does not list, from
- * dynamic_events: "t:GROUP/EVENT TRACEPOINT ARGS".  Appended to *ev
- * (*count entries); -1 when out of memory.
+ * The "t:" and "f:" events of group, which libtracefs 1.6 does not list,
+ * from dynamic_events: "t:GROUP/EVENT TRACEPOINT ARGS", "f:GROUP/EVENT
+ * FUNC[%return] ARGS".  Appended to *ev (*count entries); -1 when out of
+ * memory.
  */
 static int add_tprobes(const char *group, struct fe_event_info **ev, int *count)
 {
@@ -733,7 +752,7 @@ static int add_tprobes(const char *group, struct fe_event_info **ev, int *count)
 		char *slash, *sp, *target, *args;
 		struct fe_event_info *e, *v;
 
-		if (line[0] != 't' || line[1] != ':')
+		if ((line[0] != 't' && line[0] != 'f') || line[1] != ':')
 			continue;
 		slash = strchr(line + 2, '/');
 		sp = strchr(line, ' ');
@@ -751,11 +770,17 @@ static int add_tprobes(const char *group, struct fe_event_info **ev, int *count)
 		*ev = v;
 		e = &v[*count];
 		memset(e, 0, sizeof(*e));
-		e->kind = FE_KIND_TPROBE;
+		e->kind = line[0] == 't' ? FE_KIND_TPROBE : FE_KIND_FPROBE;
+		if (line[0] == 'f' && args - target > 7 && !strncmp(args - 7, "%return", 7)) {
+			e->kind = FE_KIND_FEXIT;
+			args -= 7;	/* the function alone is the target */
+		}
 		e->no_hits = true;
 		e->group = strndup(line + 2, slash - line - 2);
 		e->event = strndup(slash + 1, sp - slash - 1);
 		e->target = strndup(target, args - target);
+		if (e->kind == FE_KIND_FEXIT)
+			args += 7;
 		e->args = strdup(*args ? args + 1 : "");
 		e->definition = strdup(line);
 		(*count)++;

@@ -40,6 +40,8 @@ void fe_refusal_clear(struct fe_refusal *r);
 enum fe_event_kind {
 	FE_KIND_KPROBE, FE_KIND_KRETPROBE, FE_KIND_UPROBE, FE_KIND_URETPROBE,
 	FE_KIND_TPROBE,		/* "t:": a tracepoint probe */
+	FE_KIND_FPROBE,		/* "f:": an fprobe at a function's entry */
+	FE_KIND_FEXIT,		/* "f:...%return": at its return */
 };
 
 /* A uprobe or uretprobe: its hits are in uprobe_profile, keyed by file. */
@@ -54,6 +56,10 @@ static inline bool fe_kind_is_uprobe(enum fe_event_kind kind)
  * Call after fe_tracefs_ready.
  */
 bool fe_tracefs_has_tprobes(void);
+/* ...and fprobe events ("f[:[<group>/][<event>]] <func-name>..."),
+ * which add uses in place of kprobes at a function's entry and return
+ * (fprobe.h); FEVENT_NO_FPROBES=1 in the environment keeps kprobes. */
+bool fe_tracefs_has_fprobes(void);
 
 struct fe_event_info {
 	char *group;
