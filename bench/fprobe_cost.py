@@ -9,9 +9,12 @@ trixie's 6.12, sid's 7.2), a static program makes N one-byte reads of
 with the probe off, a kprobe on, an fprobe on, a kretprobe on and an
 fprobe return event on, rounds interleaved, each event reading the same
 two arguments (fd, count) and writing to the top-level ring buffer.
-Prints each mode's median wall time per call and its ratio to the probe
-off, then fprobe/kprobe and fexit/kretprobe.  No assertions: the figures
-go in the README's "Speed" section.
+Prints each mode's median wall and CPU time per call and its ratio to
+the probe off, then fprobe/kprobe and fexit/kretprobe as the medians of
+each round's own ratios (whole and of the cost over the probe off): the
+drift of an emulated CPU on a loaded host between rounds cancels in a
+round's pair.  No assertions: the figures go in the README's "Speed"
+section.
 
 usage: bench/fprobe_cost.py [--suite trixie|sid] [-n ROUNDS] [-c CALLS]
 """
@@ -74,23 +77,35 @@ def main():
                           files={"/fx_loop": loop}, timeout=3000, suite=args.suite)["bench"]
     if rc:
         sys.exit(f"the bench failed ({rc}): {out}{err}")
-    walls = {name: [] for name, _ in MODES}
+    # per round, in run order: each mode's wall and CPU time
+    rounds = []
     for line in out.splitlines():
         f = line.split()
-        if len(f) >= 3 and f[0] in walls and f[1] == "wall":
-            walls[f[0]].append(float(f[2]))
-    med = {name: statistics.median(v) for name, v in walls.items()}
-    print(f"{args.suite}: {args.calls} one-byte reads, median of {args.rounds} interleaved rounds")
-    for name, _ in MODES:
-        print(f"  {name:10} {med[name] / args.calls * 1e9:8.0f} ns/call  "
-              f"{med[name] / med['off']:.2f}x of off")
-    print(f"  fprobe/kprobe    {med['fprobe'] / med['kprobe']:.2f}")
-    print(f"  fexit/kretprobe  {med['fexit'] / med['kretprobe']:.2f}")
-    extra_f = med["fprobe"] - med["off"]
-    extra_k = med["kprobe"] - med["off"]
-    print(f"  cost over off: fprobe {extra_f / args.calls * 1e9:.0f} ns, "
-          f"kprobe {extra_k / args.calls * 1e9:.0f} ns per call")
+        if len(f) >= 5 and f[0] in dict(MODES) and f[1] == "wall" and f[3] == "cpu":
+            if not rounds or f[0] in rounds[-1]:
+                rounds.append({})
+            rounds[-1][f[0]] = (float(f[2]), float(f[4]))
+    rounds = [r for r in rounds if len(r) == len(MODES)]
+    print(f"{args.suite}: {args.calls} one-byte reads, {len(rounds)} interleaved rounds, "
+          f"medians")
+    for i, what in ((0, "wall"), (1, "cpu")):
+        med = {name: statistics.median(r[name][i] for r in rounds) for name, _ in MODES}
+        print(f" {what} time")
+        for name, _ in MODES:
+            print(f"  {name:10} {med[name] / args.calls * 1e9:8.0f} ns/call  "
+                  f"{med[name] / med['off']:.2f}x of off")
 
+        def ratio(a, b):
+            # of each round's own pair: drift between rounds cancels
+            return statistics.median(r[a][i] / r[b][i] for r in rounds)
+
+        def extra(a, b):
+            return statistics.median((r[a][i] - r["off"][i]) / (r[b][i] - r["off"][i])
+                                     for r in rounds)
+        print(f"  fprobe/kprobe {ratio('fprobe', 'kprobe'):.2f} (cost over off "
+              f"{extra('fprobe', 'kprobe'):.2f}), fexit/kretprobe "
+              f"{ratio('fexit', 'kretprobe'):.2f} (cost over off "
+              f"{extra('fexit', 'kretprobe'):.2f})")
 
 if __name__ == "__main__":
     main()
