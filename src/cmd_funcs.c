@@ -48,60 +48,20 @@ static int sdt_funcs(const struct fe_cli *cli)
 	return FE_EXIT_OK;
 }
 
-struct tp_match {
-	const char *glob;
-	char **v;
-	int nr;
-	bool oom;
-};
-
-static int tp_match(const char *name, void *arg)
-{
-	struct tp_match *m = arg;
-	char **v;
-
-	if (fnmatch(m->glob, name, 0))
-		return 0;
-	v = realloc(m->v, (m->nr + 1) * sizeof(*v));
-	if (!v || !(v[m->nr] = strdup(name))) {
-		if (v)
-			m->v = v;
-		m->oom = true;
-		return 1;
-	}
-	m->v = v;
-	m->nr++;
-	return 0;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* 'tp:GLOB': the tracepoints BTF describes, as tp:NAME, sorted. */
 static int tp_funcs(struct fe_dbg *dbg, const char *glob)
 {
-	struct tp_match m = { .glob = glob };
+	struct fe_func_names names;
+	struct fe_error err = { 0 };
 	int i;
 
-	if (!dbg || strcmp(fe_dbg_kind(dbg), "BTF")) {
-		fe_say_error("tracepoints are listed from BTF (typedefs btf_trace_NAME): give the kernel's BTF (--btf FILE)\n");
-		return FE_EXIT_USAGE;
+	if (fe_tp_glob(dbg, glob, &names, &err)) {
+		fe_say_error("%s\n", err.msg);
+		return dbg ? FE_EXIT_FAIL : FE_EXIT_USAGE;
 	}
-	fe_btf_each_tracepoint(dbg, tp_match, &m);
-	if (!m.oom)
-		qsort(m.v, m.nr, sizeof(*m.v), by_name);
-	for (i = 0; i < m.nr; i++) {
-		if (!m.oom)
-			printf(FE_TP_PREFIX ":%s\n", m.v[i]);
-		free(m.v[i]);
-	}
-	free(m.v);
-	if (m.oom) {
-		fe_say_error("out of memory\n");
-		return FE_EXIT_FAIL;
-	}
+	for (i = 0; i < names.nr; i++)
+		printf(FE_TP_PREFIX ":%s\n", names.v[i]);
+	fe_func_names_free(&names);
 	return FE_EXIT_OK;
 }
 

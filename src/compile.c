@@ -601,6 +601,8 @@ static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 		fe_compile_symtabs(opts, &elf, &kallsyms);
 		if (opts->binary && it->proto->module)
 			ret = usdt_glob(opts->binary, glob, &names, &it->err);
+		else if (it->proto->tracepoint)
+			ret = fe_tp_glob(dbg, glob, &names, &it->err);
 		else
 			ret = fe_func_glob(dbg, kallsyms, kallsyms && !opts->kallsyms, glob, &names,
 					   &it->err);
@@ -608,8 +610,10 @@ static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			it->failed = true;
 		} else if (!names.nr) {
 			fe_err(&it->err, it->proto->func_col, "no %s matches '%s'%s",
-			       opts->binary && it->proto->module ? "SDT probe" : "function", glob,
+			       opts->binary && it->proto->module ? "SDT probe" :
+			       it->proto->tracepoint ? "tracepoint" : "function", glob,
 			       opts->binary && it->proto->module ? "" :
+			       it->proto->tracepoint ? " ('fevent funcs \"tp:GLOB\"' lists them)" :
 			       opts->binary && !dbg ? ": the binary has no DWARF to list them from" :
 			       " ('fevent funcs GLOB' lists what can be probed)");
 			it->failed = true;
@@ -643,6 +647,8 @@ static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 				c->line = it->line;
 				c->text = strdup(it->text);
 				c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
+				if (c->proto)
+					fe_tp_take_prefix(c->proto, opts);
 			}
 			c->glob = globs;
 			c->glob_name = strdup(glob);

@@ -13,6 +13,7 @@
  * read at offsets fevent computes from BTF (+OFF($argN)), the same on
  * every kernel, instead of the kernel's own BTF names.
  */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,7 +188,78 @@ bool fe_tp_named(const struct fe_proto *proto, const struct fe_compile_opts *opt
 	return fe_btf_tracepoint(dbg, proto->func, &f, NULL) == 1;
 }
 
+struct tp_match {
+	const char *glob;
+	struct fe_func_names *out;
+	bool oom;
+};
+
+static int tp_match(const char *name, void *arg)
+{
+	struct tp_match *m = arg;
+	char **v;
+
+	if (fnmatch(m->glob, name, 0))
+		return 0;
+	v = realloc(m->out->v, (m->out->nr + 1) * sizeof(*v));
+	if (!v) {
+		m->oom = true;
+		return 1;
+	}
+	m->out->v = v;
+	v[m->out->nr] = strdup(name);
+	if (!v[m->out->nr]) {
+		m->oom = true;
+		return 1;
+	}
+	m->out->nr++;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fe_tp_glob(struct fe_dbg *dbg, const char *glob, struct fe_func_names *out,
+	       struct fe_error *err)
+{
+	struct tp_match m = { .glob = glob, .out = out };
+
+	memset(out, 0, sizeof(*out));
+	if (!dbg || strcmp(fe_dbg_kind(dbg), "BTF"))
+		return fe_err(err, 0,
+			      "tracepoints are named by BTF (typedefs btf_trace_NAME): give the kernel's BTF (--btf FILE)");
+	fe_btf_each_tracepoint(dbg, tp_match, &m);
+	if (m.oom) {
+		fe_func_names_free(out);
+		return fe_err(err, 0, "out of memory");
+	}
+	qsort(out->v, out->nr, sizeof(*out->v), by_name);
+	return 0;
+}
+
 /* ---- compile ---- */
+
+/* The resolver speaks of a place in a function, "in scope at NAME:0
+ * (NAME+0)": here it is the tracepoint's arguments. */
+static void tp_words(struct fe_error *err, const char *name)
+{
+	char where[300], out[sizeof(err->msg)];
+	const char *at, *rest, *list;
+
+	snprintf(where, sizeof(where), " in scope at %s:0 (%s+0)", name, name);
+	at = strstr(err->msg, where);
+	if (strncmp(err->msg, "no '", 4) || !at)
+		return;
+	rest = at + strlen(where);
+	list = strstr(rest, "(in scope: ");
+	snprintf(out, sizeof(out), "%.*s is no argument of tracepoint %s%.*s%s%s",
+		 (int)(at - (err->msg + 3)), err->msg + 3, name,
+		 (int)((list ? list : rest + strlen(rest)) - rest), rest,
+		 list ? "(its arguments: " : "", list ? list + strlen("(in scope: ") : "");
+	snprintf(err->msg, sizeof(err->msg), "%s", out);
+}
 
 /* $argN for each argument that fits one; else why not */
 static void tp_places(const struct fe_probe *probe, struct fe_place *places)
@@ -264,6 +336,8 @@ int fe_tp_compile(struct fe_compiled *it, struct fe_dbg *dbg, const struct fe_co
 		return fe_err(&it->err, 0, "out of memory");
 	ctx.dbg = view;
 	ret = fe_resolve(proto, &ctx, &it->probe, &it->err);
+	if (ret)
+		tp_words(&it->err, proto->func);
 	if (!ret) {
 		places = calloc(it->probe->nr_params ? it->probe->nr_params : 1, sizeof(*places));
 		if (!places)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "compile.h"
+#include "func_glob.h"
 #include "ksyms.h"
 
 #define FE_TP_PREFIX	"tp"	/* tp:NAME */
@@ -25,6 +26,11 @@ int fe_tp_take_prefix(struct fe_proto *proto, const struct fe_compile_opts *opts
  * no function (debug info, symbols) but a tracepoint of dbg's BTF? */
 bool fe_tp_named(const struct fe_proto *proto, const struct fe_compile_opts *opts,
 		 struct fe_dbg *dbg, const struct fe_ksyms *ksyms);
+
+/* The tracepoints of dbg's BTF whose names match glob, sorted; -1 with
+ * err set (no BTF, out of memory). */
+int fe_tp_glob(struct fe_dbg *dbg, const char *glob, struct fe_func_names *out,
+	       struct fe_error *err);
 
 /* Resolve, place and emit it->proto as a "t:" event: -1 with it->err set. */
 int fe_tp_compile(struct fe_compiled *it, struct fe_dbg *dbg, const struct fe_compile_opts *opts);

@@ -98,9 +98,12 @@ def test_refusals():
           in err, err)
     err = refused("tp:sched_switch(prev)", "-r")
     check("a tracepoint returns nothing: -r does not apply to tp:sched_switch\n" in err, err)
-    err = refused("tp:sched_switch(nosuch)")
-    check("no 'nosuch' in scope at sched_switch" in err and
-          "(in scope: preempt, prev, next, prev_state)" in err, err)
+    err = refused("tp:sched_switch(prevv)")
+    check("fevent: error: column 17: 'prevv' is no argument of tracepoint sched_switch; "
+          "did you mean 'prev'? (its arguments: preempt, prev, next, prev_state)\n" in err, err)
+    err = refused("tp:nosuch*(x)")
+    check("fevent: error: column 4: no tracepoint matches 'nosuch*' ('fevent funcs "
+          "\"tp:GLOB\"' lists them)\n" in err, err)
     err = refused("tp:sched_switch(prev->nosuch)")
     check("nosuch" in err, err)
 
@@ -134,3 +137,17 @@ def test_funcs_lists_tracepoints():
         r = fe.run("compile", name + "(...)")
         expect_eq(r.returncode, 0, f"{name}: {r.stderr}")
         check(r.stdout.startswith("t:functions/" + name[3:] + " " + name[3:]), r.stdout)
+
+
+def test_a_glob_names_many_tracepoints():
+    r = compile_("-v", "tp:sched_wak*(p->pid)")
+    expect_eq(r.returncode, 0, r.stderr)
+    k = one_line("wake_up_process(p->pid)")[0]
+    off = re.search(r"pid=\+(\d+)\(%di\)", k)[1]
+    names = [n[3:] for n in fe.run("funcs", "tp:sched_wak*").stdout.split()]
+    check("sched_wake_idle_without_ipi" in names, names)
+    expect_eq(r.stdout.splitlines(),
+              [f"t:functions/{n} {n} pid=+{off}($arg1):s32" for n in names
+               if n != "sched_wake_idle_without_ipi"])
+    check("fevent: warning: skipped sched_wake_idle_without_ipi: 'p' is no argument of "
+          "tracepoint sched_wake_idle_without_ipi (its arguments: cpu)\n" in r.stderr, r.stderr)
