@@ -354,9 +354,10 @@ int fe_cmd_proto(const struct fe_cli *cli)
 
 		/* tp:NAME, or a bare NAME that no function has: a tracepoint
 		 * (as compile takes them) */
-		if (tp || (!colon && !cli->binary &&
-			   fe_dbg_func(dbg, cli->args[i], &f, NULL) == 0 &&
-			   fe_btf_tracepoint(dbg, cli->args[i], &f, NULL) == 1)) {
+		found = !tp && !colon && !cli->binary ? fe_dbg_func(dbg, cli->args[i], &f, NULL) : 1;
+		if (!tp && !colon && !cli->binary)
+			fe_dfunc_clear(&f);
+		if (tp || (!found && fe_btf_tracepoint(dbg, cli->args[i], &f, NULL) == 1)) {
 			const char *name = tp ? colon + 1 : cli->args[i];
 
 			sig = tp_signature(dbg, name, &found);

@@ -175,6 +175,7 @@ bool fe_tp_named(const struct fe_proto *proto, const struct fe_compile_opts *opt
 		 struct fe_dbg *dbg, const struct fe_ksyms *ksyms)
 {
 	struct fe_dfunc f;
+	int found;
 
 	if (proto->tracepoint)
 		return true;
@@ -182,8 +183,9 @@ bool fe_tp_named(const struct fe_proto *proto, const struct fe_compile_opts *opt
 	if (opts->binary || proto->module || proto->is_glob || proto->at != FE_AT_ENTRY ||
 	    !proto->func || !dbg)
 		return false;
-	if (fe_dbg_func(dbg, proto->func, &f, NULL) != 0 ||
-	    fe_ksyms_has(ksyms, proto->func, NULL) == 1)
+	found = fe_dbg_func(dbg, proto->func, &f, NULL);
+	fe_dfunc_clear(&f);
+	if (found != 0 || fe_ksyms_has(ksyms, proto->func, NULL) == 1)
 		return false;
 	return fe_btf_tracepoint(dbg, proto->func, &f, NULL) == 1;
 }
