@@ -263,6 +263,24 @@ static void tp_words(struct fe_error *err, const char *name)
 	snprintf(err->msg, sizeof(err->msg), "%s", out);
 }
 
+/* BTF before __probestub_NAME (6.5) names no tracepoint argument: say so
+ * where the resolver found none of that name. */
+static void tp_unnamed(struct fe_error *err, struct fe_dbg *dbg, const char *name)
+{
+	struct fe_error ignored = { 0 };
+	struct fe_dfunc f;
+	size_t len = strlen(err->msg);
+	const char *tail = "(its arguments: nothing)";
+
+	if (!dbg || len < strlen(tail) || strcmp(err->msg + len - strlen(tail), tail))
+		return;
+	if (fe_btf_tracepoint(dbg, name, &f, &ignored) == 1 && f.nr_params && !f.params[0].name)
+		snprintf(err->msg + len - strlen(tail), sizeof(err->msg) - (len - strlen(tail)),
+			 "(%s names none of its %d: it has no __probestub_%s, which kernels since 6.5 have; read them by slot, TYPE NAME)",
+			 fe_dbg_source(dbg), f.nr_params, name);
+	fe_dfunc_clear(&f);
+}
+
 /* $argN for each argument that fits one; else why not */
 static void tp_places(const struct fe_probe *probe, struct fe_place *places)
 {
@@ -338,8 +356,10 @@ int fe_tp_compile(struct fe_compiled *it, struct fe_dbg *dbg, const struct fe_co
 		return fe_err(&it->err, 0, "out of memory");
 	ctx.dbg = view;
 	ret = fe_resolve(proto, &ctx, &it->probe, &it->err);
-	if (ret)
+	if (ret) {
 		tp_words(&it->err, proto->func);
+		tp_unnamed(&it->err, dbg, proto->func);
+	}
 	if (!ret) {
 		places = calloc(it->probe->nr_params ? it->probe->nr_params : 1, sizeof(*places));
 		if (!places)

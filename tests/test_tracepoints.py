@@ -151,3 +151,23 @@ def test_a_glob_names_many_tracepoints():
                if n != "sched_wake_idle_without_ipi"])
     check("fevent: warning: skipped sched_wake_idle_without_ipi: 'p' is no argument of "
           "tracepoint sched_wake_idle_without_ipi (its arguments: cpu)\n" in r.stderr, r.stderr)
+
+
+def test_btf_before_probestubs_gives_slots():
+    """6.1's BTF (the vmlinux of tests/fetch-vmlinux-dbg, which has .BTF)
+    has btf_trace_NAME but no __probestub_NAME: the arguments have types
+    and no names, so a prototype reads them by slot."""
+    from test_kernel_dwarf import need_vmlinux
+    v = need_vmlinux()
+    expect_eq(one_line("tp:signal_generate(int sig, x64 info, x64 task)", "--btf", v),
+              ["t:functions/signal_generate signal_generate sig=$arg1:s32 info=$arg2:x64 "
+               "task=$arg3:x64"])
+    r = fe.run("proto", "--btf", v, "tp:signal_generate")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stdout.splitlines()[0],
+              "tp:signal_generate(int arg1, struct kernel_siginfo *arg2, "
+              "struct task_struct *arg3, int arg4, int arg5)")
+    err = refused("tp:signal_generate(sig)", "--btf", v)
+    check(f"fevent: error: column 20: 'sig' is no argument of tracepoint signal_generate "
+          f"({v} names none of its 5: it has no __probestub_signal_generate, which kernels "
+          f"since 6.5 have; read them by slot, TYPE NAME)\n" in err, err)
