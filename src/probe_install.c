@@ -59,9 +59,13 @@ int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_erro
  * prefix? */
 static bool readme_lists(const char *prefix)
 {
-	char *text = tracefs_instance_file_read(NULL, "README", NULL);
+	/* read once: add asks for every definition, a glob's hundreds */
+	static char *text;
 	const char *line;
 	bool found = false;
+
+	if (!text)
+		text = tracefs_instance_file_read(NULL, "README", NULL);
 
 	for (line = text; line && *line && !found; ) {
 		line += strspn(line, " \t");
@@ -70,7 +74,6 @@ static bool readme_lists(const char *prefix)
 		if (line)
 			line++;
 	}
-	free(text);
 	return found;
 }
 
