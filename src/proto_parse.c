@@ -795,8 +795,8 @@ static int adjacent(struct parser *ps, const struct tok *t, const char *wanted)
 }
 
 /*
- * FETCH := '%'REG | '$stack' | '$stack'N | '\\'IMM | '@'SYMBOL[+-N] | '@'ADDR |
- *          '@+'OFFSET | ('+'|'-')['u']N'(' FETCH ')'
+ * FETCH := '%'REG | '$stack' | '$stack'N | '$arg'N | '\\'IMM | '@'SYMBOL[+-N] |
+ *          '@'ADDR | '@+'OFFSET | ('+'|'-')['u']N'(' FETCH ')'
  * as kprobetrace.rst writes it; derefs are appended innermost first.
  */
 static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth)
