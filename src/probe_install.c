@@ -918,9 +918,16 @@ static void remove_triggers(struct tracefs_instance *inst)
 								 TRACEFS_DYNEVENT_UPROBE |
 								 TRACEFS_DYNEVENT_URETPROBE |
 								 TRACEFS_DYNEVENT_SYNTH, NULL);
-	int round, i;
+	struct fe_event_info *other = NULL;	/* t: and f: events */
+	int round, i, nr_other = 0;
 	bool again = true;
 
+	if (add_tprobes(NULL, &other, &nr_other)) {
+		/* out of memory: their triggers stay */
+		fe_event_infos_free(other, nr_other);
+		other = NULL;
+		nr_other = 0;
+	}
 	for (round = 0; round < 3 && again; round++) {
 		again = false;
 		for (i = 0; all && all[i]; i++) {
@@ -932,7 +939,12 @@ static void remove_triggers(struct tracefs_instance *inst)
 			free(system);
 			free(event);
 		}
+		for (i = 0; i < nr_other; i++)
+			if (other[i].group && other[i].event &&
+			    remove_event_triggers(inst, other[i].group, other[i].event))
+				again = true;
 	}
+	fe_event_infos_free(other, nr_other);
 	tracefs_dynevent_list_free(all);
 }
 

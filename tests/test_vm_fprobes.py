@@ -32,7 +32,12 @@ echo ::dyn; cat $T/dynamic_events
 echo ::list; fevent list --json; echo rc=$?
 echo ::record; fevent record -- {RUN} read 2 | cat; echo rc=$?
 echo ::stats; fevent stats --json --by caller,count -e ksys_read -- {RUN} read 5; echo rc=$?
-echo ::clear; fevent clear; echo rc=$?
+echo ::json; fevent record --json -e ksys_read -- {RUN} read 1 | cat; echo rc=$?
+echo ::report; fevent record -o /tmp/f.dat -- {RUN} read 1 > /dev/null; fevent report -i /tmp/f.dat; echo rc=$?
+echo ::killed; fevent stats -e ksys_read -a > /dev/null 2>&1 & i=0
+while [ $i -lt 200 ] && ! cat $T/instances/fevent-*/events/functions/ksys_read/trigger 2>/dev/null | grep -q '^hist'; do sleep 0.1; i=$((i+1)); done
+cat $T/instances/fevent-*/events/functions/ksys_read/trigger | grep -c '^hist'; kill -9 $!; wait $! 2>/dev/null
+echo ::clear; fevent clear; echo rc=$?; ls $T/instances | grep -c fevent; true
 echo ::kprobes; FEVENT_NO_FPROBES=1 fevent add 'ksys_read(fd)'; echo rc=$?; fevent clear
 echo ::left; cat $T/dynamic_events; ls $T/events | grep -c '^functions$'; true
 """
@@ -114,7 +119,21 @@ def _suite(suite, fprobes):
         expect_eq(stats, [{"event": "functions/ksys_read",
                            "keys": {"caller": "do_syscall_64", "count": 1}, "count": 5}])
 
-        expect_eq(parts["clear"].strip(), "rc=0")
+        me = re.search(r'"pid":(\d+)', parts["json"])
+        got = [json.loads(l) for l in parts["json"].splitlines() if l.startswith("{")]
+        expect_eq([(o["event"], o["caller"], o["args"]["count"]) for o in got],
+                  [("ksys_read", "do_syscall_64", 1)], parts["json"])
+        check(me and got[0]["pid"] == int(me[1]), got)
+        rep = parts["report"]
+        expect_eq(rep.splitlines()[-1], "rc=0", err)
+        check(re.search(r"do_syscall_64->ksys_read\(fd=\d+, count=1\)$", rep, re.M), rep)
+
+        # a killed stats run's hist trigger on an fprobe: clear takes it off
+        # and removes the instance
+        expect_eq(parts["killed"].strip(), "1", "the trigger was set")
+        expect_eq(parts["clear"].splitlines(), ["rc=0", "0"], err)
+        check("fevent: warning: removed 1 stale fevent-* instance of records that are gone\n" in err,
+              err)
         kp = parts["kprobes"].splitlines()
         expect_eq(kp, ["p:functions/ksys_read ksys_read __caller=$stack0:symbol fd=%di:u32",
                        "rc=0"], "FEVENT_NO_FPROBES=1 keeps kprobes")
