@@ -171,3 +171,23 @@ def test_btf_before_probestubs_gives_slots():
     check(f"fevent: error: column 20: 'sig' is no argument of tracepoint signal_generate "
           f"({v} names none of its 5: it has no __probestub_signal_generate, which kernels "
           f"since 6.5 have; read them by slot, TYPE NAME)\n" in err, err)
+
+
+def test_add_refuses_where_the_kernel_has_no_tracepoint_probes():
+    if os.geteuid() != 0:
+        raise fe.Skip("needs root")
+    readme = "/sys/kernel/tracing/README"
+    if not os.path.exists(readme):
+        raise fe.Skip("no tracefs README")
+    if re.search(r"^\s*t\[:\[<group>/\]\[<event>\]\] <tracepoint>", open(readme).read(), re.M):
+        raise fe.Skip("this kernel has tracepoint probe events (the VM tests cover them)")
+    before = open("/sys/kernel/tracing/dynamic_events").read()
+    r = fe.run("add", "-g", "fevent_tp_test", "tp:signal_generate(sig)")
+    expect_eq((r.returncode, r.stdout), (1, ""), r.stderr)
+    expect_eq(r.stderr,
+              "fevent: error: this kernel has no tracepoint probe events, which "
+              "fevent_tp_test/signal_generate needs: its tracefs README "
+              "(/sys/kernel/tracing/README) has no 't[:[<group>/][<event>]] <tracepoint> "
+              "[<args>]' line (CONFIG_FPROBE_EVENTS is off, or the kernel predates them)\n"
+              "fevent: nothing was added\n")
+    expect_eq(open("/sys/kernel/tracing/dynamic_events").read(), before, "nothing added")
