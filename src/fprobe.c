@@ -79,6 +79,14 @@ int fe_fprobe_convert(struct fe_definition *def)
 	if (def->uprobe || def->tracepoint || def->fprobe || def->ret ||
 	    strpbrk(def->target, ":+"))
 		return 0;
+	/*
+	 * A string can make an event larger than a ring-buffer page, which
+	 * the kernel drops; record tells how many from kprobe_profile's
+	 * hits, and no file counts an fprobe's: such an event stays a kprobe.
+	 */
+	if (strstr(def->entry_args, ":string") || strstr(def->entry_args, ":ustring") ||
+	    strstr(def->entry_args, ":symstr"))
+		return 0;
 	if (def->nr_args) {
 		pos = malloc(def->nr_args * sizeof(*pos));
 		if (!pos)

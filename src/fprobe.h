@@ -15,8 +15,8 @@
  * Make def's entry line an "f:" line: its registers as $argN
  * (%di -> $arg1 ... %r9 -> $arg6).  1 done (def->fprobe set), 0 it cannot
  * be one (a uprobe, a tracepoint, a module's function, an offset, another
- * register, an entry with a return event): def unchanged, -1 out of
- * memory.
+ * register, an entry with a return event, a string read): def unchanged,
+ * -1 out of memory.
  */
 int fe_fprobe_convert(struct fe_definition *def);
 

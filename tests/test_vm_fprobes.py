@@ -2,7 +2,8 @@
 the kernel's tracefs README lists f: events (trixie's 6.12, sid's 7.2) add
 makes a function's entry event an fprobe, the kprobe line compile prints
 with its argument registers as $argN, since fprobes cost the traced
-program less (bench/fprobe_cost.py); an entry with a return event, an
+program less (bench/fprobe_cost.py); an entry with a return event, one
+reading a string (record counts a kprobe's drops from its hits), an
 offset, and a kernel without them (bookworm's 6.1) keep kprobes.  list,
 record, stats and clear treat them as the kprobes they replace."""
 import json
@@ -21,7 +22,8 @@ import vm  # noqa: E402
 RUN = "/fx_loop"
 PROTOS = ["ksys_read(unsigned int fd, count) if count == 1",
           "SyS_openat(int dfd, string path, x32 flags)",
-          "long vfs_write(file, count)"]
+          "long vfs_write(file, count)",
+          "SyS_read(unsigned int fd, x64 buf, size_t count)"]
 QUOTED = " ".join(f"'{p}'" for p in PROTOS)
 
 SNIPPET = f"""T=/sys/kernel/tracing
@@ -81,10 +83,10 @@ def _suite(suite, fprobes):
               "compile prints kprobe lines whatever the kernel")
         add = parts["add"].splitlines()
         expect_eq(add[-1], "rc=0", err)
-        # ksys_read and SyS_openat (entries alone) become fprobes;
-        # vfs_write has a return event and stays a kprobe pair
+        # ksys_read and SyS_read (entries alone) become fprobes; vfs_write
+        # has a return event and SyS_openat a string: they stay kprobes
         want = [as_fprobe(l) if fprobes and l.startswith("p:") and
-                ("ksys_read" in l or "SyS_openat" in l) else l for l in comp[:-1]]
+                ("ksys_read" in l or "SyS_read" in l) else l for l in comp[:-1]]
         expect_eq(add[:-1], want)
         defs = [l for l in add[:-1] if not l.startswith("#")]
         # (the kernel lists a kretprobe with its maxactive: r10:)
@@ -94,7 +96,8 @@ def _suite(suite, fprobes):
         objs = [json.loads(l) for l in parts["list"].splitlines() if l.startswith("{")]
         kind = "fprobe" if fprobes else "kprobe"
         expect_eq([(o["event"], o["kind"], o["prototype"]) for o in objs],
-                  [("SyS_openat", kind, "SyS_openat(s32 dfd, ustring path, x32 flags)"),
+                  [("SyS_openat", "kprobe", "SyS_openat(s32 dfd, ustring path, x32 flags)"),
+                   ("SyS_read", kind, "SyS_read(u32 fd, x64 buf, u64 count)"),
                    ("ksys_read", kind, "ksys_read(u32 fd, NULL, u64 count) if count == 1"),
                    ("vfs_write", "kprobe", "vfs_write(x64 file, NULL, u64 count)"),
                    ("vfs_write__return", "kretprobe", "s64 vfs_write()")])
@@ -109,12 +112,16 @@ def _suite(suite, fprobes):
         fd = re.search(r"ksys_read\(fd=(\d+), count=1\)", rec)
         check(fd, rec)
         n = len(wall) + 1
-        expect_eq(got[:3], [
-            'do_syscall_64->SyS_openat(dfd=-100, path="/dev/zero", flags=0x0)',
-            f"do_syscall_64->ksys_read(fd={fd[1]}, count=1)",
-            f"do_syscall_64->ksys_read(fd={fd[1]}, count=1)"], rec)
-        check(re.fullmatch(rf"ksys_write->vfs_write\(file=0x[0-9a-f]+, count={n}\) = {n} "
-                           r"<[\d.]+ us>", got[3]), got)
+        buf = r"0x[0-9a-f]+"
+        want = [r'do_syscall_64->SyS_openat\(dfd=-100, path="/dev/zero", flags=0x0\)']
+        want += [rf"do_syscall_64->SyS_read\(fd={fd[1]}, buf={buf}, count=1\)",
+                 rf"do_syscall_64->ksys_read\(fd={fd[1]}, count=1\)"] * 2
+        want += [rf"ksys_write->vfs_write\(file={buf}, count={n}\) = {n} <[\d.]+ us>"]
+        expect_eq(len(got), len(want), rec)
+        for g, w in zip(got, want):
+            check(re.fullmatch(w, g), f"{g!r} !~ {w!r}\n{rec}")
+        # a string's event stays a kprobe: record still counts its drops
+        check("fevent: 7 events; none lost\n" in err, err)
         stats = [json.loads(l) for l in parts["stats"].splitlines() if l.startswith("{")]
         expect_eq(stats, [{"event": "functions/ksys_read",
                            "keys": {"caller": "do_syscall_64", "count": 1}, "count": 5}])
@@ -123,10 +130,13 @@ def _suite(suite, fprobes):
         got = [json.loads(l) for l in parts["json"].splitlines() if l.startswith("{")]
         expect_eq([(o["event"], o["caller"], o["args"]["count"]) for o in got],
                   [("ksys_read", "do_syscall_64", 1)], parts["json"])
+        check("fevent: 1 event; none lost\n" in err, err)
         check(me and got[0]["pid"] == int(me[1]), got)
         rep = parts["report"]
         expect_eq(rep.splitlines()[-1], "rc=0", err)
         check(re.search(r"do_syscall_64->ksys_read\(fd=\d+, count=1\)$", rep, re.M), rep)
+        check(re.search(r"do_syscall_64->SyS_read\(fd=\d+, buf=0x[0-9a-f]+, count=1\)$",
+                        rep, re.M), rep)
 
         # a killed stats run's hist trigger on an fprobe: clear takes it off
         # and removes the instance

@@ -21,12 +21,15 @@ static const struct conv convs[] = {
 	{ "ksys_read(unsigned int fd, x64 buf, size_t count)", false,
 	  "f:functions/ksys_read ksys_read __caller=$stack0:symbol fd=$arg1:u32 buf=$arg2:x64 "
 	  "count=$arg3:u64" },
-	{ "f(u8 a, u8 b, u8 c, u8 d, u8 e, u8 f, string g, x64 h+8)", false,
+	{ "f(u8 a, u8 b, u8 c, u8 d, u8 e, u8 f, x64 g, x64 h+8)", false,
 	  "f:functions/f f __caller=$stack0:symbol a=$arg1:u8 b=$arg2:u8 c=$arg3:u8 d=$arg4:u8 "
-	  "e=$arg5:u8 f=$arg6:u8 g=+0($stack1):string h=+8($stack2):x64" },
-	{ "SyS_openat(int dfd, string path, x32 flags, x16 mode)", false,
+	  "e=$arg5:u8 f=$arg6:u8 g=$stack1:x64 h=+8($stack2):x64" },
+	{ "SyS_openat(int dfd, x64 path, x32 flags, x16 mode)", false,
 	  "f:functions/SyS_openat __x64_sys_openat __caller=$stack0:symbol dfd=+112($arg1):s32 "
-	  "path=+0(+104($arg1)):ustring flags=+96($arg1):x32 mode=+56($arg1):x16" },
+	  "path=+104($arg1):x64 flags=+96($arg1):x32 mode=+56($arg1):x16" },
+	/* a string: record counts a kprobe's drops from its hits */
+	{ "SyS_openat(int dfd, string path, x32 flags, x16 mode)", false, NULL },
+	{ "link_path_walk(string name)", false, NULL },
 	{ "f(long j=@jiffies, x64 r=%ax)", false, NULL },	/* %ax: not an argument */
 	{ "long ksys_read(unsigned int fd)", false, NULL },	/* a return event */
 	{ "mod:func(x64 a)", false, NULL },			/* a module's */
