@@ -215,6 +215,18 @@ const char *fe_dbg_data_symbol(struct fe_dbg *dbg, unsigned long long addr, long
  * own to probe?  DWARF only (it walks every unit: for error paths). */
 bool fe_dbg_inlined_only(struct fe_dbg *dbg, const char *name);
 
+/*
+ * A tracepoint of BTF (typedef btf_trace_NAME): its raw arguments as the
+ * parameters of out, without the probe's leading void *__data.  1 found,
+ * 0 not there (or not BTF), -1 err.  With err NULL, only whether it is.
+ */
+int fe_btf_tracepoint(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
+		      struct fe_error *err);
+/* Call fn with every tracepoint's name BTF describes; stops when fn
+ * returns non-zero, and returns that. */
+int fe_btf_each_tracepoint(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
+			   void *arg);
+
 /* The C spelling of a type ("const char *", "struct file *"). */
 int fe_dbg_type_name(struct fe_dbg *dbg, fe_tid id, char *buf, size_t size);
 

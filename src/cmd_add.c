@@ -53,7 +53,7 @@ int fe_cmd_add(const struct fe_cli *cli)
 	if (ret != FE_EXIT_OK)
 		goto out;
 	for (i = 0; i < set.nr; i++) {
-		kprobes |= !set.items[i].def.uprobe;
+		kprobes |= !set.items[i].def.uprobe && !set.items[i].def.tracepoint;
 		uprobes |= set.items[i].def.uprobe;
 	}
 	if (fe_tracefs_ready(cli->tracefs, kprobes, uprobes, &err)) {

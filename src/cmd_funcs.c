@@ -18,6 +18,7 @@
 #include "usdt.h"
 #include "compile.h"
 #include "func_glob.h"
+#include "tracepoint.h"
 
 /* -x BIN 'PROVIDER:*': the binary's SDT probes, each with its argument
  * specs, as 'PROVIDER:NAME(ARGS)' can name them. */
@@ -47,6 +48,23 @@ static int sdt_funcs(const struct fe_cli *cli)
 	return FE_EXIT_OK;
 }
 
+/* 'tp:GLOB': the tracepoints BTF describes, as tp:NAME, sorted. */
+static int tp_funcs(struct fe_dbg *dbg, const char *glob)
+{
+	struct fe_func_names names;
+	struct fe_error err = { 0 };
+	int i;
+
+	if (fe_tp_glob(dbg, glob, &names, &err)) {
+		fe_say_error("%s\n", err.msg);
+		return dbg ? FE_EXIT_FAIL : FE_EXIT_USAGE;
+	}
+	for (i = 0; i < names.nr; i++)
+		printf(FE_TP_PREFIX ":%s\n", names.v[i]);
+	fe_func_names_free(&names);
+	return FE_EXIT_OK;
+}
+
 int fe_cmd_funcs(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts;
@@ -69,6 +87,10 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 		fe_say_error("%s\n", err.msg);
 		fe_dbg_close(dbg);
 		return FE_EXIT_USAGE;
+	}
+	if (!cli->binary && !strncmp(cli->args[0], FE_TP_PREFIX ":", strlen(FE_TP_PREFIX) + 1)) {
+		ret = tp_funcs(dbg, cli->args[0] + strlen(FE_TP_PREFIX) + 1);
+		goto out;
 	}
 	/* the same rule as a glob in a prototype (DESIGN 12) */
 	fe_compile_symtabs(&opts, &elf, &kallsyms);

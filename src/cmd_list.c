@@ -18,6 +18,8 @@
 #include "kmodule.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
+#include "tracepoint.h"
+#include "fprobe.h"
 #include "proto_render.h"
 #include "usdt.h"
 
@@ -94,7 +96,8 @@ done:
 static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 {
 	bool uprobe = e->kind == FE_KIND_UPROBE || e->kind == FE_KIND_URETPROBE;
-	bool ret = e->kind == FE_KIND_KRETPROBE || e->kind == FE_KIND_URETPROBE;
+	bool ret = e->kind == FE_KIND_KRETPROBE || e->kind == FE_KIND_URETPROBE ||
+		   e->kind == FE_KIND_FEXIT;
 	struct fe_compile_opts opts = { 0 };
 	struct fe_dbg *dbg = NULL, *own = NULL;
 	struct fe_error err;
@@ -102,6 +105,21 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 	const char *colon = strrchr(e->target, ':');
 	bool exact;
 
+	if (e->kind == FE_KIND_TPROBE)
+		return fe_tp_render(e->target, e->args);
+	if (e->kind == FE_KIND_FPROBE || e->kind == FE_KIND_FEXIT) {
+		/* what add made of a kprobe's definition: render that */
+		struct fe_event_info k = *e;
+		char *text;
+
+		k.kind = e->kind == FE_KIND_FPROBE ? FE_KIND_KPROBE : FE_KIND_KRETPROBE;
+		k.args = fe_fprobe_args_as_kprobe(e->args);
+		if (!k.args)
+			return NULL;
+		text = rendered(&k, kd);
+		free(k.args);
+		return text;
+	}
 	/* a return event is named FUNC__return: its function is FUNC */
 	snprintf(event, sizeof(event), "%s", e->event);
 	if (ret && strlen(event) > strlen(FE_RETURN_SUFFIX) &&
@@ -204,8 +222,9 @@ static void print_text(const struct fe_event_info *e, const char *proto)
 {
 	int i;
 
-	printf("%s/%s  %s  %s  hits %llu", e->group, e->event, fe_event_kind_name(e->kind),
-	       e->target, e->hits);
+	printf("%s/%s  %s  %s  hits ", e->group, e->event, fe_event_kind_name(e->kind),
+	       e->target);
+	printf(e->no_hits ? "-" : "%llu", e->hits);
 	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)
 		printf("  misses %llu", e->misses);
 	/* misses count calls that found all of them in use */
@@ -242,7 +261,10 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 	fe_json_string(stdout, e->definition);
 	printf(",\"prototype\":");
 	fe_json_string(stdout, proto ? proto : "");
-	printf(",\"hits\":%llu", e->hits);
+	if (e->no_hits)
+		printf(",\"hits\":null");
+	else
+		printf(",\"hits\":%llu", e->hits);
 	if (fe_uprobe_file_changed(e) == 1)
 		printf(",\"file_changed\":true");
 	if (module_gone(e, module, sizeof(module)))

@@ -16,6 +16,7 @@
 #include "kmodule.h"
 #include "ksyms.h"
 #include "syscall_args.h"
+#include "tracepoint.h"
 
 
 /* "const char *" + "name" -> "const char *name"; "int" + "x" -> "int x" */
@@ -49,6 +50,33 @@ static char *signature(struct fe_dbg *dbg, const struct fe_dfunc *f)
 	else if (!f->nr_params)
 		fe_buf_printf(&b, "void");
 	fe_buf_printf(&b, ")");
+	return fe_buf_take(&b);
+}
+
+/* A tracepoint's prototype: tp:NAME(its raw arguments), or NULL when BTF
+ * has no such tracepoint (*found 0) or memory runs out. */
+static char *tp_signature(struct fe_dbg *dbg, const char *name, int *found)
+{
+	struct fe_error err = { 0 };
+	struct fe_buf b = { 0 };
+	struct fe_dfunc f;
+	int i;
+
+	*found = fe_btf_tracepoint(dbg, name, &f, &err);
+	if (*found != 1)
+		return NULL;
+	fe_buf_printf(&b, FE_TP_PREFIX ":%s(", name);
+	for (i = 0; i < f.nr_params; i++) {
+		char anon[24];
+
+		/* BTF before __probestub_NAME (6.5) names none: slots */
+		snprintf(anon, sizeof(anon), "arg%d", i + 1);
+		if (i)
+			fe_buf_printf(&b, ", ");
+		declare(&b, dbg, f.params[i].type, f.params[i].name ? f.params[i].name : anon);
+	}
+	fe_buf_printf(&b, "%s)", f.nr_params ? "" : "void");
+	fe_dfunc_clear(&f);
 	return fe_buf_take(&b);
 }
 
@@ -321,7 +349,34 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		struct fe_dfunc f;
 		char *sig, wrapper[128], why[512] = "";
 		int found;
+		bool tp = colon && (size_t)(colon - cli->args[i]) == strlen(FE_TP_PREFIX) &&
+			  !strncmp(cli->args[i], FE_TP_PREFIX, strlen(FE_TP_PREFIX));
 
+		/* tp:NAME, or a bare NAME that no function has: a tracepoint
+		 * (as compile takes them) */
+		found = !tp && !colon && !cli->binary ? fe_dbg_func(dbg, cli->args[i], &f, NULL) : 1;
+		if (!tp && !colon && !cli->binary)
+			fe_dfunc_clear(&f);
+		if (tp || (!found && fe_btf_tracepoint(dbg, cli->args[i], &f, NULL) == 1)) {
+			const char *name = tp ? colon + 1 : cli->args[i];
+
+			sig = tp_signature(dbg, name, &found);
+			if (sig) {
+				printf("%s\n", sig);
+				print_compiled(cli, NULL, sig);
+				free(sig);
+				continue;
+			}
+			if (found == 1) {
+				fprintf(stderr, "fevent: out of memory\n");
+				ret = FE_EXIT_FAIL;
+				break;
+			}
+			fe_say_error("no tracepoint '%s' in %s (no typedef btf_trace_%s)\n", name,
+				     fe_dbg_source(dbg), name);
+			ret = FE_EXIT_USAGE;
+			continue;
+		}
 		if (colon) {
 			char module[128];
 

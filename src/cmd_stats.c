@@ -311,7 +311,7 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 		for (k = 0; k < r->nr_by; k++) {
 			const struct field *hit;
 
-			if (r->src[k] == K_STACK && ev[i].kind >= FE_KIND_UPROBE) {
+			if (r->src[k] == K_STACK && fe_kind_is_uprobe(ev[i].kind)) {
 				fe_say_error("--by stack: %s/%s is a uprobe; its kernel stack is the "
 					     "trap's, and user stacks are not read\n", ev[i].group,
 					     ev[i].event);

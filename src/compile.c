@@ -18,6 +18,7 @@
 #include "func_glob.h"
 #include "ksyms.h"
 #include "proto_render.h"
+#include "tracepoint.h"
 
 #define DEFAULT_KALLSYMS	"/proc/kallsyms"
 
@@ -191,6 +192,8 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	struct fe_place *places;
 	int ret;
 
+	if (fe_tp_named(it->proto, opts, dbg, ksyms))
+		return fe_tp_compile(it, dbg, opts);
 	fe_compile_symtabs(opts, &ctx.symtab_elf, &ctx.kallsyms_path);
 	if (it->proto->at != FE_AT_ENTRY && !it->has_site) {
 		struct fe_site *sites;
@@ -620,6 +623,8 @@ static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 		fe_compile_symtabs(opts, &elf, &kallsyms);
 		if (opts->binary && it->proto->module)
 			ret = usdt_glob(opts->binary, glob, &names, &it->err);
+		else if (it->proto->tracepoint)
+			ret = fe_tp_glob(dbg, glob, &names, &it->err);
 		else
 			ret = fe_func_glob(dbg, kallsyms, kallsyms && !opts->kallsyms, glob, &names,
 					   &it->err);
@@ -627,8 +632,10 @@ static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			it->failed = true;
 		} else if (!names.nr) {
 			fe_err(&it->err, it->proto->func_col, "no %s matches '%s'%s",
-			       opts->binary && it->proto->module ? "SDT probe" : "function", glob,
+			       opts->binary && it->proto->module ? "SDT probe" :
+			       it->proto->tracepoint ? "tracepoint" : "function", glob,
 			       opts->binary && it->proto->module ? "" :
+			       it->proto->tracepoint ? " ('fevent funcs \"tp:GLOB\"' lists them)" :
 			       opts->binary && !dbg ? ": the binary has no DWARF to list them from" :
 			       " ('fevent funcs GLOB' lists what can be probed)");
 			it->failed = true;
@@ -662,6 +669,8 @@ static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 				c->line = it->line;
 				c->text = strdup(it->text);
 				c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
+				if (c->proto)
+					fe_tp_take_prefix(c->proto, opts);
 			}
 			c->glob = globs;
 			c->glob_name = strdup(glob);
@@ -840,6 +849,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		it->proto = fe_proto_parse(it->text, &it->err);
 		if (!it->proto)
 			it->failed = true;
+		else
+			fe_tp_take_prefix(it->proto, opts);
 	}
 	if (expand_globs(set, dbg, opts))
 		goto oom;

@@ -766,3 +766,96 @@ static const struct fe_dbg_ops btf_ops = {
 	.each_func = btf_each_func,
 	.close = btf_close,
 };
+
+/*
+ * A tracepoint's raw arguments: BTF describes each as the typedef
+ * btf_trace_NAME, a pointer to the prototype of the probes the
+ * tracepoint calls, whose first parameter is the probe's own data
+ * (void *__data); the tracepoint's arguments follow it.  A prototype
+ * behind a pointer keeps no parameter names: kernels since 6.5 have the
+ * function __probestub_NAME of that prototype, whose BTF names them.
+ */
+static __s32 tracepoint_proto(struct fe_dbg *dbg, const char *name, bool *named)
+{
+	const struct btf_type *t;
+	char tname[256];
+	__s32 id;
+
+	*named = false;
+	if (snprintf(tname, sizeof(tname), "__probestub_%s", name) < (int)sizeof(tname) &&
+	    (id = find_func(dbg, tname)) > 0 && (t = btf__type_by_id(dbg->btf, id)) &&
+	    (t = btf__type_by_id(dbg->btf, t->type)) && btf_is_func_proto(t) && btf_vlen(t) >= 1) {
+		*named = true;
+		return btf__type_by_id(dbg->btf, id)->type;
+	}
+	if (snprintf(tname, sizeof(tname), "btf_trace_%s", name) >= (int)sizeof(tname))
+		return -ENOENT;
+	id = btf__find_by_name_kind(dbg->btf, tname, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -ENOENT;
+	t = btf__type_by_id(dbg->btf, id);
+	t = t ? btf__type_by_id(dbg->btf, t->type) : NULL;
+	if (!t || !btf_is_ptr(t))
+		return -ENOENT;
+	id = t->type;
+	t = btf__type_by_id(dbg->btf, id);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+		return -ENOENT;
+	return id;
+}
+
+int fe_btf_tracepoint(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
+		      struct fe_error *err)
+{
+	const struct btf_type *proto;
+	const struct btf_param *p;
+	bool named;
+	__s32 id;
+	int i, n;
+
+	memset(out, 0, sizeof(*out));
+	if (!dbg->btf)
+		return 0;
+	id = tracepoint_proto(dbg, name, &named);
+	if (id < 0)
+		return 0;
+	if (!err)
+		return 1;
+	proto = btf__type_by_id(dbg->btf, id);
+	n = btf_vlen(proto) - 1;	/* less __data */
+	p = btf_params(proto) + 1;
+	out->name = name;
+	out->ret = 0;
+	out->params = calloc(n ? n : 1, sizeof(*out->params));
+	if (!out->params)
+		return fe_err(err, 0, "out of memory");
+	for (i = 0; i < n; i++) {
+		out->params[i].name = named ? btf_name(dbg, p[i].name_off) : NULL;
+		out->params[i].type = p[i].type;
+	}
+	out->nr_params = n;
+	return 1;
+}
+
+int fe_btf_each_tracepoint(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
+			   void *arg)
+{
+	__u32 id, n;
+
+	if (!dbg->btf)
+		return 0;
+	n = btf__type_cnt(dbg->btf);
+	for (id = first_own_id(dbg); id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+		const char *name = t && btf_is_typedef(t) ? btf_name(dbg, t->name_off) : NULL;
+		bool named;
+		int ret;
+
+		if (!name || strncmp(name, "btf_trace_", 10) ||
+		    tracepoint_proto(dbg, name + 10, &named) < 0)
+			continue;
+		if ((ret = fn(name + 10, arg)))
+			return ret;
+	}
+	return 0;
+}

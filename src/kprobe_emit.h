@@ -38,6 +38,8 @@ struct fe_definition {
 	char *ret;		/* "r:GROUP/EVENT__return TARGET ret=..." */
 	/* the same in the parts libtracefs' dynevent API takes */
 	bool uprobe;
+	bool tracepoint;	/* a "t:" event: target is the tracepoint */
+	bool fprobe;		/* "f:" lines (fprobe.h): entry, ret */
 	char *target;		/* kprobe: SYMBOL or MODULE:SYMBOL; uprobe: FILE */
 	unsigned long long offset;	/* uprobe: file offset */
 	unsigned long long ref_ctr;	/* uprobe: an SDT semaphore's file offset, or 0 */

@@ -16,6 +16,7 @@
 #include <tracefs.h>
 
 #include "fe_util.h"
+#include "fprobe.h"
 #include "kprobe_rules.h"
 #include "probe_install.h"
 #include "event_names.h"
@@ -25,6 +26,8 @@
 #define OWN_INSTANCE_PREFIX	"fevent-"
 
 #define TRACEFS_MOUNT	"/sys/kernel/tracing"
+#define FE_TPROBE_README	"t[:[<group>/][<event>]] <tracepoint>"
+#define FE_FPROBE_README	"f[:[<group>/][<event>]] <func-name>"
 
 int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_error *err)
 {
@@ -51,6 +54,38 @@ int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_erro
 			      "this kernel has no uprobe events (no uprobe_events in %s: CONFIG_UPROBE_EVENTS is off)",
 			      tracefs_tracing_dir());
 	return 0;
+}
+
+/* Does the README of tracefs have a line starting (blanks aside) with
+ * prefix? */
+static bool readme_lists(const char *prefix)
+{
+	/* read once: add asks for every definition, a glob's hundreds */
+	static char *text;
+	const char *line;
+	bool found = false;
+
+	if (!text)
+		text = tracefs_instance_file_read(NULL, "README", NULL);
+
+	for (line = text; line && *line && !found; ) {
+		line += strspn(line, " \t");
+		found = !strncmp(line, prefix, strlen(prefix));
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return found;
+}
+
+bool fe_tracefs_has_tprobes(void)
+{
+	return readme_lists(FE_TPROBE_README);
+}
+
+bool fe_tracefs_has_fprobes(void)
+{
+	return readme_lists(FE_FPROBE_README);
 }
 
 void fe_refusal_clear(struct fe_refusal *r)
@@ -93,7 +128,7 @@ static int check_target(const struct fe_definition *def, const struct fe_kprobe_
 	const char *colon, *why;
 	char func[256];
 
-	if (def->uprobe)
+	if (def->uprobe || def->tracepoint)
 		return 0;
 	colon = strchr(def->target, ':');
 	if (colon) {
@@ -221,6 +256,13 @@ static void refuse(struct fe_refusal *r, const struct fe_definition *def, int in
 	r->col = r->arg >= 0 ? def->arg_col[r->arg] : 0;
 	if (log)
 		fe_err(err, r->col, "the kernel refused %s/%s", def->group, name);
+	else if (def->tracepoint && saved_errno == EEXIST)
+		fe_err(err, 0,
+		       "the kernel refused %s/%s (%s): this kernel takes one tracepoint probe event on a tracepoint, and another is on '%s' already (fevent list, or dynamic_events, says which)",
+		       def->group, name, strerror(saved_errno), def->target);
+	else if (def->tracepoint)
+		fe_err(err, 0, "the kernel refused %s/%s (%s)", def->group, name,
+		       strerror(saved_errno));
 	else
 		fe_err(err, 0,
 		       "the kernel refused %s/%s (%s): '%s' may be notrace, __kprobes or blacklisted; dmesg says which",
@@ -508,9 +550,24 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	int i, pass;
 
 	fe_refusal_clear(refusal);
+	for (i = 0; i < n; i++)
+		if (defs[i]->tracepoint && !fe_tracefs_has_tprobes())
+			return fe_err(err, 0,
+				      "this kernel has no tracepoint probe events, which %s/%s needs: its tracefs README (%s/README) has no '%s [<args>]' line (CONFIG_FPROBE_EVENTS is off, or the kernel predates them)",
+				      defs[i]->group, defs[i]->event, tracefs_tracing_dir(),
+				      FE_TPROBE_README);
 	for (i = 0; i < n && !rules; i++)
-		if (!defs[i]->uprobe)
+		if (!defs[i]->uprobe && !defs[i]->tracepoint)
 			rules = fe_kprobe_rules_load();
+	/* fprobes where the kernel has them: they cost the traced program
+	 * less than kprobes (README, Speed) */
+	for (i = 0; i < n; i++)
+		if (!defs[i]->uprobe && !defs[i]->tracepoint && !defs[i]->fprobe &&
+		    !getenv("FEVENT_NO_FPROBES") && fe_tracefs_has_fprobes() &&
+		    fe_fprobe_convert(defs[i]) < 0) {
+			fe_kprobe_rules_free(rules);
+			return fe_err(err, 0, "out of memory");
+		}
 	for (i = 0; i < n; i++)
 		if (check_target(defs[i], rules, err)) {
 			fe_kprobe_rules_free(rules);
@@ -544,7 +601,28 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 
 			if (ret && !defs[i]->ret_event)
 				continue;
-			if (!ret && defs[i]->ref_ctr) {
+			if (defs[i]->tracepoint || defs[i]->fprobe) {
+				const char *name = ret ? defs[i]->ret_event : defs[i]->event;
+
+				/*
+				 * libtracefs 1.6 knows no "t:" or "f:" events:
+				 * the line goes to dynamic_events as it is, and
+				 * a kprobe of that name is only the note
+				 * roll_back reads.
+				 */
+				tracefs_error_clear(NULL);
+				if (tracefs_instance_file_append(NULL, "dynamic_events",
+								 ret ? defs[i]->ret : defs[i]->entry) < 0) {
+					refuse(refusal, defs[i], i, ret, errno, err);
+					goto fail;
+				}
+				ev = tracefs_kprobe_alloc(defs[i]->group, name, defs[i]->target, NULL);
+				if (!ev) {
+					remove_event(defs[i]->group, name);
+					fe_err(err, 0, "out of memory");
+					goto fail;
+				}
+			} else if (!ret && defs[i]->ref_ctr) {
 				/*
 				 * An SDT probe's semaphore, '(0xREF)' after the
 				 * address: libtracefs 1.6's uprobe API has no
@@ -601,7 +679,9 @@ fail:
 
 const char *fe_event_kind_name(enum fe_event_kind kind)
 {
-	static const char *const names[] = { "kprobe", "kretprobe", "uprobe", "uretprobe" };
+	static const char *const names[] = {
+		"kprobe", "kretprobe", "uprobe", "uretprobe", "tprobe", "fprobe", "fexit",
+	};
 
 	return names[kind];
 }
@@ -646,7 +726,9 @@ static bool profile(const char *text, bool uprobe, const char *event, const char
 bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,
 		     unsigned long long *misses)
 {
-	return profile(text, e->kind >= FE_KIND_UPROBE, e->event, e->target, hits, misses);
+	if (e->no_hits)
+		return false;
+	return profile(text, fe_kind_is_uprobe(e->kind), e->event, e->target, hits, misses);
 }
 
 int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
@@ -656,9 +738,12 @@ int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
 	int i, ret = 0;
 
 	for (i = 0; i < n; i++) {
-		bool uprobe = ev[i].kind >= FE_KIND_UPROBE;
+		bool uprobe = fe_kind_is_uprobe(ev[i].kind);
+		bool found;
 
-		bool found = profile(uprobe ? uprof : kprof, uprobe, ev[i].event, ev[i].target,
+		if (ev[i].no_hits)
+			continue;	/* no profile counts them */
+		found = profile(uprobe ? uprof : kprof, uprobe, ev[i].event, ev[i].target,
 				     &ev[i].hits, &ev[i].misses);
 
 		if (unread)
@@ -775,6 +860,63 @@ static int drop_doubles(struct fe_event_info *ev, int n)
 	return kept;
 }
 
+/*
+ * The "t:" and "f:" events of group, which libtracefs 1.6 does not list,
+ * from dynamic_events: "t:GROUP/EVENT TRACEPOINT ARGS", "f:GROUP/EVENT
+ * FUNC[%return] ARGS".  Appended to *ev (*count entries); -1 when out of
+ * memory.
+ */
+static int add_tprobes(const char *group, struct fe_event_info **ev, int *count)
+{
+	char *all = tracefs_instance_file_read(NULL, "dynamic_events", NULL);
+	char *line, *save = NULL;
+	int ret = 0;
+
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *slash, *sp, *target, *args;
+		struct fe_event_info *e, *v;
+
+		if ((line[0] != 't' && line[0] != 'f') || line[1] != ':')
+			continue;
+		slash = strchr(line + 2, '/');
+		sp = strchr(line, ' ');
+		if (!slash || !sp || slash > sp ||
+		    (group && ((size_t)(slash - line - 2) != strlen(group) ||
+			       strncmp(line + 2, group, slash - line - 2))))
+			continue;
+		target = sp + 1;
+		args = target + strcspn(target, " ");
+		v = realloc(*ev, (*count + 1) * sizeof(*v));
+		if (!v) {
+			ret = -1;
+			break;
+		}
+		*ev = v;
+		e = &v[*count];
+		memset(e, 0, sizeof(*e));
+		e->kind = line[0] == 't' ? FE_KIND_TPROBE : FE_KIND_FPROBE;
+		if (line[0] == 'f' && args - target > 7 && !strncmp(args - 7, "%return", 7)) {
+			e->kind = FE_KIND_FEXIT;
+			args -= 7;	/* the function alone is the target */
+		}
+		e->no_hits = true;
+		e->group = strndup(line + 2, slash - line - 2);
+		e->event = strndup(slash + 1, sp - slash - 1);
+		e->target = strndup(target, args - target);
+		if (e->kind == FE_KIND_FEXIT)
+			args += 7;
+		e->args = strdup(*args ? args + 1 : "");
+		e->definition = strdup(line);
+		(*count)++;
+		if (!e->group || !e->event || !e->target || !e->args || !e->definition ||
+		    (enabled_in(NULL, e->group, e->event) && add_enabled(e, "")))
+			ret = -1;
+	}
+	free(all);
+	return ret;
+}
+
 int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		   struct fe_error *err)
 {
@@ -813,7 +955,7 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 			goto oom;
 		}
 		free(prefix);
-		profile(ev[i].kind >= FE_KIND_UPROBE ? uprof : kprof, ev[i].kind >= FE_KIND_UPROBE,
+		profile(fe_kind_is_uprobe(ev[i].kind) ? uprof : kprof, fe_kind_is_uprobe(ev[i].kind),
 			name, addr, &ev[i].hits, &ev[i].misses);
 		if (enabled_in(NULL, sys, name) && add_enabled(&ev[i], "")) {
 			*n = i + 1;
@@ -821,7 +963,9 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		}
 	}
 	*n = count;
-	count = drop_doubles(ev, count);
+	if (add_tprobes(group, &ev, n))
+		goto oom;
+	count = drop_doubles(ev, *n);
 	*n = count;
 	w.ev = ev;
 	w.n = count;
@@ -898,9 +1042,16 @@ static void remove_triggers(struct tracefs_instance *inst)
 								 TRACEFS_DYNEVENT_UPROBE |
 								 TRACEFS_DYNEVENT_URETPROBE |
 								 TRACEFS_DYNEVENT_SYNTH, NULL);
-	int round, i;
+	struct fe_event_info *other = NULL;	/* t: and f: events */
+	int round, i, nr_other = 0;
 	bool again = true;
 
+	if (add_tprobes(NULL, &other, &nr_other)) {
+		/* out of memory: their triggers stay */
+		fe_event_infos_free(other, nr_other);
+		other = NULL;
+		nr_other = 0;
+	}
 	for (round = 0; round < 3 && again; round++) {
 		again = false;
 		for (i = 0; all && all[i]; i++) {
@@ -912,7 +1063,12 @@ static void remove_triggers(struct tracefs_instance *inst)
 			free(system);
 			free(event);
 		}
+		for (i = 0; i < nr_other; i++)
+			if (other[i].group && other[i].event &&
+			    remove_event_triggers(inst, other[i].group, other[i].event))
+				again = true;
 	}
+	fe_event_infos_free(other, nr_other);
 	tracefs_dynevent_list_free(all);
 }
 

@@ -37,7 +37,29 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	       struct fe_refusal *refusal, struct fe_error *err);
 void fe_refusal_clear(struct fe_refusal *r);
 
-enum fe_event_kind { FE_KIND_KPROBE, FE_KIND_KRETPROBE, FE_KIND_UPROBE, FE_KIND_URETPROBE };
+enum fe_event_kind {
+	FE_KIND_KPROBE, FE_KIND_KRETPROBE, FE_KIND_UPROBE, FE_KIND_URETPROBE,
+	FE_KIND_TPROBE,		/* "t:": a tracepoint probe */
+	FE_KIND_FPROBE,		/* "f:": an fprobe at a function's entry */
+	FE_KIND_FEXIT,		/* "f:...%return": at its return */
+};
+
+/* A uprobe or uretprobe: its hits are in uprobe_profile, keyed by file. */
+static inline bool fe_kind_is_uprobe(enum fe_event_kind kind)
+{
+	return kind == FE_KIND_UPROBE || kind == FE_KIND_URETPROBE;
+}
+
+/*
+ * Does this kernel take tracepoint probe events?  Its tracefs README lists
+ * "t[:[<group>/][<event>]] <tracepoint> [<args>]" (CONFIG_FPROBE_EVENTS).
+ * Call after fe_tracefs_ready.
+ */
+bool fe_tracefs_has_tprobes(void);
+/* ...and fprobe events ("f[:[<group>/][<event>]] <func-name>..."),
+ * which add uses in place of kprobes at a function's entry and return
+ * (fprobe.h); FEVENT_NO_FPROBES=1 in the environment keeps kprobes. */
+bool fe_tracefs_has_fprobes(void);
 
 struct fe_event_info {
 	char *group;
@@ -49,6 +71,7 @@ struct fe_event_info {
 	unsigned long long hits;
 	unsigned long long misses;	/* kprobes only */
 	unsigned int maxactive;	/* a kretprobe's return instances ("r64:"), 0 unknown */
+	bool no_hits;		/* the kernel counts none (tprobes) */
 	char **enabled_in;	/* "" for the top level, or instance names */
 	int nr_enabled;
 };

@@ -795,8 +795,8 @@ static int adjacent(struct parser *ps, const struct tok *t, const char *wanted)
 }
 
 /*
- * FETCH := '%'REG | '$stack' | '$stack'N | '\\'IMM | '@'SYMBOL[+-N] | '@'ADDR |
- *          '@+'OFFSET | ('+'|'-')['u']N'(' FETCH ')'
+ * FETCH := '%'REG | '$stack' | '$stack'N | '$arg'N | '\\'IMM | '@'SYMBOL[+-N] |
+ *          '@'ADDR | '@+'OFFSET | ('+'|'-')['u']N'(' FETCH ')'
  * as kprobetrace.rst writes it; derefs are appended innermost first.
  */
 static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth)
@@ -886,10 +886,24 @@ static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth)
 	}
 	if (t->kind == T_DOLLAR) {
 		bool stack = n->kind == T_IDENT && n->len >= 5 && !strncmp(n->start, "stack", 5);
+		/* $argN: a tracepoint probe's argument (tp:NAME) */
+		bool arg = n->kind == T_IDENT && n->len >= 4 && !strncmp(n->start, "arg", 3);
 		int i;
 
 		for (i = 5; stack && i < n->len; i++)
 			stack = isdigit((unsigned char)n->start[i]);
+		for (i = 3; arg && i < n->len; i++)
+			arg = isdigit((unsigned char)n->start[i]);
+		if (arg) {
+			if (adjacent(ps, n, "'arg'"))
+				return -1;
+			if (asprintf(&alt->base, "$%.*s", n->len, n->start) < 0) {
+				alt->base = NULL;
+				return oom(ps);
+			}
+			ps->i += 2;
+			return 0;
+		}
 		if (!stack) {
 			if (is_word(n, "retval"))
 				return fe_err(ps->err, n->col,

@@ -132,6 +132,8 @@ struct fe_proto {
 				 * FILE:N (the line table says which) */
 	int func_col;
 	char *module;		/* MODULE:func, or NULL */
+	bool tracepoint;	/* tp:NAME, or a bare NAME found to be a
+				 * tracepoint (tracepoint.h) */
 	bool is_glob;		/* func (or module) has '*', '?' or '[...]':
 				 * many functions (DESIGN.md section 12) */
 	struct fe_arg *args;

@@ -569,7 +569,7 @@ static int sample(struct session *s, struct fe_event_info *ev, struct counter *c
 
 			for (k = 0; k < c->nr_members; k++) {
 				const struct fe_event_info *e = &ev[c->members[k]];
-				const char *t = text[e->kind >= FE_KIND_UPROBE];
+				const char *t = text[fe_kind_is_uprobe(e->kind)];
 				unsigned long long h, misses;
 
 				if (!t || !fe_profile_find(t, e, &h, &misses))
@@ -613,6 +613,12 @@ static void count_commits(struct session *s, struct fe_view *v, struct fe_event_
 	char name[64], why[256];
 	int k;
 
+	for (k = 0; k < c->nr_members; k++)
+		if (ev[c->members[k]].no_hits) {
+			snprintf(why, sizeof(why),
+				 "the kernel counts no hits of fprobe and tracepoint probe events");
+			goto fail;
+		}
 	snprintf(name, sizeof(name), "fevent-%d-count%d", (int)getpid(), n);
 	if (tracefs_instance_exists(name)) {
 		/* left by a crashed fevent of this pid */

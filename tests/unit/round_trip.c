@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "tracepoint.h"
 #include "elf_target.h"
 #include "proto_render.h"
 
@@ -24,6 +25,7 @@ struct result {
 	char *event;
 	char *target;
 	bool uprobe;
+	bool tracepoint;
 	unsigned long offset;
 	char err[FE_ERR_MSG_MAX];
 };
@@ -49,6 +51,7 @@ static void compile_text(const char *text, const struct fe_compile_opts *opts,
 	r->event = strdup(set.items[0].def.event);
 	r->target = strdup(set.items[0].def.target);
 	r->uprobe = set.items[0].def.uprobe;
+	r->tracepoint = set.items[0].def.tracepoint;
 	r->offset = set.items[0].def.offset;
 	if (!r->args || !r->event || !r->target || (set.items[0].def.ret_args && !r->ret_args))
 		abort();
@@ -85,9 +88,12 @@ static int check_one(const struct result *first, bool is_return, struct fe_dbg *
 	const char *func = first->uprobe &&
 			   fe_elf_place_of(first->target, first->offset, place, sizeof(place)) ?
 			   place : first->event;
-	char *slots = fe_render_proto(func, target, args, is_return, false);
-	bool exact;
-	char *proto = fe_compile_render(func, target, args, is_return, dbg, opts, &exact);
+	/* a t: event renders as list renders it: tp:NAME(TYPE NAME=FETCH...) */
+	char *slots = first->tracepoint ? fe_tp_render(target, args) :
+		      fe_render_proto(func, target, args, is_return, false);
+	bool exact = true;
+	char *proto = first->tracepoint ? fe_tp_render(target, args) :
+		      fe_compile_render(func, target, args, is_return, dbg, opts, &exact);
 	struct result again;
 	bool fell_back;
 	int ret;
