@@ -187,6 +187,18 @@ bool fe_tp_named(const struct fe_proto *proto, const struct fe_compile_opts *opt
 	fe_dfunc_clear(&f);
 	if (found != 0 || fe_ksyms_has(ksyms, proto->func, NULL) == 1)
 		return false;
+	/* a function the kernel renamed keeps the name in front
+	 * (kmem_cache_alloc_noprof): the name then most likely meant the
+	 * function, whose tracepoint has other arguments; only tp:NAME says
+	 * the tracepoint, and the compile error names the function */
+	{
+		char near[256];
+		size_t len = strlen(proto->func);
+
+		if (fe_dbg_closest_func(dbg, proto->func, near, sizeof(near)) &&
+		    !strncmp(near, proto->func, len) && near[len] == '_')
+			return false;
+	}
 	return fe_btf_tracepoint(dbg, proto->func, &f, NULL) == 1;
 }
 
