@@ -115,13 +115,16 @@ int fe_print_definitions(const struct fe_compile_set *set)
 		const struct fe_definition *d = &set->items[i].def;
 
 		printf("%s\n", d->entry);
-		if (d->filter && !d->filter_on_return)
+		if (d->filter && !d->filter_on_return && !d->filter_on_call)
 			printf("# filter %s/%s: %s\n", d->group, d->event, d->filter);
 		if (d->ret)
 			printf("%s\n", d->ret);
 		/* a comment to kprobe_events; the filter file takes it */
 		if (d->filter && d->filter_on_return)
 			printf("# filter %s/%s: %s\n", d->group, d->ret_event, d->filter);
+		/* over both events: no filter file takes it, fevent does */
+		if (d->filter && d->filter_on_call)
+			printf("# call filter %s/%s: %s\n", d->group, d->event, d->filter);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fe_say_error("writing the definitions: %s\n", strerror(errno));

@@ -200,6 +200,28 @@ static char *event_filter(const struct fe_event_info *e)
 	return f;
 }
 
+/*
+ * A filter over both halves of a call, kept beside the events: shown on
+ * the entry as the prototype that adds both, 'RTYPE FUNC(ARGS) if
+ * FILTER', the return type read from the return event's ret=$retval:TYPE.
+ */
+static char *with_call_filter(const struct fe_event_info *ev, int n, int i, char *proto)
+{
+	size_t len = strlen(ev[i].event);
+	const char *type = NULL;
+	char *both;
+	int j;
+
+	for (j = 0; j < n && !type; j++)
+		if (!strncmp(ev[j].event, ev[i].event, len) && !strcmp(ev[j].event + len, "__return"))
+			type = strstr(ev[j].args, "=$retval:");
+	if (!type || asprintf(&both, "%.*s %s if %s", (int)strcspn(type + 9, " "), type + 9, proto,
+			      ev[i].call_filter) < 0)
+		return proto;
+	free(proto);
+	return both;
+}
+
 static void print_text(const struct fe_event_info *e, const char *proto)
 {
 	int i;
@@ -286,6 +308,8 @@ int fe_cmd_list(const struct fe_cli *cli)
 			}
 		}
 		free(filter);
+		if (proto && ev[i].call_filter_kept)
+			proto = with_call_filter(ev, n, i, proto);
 		if (cli->json)
 			print_json(&ev[i], proto);
 		else

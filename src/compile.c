@@ -208,7 +208,8 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (!ret && it->proto->filter)
 		ret = fe_filter_translate(it->proto->filter, it->proto->filter_col,
 					  it->def.entry_args, it->def.ret_args, &it->def.filter,
-					  &it->def.filter_on_return, &it->err);
+					  &it->def.filter_on_return, &it->def.filter_on_call,
+					  &it->err);
 	return ret;
 }
 
@@ -1036,7 +1037,8 @@ static int compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *op
 	ret = 0;
 	if (pr->filter)
 		ret = fe_filter_translate(pr->filter, pr->filter_col, it->def.entry_args, NULL,
-					  &it->def.filter, &it->def.filter_on_return, &it->err);
+					  &it->def.filter, &it->def.filter_on_return,
+					  &it->def.filter_on_call, &it->err);
 out:
 	for (i = 0; cands && i < n; i++)
 		free((char *)cands[i]);

@@ -52,6 +52,9 @@ struct fe_definition {
 	 * return event when it names the return value; NULL if none */
 	char *filter;
 	bool filter_on_return;
+	/* the filter names fields of both events: it filters whole calls,
+	 * in fevent (kept in /run/fevent/GROUP/EVENT.filter) */
+	bool filter_on_call;
 };
 
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,

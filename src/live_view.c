@@ -21,6 +21,7 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
+#include "call_filter.h"
 #include "fe_util.h"
 #include "field_name.h"
 #include "live_view.h"
@@ -72,6 +73,10 @@ struct ev_info {
 	unsigned long long dropped;	/* hits it did not record (too large) */
 	unsigned long long missed;	/* calls it did not probe (kprobe misses) */
 	bool uncounted;			/* what it dropped is not known */
+	/* a filter on the whole call, evaluated here on entry and return
+	 * together (both halves' ev_info have it), or NULL */
+	char *call_filter;
+	unsigned long long unreturned;	/* held entries whose return never came */
 };
 
 struct item {
@@ -90,7 +95,12 @@ struct item {
 	int nr_stack;
 	int depth;		/* --graph: calls of its task it is inside */
 	bool opened;		/* --graph: its 'f(args) {' line is out */
+	bool filtered;		/* held for its call's filter: not a line yet */
 };
+
+/* Entries held for a call filter at most: beyond, the oldest is given up
+ * (counted as a call whose return was not seen). */
+#define MAX_HELD	65536
 
 static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json);
 
@@ -126,6 +136,7 @@ struct fe_view {
 	unsigned long long stack_for[MAX_CPUS];
 	unsigned char *scratch;	/* a damaged page, cut to its good part */
 	int scratch_size;
+	int nr_held;		/* pending entries held for a call filter */
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -202,6 +213,7 @@ void fe_view_free(struct fe_view *v)
 		free(v->evs[i].group);
 		free(v->evs[i].name);
 		free(v->evs[i].func);
+		free(v->evs[i].call_filter);
 	}
 	free(v->evs);
 	free(v->uncounted_why);
@@ -637,6 +649,31 @@ static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool jso
 	fe_buf_addc(b, '"');
 }
 
+int fe_view_call_filter(struct fe_view *v, const char *group, const char *func,
+			const char *filter, struct fe_error *err)
+{
+	int i, n = 0;
+
+	if (fe_call_filter_check(filter, err))
+		return -1;
+	for (i = 0; i < v->nr_evs; i++) {
+		struct ev_info *e = &v->evs[i];
+
+		if (strcmp(e->group, group) || strcmp(e->func, func) || e->task_info ||
+		    e->kernel_stack)
+			continue;
+		free(e->call_filter);
+		e->call_filter = strdup(filter);
+		if (!e->call_filter)
+			return fe_err(err, 0, "out of memory");
+		n++;
+	}
+	if (n != 2)
+		return fe_err(err, 0, "%s/%s has no entry and return events to filter together",
+			      group, func);
+	return 0;
+}
+
 static unsigned long long number(struct fe_view *v, const void *p, unsigned int size)
 {
 	return tep_read_number(v->tep, p, size);
@@ -870,14 +907,16 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	it->ev = e;
 	if (cpu >= 0 && cpu < MAX_CPUS)
 		v->stack_for[cpu] = it->seq + 1;
-	if (v->opts.sink) {
-		/* the sink reads what it needs, later, in time order */
+	if (v->opts.sink || e->call_filter) {
+		/* the sink reads what it needs, later, in time order; a
+		 * call's filter reads the fields of both halves */
 		it->raw = malloc(size ? size : 1);
 		if (it->raw) {
 			memcpy(it->raw, data, size);
 			it->raw_size = size;
 		}
-		return 0;
+		if (v->opts.sink)
+			return 0;
 	}
 	if (e->caller) {
 		struct fe_buf c = { 0 };
@@ -1283,8 +1322,9 @@ static int depth_of(struct fe_view *v, int pid)
 {
 	int i, d = 0;
 
+	/* a call held for its filter is not a line (yet): no depth */
 	for (i = 0; i < v->nr_pending; i++)
-		d += v->pending[i].pid == pid;
+		d += v->pending[i].pid == pid && !v->pending[i].filtered;
 	return d;
 }
 
@@ -1348,10 +1388,157 @@ static int find_pending(struct fe_view *v, const struct item *ret)
 
 static void drop_pending(struct fe_view *v, int p)
 {
+	if (v->pending[p].filtered)
+		v->nr_held--;
+	if (v->held > p)
+		v->held--;
 	item_clear(&v->pending[p]);
 	memmove(&v->pending[p], &v->pending[p + 1],
 		(v->nr_pending - p - 1) * sizeof(*v->pending));
 	v->nr_pending--;
+}
+
+/* --- a filter on whole calls --- */
+
+static void to_sink(struct fe_view *v, const struct item *it);
+
+struct pair_ctx {
+	struct fe_view *v;
+	const struct item *half[2];	/* entry, return */
+};
+
+static int half_field(struct fe_view *v, const struct item *it, const char *name,
+		      struct fe_buf *text, unsigned long long *num, bool *is_string,
+		      bool *is_signed)
+{
+	const struct ev_info *e = it->ev;
+	const struct field_spec *s = NULL;
+	const unsigned char *data = it->raw, *p;
+	int i;
+
+	for (i = 0; i < e->nr_fields && !s; i++)
+		if (!strcmp(e->fields[i].f->name, name))
+			s = &e->fields[i];
+	if (!s || !data || (unsigned int)it->raw_size < e->min_size ||
+	    (unsigned int)s->f->offset + s->elem > (unsigned int)it->raw_size)
+		return -1;
+	p = data + s->f->offset;
+	*is_signed = s->kind == V_SIGNED;
+	*is_string = s->kind == V_STRING || s->kind == V_TEXT;
+	if (s->kind == V_TEXT) {
+		const unsigned char *nul = memchr(p, 0, s->count);
+
+		fe_buf_add(text, (const char *)p, nul ? (size_t)(nul - p) : s->count);
+		return 0;
+	}
+	if (s->kind == V_STRING) {
+		unsigned int loc = number(v, p, 4), off = loc & 0xffff, len = loc >> 16;
+
+		if (s->f->flags & TEP_FIELD_IS_RELATIVE)
+			off += s->f->offset + 4;
+		/* a string the kernel could not read compares as empty */
+		if (len && off + len <= (unsigned int)it->raw_size)
+			fe_buf_add(text, (const char *)data + off, strnlen((const char *)data + off, len));
+		return 0;
+	}
+	if (s->count)
+		return -1;
+	*num = number(v, p, s->elem);
+	if (s->kind == V_SIGNED) {
+		unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
+				    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
+
+		if (bits < 64 && (*num >> (bits - 1)) & 1)
+			*num |= ~0ULL << bits;
+	}
+	return 0;
+}
+
+static int pair_field(void *ctx, const char *name, struct fe_buf *text, unsigned long long *num,
+		      bool *is_string, bool *is_signed)
+{
+	struct pair_ctx *c = ctx;
+	const struct item *first = c->half[0] ? c->half[0] : c->half[1];
+	int i;
+
+	if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
+		const char *comm = fe_view_comm(c->v, first->pid);
+
+		*is_string = true;
+		fe_buf_add(text, comm ? comm : "", comm ? strlen(comm) : 0);
+		return 0;
+	}
+	if (!strcmp(name, "common_pid")) {
+		*is_string = false;
+		*is_signed = true;
+		*num = (unsigned long long)(long long)first->pid;
+		return 0;
+	}
+	if (!strcmp(name, "cpu") || !strcmp(name, "CPU")) {
+		*is_string = *is_signed = false;
+		*num = (unsigned int)first->cpu;
+		return 0;
+	}
+	for (i = 0; i < 2; i++)
+		if (c->half[i] && half_field(c->v, c->half[i], name, text, num, is_string, is_signed) == 0)
+			return 0;
+	return -1;
+}
+
+static bool call_passes(struct fe_view *v, const struct item *entry, const struct item *ret)
+{
+	struct pair_ctx c = { v, { entry, ret } };
+
+	return fe_call_filter_eval(entry->ev->call_filter, pair_field, &c) == 1;
+}
+
+/* An entry of a filtered call: held until its return decides; the
+ * oldest held beyond MAX_HELD is given up.  false when not taken. */
+static bool hold_entry(struct fe_view *v, struct item *it)
+{
+	int i;
+
+	if (v->nr_held >= MAX_HELD)
+		for (i = 0; i < v->nr_pending; i++)
+			if (v->pending[i].filtered) {
+				v->pending[i].ev->unreturned++;
+				drop_pending(v, i);
+				break;
+			}
+	it->filtered = true;
+	it->depth = depth_of(v, it->pid);
+	if (push_pending(v, it))
+		return false;
+	v->nr_held++;
+	return true;
+}
+
+/*
+ * The return of a filtered call: the pair is handed on (printed, or to
+ * the sink) when it passes, else dropped.  A return without its held
+ * entry (the call began before the recording, or its entry was lost) is
+ * half a call, never shown.
+ */
+static void decide_call(struct fe_view *v, struct item *ret)
+{
+	int p = find_pending(v, ret);
+	struct item *entry;
+
+	if (p < 0 || !v->pending[p].filtered)
+		return;
+	entry = &v->pending[p];
+	if (call_passes(v, entry, ret)) {
+		if (v->opts.sink) {
+			to_sink(v, entry);
+			to_sink(v, ret);
+		} else if (v->opts.graph) {
+			release_held(v);
+			print_graph(v, entry, ret, entry->depth, G_LEAF);
+		} else {
+			print_call(v, entry, ret);
+		}
+	}
+	drop_pending(v, p);
 }
 
 /*
@@ -1426,7 +1613,14 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
-		if (v->opts.sink) {
+		if (it->ev && it->ev->call_filter) {
+			if (it->ev->is_return)
+				decide_call(v, it);
+			else if (hold_entry(v, it))
+				continue;	/* the pending list owns it now */
+			else
+				it->ev->unreturned++;
+		} else if (v->opts.sink) {
 			to_sink(v, it);
 		} else if (v->opts.graph) {
 			if (emit_graph(v, it))
@@ -1468,14 +1662,18 @@ void fe_view_flush(struct fe_view *v, bool final)
 	emit(v, v->nr_queue);
 	if (final) {
 		for (i = 0; i < v->nr_pending; i++) {
+			/* a held call's return never came: not shown */
+			if (v->pending[i].filtered)
+				v->pending[i].ev->unreturned++;
 			/* --graph: an opened call's line is out already */
-			if (v->opts.graph && !v->pending[i].opened)
+			else if (v->opts.graph && !v->pending[i].opened)
 				print_graph(v, &v->pending[i], NULL, v->pending[i].depth, G_PLAIN);
 			else if (!v->opts.graph)
 				print_call(v, &v->pending[i], NULL);
 			item_clear(&v->pending[i]);
 		}
 		v->nr_pending = 0;
+		v->nr_held = 0;
 		v->held = -1;
 	}
 	if (!v->out_errno && fflush(v->opts.out))
@@ -1568,6 +1766,16 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 			       "the kernel counts misses in kprobe_profile, in every process, "
 			       "and does not say whose they were");
 	for (i = 0; i < v->nr_evs; i++) {
+		const struct ev_info *e = &v->evs[i];
+
+		if (!e->unreturned || e->is_return)
+			continue;
+		fprintf(out, "%s %llu %s call%s without %s return (held for the call's filter, not shown)",
+			lost ? "," : "; LOST:", e->unreturned, e->func, e->unreturned == 1 ? "" : "s",
+			e->unreturned == 1 ? "its" : "their");
+		lost = true;
+	}
+	for (i = 0; i < v->nr_evs; i++) {
 		if (!v->evs[i].uncounted)
 			continue;
 		fprintf(out, "%s%s", uncounted ? ", " : lost ? "; unknown: how many " :
@@ -1593,7 +1801,7 @@ unsigned long long fe_view_lost(const struct fe_view *v)
 	for (cpu = 0; cpu <= v->max_cpu; cpu++)
 		n += v->lost[cpu] + v->lost_gaps[cpu];
 	for (i = 0; i < v->nr_evs; i++)
-		n += v->evs[i].dropped + v->evs[i].missed;
+		n += v->evs[i].dropped + v->evs[i].missed + v->evs[i].unreturned;
 	return n + v->dropped_among;
 }
 

@@ -1,0 +1,120 @@
+"""A filter keeps or drops calls, not halves of calls (issue 21 item 2,
+DESIGN.md section 9): with uprobes (whose return probes cannot carry the
+entry's arguments: the host kernel refuses $argN in them) fevent holds
+each entry until its return and decides on the pair.  On the places
+fixture walk(&a, 2) returns 132 and calls sink() six times, then main
+calls keep(), which calls sink() three times more."""
+import json
+import os
+import re
+import tempfile
+
+import fe
+from fe import check, expect_eq
+from test_events_host import GROUP, clean, need_uprobes
+from test_line_places import binary, compile_
+
+WALK = re.compile(r"walk\(head=0x[0-9a-f]+, k=2\) = 132 <\d+\.\d{3} us>$")
+
+
+def shown(out):
+    """The lines of walk in record's or report's text output."""
+    return [l.split(": ", 1)[1] for l in out.splitlines() if "walk" in l]
+
+
+def run_all(filter_):
+    """add walk (with its return) and sink, record (text, --json, --graph,
+    -o), report the trace.dat, stats: what each shows of walk."""
+    clean()
+    r = fe.run("add", "-g", GROUP, "-x", binary(), f"int walk(head, k) if {filter_}",
+               "int sink(x)")
+    expect_eq(r.returncode, 0, r.stderr)
+    got = {}
+    dat = os.path.join(tempfile.mkdtemp(prefix="fevent-calls-"), "t.dat")
+    r = fe.run("record", "-g", GROUP, "-o", dat, "--", binary())
+    expect_eq(r.returncode, 0, r.stderr)
+    got["text"] = shown(r.stdout)
+    got["sinks"] = len([l for l in r.stdout.splitlines() if "sink(" in l])
+    got["summary"] = r.stderr.strip().splitlines()[-1]
+    r = fe.run("report", "-i", dat)
+    expect_eq(r.returncode, 0, r.stderr)
+    got["report"] = shown(r.stdout)
+    r = fe.run("record", "-g", GROUP, "--json", "--", binary())
+    expect_eq(r.returncode, 0, r.stderr)
+    got["json"] = [o for o in map(json.loads, [l for l in r.stdout.splitlines() if l.startswith("{")])
+                   if o.get("event", "").startswith("walk")]
+    r = fe.run("record", "-g", GROUP, "--graph", "--", binary())
+    expect_eq(r.returncode, 0, r.stderr)
+    got["graph"] = shown(r.stdout)
+    r = fe.run("stats", "-g", GROUP, "-v", "--", binary())
+    expect_eq(r.returncode, 0, r.stderr)
+    counts = dict(re.findall(rf"^\s+{GROUP}/(\S+)\s+(\d+)$", r.stdout, re.M))
+    got["stats"] = (int(counts.get("walk", -1)), int(counts.get("walk__return", -1)),
+                    int(counts.get("sink", -1)))
+    check("filter on whole calls" in r.stderr, r.stderr)
+    r = fe.run("stats", "-g", GROUP, "--latency", "-e", "walk", "--", binary())
+    expect_eq(r.returncode, 0, r.stderr)
+    m = re.search(r"walk latency \(us\): count (\d+)", r.stdout)
+    got["latency"] = int(m.group(1)) if m else 0
+    return got
+
+
+def test_a_call_the_filter_drops_shows_no_half():
+    need_uprobes()
+    try:
+        for f in ("ret < 100", "k == 3", "k == 3 && ret > 100", "k == 2 && ret < 100"):
+            got = run_all(f)
+            expect_eq({k: got[k] for k in ("text", "report", "json", "graph", "stats", "latency")},
+                      {"text": [], "report": [], "json": [], "graph": [], "stats": (0, 0, 9),
+                       "latency": 0}, f)
+            # the other function is not touched by walk's filter
+            expect_eq(got["sinks"], 9, f)
+            check(got["summary"].endswith("none lost"), got["summary"])
+    finally:
+        clean()
+
+
+def test_a_call_the_filter_keeps_is_shown_whole():
+    need_uprobes()
+    try:
+        for f in ("ret > 100", "k == 2", "k == 2 && ret > 100", "ret == 132 || k == 9",
+                  "!(k == 3) && comm ~ \"fx_pl*\""):
+            got = run_all(f)
+            for way in ("text", "report", "graph"):
+                expect_eq(len(got[way]), 1, f"{f} {way}: {got[way]}")
+                check(WALK.search(got[way][0]), f"{f} {way}: {got[way][0]}")
+            expect_eq(len(got["json"]), 1, f"{f}: {got['json']}")
+            o = got["json"][0]
+            expect_eq((o["event"], o["args"]["k"], o["ret"], o["dur_ns"] > 0),
+                      ("walk", 2, 132, True), f)
+            expect_eq((got["stats"], got["latency"]), ((1, 1, 9), 1), f)
+    finally:
+        clean()
+
+
+def test_a_filter_over_arguments_and_ret_compiles_lists_and_round_trips():
+    r = compile_("int walk(head, k) if k == 2 && ret > 300")
+    expect_eq(r.returncode, 0, r.stderr)
+    lines = r.stdout.splitlines()
+    expect_eq(lines[2], f"# call filter {GROUP}/walk: k == 2 && ret > 300")
+    need_uprobes()
+    clean()
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", binary(), "int walk(head, k) if k == 2 && ret > 300")
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("list", "-g", GROUP, "--json")
+        listed = {o["event"]: o for o in map(json.loads, r.stdout.splitlines())}
+        proto = listed["walk"]["prototype"]
+        expect_eq(proto, "s32 walk(x64 head, s32 k) if k == 2 && ret > 300")
+        check(" if " not in listed["walk__return"]["prototype"], listed["walk__return"])
+        back = compile_(proto)
+        expect_eq(back.returncode, 0, back.stderr)
+        expect_eq(back.stdout, compile_("int walk(head, k) if k == 2 && ret > 300").stdout)
+        # clear takes the kept filter away with the events
+        fe.run("clear", "-g", GROUP, "--force")
+        r = fe.run("add", "-g", GROUP, "-x", binary(), "int walk(head, k)")
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("record", "-g", GROUP, "--", binary())
+        expect_eq(len(shown(r.stdout)), 1, r.stdout)
+    finally:
+        clean()
