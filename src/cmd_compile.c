@@ -12,6 +12,8 @@
 #include "compile.h"
 #include "diag.h"
 #include "kmodule.h"
+#include "kprobe_rules.h"
+#include <tracefs.h>
 
 void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 {
@@ -36,6 +38,15 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 	int i, failed, unloaded = 0;
 
 	fe_cli_compile_opts(cli, &opts);
+	/*
+	 * add installs on the running kernel: its kprobe return events carry
+	 * the entry's arguments where its return probes read $arg<N>.
+	 * compile touches no tracefs and prints what every kernel takes.
+	 */
+	if (!strcmp(command, "add") && !cli->binary && !cli->kallsyms && !cli->btf &&
+	    !cli->vmlinux)
+		opts.ret_with_args = fe_kernel_return_args(cli->tracefs ? cli->tracefs :
+							   tracefs_tracing_dir());
 	memset(set, 0, sizeof(*set));
 	for (i = 0; i < cli->nr_args; i++) {
 		if (fe_compile_add_text(set, cli->args[i], i + 1)) {

@@ -222,6 +222,29 @@ static char *with_call_filter(const struct fe_event_info *ev, int n, int i, char
 	return both;
 }
 
+/*
+ * A return event that carries the entry's arguments ($arg<N>) is what
+ * 'RTYPE FUNC(ARGS)' adds on a kernel whose return probes read them: the
+ * entry's prototype with the return's type.
+ */
+static char *carried_return(const struct fe_event_info *ev, int n, int i, struct kernel_dbg *kd)
+{
+	size_t len = strlen(ev[i].event) - strlen(FE_RETURN_SUFFIX);
+	const char *type = strlen(ev[i].event) > strlen(FE_RETURN_SUFFIX) ?
+			   strstr(ev[i].args, "=$retval:") : NULL;
+	char *proto = NULL, *both = NULL;
+	int j;
+
+	for (j = 0; j < n && type; j++)
+		if (strlen(ev[j].event) == len && !strncmp(ev[j].event, ev[i].event, len) &&
+		    ev[j].kind == FE_KIND_KPROBE)
+			proto = rendered(&ev[j], kd);
+	if (proto && asprintf(&both, "%.*s %s", (int)strcspn(type + 9, " "), type + 9, proto) < 0)
+		both = NULL;
+	free(proto);
+	return both;
+}
+
 static void print_text(const struct fe_event_info *e, const char *proto)
 {
 	int i;
@@ -294,7 +317,8 @@ int fe_cmd_list(const struct fe_cli *cli)
 		return FE_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
-		char *proto = rendered(&ev[i], &kd);
+		bool carried = ev[i].kind == FE_KIND_KRETPROBE && strstr(ev[i].args, "$arg");
+		char *proto = carried ? carried_return(ev, n, i, &kd) : rendered(&ev[i], &kd);
 		char *filter = event_filter(&ev[i]);
 
 		/* the filter is written in the field names the rendering

@@ -706,13 +706,18 @@ static int build_counters(struct run *r, char *why, size_t size)
 		for (j = 0; j < r->nr_ev; j++) {
 			const struct fe_event_info *o = &r->ev[j];
 
-			if (!o->call_filter ||
+			if ((!o->call_filter && !o->calls_filtered_in_kernel) ||
 			    (o != e && (strncmp(e->event, o->event, strlen(o->event)) ||
 					strcmp(e->event + strlen(o->event), RETURN_SUFFIX))))
 				continue;
-			snprintf(why, size, "%s/%s has a filter on whole calls ('%.200s'), which "
-				 "fevent applies to each entry and its return together", o->group,
-				 o->event, o->call_filter);
+			if (o->call_filter)
+				snprintf(why, size, "%s/%s has a filter on whole calls ('%.200s'), which "
+					 "fevent applies to each entry and its return together",
+					 o->group, o->event, o->call_filter);
+			else
+				snprintf(why, size, "%s/%s__return carries the arguments and the "
+					 "kernel filters whole calls there; its entries count only "
+					 "with their returns", o->group, o->event);
 			return -1;
 		}
 	}

@@ -169,6 +169,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	struct fe_emit_opts eopts = {
 		.group = opts->group,
 		.event = it->event ? it->event : opts->event,
+		.ret_with_args = opts->ret_with_args,
 	};
 	struct fe_place *places;
 	int ret;
@@ -205,9 +206,12 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (!ret)
 		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
 	free(places);
+	/* a return event with the arguments has every field: the kernel
+	 * filters the whole call there */
 	if (!ret && it->proto->filter)
 		ret = fe_filter_translate(it->proto->filter, it->proto->filter_col,
-					  it->def.entry_args, it->def.ret_args, &it->def.filter,
+					  it->def.ret_has_args ? NULL : it->def.entry_args,
+					  it->def.ret_args, &it->def.filter,
 					  &it->def.filter_on_return, &it->def.filter_on_call,
 					  &it->err);
 	return ret;

@@ -53,6 +53,9 @@ struct fe_compile_opts {
 	bool strict;		/* --strict: drift from the debug info is an error */
 	int max;		/* --max: functions a glob may name; 0 for 1000 */
 	bool verbose;		/* -v: each function a glob skips, with why */
+	/* kprobe return probes read $arg<N> (the running kernel's README
+	 * says so): return events carry the entry's arguments */
+	bool ret_with_args;
 };
 
 #define FE_GLOB_MAX_DEFAULT	1000

@@ -77,6 +77,13 @@ struct ev_info {
 	 * together (both halves' ev_info have it), or NULL */
 	char *call_filter;
 	unsigned long long unreturned;	/* held entries whose return never came */
+	/*
+	 * The return event carries the entry's arguments ($arg<N>, DESIGN.md
+	 * section 14): set on both halves.  The return is the call; the
+	 * kernel may have filtered it (so an entry may never see its
+	 * return), and the entry only gives the call its duration.
+	 */
+	bool carried;
 };
 
 struct item {
@@ -89,6 +96,7 @@ struct item {
 	char *caller;
 	char *text;		/* "name=value, ..." or the return value */
 	char *json;		/* "{...}" or the return value */
+	char *args;		/* a return that carries the arguments: them, as text or json */
 	void *raw;		/* a sink's: the record */
 	int raw_size;
 	unsigned long long *stack;	/* a sink's: the kernel stack recorded with it */
@@ -189,6 +197,7 @@ static void item_clear(struct item *it)
 	free(it->caller);
 	free(it->text);
 	free(it->json);
+	free(it->args);
 }
 
 void fe_view_free(struct fe_view *v)
@@ -423,10 +432,16 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 
 		if (!strcmp(o->group, e->group) && !strcmp(o->func, e->func) &&
 		    o->is_return != e->is_return) {
+			struct ev_info *r = e->is_return ? e : o;
+			int k, own = 0;
+
 			if (e->is_return)
 				o->has_return = true;
 			else
 				e->has_return = true;
+			for (k = 0; k < r->nr_fields; k++)
+				own += !r->fields[k].hidden && &r->fields[k] != r->ret;
+			o->carried = e->carried = r->ret && own > 0;
 		}
 	}
 	return 0;
@@ -907,7 +922,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	it->ev = e;
 	if (cpu >= 0 && cpu < MAX_CPUS)
 		v->stack_for[cpu] = it->seq + 1;
-	if (v->opts.sink || e->call_filter) {
+	if (v->opts.sink || e->call_filter || e->carried) {
 		/* the sink reads what it needs, later, in time order; a
 		 * call's filter reads the fields of both halves */
 		it->raw = malloc(size ? size : 1);
@@ -927,6 +942,29 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	/* formatted once, for the one output asked for */
 	if (e->is_return && e->ret) {
 		field_value(v, e->ret, data, size, v->opts.json, v->opts.json ? &json : &text);
+		if (e->carried) {
+			struct fe_buf a = { 0 };
+
+			if (v->opts.json)
+				fe_buf_addc(&a, '{');
+			for (i = 0; i < e->nr_fields; i++) {
+				const struct field_spec *s = &e->fields[i];
+
+				if (s->hidden || s == e->ret)
+					continue;
+				if (shown)
+					fe_buf_add(&a, v->opts.json ? "," : ", ", v->opts.json ? 1 : 2);
+				if (v->opts.json)
+					fe_buf_add(&a, s->json_key, strlen(s->json_key));
+				else
+					fe_buf_add(&a, s->text_key, strlen(s->text_key));
+				field_value(v, s, data, size, v->opts.json, &a);
+				shown++;
+			}
+			if (v->opts.json)
+				fe_buf_addc(&a, '}');
+			it->args = fe_buf_take(&a);
+		}
 	} else {
 		if (v->opts.json)
 			fe_buf_addc(&json, '{');
@@ -1221,6 +1259,8 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 		fe_buf_add(l, ",\"args\":", 8);
 		if (entry)
 			fe_buf_add(l, entry->json, strlen(entry->json));
+		else if (ret->args)
+			fe_buf_add(l, ret->args, strlen(ret->args));
 		else
 			fe_buf_add(l, "{}", 2);
 		if (ret) {
@@ -1243,6 +1283,8 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	fe_buf_addc(l, '(');
 	if (entry)
 		fe_buf_add(l, entry->text, strlen(entry->text));
+	else if (ret->args)
+		fe_buf_add(l, ret->args, strlen(ret->args));
 	else
 		fe_buf_addc(l, '?');
 	fe_buf_addc(l, ')');
@@ -1291,6 +1333,8 @@ static void print_graph(struct fe_view *v, const struct item *entry, const struc
 		fe_buf_addc(l, '(');
 		if (entry)
 			fe_buf_add(l, entry->text, strlen(entry->text));
+		else if (ret && ret->args)
+			fe_buf_add(l, ret->args, strlen(ret->args));
 		else
 			fe_buf_addc(l, '?');
 		fe_buf_addc(l, ')');
@@ -1492,16 +1536,37 @@ static bool call_passes(struct fe_view *v, const struct item *entry, const struc
 	return fe_call_filter_eval(entry->ev->call_filter, pair_field, &c) == 1;
 }
 
+/* Held entries of one task and function at most where the return is
+ * the call: the kernel's filter drops returns, and an entry cannot tell
+ * whether its return was dropped or is still to come; beyond, the oldest
+ * goes (a call that deep in itself then shows no duration). */
+#define MAX_CARRIED_DEPTH	64
+
+static bool same_call(const struct item *a, const struct item *b)
+{
+	return a->pid == b->pid && !strcmp(a->ev->func, b->ev->func) &&
+	       !strcmp(a->ev->group, b->ev->group);
+}
+
 /* An entry of a filtered call: held until its return decides; the
  * oldest held beyond MAX_HELD is given up.  false when not taken. */
 static bool hold_entry(struct fe_view *v, struct item *it)
 {
-	int i;
+	int i, same = 0;
 
+	if (it->ev->carried && !it->ev->call_filter) {
+		for (i = v->nr_pending - 1; i >= 0; i--)
+			if (v->pending[i].filtered && same_call(&v->pending[i], it) &&
+			    ++same >= MAX_CARRIED_DEPTH) {
+				drop_pending(v, i);
+				break;
+			}
+	}
 	if (v->nr_held >= MAX_HELD)
 		for (i = 0; i < v->nr_pending; i++)
 			if (v->pending[i].filtered) {
-				v->pending[i].ev->unreturned++;
+				if (v->pending[i].ev->call_filter)
+					v->pending[i].ev->unreturned++;
 				drop_pending(v, i);
 				break;
 			}
@@ -1511,6 +1576,71 @@ static bool hold_entry(struct fe_view *v, struct item *it)
 		return false;
 	v->nr_held++;
 	return true;
+}
+
+/* Do entry and return read the same arguments?  The kernel saved the
+ * return's $arg<N> at the entry: every number both have is equal. */
+static bool same_args(const struct item *entry, const struct item *ret)
+{
+	const struct ev_info *e = entry->ev, *r = ret->ev;
+	int i, j;
+
+	if (!entry->raw || !ret->raw)
+		return false;
+	for (i = 0; i < e->nr_fields; i++) {
+		const struct field_spec *s = &e->fields[i];
+
+		if (s->hidden || s->kind == V_STRING || s->kind == V_TEXT)
+			continue;
+		for (j = 0; j < r->nr_fields; j++) {
+			const struct field_spec *t = &r->fields[j];
+
+			if (strcmp(s->f->name, t->f->name) || t->f->size != s->f->size)
+				continue;
+			if ((unsigned int)s->f->offset + s->f->size > (unsigned int)entry->raw_size ||
+			    (unsigned int)t->f->offset + t->f->size > (unsigned int)ret->raw_size ||
+			    memcmp((char *)entry->raw + s->f->offset, (char *)ret->raw + t->f->offset,
+				   s->f->size))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A return that carries its call's arguments: shown (or handed on) with
+ * the entry that has the same arguments, the innermost of its task, for
+ * the duration; the entries held inside that one were calls whose
+ * returns the kernel's filter dropped.  Without one (the call began
+ * before the recording) the return alone is the whole call, without a
+ * duration.
+ */
+static void decide_carried(struct fe_view *v, struct item *ret)
+{
+	struct item *entry = NULL;
+	int i, p = -1;
+
+	for (i = v->nr_pending - 1; i >= 0 && p < 0; i--)
+		if (v->pending[i].filtered && same_call(&v->pending[i], ret) &&
+		    same_args(&v->pending[i], ret))
+			p = i;
+	for (i = v->nr_pending - 1; p >= 0 && i > p; i--)
+		if (v->pending[i].filtered && same_call(&v->pending[i], ret))
+			drop_pending(v, i);
+	if (p >= 0)
+		entry = &v->pending[p];
+	if (v->opts.sink) {
+		if (entry)
+			to_sink(v, entry);
+		to_sink(v, ret);
+	} else if (v->opts.graph) {
+		release_held(v);
+		print_graph(v, entry, ret, entry ? entry->depth : depth_of(v, ret->pid), G_LEAF);
+	} else {
+		print_call(v, entry, ret);
+	}
+	if (p >= 0)
+		drop_pending(v, p);
 }
 
 /*
@@ -1613,12 +1743,14 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
-		if (it->ev && it->ev->call_filter) {
-			if (it->ev->is_return)
+		if (it->ev && (it->ev->call_filter || it->ev->carried)) {
+			if (it->ev->is_return && it->ev->call_filter)
 				decide_call(v, it);
+			else if (it->ev->is_return)
+				decide_carried(v, it);
 			else if (hold_entry(v, it))
 				continue;	/* the pending list owns it now */
-			else
+			else if (it->ev->call_filter)
 				it->ev->unreturned++;
 		} else if (v->opts.sink) {
 			to_sink(v, it);
@@ -1663,8 +1795,12 @@ void fe_view_flush(struct fe_view *v, bool final)
 	if (final) {
 		for (i = 0; i < v->nr_pending; i++) {
 			/* a held call's return never came: not shown */
-			if (v->pending[i].filtered)
-				v->pending[i].ev->unreturned++;
+			if (v->pending[i].filtered) {
+				/* where the return is the call, a missing one
+				 * was the kernel's filter, or is yet to come */
+				if (v->pending[i].ev->call_filter)
+					v->pending[i].ev->unreturned++;
+			}
 			/* --graph: an opened call's line is out already */
 			else if (v->opts.graph && !v->pending[i].opened)
 				print_graph(v, &v->pending[i], NULL, v->pending[i].depth, G_PLAIN);

@@ -687,6 +687,12 @@ static int call_filters(struct fe_event_info *ev, int n)
 		}
 		a = filter_file(ev[i].group, ev[i].event);
 		b = filter_file(ev[j].group, ev[j].event);
+		if (!a && b && strstr(ev[j].args, "$arg")) {
+			/* the return is the whole call: the kernel filters it */
+			ev[i].calls_filtered_in_kernel = true;
+			free(b);
+			continue;
+		}
 		if (a && b) {
 			if (asprintf(&ev[i].call_filter, "(%s) && (%s)", a, b) < 0)
 				ev[i].call_filter = NULL;

@@ -59,6 +59,9 @@ struct fe_event_info {
 	 */
 	char *call_filter;
 	bool call_filter_kept;
+	/* an entry whose return event carries the arguments and has a
+	 * filter: the kernel filters whole calls there (not call_filter) */
+	bool calls_filtered_in_kernel;
 };
 
 /* fevent's events (the group), sorted by name. */
