@@ -698,8 +698,12 @@ static int build_counters(struct run *r, char *why, size_t size)
 	/*
 	 * A filter on whole calls decides on an entry and its return
 	 * together: a trigger sees one event, so the stream way counts.
+	 * --latency's synthetic event pairs them in the kernel, and each
+	 * half carries its filter there: right unless the filter is over
+	 * both halves (kept by fevent, in no filter file).
 	 */
-	for (i = 0; i < r->nr_c; i++) {
+	for (i = 0; i < r->nr_c && !(r->mode == FE_STATS_LATENCY && !r->c[i].ev->call_filter_kept);
+	     i++) {
 		const struct fe_event_info *e = r->c[i].ev;
 		int j;
 
