@@ -104,11 +104,17 @@ struct item {
 	int depth;		/* --graph: calls of its task it is inside */
 	bool opened;		/* --graph: its 'f(args) {' line is out */
 	bool filtered;		/* held for its call's filter: not a line yet */
+	/* --graph, held for its call's filter: the lines of the calls inside
+	 * it, out once its return decides (NULL: none yet) */
+	struct fe_buf *captured;
+	bool spilled;		/* they grew too large and went out already */
 };
 
 /* Entries held for a call filter at most: beyond, the oldest is given up
  * (counted as a call whose return was not seen). */
 #define MAX_HELD	65536
+/* --graph: bytes of lines one held call keeps back at most */
+#define MAX_CAPTURED	(1 << 20)
 
 static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json);
 
@@ -145,6 +151,7 @@ struct fe_view {
 	unsigned char *scratch;	/* a damaged page, cut to its good part */
 	int scratch_size;
 	int nr_held;		/* pending entries held for a call filter */
+	int deciding;		/* --graph: the held entry being decided, or -1 */
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -168,6 +175,7 @@ struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_
 	v->opts = *opts;
 	v->opts.graph = opts->graph && !opts->json;
 	v->held = -1;
+	v->deciding = -1;
 	v->tep = tep_alloc();
 	if (!v->tep)
 		goto oom;
@@ -198,6 +206,10 @@ static void item_clear(struct item *it)
 	free(it->text);
 	free(it->json);
 	free(it->args);
+	if (it->captured) {
+		fe_buf_free(it->captured);
+		free(it->captured);
+	}
 }
 
 void fe_view_free(struct fe_view *v)
@@ -1310,6 +1322,40 @@ enum graph_line {
 	G_PLAIN,	/* f(args), or f(?) = ret: a half without its pair */
 };
 
+/*
+ * --graph: a line of pid's goes into the innermost call of pid held for
+ * its filter (not the one being decided), to be shown inside that call
+ * if it passes; beyond MAX_CAPTURED they go out as they are.
+ */
+static void graph_put(struct fe_view *v, struct fe_buf *l, int pid)
+{
+	int i;
+
+	for (i = v->nr_pending - 1; i >= 0; i--) {
+		struct item *h = &v->pending[i];
+
+		if (i == v->deciding || !h->filtered || !h->ev->call_filter || h->pid != pid)
+			continue;
+		if (h->spilled)
+			break;
+		if (!h->captured)
+			h->captured = calloc(1, sizeof(*h->captured));
+		if (h->captured && h->captured->len + l->len <= MAX_CAPTURED) {
+			fe_buf_add(h->captured, l->s ? l->s : "", l->len);
+			l->len = 0;
+			if (l->s)
+				l->s[0] = 0;
+			return;
+		}
+		/* too much held back: out as it is, and the rest as it comes */
+		h->spilled = true;
+		if (h->captured)
+			put_line(v, h->captured);
+		break;
+	}
+	put_line(v, l);
+}
+
 /* One --graph line, indented two spaces per depth. */
 static void print_graph(struct fe_view *v, const struct item *entry, const struct item *ret,
 			int depth, enum graph_line kind)
@@ -1358,7 +1404,7 @@ static void print_graph(struct fe_view *v, const struct item *entry, const struc
 		fe_buf_add(l, " */", 3);
 	}
 	fe_buf_addc(l, '\n');
-	put_line(v, l);
+	graph_put(v, l, first->pid);
 }
 
 /* The calls of pid still open: the depth of its next one. */
@@ -1366,9 +1412,12 @@ static int depth_of(struct fe_view *v, int pid)
 {
 	int i, d = 0;
 
-	/* a call held for its filter is not a line (yet): no depth */
+	/* a call held for its filter is a depth (the lines inside it wait
+	 * in it, see graph_put); one held where the return is the call
+	 * is not */
 	for (i = 0; i < v->nr_pending; i++)
-		d += v->pending[i].pid == pid && !v->pending[i].filtered;
+		d += v->pending[i].pid == pid &&
+		     (!v->pending[i].filtered || v->pending[i].ev->call_filter);
 	return d;
 }
 
@@ -1643,6 +1692,32 @@ static void decide_carried(struct fe_view *v, struct item *ret)
 		drop_pending(v, p);
 }
 
+/* --graph lines one level out: the two spaces of a depth after each
+ * line's head (which ends at its first ': '). */
+static void dedent(struct fe_buf *c)
+{
+	size_t i, o = 0;
+	bool head = true;
+
+	for (i = 0; i < c->len; i++) {
+		char ch = c->s[i];
+
+		c->s[o++] = ch;
+		if (ch == '\n') {
+			head = true;
+		} else if (head && ch == ':' && i + 1 < c->len && c->s[i + 1] == ' ') {
+			head = false;
+			if (i + 3 < c->len && c->s[i + 2] == ' ' && c->s[i + 3] == ' ') {
+				c->s[o++] = ' ';
+				i += 3;
+			}
+		}
+	}
+	c->len = o;
+	if (c->s)
+		c->s[o] = 0;
+}
+
 /*
  * The return of a filtered call: the pair is handed on (printed, or to
  * the sink) when it passes, else dropped.  A return without its held
@@ -1657,17 +1732,29 @@ static void decide_call(struct fe_view *v, struct item *ret)
 	if (p < 0 || !v->pending[p].filtered)
 		return;
 	entry = &v->pending[p];
+	v->deciding = p;
 	if (call_passes(v, entry, ret)) {
 		if (v->opts.sink) {
 			to_sink(v, entry);
 			to_sink(v, ret);
+		} else if (v->opts.graph && entry->captured && entry->captured->len &&
+			   !entry->spilled) {
+			release_held(v);
+			print_graph(v, entry, NULL, entry->depth, G_OPEN);
+			graph_put(v, entry->captured, entry->pid);
+			print_graph(v, entry, ret, entry->depth, G_CLOSE);
 		} else if (v->opts.graph) {
 			release_held(v);
 			print_graph(v, entry, ret, entry->depth, G_LEAF);
 		} else {
 			print_call(v, entry, ret);
 		}
+	} else if (v->opts.graph && entry->captured && entry->captured->len) {
+		/* the calls inside a dropped call are still shown */
+		dedent(entry->captured);
+		graph_put(v, entry->captured, entry->pid);
 	}
+	v->deciding = -1;
 	drop_pending(v, p);
 }
 
@@ -1793,6 +1880,19 @@ void fe_view_flush(struct fe_view *v, bool final)
 		qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
 	emit(v, v->nr_queue);
 	if (final) {
+		/* --graph: what calls held to the end kept back goes out (the
+		 * innermost first, into the next one out) */
+		for (i = v->nr_pending - 1; v->opts.graph && i >= 0; i--) {
+			struct item *h = &v->pending[i];
+
+			if (h->filtered && h->ev->call_filter && h->captured && h->captured->len &&
+			    !h->spilled) {
+				v->deciding = i;
+				dedent(h->captured);
+				graph_put(v, h->captured, h->pid);
+			}
+		}
+		v->deciding = -1;
 		for (i = 0; i < v->nr_pending; i++) {
 			/* a held call's return never came: not shown */
 			if (v->pending[i].filtered) {

@@ -47,6 +47,9 @@ def run_all(filter_):
     r = fe.run("record", "-g", GROUP, "--graph", "--", binary())
     expect_eq(r.returncode, 0, r.stderr)
     got["graph"] = shown(r.stdout)
+    # sink's lines as --graph indents them: (depth, x)
+    got["graph_sinks"] = [(len(m.group(1)) // 2, int(m.group(2))) for m in
+                          re.finditer(r": ( *)sink\(x=(\d+)\)", r.stdout)]
     r = fe.run("stats", "-g", GROUP, "-v", "--", binary())
     expect_eq(r.returncode, 0, r.stderr)
     counts = dict(re.findall(rf"^\s+{GROUP}/(\S+)\s+(\d+)$", r.stdout, re.M))
@@ -68,8 +71,10 @@ def test_a_call_the_filter_drops_shows_no_half():
             expect_eq({k: got[k] for k in ("text", "report", "json", "graph", "stats", "latency")},
                       {"text": [], "report": [], "json": [], "graph": [], "stats": (0, 0, 9),
                        "latency": 0}, f)
-            # the other function is not touched by walk's filter
+            # the other function is not touched by walk's filter; in
+            # --graph the calls walk made show outside the dropped call
             expect_eq(got["sinks"], 9, f)
+            expect_eq(got["graph_sinks"], [(0, x) for x in (20, 40, 60, 0, 2, 4, 0, 1, 36)], f)
             check(got["summary"].endswith("none lost"), got["summary"])
     finally:
         clean()
@@ -81,9 +86,16 @@ def test_a_call_the_filter_keeps_is_shown_whole():
         for f in ("ret > 100", "k == 2", "k == 2 && ret > 100", "ret == 132 || k == 9",
                   "!(k == 3) && comm ~ \"fx_pl*\""):
             got = run_all(f)
-            for way in ("text", "report", "graph"):
+            for way in ("text", "report"):
                 expect_eq(len(got[way]), 1, f"{f} {way}: {got[way]}")
                 check(WALK.search(got[way][0]), f"{f} {way}: {got[way][0]}")
+            # --graph: the call opens, its six calls of sink inside, closes
+            expect_eq(len(got["graph"]), 2, f"{f}: {got['graph']}")
+            check(re.fullmatch(r"walk\(head=0x[0-9a-f]+, k=2\) \{", got["graph"][0]), got["graph"])
+            check(re.fullmatch(r"\} = 132 <\d+\.\d{3} us>  /\* walk \*/", got["graph"][1]),
+                  got["graph"])
+            expect_eq(got["graph_sinks"], [(1, x) for x in (20, 40, 60, 0, 2, 4)] +
+                      [(0, x) for x in (0, 1, 36)], f)
             expect_eq(len(got["json"]), 1, f"{f}: {got['json']}")
             o = got["json"][0]
             expect_eq((o["event"], o["args"]["k"], o["ret"], o["dur_ns"] > 0),
