@@ -151,8 +151,11 @@ def test_an_entry_whose_return_never_came_is_counted_lost_not_shown():
             r = fe.run("record", "-g", GROUP, *mode, "-d", "1", "--", "sleep", "3")
             expect_eq(r.returncode, 0, r.stderr)
             expect_eq(r.stdout, "", mode)
-            expect_eq(r.stderr.strip().splitlines()[-1],
-                      "fevent: 1 event; LOST: 1 clock_nanosleep call without its return "
-                      "(held for the call's filter, not shown)", mode)
+            # (what the kernel's counters say may follow: the uprobe_profile
+            # of a machine others add probes on can become unreadable)
+            summary = r.stderr.strip().splitlines()[-1]
+            check(summary.startswith("fevent: 1 event; LOST: 1 clock_nanosleep call without its "
+                                     "return (held for the call's filter, not shown)"),
+                  f"{mode}: {summary}")
     finally:
         clean()
