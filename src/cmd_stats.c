@@ -702,10 +702,12 @@ static int build_counters(struct run *r, char *why, size_t size)
 	 * half carries its filter there: right unless the filter is over
 	 * both halves (kept by fevent, in no filter file).
 	 */
-	for (i = 0; i < r->nr_c && !(r->mode == FE_STATS_LATENCY && !r->c[i].ev->call_filter_kept);
-	     i++) {
+	for (i = 0; i < r->nr_c; i++) {
 		const struct fe_event_info *e = r->c[i].ev;
 		int j;
+
+		if (r->mode == FE_STATS_LATENCY && !e->call_filter_kept)
+			continue;
 
 		for (j = 0; j < r->nr_ev; j++) {
 			const struct fe_event_info *o = &r->ev[j];

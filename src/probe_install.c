@@ -393,11 +393,11 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 				      def->event, path, strerror(errno));
 		filter_path(path, sizeof(path), def->group, def->event);
 		f = fopen(path, "we");
-		if (!f || fprintf(f, "%s\n", def->filter) < 0 || fclose(f)) {
-			if (f)
-				fclose(f);
+		if (!f)
 			return fe_err(err, 0, "cannot write %s: %s", path, strerror(errno));
-		}
+		fprintf(f, "%s\n", def->filter);
+		if (ferror(f) | fclose(f))
+			return fe_err(err, 0, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
 		return 0;
 	}
 
