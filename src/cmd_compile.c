@@ -14,6 +14,8 @@
 #include "diag.h"
 #include "kmodule.h"
 #include "proto_render.h"
+#include "kprobe_rules.h"
+#include <tracefs.h>
 
 void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 {
@@ -39,6 +41,15 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 	int i, failed, unloaded = 0;
 
 	fe_cli_compile_opts(cli, &opts);
+	/*
+	 * add installs on the running kernel: its kprobe return events carry
+	 * the entry's arguments where its return probes read $arg<N>.
+	 * compile touches no tracefs and prints what every kernel takes.
+	 */
+	if (!strcmp(command, "add") && !cli->binary && !cli->kallsyms && !cli->btf &&
+	    !cli->vmlinux)
+		opts.ret_with_args = fe_kernel_return_args(cli->tracefs ? cli->tracefs :
+							   tracefs_tracing_dir());
 	memset(set, 0, sizeof(*set));
 	for (i = 0; i < cli->nr_args; i++) {
 		if (fe_compile_add_text(set, cli->args[i], i + 1)) {
@@ -118,13 +129,16 @@ int fe_print_definitions(const struct fe_compile_set *set)
 		const struct fe_definition *d = &set->items[i].def;
 
 		printf("%s\n", d->entry);
-		if (d->filter && !d->filter_on_return)
+		if (d->filter && !d->filter_on_return && !d->filter_on_call)
 			printf("# filter %s/%s: %s\n", d->group, d->event, d->filter);
 		if (d->ret)
 			printf("%s\n", d->ret);
 		/* a comment to kprobe_events; the filter file takes it */
 		if (d->filter && d->filter_on_return)
 			printf("# filter %s/%s: %s\n", d->group, d->ret_event, d->filter);
+		/* over both events: no filter file takes it, fevent does */
+		if (d->filter && d->filter_on_call)
+			printf("# call filter %s/%s: %s\n", d->group, d->event, d->filter);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fe_say_error("writing the definitions: %s\n", strerror(errno));

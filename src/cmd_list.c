@@ -218,6 +218,51 @@ static char *event_filter(const struct fe_event_info *e)
 	return f;
 }
 
+/*
+ * A filter over both halves of a call, kept beside the events: shown on
+ * the entry as the prototype that adds both, 'RTYPE FUNC(ARGS) if
+ * FILTER', the return type read from the return event's ret=$retval:TYPE.
+ */
+static char *with_call_filter(const struct fe_event_info *ev, int n, int i, char *proto)
+{
+	size_t len = strlen(ev[i].event);
+	const char *type = NULL;
+	char *both;
+	int j;
+
+	for (j = 0; j < n && !type; j++)
+		if (!strncmp(ev[j].event, ev[i].event, len) && !strcmp(ev[j].event + len, "__return"))
+			type = strstr(ev[j].args, "=$retval:");
+	if (!type || asprintf(&both, "%.*s %s if %s", (int)strcspn(type + 9, " "), type + 9, proto,
+			      ev[i].call_filter) < 0)
+		return proto;
+	free(proto);
+	return both;
+}
+
+/*
+ * A return event that carries the entry's arguments ($arg<N>) is what
+ * 'RTYPE FUNC(ARGS)' adds on a kernel whose return probes read them: the
+ * entry's prototype with the return's type.
+ */
+static char *carried_return(const struct fe_event_info *ev, int n, int i, struct kernel_dbg *kd)
+{
+	size_t len = strlen(ev[i].event) - strlen(FE_RETURN_SUFFIX);
+	const char *type = strlen(ev[i].event) > strlen(FE_RETURN_SUFFIX) ?
+			   strstr(ev[i].args, "=$retval:") : NULL;
+	char *proto = NULL, *both = NULL;
+	int j;
+
+	for (j = 0; j < n && type; j++)
+		if (strlen(ev[j].event) == len && !strncmp(ev[j].event, ev[i].event, len) &&
+		    ev[j].kind == FE_KIND_KPROBE)
+			proto = rendered(&ev[j], kd);
+	if (proto && asprintf(&both, "%.*s %s", (int)strcspn(type + 9, " "), type + 9, proto) < 0)
+		both = NULL;
+	free(proto);
+	return both;
+}
+
 static void print_text(const struct fe_event_info *e, const char *proto)
 {
 	int i;
@@ -299,7 +344,8 @@ int fe_cmd_list(const struct fe_cli *cli)
 		return FE_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
-		char *proto = rendered(&ev[i], &kd);
+		bool carried = ev[i].kind == FE_KIND_KRETPROBE && strstr(ev[i].args, "$arg");
+		char *proto = carried ? carried_return(ev, n, i, &kd) : rendered(&ev[i], &kd);
 		char *filter = event_filter(&ev[i]);
 
 		/* the filter is written in the field names the rendering
@@ -313,6 +359,8 @@ int fe_cmd_list(const struct fe_cli *cli)
 			}
 		}
 		free(filter);
+		if (proto && ev[i].call_filter_kept)
+			proto = with_call_filter(ev, n, i, proto);
 		if (cli->json)
 			print_json(&ev[i], proto);
 		else

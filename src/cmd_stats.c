@@ -74,6 +74,8 @@ struct run {
 	struct fe_view *view;
 	int interval;
 	bool failed;			/* out of memory while counting */
+	const struct fe_event_info *ev;	/* the group's events */
+	int nr_ev;
 };
 
 static void fields_free(struct field *f, int n)
@@ -823,6 +825,39 @@ static int build_counters(struct run *r, char *why, size_t size)
 	struct tep_handle *tep;
 	int i, k;
 
+	/*
+	 * A filter on whole calls decides on an entry and its return
+	 * together: a trigger sees one event, so the stream way counts.
+	 * --latency's synthetic event pairs them in the kernel, and each
+	 * half carries its filter there: right unless the filter is over
+	 * both halves (kept by fevent, in no filter file).
+	 */
+	for (i = 0; i < r->nr_c; i++) {
+		const struct fe_event_info *e = r->c[i].ev;
+		int j;
+
+		if (r->mode == FE_STATS_LATENCY && !e->call_filter_kept)
+			continue;
+
+		for (j = 0; j < r->nr_ev; j++) {
+			const struct fe_event_info *o = &r->ev[j];
+
+			if ((!o->call_filter && !o->calls_filtered_in_kernel) ||
+			    (o != e && (strncmp(e->event, o->event, strlen(o->event)) ||
+					strcmp(e->event + strlen(o->event), RETURN_SUFFIX))))
+				continue;
+			if (o->call_filter)
+				snprintf(why, size, "%s/%s has a filter on whole calls ('%.200s'), which "
+					 "fevent applies to each entry and its return together",
+					 o->group, o->event, o->call_filter);
+			else
+				snprintf(why, size, "%s/%s__return carries the arguments and the "
+					 "kernel filters whole calls there; its entries count only "
+					 "with their returns", o->group, o->event);
+			return -1;
+		}
+	}
+
 	for (i = 0; i < r->nr_c; i++)
 		if (!fe_khist_supported(r->c[i].ev->group, r->c[i].ev->event,
 					r->mode == FE_STATS_LATENCY)) {
@@ -954,6 +989,8 @@ int fe_cmd_stats(const struct fe_cli *cli)
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
+	r.ev = ev;
+	r.nr_ev = n;
 	if (choose(&r, ev, n))
 		goto out;
 

@@ -188,6 +188,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	struct fe_emit_opts eopts = {
 		.group = opts->group,
 		.event = it->event ? it->event : opts->event,
+		.ret_with_args = opts->ret_with_args,
 	};
 	struct fe_place *places;
 	int ret;
@@ -226,10 +227,14 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (!ret)
 		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
 	free(places);
+	/* a return event with the arguments has every field: the kernel
+	 * filters the whole call there */
 	if (!ret && it->proto->filter)
 		ret = fe_filter_translate(it->proto->filter, it->proto->filter_col,
-					  it->def.entry_args, it->def.ret_args, &it->def.filter,
-					  &it->def.filter_on_return, &it->err);
+					  it->def.ret_has_args ? NULL : it->def.entry_args,
+					  it->def.ret_args, &it->def.filter,
+					  &it->def.filter_on_return, &it->def.filter_on_call,
+					  &it->err);
 	return ret;
 }
 
@@ -1070,7 +1075,8 @@ static int compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *op
 	ret = 0;
 	if (pr->filter)
 		ret = fe_filter_translate(pr->filter, pr->filter_col, it->def.entry_args, NULL,
-					  &it->def.filter, &it->def.filter_on_return, &it->err);
+					  &it->def.filter, &it->def.filter_on_return,
+					  &it->def.filter_on_call, &it->err);
 out:
 	for (i = 0; cands && i < n; i++)
 		free((char *)cands[i]);

@@ -56,6 +56,9 @@ struct fe_compile_opts {
 	bool verbose;		/* -v: each function a glob skips, with why */
 	const char *tracefs;	/* --tracefs DIR: the running kernel's system
 				 * call formats; NULL: a mounted tracefs */
+	/* kprobe return probes read $arg<N> (the running kernel's README
+	 * says so): return events carry the entry's arguments */
+	bool ret_with_args;
 };
 
 #define FE_GLOB_MAX_DEFAULT	1000

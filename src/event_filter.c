@@ -302,7 +302,8 @@ static int expr(struct fparser *fp, int depth)
 }
 
 int fe_filter_translate(const char *filter, int col, const char *entry_args,
-			const char *ret_args, char **out, bool *on_return, struct fe_error *err)
+			const char *ret_args, char **out, bool *on_return, bool *on_call,
+			struct fe_error *err)
 {
 	struct fparser *fp = calloc(1, sizeof(*fp));
 	int ret = -1;
@@ -322,10 +323,6 @@ int fe_filter_translate(const char *filter, int col, const char *entry_args,
 		fe_err(err, col_of(fp, fp->p), "expected '&&', '||' or the end of the filter");
 		goto out;
 	}
-	if (fp->sides == 3) {
-		fe_err(err, col, "a filter belongs to one event: it names fields of the entry and of the return event");
-		goto out;
-	}
 	if (fp->out.failed) {
 		fe_err(err, 0, "out of memory");
 		goto out;
@@ -336,6 +333,7 @@ int fe_filter_translate(const char *filter, int col, const char *entry_args,
 		goto out;
 	}
 	*on_return = fp->sides == 2;
+	*on_call = fp->sides == 3;
 	*out = fe_buf_take(&fp->out);
 	ret = 0;
 out:

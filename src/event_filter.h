@@ -16,10 +16,13 @@
  * filter (starting at column col of the prototype) over the fields of a
  * definition's arguments ("n=%di:s32 name=+0(%si):string"; ret_args the
  * return event's, or NULL).  0 with *out the filter in the kernel's field
- * names and *on_return whether it belongs to the return event; -1 with
+ * names and *on_return whether it belongs to the return event, *on_call
+ * whether it names fields of both (a filter on whole calls, which fevent
+ * evaluates on each entry and return together); -1 with
  * err set (its column in the prototype).
  */
 int fe_filter_translate(const char *filter, int col, const char *entry_args,
-			const char *ret_args, char **out, bool *on_return, struct fe_error *err);
+			const char *ret_args, char **out, bool *on_return, bool *on_call,
+			struct fe_error *err);
 
 #endif

@@ -430,6 +430,106 @@ static char *full_line(char kind, const char *group, const char *event,
 	return s;
 }
 
+/*
+ * An entry fetch as a return probe reads it: the x86-64 argument
+ * registers and stack slots become $arg<N> (di si dx cx r8 r9, then
+ * $stack1... as $arg7...), which the kernel saves at the entry for the
+ * return; dereferences keep their shape and read memory when the call
+ * returns.  false when a fetch reads anything else at the entry (another
+ * register, the stack pointer): the return event then carries no
+ * arguments.
+ */
+static bool fetch_at_return(const char *fetch, size_t len, struct fe_buf *out)
+{
+	static const char *const regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+	size_t i = 0;
+
+	while (i < len) {
+		if (fetch[i] == '%') {
+			size_t n = 1, r;
+
+			while (i + n < len && (fetch[i + n] >= 'a' && fetch[i + n] <= 'z'))
+				n++;
+			while (i + n < len && (fetch[i + n] >= '0' && fetch[i + n] <= '9'))
+				n++;
+			for (r = 0; r < 6; r++)
+				if (n - 1 == strlen(regs[r]) && !strncmp(fetch + i + 1, regs[r], n - 1))
+					break;
+			if (r == 6)
+				return false;
+			fe_buf_printf(out, "$arg%zu", r + 1);
+			i += n;
+		} else if (!strncmp(fetch + i, "$stack", 6)) {
+			size_t n = 6;
+			unsigned long slot = 0;
+
+			while (i + n < len && fetch[i + n] >= '0' && fetch[i + n] <= '9')
+				slot = slot * 10 + (fetch[i + n++] - '0');
+			/* $stack (the pointer) and $stack0 (the return address)
+			 * mean nothing once the call returned */
+			if (n == 6 || slot == 0 || slot > 100)
+				return false;
+			fe_buf_printf(out, "$arg%lu", slot + 6);
+			i += n;
+		} else if (fetch[i] == '$' && strncmp(fetch + i, "$comm", 5)) {
+			return false;
+		} else {
+			fe_buf_addc(out, fetch[i++]);
+		}
+	}
+	return true;
+}
+
+/* entry_args (less __caller) as a return probe reads them, then ret;
+ * 0 with *out NULL when they cannot be read there. */
+static int args_at_return(const char *entry_args, const char *ret_field, char **out)
+{
+	struct fe_buf b = { 0 };
+	const char *p = entry_args;
+	size_t rl = strcspn(ret_field, "=");
+
+	*out = NULL;
+	/* an immediate string may hold spaces */
+	if (strchr(entry_args, '"') || strchr(entry_args, '\\'))
+		return 0;
+	while (*p) {
+		size_t len = strcspn(p, " ");
+		const char *eq = memchr(p, '=', len);
+
+		if (!eq)
+			goto no;
+		if (!((size_t)(eq - p) == strlen(FE_CALLER_FIELD) &&
+		      !strncmp(p, FE_CALLER_FIELD, eq - p))) {
+			/* the return value's label among the arguments */
+			if ((size_t)(eq - p) == rl && !strncmp(p, ret_field, rl))
+				goto no;
+			if (b.len)
+				fe_buf_addc(&b, ' ');
+			fe_buf_add(&b, p, eq + 1 - p);
+			{
+				const char *colon = memrchr(eq, ':', p + len - eq);
+				size_t flen = colon ? (size_t)(colon - eq - 1) : len - (eq + 1 - p);
+
+				if (!fetch_at_return(eq + 1, flen, &b))
+					goto no;
+				if (colon)
+					fe_buf_add(&b, colon, p + len - colon);
+			}
+		}
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	if (!b.len)
+		goto no;	/* nothing to carry */
+	fe_buf_printf(&b, " %s", ret_field);
+	*out = fe_buf_take(&b);
+	return *out ? 0 : -1;
+no:
+	fe_buf_free(&b);
+	return 0;
+}
+
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	    const struct fe_emit_opts *opts, struct fe_definition *def,
 	    struct fe_error *err)
@@ -535,6 +635,17 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		def->ret_args = fe_buf_take(&args);
 		if (!def->ret_args)
 			goto oom;
+		if (opts && opts->ret_with_args && !probe->uprobe && !probe->in_body) {
+			char *with;
+
+			if (args_at_return(def->entry_args, def->ret_args, &with))
+				goto oom;
+			if (with) {
+				free(def->ret_args);
+				def->ret_args = with;
+				def->ret_has_args = true;
+			}
+		}
 		def->ret = full_line('r', group, def->ret_event, probe->target, def->ret_args);
 		if (!def->ret)
 			goto oom;

@@ -28,6 +28,9 @@
 struct fe_emit_opts {
 	const char *group;	/* NULL: FE_DEFAULT_GROUP */
 	const char *event;	/* -n NAME, or NULL: from the function name */
+	/* the kernel's return probes read $arg<N>: a kprobe's return event
+	 * also carries the entry's arguments (DESIGN.md section 14) */
+	bool ret_with_args;
 };
 
 struct fe_definition {
@@ -54,6 +57,11 @@ struct fe_definition {
 	 * return event when it names the return value; NULL if none */
 	char *filter;
 	bool filter_on_return;
+	/* the filter names fields of both events: it filters whole calls,
+	 * in fevent (kept in /run/fevent/GROUP/EVENT.filter) */
+	bool filter_on_call;
+	/* the return event carries the entry's arguments ($arg<N>) too */
+	bool ret_has_args;
 };
 
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,

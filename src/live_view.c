@@ -21,6 +21,7 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
+#include "call_filter.h"
 #include "fe_util.h"
 #include "field_name.h"
 #include "live_view.h"
@@ -72,6 +73,17 @@ struct ev_info {
 	unsigned long long dropped;	/* hits it did not record (too large) */
 	unsigned long long missed;	/* calls it did not probe (kprobe misses) */
 	bool uncounted;			/* what it dropped is not known */
+	/* a filter on the whole call, evaluated here on entry and return
+	 * together (both halves' ev_info have it), or NULL */
+	char *call_filter;
+	unsigned long long unreturned;	/* held entries whose return never came */
+	/*
+	 * The return event carries the entry's arguments ($arg<N>, DESIGN.md
+	 * section 14): set on both halves.  The return is the call; the
+	 * kernel may have filtered it (so an entry may never see its
+	 * return), and the entry only gives the call its duration.
+	 */
+	bool carried;
 };
 
 struct item {
@@ -84,13 +96,25 @@ struct item {
 	char *caller;
 	char *text;		/* "name=value, ..." or the return value */
 	char *json;		/* "{...}" or the return value */
+	char *args;		/* a return that carries the arguments: them, as text or json */
 	void *raw;		/* a sink's: the record */
 	int raw_size;
 	unsigned long long *stack;	/* a sink's: the kernel stack recorded with it */
 	int nr_stack;
 	int depth;		/* --graph: calls of its task it is inside */
 	bool opened;		/* --graph: its 'f(args) {' line is out */
+	bool filtered;		/* held for its call's filter: not a line yet */
+	/* --graph, held for its call's filter: the lines of the calls inside
+	 * it, out once its return decides (NULL: none yet) */
+	struct fe_buf *captured;
+	bool spilled;		/* they grew too large and went out already */
 };
+
+/* Entries held for a call filter at most: beyond, the oldest is given up
+ * (counted as a call whose return was not seen). */
+#define MAX_HELD	65536
+/* --graph: bytes of lines one held call keeps back at most */
+#define MAX_CAPTURED	(1 << 20)
 
 static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json);
 
@@ -126,6 +150,8 @@ struct fe_view {
 	unsigned long long stack_for[MAX_CPUS];
 	unsigned char *scratch;	/* a damaged page, cut to its good part */
 	int scratch_size;
+	int nr_held;		/* pending entries held for a call filter */
+	int deciding;		/* --graph: the held entry being decided, or -1 */
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -149,6 +175,7 @@ struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_
 	v->opts = *opts;
 	v->opts.graph = opts->graph && !opts->json;
 	v->held = -1;
+	v->deciding = -1;
 	v->tep = tep_alloc();
 	if (!v->tep)
 		goto oom;
@@ -178,6 +205,11 @@ static void item_clear(struct item *it)
 	free(it->caller);
 	free(it->text);
 	free(it->json);
+	free(it->args);
+	if (it->captured) {
+		fe_buf_free(it->captured);
+		free(it->captured);
+	}
 }
 
 void fe_view_free(struct fe_view *v)
@@ -202,6 +234,7 @@ void fe_view_free(struct fe_view *v)
 		free(v->evs[i].group);
 		free(v->evs[i].name);
 		free(v->evs[i].func);
+		free(v->evs[i].call_filter);
 	}
 	free(v->evs);
 	free(v->uncounted_why);
@@ -411,10 +444,16 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 
 		if (!strcmp(o->group, e->group) && !strcmp(o->func, e->func) &&
 		    o->is_return != e->is_return) {
+			struct ev_info *r = e->is_return ? e : o;
+			int k, own = 0;
+
 			if (e->is_return)
 				o->has_return = true;
 			else
 				e->has_return = true;
+			for (k = 0; k < r->nr_fields; k++)
+				own += !r->fields[k].hidden && &r->fields[k] != r->ret;
+			o->carried = e->carried = r->ret && own > 0;
 		}
 	}
 	return 0;
@@ -639,6 +678,30 @@ static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool jso
 
 /* Integers a JSON reader holds exactly in a double: |x| <= 2^53. */
 #define FE_JSON_EXACT (1LL << 53)
+int fe_view_call_filter(struct fe_view *v, const char *group, const char *func,
+			const char *filter, struct fe_error *err)
+{
+	int i, n = 0;
+
+	if (fe_call_filter_check(filter, err))
+		return -1;
+	for (i = 0; i < v->nr_evs; i++) {
+		struct ev_info *e = &v->evs[i];
+
+		if (strcmp(e->group, group) || strcmp(e->func, func) || e->task_info ||
+		    e->kernel_stack)
+			continue;
+		free(e->call_filter);
+		e->call_filter = strdup(filter);
+		if (!e->call_filter)
+			return fe_err(err, 0, "out of memory");
+		n++;
+	}
+	if (n != 2)
+		return fe_err(err, 0, "%s/%s has no entry and return events to filter together",
+			      group, func);
+	return 0;
+}
 
 static unsigned long long number(struct fe_view *v, const void *p, unsigned int size)
 {
@@ -881,14 +944,16 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	it->ev = e;
 	if (cpu >= 0 && cpu < MAX_CPUS)
 		v->stack_for[cpu] = it->seq + 1;
-	if (v->opts.sink) {
-		/* the sink reads what it needs, later, in time order */
+	if (v->opts.sink || e->call_filter || e->carried) {
+		/* the sink reads what it needs, later, in time order; a
+		 * call's filter reads the fields of both halves */
 		it->raw = malloc(size ? size : 1);
 		if (it->raw) {
 			memcpy(it->raw, data, size);
 			it->raw_size = size;
 		}
-		return 0;
+		if (v->opts.sink)
+			return 0;
 	}
 	if (e->caller) {
 		struct fe_buf c = { 0 };
@@ -899,6 +964,29 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	/* formatted once, for the one output asked for */
 	if (e->is_return && e->ret) {
 		field_value(v, e->ret, data, size, v->opts.json, v->opts.json ? &json : &text);
+		if (e->carried) {
+			struct fe_buf a = { 0 };
+
+			if (v->opts.json)
+				fe_buf_addc(&a, '{');
+			for (i = 0; i < e->nr_fields; i++) {
+				const struct field_spec *s = &e->fields[i];
+
+				if (s->hidden || s == e->ret)
+					continue;
+				if (shown)
+					fe_buf_add(&a, v->opts.json ? "," : ", ", v->opts.json ? 1 : 2);
+				if (v->opts.json)
+					fe_buf_add(&a, s->json_key, strlen(s->json_key));
+				else
+					fe_buf_add(&a, s->text_key, strlen(s->text_key));
+				field_value(v, s, data, size, v->opts.json, &a);
+				shown++;
+			}
+			if (v->opts.json)
+				fe_buf_addc(&a, '}');
+			it->args = fe_buf_take(&a);
+		}
 	} else {
 		if (v->opts.json)
 			fe_buf_addc(&json, '{');
@@ -1193,6 +1281,8 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 		fe_buf_add(l, ",\"args\":", 8);
 		if (entry)
 			fe_buf_add(l, entry->json, strlen(entry->json));
+		else if (ret->args)
+			fe_buf_add(l, ret->args, strlen(ret->args));
 		else
 			fe_buf_add(l, "{}", 2);
 		if (ret && ret->ev->ret) {	/* a void function's: no value */
@@ -1215,6 +1305,8 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	fe_buf_addc(l, '(');
 	if (entry)
 		fe_buf_add(l, entry->text, strlen(entry->text));
+	else if (ret->args)
+		fe_buf_add(l, ret->args, strlen(ret->args));
 	else
 		fe_buf_addc(l, '?');
 	fe_buf_addc(l, ')');
@@ -1240,6 +1332,40 @@ enum graph_line {
 	G_PLAIN,	/* f(args), or f(?) = ret: a half without its pair */
 };
 
+/*
+ * --graph: a line of pid's goes into the innermost call of pid held for
+ * its filter (not the one being decided), to be shown inside that call
+ * if it passes; beyond MAX_CAPTURED they go out as they are.
+ */
+static void graph_put(struct fe_view *v, struct fe_buf *l, int pid)
+{
+	int i;
+
+	for (i = v->nr_pending - 1; i >= 0; i--) {
+		struct item *h = &v->pending[i];
+
+		if (i == v->deciding || !h->filtered || !h->ev->call_filter || h->pid != pid)
+			continue;
+		if (h->spilled)
+			break;
+		if (!h->captured)
+			h->captured = calloc(1, sizeof(*h->captured));
+		if (h->captured && h->captured->len + l->len <= MAX_CAPTURED) {
+			fe_buf_add(h->captured, l->s ? l->s : "", l->len);
+			l->len = 0;
+			if (l->s)
+				l->s[0] = 0;
+			return;
+		}
+		/* too much held back: out as it is, and the rest as it comes */
+		h->spilled = true;
+		if (h->captured)
+			put_line(v, h->captured);
+		break;
+	}
+	put_line(v, l);
+}
+
 /* One --graph line, indented two spaces per depth. */
 static void print_graph(struct fe_view *v, const struct item *entry, const struct item *ret,
 			int depth, enum graph_line kind)
@@ -1263,6 +1389,8 @@ static void print_graph(struct fe_view *v, const struct item *entry, const struc
 		fe_buf_addc(l, '(');
 		if (entry)
 			fe_buf_add(l, entry->text, strlen(entry->text));
+		else if (ret && ret->args)
+			fe_buf_add(l, ret->args, strlen(ret->args));
 		else
 			fe_buf_addc(l, '?');
 		fe_buf_addc(l, ')');
@@ -1286,7 +1414,7 @@ static void print_graph(struct fe_view *v, const struct item *entry, const struc
 		fe_buf_add(l, " */", 3);
 	}
 	fe_buf_addc(l, '\n');
-	put_line(v, l);
+	graph_put(v, l, first->pid);
 }
 
 /* The calls of pid still open: the depth of its next one. */
@@ -1294,8 +1422,12 @@ static int depth_of(struct fe_view *v, int pid)
 {
 	int i, d = 0;
 
+	/* a call held for its filter is a depth (the lines inside it wait
+	 * in it, see graph_put); one held where the return is the call
+	 * is not */
 	for (i = 0; i < v->nr_pending; i++)
-		d += v->pending[i].pid == pid;
+		d += v->pending[i].pid == pid &&
+		     (!v->pending[i].filtered || v->pending[i].ev->call_filter);
 	return d;
 }
 
@@ -1359,10 +1491,281 @@ static int find_pending(struct fe_view *v, const struct item *ret)
 
 static void drop_pending(struct fe_view *v, int p)
 {
+	if (v->pending[p].filtered)
+		v->nr_held--;
+	if (v->held > p)
+		v->held--;
 	item_clear(&v->pending[p]);
 	memmove(&v->pending[p], &v->pending[p + 1],
 		(v->nr_pending - p - 1) * sizeof(*v->pending));
 	v->nr_pending--;
+}
+
+/* --- a filter on whole calls --- */
+
+static void to_sink(struct fe_view *v, const struct item *it);
+
+struct pair_ctx {
+	struct fe_view *v;
+	const struct item *half[2];	/* entry, return */
+};
+
+static int half_field(struct fe_view *v, const struct item *it, const char *name,
+		      struct fe_buf *text, unsigned long long *num, bool *is_string,
+		      bool *is_signed)
+{
+	const struct ev_info *e = it->ev;
+	const struct field_spec *s = NULL;
+	const unsigned char *data = it->raw, *p;
+	int i;
+
+	for (i = 0; i < e->nr_fields && !s; i++)
+		if (!strcmp(e->fields[i].f->name, name))
+			s = &e->fields[i];
+	if (!s || !data || (unsigned int)it->raw_size < e->min_size ||
+	    (unsigned int)s->f->offset + s->elem > (unsigned int)it->raw_size)
+		return -1;
+	p = data + s->f->offset;
+	*is_signed = s->kind == V_SIGNED;
+	*is_string = s->kind == V_STRING || s->kind == V_TEXT;
+	if (s->kind == V_TEXT) {
+		const unsigned char *nul = memchr(p, 0, s->count);
+
+		fe_buf_add(text, (const char *)p, nul ? (size_t)(nul - p) : s->count);
+		return 0;
+	}
+	if (s->kind == V_STRING) {
+		unsigned int loc = number(v, p, 4), off = loc & 0xffff, len = loc >> 16;
+
+		if (s->f->flags & TEP_FIELD_IS_RELATIVE)
+			off += s->f->offset + 4;
+		/* a string the kernel could not read compares as empty */
+		if (len && off + len <= (unsigned int)it->raw_size)
+			fe_buf_add(text, (const char *)data + off, strnlen((const char *)data + off, len));
+		return 0;
+	}
+	if (s->count)
+		return -1;
+	*num = number(v, p, s->elem);
+	if (s->kind == V_SIGNED) {
+		unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
+				    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
+
+		if (bits < 64 && (*num >> (bits - 1)) & 1)
+			*num |= ~0ULL << bits;
+	}
+	return 0;
+}
+
+static int pair_field(void *ctx, const char *name, struct fe_buf *text, unsigned long long *num,
+		      bool *is_string, bool *is_signed)
+{
+	struct pair_ctx *c = ctx;
+	const struct item *first = c->half[0] ? c->half[0] : c->half[1];
+	int i;
+
+	if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
+		const char *comm = fe_view_comm(c->v, first->pid);
+
+		*is_string = true;
+		fe_buf_add(text, comm ? comm : "", comm ? strlen(comm) : 0);
+		return 0;
+	}
+	if (!strcmp(name, "common_pid")) {
+		*is_string = false;
+		*is_signed = true;
+		*num = (unsigned long long)(long long)first->pid;
+		return 0;
+	}
+	if (!strcmp(name, "cpu") || !strcmp(name, "CPU")) {
+		*is_string = *is_signed = false;
+		*num = (unsigned int)first->cpu;
+		return 0;
+	}
+	for (i = 0; i < 2; i++)
+		if (c->half[i] && half_field(c->v, c->half[i], name, text, num, is_string, is_signed) == 0)
+			return 0;
+	return -1;
+}
+
+static bool call_passes(struct fe_view *v, const struct item *entry, const struct item *ret)
+{
+	struct pair_ctx c = { v, { entry, ret } };
+
+	return fe_call_filter_eval(entry->ev->call_filter, pair_field, &c) == 1;
+}
+
+/* Held entries of one task and function at most where the return is
+ * the call: the kernel's filter drops returns, and an entry cannot tell
+ * whether its return was dropped or is still to come; beyond, the oldest
+ * goes (a call that deep in itself then shows no duration). */
+#define MAX_CARRIED_DEPTH	64
+
+static bool same_call(const struct item *a, const struct item *b)
+{
+	return a->pid == b->pid && !strcmp(a->ev->func, b->ev->func) &&
+	       !strcmp(a->ev->group, b->ev->group);
+}
+
+/* An entry of a filtered call: held until its return decides; the
+ * oldest held beyond MAX_HELD is given up.  false when not taken. */
+static bool hold_entry(struct fe_view *v, struct item *it)
+{
+	int i, same = 0;
+
+	if (it->ev->carried && !it->ev->call_filter) {
+		for (i = v->nr_pending - 1; i >= 0; i--)
+			if (v->pending[i].filtered && same_call(&v->pending[i], it) &&
+			    ++same >= MAX_CARRIED_DEPTH) {
+				drop_pending(v, i);
+				break;
+			}
+	}
+	if (v->nr_held >= MAX_HELD)
+		for (i = 0; i < v->nr_pending; i++)
+			if (v->pending[i].filtered) {
+				if (v->pending[i].ev->call_filter)
+					v->pending[i].ev->unreturned++;
+				drop_pending(v, i);
+				break;
+			}
+	it->filtered = true;
+	it->depth = depth_of(v, it->pid);
+	if (push_pending(v, it))
+		return false;
+	v->nr_held++;
+	return true;
+}
+
+/* Do entry and return read the same arguments?  The kernel saved the
+ * return's $arg<N> at the entry: every number both have is equal. */
+static bool same_args(const struct item *entry, const struct item *ret)
+{
+	const struct ev_info *e = entry->ev, *r = ret->ev;
+	int i, j;
+
+	if (!entry->raw || !ret->raw)
+		return false;
+	for (i = 0; i < e->nr_fields; i++) {
+		const struct field_spec *s = &e->fields[i];
+
+		if (s->hidden || s->kind == V_STRING || s->kind == V_TEXT)
+			continue;
+		for (j = 0; j < r->nr_fields; j++) {
+			const struct field_spec *t = &r->fields[j];
+
+			if (strcmp(s->f->name, t->f->name) || t->f->size != s->f->size)
+				continue;
+			if ((unsigned int)s->f->offset + s->f->size > (unsigned int)entry->raw_size ||
+			    (unsigned int)t->f->offset + t->f->size > (unsigned int)ret->raw_size ||
+			    memcmp((char *)entry->raw + s->f->offset, (char *)ret->raw + t->f->offset,
+				   s->f->size))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A return that carries its call's arguments: shown (or handed on) with
+ * the entry that has the same arguments, the innermost of its task, for
+ * the duration; the entries held inside that one were calls whose
+ * returns the kernel's filter dropped.  Without one (the call began
+ * before the recording) the return alone is the whole call, without a
+ * duration.
+ */
+static void decide_carried(struct fe_view *v, struct item *ret)
+{
+	struct item *entry = NULL;
+	int i, p = -1;
+
+	for (i = v->nr_pending - 1; i >= 0 && p < 0; i--)
+		if (v->pending[i].filtered && same_call(&v->pending[i], ret) &&
+		    same_args(&v->pending[i], ret))
+			p = i;
+	for (i = v->nr_pending - 1; p >= 0 && i > p; i--)
+		if (v->pending[i].filtered && same_call(&v->pending[i], ret))
+			drop_pending(v, i);
+	if (p >= 0)
+		entry = &v->pending[p];
+	if (v->opts.sink) {
+		if (entry)
+			to_sink(v, entry);
+		to_sink(v, ret);
+	} else if (v->opts.graph) {
+		release_held(v);
+		print_graph(v, entry, ret, entry ? entry->depth : depth_of(v, ret->pid), G_LEAF);
+	} else {
+		print_call(v, entry, ret);
+	}
+	if (p >= 0)
+		drop_pending(v, p);
+}
+
+/* --graph lines one level out: the two spaces of a depth after each
+ * line's head (which ends at its first ': '). */
+static void dedent(struct fe_buf *c)
+{
+	size_t i, o = 0;
+	bool head = true;
+
+	for (i = 0; i < c->len; i++) {
+		char ch = c->s[i];
+
+		c->s[o++] = ch;
+		if (ch == '\n') {
+			head = true;
+		} else if (head && ch == ':' && i + 1 < c->len && c->s[i + 1] == ' ') {
+			head = false;
+			if (i + 3 < c->len && c->s[i + 2] == ' ' && c->s[i + 3] == ' ') {
+				c->s[o++] = ' ';
+				i += 3;
+			}
+		}
+	}
+	c->len = o;
+	if (c->s)
+		c->s[o] = 0;
+}
+
+/*
+ * The return of a filtered call: the pair is handed on (printed, or to
+ * the sink) when it passes, else dropped.  A return without its held
+ * entry (the call began before the recording, or its entry was lost) is
+ * half a call, never shown.
+ */
+static void decide_call(struct fe_view *v, struct item *ret)
+{
+	int p = find_pending(v, ret);
+	struct item *entry;
+
+	if (p < 0 || !v->pending[p].filtered)
+		return;
+	entry = &v->pending[p];
+	v->deciding = p;
+	if (call_passes(v, entry, ret)) {
+		if (v->opts.sink) {
+			to_sink(v, entry);
+			to_sink(v, ret);
+		} else if (v->opts.graph && entry->captured && entry->captured->len &&
+			   !entry->spilled) {
+			release_held(v);
+			print_graph(v, entry, NULL, entry->depth, G_OPEN);
+			graph_put(v, entry->captured, entry->pid);
+			print_graph(v, entry, ret, entry->depth, G_CLOSE);
+		} else if (v->opts.graph) {
+			release_held(v);
+			print_graph(v, entry, ret, entry->depth, G_LEAF);
+		} else {
+			print_call(v, entry, ret);
+		}
+	} else if (v->opts.graph && entry->captured && entry->captured->len) {
+		/* the calls inside a dropped call are still shown */
+		dedent(entry->captured);
+		graph_put(v, entry->captured, entry->pid);
+	}
+	v->deciding = -1;
+	drop_pending(v, p);
 }
 
 /*
@@ -1437,7 +1840,16 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
-		if (v->opts.sink) {
+		if (it->ev && (it->ev->call_filter || it->ev->carried)) {
+			if (it->ev->is_return && it->ev->call_filter)
+				decide_call(v, it);
+			else if (it->ev->is_return)
+				decide_carried(v, it);
+			else if (hold_entry(v, it))
+				continue;	/* the pending list owns it now */
+			else if (it->ev->call_filter)
+				it->ev->unreturned++;
+		} else if (v->opts.sink) {
 			to_sink(v, it);
 		} else if (v->opts.graph) {
 			if (emit_graph(v, it))
@@ -1478,15 +1890,36 @@ void fe_view_flush(struct fe_view *v, bool final)
 		qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
 	emit(v, v->nr_queue);
 	if (final) {
+		/* --graph: what calls held to the end kept back goes out (the
+		 * innermost first, into the next one out) */
+		for (i = v->nr_pending - 1; v->opts.graph && i >= 0; i--) {
+			struct item *h = &v->pending[i];
+
+			if (h->filtered && h->ev->call_filter && h->captured && h->captured->len &&
+			    !h->spilled) {
+				v->deciding = i;
+				dedent(h->captured);
+				graph_put(v, h->captured, h->pid);
+			}
+		}
+		v->deciding = -1;
 		for (i = 0; i < v->nr_pending; i++) {
+			/* a held call's return never came: not shown */
+			if (v->pending[i].filtered) {
+				/* where the return is the call, a missing one
+				 * was the kernel's filter, or is yet to come */
+				if (v->pending[i].ev->call_filter)
+					v->pending[i].ev->unreturned++;
+			}
 			/* --graph: an opened call's line is out already */
-			if (v->opts.graph && !v->pending[i].opened)
+			else if (v->opts.graph && !v->pending[i].opened)
 				print_graph(v, &v->pending[i], NULL, v->pending[i].depth, G_PLAIN);
 			else if (!v->opts.graph)
 				print_call(v, &v->pending[i], NULL);
 			item_clear(&v->pending[i]);
 		}
 		v->nr_pending = 0;
+		v->nr_held = 0;
 		v->held = -1;
 	}
 	if (!v->out_errno && fflush(v->opts.out))
@@ -1579,6 +2012,16 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 			       "the kernel counts misses in kprobe_profile, in every process, "
 			       "and does not say whose they were");
 	for (i = 0; i < v->nr_evs; i++) {
+		const struct ev_info *e = &v->evs[i];
+
+		if (!e->unreturned || e->is_return)
+			continue;
+		fprintf(out, "%s %llu %s call%s without %s return (held for the call's filter, not shown)",
+			lost ? "," : "; LOST:", e->unreturned, e->func, e->unreturned == 1 ? "" : "s",
+			e->unreturned == 1 ? "its" : "their");
+		lost = true;
+	}
+	for (i = 0; i < v->nr_evs; i++) {
 		if (!v->evs[i].uncounted)
 			continue;
 		fprintf(out, "%s%s", uncounted ? ", " : lost ? "; unknown: how many " :
@@ -1604,7 +2047,7 @@ unsigned long long fe_view_lost(const struct fe_view *v)
 	for (cpu = 0; cpu <= v->max_cpu; cpu++)
 		n += v->lost[cpu] + v->lost_gaps[cpu];
 	for (i = 0; i < v->nr_evs; i++)
-		n += v->evs[i].dropped + v->evs[i].missed;
+		n += v->evs[i].dropped + v->evs[i].missed + v->evs[i].unreturned;
 	return n + v->dropped_among;
 }
 

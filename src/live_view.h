@@ -81,6 +81,17 @@ const char *fe_view_symbol(struct fe_view *v, unsigned long long addr);
 /* "PID COMM" lines for the tasks fork and exec events named. */
 char *fe_view_task_names(struct fe_view *v);
 
+/*
+ * A filter on the calls of group/func, which has an entry and a return
+ * event (both added first): in the kernel's field names of either half,
+ * as 'add' wrote it.  The view holds each entry until its return, shows
+ * (or hands a sink) entry and return together when the pair passes and
+ * neither when it does not; an entry whose return never comes is counted
+ * in the summary, not shown.  -1 with err set on a filter it cannot read.
+ */
+int fe_view_call_filter(struct fe_view *v, const char *group, const char *func,
+			const char *filter, struct fe_error *err);
+
 /* Symbols for 'symbol' fields (__caller): the text of /proc/kallsyms. */
 int fe_view_kallsyms(struct fe_view *v, const char *text);
 

@@ -388,11 +388,18 @@ int fe_uprobe_file_changed(const struct fe_event_info *e)
 	return st.st_dev != dev || st.st_ino != ino;
 }
 
+static void filter_path(char *buf, size_t size, const char *group, const char *name)
+{
+	snprintf(buf, size, STATE_DIR "/%s/%s.filter", group, name);
+}
+
 static int remove_event(const char *group, const char *name)
 {
 	char cmd[256];
 
 	state_path(cmd, sizeof(cmd), group, name);
+	unlink(cmd);
+	filter_path(cmd, sizeof(cmd), group, name);
 	unlink(cmd);
 	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, name);
 	return tracefs_instance_file_append(NULL, "dynamic_events", cmd) < 0 ? -1 : 0;
@@ -460,6 +467,31 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 {
 	const char *name = def->filter_on_return ? def->ret_event : def->event;
 	char *why;
+
+	if (def->filter_on_call) {
+		/*
+		 * Over the entry's arguments and the return value: no kernel
+		 * event has both fields here, so fevent keeps the filter
+		 * beside the events (gone at reboot, as they are) and
+		 * applies it to each call in record, report and stats.
+		 */
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), STATE_DIR "/%s", def->group);
+		if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) ||
+		    (mkdir(path, 0700) && errno != EEXIST))
+			return fe_err(err, 0, "cannot keep the filter of %s/%s in %s: %s", def->group,
+				      def->event, path, strerror(errno));
+		filter_path(path, sizeof(path), def->group, def->event);
+		f = fopen(path, "we");
+		if (!f)
+			return fe_err(err, 0, "cannot write %s: %s", path, strerror(errno));
+		fprintf(f, "%s\n", def->filter);
+		if (ferror(f) | fclose(f))
+			return fe_err(err, 0, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		return 0;
+	}
 
 	if (tracefs_event_file_write(NULL, def->group, name, "filter", def->filter) >= 0)
 		return 0;
@@ -801,6 +833,87 @@ static int walk_instance(const char *name, void *arg)
 	return 0;
 }
 
+/* An event's filter file, or NULL when it has none. */
+static char *filter_file(const char *group, const char *event)
+{
+	char *f = tracefs_event_file_read(NULL, group, event, "filter", NULL);
+
+	if (f)
+		f[strcspn(f, "\n")] = 0;
+	if (f && (!f[0] || !strcmp(f, "none"))) {
+		free(f);
+		f = NULL;
+	}
+	return f;
+}
+
+/* The filter kept for a call over both of its events, or NULL. */
+static char *kept_filter(const char *group, const char *event)
+{
+	char path[512], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	filter_path(path, sizeof(path), group, event);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (getline(&line, &cap, f) <= 0) {
+		free(line);
+		line = NULL;
+	} else {
+		line[strcspn(line, "\n")] = 0;
+	}
+	fclose(f);
+	return line;
+}
+
+/* Each entry's filter on its calls (ev sorted by name). */
+static int call_filters(struct fe_event_info *ev, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(ev[i].event);
+		char *a, *b;
+
+		if (ev[i].kind != FE_KIND_KPROBE && ev[i].kind != FE_KIND_UPROBE)
+			continue;
+		for (j = 0; j < n; j++)
+			if ((ev[j].kind == FE_KIND_KRETPROBE || ev[j].kind == FE_KIND_URETPROBE) &&
+			    !strncmp(ev[j].event, ev[i].event, len) &&
+			    !strcmp(ev[j].event + len, "__return") &&
+			    !strcmp(ev[j].group, ev[i].group))
+				break;
+		if (j == n)
+			continue;
+		ev[i].call_filter = kept_filter(ev[i].group, ev[i].event);
+		if (ev[i].call_filter) {
+			ev[i].call_filter_kept = true;
+			continue;
+		}
+		a = filter_file(ev[i].group, ev[i].event);
+		b = filter_file(ev[j].group, ev[j].event);
+		if (!a && b && strstr(ev[j].args, "$arg")) {
+			/* the return is the whole call: the kernel filters it */
+			ev[i].calls_filtered_in_kernel = true;
+			free(b);
+			continue;
+		}
+		if (a && b) {
+			if (asprintf(&ev[i].call_filter, "(%s) && (%s)", a, b) < 0)
+				ev[i].call_filter = NULL;
+			free(a);
+			free(b);
+			if (!ev[i].call_filter)
+				return -1;
+		} else {
+			ev[i].call_filter = a ? a : b;
+		}
+	}
+	return 0;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	const struct fe_event_info *x = a, *y = b;
@@ -817,6 +930,7 @@ static void info_clear(struct fe_event_info *e)
 	free(e->target);
 	free(e->args);
 	free(e->definition);
+	free(e->call_filter);
 	for (j = 0; j < e->nr_enabled; j++)
 		free(e->enabled_in[j]);
 	free(e->enabled_in);
@@ -975,6 +1089,8 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	if (w.failed)
 		goto oom;
 	qsort(ev, count, sizeof(*ev), by_name);
+	if (call_filters(ev, count))
+		goto oom;
 	*out = ev;
 	tracefs_dynevent_list_free(all);
 	free(kprof);

@@ -74,6 +74,18 @@ struct fe_event_info {
 	bool no_hits;		/* the kernel counts none (tprobes) */
 	char **enabled_in;	/* "" for the top level, or instance names */
 	int nr_enabled;
+	/*
+	 * An entry event whose function has a return event, and a filter
+	 * on either or over both ('if FILTER', in the kernel's field
+	 * names): the filter on its calls, which fevent applies to entry
+	 * and return together (DESIGN.md section 9); else NULL.
+	 * call_filter_kept: it is kept beside the events, in no filter file.
+	 */
+	char *call_filter;
+	bool call_filter_kept;
+	/* an entry whose return event carries the arguments and has a
+	 * filter: the kernel filters whole calls there (not call_filter) */
+	bool calls_filtered_in_kernel;
 };
 
 /* fevent's events (the group), sorted by name. */

@@ -99,6 +99,35 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Is ev[i] half of a call whose filter fevent applies (an entry with a
+ * call filter, or its return), both halves recorded?  Then the kernel
+ * filters neither: the view decides on entry and return together.
+ */
+static const char *call_filter_of(const struct fe_event_info *ev, int n, const bool *chosen,
+				  int i)
+{
+	size_t len;
+	int j;
+
+	if (ev[i].call_filter) {
+		len = strlen(ev[i].event);
+		for (j = 0; j < n; j++)
+			if (chosen[j] && !strncmp(ev[j].event, ev[i].event, len) &&
+			    !strcmp(ev[j].event + len, "__return"))
+				return chosen[i] ? ev[i].call_filter : NULL;
+		return NULL;
+	}
+	len = strlen(ev[i].event);
+	if (len <= 8 || strcmp(ev[i].event + len - 8, "__return"))
+		return NULL;
+	for (j = 0; j < n; j++)
+		if (ev[j].call_filter && strlen(ev[j].event) == len - 8 &&
+		    !strncmp(ev[j].event, ev[i].event, len - 8))
+			return chosen[i] && chosen[j] ? ev[j].call_filter : NULL;
+	return NULL;
+}
+
 /* The view, knowing the formats of the chosen events and nothing else. */
 static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event_info *ev,
 				 int n, bool *chosen, struct fe_error *err)
@@ -127,6 +156,12 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 		free(format);
 		symbols |= strstr(ev[i].args, ":symbol") != NULL;
 	}
+	for (i = 0; i < n; i++)
+		if (ev[i].call_filter && call_filter_of(ev, n, chosen, i) &&
+		    fe_view_call_filter(v, ev[i].group, ev[i].event, ev[i].call_filter, err)) {
+			fe_view_free(v);
+			return NULL;
+		}
 	/* fork and exec events name new tasks; the view does not print them */
 	for (i = 0; i < 2; i++) {
 		static const char *const task_events[] = { "sched_process_fork", "sched_process_exec" };
@@ -366,6 +401,8 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 		evs[k].name = ev[i].event;
 		evs[k].format = formats[k] ? formats[k] : "";
 		evs[k].args = ev[i].args;
+		if (ev[i].call_filter && call_filter_of(ev, n, chosen, i))
+			evs[k].call_filter = ev[i].call_filter;
 		symbols |= strstr(ev[i].args, ":symbol") != NULL;
 		k++;
 	}
@@ -464,7 +501,8 @@ static int enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (chosen[i] && copy_filter(s->inst, ev[i].group, ev[i].event))
+		if (chosen[i] && !call_filter_of(ev, n, chosen, i) &&
+		    copy_filter(s->inst, ev[i].group, ev[i].event))
 			return fe_err(err, 0, "cannot set the filter of %s/%s in fevent's instance: %s",
 				      ev[i].group, ev[i].event, strerror(errno));
 	for (i = 0; i < n; i++)

@@ -277,6 +277,12 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 			fe_buf_printf(&opt, "%s/%s %s\n", m->events[i].system, m->events[i].name,
 				      m->events[i].args);
 	}
+	/* filters on whole calls, which report applies as record did:
+	 * "@filter SYSTEM/EVENT FILTER" (no SYSTEM starts with '@') */
+	for (i = 0; i < m->nr_events; i++)
+		if (m->events[i].call_filter && !strchr(m->events[i].call_filter, '\n'))
+			fe_buf_printf(&opt, "@filter %s/%s %s\n", m->events[i].system,
+				      m->events[i].name, m->events[i].call_filter);
 	put(td, "options  ", 10);
 	put16(td, OPTION_FEVENT_ARGS);
 	put32(td, opt.len + 1);
@@ -518,6 +524,36 @@ static const char *args_of(const char *opt, const char *system, const char *even
 		line = nl ? nl + 1 : NULL;
 	}
 	return NULL;
+}
+
+/*
+ * "@filter SYSTEM/EVENT FILTER" lines of fevent's option: the filters on
+ * whole calls record applied; report applies them the same way.  One it
+ * cannot read (a damaged or foreign file) is said and not applied.
+ */
+static void call_filters(struct fe_view *v, const char *opt, const char *name,
+			 struct fe_warnings *warn)
+{
+	const char *line = opt;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *copy = strncmp(line, "@filter ", 8) ? NULL : strndup(line + 8, len - 8);
+		char *slash = copy ? strchr(copy, '/') : NULL;
+		char *space = slash ? strchr(slash, ' ') : NULL;
+		struct fe_error e = { 0 };
+
+		if (copy && (!slash || !space ||
+			     (*slash = 0, *space = 0,
+			      fe_view_call_filter(v, copy, slash + 1, space + 1, &e)))) {
+			if (warn)
+				fe_warn(warn, "%s: a filter on calls not applied: %s", name,
+					e.msg[0] ? e.msg : "not \"@filter SYSTEM/EVENT FILTER\"");
+		}
+		free(copy);
+		line = nl ? nl + 1 : NULL;
+	}
 }
 
 struct format {
@@ -1047,6 +1083,7 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 	for (n = 0; n < nr_formats; n++)
 		if (add_format(&r, v, &formats[n], opt))
 			goto out;
+	call_filters(v, opt, name, warn);
 	if (kallsyms && *kallsyms)
 		fe_view_kallsyms(v, kallsyms);
 	if (cmdlines)

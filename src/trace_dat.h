@@ -24,6 +24,7 @@ struct fe_tracedat_event {
 	const char *format;
 	const char *args;	/* fetch arguments, or NULL (not fevent's) */
 	bool task_info;		/* sched fork/exec: names tasks */
+	const char *call_filter;	/* an entry's filter on whole calls, or NULL */
 };
 
 /* Start a file; pages are kept aside until fe_tracedat_finish. */

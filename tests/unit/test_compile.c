@@ -197,6 +197,55 @@ static void test_warnings(void)
 	expect_warning("nfs:ext4_sync_file(x64 a)", "module 'nfs'");
 }
 
+/* A kernel whose return probes read $arg<N> (6.12+): the return event
+ * carries the entry's arguments, and the filter of the call is its. */
+static void expect_ret_args(const char *text, const char *ret, const char *filter)
+{
+	struct fe_compile_opts opts = { .kallsyms = kallsyms, .ret_with_args = true };
+	struct fe_compile_set set = { 0 };
+	struct fe_error err;
+	struct fe_compiled *it;
+
+	if (fe_compile_add_text(&set, text, 1) || fe_compile_run(&set, &opts, &err) < 0)
+		abort();
+	it = &set.items[0];
+	if (it->failed)
+		printf("# %s: column %d: %s\n", text, it->err.col, it->err.msg);
+	tap_str(it->def.ret, ret, text);
+	if (filter) {
+		tap_str(it->def.filter, filter, "  its filter");
+		tap_ok(it->def.filter_on_return && !it->def.filter_on_call,
+		       "  on the return event, in the kernel");
+	}
+	fe_compile_set_free(&set);
+}
+
+static void test_return_args(void)
+{
+	expect_ret_args("long do_sys_openat2(int dfd, string filename, x64 how) if filename ~ \"/etc/*\"",
+			"r:functions/do_sys_openat2__return do_sys_openat2 dfd=$arg1:s32 "
+			"filename=+0($arg2):string how=$arg3:x64 ret=$retval:s64",
+			"filename ~ \"/etc/*\"");
+	expect_ret_args("long sys_read(unsigned int fd, x64 buf, size_t count) if fd == 3 && ret == 0",
+			"r:functions/sys_read__return sys_read fd=$arg1:u32 buf=$arg2:x64 "
+			"count=$arg3:u64 ret=$retval:s64", "fd == 3 && ret == 0");
+	/* the seventh and eighth arguments come from the stack */
+	expect_ret_args("long sys_read(long a, long b, long c, long d, long e, long f, long g, long h)",
+			"r:functions/sys_read__return sys_read a=$arg1:s64 b=$arg2:s64 c=$arg3:s64 "
+			"d=$arg4:s64 e=$arg5:s64 f=$arg6:s64 g=$arg7:s64 h=$arg8:s64 "
+			"ret=$retval:s64", NULL);
+	/* a system call's arguments in its pt_regs: dereferences keep their shape */
+	expect_ret_args("long SyS_openat(int dfd, string path)",
+			"r:functions/SyS_openat__return __x64_sys_openat dfd=+112($arg1):s32 "
+			"path=+0(+104($arg1)):ustring ret=$retval:s64", NULL);
+	/* what a return cannot read: no arguments there */
+	expect_ret_args("long sys_read(int x=%ax)",
+			"r:functions/sys_read__return sys_read ret=$retval:s64", NULL);
+	/* nothing to carry */
+	expect_ret_args("long sys_read()", "r:functions/sys_read__return sys_read ret=$retval:s64",
+			NULL);
+}
+
 int main(void)
 {
 	write_kallsyms();
@@ -205,6 +254,7 @@ int main(void)
 	test_names();
 	test_limits();
 	test_warnings();
+	test_return_args();
 	unlink(kallsyms);
 	return tap_done();
 }
