@@ -34,14 +34,6 @@ import vm  # noqa: E402
 # (check, suite) -> why it fails today.  The merger removes an entry when
 # the fix lands; the numbers are issue 20's items.
 KNOWN_FAILING = {
-    ("filter-args", "bullseye"): "#10: a filter on the entry prints the other calls' returns as 'ksys_read(?) = N'",
-    ("filter-args", "bookworm"): "#10: a filter on the entry prints the other calls' returns as 'ksys_read(?) = N'",
-    ("filter-args", "trixie"): "#10: a filter on the entry prints the other calls' returns as 'ksys_read(?) = N'",
-    ("filter-args", "sid"): "#10: a filter on the entry prints the other calls' returns as 'ksys_read(?) = N'",
-    ("filter-ret", "bullseye"): "#10: 'if ret == 0' prints the other calls' entries without returns",
-    ("filter-ret", "bookworm"): "#10: 'if ret == 0' prints the other calls' entries without returns",
-    ("filter-ret", "trixie"): "#10: 'if ret == 0' prints the other calls' entries without returns",
-    ("filter-ret", "sid"): "#10: 'if ret == 0' prints the other calls' entries without returns",
 }
 
 SUITE_KERNEL = {"bullseye": "5.10", "bookworm": "6.1", "trixie": "6.12", "sid": "7.2"}
