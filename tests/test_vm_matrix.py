@@ -53,7 +53,8 @@ mount -t tracefs nodev $T 2>/dev/null
 mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 W=/tests/fx_matrix
 rec() { { fevent record "$@"; echo rc=$?; } > /tmp/rec 2>&1; cat /tmp/rec; }
-left() { echo "kprobe_events: $(grep -c . $T/kprobe_events)"; }
+# fevent's events of every kind (kprobes, and fprobes where the kernel has them)
+left() { echo "events: $(grep -c ':functions/' $T/dynamic_events)"; }
 depmod
 echo ::caps
 grep -c 'hist trigger' $T/README
@@ -103,7 +104,7 @@ echo ::glob
 fevent add 'vfs_*(file)' > /tmp/glob.out 2>/tmp/glob.err; echo rc=$?
 echo "added: $(grep -c '^p:' /tmp/glob.out)"
 cat /tmp/glob.err
-echo "kernel: $(grep -c . $T/kprobe_events)"
+echo "kernel: $(grep -c ':functions/' $T/dynamic_events)"
 echo "funcs: $(fevent funcs 'vfs_*' | grep -c .)"
 echo "list: $(fevent list | grep -c '^functions/')"
 rec -e vfs_read -- $W io
@@ -188,7 +189,7 @@ rec -- $W block 3
 fevent clear -q
 echo ::clear
 fevent add -q 'ssize_t ksys_read(fd, count)' 'vfs_read(count)'
-echo "kernel: $(grep -c . $T/kprobe_events)"
+echo "kernel: $(grep -c ':functions/' $T/dynamic_events)"
 fevent clear; echo rc=$?
 left
 echo "instances: $(ls $T/instances | grep -c .)"
@@ -382,7 +383,7 @@ def c_list(p, caps):
     expect_eq(lines[1], "    SyS_openat(s32 dfd, ustring path, x32 flags, x16 mode)", text)
     expect_eq(lines[2], "    " + SEED_DEF.split(" ", 2)[2], text)   # the kernel's fetch args
     expect_eq(lines[3:], ["rc=0"], text)
-    expect_eq(p["list-clear"], "rc=0\nkprobe_events: 0\n")
+    expect_eq(p["list-clear"], "rc=0\nevents: 0\n")
 
 
 @matrix_check("ret-pair",
@@ -479,7 +480,7 @@ def c_glob(p, caps):
     expect_eq(added + skipped, matched, text)
     # vfs_read fired once per read(2) the workload made
     expect_eq(len(events(text, "vfs_read")), len(truth(text, "read")), text)
-    expect_eq(p["glob-clear"], "rc=0\nkprobe_events: 0\n")
+    expect_eq(p["glob-clear"], "rc=0\nevents: 0\n")
 
 
 def stats_counts(text, key=None):
@@ -699,7 +700,7 @@ def c_module_btf_error(p, caps):
 
 def refused(text, message, rc="rc=2"):
     lines = text.splitlines()
-    expect_eq(lines[-2:], [rc, "kprobe_events: 0"], text)
+    expect_eq(lines[-2:], [rc, "events: 0"], text)
     check(message in text, text)
 
 
@@ -742,7 +743,7 @@ def c_ret_blocked(p, caps):
 
 @matrix_check("clear", "`clear` leaves no kprobe, instance or group")
 def c_clear(p, caps):
-    expect_eq(p["clear"], "kernel: 3\nrc=0\nkprobe_events: 0\ninstances: 0\ngroup: 0\n"
+    expect_eq(p["clear"], "kernel: 3\nrc=0\nevents: 0\ninstances: 0\ngroup: 0\n"
                           "dynamic_events: 0\n")
 
 
