@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "kmodule.h"
 #include "proto_render.h"
+#include "tracepoint.h"
 #include "kprobe_rules.h"
 #include <tracefs.h>
 
@@ -173,7 +174,8 @@ static int print_portable(const struct fe_compile_set *set)
 			continue;
 		snprintf(place, sizeof(place), "%.*s",
 			 (int)(place_end ? place_end - sp - 1 : (long)strlen(sp + 1)), sp + 1);
-		entry = fe_render_proto(d->event, place, d->entry_args, false, true);
+		entry = d->tracepoint ? fe_tp_render(d->target, d->entry_args) :
+			fe_render_proto(d->event, place, d->entry_args, false, true);
 		if (d->ret)
 			ret = fe_render_proto(d->event, place, d->ret_args ? d->ret_args : "",
 					      true, true);

@@ -191,3 +191,14 @@ def test_add_refuses_where_the_kernel_has_no_tracepoint_probes():
               "[<args>]' line (CONFIG_FPROBE_EVENTS is off, or the kernel predates them)\n"
               "fevent: nothing was added\n")
     expect_eq(open("/sys/kernel/tracing/dynamic_events").read(), before, "nothing added")
+
+
+def test_portable_tracepoint_compiles_back():
+    # compile --portable renders a tracepoint probe as tp:NAME(...), which
+    # compiles to the same t: line
+    r = fe.run("compile", "--portable", "tp:sched_switch(prev->pid)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check(r.stdout.startswith("tp:sched_switch(s32 pid=+"), r.stdout)
+    again = fe.run("compile", "-f", "-", stdin=r.stdout)
+    expect_eq((again.returncode, again.stdout),
+              (0, fe.run("compile", "tp:sched_switch(prev->pid)").stdout), again.stderr)
