@@ -856,8 +856,12 @@ def write_readme():
     text = open(README).read()
     before, rest = text.split(TABLE_BEGIN, 1)
     _, after = rest.split(TABLE_END, 1)
-    with open(README, "w") as f:
-        f.write(before + TABLE_BEGIN + "\n" + table() + TABLE_END + after)
+    # the table first (it boots the kernels): an interrupted run must not
+    # leave the README truncated
+    got = table()
+    with open(README + ".new", "w") as f:
+        f.write(before + TABLE_BEGIN + "\n" + got + TABLE_END + after)
+    os.replace(README + ".new", README)
 
 
 if __name__ == "__main__":
