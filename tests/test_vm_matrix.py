@@ -34,6 +34,8 @@ import vm  # noqa: E402
 # (check, suite) -> why it fails today.  The merger removes an entry when
 # the fix lands; the numbers are issue 20's items.
 KNOWN_FAILING = {
+    ("stats-stream", "trixie"): "new: the stream way counts the return of the command's read of fevent's go pipe (fd 7), whose entry came before counting began, now that 6.12+'s return events carry fd",
+    ("stats-stream", "sid"): "new: the stream way counts the return of the command's read of fevent's go pipe (fd 7), whose entry came before counting began, now that 6.12+'s return events carry fd",
 }
 
 SUITE_KERNEL = {"bullseye": "5.10", "bookworm": "6.1", "trixie": "6.12", "sid": "7.2"}
@@ -102,7 +104,7 @@ fevent clear -q
 left
 echo ::glob
 fevent add 'vfs_*(file)' > /tmp/glob.out 2>/tmp/glob.err; echo rc=$?
-echo "added: $(grep -c '^p:' /tmp/glob.out)"
+echo "added: $(grep -c '^[pf]:' /tmp/glob.out)"
 cat /tmp/glob.err
 echo "kernel: $(grep -c ':functions/' $T/dynamic_events)"
 echo "funcs: $(fevent funcs 'vfs_*' | grep -c .)"
@@ -427,7 +429,9 @@ def c_member_gone(p, caps):
         want = ['"%s"' % os.path.basename(names[t["fd"]]) for t in truth(text, "read")]
         expect_eq([e["args"]["d_iname"] for e in events(text, "vfs_read")], want, text)
     else:
-        check("struct dentry has no member 'd_iname'; did you mean 'd_shortname'?" in text, text)
+        # the member that replaced it, as far in as the written type
+        # fits: d_shortname.string for a string
+        check("struct dentry has no member 'd_iname'; did you mean 'd_shortname" in text, text)
 
 
 @matrix_check("array", "`ksys_write(unsigned int fd, x8[4] buf, size_t count)`")
@@ -491,15 +495,19 @@ def stats_counts(text, key=None):
     return got
 
 
-def read_counts(text, by_fd):
+def read_counts(text, by_fd, returns_have_args=False):
+    """The counts the workload's own reads make; by fd, the return event
+    too where it carries the entry's arguments (its fd)."""
     reads = truth(text, "read")
     if not by_fd:
         return {("functions/ksys_read", None): len(reads),
                 ("functions/ksys_read__return", None): len(reads)}
     want = {}
     for t in reads:
-        key = ("functions/ksys_read", int(t["fd"]))
-        want[key] = want.get(key, 0) + 1
+        for ev in ("functions/ksys_read",) + (("functions/ksys_read__return",)
+                                               if returns_have_args else ()):
+            key = (ev, int(t["fd"]))
+            want[key] = want.get(key, 0) + 1
     return want
 
 
@@ -519,7 +527,7 @@ def c_stats_kernel(p, caps):
         raise NA("kernel lacks hist triggers")
     text = p["stats-kernel"]
     check("stats: in the kernel (hist triggers)" in text, text)
-    expect_eq(stats_counts(text, "fd"), read_counts(text, True), text)
+    expect_eq(stats_counts(text, "fd"), read_counts(text, True, caps.retargs), text)
     expect_eq(status(text), ["rc=0"], text)
 
 
@@ -528,7 +536,7 @@ def c_stats_stream(p, caps):
     # the same from the event stream
     text = p["stats-stream"]
     check("stats: from the event stream (--stream)" in text, text)
-    expect_eq(stats_counts(text, "fd"), read_counts(text, True), text)
+    expect_eq(stats_counts(text, "fd"), read_counts(text, True, caps.retargs), text)
     expect_eq(status(text), ["rc=0"], text)
 
 
