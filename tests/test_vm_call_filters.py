@@ -67,13 +67,7 @@ def sections(suite):
     rc, out, err = vm.run_once("call_filters", [("calls", SNIPPET)], files={RUN: workload()},
                                suite=suite)["calls"]
     expect_eq(rc, 0, err)
-    parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        if line.startswith("::"):
-            name = line[2:].strip()
-            parts[name] = ""
-        elif name:
-            parts[name] += line
+    parts = vm.split_sections(out)
     return parts, err
 
 

@@ -38,13 +38,7 @@ wc -l < $T/dynamic_events
 def sections():
     rc, out, err = vm.run_once("globs", [("globs", SNIPPET)], files={RUN: workload()})["globs"]
     expect_eq(rc, 0, err)
-    parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        if line.startswith("::"):
-            name = line[2:].strip()
-            parts[name] = ""
-        elif name:
-            parts[name] += line
+    parts = vm.split_sections(out)
     return parts, err
 
 

@@ -220,13 +220,7 @@ def boot(suite):
 
 
 def sections(out):
-    parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        if line.startswith("::"):
-            name = line[2:].strip()
-            parts[name] = ""
-        elif name:
-            parts[name] += line
+    parts = vm.split_sections(out)
     return parts
 
 

@@ -31,13 +31,7 @@ def sections():
     rc, out, err = vm.run_once("rettype", [("rettype", SNIPPET)],
                                files={RUN: workload()})["rettype"]
     expect_eq(rc, 0, err)
-    parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        if line.startswith("::"):
-            name = line[2:].strip()
-            parts[name] = ""
-        elif name:
-            parts[name] += line
+    parts = vm.split_sections(out)
     return parts, err
 
 
@@ -85,13 +79,7 @@ def test_long_on_an_int_function_of_7_2_reads_its_int():
     # open showed 4294967294, and 'if ret < 0' dropped every one
     rc, out, err = vm.run_once("rettype-sid", [("sid", SID)], suite="sid")["sid"]
     expect_eq(rc, 0, err)
-    parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        if line.startswith("::"):
-            name = line[2:].strip()
-            parts[name] = ""
-        elif name:
-            parts[name] += line
+    parts = vm.split_sections(out)
     decl = parts["proto"].strip()
     expect_eq(decl, "int do_sys_openat2(int dfd, const char *filename, struct open_how *how)")
     btf = "/sys/kernel/btf/vmlinux"

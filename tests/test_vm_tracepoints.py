@@ -60,13 +60,7 @@ def sections(suite, snippet=SNIPPET):
     rc, out, err = vm.run_once("tracepoints", [("tp", snippet)], files={RUN: workload()},
                                suite=suite)["tp"]
     expect_eq(rc, 0, err)
-    parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        if line.startswith("::"):
-            name = line[2:].strip()
-            parts[name] = ""
-        elif name:
-            parts[name] += line
+    parts = vm.split_sections(out)
     return parts, err
 
 

@@ -173,6 +173,29 @@ def run(fevent, snippets, files=None, timeout=600, suite="bookworm"):
         shutil.rmtree(work)
 
 
+def split_sections(out):
+    """A snippet's stdout cut at its '::NAME' lines: {NAME: the text up to
+    the next} (text before the first marker is dropped)."""
+    parts, name = {}, None
+    for line in out.splitlines(keepends=True):
+        if line.startswith("::"):
+            name = line[2:].strip()
+            parts[name] = ""
+        elif name:
+            parts[name] += line
+    return parts
+
+
+def static_binary(src, name):
+    """src built with gcc -O2 -static for the VM's busybox world, into the
+    temporary directory as name, rebuilt when src is newer."""
+    import tempfile
+    out = os.path.join(tempfile.gettempdir(), name)
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+        subprocess.run(["gcc", "-O2", "-static", "-o", out, src], check=True)
+    return out
+
+
 def _parse(text):
     out = {}
     for block in text.split("@@@BEGIN ")[1:]:
