@@ -76,6 +76,15 @@ struct run {
 	bool failed;			/* out of memory while counting */
 	const struct fe_event_info *ev;	/* the group's events */
 	int nr_ev;
+	/* the stream: calls whose entry was counted and return is to come,
+	 * per task and function, so a return whose entry came before the
+	 * count began (the command's read of fevent's go pipe) is no call */
+	struct open_calls {
+		int pid;
+		char *event;
+		int n;
+	} *open;
+	int nr_open;
 };
 
 static void fields_free(struct field *f, int n)
@@ -528,6 +537,63 @@ static void normalize_stack(const struct counted *c, const char *frames, struct 
 }
 
 /* The stream way: each event as the view hands it over, in time order. */
+static bool group_has(const struct run *r, const char *event)
+{
+	int i;
+
+	for (i = 0; i < r->nr_ev; i++)
+		if (!strcmp(r->ev[i].event, event))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the stream's event belongs to a call counting saw begin: an
+ * entry opens one (where the function has a return event); a return
+ * closes one, or, where its entry is counted but was never seen for this
+ * task, began before the count and is left out.  -1: out of memory.
+ */
+static int seen_call(struct run *r, const struct fe_view_event *e)
+{
+	char base[512], ret[512];
+	size_t l = strlen(e->event), rl = strlen(RETURN_SUFFIX);
+	struct open_calls *oc;
+	int i;
+
+	if (is_return(e->event)) {
+		snprintf(base, sizeof(base), "%.*s", (int)(l - rl), e->event);
+		for (i = 0; i < r->nr_open; i++)
+			if (r->open[i].pid == e->pid && !strcmp(r->open[i].event, base) &&
+			    r->open[i].n > 0) {
+				r->open[i].n--;
+				return 1;
+			}
+		for (i = 0; i < r->nr_c; i++)
+			if (!strcmp(r->c[i].ev->event, base))
+				return 0;	/* its entry counts, and was not seen */
+		return 1;
+	}
+	snprintf(ret, sizeof(ret), "%s%s", e->event, RETURN_SUFFIX);
+	if (!group_has(r, ret))
+		return 1;
+	for (i = 0; i < r->nr_open; i++)
+		if (r->open[i].pid == e->pid && !strcmp(r->open[i].event, e->event)) {
+			r->open[i].n++;
+			return 1;
+		}
+	oc = fe_grow(&r->open, &r->nr_open, sizeof(*oc));
+	if (!oc)
+		return -1;
+	oc->pid = e->pid;
+	oc->n = 1;
+	oc->event = strdup(e->event);
+	if (!oc->event) {
+		r->nr_open--;
+		return -1;
+	}
+	return 1;
+}
+
 static int count_event(void *ctx, struct fe_view *v, const struct fe_view_event *e)
 {
 	struct run *r = ctx;
@@ -548,6 +614,14 @@ static int count_event(void *ctx, struct fe_view *v, const struct fe_view_event 
 		    fe_stats_add(r->raw, c->name, entry_keys, value, false, 1))
 			r->failed = true;
 		return 0;
+	}
+	if (r->mode != FE_STATS_LATENCY) {
+		int seen = seen_call(r, e);
+
+		if (seen < 0)
+			r->failed = true;
+		if (seen <= 0)
+			return 0;
 	}
 	for (k = 0; k < r->nr_by; k++) {
 		fe_buf_add(&text[k], "", 0);
@@ -935,6 +1009,9 @@ static void run_free(struct run *r)
 	fe_ktasks_free(r->tasks);
 	free(r->roots);
 	free(r->traced);
+	for (k = 0; k < r->nr_open; k++)
+		free(r->open[k].event);
+	free(r->open);
 	if (r->tep)
 		tep_free(r->tep);
 }

@@ -34,8 +34,6 @@ import vm  # noqa: E402
 # (check, suite) -> why it fails today.  The merger removes an entry when
 # the fix lands; the numbers are issue 20's items.
 KNOWN_FAILING = {
-    ("stats-stream", "trixie"): "new: the stream way counts the return of the command's read of fevent's go pipe (fd 7), whose entry came before counting began, now that 6.12+'s return events carry fd",
-    ("stats-stream", "sid"): "new: the stream way counts the return of the command's read of fevent's go pipe (fd 7), whose entry came before counting began, now that 6.12+'s return events carry fd",
 }
 
 SUITE_KERNEL = {"bullseye": "5.10", "bookworm": "6.1", "trixie": "6.12", "sid": "7.2"}
