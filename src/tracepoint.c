@@ -249,7 +249,8 @@ int fe_tp_glob(struct fe_dbg *dbg, const char *glob, struct fe_func_names *out,
 		fe_func_names_free(out);
 		return fe_err(err, 0, "out of memory");
 	}
-	qsort(out->v, out->nr, sizeof(*out->v), by_name);
+	if (out->nr)	/* no match: no array to sort (qsort wants one) */
+		qsort(out->v, out->nr, sizeof(*out->v), by_name);
 	return 0;
 }
 
