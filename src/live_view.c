@@ -708,15 +708,21 @@ static unsigned long long number(struct fe_view *v, const void *p, unsigned int 
 	return tep_read_number(v->tep, p, size);
 }
 
+/* A signed field's value, its sign bit carried up to 64 bits (an element
+ * of 0 or over 8 bytes, a format's odd size, is taken as 64 bits). */
+static unsigned long long sign_extended(const struct field_spec *s, unsigned long long u)
+{
+	unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
+			    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
+
+	return bits < 64 && (u >> (bits - 1)) & 1 ? u | (~0ULL << bits) : u;
+}
+
 static void value(struct fe_view *v, const struct field_spec *s, const void *p, bool json,
 		  bool bare_symbol, struct fe_buf *b)
 {
 	unsigned long long u = number(v, p, s->elem);
-	/* an element of 0 or over 8 bytes (a format's odd size) reads as 0 */
-	unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
-			    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
-	long long sv = bits < 64 && (u >> (bits - 1)) & 1 ? (long long)(u | (~0ULL << bits)) :
-		       (long long)u;
+	long long sv = (long long)sign_extended(s, u);
 
 	switch (s->kind) {
 	case V_SIGNED:
@@ -843,11 +849,7 @@ int fe_view_field(struct fe_view *v, const struct fe_view_event *ve, const char 
 		return -1;
 	*num = number(v, (const char *)ve->data + s->f->offset, s->elem);
 	if (s->kind == V_SIGNED) {
-		unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
-				    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
-
-		if (bits < 64 && (*num >> (bits - 1)) & 1)
-			*num |= ~0ULL << bits;
+		*num = sign_extended(s, *num);
 		fe_buf_add_s64(text, (long long)*num);
 	} else if (s->kind == V_SYMBOL) {
 		value(v, s, (const char *)ve->data + s->f->offset, false, true, text);
@@ -1547,13 +1549,8 @@ static int half_field(struct fe_view *v, const struct item *it, const char *name
 	if (s->count)
 		return -1;
 	*num = number(v, p, s->elem);
-	if (s->kind == V_SIGNED) {
-		unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
-				    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
-
-		if (bits < 64 && (*num >> (bits - 1)) & 1)
-			*num |= ~0ULL << bits;
-	}
+	if (s->kind == V_SIGNED)
+		*num = sign_extended(s, *num);
 	return 0;
 }
 
