@@ -144,6 +144,7 @@ struct fe_view {
 	unsigned long long dropped_among;	/* too large, of events counted together */
 	int dropped_among_events;
 	bool kernel_counted;	/* beyond the buffers: record, not report */
+	unsigned long buffer_kb;	/* -b that would have held what was lost, or 0 */
 	unsigned int common_end;	/* where common_type and common_pid end */
 	/* the item whose kernel stack comes next on each CPU, as seq + 1 (0:
 	 * none: the last record there was not one of the view's events) */
@@ -1993,7 +1994,9 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 				v->lost_gaps[cpu] == 1 ? "" : "s");
 		lost = true;
 	}
-	if (lost)
+	if (lost && v->buffer_kb)
+		fprintf(out, " (a larger buffer: -b %lu would have held them)", v->buffer_kb);
+	else if (lost)
 		fprintf(out, " (a larger buffer: -b KB)");
 	lost |= summary_counts(v, out, lost, false, "too large to record",
 			       "the kernel drops an event larger than a ring-buffer page, and "
@@ -2093,6 +2096,11 @@ void fe_view_uncounted(struct fe_view *v, const char *group, const char *event,
 	e->uncounted = true;
 	if (!v->uncounted_why)
 		v->uncounted_why = strdup(why);	/* out of memory: "(null)" at worst */
+}
+
+void fe_view_buffer_would_hold(struct fe_view *v, unsigned long kb)
+{
+	v->buffer_kb = kb;
 }
 
 void fe_view_kernel_counted(struct fe_view *v)

@@ -148,5 +148,8 @@ void fe_view_uncounted(struct fe_view *v, const char *group, const char *event,
 /* The kernel's counts were asked (record): with none, the summary says
  * only "none lost in the buffers". */
 void fe_view_kernel_counted(struct fe_view *v);
+/* The -b (KB a CPU) that would have held what the buffers lost, for the
+ * summary (record knows it from the kernel's overrun counts). */
+void fe_view_buffer_would_hold(struct fe_view *v, unsigned long kb);
 
 #endif

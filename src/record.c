@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +88,12 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* SIGCHLD: only to end the wait in poll() when the command exits */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
 bool fe_record_wanted(const char *event, char *const *names, int n)
 {
 	return fe_event_named_any(event, names, n);
@@ -128,32 +136,74 @@ static const char *call_filter_of(const struct fe_event_info *ev, int n, const b
 	return NULL;
 }
 
+/*
+ * What the kernel says of the events, read once at the start: an event
+ * removed while recording (clear --force) takes its format with it, and
+ * the trace.dat still needs it.
+ */
+static const char *const task_events[] = { "sched_process_fork", "sched_process_exec" };
+
+struct formats {
+	char **event;		/* of each chosen event */
+	char *task[2];		/* task_events', or NULL */
+	char *header_page;
+	char *header_event;
+};
+
+static void formats_free(struct formats *f, int n)
+{
+	int i;
+
+	for (i = 0; f->event && i < n; i++)
+		free(f->event[i]);
+	free(f->event);
+	free(f->task[0]);
+	free(f->task[1]);
+	free(f->header_page);
+	free(f->header_event);
+}
+
+static int formats_read(struct formats *f, struct fe_event_info *ev, int n, const bool *chosen,
+			struct fe_error *err)
+{
+	int i;
+
+	f->event = calloc(n ? n : 1, sizeof(*f->event));
+	if (!f->event)
+		return fe_err(err, 0, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (!chosen[i])
+			continue;
+		f->event[i] = tracefs_event_file_read(NULL, ev[i].group, ev[i].event, "format", NULL);
+		if (!f->event[i])
+			return fe_err(err, 0, "cannot read the format of %s/%s", ev[i].group,
+				      ev[i].event);
+	}
+	for (i = 0; i < 2; i++)
+		f->task[i] = tracefs_event_file_read(NULL, "sched", task_events[i], "format", NULL);
+	f->header_page = tracefs_instance_file_read(NULL, "events/header_page", NULL);
+	f->header_event = tracefs_instance_file_read(NULL, "events/header_event", NULL);
+	return 0;
+}
+
 /* The view, knowing the formats of the chosen events and nothing else. */
 static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event_info *ev,
-				 int n, bool *chosen, struct fe_error *err)
+				 int n, bool *chosen, const struct formats *fm,
+				 struct fe_error *err)
 {
-	char *header = tracefs_instance_file_read(NULL, "events/header_page", NULL);
-	struct fe_view *v = fe_view_new(&o->view, header, err);
+	struct fe_view *v = fe_view_new(&o->view, fm->header_page, err);
 	bool symbols = false;
 	int i;
 
-	free(header);
 	if (!v)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		char *format;
-
 		if (!chosen[i])
 			continue;
-		format = tracefs_event_file_read(NULL, ev[i].group, ev[i].event, "format", NULL);
-		if (!format || fe_view_add_event(v, ev[i].group, ev[i].event, format, ev[i].args, err)) {
-			if (!format)
-				fe_err(err, 0, "cannot read the format of %s/%s", ev[i].group, ev[i].event);
-			free(format);
+		if (fe_view_add_event(v, ev[i].group, ev[i].event, fm->event[i], ev[i].args, err)) {
 			fe_view_free(v);
 			return NULL;
 		}
-		free(format);
 		symbols |= strstr(ev[i].args, ":symbol") != NULL;
 	}
 	for (i = 0; i < n; i++)
@@ -163,17 +213,12 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 			return NULL;
 		}
 	/* fork and exec events name new tasks; the view does not print them */
-	for (i = 0; i < 2; i++) {
-		static const char *const task_events[] = { "sched_process_fork", "sched_process_exec" };
-		char *format = tracefs_event_file_read(NULL, "sched", task_events[i], "format", NULL);
-
-		if (format && fe_view_add_task_event(v, "sched", task_events[i], format, err)) {
-			free(format);
+	for (i = 0; i < 2; i++)
+		if (fm->task[i] && fe_view_add_task_event(v, "sched", task_events[i], fm->task[i],
+							  err)) {
 			fe_view_free(v);
 			return NULL;
 		}
-		free(format);
-	}
 	if (o->stacks) {
 		char *format = tracefs_event_file_read(NULL, "ftrace", "kernel_stack", "format", NULL);
 
@@ -249,10 +294,19 @@ struct session {
 	int profile_fd[2];	/* kprobe_profile, uprobe_profile, or -1 */
 	struct fe_buf text;	/* the last of them or of the stats read again */
 	struct fe_buf uprobe_text;	/* uprobe_profile, read with kprobe_profile */
-	struct tracefs_cpu **cpus;
+	int *raw;		/* each CPU's trace_pipe_raw (non-blocking), or -1 */
 	int nr_cpus;
 	void *page;
 	int page_size;
+	/* whole pages go trace_pipe_raw -> pipe -> the trace.dat's file
+	 * (or chunk, to be decoded) without a copy through fevent; a kernel
+	 * that refuses the splice gets read() a page at a time */
+	int pipe[2];
+	int pipe_size;
+	bool splice_ok;
+	unsigned char *chunk;	/* pipe_size bytes */
+	unsigned long long *decoded;	/* -o: bytes of each CPU's file decoded */
+	unsigned long long *moved;	/* bytes of each CPU's pages moved */
 };
 
 static void session_end(struct session *s)
@@ -277,10 +331,16 @@ static void session_end(struct session *s)
 			close(s->profile_fd[i]);
 	fe_buf_free(&s->text);
 	fe_buf_free(&s->uprobe_text);
-	for (i = 0; i < s->nr_cpus; i++)
-		if (s->cpus[i])
-			tracefs_cpu_close(s->cpus[i]);
-	free(s->cpus);
+	for (i = 0; s->raw && i < s->nr_cpus; i++)
+		if (s->raw[i] >= 0)
+			close(s->raw[i]);
+	free(s->raw);
+	for (i = 0; i < 2; i++)
+		if (s->pipe[i] >= 0)
+			close(s->pipe[i]);
+	free(s->chunk);
+	free(s->decoded);
+	free(s->moved);
 	free(s->page);
 	if (s->inst && s->o && s->o->disarm)
 		s->o->disarm(s->o->ctx, s->inst);
@@ -291,30 +351,149 @@ static void session_end(struct session *s)
 	}
 }
 
-/* Read what the buffers have; returns the bytes read. */
-static long read_all(struct session *s, struct fe_view *v, bool flush)
+/* One page read from cpu: to the file with -o, else to the view. */
+static int take_page(struct session *s, struct fe_view *v, int cpu, void *page, int n)
+{
+	if (s->td)
+		return fe_tracedat_page(s->td, cpu, page, n);
+	/* the kernel's own pages: nothing in them is skipped */
+	fe_view_page(v, cpu, page, n, NULL);
+	return 0;
+}
+
+/* n bytes of cpu's whole pages are in the pipe: on to the file, or read
+ * out in one call and decoded where they are. */
+static int take_piped(struct session *s, struct fe_view *v, int cpu, size_t n)
+{
+	size_t left = n, off;
+	ssize_t r;
+
+	if (s->td) {
+		int fd = fe_tracedat_cpu_fd(s->td, cpu);
+
+		while (left) {
+			r = splice(s->pipe[0], NULL, fd, NULL, left, SPLICE_F_MOVE);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			left -= r;
+		}
+		if (left) {
+			/* a file system that takes no splice: through fevent */
+			for (off = 0; left && (r = read(s->pipe[0], s->chunk, left)) > 0; left -= r)
+				if (write(fd, s->chunk, r) != r)
+					break;
+		}
+		if (left) {
+			fe_tracedat_failed(s->td);
+			return -1;
+		}
+		return fe_tracedat_grew(s->td, cpu, n);
+	}
+	for (off = 0; off < n; off += r) {
+		r = read(s->pipe[0], s->chunk + off, n - off);
+		if (r < 0 && errno == EINTR) {
+			r = 0;
+			continue;
+		}
+		if (r <= 0)
+			return -1;
+	}
+	for (off = 0; off + s->page_size <= n; off += s->page_size)
+		fe_view_page(v, cpu, s->chunk + off, s->page_size, NULL);
+	return 0;
+}
+
+/*
+ * Move what cpu's buffer has: whole pages by splice; with partial (the
+ * end, or a quiet buffer), also the page being written, by read().
+ * Returns the bytes moved.
+ */
+static long move_cpu(struct session *s, struct fe_view *v, int cpu, bool partial)
+{
+	long total = 0;
+	ssize_t n;
+
+	while (s->splice_ok) {
+		n = splice(s->raw[cpu], NULL, s->pipe[1], NULL, s->pipe_size,
+			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			if (take_piped(s, v, cpu, n))
+				return total;
+			total += n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && !s->moved[cpu] && !total)
+			s->splice_ok = false;	/* read() from now on */
+		break;
+	}
+	while (partial || !s->splice_ok) {
+		n = read(s->raw[cpu], s->page, s->page_size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (take_page(s, v, cpu, s->page, n))
+			break;
+		total += n;
+	}
+	s->moved[cpu] += total;
+	return total;
+}
+
+/* Move what the buffers have; returns the bytes moved. */
+static long move_all(struct session *s, struct fe_view *v, bool partial)
 {
 	long total = 0;
 	int cpu;
 
-	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-		int n;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->raw[cpu] >= 0)
+			total += move_cpu(s, v, cpu, partial);
+	return total;
+}
 
-		if (!s->cpus[cpu])
-			continue;
-		for (;;) {
-			n = flush ? tracefs_cpu_flush(s->cpus[cpu], s->page) :
-				    tracefs_cpu_read(s->cpus[cpu], s->page, true);
-			if (n <= 0)
-				break;
-			/* the kernel's own pages: nothing in them is skipped */
-			fe_view_page(v, cpu, s->page, n, NULL);
-			if (s->td)
-				fe_tracedat_page(s->td, cpu, s->page, n);
-			total += n;
+/*
+ * -o: decode up to max pages of what is in the file and not decoded yet
+ * (all: max < 0); the live view comes after the kernel's buffers, and
+ * only when they are quiet.  Returns the pages decoded.
+ */
+static long decode_backlog(struct session *s, struct fe_view *v, long max)
+{
+	long done = 0;
+	int cpu;
+	bool more = true;
+
+	while (more && (max < 0 || done < max)) {
+		more = false;
+		/* a page of each CPU in turn: the view orders them by time */
+		for (cpu = 0; cpu < s->nr_cpus && (max < 0 || done < max); cpu++) {
+			unsigned long long size = fe_tracedat_cpu_size(s->td, cpu);
+
+			if (s->decoded[cpu] >= size)
+				continue;
+			if (pread(fe_tracedat_cpu_fd(s->td, cpu), s->page, s->page_size,
+				  s->decoded[cpu]) == s->page_size)
+				fe_view_page(v, cpu, s->page, s->page_size, NULL);
+			s->decoded[cpu] += s->page_size;
+			done++;
+			more = true;
 		}
 	}
-	return total;
+	return done;
+}
+
+static bool backlog(const struct session *s)
+{
+	int cpu;
+
+	for (cpu = 0; s->td && cpu < s->nr_cpus; cpu++)
+		if (s->decoded[cpu] < fe_tracedat_cpu_size(s->td, cpu))
+			return true;
+	return false;
 }
 
 static void refresh_comms(struct fe_view *v)
@@ -326,11 +505,86 @@ static void refresh_comms(struct fe_view *v)
 	free(cmdlines);
 }
 
+/* The bytes of a ring-buffer page: the kernel's sub-buffer size where it
+ * has one, else the page size. */
+static int subbuf_size(struct tracefs_instance *inst)
+{
+	char *kb = tracefs_instance_file_read(inst, "buffer_subbuf_size_kb", NULL);
+	int size = kb ? atoi(kb) * 1024 : 0;
+
+	free(kb);
+	return size > 0 ? size : getpagesize();
+}
+
+/* The kernel wakes a reader when this share of its buffer is full */
+#define FE_WAKE_PERCENT	"25"
+/* and a splice moves at most this much */
+#define FE_PIPE_BYTES	(256 * 1024)
+
+/* With nothing woken fevent, it looks at the buffers this often anyway:
+ * the live view's lines are at most this late */
+#define FE_QUIET_MS	100
+/* -o: pages decoded for the view between looks at the buffers */
+#define FE_DECODE_PAGES	2
+
+/* Milliseconds until t, at most max */
+static int until(double t, int max)
+{
+	double ms = (t - now()) * 1000;
+
+	return ms <= 0 ? 0 : ms < max ? (int)ms + 1 : max;
+}
+
+/*
+ * After the recording: what the kernel overwrote before fevent read it
+ * (per_cpu/cpuN/stats), and the buffer that would have held it: this one
+ * plus what was lost, at the size the events read had on average.
+ */
+static void overruns(struct session *s, struct fe_view *v)
+{
+	unsigned long long lost = 0, bytes = 0, events = 0, kb;
+	char *size = tracefs_instance_file_read(s->inst, "buffer_size_kb", NULL);
+	unsigned long have = size ? strtoul(size, NULL, 10) : 0, need;
+	int cpu;
+
+	free(size);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		char file[64], *text, *p;
+
+		if (s->raw[cpu] < 0)
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		text = tracefs_instance_file_read(s->inst, file, NULL);
+		if (!text)
+			continue;
+		if ((p = strstr(text, "\noverrun:")) || !strncmp(p = text, "overrun:", 8))
+			lost += strtoull(strchr(p, ':') + 1, NULL, 10);
+		if ((p = strstr(text, "dropped events:")))
+			lost += strtoull(p + 15, NULL, 10);
+		if ((p = strstr(text, "read events:")))
+			events += strtoull(p + 12, NULL, 10);
+		free(text);
+		bytes += s->moved[cpu];
+	}
+	if (!lost || !have)
+		return;
+	/* an average event, padding of pages read early included: generous */
+	kb = (lost * (events ? bytes / events : 64) + 1023) / 1024;
+	for (need = 64; need < have + kb && need < (1UL << 30); need *= 2)
+		;
+	fe_view_buffer_would_hold(v, need);
+	if (!s->o->view.quiet)
+		fprintf(stderr, "fevent: warning: the kernel overwrote %llu event%s before fevent "
+			"read %s (the buffer is %lu KB a CPU); -b %lu would have held %s\n",
+			lost, lost == 1 ? "" : "s", lost == 1 ? "it" : "them", have, need,
+			lost == 1 ? "it" : "them");
+}
+
 static int start_session(struct session *s, const struct fe_record_opts *o,
 			 struct fe_error *err)
 {
 	char name[64];
-	int cpu;
+	int cpu, opened = 0;
 
 	snprintf(name, sizeof(name), "fevent-%d", (int)getpid());
 	if (tracefs_instance_exists(name)) {
@@ -352,18 +606,40 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 	if (o->counted_in_kernel)
 		return 0;	/* nothing is read from the buffers */
 	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
-	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
-	if (!s->cpus)
+	s->raw = malloc(s->nr_cpus * sizeof(*s->raw));
+	s->decoded = calloc(s->nr_cpus, sizeof(*s->decoded));
+	s->moved = calloc(s->nr_cpus, sizeof(*s->moved));
+	if (!s->raw || !s->decoded || !s->moved)
 		return fe_err(err, 0, "out of memory");
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-		s->cpus[cpu] = tracefs_cpu_open(s->inst, cpu, true);
-		if (s->cpus[cpu] && tracefs_cpu_read_size(s->cpus[cpu]) > s->page_size)
-			s->page_size = tracefs_cpu_read_size(s->cpus[cpu]);
+		char file[64];
+
+		/* an offline CPU has none: nothing to read there */
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		s->raw[cpu] = tracefs_instance_file_open(s->inst, file,
+							 O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (s->raw[cpu] >= 0)
+			opened++;
 	}
-	if (!s->page_size)
+	s->page_size = subbuf_size(s->inst);
+	if (!opened || s->page_size <= 0)
 		return fe_err(err, 0, "cannot read the ring buffers of %s", name);
 	s->page = malloc(s->page_size);
 	if (!s->page)
+		return fe_err(err, 0, "out of memory");
+	/* wake when a quarter of a buffer is full: three quarters are left
+	 * for the time it takes fevent to run (a kernel without the file
+	 * wakes it on any data) */
+	tracefs_instance_file_write(s->inst, "buffer_percent", FE_WAKE_PERCENT);
+	if (!pipe2(s->pipe, O_CLOEXEC)) {
+		/* as many pages a splice as the pipe takes */
+		fcntl(s->pipe[1], F_SETPIPE_SZ, FE_PIPE_BYTES);
+		s->pipe_size = fcntl(s->pipe[1], F_GETPIPE_SZ);
+		s->pipe_size -= s->pipe_size % s->page_size;
+		s->splice_ok = s->pipe_size >= s->page_size;
+	}
+	s->chunk = malloc(s->pipe_size > s->page_size ? s->pipe_size : s->page_size);
+	if (!s->chunk)
 		return fe_err(err, 0, "out of memory");
 	if (o->output) {
 		s->td = fe_tracedat_create(o->output, s->nr_cpus, s->page_size, err);
@@ -375,31 +651,26 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 
 /* The trace.dat: the formats of what was recorded, and who was who. */
 static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_info *ev,
-			  int n, bool *chosen, struct fe_error *err)
+			  int n, bool *chosen, const struct formats *fm, struct fe_error *err)
 {
-	static const char *const task_events[] = { "sched_process_fork", "sched_process_exec" };
 	struct fe_tracedat_event *evs = calloc(n + 2, sizeof(*evs));
-	char *header_page = tracefs_instance_file_read(NULL, "events/header_page", NULL);
-	char *header_event = tracefs_instance_file_read(NULL, "events/header_event", NULL);
 	char *saved = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 	char *tasks = fe_view_task_names(v);
-	char **formats = calloc(n + 2, sizeof(*formats));
 	struct fe_buf kallsyms = { 0 }, cmdlines = { 0 };
 	struct fe_tracedat_meta m = { 0 };
 	bool symbols = false;
 	int i, k = 0, ret;
 
-	if (!evs || !formats) {
+	if (!evs) {
 		ret = fe_err(err, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		if (!chosen[i])
 			continue;
-		formats[k] = tracefs_event_file_read(NULL, ev[i].group, ev[i].event, "format", NULL);
 		evs[k].system = ev[i].group;
 		evs[k].name = ev[i].event;
-		evs[k].format = formats[k] ? formats[k] : "";
+		evs[k].format = fm->event[i];
 		evs[k].args = ev[i].args;
 		if (ev[i].call_filter && call_filter_of(ev, n, chosen, i))
 			evs[k].call_filter = ev[i].call_filter;
@@ -407,12 +678,11 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 		k++;
 	}
 	for (i = 0; i < 2; i++) {
-		formats[k] = tracefs_event_file_read(NULL, "sched", task_events[i], "format", NULL);
-		if (!formats[k])
+		if (!fm->task[i])
 			continue;
 		evs[k].system = "sched";
 		evs[k].name = task_events[i];
-		evs[k].format = formats[k];
+		evs[k].format = fm->task[i];
 		evs[k].task_info = true;
 		k++;
 	}
@@ -428,8 +698,8 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	}
 	/* names learned from fork and exec first: a reader keeps the first */
 	fe_buf_printf(&cmdlines, "%s%s", tasks ? tasks : "", saved ? saved : "");
-	m.header_page = header_page;
-	m.header_event = header_event;
+	m.header_page = fm->header_page;
+	m.header_event = fm->header_event;
 	m.events = evs;
 	m.nr_events = k;
 	m.kallsyms = kallsyms.s;
@@ -437,12 +707,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	ret = fe_tracedat_finish(s->td, &m, err);
 	s->td = NULL;
 out:
-	for (i = 0; formats && i < n + 2; i++)
-		free(formats[i]);
-	free(formats);
 	free(evs);
-	free(header_page);
-	free(header_event);
 	free(saved);
 	free(tasks);
 	fe_buf_free(&kallsyms);
@@ -939,14 +1204,17 @@ static void wait_for_command(pid_t child, int *status)
 
 int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 {
-	struct session s = { .o = o, .profile_fd = { -1, -1 } };
+	struct session s = { .o = o, .profile_fd = { -1, -1 }, .pipe = { -1, -1 } };
 	struct fe_event_info *ev = NULL;
 	struct fe_view *v = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal }, sa_child = { 0 };
 	bool *chosen = NULL;
 	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1;
 	pid_t child = -1;
 	double start, deadline, next_report;
+	struct pollfd *pfd = NULL;
+	struct formats fm = { 0 };
+	bool quiet = false, partial = false;
 	int (*arm)(struct session *, struct fe_event_info *, int, bool *, struct fe_error *) =
 		o->counted_in_kernel ? arm_counters : enable_events;
 
@@ -978,7 +1246,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		goto out;
 	}
 	if (!o->counted_in_kernel) {
-		v = make_view(o, ev, n, chosen, err);
+		if (formats_read(&fm, ev, n, chosen, err))
+			goto out;
+		v = make_view(o, ev, n, chosen, &fm, err);
 		if (!v)
 			goto out;
 	}
@@ -990,6 +1260,15 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* the command's end wakes the loop; other calls go on */
+	sa_child.sa_handler = on_child;
+	sa_child.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa_child, NULL);
+	pfd = calloc(s.nr_cpus ? s.nr_cpus : 1, sizeof(*pfd));
+	if (!pfd) {
+		fe_err(err, 0, "out of memory");
+		goto out;
+	}
 	/* a reader that quits (head, less) must not kill fevent before it has
 	 * removed its instance: the write fails with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
@@ -1017,10 +1296,14 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	deadline = o->duration > 0 ? start + o->duration : 0;
 	next_report = o->interval > 0 ? start + o->interval : 0;
 	for (;;) {
-		int wstatus;
-		long got = v ? read_all(&s, v, false) : 0;
+		int wstatus, timeout, r;
+		long got = v ? move_all(&s, v, partial) : 0;
 
-		if (got) {
+		/* -o: the view's lines when the buffers are quiet, a few pages
+		 * at a time, the buffers looked at again in between */
+		if (s.td && quiet)
+			got += decode_backlog(&s, v, FE_DECODE_PAGES);
+		if (got && (!s.td || quiet)) {
 			if (fe_view_wants_comms(v))
 				refresh_comms(v);
 			fe_view_flush(v, false);
@@ -1047,19 +1330,38 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		    (v && (fe_view_output_error(v) || fe_view_reader_quit(v))))
 			break;
 		/*
-		 * Read in bursts: a 1.4 MB buffer takes a fifth of a second
-		 * to fill at 120k events a second, so every 50 ms is in time,
-		 * and a busy loop would cost a core.
+		 * Sleep until a buffer is a quarter full (buffer_percent), the
+		 * command exits (SIGCHLD), a signal, or FE_QUIET_MS: then
+		 * whatever is there, the page being written too, is taken.
 		 */
-		usleep(got ? 50000 : 20000);
+		timeout = FE_QUIET_MS;
+		if (deadline)
+			timeout = until(deadline, timeout);
+		if (next_report)
+			timeout = until(next_report, timeout);
+		if (s.td && quiet && backlog(&s))
+			timeout = 0;
+		for (r = 0, i = 0; v && i < s.nr_cpus; i++)
+			if (s.raw[i] >= 0) {
+				pfd[r].fd = s.raw[i];
+				pfd[r++].events = POLLIN;
+			}
+		r = poll(pfd, r, timeout);
+		/* quiet: nothing woke fevent (or only the command's end);
+		 * partial: for a while, so the page being written is taken */
+		quiet = r <= 0;
+		partial = r == 0 && timeout > 0;
 	}
 	if (v) {
 		watch_drops(&s, v, ev);
 		tracefs_event_disable(s.inst, NULL, NULL);
 		watch_misses(&s, v, ev, n, chosen);
-		read_all(&s, v, true);
+		move_all(&s, v, true);
+		if (s.td)
+			decode_backlog(&s, v, -1);
 		refresh_comms(v);
 		fe_view_flush(v, true);
+		overruns(&s, v);
 	}
 	if (o->report && o->report(o->ctx, s.inst, v, true)) {
 		fe_err(err, 0, "cannot read the kernel's counts");
@@ -1067,7 +1369,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	}
 	if (v)
 		fe_view_summary(v, stderr);
-	if (s.td && write_tracedat(&s, v, ev, n, chosen, err))
+	if (s.td && write_tracedat(&s, v, ev, n, chosen, &fm, err))
 		goto out;
 	if (v && fe_view_output_error(v) && fe_view_output_error(v) != EPIPE) {
 		fe_err(err, 0, "cannot write the output: %s", strerror(fe_view_output_error(v)));
@@ -1080,9 +1382,11 @@ out:
 	if (child > 0 && ret)	/* a failure ends the command too */
 		kill(child, SIGTERM);
 	session_end(&s);
+	free(pfd);
 	free(given_fds);
 	given_fds = NULL;
 	fe_view_free(v);
+	formats_free(&fm, n);
 	fe_event_infos_free(ev, n);
 	free(chosen);
 	/*

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,14 +24,189 @@
 struct fe_tracedat {
 	char *path;		/* where the finished file goes */
 	char *tmp_path;		/* where it is written until then */
+	char *owner_path;	/* the record naming tmp_path's recorder */
 	FILE *out;
-	FILE **tmp;		/* each CPU's pages until the end */
+	int *tmp;		/* each CPU's pages until the end (unnamed files) */
 	unsigned long long *sizes;
 	int nr_cpus;
 	int page_size;
 	unsigned long long written;	/* ftell cannot say on a FIFO */
 	bool failed;
 };
+
+/*
+ * A recorder killed with SIGKILL leaves its .FILE.PID.XXXXXX behind.  The
+ * next record of FILE removes those of pids that are gone; clear removes
+ * them wherever they are, from the owner records under OWNER_DIR (one per
+ * recording: its pid's start time and the temporary's path).
+ */
+#define OWNER_DIR	"/run/fevent/.records"
+
+/* The start time of pid (field 22 of /proc/PID/stat), or 0. */
+static unsigned long long start_time(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the command name, which may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
+
+/* Is pid gone (or another process now, when its start time is known)? */
+static bool recorder_gone(int pid, unsigned long long started)
+{
+	if (pid <= 0)
+		return false;
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	return started && start_time(pid) != started;
+}
+
+/* The pid in a temporary's name .FILE.PID.XXXXXX, and where FILE ends
+ * in it; -1 if it is not one. */
+static int temp_pid(const char *name, size_t *file_len)
+{
+	const char *last = strrchr(name, '.'), *p;
+	long pid = 0;
+
+	if (name[0] != '.' || !last || strlen(last + 1) != 6)
+		return -1;
+	for (p = last; p > name + 1 && p[-1] >= '0' && p[-1] <= '9'; p--)
+		;
+	if (p == last || p[-1] != '.' || p - 1 <= name + 1 || last - p > 9)
+		return -1;
+	*file_len = p - 1 - (name + 1);
+	for (; p < last; p++)
+		pid = pid * 10 + (*p - '0');
+	return pid > 0 ? (int)pid : -1;
+}
+
+/* The pid of a temporary of FILE named name, or -1. */
+static int temp_owner(const char *name, const char *file)
+{
+	size_t len;
+	int pid = temp_pid(name, &len);
+
+	return pid > 0 && len == strlen(file) && !strncmp(name + 1, file, len) ? pid : -1;
+}
+
+/* Remove the temporaries of path whose recorder is gone; returns how many. */
+static int remove_orphans_beside(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *file = slash ? slash + 1 : path;
+	char *dir = slash ? strndup(path, slash - path + 1) : strdup(".");
+	struct dirent *de;
+	int removed = 0;
+	DIR *d;
+
+	if (!dir)
+		return 0;
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		int pid = temp_owner(de->d_name, file);
+		struct stat st;
+
+		if (pid < 0 || pid == getpid() || !recorder_gone(pid, 0))
+			continue;
+		/* a regular file only: never a link someone planted */
+		if (!fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+		    !unlinkat(dirfd(d), de->d_name, 0))
+			removed++;
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return removed;
+}
+
+/* The owner record of td's temporary; without one, only the next record
+ * of the same FILE finds it. */
+static void note_owner(struct fe_tracedat *td)
+{
+	char *abs = NULL, cwd[4096];
+	FILE *f;
+
+	if (td->tmp_path[0] == '/')
+		abs = strdup(td->tmp_path);
+	else if (getcwd(cwd, sizeof(cwd)) && asprintf(&abs, "%s/%s", cwd, td->tmp_path) < 0)
+		abs = NULL;
+	if (!abs || (mkdir("/run/fevent", 0700) && errno != EEXIST) ||
+	    (mkdir(OWNER_DIR, 0700) && errno != EEXIST) ||
+	    asprintf(&td->owner_path, OWNER_DIR "/%d", (int)getpid()) < 0) {
+		td->owner_path = NULL;
+		free(abs);
+		return;
+	}
+	f = fopen(td->owner_path, "we");
+	if (!f || fprintf(f, "%llu %s\n", start_time(getpid()), abs) < 0) {
+		if (f)
+			fclose(f);
+		unlink(td->owner_path);
+		free(td->owner_path);
+		td->owner_path = NULL;
+	} else if (fclose(f)) {
+		unlink(td->owner_path);
+		free(td->owner_path);
+		td->owner_path = NULL;
+	}
+	free(abs);
+}
+
+int fe_tracedat_remove_orphans(void)
+{
+	DIR *d = opendir(OWNER_DIR);
+	struct dirent *de;
+	int removed = 0;
+
+	while (d && (de = readdir(d))) {
+		unsigned long long started;
+		char path[4200], name[4097], *end;
+		const char *base;
+		struct stat st;
+		size_t len;
+		long pid = strtol(de->d_name, &end, 10);
+		FILE *f;
+		int n;
+
+		if (*end || pid <= 0 || pid > 1L << 30)
+			continue;
+		snprintf(path, sizeof(path), OWNER_DIR "/%ld", pid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		n = fscanf(f, "%llu %4096[^\n]", &started, name);
+		fclose(f);
+		if (n != 2 || !recorder_gone(pid, started))
+			continue;
+		/* only a temporary of that pid's: .FILE.PID.XXXXXX, a regular file */
+		base = strrchr(name, '/');
+		base = base ? base + 1 : name;
+		if (temp_pid(base, &len) == pid && !lstat(name, &st) && S_ISREG(st.st_mode) &&
+		    !unlink(name))
+			removed++;
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	return removed;
+}
 
 /*
  * The file is written under a temporary name in FILE's directory and
@@ -54,11 +231,14 @@ static int open_beside(struct fe_tracedat *td, struct fe_error *err)
 			return fe_err(err, 0, "cannot write %s: %s", td->path, strerror(errno));
 		return 0;
 	}
-	if (asprintf(&td->tmp_path, "%.*s.%s.XXXXXX", slash ? (int)(slash - td->path + 1) : 0,
-		     td->path, slash ? slash + 1 : td->path) < 0) {
+	/* .FILE.PID.XXXXXX: the recorder's pid, so that a killed one's can
+	 * be told from a running one's and removed */
+	if (asprintf(&td->tmp_path, "%.*s.%s.%d.XXXXXX", slash ? (int)(slash - td->path + 1) : 0,
+		     td->path, slash ? slash + 1 : td->path, (int)getpid()) < 0) {
 		td->tmp_path = NULL;
 		return fe_err(err, 0, "out of memory");
 	}
+	remove_orphans_beside(td->path);
 	fd = mkostemp(td->tmp_path, O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
@@ -77,6 +257,7 @@ static int open_beside(struct fe_tracedat *td, struct fe_error *err)
 			close(fd);
 		return fe_err(err, 0, "cannot write %s: %s", td->path, strerror(e));
 	}
+	note_owner(td);
 	return 0;
 }
 
@@ -127,9 +308,19 @@ struct fe_tracedat *fe_tracedat_create(const char *path, int nr_cpus, int page_s
 		fe_tracedat_abort(td);
 		return NULL;
 	}
+	for (i = 0; i < nr_cpus; i++)
+		td->tmp[i] = -1;
 	for (i = 0; i < nr_cpus; i++) {
-		td->tmp[i] = tmpfile();
-		if (!td->tmp[i]) {
+		/* unnamed: nothing is left of them whatever ends fevent */
+		td->tmp[i] = open(P_tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (td->tmp[i] < 0) {
+			FILE *f = tmpfile();	/* a /tmp without O_TMPFILE */
+
+			td->tmp[i] = f ? fcntl(fileno(f), F_DUPFD_CLOEXEC, 0) : -1;
+			if (f)
+				fclose(f);
+		}
+		if (td->tmp[i] < 0) {
 			fe_err(err, 0, "cannot make a temporary file: %s", strerror(errno));
 			fe_tracedat_abort(td);
 			return NULL;
@@ -149,17 +340,35 @@ void fe_tracedat_abort(struct fe_tracedat *td)
 	if (!td)
 		return;
 	for (i = 0; td->tmp && i < td->nr_cpus; i++)
-		if (td->tmp[i])
-			fclose(td->tmp[i]);
+		if (td->tmp[i] >= 0)
+			close(td->tmp[i]);
 	if (td->out)
 		fclose(td->out);
 	if (td->tmp_path)
 		unlink(td->tmp_path);
+	if (td->owner_path)
+		unlink(td->owner_path);
+	free(td->owner_path);
 	free(td->tmp_path);
 	free(td->tmp);
 	free(td->sizes);
 	free(td->path);
 	free(td);
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p = (const char *)p + w;
+		n -= w;
+	}
+	return 0;
 }
 
 int fe_tracedat_page(struct fe_tracedat *td, int cpu, const void *page, int size)
@@ -170,17 +379,40 @@ int fe_tracedat_page(struct fe_tracedat *td, int cpu, const void *page, int size
 	if (cpu < 0 || cpu >= td->nr_cpus || size > td->page_size)
 		return -1;
 	/* whole pages: readers step through the data a page at a time */
-	if (fwrite(page, 1, size, td->tmp[cpu]) != (size_t)size)
+	if (write_all(td->tmp[cpu], page, size))
 		td->failed = true;
 	while (pad > 0) {
 		int n = pad > (int)sizeof(zeros) ? (int)sizeof(zeros) : pad;
 
-		if (fwrite(zeros, 1, n, td->tmp[cpu]) != (size_t)n)
+		if (write_all(td->tmp[cpu], zeros, n))
 			td->failed = true;
 		pad -= n;
 	}
 	td->sizes[cpu] += td->page_size;
 	return td->failed ? -1 : 0;
+}
+
+int fe_tracedat_cpu_fd(struct fe_tracedat *td, int cpu)
+{
+	return cpu >= 0 && cpu < td->nr_cpus ? td->tmp[cpu] : -1;
+}
+
+int fe_tracedat_grew(struct fe_tracedat *td, int cpu, unsigned long long bytes)
+{
+	if (cpu < 0 || cpu >= td->nr_cpus || bytes % td->page_size)
+		return -1;
+	td->sizes[cpu] += bytes;
+	return 0;
+}
+
+unsigned long long fe_tracedat_cpu_size(const struct fe_tracedat *td, int cpu)
+{
+	return cpu >= 0 && cpu < td->nr_cpus ? td->sizes[cpu] : 0;
+}
+
+void fe_tracedat_failed(struct fe_tracedat *td)
+{
+	td->failed = true;
 }
 
 static void put(struct fe_tracedat *td, const void *p, size_t n)
@@ -303,11 +535,17 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 	while (td->written < start && !td->failed)
 		put(td, "\0", 1);
 	for (cpu = 0; cpu < td->nr_cpus; cpu++) {
-		size_t n;
+		unsigned long long off = 0;
+		ssize_t n = 0;
 
-		rewind(td->tmp[cpu]);
-		while ((n = fread(buf, 1, sizeof(buf), td->tmp[cpu])) > 0)
+		while (off < td->sizes[cpu] &&
+		       (n = pread(td->tmp[cpu], buf, td->sizes[cpu] - off < sizeof(buf) ?
+				  td->sizes[cpu] - off : sizeof(buf), off)) > 0) {
 			put(td, buf, n);
+			off += n;
+		}
+		if (off != td->sizes[cpu])
+			td->failed = true;
 	}
 	/* a full disk shows up here at the latest: fflush, fsync or close */
 	if (td->failed || fflush(td->out) || (td->tmp_path && fsync(fileno(td->out)))) {
