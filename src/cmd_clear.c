@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fevent clear [EVENT...] [--force]: remove fevent's events (its group
- * only), and the instances of records that are gone.
+ * only), and the instances and unfinished files of records that are gone.
  */
 #include <stdio.h>
 
@@ -9,6 +9,7 @@
 #include "diag.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
+#include "trace_dat.h"
 
 int fe_cmd_clear(const struct fe_cli *cli)
 {
@@ -23,6 +24,11 @@ int fe_cmd_clear(const struct fe_cli *cli)
 		return FE_EXIT_FAIL;
 	}
 	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &w, &undone, &err);
+	/* record -o's temporaries that a killed recorder left */
+	i = fe_tracedat_remove_orphans();
+	if (i > 0)
+		fe_warn(&w, "removed %d unfinished trace.dat file%s of records that are gone", i,
+			i == 1 ? "" : "s");
 	for (i = 0; i < w.nr; i++)
 		fe_say_warning("%s\n", w.msgs[i]);
 	/* a script must see what it asked for and did not get */
