@@ -305,7 +305,10 @@ struct session {
 	int pipe_size;
 	bool splice_ok;
 	unsigned char *chunk;	/* pipe_size bytes */
-	unsigned long long *decoded;	/* -o: bytes of each CPU's file decoded */
+	int *spool;		/* without -o: each CPU's pages until decoded */
+	unsigned long long *spooled;	/* their bytes */
+	int spool_error;	/* errno of a failed write to the spool */
+	unsigned long long *decoded;	/* bytes of each CPU's spool decoded */
 	unsigned long long *moved;	/* bytes of each CPU's pages moved */
 };
 
@@ -339,6 +342,11 @@ static void session_end(struct session *s)
 		if (s->pipe[i] >= 0)
 			close(s->pipe[i]);
 	free(s->chunk);
+	for (i = 0; s->spool && i < s->nr_cpus; i++)
+		if (s->spool[i] >= 0)
+			close(s->spool[i]);
+	free(s->spool);
+	free(s->spooled);
 	free(s->decoded);
 	free(s->moved);
 	free(s->page);
@@ -351,57 +359,91 @@ static void session_end(struct session *s)
 	}
 }
 
-/* One page read from cpu: to the file with -o, else to the view. */
-static int take_page(struct session *s, struct fe_view *v, int cpu, void *page, int n)
+/*
+ * The pages moved out of the kernel wait in a spool, one file a CPU, until
+ * the view decodes them: -o's files, or unnamed ones of fevent's own.
+ * Moving a page costs little and decoding it much, so the kernel's buffer
+ * is emptied first and the view catches up after (on one CPU, a view that
+ * decoded as it read would leave the buffer to overflow while it ran).
+ */
+static int spool_fd(const struct session *s, int cpu)
+{
+	return s->td ? fe_tracedat_cpu_fd(s->td, cpu) : s->spool[cpu];
+}
+
+static unsigned long long spool_size(const struct session *s, int cpu)
+{
+	return s->td ? fe_tracedat_cpu_size(s->td, cpu) : s->spooled[cpu];
+}
+
+static void spool_failed(struct session *s)
 {
 	if (s->td)
-		return fe_tracedat_page(s->td, cpu, page, n);
-	/* the kernel's own pages: nothing in them is skipped */
-	fe_view_page(v, cpu, page, n, NULL);
+		fe_tracedat_failed(s->td);
+	s->spool_error = s->spool_error ? s->spool_error : errno ? errno : EIO;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p = (const char *)p + w;
+		n -= w;
+	}
 	return 0;
 }
 
-/* n bytes of cpu's whole pages are in the pipe: on to the file, or read
- * out in one call and decoded where they are. */
-static int take_piped(struct session *s, struct fe_view *v, int cpu, size_t n)
+/* One page read from cpu (n bytes of it), spooled whole. */
+static int take_page(struct session *s, int cpu, void *page, int n)
 {
-	size_t left = n, off;
+	if (s->td) {
+		if (fe_tracedat_page(s->td, cpu, page, n))
+			goto fail;
+		return 0;
+	}
+	memset((char *)page + n, 0, s->page_size - n);
+	if (write_all(s->spool[cpu], page, s->page_size))
+		goto fail;
+	s->spooled[cpu] += s->page_size;
+	return 0;
+fail:
+	spool_failed(s);
+	return -1;
+}
+
+/* n bytes of cpu's whole pages are in the pipe: on to the spool. */
+static int take_piped(struct session *s, int cpu, size_t n)
+{
+	int fd = spool_fd(s, cpu);
+	size_t left = n;
 	ssize_t r;
 
-	if (s->td) {
-		int fd = fe_tracedat_cpu_fd(s->td, cpu);
-
-		while (left) {
-			r = splice(s->pipe[0], NULL, fd, NULL, left, SPLICE_F_MOVE);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			left -= r;
-		}
-		if (left) {
-			/* a file system that takes no splice: through fevent */
-			for (off = 0; left && (r = read(s->pipe[0], s->chunk, left)) > 0; left -= r)
-				if (write(fd, s->chunk, r) != r)
-					break;
-		}
-		if (left) {
-			fe_tracedat_failed(s->td);
-			return -1;
-		}
-		return fe_tracedat_grew(s->td, cpu, n);
-	}
-	for (off = 0; off < n; off += r) {
-		r = read(s->pipe[0], s->chunk + off, n - off);
-		if (r < 0 && errno == EINTR) {
-			r = 0;
+	while (left) {
+		r = splice(s->pipe[0], NULL, fd, NULL, left, SPLICE_F_MOVE);
+		if (r < 0 && errno == EINTR)
 			continue;
-		}
 		if (r <= 0)
-			return -1;
+			break;
+		left -= r;
 	}
-	for (off = 0; off + s->page_size <= n; off += s->page_size)
-		fe_view_page(v, cpu, s->chunk + off, s->page_size, NULL);
+	/* a file system that takes no splice: through fevent */
+	while (left && (r = read(s->pipe[0], s->chunk, left)) > 0) {
+		if (write_all(fd, s->chunk, r))
+			break;
+		left -= r;
+	}
+	if (left) {
+		spool_failed(s);
+		return -1;
+	}
+	if (s->td)
+		return fe_tracedat_grew(s->td, cpu, n);
+	s->spooled[cpu] += n;
 	return 0;
 }
 
@@ -410,19 +452,19 @@ static int take_piped(struct session *s, struct fe_view *v, int cpu, size_t n)
  * end, or a quiet buffer), also the page being written, by read().
  * Returns the bytes moved.
  */
-static long move_cpu(struct session *s, struct fe_view *v, int cpu, bool partial)
+static long move_cpu(struct session *s, int cpu, bool partial)
 {
 	long total = 0;
 	ssize_t n;
 
-	while (s->splice_ok) {
+	while (s->splice_ok && !s->spool_error) {
 		n = splice(s->raw[cpu], NULL, s->pipe[1], NULL, s->pipe_size,
 			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n > 0) {
-			if (take_piped(s, v, cpu, n))
-				return total;
+			if (take_piped(s, cpu, n))
+				break;
 			total += n;
 			continue;
 		}
@@ -430,13 +472,11 @@ static long move_cpu(struct session *s, struct fe_view *v, int cpu, bool partial
 			s->splice_ok = false;	/* read() from now on */
 		break;
 	}
-	while (partial || !s->splice_ok) {
+	while ((partial || !s->splice_ok) && !s->spool_error) {
 		n = read(s->raw[cpu], s->page, s->page_size);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break;
-		if (take_page(s, v, cpu, s->page, n))
+		if (n <= 0 || take_page(s, cpu, s->page, n))
 			break;
 		total += n;
 	}
@@ -445,21 +485,23 @@ static long move_cpu(struct session *s, struct fe_view *v, int cpu, bool partial
 }
 
 /* Move what the buffers have; returns the bytes moved. */
-static long move_all(struct session *s, struct fe_view *v, bool partial)
+static long move_all(struct session *s, bool partial)
 {
 	long total = 0;
 	int cpu;
 
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (s->raw[cpu] >= 0)
-			total += move_cpu(s, v, cpu, partial);
+			total += move_cpu(s, cpu, partial);
 	return total;
 }
 
+/* Spooled bytes decoded before the space they took is given back */
+#define FE_SPOOL_PUNCH	(4 << 20)
+
 /*
- * -o: decode up to max pages of what is in the file and not decoded yet
- * (all: max < 0); the live view comes after the kernel's buffers, and
- * only when they are quiet.  Returns the pages decoded.
+ * Decode up to max spooled pages (all: max < 0), a page of each CPU in
+ * turn (the view orders them by time).  Returns the pages decoded.
  */
 static long decode_backlog(struct session *s, struct fe_view *v, long max)
 {
@@ -469,18 +511,20 @@ static long decode_backlog(struct session *s, struct fe_view *v, long max)
 
 	while (more && (max < 0 || done < max)) {
 		more = false;
-		/* a page of each CPU in turn: the view orders them by time */
 		for (cpu = 0; cpu < s->nr_cpus && (max < 0 || done < max); cpu++) {
-			unsigned long long size = fe_tracedat_cpu_size(s->td, cpu);
+			unsigned long long at = s->decoded[cpu];
 
-			if (s->decoded[cpu] >= size)
+			if (at >= spool_size(s, cpu))
 				continue;
-			if (pread(fe_tracedat_cpu_fd(s->td, cpu), s->page, s->page_size,
-				  s->decoded[cpu]) == s->page_size)
+			if (pread(spool_fd(s, cpu), s->page, s->page_size, at) == s->page_size)
 				fe_view_page(v, cpu, s->page, s->page_size, NULL);
 			s->decoded[cpu] += s->page_size;
 			done++;
 			more = true;
+			/* fevent's own spool: what was decoded is not kept */
+			if (!s->td && s->decoded[cpu] / FE_SPOOL_PUNCH != at / FE_SPOOL_PUNCH)
+				fallocate(s->spool[cpu], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+					  s->decoded[cpu] / FE_SPOOL_PUNCH * FE_SPOOL_PUNCH);
 		}
 	}
 	return done;
@@ -490,8 +534,8 @@ static bool backlog(const struct session *s)
 {
 	int cpu;
 
-	for (cpu = 0; s->td && cpu < s->nr_cpus; cpu++)
-		if (s->decoded[cpu] < fe_tracedat_cpu_size(s->td, cpu))
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->decoded[cpu] < spool_size(s, cpu))
 			return true;
 	return false;
 }
@@ -524,8 +568,8 @@ static int subbuf_size(struct tracefs_instance *inst)
 /* With nothing woken fevent, it looks at the buffers this often anyway:
  * the live view's lines are at most this late */
 #define FE_QUIET_MS	100
-/* -o: pages decoded for the view between looks at the buffers */
-#define FE_DECODE_PAGES	2
+/* pages decoded for the view between looks at the buffers */
+#define FE_DECODE_PAGES	1
 
 /* Milliseconds until t, at most max */
 static int until(double t, int max)
@@ -645,6 +689,29 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 		s->td = fe_tracedat_create(o->output, s->nr_cpus, s->page_size, err);
 		if (!s->td)
 			return -1;
+		return 0;
+	}
+	s->spool = malloc(s->nr_cpus * sizeof(*s->spool));
+	s->spooled = calloc(s->nr_cpus, sizeof(*s->spooled));
+	if (!s->spool || !s->spooled)
+		return fe_err(err, 0, "out of memory");
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->spool[cpu] = -1;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (s->raw[cpu] < 0)
+			continue;
+		/* unnamed: nothing is left of it whatever ends fevent */
+		s->spool[cpu] = open(P_tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (s->spool[cpu] < 0) {
+			FILE *f = tmpfile();	/* a /tmp without O_TMPFILE */
+
+			s->spool[cpu] = f ? fcntl(fileno(f), F_DUPFD_CLOEXEC, 0) : -1;
+			if (f)
+				fclose(f);
+		}
+		if (s->spool[cpu] < 0)
+			return fe_err(err, 0, "cannot make a temporary file in %s: %s", P_tmpdir,
+				      strerror(errno));
 	}
 	return 0;
 }
@@ -1297,13 +1364,19 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	next_report = o->interval > 0 ? start + o->interval : 0;
 	for (;;) {
 		int wstatus, timeout, r;
-		long got = v ? move_all(&s, v, partial) : 0;
+		long got = v ? move_all(&s, partial) : 0;
 
-		/* -o: the view's lines when the buffers are quiet, a few pages
-		 * at a time, the buffers looked at again in between */
-		if (s.td && quiet)
-			got += decode_backlog(&s, v, FE_DECODE_PAGES);
-		if (got && (!s.td || quiet)) {
+		/*
+		 * The view's lines when the buffers are quiet (nothing filled a
+		 * quarter of one for FE_QUIET_MS), a page at a time, the
+		 * buffers looked at again in between.  On one CPU a view that
+		 * decoded while the kernel wrote fast would take its share of
+		 * the CPU, be preempted for whole time slices and leave the
+		 * buffer to overflow; a fevent that mostly sleeps is run as
+		 * soon as the kernel wakes it.
+		 */
+		got = v && quiet ? decode_backlog(&s, v, FE_DECODE_PAGES) : 0;
+		if (got) {
 			if (fe_view_wants_comms(v))
 				refresh_comms(v);
 			fe_view_flush(v, false);
@@ -1339,7 +1412,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 			timeout = until(deadline, timeout);
 		if (next_report)
 			timeout = until(next_report, timeout);
-		if (s.td && quiet && backlog(&s))
+		if (v && quiet && backlog(&s))
 			timeout = 0;
 		for (r = 0, i = 0; v && i < s.nr_cpus; i++)
 			if (s.raw[i] >= 0) {
@@ -1347,6 +1420,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 				pfd[r++].events = POLLIN;
 			}
 		r = poll(pfd, r, timeout);
+
 		/* quiet: nothing woke fevent (or only the command's end);
 		 * partial: for a while, so the page being written is taken */
 		quiet = r <= 0;
@@ -1356,9 +1430,8 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		watch_drops(&s, v, ev);
 		tracefs_event_disable(s.inst, NULL, NULL);
 		watch_misses(&s, v, ev, n, chosen);
-		move_all(&s, v, true);
-		if (s.td)
-			decode_backlog(&s, v, -1);
+		move_all(&s, true);
+		decode_backlog(&s, v, -1);
 		refresh_comms(v);
 		fe_view_flush(v, true);
 		overruns(&s, v);
@@ -1371,6 +1444,11 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		fe_view_summary(v, stderr);
 	if (s.td && write_tracedat(&s, v, ev, n, chosen, &fm, err))
 		goto out;
+	if (s.spool_error && !s.td) {
+		fe_err(err, 0, "cannot keep the recorded pages in %s: %s", P_tmpdir,
+		       strerror(s.spool_error));
+		goto out;
+	}
 	if (v && fe_view_output_error(v) && fe_view_output_error(v) != EPIPE) {
 		fe_err(err, 0, "cannot write the output: %s", strerror(fe_view_output_error(v)));
 		goto out;
