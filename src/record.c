@@ -560,6 +560,34 @@ static int subbuf_size(struct tracefs_instance *inst)
 	return size > 0 ? size : getpagesize();
 }
 
+/*
+ * The buffer a CPU without -b: FE_BUFFER_KB, or less where that is more
+ * than a hundredth of the memory for all CPUs, and never less than the
+ * kernel's own default.  fevent wakes when a quarter of it is full and
+ * has the other three quarters for the time it takes to be run: 3 MB,
+ * tens of milliseconds of a glob of hundreds of functions at millions of
+ * calls a second (a 64 KB buffer held a kprobe at its fastest in the
+ * test VM, bench/record_loss.py).
+ */
+#define FE_BUFFER_KB	4096UL
+
+static void default_buffer(struct tracefs_instance *inst, int nr_cpus)
+{
+	char *size = tracefs_instance_file_read(inst, "buffer_size_kb", NULL);
+	unsigned long have = size ? strtoul(size, NULL, 10) : 0, want = FE_BUFFER_KB;
+	long pages = sysconf(_SC_PHYS_PAGES);
+	unsigned long cap;
+
+	free(size);
+	if (pages > 0 && nr_cpus > 0) {
+		cap = (unsigned long)pages / 100 * (getpagesize() / 1024) / nr_cpus;
+		if (cap < want)
+			want = cap;
+	}
+	if (want > have)	/* best effort: the kernel's own is kept */
+		tracefs_instance_set_buffer_size(inst, want, -1);
+}
+
 /* The kernel wakes a reader when this share of its buffer is full */
 #define FE_WAKE_PERCENT	"25"
 /* and a splice moves at most this much */
@@ -588,7 +616,8 @@ static void overruns(struct session *s, struct fe_view *v)
 {
 	unsigned long long lost = 0, bytes = 0, events = 0, kb;
 	char *size = tracefs_instance_file_read(s->inst, "buffer_size_kb", NULL);
-	unsigned long have = size ? strtoul(size, NULL, 10) : 0, need;
+	unsigned long have = s->o->buffer_kb ? s->o->buffer_kb :
+			     size ? strtoul(size, NULL, 10) : 0, need;
 	int cpu;
 
 	free(size);
@@ -650,6 +679,8 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 	if (o->counted_in_kernel)
 		return 0;	/* nothing is read from the buffers */
 	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (!o->buffer_kb)
+		default_buffer(s->inst, s->nr_cpus);
 	s->raw = malloc(s->nr_cpus * sizeof(*s->raw));
 	s->decoded = calloc(s->nr_cpus, sizeof(*s->decoded));
 	s->moved = calloc(s->nr_cpus, sizeof(*s->moved));
