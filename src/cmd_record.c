@@ -77,6 +77,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 		.view = { .json = cli->json, .graph = cli->graph, .out = stdout,
 			  .quiet = fe_quiet },
 		.output = cli->output,
+		.stacks = cli->stack,
 	};
 	struct fe_error err = { 0 };
 	int status, ret;
@@ -84,6 +85,10 @@ int fe_cmd_record(const struct fe_cli *cli)
 	fe_record_note_given_fds();
 	if (cli->json && cli->graph) {
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
+		return FE_EXIT_USAGE;
+	}
+	if (cli->stack && cli->graph) {
+		fe_say_error("--stack shows stacks under each call's line: not with --graph\n");
 		return FE_EXIT_USAGE;
 	}
 	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "record", &o))

@@ -75,6 +75,16 @@ const char *fe_view_comm(struct fe_view *v, int pid);
 /* ftrace/kernel_stack (options/stacktrace): each one is handed to a sink
  * with the event before it on its CPU. */
 int fe_view_add_stack_event(struct fe_view *v, const char *format, struct fe_error *err);
+/* ftrace/user_stack (options/userstacktrace): shown under the event before
+ * it on its CPU, named from its process's maps. */
+int fe_view_add_user_stack_event(struct fe_view *v, const char *format, struct fe_error *err);
+/* group/event is a uprobe: its kernel stack (the breakpoint trap's) is not shown. */
+void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event);
+/* Live: keep each process's /proc/PID/maps when its first user stack comes. */
+void fe_view_capture_maps(struct fe_view *v);
+/* The maps kept, for a trace.dat (NULL: none), and read back from one. */
+char *fe_view_maps_dump(struct fe_view *v);
+void fe_view_maps_load(struct fe_view *v, const char *dump);
 /* The function at addr (kallsyms given), or NULL. */
 const char *fe_view_symbol(struct fe_view *v, unsigned long long addr);
 
