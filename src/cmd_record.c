@@ -8,6 +8,7 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "chrome_trace.h"
 #include "commands.h"
 #include "diag.h"
 #include "kprobe_emit.h"
@@ -111,6 +112,7 @@ int fe_cmd_report(const struct fe_cli *cli)
 				   .quiet = fe_quiet };
 	struct fe_warnings warn = { 0 };
 	struct fe_error err = { 0 };
+	struct fe_chrome *chrome = NULL;
 	int i, ret;
 
 	/* a reader that quits early (head, less) ends the report quietly */
@@ -123,7 +125,26 @@ int fe_cmd_report(const struct fe_cli *cli)
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;
 	}
+	if (cli->chrome && (cli->json || cli->graph)) {
+		fe_say_error("--chrome writes the calls to its file: not with --json or --graph\n");
+		return FE_EXIT_USAGE;
+	}
+	if (cli->chrome) {
+		chrome = fe_chrome_new();
+		if (!chrome) {
+			fe_say_error("out of memory\n");
+			return FE_EXIT_FAIL;
+		}
+		vo.call_fn = fe_chrome_call;
+		vo.call_ctx = chrome;
+	}
 	ret = fe_tracedat_report(cli->input, &vo, &warn, &err);
+	if (chrome) {
+		if (!ret)
+			ret = fe_chrome_write(chrome, cli->chrome, &err);
+		else
+			fe_chrome_free(chrome);
+	}
 	/* what a damaged file made skip: a loss, told even with -q */
 	for (i = 0; i < warn.nr; i++)
 		fe_say_loss("%s\n", warn.msgs[i]);

@@ -181,7 +181,9 @@ struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_
 		return NULL;
 	}
 	v->opts = *opts;
-	v->opts.graph = opts->graph && !opts->json;
+	/* calls handed on carry their values as JSON */
+	v->opts.json = opts->json || opts->call_fn;
+	v->opts.graph = opts->graph && !v->opts.json;
 	v->held = -1;
 	v->deciding = -1;
 	v->tep = tep_alloc();
@@ -1399,6 +1401,21 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	const struct item *first = entry ? entry : ret;
 	const struct ev_info *e = first->ev;
 
+	if (v->opts.call_fn) {
+		struct fe_view_call c = {
+			.group = e->group, .func = e->func, .event = e->name,
+			.pid = first->pid, .cpu = first->cpu,
+			.comm = tep_data_comm_from_pid(v->tep, first->pid),
+			.has_entry = entry != NULL, .has_return = ret != NULL,
+			.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
+			.caller = entry ? entry->caller : NULL,
+			.args_json = entry ? entry->json : ret->args,
+			.ret_json = ret && ret->ev->ret ? ret->json : NULL,
+		};
+
+		v->opts.call_fn(v->opts.call_ctx, &c);
+		return;
+	}
 	put_head(v, l, first);
 	if (v->opts.json) {
 		const char *name = entry ? entry->ev->name : ret->ev->name;
@@ -1579,7 +1596,7 @@ static void release_held(struct fe_view *v)
 
 static void print_lost(struct fe_view *v, const struct item *it)
 {
-	if (v->out_errno)
+	if (v->out_errno || v->opts.call_fn)	/* told by the summary */
 		return;
 	if (v->opts.json) {
 		if (it->lost > 0)

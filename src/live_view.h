@@ -35,6 +35,27 @@ struct fe_view_event {
 
 typedef int (*fe_view_sink_fn)(void *ctx, struct fe_view *v, const struct fe_view_event *e);
 
+/*
+ * A call as the view shows it, handed to a call_fn instead of printed:
+ * entry and return paired (either may be missing: an unpaired half, an
+ * event without a return event), the values as JSON text.
+ */
+struct fe_view_call {
+	const char *group;
+	const char *func;	/* the entry event's name */
+	const char *event;	/* the event's own name (the first half's) */
+	int pid;
+	int cpu;
+	const char *comm;
+	bool has_entry, has_return;
+	unsigned long long entry_ts, return_ts;
+	const char *caller;	/* or NULL */
+	const char *args_json;	/* "{...}", or NULL when not known */
+	const char *ret_json;	/* or NULL: no return, or a void function's */
+};
+
+typedef void (*fe_view_call_fn)(void *ctx, const struct fe_view_call *c);
+
 struct fe_view_opts {
 	bool json;
 	bool graph;	/* --graph: calls of a task nested by depth (text only) */
@@ -42,6 +63,8 @@ struct fe_view_opts {
 	bool quiet;	/* -q: the summary only when events were lost */
 	fe_view_sink_fn sink;	/* set: events go there, nothing is printed */
 	void *sink_ctx;
+	fe_view_call_fn call_fn;	/* set: calls go there, nothing is printed */
+	void *call_ctx;
 };
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,

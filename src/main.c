@@ -83,7 +83,7 @@ static const struct option_desc options[] = {
 				    "events, the user's for uprobes, named" },
 	{ OPT_ERRORS, "errors", NULL, "per task, the chain of probed calls through which a\n"
 				      "negative errno rose, innermost first; failed calls only" },
-	{ OPT_CHROME, "chrome", "FILE", "also write Chrome trace-event JSON (Perfetto,\n"
+	{ OPT_CHROME, "chrome", "FILE", "write the calls as Chrome trace-event JSON (Perfetto,\n"
 					"chrome://tracing): a slice per call, nested per thread" },
 	{ OPT_BY, "by", "KEY[,KEY]...", "count per key: a field as the prototype names it,\n"
 					"comm, pid, cpu, caller or stack" },
@@ -193,13 +193,14 @@ static const struct command commands[] = {
 	},
 	{
 		"report", fe_cmd_report,
-		"fevent report -i FILE [--json | --graph] [-v] [-q]",
+		"fevent report -i FILE [--json | --graph | --chrome FILE] [-v] [-q]",
 		"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
 		"entry and return events paired.  A file that cannot be read is an\n"
 		"error naming the part and its offset; a damaged page is decoded as far\n"
 		"as it can be, and a warning says what was skipped.\n",
 		"fevent report -i trace.dat",
-		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { 'v', NULL },
+		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_CHROME, NULL },
+		  { 'v', NULL },
 		  { 'q', "no warnings but what a damaged file made skip,\n"
 			 "no summary (unless events were lost)" },
 		  { 'h', NULL } },
