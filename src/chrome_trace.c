@@ -110,9 +110,9 @@ void fe_chrome_call(void *ctx, const struct fe_view_call *c)
 	fe_buf_add(&b, ",\"cat\":", 7);
 	json_string(&b, c->group);
 	fe_buf_printf(&b, ",\"pid\":%d,\"tid\":%d,\"args\":{\"args\":%s", c->pid, c->pid,
-		      c->args_json ? c->args_json : "{}");
-	if (c->ret_json)
-		fe_buf_printf(&b, ",\"ret\":%s", c->ret_json);
+		      c->args ? c->args : "{}");
+	if (c->ret)
+		fe_buf_printf(&b, ",\"ret\":%s", c->ret);
 	if (c->caller) {
 		fe_buf_add(&b, ",\"caller\":", 10);
 		json_string(&b, c->caller);

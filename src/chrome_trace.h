@@ -15,7 +15,7 @@
 struct fe_chrome;
 
 struct fe_chrome *fe_chrome_new(void);
-/* The view's call_fn (ctx: the fe_chrome). */
+/* The view's call_fn (ctx: the fe_chrome), the view's values in JSON. */
 void fe_chrome_call(void *ctx, const struct fe_view_call *c);
 /* Write everything collected to path; frees ch. */
 int fe_chrome_write(struct fe_chrome *ch, const char *path, struct fe_error *err);

@@ -10,11 +10,34 @@
 
 #include "chrome_trace.h"
 #include "commands.h"
+#include "error_chain.h"
 #include "diag.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
 #include "record.h"
 #include "trace_dat.h"
+
+/* --errors: the view hands its calls to the chains instead of printing
+ * them; not with the other views. */
+static int errors_view(const struct fe_cli *cli, struct fe_view_opts *vo, struct fe_errors **errs)
+{
+	*errs = NULL;
+	if (!cli->errors)
+		return 0;
+	if (cli->graph || cli->stack || cli->chrome) {
+		fe_say_error("--errors shows the chains of failed calls: not with --graph, --stack "
+			     "or --chrome\n");
+		return FE_EXIT_USAGE;
+	}
+	*errs = fe_errors_new(stdout, cli->json);
+	if (!*errs) {
+		fe_say_error("out of memory\n");
+		return FE_EXIT_FAIL;
+	}
+	vo->call_fn = fe_errors_call;
+	vo->call_ctx = *errs;
+	return 0;
+}
 
 /*
  * -e takes EVENT or GROUP/EVENT (as 'fevent list' prints it): the group
@@ -81,6 +104,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 		.stacks = cli->stack,
 	};
 	struct fe_error err = { 0 };
+	struct fe_errors *errs;
 	int status, ret;
 
 	fe_record_note_given_fds();
@@ -98,7 +122,11 @@ int fe_cmd_record(const struct fe_cli *cli)
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
+	ret = errors_view(cli, &o.view, &errs);
+	if (ret)
+		return ret;
 	ret = fe_record(&o, &status, &err);
+	fe_errors_free(errs);
 	if (ret < 0) {
 		fe_say_error("%s\n", err.msg);
 		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
@@ -113,6 +141,7 @@ int fe_cmd_report(const struct fe_cli *cli)
 	struct fe_warnings warn = { 0 };
 	struct fe_error err = { 0 };
 	struct fe_chrome *chrome = NULL;
+	struct fe_errors *errs;
 	int i, ret;
 
 	/* a reader that quits early (head, less) ends the report quietly */
@@ -129,12 +158,16 @@ int fe_cmd_report(const struct fe_cli *cli)
 		fe_say_error("--chrome writes the calls to its file: not with --json or --graph\n");
 		return FE_EXIT_USAGE;
 	}
+	ret = errors_view(cli, &vo, &errs);
+	if (ret)
+		return ret;
 	if (cli->chrome) {
 		chrome = fe_chrome_new();
 		if (!chrome) {
 			fe_say_error("out of memory\n");
 			return FE_EXIT_FAIL;
 		}
+		vo.json = true;
 		vo.call_fn = fe_chrome_call;
 		vo.call_ctx = chrome;
 	}
@@ -145,6 +178,7 @@ int fe_cmd_report(const struct fe_cli *cli)
 		else
 			fe_chrome_free(chrome);
 	}
+	fe_errors_free(errs);
 	/* what a damaged file made skip: a loss, told even with -q */
 	for (i = 0; i < warn.nr; i++)
 		fe_say_loss("%s\n", warn.msgs[i]);

@@ -181,9 +181,7 @@ struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_
 		return NULL;
 	}
 	v->opts = *opts;
-	/* calls handed on carry their values as JSON */
-	v->opts.json = opts->json || opts->call_fn;
-	v->opts.graph = opts->graph && !v->opts.json;
+	v->opts.graph = opts->graph && !opts->json && !opts->call_fn;
 	v->held = -1;
 	v->deciding = -1;
 	v->tep = tep_alloc();
@@ -1409,9 +1407,20 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 			.has_entry = entry != NULL, .has_return = ret != NULL,
 			.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
 			.caller = entry ? entry->caller : NULL,
-			.args_json = entry ? entry->json : ret->args,
-			.ret_json = ret && ret->ev->ret ? ret->json : NULL,
 		};
+		int i;
+
+		if (v->opts.json) {
+			c.args = entry ? entry->json : ret->args;
+			c.ret = ret && ret->ev->ret ? ret->json : NULL;
+		} else {
+			c.args = entry ? entry->text : ret->args;
+			c.ret = ret && ret->ev->ret ? ret->text : NULL;
+		}
+		/* the task's entries waiting for their returns, begun before it */
+		for (i = 0; i < v->nr_pending; i++)
+			c.depth += v->pending[i].pid == first->pid && &v->pending[i] != entry &&
+				   v->pending[i].ts < first->ts;
 
 		v->opts.call_fn(v->opts.call_ctx, &c);
 		return;

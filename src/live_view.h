@@ -36,9 +36,10 @@ struct fe_view_event {
 typedef int (*fe_view_sink_fn)(void *ctx, struct fe_view *v, const struct fe_view_event *e);
 
 /*
- * A call as the view shows it, handed to a call_fn instead of printed:
- * entry and return paired (either may be missing: an unpaired half, an
- * event without a return event), the values as JSON text.
+ * A call as the view shows it, handed to a call_fn instead of printed, as
+ * its return comes (calls inside others first): entry and return paired
+ * (either may be missing: an unpaired half, an event without a return
+ * event), the values as text or, with opts.json, as JSON.
  */
 struct fe_view_call {
 	const char *group;
@@ -50,8 +51,9 @@ struct fe_view_call {
 	bool has_entry, has_return;
 	unsigned long long entry_ts, return_ts;
 	const char *caller;	/* or NULL */
-	const char *args_json;	/* "{...}", or NULL when not known */
-	const char *ret_json;	/* or NULL: no return, or a void function's */
+	const char *args;	/* "name=value, ..." or "{...}"; NULL when not known */
+	const char *ret;	/* or NULL: no return, or a void function's */
+	int depth;		/* calls of its task open around it */
 };
 
 typedef void (*fe_view_call_fn)(void *ctx, const struct fe_view_call *c);

@@ -174,7 +174,7 @@ static const struct command commands[] = {
 	},
 	{
 		"record", fe_cmd_record,
-		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
 		"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 		"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 		"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
@@ -189,18 +189,18 @@ static const struct command commands[] = {
 			 "with -- runs on, and fevent exits with its status\n"
 			 "when it ends" },
 		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_STACK, NULL },
-		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
+		  { OPT_ERRORS, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
 		"report", fe_cmd_report,
-		"fevent report -i FILE [--json | --graph | --chrome FILE] [-v] [-q]",
+		"fevent report -i FILE [--json | --graph | --chrome FILE | --errors] [-v] [-q]",
 		"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
 		"entry and return events paired.  A file that cannot be read is an\n"
 		"error naming the part and its offset; a damaged page is decoded as far\n"
 		"as it can be, and a warning says what was skipped.\n",
 		"fevent report -i trace.dat",
 		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_CHROME, NULL },
-		  { 'v', NULL },
+		  { OPT_ERRORS, NULL }, { 'v', NULL },
 		  { 'q', "no warnings but what a damaged file made skip,\n"
 			 "no summary (unless events were lost)" },
 		  { 'h', NULL } },
