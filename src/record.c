@@ -18,6 +18,7 @@
 #include "live_view.h"
 #include "probe_install.h"
 #include "record.h"
+#include "record_stacks.h"
 #include "trace_dat.h"
 #include "event_names.h"
 
@@ -220,16 +221,10 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 			return NULL;
 		}
 	if (o->stacks) {
-		char *format = tracefs_event_file_read(NULL, "ftrace", "kernel_stack", "format", NULL);
-
-		if (!format || fe_view_add_stack_event(v, format, err)) {
-			if (!format)
-				fe_err(err, 0, "cannot read the format of ftrace/kernel_stack");
-			free(format);
+		if (fe_stacks_view(v, ev, n, chosen, true, err)) {
 			fe_view_free(v);
 			return NULL;
 		}
-		free(format);
 		symbols = true;
 	}
 	if (symbols) {
@@ -756,7 +751,8 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	char *tasks = fe_view_task_names(v);
 	struct fe_buf kallsyms = { 0 }, cmdlines = { 0 };
 	struct fe_tracedat_meta m = { 0 };
-	bool symbols = false;
+	char *stack_formats[2] = { NULL, NULL };
+	bool symbols = s->o->stacks;
 	int i, k = 0, ret;
 
 	if (!evs) {
@@ -772,6 +768,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 		evs[k].args = ev[i].args;
 		if (ev[i].call_filter && call_filter_of(ev, n, chosen, i))
 			evs[k].call_filter = ev[i].call_filter;
+		evs[k].uprobe = fe_kind_is_uprobe(ev[i].kind);
 		symbols |= strstr(ev[i].args, ":symbol") != NULL;
 		k++;
 	}
@@ -802,9 +799,17 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	m.nr_events = k;
 	m.kallsyms = kallsyms.s;
 	m.cmdlines = cmdlines.s;
+	if (s->o->stacks) {
+		m.nr_ftrace_formats = fe_stacks_formats(ev, n, chosen, stack_formats);
+		m.ftrace_formats = (const char *const *)stack_formats;
+		m.maps = fe_view_maps_dump(v);
+	}
 	ret = fe_tracedat_finish(s->td, &m, err);
 	s->td = NULL;
 out:
+	free(stack_formats[0]);
+	free(stack_formats[1]);
+	free((char *)m.maps);
 	free(evs);
 	free(saved);
 	free(tasks);
@@ -872,8 +877,8 @@ static int enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 		if (chosen[i] && tracefs_event_enable(s->inst, ev[i].group, ev[i].event))
 			return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group, ev[i].event,
 				      strerror(errno));
-	if (s->o->stacks && tracefs_option_enable(s->inst, TRACEFS_OPTION_STACKTRACE))
-		return fe_err(err, 0, "cannot set options/stacktrace: %s", strerror(errno));
+	if (s->o->stacks && fe_stacks_enable(s->inst, ev, n, chosen, err))
+		return -1;
 	/* for the names of tasks; a kernel without them names fewer */
 	tracefs_event_enable(s->inst, "sched", "sched_process_fork");
 	tracefs_event_enable(s->inst, "sched", "sched_process_exec");
@@ -1313,6 +1318,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	struct pollfd *pfd = NULL;
 	struct formats fm = { 0 };
 	bool quiet = false, partial = false;
+	/* user stacks are named from their process's maps, read when the
+	 * first is decoded: before the process is gone */
+	bool eager = o->stacks;
 	int (*arm)(struct session *, struct fe_event_info *, int, bool *, struct fe_error *) =
 		o->counted_in_kernel ? arm_counters : enable_events;
 
@@ -1404,9 +1412,10 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		 * decoded while the kernel wrote fast would take its share of
 		 * the CPU, be preempted for whole time slices and leave the
 		 * buffer to overflow; a fevent that mostly sleeps is run as
-		 * soon as the kernel wakes it.
+		 * soon as the kernel wakes it.  (eager: --stack decodes as
+		 * it moves.)
 		 */
-		got = v && quiet ? decode_backlog(&s, v, FE_DECODE_PAGES) : 0;
+		got = v && (quiet || eager) ? decode_backlog(&s, v, FE_DECODE_PAGES) : 0;
 		if (got) {
 			if (fe_view_wants_comms(v))
 				refresh_comms(v);
@@ -1443,7 +1452,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 			timeout = until(deadline, timeout);
 		if (next_report)
 			timeout = until(next_report, timeout);
-		if (v && quiet && backlog(&s))
+		if (v && (quiet || eager) && backlog(&s))
 			timeout = 0;
 		for (r = 0, i = 0; v && i < s.nr_cpus; i++)
 			if (s.raw[i] >= 0) {
