@@ -139,6 +139,11 @@ struct fe_view {
 	unsigned long long seq;
 	bool unknown_pid;	/* an event of a pid with no known command */
 	int last_pid;
+	/* the text view's "comm-pid" of the last line's pid, made again when
+	 * the pid or the commands known (comms_gen) change */
+	struct fe_buf who;
+	int who_pid;
+	unsigned long who_gen, comms_gen;
 	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
 	struct fe_buf line;		/* the line being printed */
 	unsigned long long events;
@@ -252,6 +257,7 @@ void fe_view_free(struct fe_view *v)
 	fe_ustacks_free(v->ustacks);
 	fe_buf_free(&v->task_names);
 	fe_buf_free(&v->line);
+	fe_buf_free(&v->who);
 	if (v->kbuf)
 		kbuffer_free(v->kbuf);	/* tep_kbuffer() hands over a new one */
 	if (v->tep)
@@ -657,6 +663,7 @@ static void task_info(struct fe_view *v, struct ev_info *e, void *data, int size
 		comm[15] = 0;
 	}
 	tep_override_comm(v->tep, comm, (int)pid);
+	v->comms_gen++;
 	fe_buf_printf(&v->task_names, "%d %s\n", (int)pid, comm);
 }
 
@@ -689,8 +696,10 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
 		char comm[64];
 		int pid;
 
-		if (sscanf(line, "%d %63s", &pid, comm) == 2 && !tep_is_pid_registered(v->tep, pid))
+		if (sscanf(line, "%d %63s", &pid, comm) == 2 && !tep_is_pid_registered(v->tep, pid)) {
 			tep_register_comm(v->tep, comm, pid);
+			v->comms_gen++;
+		}
 		line = strchr(line, '\n');
 		if (line)
 			line++;
@@ -1265,7 +1274,6 @@ static int by_time(const void *a, const void *b)
 /* "comm-pid [cpu] secs.usecs: " or the JSON object's common members */
 static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 {
-	const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
 	unsigned long long secs = it->ts / 1000000000ULL, ns = it->ts % 1000000000ULL;
 	char num[32];
 
@@ -1279,28 +1287,40 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 		fe_buf_add(l, ",\"pid\":", 7);
 		fe_buf_add_s64(l, it->pid);
 		fe_buf_add(l, ",\"comm\":", 8);
-		quote(l, (const unsigned char *)comm, strlen(comm), true);
+		{
+			const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
+
+			quote(l, (const unsigned char *)comm, strlen(comm), true);
+		}
 		fe_buf_addc(l, ',');
 		return;
 	}
 	{
 		/* "%20s [%03d] %6llu.%06llu: " without printf: every line has one */
-		struct fe_buf who = { 0 };
+		struct fe_buf *who = &v->who;
 		char tmp[48];
 		unsigned long long us = ns / 1000, t;
 		size_t n;
 		int i;
 
-		/* a name from a file or a task's own prctl: no terminal controls */
-		for (n = 0; comm[n]; n++)
-			fe_buf_addc(&who, (unsigned char)comm[n] < 0x20 || comm[n] == 0x7f ?
-				    '?' : comm[n]);
-		fe_buf_addc(&who, '-');
-		fe_buf_add_s64(&who, it->pid);
-		for (n = who.len; n < 20; n++)
+		if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen) {
+			const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
+
+			who->len = 0;
+			/* a name from a file or a task's own prctl: no terminal controls */
+			for (n = 0; comm[n]; n++)
+				fe_buf_addc(who, (unsigned char)comm[n] < 0x20 || comm[n] == 0x7f ?
+					    '?' : comm[n]);
+			fe_buf_addc(who, '-');
+			fe_buf_add_s64(who, it->pid);
+			if (who->failed)
+				who->len = 0;
+			v->who_pid = it->pid;
+			v->who_gen = v->comms_gen;
+		}
+		for (n = who->len; n < 20; n++)
 			fe_buf_addc(l, ' ');
-		fe_buf_add(l, who.s ? who.s : "", who.len);
-		fe_buf_free(&who);
+		fe_buf_add(l, who->s ? who->s : "", who->len);
 		memcpy(tmp, " [000] ", 7);
 		tmp[2] = '0' + it->cpu / 100 % 10;
 		tmp[3] = '0' + it->cpu / 10 % 10;
