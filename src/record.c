@@ -1471,7 +1471,12 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		tracefs_event_disable(s.inst, NULL, NULL);
 		watch_misses(&s, v, ev, n, chosen);
 		move_all(&s, true);
-		decode_backlog(&s, v, -1);
+		/* the spool in parts: the view holds what it decoded until printed */
+		while (decode_backlog(&s, v, 256) && !fe_view_output_error(v)) {
+			if (fe_view_wants_comms(v))
+				refresh_comms(v);
+			fe_view_flush(v, false);
+		}
 		refresh_comms(v);
 		fe_view_flush(v, true);
 		overruns(&s, v);
