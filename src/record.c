@@ -1431,8 +1431,13 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		/* a reader that quit ends the recording even while nothing
 		 * is written (entries held for their returns, a quiet probe) */
 		if (next_report && now() >= next_report && o->report) {
-			if (v)
+			/* an interval counts what came in it: the spool too */
+			if (v) {
+				move_all(&s, true);
+				while (decode_backlog(&s, v, 256))
+					fe_view_flush(v, false);
 				fe_view_flush(v, false);
+			}
 			if (o->report(o->ctx, s.inst, v, false)) {
 				fe_err(err, 0, "cannot read the kernel's counts");
 				goto out;
