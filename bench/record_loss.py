@@ -7,8 +7,10 @@ as fast as it can, under each recorder with the same per-CPU buffer
 (-b 64 and 1024 KB; perf -m in pages of 4 KB):
 
   floor       the event enabled in the top-level buffer, nobody reading
-  fevent -o   fevent record -o FILE (its view's lines to /dev/null)
-  fevent      fevent record > /dev/null (the live text view)
+  fevent -o   fevent record -o FILE > /dev/null (lines nobody reads are
+              not made: the events are only counted)
+  fevent      fevent record, its text lines read from a FIFO by a cat
+              outside the measured processes (the live view, formatted)
   trace-cmd   trace-cmd record -F -o FILE
   perf        perf record -o FILE
 
@@ -53,7 +55,8 @@ def command(mode, kb, calls):
         return (f"{cpu} fevent record -b {kb} -o /tmp/f.dat -- {loop} > /dev/null 2> /tmp/sum; "
                 f"ev=$(sed -n 's/^fevent: \\([0-9]*\\) events.*/\\1/p' /tmp/sum); rm -f /tmp/f.dat")
     if mode == "fevent":
-        return (f"{cpu} fevent record -b {kb} -- {loop} > /dev/null 2> /tmp/sum; "
+        return (f"cat /tmp/fifo > /dev/null & "
+                f"{cpu} fevent record -b {kb} -- {loop} > /tmp/fifo 2> /tmp/sum; wait; "
                 f"ev=$(sed -n 's/^fevent: \\([0-9]*\\) events.*/\\1/p' /tmp/sum)")
     if mode == "trace-cmd":
         return (f"{cpu} trace-cmd record -q -b {kb} -e functions:ksys_read -F -o /tmp/t.dat "
@@ -72,6 +75,7 @@ def snippet(rounds, calls):
     lines = ["T=/sys/kernel/tracing", "mount -t tracefs nodev $T", "export HOME=/tmp",
              f"fevent add -q '{PROBE}' || exit 3",
              "for t in trace-cmd perf; do command -v $t > /dev/null || echo \"no $t\"; done",
+             "mkfifo /tmp/fifo",
              f"/fx_loop read {calls} /tmp/loop"]      # warm up
     for r in range(rounds):
         for kb in SIZES:

@@ -1017,6 +1017,14 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 		attach_stack(v, e, cpu, data, size);
 		return 0;
 	}
+	/* nobody reads the lines: counted only (a call's filter still decides
+	 * on both halves, for the summary's count of calls without a return) */
+	if (v->opts.discard && !e->call_filter && !e->carried) {
+		v->events++;
+		if (cpu >= 0 && cpu < MAX_CPUS)
+			v->stack_for[cpu] = 0;
+		return 0;
+	}
 	it = queue_item(v);
 	if (!it)
 		return 0;

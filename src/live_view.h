@@ -67,6 +67,7 @@ struct fe_view_opts {
 	void *sink_ctx;
 	fe_view_call_fn call_fn;	/* set: calls go there, nothing is printed */
 	void *call_ctx;
+	bool discard;	/* out is /dev/null: events are counted, not formatted */
 };
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,

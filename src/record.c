@@ -188,13 +188,28 @@ static int formats_read(struct formats *f, struct fe_event_info *ev, int n, cons
 }
 
 /* The view, knowing the formats of the chosen events and nothing else. */
+/* Is out /dev/null (record -o FILE > /dev/null)? */
+static bool is_dev_null(FILE *out)
+{
+	struct stat st, null;
+
+	return out && !fstat(fileno(out), &st) && S_ISCHR(st.st_mode) &&
+	       !stat("/dev/null", &null) && S_ISCHR(null.st_mode) && st.st_rdev == null.st_rdev;
+}
+
 static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event_info *ev,
 				 int n, bool *chosen, const struct formats *fm,
 				 struct fe_error *err)
 {
-	struct fe_view *v = fe_view_new(&o->view, fm->header_page, err);
+	struct fe_view_opts vo = o->view;
+	struct fe_view *v;
 	bool symbols = false;
 	int i;
+
+	/* lines nobody reads are not made: the events are counted for the
+	 * summary (user stacks still need their maps read, for -o's file) */
+	vo.discard = !vo.sink && !vo.call_fn && !o->stacks && is_dev_null(vo.out);
+	v = fe_view_new(&vo, fm->header_page, err);
 
 	if (!v)
 		return NULL;
@@ -227,7 +242,7 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 		}
 		symbols = true;
 	}
-	if (symbols) {
+	if (symbols && !vo.discard) {
 		/* __caller and other symbol fields are named from kallsyms */
 		FILE *f = fopen("/proc/kallsyms", "re");
 		struct fe_buf text = { 0 };
