@@ -34,7 +34,8 @@ matched by pattern, and only these (NORMALISE):
   - a user stack address (0x7ff and 9 more hex digits);
   - latency JSON's numbers (min, avg, max, sum, buckets' lo/hi/count) in an
     object of "field":"latency_us";
-  - a system-wide (-a) example's event count in 'fevent: N events'.
+  - a system-wide (-a) example's counts: 'fevent: N events', a stats
+    table's 'count N' and a histogram row's count and bar.
 Where the output names a path, the directory the examples run in is
 written /tmp (the VM runs them in /tmp), the source tree /work/main; on
 the host each example's event group GROUP is GROUP + a tag (two test runs
@@ -164,7 +165,8 @@ def blocks_of(doc):
                 marks.append(m.group(1).strip())
                 i += 1
                 continue
-            if lines[i].startswith("    ") and (i == 0 or not lines[i - 1].strip()):
+            if lines[i].startswith("    ") and (i == 0 or not lines[i - 1].strip()
+                                                or lines[i - 1].startswith("<!-- doctest:")):
                 raw = []
                 while i < len(lines) and (lines[i].startswith("    ") or not lines[i].strip()):
                     raw.append((i + 1, lines[i][4:]))
@@ -180,7 +182,7 @@ def blocks_of(doc):
         while i < len(lines):
             m = re.match(r'^\.\\" doctest: (.*)$', lines[i])
             if m:
-                marks.append(m.group(1).strip())
+                marks.append(unroff(m.group(1)).strip())
             elif lines[i] == ".nf":
                 raw = []
                 i += 1
@@ -249,6 +251,12 @@ def pattern(line, ex):
         m = re.match(r"^fevent: (\d+) events", line)
         if m:
             marks.append((m.start(1), m.end(1), r"\d+"))
+        m = re.search(r": count (\d+)  ", line)        # a stats table's head
+        if m:
+            marks.append((m.start(1), m.end(1), r"\d+"))
+        m = re.match(r"^(\[[^]]*[])]) +(\d+ \|@*) *\|$", line)   # a histogram row
+        if m:
+            marks.append((m.end(1), len(line), r" +\d+ \|@* *\|"))
     marks.sort()
     out, pos = "", 0
     for s, e, rx in marks:

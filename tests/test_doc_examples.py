@@ -132,6 +132,8 @@ def test_every_example_is_found():
     check(any(b.vm() for b in blocks if b.doc == "README.md"), "README's kernel examples")
     for b in blocks:
         for ex in b.examples:
+            check(not ex.out or any(x.strip() != "..." for x in ex.out),
+                  f"{ex.where}: '{ex.cmd}' shows only '...': show a line of its output")
             check(ex.argv()[0] in dx.TRACING_COMMANDS + (
                 "compile", "report", "check", "proto", "funcs", "lines", "vars"),
                 f"{ex.where}: '{ex.cmd}' is not a fevent command")
@@ -146,3 +148,25 @@ def test_skipped_examples_are_listed():
             skipped += [f"{ex.where} '{ex.cmd}': {why}" for ex in b.examples]
     if skipped:
         raise fe.Skip(f"{len(skipped)} example(s) not run: " + "; ".join(skipped))
+
+
+def test_the_rule_is_narrow():
+    """The output rule lets through only the variable parts it names: a
+    value, a name, a count or a missing line is a difference."""
+    ex = dx.Example("t", 1, "fevent record -- ./fx_prog 1", [
+        "     fx_prog-24685 [001]  12463.004290: traced(n=0, s=\"abc\") = 111 <26.009 us>",
+        "fevent: 2 events; none lost"], [])
+    good = "   fx_prog-7 [000]  5.000001: traced(n=0, s=\"abc\") = 111 <1.000 us>\n"
+    check(dx.compare(ex, 0, good, "fevent: 2 events; none lost\n") is None, "the same shape")
+    for out, err, rc in ((good.replace("n=0", "n=1"), "fevent: 2 events; none lost\n", 0),
+                         (good.replace("fx_prog", "fx_pro"), "fevent: 2 events; none lost\n", 0),
+                         (good, "fevent: 3 events; none lost\n", 0),
+                         (good + good, "fevent: 2 events; none lost\n", 0),
+                         ("", "fevent: 2 events; none lost\n", 0),
+                         (good, "fevent: 2 events; none lost\nfevent: warning: x\n", 0),
+                         (good, "fevent: 2 events; none lost\n", 1)):
+        check(dx.compare(ex, rc, out, err) is not None, f"let through: {out!r} {err!r} {rc}")
+    # '...' stands for lines, a -a count and latency numbers for any number
+    ex = dx.Example("t", 1, "fevent record -a", ["...", "x", "...", "fevent: 5 events; none lost"], [])
+    check(dx.compare(ex, 0, "a\nx\nb\nc\n", "fevent: 9 events; none lost\n") is None, "'...'")
+    check(dx.compare(ex, 0, "a\nb\n", "fevent: 9 events; none lost\n") is not None, "x missing")
