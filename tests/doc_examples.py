@@ -18,6 +18,8 @@ roff), one or more of:
   setup CMD           run CMD first (its output is not shown)
   background CMD      run CMD in the background while the examples run (a
                       busy system, for -a)
+  host kernel R       the output is the host kernel's, release R...: on
+                      another the block is skipped, and listed, as such
 A block's examples run in order in one directory with the fixtures built
 there (the state of one carries to the next: add, then record), and the
 events they create are removed after the block.

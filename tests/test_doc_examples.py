@@ -37,6 +37,9 @@ def rundir():
 
 def needs(block):
     """Why the block cannot run on this host, or None."""
+    release = block.examples[0].mark("host kernel")
+    if release and not os.uname().release.startswith(release):
+        return f"shows a {release} kernel's output; this host runs {os.uname().release}"
     for ex in block.examples:
         for arg in ex.argv():
             if arg in dx.KERNEL_FILES and not os.path.exists(dx.KERNEL_FILES[arg]):
