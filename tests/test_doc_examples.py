@@ -87,6 +87,8 @@ def host_blocks(doc_prefix):
 
 def run_host(doc_prefix):
     problems, ran = [], 0
+    before = os.listdir(os.path.join(fe.TRACEFS, "instances")) \
+        if os.path.isdir(os.path.join(fe.TRACEFS, "instances")) else None
     for block in host_blocks(doc_prefix):
         if block.skip() or needs(block):
             continue
@@ -94,6 +96,8 @@ def run_host(doc_prefix):
         ran += len(block.examples)
     check(ran, f"no host example in {doc_prefix}")
     check(not problems, "\n\n".join(problems))
+    if before is not None:
+        check(fe.leftover_instances(before) == [], "the examples left instances behind")
 
 
 def test_readme_examples():
