@@ -197,8 +197,8 @@ static void print_module_gone(const struct fe_event_info *e)
 		       "so this probe never fires; probe '%s' instead\n",
 		       module, strchr(e->target, ':') + 1);
 	else
-		printf("    ! module %s is not loaded: the probe is gone and fires again once the "
-		       "module is loaded, when the kernel registers it anew\n", module);
+		printf("    ! waiting for module %s (not loaded): the kernel arms the probe when "
+		       "the module loads\n", module);
 }
 
 /* The event's filter ('if FILTER'), or NULL when it has none. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -16,6 +17,7 @@
 #include "fe_util.h"
 #include "fetch_map_x86_64.h"
 #include "func_glob.h"
+#include "kmodule.h"
 #include "ksyms.h"
 #include "proto_render.h"
 #include "tracepoint.h"
@@ -105,19 +107,22 @@ struct module_dbgs {
  * Without it, it->dbg_why says why, for the resolver's errors.
  */
 static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
-			      const struct fe_ksyms *ksyms, struct fe_compiled *it)
+			      const struct fe_ksyms *ksyms, struct fe_compiled *it, bool running)
 {
 	const struct fe_proto *proto = it->proto;
 	struct fe_warnings *w = &it->warnings;
 	struct fe_error err = { 0 };
+	char file[PATH_MAX];
 	struct fe_dbg *m;
 	int i, loaded;
 
 	if (!proto->module || !dbg)
 		return dbg;
-	/* no module, no BTF: the resolver says the module is not loaded */
+	/* not loaded: the running kernel's file of it has its types, else
+	 * the resolver says the module is not loaded */
 	loaded = fe_ksyms_module_loaded(ksyms, proto->module);
-	if (loaded == 0)
+	if (loaded == 0 && (!running || fe_kmod_builtin(proto->module) == 1 ||
+			    fe_kmod_file(proto->module, file, sizeof(file)) != 1))
 		return NULL;
 	for (i = 0; i < mods->nr; i++)
 		if (!strcmp(mods->names[i], proto->module)) {
@@ -134,7 +139,8 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	mods->names[mods->nr] = strdup(proto->module);
 	if (!mods->names[mods->nr])
 		return NULL;
-	m = fe_dbg_open_btf_module(dbg, proto->module, &err);
+	m = loaded ? fe_dbg_open_btf_module(dbg, proto->module, &err) :
+		     fe_dbg_open_btf_module_file(dbg, proto->module, file, &err);
 	/* a missing file may be a module not loaded; a bad one is not */
 	if (!m) {
 		fe_warn(w, "%s%s", err.msg,
@@ -890,7 +896,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		if (it->failed ||
 		    fe_compile_one(it, ksyms,
 				   it->has_site ? line_dbg(dbg, opts, &ldbg) :
-				   dbg_for(&mods, dbg, ksyms, it),
+				   dbg_for(&mods, dbg, ksyms, it,
+					   dbg_is_running && !opts->kallsyms),
 				   opts))
 			it->failed = true;
 	}

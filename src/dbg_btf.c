@@ -287,6 +287,37 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 	return dbg;
 }
 
+struct fe_dbg *fe_dbg_open_btf_module_file(struct fe_dbg *base, const char *module,
+					   const char *path, struct fe_error *err)
+{
+	struct fe_error why = { 0 };
+	const char *ext = strstr(path, ".ko.");
+	struct fe_dbg *dbg;
+
+	if (base->ops != &btf_ops) {
+		fe_err(err, 0, "module debug info needs BTF");
+		return NULL;
+	}
+	if (ext) {
+		fe_err(err, 0, "module '%s' is not loaded, and its file %s is compressed (%s): fevent reads the types of a module not loaded from a .ko (uncompressed); load it, or read its arguments by their slots ('x64 NAME')",
+		       module, path, ext + 4);
+		return NULL;
+	}
+	dbg = fe_dbg_alloc(&btf_ops, path, err);
+	if (!dbg)
+		return NULL;
+	/* the .ko's .BTF was made over the kernel's of the same build: the
+	 * running kernel's, since modules.dep of its release names it */
+	dbg->btf = parse_btf(path, base->btf, &why);
+	if (!dbg->btf) {
+		fe_err(err, 0, "module '%s' is not loaded, and its file has no BTF to type it (%s: %s)",
+		       module, path, why.msg);
+		fe_dbg_close(dbg);
+		return NULL;
+	}
+	return dbg;
+}
+
 static void btf_close(struct fe_dbg *dbg)
 {
 	free(dbg->func_ids);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static bool same_module(const char *a, size_t alen, const char *b)
  * with a path ("kernel/fs/binfmt_misc.ko[.xz]", then ':' and the
  * dependencies in modules.dep).  1 yes, 0 no, -1 unreadable.
  */
-static int listed(const char *path, const char *module)
+static int listed_as(const char *path, const char *module, char *as, size_t size)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -67,10 +68,17 @@ static int listed(const char *path, const char *module)
 		ko = strstr(base, ".ko");
 		if (ko)
 			found = same_module(base, ko - base, module);
+		if (found && as)
+			snprintf(as, size, "%s", line);
 	}
 	free(line);
 	fclose(f);
 	return found;
+}
+
+static int listed(const char *path, const char *module)
+{
+	return listed_as(path, module, NULL, 0);
 }
 
 static void modules_dir(char *buf, size_t size)
@@ -90,6 +98,25 @@ int fe_kmod_builtin(const char *module)
 	modules_dir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/modules.builtin", dir);
 	return listed(path, module);
+}
+
+int fe_kmod_file(const char *module, char *buf, size_t size)
+{
+	char dir[320], path[400], rel[PATH_MAX];
+	int found;
+
+	modules_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/modules.dep", dir);
+	found = listed_as(path, module, rel, sizeof(rel));
+	if (found != 1)
+		return found;
+	/* modules.dep's paths are relative to its directory (older depmods
+	 * wrote them whole) */
+	if (rel[0] == '/')
+		snprintf(buf, size, "%s", rel);
+	else
+		snprintf(buf, size, "%s/%s", dir, rel);
+	return 1;
 }
 
 void fe_kmod_not_loaded(const char *module, const char *kallsyms, char *buf, size_t size)

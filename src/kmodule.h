@@ -18,6 +18,13 @@ int fe_kmod_loaded(const char *module);
 int fe_kmod_builtin(const char *module);
 
 /*
+ * The running kernel's file of module, as modules.dep names it:
+ * /lib/modules/RELEASE/kernel/.../MODULE.ko[.xz|.zst|.gz].  1 with its
+ * path in buf, 0 when there is none, -1 cannot tell.
+ */
+int fe_kmod_file(const char *module, char *buf, size_t size);
+
+/*
  * Why MODULE:function has no module to probe, as a sentence for an error
  * or a warning: module is not loaded per kallsyms (the symbol table that
  * was read).  For the running kernel's /proc/kallsyms, also what

@@ -201,7 +201,32 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 	return 0;
 }
 
-static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
+/*
+ * MODULE:func of a module not loaded that the running kernel has a file
+ * of: the function must be the file's, and the probe waits for it.
+ */
+static int module_waits(struct fe_probe *p, const struct fe_resolve_ctx *ctx, const char *file,
+			struct fe_error *err)
+{
+	struct fe_error e = { 0 };
+	char near[256];
+	int has = strstr(file, ".ko.") ? -1 : fe_elf_has_func(file, p->func, &e);
+
+	if (has == 0) {
+		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
+			return fe_err(err, p->func_col,
+				      "no function '%s' in module '%s' (%s); did you mean '%s:%s'?",
+				      p->func, p->module, file, p->module, near);
+		return fe_err(err, p->func_col, "no function '%s' in module '%s' (%s)",
+			      p->func, p->module, file);
+	}
+	p->module_waits = true;
+	return ctx->warnings ?
+	       fe_warn(ctx->warnings, "module '%s' is not loaded: the probe waits for it, and the "
+		       "kernel arms it when the module loads (%s)", p->module, file) : 0;
+}
+
+static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx, struct fe_error *err)
 {
 	/* inside a function the name is taken as written: a system call's
 	 * lines are those of the function named */
@@ -232,11 +257,15 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 			return -1;
 	}
 	if (p->module && fe_ksyms_module_loaded(ctx->ksyms, p->module) == 0) {
-		char why[FE_ERR_MSG_MAX / 2];
+		char why[FE_ERR_MSG_MAX / 2], file[PATH_MAX];
 
 		/* a warning: the kernel takes such a probe, and arms it when
-		 * the module loads; add refuses it all the same */
+		 * the module loads */
 		p->module_unloaded = true;
+		if (!ctx->other_kernel && ctx->kallsyms_path &&
+		    !strcmp(ctx->kallsyms_path, "/proc/kallsyms") &&
+		    fe_kmod_builtin(p->module) != 1 && fe_kmod_file(p->module, file, sizeof(file)) == 1)
+			return module_waits(p, ctx, file, err);
 		fe_kmod_not_loaded(p->module, ctx->kallsyms_path, why, sizeof(why));
 		return ctx->warnings ? fe_warn(ctx->warnings, "%s", why) : 0;
 	}
@@ -1180,6 +1209,11 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 	char clone[256];
 	int found;
 
+	if (r->p->module_waits && r->ctx->dbg_why) {
+		/* its file could not type it: that file's why */
+		fe_buf_printf(b, "%s", r->ctx->dbg_why);
+		return true;
+	}
 	if (r->p->module_unloaded) {
 		char why[FE_ERR_MSG_MAX / 2];
 
@@ -2305,8 +2339,9 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	if (ctx->binary) {
 		if (pick_user_target(p, ctx, err))
 			goto fail;
-	} else if (pick_target(p, ctx)) {
-		fe_err(err, 0, "out of memory");
+	} else if (pick_target(p, ctx, err)) {
+		if (!err->msg[0])
+			fe_err(err, 0, "out of memory");
 		goto fail;
 	}
 	if (find_dfunc(&r) || describe_params(&r))
