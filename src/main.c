@@ -221,15 +221,17 @@ static const struct command commands[] = {
 	},
 	{
 		"check", fe_cmd_check,
-		"fevent check [-g GROUP] [--kallsyms FILE] [-f FILE]... (--btf FILE | --vmlinux FILE)... [--json] [-v] [-q] [PROTO...]",
-		"Compile each prototype against each kernel's debug info, the first\n"
-		"the reference, and print one row per prototype: 'same' (the\n"
+		"fevent check [-g GROUP] [--kallsyms FILE] [-f FILE]... ((--btf FILE | --vmlinux FILE)... | (-x BIN)...) [--json] [-v] [-q] [PROTO...]",
+		"Compile each prototype against each kernel's debug info, or each\n"
+		"build of a user binary (-x, uprobes), the first the reference, and\n"
+		"print one row per prototype: 'same' (the\n"
 		"reference's definition), 'moved' (compiles, other offsets or\n"
 		"registers), 'drift' (a typed read contradicts that kernel's\n"
 		"declaration), 'missing' (a function, parameter or member gone) or\n"
 		"'inlined'.  Exit status 0 only when every cell is same or moved.\n",
 		"fevent check -f probes.txt --btf /sys/kernel/btf/vmlinux --btf vmlinux-6.1",
 		{ { 'g', NULL }, { OPT_KALLSYMS, NULL }, { 'f', NULL },
+		  { 'x', "a build of a user binary; repeat for each build" },
 		  { OPT_BTF, "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
 			     "for each kernel" },
 		  { OPT_VMLINUX, "a kernel's DWARF vmlinux; repeat for each kernel" },
@@ -411,7 +413,7 @@ int main(int argc, char **argv)
 	char *binary = NULL;
 	const char *x_arg = NULL;
 	size_t i;
-	int c, ret;
+	int c, ret, k;
 
 	fe_diag_init();
 	if (argc < 2) {
@@ -602,6 +604,12 @@ int main(int argc, char **argv)
 			cli.source = optarg;
 			break;
 		case 'x':
+			/* check compares builds of a binary, in order */
+			if (!strcmp(cmd->name, "check")) {
+				cli.kernels[cli.nr_kernels].path = optarg;
+				cli.kernels[cli.nr_kernels++].is_binary = true;
+				break;
+			}
 			x_arg = optarg;
 			break;
 		case 'r':
@@ -629,6 +637,26 @@ int main(int argc, char **argv)
 		ret = FE_EXIT_USAGE;
 		goto out;
 	}
+	for (k = 0; k < cli.nr_kernels; k++) {
+		char *why, *path;
+
+		if (!cli.kernels[k].is_binary)
+			continue;
+		if (cli.btf || cli.vmlinux) {
+			fprintf(stderr, "fevent %s: -x compares builds of a binary, --btf and "
+				"--vmlinux kernels: not both\n", cmd->name);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+		if (fe_exec_path(cli.kernels[k].path, 0, &path, &why)) {
+			fprintf(stderr, "fevent %s: -x %s\n", cmd->name, why ? why : strerror(ENOMEM));
+			free(why);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+		cli.kernels[k].path = path;
+		cli.kernels[k].owned = true;
+	}
 	if (x_arg) {
 		char *why;
 
@@ -653,6 +681,9 @@ out:
 	free(binary);
 	free(cli.events);
 	free(cli.files);
+	for (k = 0; cli.kernels && k < cli.nr_kernels; k++)
+		if (cli.kernels[k].owned)
+			free((char *)cli.kernels[k].path);
 	free(cli.kernels);
 	return ret;
 }

@@ -981,7 +981,7 @@ static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot,
 	const struct fe_dparam *dp = &r->dfunc.params[slot];
 	struct fe_tinfo want, got;
 	struct fe_tdesc d;
-	char tname[256], decl[320];
+	char tname[256], decl[320], moved_why[300];
 	int j;
 
 	if (!r->dbg || r->p->syscall || !dp->type || fe_dbg_describe(r->dbg, dp->type, &d))
@@ -1014,13 +1014,28 @@ static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot,
 			 got.size)
 			why = got.size > want.size ? "the bytes past it are not its value" :
 			      "part of its value is cut off";
-		if (!why)
-			continue;
 		if (fe_dbg_type_name(r->dbg, dp->type, tname, sizeof(tname)) < 0)
 			snprintf(tname, sizeof(tname), "?");
 		snprintf(decl, sizeof(decl), "%s%s%s", tname,
 			 tname[strlen(tname) ? strlen(tname) - 1 : 0] == '*' ? "" : " ",
 			 dp->name ? dp->name : "");
+		/* the slot's name is another parameter's: written for a build
+		 * or kernel where that one was in this slot */
+		if (!why && alt->name && dp->name && strcmp(alt->name, dp->name)) {
+			int k;
+
+			for (k = 0; k < r->dfunc.nr_params; k++)
+				if (k != slot && r->dfunc.params[k].name &&
+				    !strcmp(r->dfunc.params[k].name, alt->name))
+					break;
+			if (k < r->dfunc.nr_params) {
+				snprintf(moved_why, sizeof(moved_why),
+					 "its parameter '%s' is slot %d: it moved", alt->name, k + 1);
+				why = moved_why;
+			}
+		}
+		if (!why)
+			continue;
 		if (r->ctx->strict) {
 			/* every contradiction is said, the caret at the first */
 			if (!*first_col)
