@@ -393,8 +393,19 @@ int fe_uprobe_file_changed(const struct fe_event_info *e)
 	fclose(f);
 	if (n != 3)
 		return -1;
-	if (stat(file, &st))
+	if (stat(file, &st)) {
+		int pid;
+		char proc[32];
+
+		/* a container's file, named through a process that has exited:
+		 * not replaced, only no longer reachable by that name */
+		if (sscanf(file, "/proc/%d/root/", &pid) == 1) {
+			snprintf(proc, sizeof(proc), "/proc/%d", pid);
+			if (access(proc, F_OK))
+				return 2;
+		}
 		return 1;	/* gone */
+	}
 	return st.st_dev != dev || st.st_ino != ino;
 }
 

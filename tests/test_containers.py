@@ -182,11 +182,20 @@ def test_record_and_stats_of_a_process_in_its_own_namespaces():
                   [{"event": f"{GROUP}/{ev}", "keys": {"pid": ct.pid}, "count": 3}
                    for ev in ("greet", "greet__return")], out)
 
-        # the probe stays listed and removable once the process is gone
+        # the probe stays listed and removable once the process is gone,
+        # which list says (its file was not replaced)
         ct.stop()
         r = fe.run("list", "-g", GROUP)
         expect_eq(r.returncode, 0, r.stderr)
         check(f"{GROUP}/greet  uprobe  {path}:0x" in r.stdout, r.stdout)
+        gone = (f"    ! the process whose root {path} was named through has exited: the probe "
+                "stays on that file, for any process that runs it; a new event needs a live "
+                "process's path\n")
+        expect_eq(r.stdout.count(gone), 2, r.stdout)
+        check("was replaced" not in r.stdout, r.stdout)
+        r = fe.run("list", "-g", GROUP, "--json")
+        expect_eq([json.loads(l).get("process_gone") for l in r.stdout.splitlines()],
+                  [True, True], r.stdout)
     finally:
         ct.stop()
         clean()
