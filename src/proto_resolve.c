@@ -209,8 +209,10 @@ static int module_waits(struct fe_probe *p, const struct fe_resolve_ctx *ctx, co
 			struct fe_error *err)
 {
 	struct fe_error e = { 0 };
-	char near[256];
-	int has = strstr(file, ".ko.") ? -1 : fe_elf_has_func(file, p->func, &e);
+	char near[256], plain[PATH_MAX];
+	/* a file that cannot be read: the kernel judges the name at load */
+	int has = fe_kmod_plain(file, plain, sizeof(plain), &e) ? -1 :
+		  fe_elf_has_func(plain, p->func, &e);
 
 	if (has == 0) {
 		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
