@@ -113,6 +113,10 @@ void fe_dbg_close(struct fe_dbg *dbg);
  * with err set if there is none, or base is not BTF. */
 struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 				      struct fe_error *err);
+/* A module not loaded: the split BTF of its .ko file at path over base's.
+ * NULL with err set when the file has none or is compressed. */
+struct fe_dbg *fe_dbg_open_btf_module_file(struct fe_dbg *base, const char *module,
+					   const char *path, struct fe_error *err);
 
 /* Open DWARF of an ELF file through libdwfl: from the file itself or its
  * separate debuginfo, found by build-id or debuglink.  NULL with err set

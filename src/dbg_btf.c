@@ -5,6 +5,7 @@
 #include <byteswap.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <linux/btf.h>
 
 #include "dbg_backend.h"
+#include "kmodule.h"
 #include "fe_util.h"
 #include "input_file.h"
 
@@ -284,6 +286,38 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 		}
 	}
 	free(path);
+	return dbg;
+}
+
+struct fe_dbg *fe_dbg_open_btf_module_file(struct fe_dbg *base, const char *module,
+					   const char *path, struct fe_error *err)
+{
+	struct fe_error why = { 0 };
+	char plain[PATH_MAX];
+	struct fe_dbg *dbg;
+
+	if (base->ops != &btf_ops) {
+		fe_err(err, 0, "module debug info needs BTF");
+		return NULL;
+	}
+	/* a .ko.xz or .ko.gz is read from a decompressed copy */
+	if (fe_kmod_plain(path, plain, sizeof(plain), &why)) {
+		fe_err(err, 0, "module '%s' is not loaded, and %s; or read its arguments by their slots ('x64 NAME')",
+		       module, why.msg);
+		return NULL;
+	}
+	dbg = fe_dbg_alloc(&btf_ops, path, err);
+	if (!dbg)
+		return NULL;
+	/* the .ko's .BTF was made over the kernel's of the same build: the
+	 * running kernel's, since modules.dep of its release names it */
+	dbg->btf = parse_btf(plain, base->btf, &why);
+	if (!dbg->btf) {
+		fe_err(err, 0, "module '%s' is not loaded, and its file has no BTF to type it (%s: %s)",
+		       module, path, why.msg);
+		fe_dbg_close(dbg);
+		return NULL;
+	}
 	return dbg;
 }
 

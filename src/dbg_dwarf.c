@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dbg_backend.h"
+#include "debuginfod.h"
 #include "fe_util.h"
 #include "input_file.h"
 
@@ -156,6 +157,8 @@ static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_erro
 		fe_err(err, 0, "libdwfl: %s", dwfl_errmsg(-1));
 		goto fail;
 	}
+	/* separate debug info by build-id may be a download */
+	fe_debuginfod_watch(dbg->dwfl, path);
 	dwfl_report_begin(dbg->dwfl);
 	dbg->mod = dwfl_report_offline(dbg->dwfl, path, path, -1);
 	dwfl_report_end(dbg->dwfl, NULL, NULL);
@@ -164,14 +167,21 @@ static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_erro
 		goto fail;
 	}
 	dbg->dw = dwfl_module_getdwarf(dbg->mod, &dbg->bias);
+	fe_debuginfod_done();
 	if (!dbg->dw) {
 		if (has_debug_info(dbg->mod))
 			fe_err(err, 0, "cannot read %s: malformed DWARF (%s)", path, dwfl_errmsg(-1));
 		else if (optional)
 			err->msg[0] = '\0';
-		else
-			fe_err(err, 0, "no DWARF for %s (%s): install its debug info (a -dbg or -dbgsym package)",
-			       path, dwfl_errmsg(-1));
+		else {
+			char why[FE_ERR_MSG_MAX / 2];
+
+			fe_debuginfod_why_not(path, why, sizeof(why));
+			fe_err(err, 0, "no DWARF for %s (%s): install its debug info (a -dbg or -dbgsym package)%s%s",
+			       path, dwfl_errmsg(-1),
+			       fe_debuginfod_configured() ? "; " : ", or set DEBUGINFOD_URLS to fetch it",
+			       why);
+		}
 		goto fail;
 	}
 	if (check_units(dbg->dw, false, &why)) {

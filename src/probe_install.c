@@ -5,6 +5,7 @@
  * its error_log, with the caret mapped back to the prototype's argument.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "fe_util.h"
 #include "fprobe.h"
 #include "kprobe_rules.h"
+#include "kmodule.h"
 #include "probe_install.h"
 #include "event_names.h"
 
@@ -135,9 +137,17 @@ static int check_target(const struct fe_definition *def, const struct fe_kprobe_
 		char module[128];
 
 		snprintf(module, sizeof(module), "%.*s", (int)(colon - def->target), def->target);
-		if (!file_has_word("/proc/modules", 0, module))
+		if (!file_has_word("/proc/modules", 0, module)) {
+			char file[PATH_MAX];
+
+			/* the kernel keeps it and arms it when the module
+			 * loads; its rules are judged then */
+			if (fe_kmod_builtin(module) != 1 &&
+			    fe_kmod_file(module, file, sizeof(file)) == 1)
+				return 0;
 			return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
 				      module, def->event);
+		}
 	}
 	/* a module's functions are keyed MODULE:func, as the target; the
 	 * kernel judges FUNC+OFF by its function */
@@ -383,8 +393,19 @@ int fe_uprobe_file_changed(const struct fe_event_info *e)
 	fclose(f);
 	if (n != 3)
 		return -1;
-	if (stat(file, &st))
+	if (stat(file, &st)) {
+		int pid;
+		char proc[32];
+
+		/* a container's file, named through a process that has exited:
+		 * not replaced, only no longer reachable by that name */
+		if (sscanf(file, "/proc/%d/root/", &pid) == 1) {
+			snprintf(proc, sizeof(proc), "/proc/%d", pid);
+			if (access(proc, F_OK))
+				return 2;
+		}
 		return 1;	/* gone */
+	}
 	return st.st_dev != dev || st.st_ino != ino;
 }
 

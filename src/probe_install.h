@@ -101,7 +101,8 @@ bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned l
 		     unsigned long long *misses);
 const char *fe_event_kind_name(enum fe_event_kind kind);
 /* A uprobe's file since add: 1 replaced or gone (the probe watches the old
- * inode), 0 the same, -1 unknown (not added by fevent, or not a uprobe). */
+ * inode), 2 named through /proc/PID/root of a process that has exited, 0
+ * the same, -1 unknown (not added by fevent, or not a uprobe). */
 int fe_uprobe_file_changed(const struct fe_event_info *e);
 
 /*

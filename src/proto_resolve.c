@@ -201,7 +201,34 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 	return 0;
 }
 
-static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
+/*
+ * MODULE:func of a module not loaded that the running kernel has a file
+ * of: the function must be the file's, and the probe waits for it.
+ */
+static int module_waits(struct fe_probe *p, const struct fe_resolve_ctx *ctx, const char *file,
+			struct fe_error *err)
+{
+	struct fe_error e = { 0 };
+	char near[256], plain[PATH_MAX];
+	/* a file that cannot be read: the kernel judges the name at load */
+	int has = fe_kmod_plain(file, plain, sizeof(plain), &e) ? -1 :
+		  fe_elf_has_func(plain, p->func, &e);
+
+	if (has == 0) {
+		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
+			return fe_err(err, p->func_col,
+				      "no function '%s' in module '%s' (%s); did you mean '%s:%s'?",
+				      p->func, p->module, file, p->module, near);
+		return fe_err(err, p->func_col, "no function '%s' in module '%s' (%s)",
+			      p->func, p->module, file);
+	}
+	p->module_waits = true;
+	return ctx->warnings ?
+	       fe_warn(ctx->warnings, "module '%s' is not loaded: the probe waits for it, and the "
+		       "kernel arms it when the module loads (%s)", p->module, file) : 0;
+}
+
+static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx, struct fe_error *err)
 {
 	/* inside a function the name is taken as written: a system call's
 	 * lines are those of the function named */
@@ -232,11 +259,15 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 			return -1;
 	}
 	if (p->module && fe_ksyms_module_loaded(ctx->ksyms, p->module) == 0) {
-		char why[FE_ERR_MSG_MAX / 2];
+		char why[FE_ERR_MSG_MAX / 2], file[PATH_MAX];
 
 		/* a warning: the kernel takes such a probe, and arms it when
-		 * the module loads; add refuses it all the same */
+		 * the module loads */
 		p->module_unloaded = true;
+		if (!ctx->other_kernel && ctx->kallsyms_path &&
+		    !strcmp(ctx->kallsyms_path, "/proc/kallsyms") &&
+		    fe_kmod_builtin(p->module) != 1 && fe_kmod_file(p->module, file, sizeof(file)) == 1)
+			return module_waits(p, ctx, file, err);
 		fe_kmod_not_loaded(p->module, ctx->kallsyms_path, why, sizeof(why));
 		return ctx->warnings ? fe_warn(ctx->warnings, "%s", why) : 0;
 	}
@@ -952,7 +983,7 @@ static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot,
 	const struct fe_dparam *dp = &r->dfunc.params[slot];
 	struct fe_tinfo want, got;
 	struct fe_tdesc d;
-	char tname[256], decl[320];
+	char tname[256], decl[320], moved_why[300];
 	int j;
 
 	if (!r->dbg || r->p->syscall || !dp->type || fe_dbg_describe(r->dbg, dp->type, &d))
@@ -985,13 +1016,28 @@ static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot,
 			 got.size)
 			why = got.size > want.size ? "the bytes past it are not its value" :
 			      "part of its value is cut off";
-		if (!why)
-			continue;
 		if (fe_dbg_type_name(r->dbg, dp->type, tname, sizeof(tname)) < 0)
 			snprintf(tname, sizeof(tname), "?");
 		snprintf(decl, sizeof(decl), "%s%s%s", tname,
 			 tname[strlen(tname) ? strlen(tname) - 1 : 0] == '*' ? "" : " ",
 			 dp->name ? dp->name : "");
+		/* the slot's name is another parameter's: written for a build
+		 * or kernel where that one was in this slot */
+		if (!why && alt->name && dp->name && strcmp(alt->name, dp->name)) {
+			int k;
+
+			for (k = 0; k < r->dfunc.nr_params; k++)
+				if (k != slot && r->dfunc.params[k].name &&
+				    !strcmp(r->dfunc.params[k].name, alt->name))
+					break;
+			if (k < r->dfunc.nr_params) {
+				snprintf(moved_why, sizeof(moved_why),
+					 "its parameter '%s' is slot %d: it moved", alt->name, k + 1);
+				why = moved_why;
+			}
+		}
+		if (!why)
+			continue;
 		if (r->ctx->strict) {
 			/* every contradiction is said, the caret at the first */
 			if (!*first_col)
@@ -1180,6 +1226,11 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 	char clone[256];
 	int found;
 
+	if (r->p->module_waits && r->ctx->dbg_why) {
+		/* its file could not type it: that file's why */
+		fe_buf_printf(b, "%s", r->ctx->dbg_why);
+		return true;
+	}
 	if (r->p->module_unloaded) {
 		char why[FE_ERR_MSG_MAX / 2];
 
@@ -2305,8 +2356,9 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	if (ctx->binary) {
 		if (pick_user_target(p, ctx, err))
 			goto fail;
-	} else if (pick_target(p, ctx)) {
-		fe_err(err, 0, "out of memory");
+	} else if (pick_target(p, ctx, err)) {
+		if (!err->msg[0])
+			fe_err(err, 0, "out of memory");
 		goto fail;
 	}
 	if (find_dfunc(&r) || describe_params(&r))

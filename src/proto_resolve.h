@@ -107,6 +107,9 @@ struct fe_probe {
 	char name_suffix[40];	/* of the event's name: a line's "_L12" */
 	bool in_body;		/* at a line or offset, not the entry: only
 				 * DWARF's locations there hold, no ABI rule */
+	bool module_waits;	/* module_unloaded, and the running kernel has
+				 * its file: the kernel arms the probe when it
+				 * loads */
 	bool module_unloaded;	/* MODULE:func, and the symbol table has no
 				 * MODULE: the command says what that means */
 };
