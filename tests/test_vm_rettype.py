@@ -98,7 +98,7 @@ def test_long_on_an_int_function_of_7_2_reads_its_int():
     rets = dict(l.split()[1:3] for l in parts["glob"].splitlines() if l.startswith("r:"))
     expect_eq((rets["vfs_rmdir"], rets["vfs_read"]), ("ret=$retval:s32", "ret=$retval:s64"))
     check("warning" not in parts["glob"], parts["glob"])
-    # the failed open, kept by 'ret < 0', reads -ENOENT
+    # the failed open, kept by 'ret < 0', reads -ENOENT, by name
     calls = [l.split(": ", 1)[1] for l in parts["record"].splitlines() if "do_sys_openat2(" in l]
-    check(any(re.fullmatch(r'\S+->do_sys_openat2\(dfd=-100, filename="/nonexistent"\) = -2 '
+    check(any(re.fullmatch(r'\S+->do_sys_openat2\(dfd=-100, filename="/nonexistent"\) = -2 \(ENOENT\) '
                            r'<\d+\.\d{3} us>', c) for c in calls), parts["record"])
