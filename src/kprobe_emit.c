@@ -590,10 +590,19 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		const char *name;
 
 		if (++nr_args > FE_KERNEL_MAX_ARGS) {
+			int k, members = 0;
+
+			/* a whole struct's members: say how many it has */
+			for (k = 0; f->group && k < probe->nr_fields; k++)
+				members += probe->fields[k].group && probe->fields[k].col == f->col;
 			fe_err(err, f->col,
 			       "too many arguments: the kernel allows %d per event%s",
 			       FE_KERNEL_MAX_ARGS,
 			       probe->uprobe || probe->in_body ? "" : ", __caller included");
+			if (members)
+				snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+					 "; '%s' has %d members to read (nested structs flattened): name the ones wanted, or a nested struct ('%s->s.*')",
+					 f->group, members, f->group);
 			goto fail;
 		}
 		size_t at = args.len;
@@ -614,9 +623,17 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	if (!def->entry)
 		goto oom;
 	if (strlen(def->entry) > FE_KERNEL_MAX_LINE) {
-		fe_err(err, probe->func_col,
-		       "the definition is %zu characters; the kernel reads at most %d per line",
-		       strlen(def->entry), FE_KERNEL_MAX_LINE);
+		const struct fe_field *whole = NULL;
+
+		/* a whole struct's members make most lines that long */
+		for (i = 0; i < probe->nr_fields && !whole; i++)
+			if (probe->fields[i].group)
+				whole = &probe->fields[i];
+		fe_err(err, whole ? whole->col : probe->func_col,
+		       "the definition is %zu characters; the kernel reads at most %d per line%s%s%s",
+		       strlen(def->entry), FE_KERNEL_MAX_LINE,
+		       whole ? " (the members of '" : "", whole ? whole->group : "",
+		       whole ? "': name the ones wanted)" : "");
 		goto fail;
 	}
 
