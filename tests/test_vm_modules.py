@@ -157,7 +157,7 @@ def test_add_and_record_a_module_function():
     expect_eq((len(lines), lines[0], lines[2]), (3, "fevent-vm", "rc=0"), parts["record"])
     # -ENOEXEC: binfmt_misc has no format registered, the ELF loader runs next
     check(re.fullmatch(r" *cat-\d+ \[000\] +[\d.]+: bprm_execve->load_misc_binary"
-                       r"\(filename=\"/bin/cat\"\) = -8 \(ENOEXEC\) <[\d.]+ us>", lines[1]), lines[1])
+                       r"\(filename=\"/bin/cat\"\) = -8 <[\d.]+ us>", lines[1]), lines[1])
 
 
 GONE = ("    ! module binfmt_misc is not loaded: the probe is gone and fires again once the "
@@ -196,5 +196,5 @@ def test_the_kernel_rearms_the_probe_when_the_module_loads_again():
     lines = parts["record_again"].splitlines()
     expect_eq((len(lines), lines[0]), (4, "fevent-vm"), lines)
     check(re.fullmatch(r" *cat-\d+ \[000\] +[\d.]+: bprm_execve->load_misc_binary"
-                       r"\(filename=\"/bin/cat\"\) = -8 \(ENOEXEC\) <[\d.]+ us>", lines[1]), lines)
+                       r"\(filename=\"/bin/cat\"\) = -8 <[\d.]+ us>", lines[1]), lines)
     expect_eq(lines[2:], ["rc=0", "rc=0"], "cleared, nothing left")

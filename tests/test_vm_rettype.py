@@ -64,6 +64,7 @@ def test_void_kernel_function_returns_are_timed():
 OPENAT2 = "long do_sys_openat2(int dfd, string filename)"
 SID = rf"""T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
+mkdir -p /run    # the VM's initramfs has none; fevent keeps state there
 echo ::proto; fevent proto do_sys_openat2 | head -1
 echo ::compile; fevent compile '{OPENAT2}' 2>&1; echo rc=$?
 echo ::strict; fevent compile --strict '{OPENAT2}' 2>&1; echo rc=$?
