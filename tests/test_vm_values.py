@@ -30,6 +30,7 @@ echo ::json; fevent record --json -e do_sys_openat2 -e do_sys_openat2__return \
 	-e do_filp_open -e do_filp_open__return -- cat /nonexistent 2>/dev/null | cat; echo rc=$?
 echo ::sleep; fevent record -e hrtimer_nanosleep -e hrtimer_nanosleep__return \
 	-- sleep 0.01 | cat; echo rc=$?
+echo ::errors; fevent record --errors -- cat /nonexistent 2>/dev/null; echo rc=$?
 echo ::report; fevent record -q -o /tmp/v.dat -- cat /nonexistent >/dev/null 2>&1
 fevent report -i /tmp/v.dat 2>/dev/null | grep -e do_sys_openat2 -e do_filp_open -e hrtimer_nanosleep; echo rc=$?
 fevent clear -q; echo rc=$?
@@ -96,11 +97,11 @@ def test_errno_names_err_ptr_and_struct_live_json_and_report():
                                                     if l.startswith("{")))
             if o.get("caller") != "do_open_execat"}
     o = objs["do_sys_openat2"]
-    expect_eq((o["args"], o["ret"], o["errno"]),
+    expect_eq((o["args"], o["ret"], o["error"]),
               ({"dfd": -100, "filename": "/nonexistent",
                 "how": {"flags": "0x8000", "mode": "0x0", "resolve": "0x0"}}, -2, "ENOENT"))
     o = objs["do_filp_open"]
-    expect_eq((o["ret"], o["errno"]), ("0xfffffffffffffffe", "ENOENT"))
+    expect_eq((o["ret"], o["error"]), ("0xfffffffffffffffe", "ENOENT"))
     # a trace.dat carries how its fields are shown
     rep = [HEAD.match(l)[1] for l in p["report"].splitlines() if HEAD.match(l)]
     check(any(re.fullmatch(r'\S+->do_sys_openat2\(dfd=-100, filename="/nonexistent", '
@@ -108,6 +109,17 @@ def test_errno_names_err_ptr_and_struct_live_json_and_report():
                            c) for c in rep), p["report"])
     check(any(re.fullmatch(r"\S+->do_filp_open\(dfd=-100\) = ERR_PTR\(-2\) \(ENOENT\)" + DUR, c)
               for c in rep), p["report"])
+
+
+def test_errors_mode_reads_the_named_values():
+    # record --errors finds the error in the view's "ERR_PTR(-2) (ENOENT)"
+    p = sections()
+    text = p["errors"]
+    check(re.search(r"^ +cat-\d+ \[\d{3}\] +\d+\.\d{6}: do_sys_openat2 failed: -2 \(ENOENT\)",
+                    text, re.M), text)
+    check(re.search(r"^        do_filp_open\(dfd=-100\) = ERR_PTR\(-2\) \(ENOENT\)" + DUR + "\n"
+                    r"     <- do_sys_openat2\(dfd=-100, filename=\"/nonexistent\", how=\{.*\}\) "
+                    r"= -2 \(ENOENT\)" + DUR + "$", text, re.M), text)
 
 
 def test_enum_parameter_by_its_enumerator():
