@@ -158,7 +158,7 @@ static const struct command commands[] = {
 		"the prototype rendered back from the kernel's definition and its fetch\n"
 		"arguments; a line starting with '!' under a kprobe whose module is not\n"
 		"loaded.\n",
-		"fevent list --json",
+		"fevent list -g demo --json",
 		{ { 'g', "the group to list (default: functions)" }, { OPT_JSON, NULL },
 		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
@@ -216,7 +216,7 @@ static const struct command commands[] = {
 		"In the kernel where it has hist triggers (in fevent's own instance,\n"
 		"with a synthetic event for --latency), else from the event stream; -v\n"
 		"says which.  Targets, filters and the end are as record's.\n",
-		"fevent stats --by comm --hist count -e vfs_read -d 5 -a",
+		"fevent stats --by comm --hist count -e ksys_read -d 2 -a",
 		{ { 'g', "the group whose events to count (default: functions)" },
 		  { 'e', "count this event (and its __return); default all;\n"
 			 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
@@ -272,7 +272,7 @@ static const struct command commands[] = {
 		"lines of a source file (matched by the end of its path) with the\n"
 		"FUNC+OFF places of the functions defined there.  Needs DWARF: the\n"
 		"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
-		"fevent lines -x /bin/bash main:10-20",
+		"fevent lines -x ./fx_places walk",
 		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_SOURCE, NULL }, COMMON_OPTS },
 	},
 	{
@@ -282,7 +282,7 @@ static const struct command commands[] = {
 		"the parameters and local variables in scope with their C types and\n"
 		"the fetch a read by name compiles to there, or why it cannot be read\n"
 		"(as perf probe -V).  Needs DWARF, like lines.\n",
-		"fevent vars -x /bin/bash main:12",
+		"fevent vars -x ./fx_places walk:13",
 		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_JSON, NULL }, COMMON_OPTS },
 	},
 };

@@ -123,6 +123,7 @@ NOT_SANITIZED = ("test_vm.py", "test_vm_matrix.py", "test_vm_lines.py", "test_vm
                  "test_vm_call_filters.py", "test_vm_fprobes.py", "test_vm_issue20.py",
                  "test_vm_rettype.py", "test_vm_stats_kernels.py", "test_vm_syscall_args.py",
                  "test_vm_tracepoints.py", "test_vm_stacks_errors.py", "test_vm_values.py",
+                 "test_vm_doc_examples.py",
                  "test_fuzz.py",
                  "test_valgrind.py")
 
