@@ -158,6 +158,11 @@ int fe_dbg_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 void fe_dbg_each_member(struct fe_dbg *dbg, fe_tid composite,
 			void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
 				   void *arg), void *arg);
+/* Call fn for each enumerator of an enum type (id described, typedefs
+ * looked through): its name and value, in declaration order. */
+void fe_dbg_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+			    void (*fn)(const char *name, long long value, void *arg),
+			    void *arg);
 /* The member name closest to name, for "did you mean"; NULL if none. */
 const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
 				  const char *name);

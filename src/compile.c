@@ -237,11 +237,12 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	/* a return event with the arguments has every field: the kernel
 	 * filters the whole call there */
 	if (!ret && it->proto->filter)
-		ret = fe_filter_translate(it->proto->filter, it->proto->filter_col,
-					  it->def.ret_has_args ? NULL : it->def.entry_args,
-					  it->def.ret_args, &it->def.filter,
-					  &it->def.filter_on_return, &it->def.filter_on_call,
-					  &it->err);
+		ret = fe_filter_translate_values(it->proto->filter, it->proto->filter_col,
+						 it->def.ret_has_args ? NULL : it->def.entry_args,
+						 it->def.ret_args, it->def.entry_values,
+						 it->def.ret_values, &it->def.filter,
+						 &it->def.filter_on_return,
+						 &it->def.filter_on_call, &it->err);
 	return ret;
 }
 

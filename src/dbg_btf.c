@@ -651,6 +651,30 @@ static void btf_each_member(struct fe_dbg *dbg, fe_tid composite,
 		fn(btf_name(dbg, m->name_off), m->type, btf_member_bit_offset(t, i), arg);
 }
 
+static void btf_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+				void (*fn)(const char *name, long long value, void *arg),
+				void *arg)
+{
+	const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+	int i, n;
+
+	if (!t)
+		return;
+	n = btf_vlen(t);
+	if (btf_is_enum(t)) {
+		const struct btf_enum *e = btf_enum(t);
+
+		for (i = 0; i < n; i++, e++)
+			fn(btf_name(dbg, e->name_off),
+			   btf_kflag(t) ? (long long)e->val : (long long)(uint32_t)e->val, arg);
+	} else if (btf_is_enum64(t)) {
+		const struct btf_enum64 *e = btf_enum64(t);
+
+		for (i = 0; i < n; i++, e++)
+			fn(btf_name(dbg, e->name_off), (long long)btf_enum64_value(e), arg);
+	}
+}
+
 static int btf_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
 			 fe_tid *out)
 {
@@ -795,6 +819,7 @@ static const struct fe_dbg_ops btf_ops = {
 	.describe = btf_describe,
 	.member = btf_member,
 	.each_member = btf_each_member,
+	.each_enumerator = btf_each_enumerator,
 	.find_type = btf_find_type,
 	.spell = btf_spell,
 	.each_func = btf_each_func,

@@ -916,6 +916,29 @@ static void dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
 
+static void dwarf_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+				  void (*fn)(const char *name, long long value, void *arg),
+				  void *arg)
+{
+	Dwarf_Die die, m;
+
+	if (!die_at(dbg, id, &die) || dwarf_child(&die, &m) != 0)
+		return;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Sword sv;
+		Dwarf_Word uv;
+
+		if (dwarf_tag(&m) != DW_TAG_enumerator || !dwarf_diename(&m) ||
+		    !dwarf_attr(&m, DW_AT_const_value, &a))
+			continue;
+		/* the form says how: data1..8 are unsigned, sdata signed */
+		if (dwarf_whatform(&a) == DW_FORM_sdata ? dwarf_formsdata(&a, &sv) == 0 :
+		    (dwarf_formudata(&a, &uv) == 0 && ((sv = (Dwarf_Sword)uv), true)))
+			fn(dwarf_diename(&m), sv, arg);
+	} while (dwarf_siblingof(&m, &m) == 0);
+}
+
 static bool tag_matches(int tag, const char *want)
 {
 	if (!want)
@@ -1735,6 +1758,7 @@ static const struct fe_dbg_ops dwarf_ops = {
 	.describe = dwarf_describe,
 	.member = dwarf_member,
 	.each_member = dwarf_each_member,
+	.each_enumerator = dwarf_each_enumerator,
 	.find_type = dwarf_find_type,
 	.spell = dwarf_spell,
 	.each_func = dwarf_each_func,

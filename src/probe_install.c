@@ -414,11 +414,63 @@ static void filter_path(char *buf, size_t size, const char *group, const char *n
 	snprintf(buf, size, STATE_DIR "/%s/%s.filter", group, name);
 }
 
+static void values_path(char *buf, size_t size, const char *group, const char *name)
+{
+	snprintf(buf, size, STATE_DIR "/%s/%s.values", group, name);
+}
+
+/*
+ * How the view shows the event's fields beyond their fetch types (errno
+ * names, enumerators, whole structs: fe_definition's *_values), kept
+ * beside the event like its filter.  Without it the values are numbers,
+ * so a failure here loses names, not events.
+ */
+static void note_values(const char *group, const char *name, const char *values)
+{
+	char path[512];
+	FILE *f;
+
+	values_path(path, sizeof(path), group, name);
+	unlink(path);
+	if (!values || !*values)
+		return;
+	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
+	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+		return;
+	values_path(path, sizeof(path), group, name);
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	fputs(values, f);
+	if (ferror(f) | fclose(f))
+		unlink(path);
+}
+
+char *fe_event_values(const char *group, const char *name)
+{
+	char path[512];
+	FILE *f;
+	struct fe_buf b = { 0 };
+	char buf[4096];
+	size_t n;
+
+	values_path(path, sizeof(path), group, name);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fe_buf_add(&b, buf, n);
+	fclose(f);
+	return fe_buf_take(&b);
+}
+
 static int remove_event(const char *group, const char *name)
 {
 	char cmd[256];
 
 	state_path(cmd, sizeof(cmd), group, name);
+	unlink(cmd);
+	values_path(cmd, sizeof(cmd), group, name);
 	unlink(cmd);
 	filter_path(cmd, sizeof(cmd), group, name);
 	unlink(cmd);
@@ -716,6 +768,9 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 		if (defs[i]->filter && set_filter(defs[i], refusal, i, err))
 			goto fail;
 	for (i = 0; i < n; i++) {
+		note_values(defs[i]->group, defs[i]->event, defs[i]->entry_values);
+		if (defs[i]->ret_event)
+			note_values(defs[i]->group, defs[i]->ret_event, defs[i]->ret_values);
 		if (!defs[i]->uprobe)
 			continue;
 		note_uprobe_file(defs[i]->group, defs[i]->event, defs[i]->target);
@@ -952,6 +1007,7 @@ static void info_clear(struct fe_event_info *e)
 	free(e->args);
 	free(e->definition);
 	free(e->call_filter);
+	free(e->values);
 	for (j = 0; j < e->nr_enabled; j++)
 		free(e->enabled_in[j]);
 	free(e->enabled_in);
@@ -1112,6 +1168,8 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	qsort(ev, count, sizeof(*ev), by_name);
 	if (call_filters(ev, count))
 		goto oom;
+	for (i = 0; i < count; i++)
+		ev[i].values = fe_event_values(ev[i].group, ev[i].event);
 	*out = ev;
 	tracefs_dynevent_list_free(all);
 	free(kprof);
