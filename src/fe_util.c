@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fe_util.h"
 
@@ -220,4 +223,34 @@ void fe_json_string(FILE *out, const char *s)
 			fputc(c, out);
 	}
 	fputc('"', out);
+}
+
+int fe_write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p = (const char *)p + w;
+		n -= w;
+	}
+	return 0;
+}
+
+int fe_unnamed_file(void)
+{
+	int fd = open(P_tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	FILE *f;
+
+	if (fd >= 0)
+		return fd;
+	f = tmpfile();	/* a file system without O_TMPFILE */
+	if (!f)
+		return -1;
+	fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);
+	fclose(f);
+	return fd;
 }

@@ -44,4 +44,10 @@ void *fe_grow(void *arr_ptr, int *nr, size_t size);
 /* s as a JSON string, quoted and escaped. */
 void fe_json_string(FILE *out, const char *s);
 
+/* write(2) until all n bytes are written: 0, or -1 with errno set */
+int fe_write_all(int fd, const void *p, size_t n);
+/* A read-write file in P_tmpdir with no name (nothing of it is left
+ * whatever ends fevent), close-on-exec; -1 with errno set */
+int fe_unnamed_file(void);
+
 #endif

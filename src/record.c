@@ -397,21 +397,6 @@ static void spool_failed(struct session *s)
 	s->spool_error = s->spool_error ? s->spool_error : errno ? errno : EIO;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p = (const char *)p + w;
-		n -= w;
-	}
-	return 0;
-}
-
 /* One page read from cpu (n bytes of it), spooled whole. */
 static int take_page(struct session *s, int cpu, void *page, int n)
 {
@@ -421,7 +406,7 @@ static int take_page(struct session *s, int cpu, void *page, int n)
 		return 0;
 	}
 	memset((char *)page + n, 0, s->page_size - n);
-	if (write_all(s->spool[cpu], page, s->page_size))
+	if (fe_write_all(s->spool[cpu], page, s->page_size))
 		goto fail;
 	s->spooled[cpu] += s->page_size;
 	return 0;
@@ -447,7 +432,7 @@ static int take_piped(struct session *s, int cpu, size_t n)
 	}
 	/* a file system that takes no splice: through fevent */
 	while (left && (r = read(s->pipe[0], s->chunk, left)) > 0) {
-		if (write_all(fd, s->chunk, r))
+		if (fe_write_all(fd, s->chunk, r))
 			break;
 		left -= r;
 	}
@@ -745,15 +730,7 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		if (s->raw[cpu] < 0)
 			continue;
-		/* unnamed: nothing is left of it whatever ends fevent */
-		s->spool[cpu] = open(P_tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (s->spool[cpu] < 0) {
-			FILE *f = tmpfile();	/* a /tmp without O_TMPFILE */
-
-			s->spool[cpu] = f ? fcntl(fileno(f), F_DUPFD_CLOEXEC, 0) : -1;
-			if (f)
-				fclose(f);
-		}
+		s->spool[cpu] = fe_unnamed_file();
 		if (s->spool[cpu] < 0)
 			return fe_err(err, 0, "cannot make a temporary file in %s: %s", P_tmpdir,
 				      strerror(errno));

@@ -313,15 +313,7 @@ struct fe_tracedat *fe_tracedat_create(const char *path, int nr_cpus, int page_s
 	for (i = 0; i < nr_cpus; i++)
 		td->tmp[i] = -1;
 	for (i = 0; i < nr_cpus; i++) {
-		/* unnamed: nothing is left of them whatever ends fevent */
-		td->tmp[i] = open(P_tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (td->tmp[i] < 0) {
-			FILE *f = tmpfile();	/* a /tmp without O_TMPFILE */
-
-			td->tmp[i] = f ? fcntl(fileno(f), F_DUPFD_CLOEXEC, 0) : -1;
-			if (f)
-				fclose(f);
-		}
+		td->tmp[i] = fe_unnamed_file();
 		if (td->tmp[i] < 0) {
 			fe_err(err, 0, "cannot make a temporary file: %s", strerror(errno));
 			fe_tracedat_abort(td);
@@ -358,21 +350,6 @@ void fe_tracedat_abort(struct fe_tracedat *td)
 	free(td);
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p = (const char *)p + w;
-		n -= w;
-	}
-	return 0;
-}
-
 int fe_tracedat_page(struct fe_tracedat *td, int cpu, const void *page, int size)
 {
 	static const char zeros[4096];
@@ -381,12 +358,12 @@ int fe_tracedat_page(struct fe_tracedat *td, int cpu, const void *page, int size
 	if (cpu < 0 || cpu >= td->nr_cpus || size > td->page_size)
 		return -1;
 	/* whole pages: readers step through the data a page at a time */
-	if (write_all(td->tmp[cpu], page, size))
+	if (fe_write_all(td->tmp[cpu], page, size))
 		td->failed = true;
 	while (pad > 0) {
 		int n = pad > (int)sizeof(zeros) ? (int)sizeof(zeros) : pad;
 
-		if (write_all(td->tmp[cpu], zeros, n))
+		if (fe_write_all(td->tmp[cpu], zeros, n))
 			td->failed = true;
 		pad -= n;
 	}
