@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "fe_util.h"
 #include "kmodule.h"
 
 #define PROC_MODULES	"/proc/modules"
@@ -160,21 +161,6 @@ static struct {
 	int fd;
 } plain_copies[8];
 
-static int write_all(int fd, const unsigned char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int unxz(int in, int out, struct fe_error *err, const char *path)
 {
 	lzma_stream z = LZMA_STREAM_INIT;
@@ -201,7 +187,7 @@ static int unxz(int in, int out, struct fe_error *err, const char *path)
 		}
 		r = lzma_code(&z, action);
 		if (!z.avail_out || r == LZMA_STREAM_END) {
-			if (write_all(out, obuf, sizeof(obuf) - z.avail_out)) {
+			if (fe_write_all(out, obuf, sizeof(obuf) - z.avail_out)) {
 				lzma_end(&z);
 				return fe_err(err, 0, "decompressing %s: %s", path, strerror(errno));
 			}
@@ -231,7 +217,7 @@ static int ungz(int in, int out, struct fe_error *err, const char *path)
 		return fe_err(err, 0, "%s: cannot start a gzip decoder", path);
 	}
 	while ((n = gzread(g, buf, sizeof(buf))) > 0)
-		if (write_all(out, buf, (size_t)n)) {
+		if (fe_write_all(out, buf, (size_t)n)) {
 			gzclose(g);
 			return fe_err(err, 0, "decompressing %s: %s", path, strerror(errno));
 		}

@@ -5,9 +5,7 @@ cannot read (stopped) while the buffer overflows says how many events the
 kernel overwrote and the -b that would have held them."""
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 from fe import check, expect_eq
 
@@ -48,11 +46,7 @@ fevent clear -q; echo rc=$?
 
 
 def workload():
-    out = os.path.join(tempfile.gettempdir(), "fevent-fx_loop")
-    src = os.path.join(HERE, "..", "bench", "fx_loop.c")
-    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
-        subprocess.run(["gcc", "-O2", "-static", "-o", out, src], check=True)
-    return out
+    return vm.static_binary(os.path.join(HERE, "..", "bench", "fx_loop.c"), "fevent-fx_loop")
 
 
 def sections():
