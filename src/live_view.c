@@ -620,8 +620,9 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
 	}
 }
 
-/* Append a string quoted: C-style for text, JSON for JSON (invalid UTF-8
- * bytes as \u00XX). */
+/* Append a string quoted: C-style for text, JSON for JSON; a byte that is
+ * not part of well-formed UTF-8 as \xXX (text) or \u00XX (JSON), so
+ * either output is UTF-8 whatever the string held. */
 static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -630,10 +631,7 @@ static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool jso
 	fe_buf_addc(b, '"');
 	while (i < len && s[i]) {
 		unsigned char c = s[i];
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
-			   (c & 0xf8) == 0xf0 ? 4 : 0;
-		size_t k;
-		bool valid = n > 0 && i + n <= len;
+		size_t n;
 		char esc[8];
 		int elen = 0;
 
@@ -643,9 +641,9 @@ static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool jso
 			run++;
 			continue;
 		}
-		for (k = 1; valid && k < n; k++)
-			valid = (s[i + k] & 0xc0) == 0x80;
-		if (c >= 0x80 && valid) {
+		/* a NUL (the string's end) is no continuation byte */
+		n = c >= 0x80 ? fe_utf8_seq(s + i, len - i) : 0;
+		if (n) {
 			i += n;
 			run += n;
 			continue;
