@@ -272,6 +272,32 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 	const struct fe_cli *cli = r->cli;
 	int i, k;
 
+	/*
+	 * --by comm, pid or cpu where an event has a field of that name (a
+	 * parameter named cpu, a tracepoint's pid): the field, as the
+	 * kernel's filter reads 'cpu' (its event's own field first); the
+	 * task's are then COMM, common_pid and CPU.
+	 */
+	for (k = 0; k < r->nr_by; k++) {
+		if (!(r->src[k] == K_COMM || r->src[k] == K_PID || r->src[k] == K_CPU) ||
+		    strcmp(r->by[k], r->src[k] == K_COMM ? "comm" : r->src[k] == K_PID ? "pid" : "cpu"))
+			continue;
+		for (i = 0; i < n && r->src[k] != K_FIELD; i++) {
+			struct field *f = NULL;
+			int nf = 0, j;
+
+			if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
+				continue;
+			if (parse_fields(ev[i].args, &f, &nf)) {
+				fe_say_error("out of memory\n");
+				return -1;
+			}
+			for (j = 0; j < nf; j++)
+				if (!strcmp(f[j].name, r->by[k]))
+					r->src[k] = K_FIELD;
+			fields_free(f, nf);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		struct field *f = NULL;
 		int nf = 0;
@@ -453,8 +479,12 @@ static int parse_by(struct run *r)
 		}
 		k = r->nr_by++;
 		r->by[k] = strdup(tok);
-		r->src[k] = !strcmp(tok, "comm") ? K_COMM : !strcmp(tok, "pid") ? K_PID :
-			    !strcmp(tok, "cpu") ? K_CPU : !strcmp(tok, "caller") ? K_SYMBOL :
+		/* COMM, common_pid and CPU: the task's, whatever fields an
+		 * event has (see choose()) */
+		r->src[k] = !strcmp(tok, "comm") || !strcmp(tok, "COMM") ? K_COMM :
+			    !strcmp(tok, "pid") || !strcmp(tok, "common_pid") ? K_PID :
+			    !strcmp(tok, "cpu") || !strcmp(tok, "CPU") ? K_CPU :
+			    !strcmp(tok, "caller") ? K_SYMBOL :
 			    !strcmp(tok, "stack") ? K_STACK : K_FIELD;
 		r->kinds[k] = r->src[k] == K_COMM || r->src[k] == K_SYMBOL ? FE_KEY_TEXT :
 			      r->src[k] == K_STACK ? FE_KEY_STACK : FE_KEY_NUMBER;

@@ -1559,6 +1559,11 @@ static int pair_field(void *ctx, const char *name, struct fe_buf *text, unsigned
 	const struct item *first = c->half[0] ? c->half[0] : c->half[1];
 	int i;
 
+	/* the event's own field first, as the kernel's filter
+	 * (trace_find_event_field): a parameter named cpu is the argument */
+	for (i = 0; i < 2; i++)
+		if (c->half[i] && half_field(c->v, c->half[i], name, text, num, is_string, is_signed) == 0)
+			return 0;
 	if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
 		const char *comm = fe_view_comm(c->v, first->pid);
 
@@ -1577,9 +1582,6 @@ static int pair_field(void *ctx, const char *name, struct fe_buf *text, unsigned
 		*num = (unsigned int)first->cpu;
 		return 0;
 	}
-	for (i = 0; i < 2; i++)
-		if (c->half[i] && half_field(c->v, c->half[i], name, text, num, is_string, is_signed) == 0)
-			return 0;
 	return -1;
 }
 
