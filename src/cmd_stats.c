@@ -48,6 +48,7 @@ struct counted {
 	char *value_field;		/* --hist */
 	bool value_signed;
 	struct fe_khist *khist;
+	unsigned long long measured;	/* --latency in the kernel: samples shown */
 };
 
 struct run {
@@ -785,11 +786,70 @@ static int shown_from_kernel(void *ctx, const char *const *keys, unsigned long l
 			k2[k] = stack[k].s ? stack[k].s : "";
 		}
 	}
+	rc->c->measured += hits;
 	ret = fe_stats_add(rc->r->shown, rc->c->name, k2, value,
 			   rc->r->mode == FE_STATS_HIST && rc->c->value_signed, hits);
 	for (k = 0; k < rc->r->nr_by; k++)
 		fe_buf_free(&stack[k]);
 	return ret;
+}
+
+static bool traced_ctx(void *ctx, long pid)
+{
+	return traced(ctx, pid);
+}
+
+/*
+ * --latency: the calls that began while counting and have no sample, said
+ * after the table (--json: an object of their own) and among the losses
+ * (the summary's, or a warning where the kernel counted and there is
+ * none), so fewer samples than calls never reads as "none lost".  The
+ * stream measures every call whose return it sees; the kernel keeps one
+ * entry per task and function, so a recursive call's entry replaces its
+ * caller's, whose return then finds none.
+ */
+static int say_unmeasured(struct run *r, struct tracefs_instance *inst, struct fe_view *v)
+{
+	const char *why = r->in_kernel ?
+		"the kernel pairs one entry per task: a recursive call replaces its caller's, "
+		"or no return came while counting; --stream measures each" :
+		"no return while counting";
+	struct fe_error err = { 0 };
+	int i;
+
+	for (i = 0; i < r->nr_c; i++) {
+		unsigned long long calls, measured;
+		char *what;
+
+		if (r->in_kernel) {
+			if (fe_khist_calls(r->c[i].khist, inst, traced_ctx, r, &calls, &err)) {
+				fe_say_error("%s\n", err.msg);
+				return -1;
+			}
+			measured = r->c[i].measured;
+		} else {
+			fe_stats_pairs_counts(r->pairs, r->c[i].ev->event, &calls, &measured);
+		}
+		if (calls <= measured)
+			continue;
+		if (r->cli->json)
+			printf("{\"event\":\"%s\",\"calls\":%llu,\"measured\":%llu,"
+			       "\"unmeasured\":%llu}\n", r->c[i].name, calls, measured,
+			       calls - measured);
+		else
+			printf("%s: %llu of %llu calls not measured (%s)\n",
+			       r->c[i].name, calls - measured, calls, why);
+		if (asprintf(&what, "%llu of %llu calls of %s not measured (%s)", calls - measured,
+			     calls, r->c[i].name, why) < 0)
+			return -1;
+		if (v)
+			fe_view_note_loss(v, what);
+		else
+			fe_say_loss("%s\n", what);
+		free(what);
+	}
+	fflush(stdout);
+	return 0;
 }
 
 static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final)
@@ -819,6 +879,8 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 			struct row_ctx rc = { r, &r->c[i] };
 			unsigned long long dropped;
 
+			r->c[i].measured = 0;	/* the hist holds totals */
+
 			if (fe_khist_read(r->c[i].khist, inst, shown_from_kernel, &rc, &dropped,
 					  &err)) {
 				fe_say_error("%s\n", err.msg);
@@ -844,6 +906,8 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 	if (r->cli->interval)
 		r->interval++;
 	fe_stats_print(r->shown, r->cli->interval ? r->interval : 0);
+	if (final && r->mode == FE_STATS_LATENCY && say_unmeasured(r, inst, v))
+		return -1;
 	return 0;
 }
 

@@ -152,6 +152,9 @@ struct fe_view {
 	int scratch_size;
 	int nr_held;		/* pending entries held for a call filter */
 	int deciding;		/* --graph: the held entry being decided, or -1 */
+	struct fe_buf losses;	/* what the command lost besides events
+				 * (stats: calls not measured), said in
+				 * the summary */
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -241,6 +244,7 @@ void fe_view_free(struct fe_view *v)
 	free(v->scratch);
 	fe_buf_free(&v->task_names);
 	fe_buf_free(&v->line);
+	fe_buf_free(&v->losses);
 	if (v->kbuf)
 		kbuffer_free(v->kbuf);	/* tep_kbuffer() hands over a new one */
 	if (v->tep)
@@ -1970,12 +1974,17 @@ static bool summary_counts(struct fe_view *v, FILE *out, bool lost, bool missed,
 	return any;
 }
 
+void fe_view_note_loss(struct fe_view *v, const char *what)
+{
+	fe_buf_printf(&v->losses, "%s%s", v->losses.len ? ", " : "", what);
+}
+
 void fe_view_summary(struct fe_view *v, FILE *out)
 {
 	int cpu, i;
 	bool lost = false, uncounted = false;
 
-	if (v->opts.quiet && !fe_view_lost(v))
+	if (v->opts.quiet && !fe_view_lost(v) && !v->losses.len)
 		return;
 	if (v->out_errno == EPIPE)	/* whoever read the events has quit */
 		return;
@@ -2016,6 +2025,10 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 		fprintf(out, "%s %llu %s call%s without %s return (held for the call's filter, not shown)",
 			lost ? "," : "; LOST:", e->unreturned, e->func, e->unreturned == 1 ? "" : "s",
 			e->unreturned == 1 ? "its" : "their");
+		lost = true;
+	}
+	if (v->losses.len) {
+		fprintf(out, "%s %s", lost ? "," : "; LOST:", v->losses.s);
 		lost = true;
 	}
 	for (i = 0; i < v->nr_evs; i++) {
