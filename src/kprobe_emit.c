@@ -676,5 +676,6 @@ void fe_definition_clear(struct fe_definition *def)
 	free(def->arg_pos);
 	free(def->arg_col);
 	free(def->filter);
+	free(def->place);
 	memset(def, 0, sizeof(*def));
 }

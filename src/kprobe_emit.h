@@ -62,6 +62,12 @@ struct fe_definition {
 	bool filter_on_call;
 	/* the return event carries the entry's arguments ($arg<N>) too */
 	bool ret_has_args;
+	/* a line or offset: the place as written ("walk:7", "f.c:21",
+	 * "walk+11"), and which of its place_count addresses this is (list
+	 * shows the place, kept in /run/fevent/GROUP/EVENT.place); NULL at
+	 * an entry */
+	char *place;
+	int place_index, place_count;
 };
 
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
