@@ -288,7 +288,8 @@ static char *carried_return(const struct fe_event_info *ev, int n, int i, struct
 /* note: the place a line or offset was written as, where the prototype
  * cannot say it ("walk:7, address 1 of 2"), or NULL; a '#' comment after
  * the prototype, which 'add -f' takes */
-static void print_text(const struct fe_event_info *e, const char *proto, const char *note)
+static void print_text(const struct fe_event_info *e, const char *proto, const char *note,
+		       const char *return_of)
 {
 	int i;
 
@@ -305,8 +306,12 @@ static void print_text(const struct fe_event_info *e, const char *proto, const c
 		printf("-");
 	for (i = 0; i < e->nr_enabled; i++)
 		printf("%s%s", i ? "," : "", e->enabled_in[i][0] ? e->enabled_in[i] : "top");
-	printf("\n    %s%s%s\n    %s\n", proto ? proto : "?", note ? "  # " : "", note ? note : "",
-	       e->args);
+	if (return_of)
+		printf("\n    (the return of %s, which its prototype adds)\n    %s\n", return_of,
+		       e->args);
+	else
+		printf("\n    %s%s%s\n    %s\n", proto ? proto : "?", note ? "  # " : "",
+		       note ? note : "", e->args);
 	if (fe_uprobe_file_changed(e) == 1)
 		printf("    ! %.*s was replaced since the event was added (rebuilt?): the probe still "
 		       "watches the old file and never fires; 'fevent add --force' re-creates it\n",
@@ -315,7 +320,8 @@ static void print_text(const struct fe_event_info *e, const char *proto, const c
 	print_module_gone(e);
 }
 
-static void print_json(const struct fe_event_info *e, const char *proto, const char *note)
+static void print_json(const struct fe_event_info *e, const char *proto, const char *note,
+		       const char *return_of)
 {
 	char module[128];
 	int i;
@@ -332,6 +338,11 @@ static void print_json(const struct fe_event_info *e, const char *proto, const c
 	fe_json_string(stdout, e->definition);
 	printf(",\"prototype\":");
 	fe_json_string(stdout, proto ? proto : "");
+	if (return_of) {
+		/* no prototype adds a return event alone */
+		printf(",\"return_of\":");
+		fe_json_string(stdout, return_of);
+	}
 	if (note) {
 		/* where the prototype cannot say its place as written */
 		printf(",\"place\":");
@@ -357,6 +368,53 @@ static void print_json(const struct fe_event_info *e, const char *proto, const c
 	printf("]}\n");
 }
 
+static bool is_return_kind(enum fe_event_kind k)
+{
+	return k == FE_KIND_KRETPROBE || k == FE_KIND_URETPROBE || k == FE_KIND_FEXIT;
+}
+
+/* For an entry, its return event's index; for a return event, its
+ * entry's; -1 when the other half is not there. */
+static int other_half(const struct fe_event_info *ev, int n, int i)
+{
+	size_t len = strlen(ev[i].event), rl = strlen(FE_RETURN_SUFFIX);
+	int j;
+
+	for (j = 0; j < n; j++) {
+		if (j == i || strcmp(ev[j].group, ev[i].group))
+			continue;
+		if (is_return_kind(ev[i].kind) && !is_return_kind(ev[j].kind) &&
+		    len > rl && strlen(ev[j].event) == len - rl &&
+		    !strncmp(ev[j].event, ev[i].event, len - rl))
+			return j;
+		if (!is_return_kind(ev[i].kind) && is_return_kind(ev[j].kind) &&
+		    strlen(ev[j].event) == len + rl && !strncmp(ev[j].event, ev[i].event, len) &&
+		    !strcmp(ev[j].event + len, FE_RETURN_SUFFIX))
+			return j;
+	}
+	return -1;
+}
+
+/*
+ * An entry with its return event: the prototype that adds both, 'RTYPE
+ * FUNC(ARGS)' (void for a return with no value), with the return's
+ * filter where the entry has none.
+ */
+static char *with_return(const struct fe_event_info *ret, char *proto, bool has_filter)
+{
+	const char *type = strstr(ret->args, "=$retval:");
+	char *rf = has_filter ? NULL : event_filter(ret), *both;
+
+	if (asprintf(&both, "%.*s %s%s%s", type ? (int)strcspn(type + 9, " ") : 4,
+		     type ? type + 9 : "void", proto, rf ? " if " : "", rf ? rf : "") < 0) {
+		free(rf);
+		return proto;
+	}
+	free(rf);
+	free(proto);
+	return both;
+}
+
 int fe_cmd_list(const struct fe_cli *cli)
 {
 	const char *group = cli->group ? cli->group : FE_DEFAULT_GROUP;
@@ -376,9 +434,20 @@ int fe_cmd_list(const struct fe_cli *cli)
 	}
 	for (i = 0; i < n; i++) {
 		bool carried = ev[i].kind == FE_KIND_KRETPROBE && strstr(ev[i].args, "$arg");
-		char *note = NULL;
-		char *proto = carried ? carried_return(ev, n, i, &kd) : rendered(&ev[i], &kd, &note);
-		char *filter = event_filter(&ev[i]);
+		int half = other_half(ev, n, i);
+		char *note = NULL, *proto, *filter;
+
+		if (half >= 0 && is_return_kind(ev[i].kind)) {
+			/* the entry's prototype adds it: 'RTYPE FUNC()' alone
+			 * would add an entry too */
+			if (cli->json)
+				print_json(&ev[i], NULL, NULL, ev[half].event);
+			else
+				print_text(&ev[i], NULL, NULL, ev[half].event);
+			continue;
+		}
+		proto = carried ? carried_return(ev, n, i, &kd) : rendered(&ev[i], &kd, &note);
+		filter = event_filter(&ev[i]);
 
 		/* the filter is written in the field names the rendering
 		 * labels its arguments with: it reads back as it is */
@@ -390,13 +459,15 @@ int fe_cmd_list(const struct fe_cli *cli)
 				proto = both;
 			}
 		}
-		free(filter);
 		if (proto && ev[i].call_filter_kept)
 			proto = with_call_filter(ev, n, i, proto);
+		else if (proto && half >= 0)
+			proto = with_return(&ev[half], proto, filter != NULL);
+		free(filter);
 		if (cli->json)
-			print_json(&ev[i], proto, note);
+			print_json(&ev[i], proto, note, NULL);
 		else
-			print_text(&ev[i], proto, note);
+			print_text(&ev[i], proto, note, NULL);
 		free(proto);
 		free(note);
 	}

@@ -49,6 +49,8 @@ struct counted {
 	bool value_signed;
 	struct fe_khist *khist;
 	unsigned long long measured;	/* --latency in the kernel: samples shown */
+	bool ret_filtered;	/* the return has a filter: the kernel's samples
+				 * are the calls it kept, not all it paired */
 };
 
 struct run {
@@ -822,6 +824,10 @@ static int say_unmeasured(struct run *r, struct tracefs_instance *inst, struct f
 		char *what;
 
 		if (r->in_kernel) {
+			/* a return's filter drops samples on purpose: the
+			 * calls that began are no measure of what is missing */
+			if (r->c[i].ret_filtered)
+				continue;
 			if (fe_khist_calls(r->c[i].khist, inst, traced_ctx, r, &calls, &err)) {
 				fe_say_error("%s\n", err.msg);
 				return -1;
@@ -1072,6 +1078,7 @@ static int build_counters(struct run *r, char *why, size_t size)
 					c->value_field, c->value_signed, filter, ret_filter,
 					r->target == FE_RECORD_ALL ? (int)getpid() : 0, by_pid, tag,
 					&err);
+		c->ret_filtered = ret_filter != NULL;
 		free(filter);
 		free(ret_filter);
 		if (!c->khist) {
