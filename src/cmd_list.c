@@ -93,7 +93,7 @@ done:
  * debug info 'fevent add' would take by default (the running kernel's,
  * a module's, the uprobe's binary), checked by compiling it.
  */
-static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
+static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char **note)
 {
 	bool uprobe = e->kind == FE_KIND_UPROBE || e->kind == FE_KIND_URETPROBE;
 	bool ret = e->kind == FE_KIND_KRETPROBE || e->kind == FE_KIND_URETPROBE ||
@@ -101,7 +101,8 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 	struct fe_compile_opts opts = { 0 };
 	struct fe_dbg *dbg = NULL, *own = NULL;
 	struct fe_error err;
-	char event[128], func[256] = "", *text, *path = NULL;
+	char event[128], func[256] = "", *text, *path = NULL, place[512];
+	int index, count;
 	const char *colon = strrchr(e->target, ':');
 	bool exact;
 
@@ -116,7 +117,7 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 		k.args = fe_fprobe_args_as_kprobe(e->args);
 		if (!k.args)
 			return NULL;
-		text = rendered(&k, kd);
+		text = rendered(&k, kd, note);
 		free(k.args);
 		return text;
 	}
@@ -162,8 +163,28 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd)
 	}
 	/* a failed compile would look for clones in the symbol table */
 	opts.kallsyms = "/dev/null";
-	text = fe_compile_render(func[0] ? func : event, uprobe ? NULL : e->target, e->args, ret,
-				 dbg, &opts, &exact);
+	text = NULL;
+	if (!ret && fe_event_place(e->group, e->event, place, sizeof(place), &index, &count) == 0) {
+		/* a line or offset: the place as written, where it compiles
+		 * back to exactly this event (its only address) */
+		if (count == 1) {
+			text = fe_compile_render(place, uprobe ? NULL : e->target, e->args, false,
+						 dbg, &opts, &exact);
+			if (text && !exact) {
+				free(text);
+				text = NULL;
+			}
+		}
+		/* else FUNC+OFF, which does, and the place beside it */
+		if (!text && count > 1 &&
+		    asprintf(note, "%s, address %d of %d", place, index + 1, count) < 0)
+			*note = NULL;
+		else if (!text && count == 1 && !(*note = strdup(place)))
+			*note = NULL;
+	}
+	if (!text)
+		text = fe_compile_render(func[0] ? func : event, uprobe ? NULL : e->target, e->args,
+					 ret, dbg, &opts, &exact);
 	fe_dbg_close(own);
 	free(path);
 	return text;
@@ -250,20 +271,25 @@ static char *carried_return(const struct fe_event_info *ev, int n, int i, struct
 	size_t len = strlen(ev[i].event) - strlen(FE_RETURN_SUFFIX);
 	const char *type = strlen(ev[i].event) > strlen(FE_RETURN_SUFFIX) ?
 			   strstr(ev[i].args, "=$retval:") : NULL;
-	char *proto = NULL, *both = NULL;
+	char *proto = NULL, *both = NULL, *note = NULL;
 	int j;
 
 	for (j = 0; j < n && type; j++)
 		if (strlen(ev[j].event) == len && !strncmp(ev[j].event, ev[i].event, len) &&
 		    ev[j].kind == FE_KIND_KPROBE)
-			proto = rendered(&ev[j], kd);
+			proto = rendered(&ev[j], kd, &note);
 	if (proto && asprintf(&both, "%.*s %s", (int)strcspn(type + 9, " "), type + 9, proto) < 0)
 		both = NULL;
 	free(proto);
+	free(note);	/* an entry: no line's */
 	return both;
 }
 
-static void print_text(const struct fe_event_info *e, const char *proto)
+/* note: the place a line or offset was written as, where the prototype
+ * cannot say it ("walk:7, address 1 of 2"), or NULL; a '#' comment after
+ * the prototype, which 'add -f' takes */
+static void print_text(const struct fe_event_info *e, const char *proto, const char *note,
+		       const char *return_of)
 {
 	int i, changed;
 
@@ -280,7 +306,12 @@ static void print_text(const struct fe_event_info *e, const char *proto)
 		printf("-");
 	for (i = 0; i < e->nr_enabled; i++)
 		printf("%s%s", i ? "," : "", e->enabled_in[i][0] ? e->enabled_in[i] : "top");
-	printf("\n    %s\n    %s\n", proto ? proto : "?", e->args);
+	if (return_of)
+		printf("\n    (the return of %s, which its prototype adds)\n    %s\n", return_of,
+		       e->args);
+	else
+		printf("\n    %s%s%s\n    %s\n", proto ? proto : "?", note ? "  # " : "",
+		       note ? note : "", e->args);
 	changed = fe_uprobe_file_changed(e);
 	if (changed == 1)
 		printf("    ! %.*s was replaced since the event was added (rebuilt?): the probe still "
@@ -296,7 +327,8 @@ static void print_text(const struct fe_event_info *e, const char *proto)
 	print_module_gone(e);
 }
 
-static void print_json(const struct fe_event_info *e, const char *proto)
+static void print_json(const struct fe_event_info *e, const char *proto, const char *note,
+		       const char *return_of)
 {
 	char module[128];
 	int i;
@@ -313,6 +345,16 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 	fe_json_string(stdout, e->definition);
 	printf(",\"prototype\":");
 	fe_json_string(stdout, proto ? proto : "");
+	if (return_of) {
+		/* no prototype adds a return event alone */
+		printf(",\"return_of\":");
+		fe_json_string(stdout, return_of);
+	}
+	if (note) {
+		/* where the prototype cannot say its place as written */
+		printf(",\"place\":");
+		fe_json_string(stdout, note);
+	}
 	if (e->no_hits)
 		printf(",\"hits\":null");
 	else
@@ -339,6 +381,53 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 	printf("]}\n");
 }
 
+static bool is_return_kind(enum fe_event_kind k)
+{
+	return k == FE_KIND_KRETPROBE || k == FE_KIND_URETPROBE || k == FE_KIND_FEXIT;
+}
+
+/* For an entry, its return event's index; for a return event, its
+ * entry's; -1 when the other half is not there. */
+static int other_half(const struct fe_event_info *ev, int n, int i)
+{
+	size_t len = strlen(ev[i].event), rl = strlen(FE_RETURN_SUFFIX);
+	int j;
+
+	for (j = 0; j < n; j++) {
+		if (j == i || strcmp(ev[j].group, ev[i].group))
+			continue;
+		if (is_return_kind(ev[i].kind) && !is_return_kind(ev[j].kind) &&
+		    len > rl && strlen(ev[j].event) == len - rl &&
+		    !strncmp(ev[j].event, ev[i].event, len - rl))
+			return j;
+		if (!is_return_kind(ev[i].kind) && is_return_kind(ev[j].kind) &&
+		    strlen(ev[j].event) == len + rl && !strncmp(ev[j].event, ev[i].event, len) &&
+		    !strcmp(ev[j].event + len, FE_RETURN_SUFFIX))
+			return j;
+	}
+	return -1;
+}
+
+/*
+ * An entry with its return event: the prototype that adds both, 'RTYPE
+ * FUNC(ARGS)' (void for a return with no value), with the return's
+ * filter where the entry has none.
+ */
+static char *with_return(const struct fe_event_info *ret, char *proto, bool has_filter)
+{
+	const char *type = strstr(ret->args, "=$retval:");
+	char *rf = has_filter ? NULL : event_filter(ret), *both;
+
+	if (asprintf(&both, "%.*s %s%s%s", type ? (int)strcspn(type + 9, " ") : 4,
+		     type ? type + 9 : "void", proto, rf ? " if " : "", rf ? rf : "") < 0) {
+		free(rf);
+		return proto;
+	}
+	free(rf);
+	free(proto);
+	return both;
+}
+
 int fe_cmd_list(const struct fe_cli *cli)
 {
 	const char *group = cli->group ? cli->group : FE_DEFAULT_GROUP;
@@ -358,8 +447,20 @@ int fe_cmd_list(const struct fe_cli *cli)
 	}
 	for (i = 0; i < n; i++) {
 		bool carried = ev[i].kind == FE_KIND_KRETPROBE && strstr(ev[i].args, "$arg");
-		char *proto = carried ? carried_return(ev, n, i, &kd) : rendered(&ev[i], &kd);
-		char *filter = event_filter(&ev[i]);
+		int half = other_half(ev, n, i);
+		char *note = NULL, *proto, *filter;
+
+		if (half >= 0 && is_return_kind(ev[i].kind)) {
+			/* the entry's prototype adds it: 'RTYPE FUNC()' alone
+			 * would add an entry too */
+			if (cli->json)
+				print_json(&ev[i], NULL, NULL, ev[half].event);
+			else
+				print_text(&ev[i], NULL, NULL, ev[half].event);
+			continue;
+		}
+		proto = carried ? carried_return(ev, n, i, &kd) : rendered(&ev[i], &kd, &note);
+		filter = event_filter(&ev[i]);
 
 		/* the filter is written in the field names the rendering
 		 * labels its arguments with: it reads back as it is */
@@ -371,14 +472,17 @@ int fe_cmd_list(const struct fe_cli *cli)
 				proto = both;
 			}
 		}
-		free(filter);
 		if (proto && ev[i].call_filter_kept)
 			proto = with_call_filter(ev, n, i, proto);
+		else if (proto && half >= 0)
+			proto = with_return(&ev[half], proto, filter != NULL);
+		free(filter);
 		if (cli->json)
-			print_json(&ev[i], proto);
+			print_json(&ev[i], proto, note, NULL);
 		else
-			print_text(&ev[i], proto);
+			print_text(&ev[i], proto, note, NULL);
 		free(proto);
+		free(note);
 	}
 	fe_event_infos_free(ev, n);
 	fe_dbg_close(kd.dbg);

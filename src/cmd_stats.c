@@ -48,6 +48,9 @@ struct counted {
 	char *value_field;		/* --hist */
 	bool value_signed;
 	struct fe_khist *khist;
+	unsigned long long measured;	/* --latency in the kernel: samples shown */
+	bool ret_filtered;	/* the return has a filter: the kernel's samples
+				 * are the calls it kept, not all it paired */
 };
 
 struct run {
@@ -272,6 +275,32 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 	const struct fe_cli *cli = r->cli;
 	int i, k;
 
+	/*
+	 * --by comm, pid or cpu where an event has a field of that name (a
+	 * parameter named cpu, a tracepoint's pid): the field, as the
+	 * kernel's filter reads 'cpu' (its event's own field first); the
+	 * task's are then COMM, common_pid and CPU.
+	 */
+	for (k = 0; k < r->nr_by; k++) {
+		if (!(r->src[k] == K_COMM || r->src[k] == K_PID || r->src[k] == K_CPU) ||
+		    strcmp(r->by[k], r->src[k] == K_COMM ? "comm" : r->src[k] == K_PID ? "pid" : "cpu"))
+			continue;
+		for (i = 0; i < n && r->src[k] != K_FIELD; i++) {
+			struct field *f = NULL;
+			int nf = 0, j;
+
+			if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
+				continue;
+			if (parse_fields(ev[i].args, &f, &nf)) {
+				fe_say_error("out of memory\n");
+				return -1;
+			}
+			for (j = 0; j < nf; j++)
+				if (!strcmp(f[j].name, r->by[k]))
+					r->src[k] = K_FIELD;
+			fields_free(f, nf);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		struct field *f = NULL;
 		int nf = 0;
@@ -453,8 +482,12 @@ static int parse_by(struct run *r)
 		}
 		k = r->nr_by++;
 		r->by[k] = strdup(tok);
-		r->src[k] = !strcmp(tok, "comm") ? K_COMM : !strcmp(tok, "pid") ? K_PID :
-			    !strcmp(tok, "cpu") ? K_CPU : !strcmp(tok, "caller") ? K_SYMBOL :
+		/* COMM, common_pid and CPU: the task's, whatever fields an
+		 * event has (see choose()) */
+		r->src[k] = !strcmp(tok, "comm") || !strcmp(tok, "COMM") ? K_COMM :
+			    !strcmp(tok, "pid") || !strcmp(tok, "common_pid") ? K_PID :
+			    !strcmp(tok, "cpu") || !strcmp(tok, "CPU") ? K_CPU :
+			    !strcmp(tok, "caller") ? K_SYMBOL :
 			    !strcmp(tok, "stack") ? K_STACK : K_FIELD;
 		r->kinds[k] = r->src[k] == K_COMM || r->src[k] == K_SYMBOL ? FE_KEY_TEXT :
 			      r->src[k] == K_STACK ? FE_KEY_STACK : FE_KEY_NUMBER;
@@ -755,11 +788,74 @@ static int shown_from_kernel(void *ctx, const char *const *keys, unsigned long l
 			k2[k] = stack[k].s ? stack[k].s : "";
 		}
 	}
+	rc->c->measured += hits;
 	ret = fe_stats_add(rc->r->shown, rc->c->name, k2, value,
 			   rc->r->mode == FE_STATS_HIST && rc->c->value_signed, hits);
 	for (k = 0; k < rc->r->nr_by; k++)
 		fe_buf_free(&stack[k]);
 	return ret;
+}
+
+static bool traced_ctx(void *ctx, long pid)
+{
+	return traced(ctx, pid);
+}
+
+/*
+ * --latency: the calls that began while counting and have no sample, said
+ * after the table (--json: an object of their own) and among the losses
+ * (the summary's, or a warning where the kernel counted and there is
+ * none), so fewer samples than calls never reads as "none lost".  The
+ * stream measures every call whose return it sees; the kernel keeps one
+ * entry per task and function, so a recursive call's entry replaces its
+ * caller's, whose return then finds none.
+ */
+static int say_unmeasured(struct run *r, struct tracefs_instance *inst, struct fe_view *v)
+{
+	const char *why = r->in_kernel ?
+		"the kernel pairs one entry per task: a recursive call replaces its caller's, "
+		"or no return came while counting; --stream measures each" :
+		"no return while counting";
+	struct fe_error err = { 0 };
+	int i;
+
+	for (i = 0; i < r->nr_c; i++) {
+		unsigned long long calls, measured;
+		char *what;
+
+		if (r->in_kernel) {
+			/* a return's filter drops samples on purpose: the
+			 * calls that began are no measure of what is missing */
+			if (r->c[i].ret_filtered)
+				continue;
+			if (fe_khist_calls(r->c[i].khist, inst, traced_ctx, r, &calls, &err)) {
+				fe_say_error("%s\n", err.msg);
+				return -1;
+			}
+			measured = r->c[i].measured;
+		} else {
+			fe_stats_pairs_counts(r->pairs, r->c[i].ev->event, &calls, &measured);
+		}
+		if (calls <= measured)
+			continue;
+		if (r->cli->json)
+			printf("{\"event\":\"%s\",\"calls\":%llu,\"measured\":%llu,"
+			       "\"unmeasured\":%llu}\n", r->c[i].name, calls, measured,
+			       calls - measured);
+		else
+			printf("%s: %llu of %llu calls not measured (%s)\n",
+			       r->c[i].name, calls - measured, calls, why);
+		if (asprintf(&what, "%llu of %llu calls of %s not measured (%s)", calls - measured,
+			     calls, r->c[i].name, why) < 0)
+			return -1;
+		if (v)
+			fe_view_note_loss(v, what);
+		else
+			fe_say_loss("%s\n", what);
+		free(what);
+	}
+	fflush(stdout);
+	return 0;
 }
 
 static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final)
@@ -789,6 +885,8 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 			struct row_ctx rc = { r, &r->c[i] };
 			unsigned long long dropped;
 
+			r->c[i].measured = 0;	/* the hist holds totals */
+
 			if (fe_khist_read(r->c[i].khist, inst, shown_from_kernel, &rc, &dropped,
 					  &err)) {
 				fe_say_error("%s\n", err.msg);
@@ -814,6 +912,8 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 	if (r->cli->interval)
 		r->interval++;
 	fe_stats_print(r->shown, r->cli->interval ? r->interval : 0);
+	if (final && r->mode == FE_STATS_LATENCY && say_unmeasured(r, inst, v))
+		return -1;
 	return 0;
 }
 
@@ -978,6 +1078,7 @@ static int build_counters(struct run *r, char *why, size_t size)
 					c->value_field, c->value_signed, filter, ret_filter,
 					r->target == FE_RECORD_ALL ? (int)getpid() : 0, by_pid, tag,
 					&err);
+		c->ret_filtered = ret_filter != NULL;
 		free(filter);
 		free(ret_filter);
 		if (!c->khist) {

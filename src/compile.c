@@ -213,6 +213,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		if (find_sites(it, dbg, opts, &sites, &nr))
 			return -1;
 		it->site = sites[0];
+		it->site.count = nr;
 		it->site_func = strdup(sites[0].func);
 		free(sites);
 		if (!it->site_func)
@@ -234,6 +235,23 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (!ret)
 		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
 	free(places);
+	if (!ret && it->has_site && it->proto->at != FE_AT_ENTRY) {
+		const struct fe_proto *p = it->proto;
+		int n = p->at == FE_AT_FILE_LINE ?
+			asprintf(&it->def.place, "%s:%ld", p->file, p->line) :
+			p->at == FE_AT_OFFSET ?
+			asprintf(&it->def.place, "%s%s%s+%lu", p->module ? p->module : "",
+				 p->module ? ":" : "", p->func, p->offset) :
+			asprintf(&it->def.place, "%s%s%s:%ld", p->module ? p->module : "",
+				 p->module ? ":" : "", p->func, p->line);
+
+		if (n < 0) {
+			it->def.place = NULL;
+			return fe_err(&it->err, 0, "out of memory");
+		}
+		it->def.place_index = it->site.index;
+		it->def.place_count = it->site.count ? it->site.count : 1;
+	}
 	/* a return event with the arguments has every field: the kernel
 	 * filters the whole call there */
 	if (!ret && it->proto->filter)
@@ -566,6 +584,8 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 			}
 			c->has_site = true;
 			c->site = sites[k];
+			c->site.index = k;
+			c->site.count = nr;
 			c->site_func = strdup(sites[k].func);
 			if (!c->site_func) {
 				free(sites);

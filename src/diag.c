@@ -70,17 +70,49 @@ static void print_where(FILE *out, const struct fe_compiled *it, int col)
 		fputc(' ', out);
 }
 
+/*
+ * A long prototype (a generated line of 200 KB) is shown as the part
+ * around the caret: this many columns at most, the caret's column with
+ * DIAG_BEFORE columns before it, "..." where text is left out.
+ */
+#define DIAG_WIDTH	100
+#define DIAG_BEFORE	60
+
+static bool lead_byte(unsigned char c)
+{
+	return (c & 0xc0) != 0x80;
+}
+
+/* The text from column first to column last, "..." for what is cut. */
+static void print_window(FILE *out, const char *text, int first, int last, int ncols)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	int c = 0;
+
+	fputs(first > 1 ? "    ..." : "    ", out);
+	for (; *p; p++) {
+		if (lead_byte(*p))
+			c++;
+		if (c > last)
+			break;
+		if (c >= first)
+			fputc(*p, out);
+	}
+	fputs(last < ncols ? "...\n" : "\n", out);
+}
+
 /* The caret goes under the col-th character; tabs are kept so it lines up. */
-static void print_caret(FILE *out, const char *text, int col)
+static void print_caret(FILE *out, const char *text, int col, int first)
 {
 	const unsigned char *p = (const unsigned char *)text;
 	int c = 1;
 
-	fputs("    ", out);
+	fputs(first > 1 ? "       " : "    ", out);
 	for (; *p && c < col; p++) {
-		if ((*p & 0xc0) == 0x80)
+		if (!lead_byte(*p))
 			continue;
-		fputc(*p == '\t' ? '\t' : ' ', out);
+		if (c >= first)
+			fputc(*p == '\t' ? '\t' : ' ', out);
 		c++;
 	}
 	fputs(color ? "\033[1;32m^\033[0m\n" : "^\n", out);
@@ -88,12 +120,27 @@ static void print_caret(FILE *out, const char *text, int col)
 
 void fe_print_error(FILE *out, const struct fe_compiled *it)
 {
+	const unsigned char *p;
+	int col = it->err.col, ncols = 0, first = 1, last;
+
 	prefix(out, "error", "1;31");
-	print_where(out, it, it->err.col);
+	print_where(out, it, col);
 	fprintf(out, "%s\n", it->err.msg);
-	fprintf(out, "    %s\n", it->text);
-	if (it->err.col > 0)
-		print_caret(out, it->text, it->err.col);
+	for (p = (const unsigned char *)it->text; *p; p++)
+		ncols += lead_byte(*p);
+	last = ncols;
+	if (ncols > DIAG_WIDTH) {
+		if (col > DIAG_BEFORE)
+			first = col - DIAG_BEFORE;
+		last = first + DIAG_WIDTH - 1;
+		if (last > ncols) {
+			last = ncols;
+			first = ncols - DIAG_WIDTH + 1;
+		}
+	}
+	print_window(out, it->text, first, last, ncols);
+	if (col > 0)
+		print_caret(out, it->text, col, first);
 }
 
 void fe_print_warnings(FILE *out, const struct fe_compiled *it)

@@ -209,18 +209,63 @@ void *fe_grow(void *arr_ptr, int *nr, size_t size)
 	return n + (*nr)++ * size;
 }
 
+size_t fe_utf8_seq(const unsigned char *s, size_t avail)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (!avail)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;	/* a continuation byte, c0, c1 or f5..ff */
+	/* the second byte's range excludes overlong forms, surrogates and
+	 * what lies past U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (avail < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 void fe_json_string(FILE *out, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s);
+
 	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = *s;
+	while (*p) {
+		unsigned char c = *p;
+		size_t n = fe_utf8_seq(p, left);
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || !n)
 			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+		else {
+			fwrite(p, 1, n, out);
+			p += n;
+			left -= n;
+			continue;
+		}
+		p++;
+		left--;
 	}
 	fputc('"', out);
 }

@@ -41,7 +41,15 @@ bool fe_is_ident(const char *s);
  */
 void *fe_grow(void *arr_ptr, int *nr, size_t size);
 
-/* s as a JSON string, quoted and escaped. */
+/*
+ * The length of the well-formed UTF-8 sequence at s (of avail bytes): 1 to
+ * 4, or 0 where s[0] begins none (Unicode table 3-7: no overlong form, no
+ * surrogate, nothing past U+10FFFF, no cut sequence).
+ */
+size_t fe_utf8_seq(const unsigned char *s, size_t avail);
+
+/* s as a JSON string, quoted and escaped; a byte that is not part of
+ * well-formed UTF-8 as \u00XX, so the output is UTF-8 whatever s holds. */
 void fe_json_string(FILE *out, const char *s);
 
 /* write(2) until all n bytes are written: 0, or -1 with errno set */

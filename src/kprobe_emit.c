@@ -90,8 +90,8 @@ static const char *unique_name(struct names *used, const char *label, int col,
 	}
 	if (strlen(name) > FE_KERNEL_MAX_ARG_NAME) {
 		fe_err(err, col,
-		       "the field name '%s' has %zu characters; the kernel allows at most %d",
-		       name, strlen(name), FE_KERNEL_MAX_ARG_NAME);
+		       "the field name '%.*s%s' has %zu characters; the kernel allows at most %d",
+		       FE_KERNEL_MAX_ARG_NAME, name, "...", strlen(name), FE_KERNEL_MAX_ARG_NAME);
 		free(name);
 		return NULL;
 	}
@@ -360,8 +360,10 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		len = strlen(name) + strlen(suffix);
 		if (len > FE_KERNEL_MAX_ARG_NAME) {
 			fe_err(err, f->label_col,
-			       "the field name '%s%s' has %zu characters; the kernel allows at most %d",
-			       name, suffix, len, FE_KERNEL_MAX_ARG_NAME);
+			       "the field name '%.*s%s' has %zu characters; the kernel allows at most %d",
+			       FE_KERNEL_MAX_ARG_NAME, name,
+			       strlen(name) > FE_KERNEL_MAX_ARG_NAME ? "..." : suffix,
+			       len, FE_KERNEL_MAX_ARG_NAME);
 			goto out;
 		}
 		fe_buf_printf(line, "%s%s%s=%s", line->len ? " " : "", name, suffix, body.s);
@@ -728,5 +730,6 @@ void fe_definition_clear(struct fe_definition *def)
 	free(def->arg_pos);
 	free(def->arg_col);
 	free(def->filter);
+	free(def->place);
 	memset(def, 0, sizeof(*def));
 }

@@ -63,6 +63,12 @@ struct fe_definition {
 	bool filter_on_call;
 	/* the return event carries the entry's arguments ($arg<N>) too */
 	bool ret_has_args;
+	/* a line or offset: the place as written ("walk:7", "f.c:21",
+	 * "walk+11"), and which of its place_count addresses this is (list
+	 * shows the place, kept in /run/fevent/GROUP/EVENT.place); NULL at
+	 * an entry */
+	char *place;
+	int place_index, place_count;
 	/*
 	 * How the view shows fields beyond their fetch types (DESIGN.md
 	 * section 16), one line a field, kept beside the event: "FIELD

@@ -182,6 +182,9 @@ struct fe_view {
 	int scratch_size;
 	int nr_held;		/* pending entries held for a call filter */
 	int deciding;		/* --graph: the held entry being decided, or -1 */
+	struct fe_buf losses;	/* what the command lost besides events
+				 * (stats: calls not measured), said in
+				 * the summary */
 	struct fe_ustacks *ustacks;	/* the maps user stacks are named from */
 	bool capture_maps;	/* live: keep each process's maps as its stacks come */
 };
@@ -287,6 +290,7 @@ void fe_view_free(struct fe_view *v)
 	fe_buf_free(&v->task_names);
 	fe_buf_free(&v->line);
 	fe_buf_free(&v->who);
+	fe_buf_free(&v->losses);
 	if (v->kbuf)
 		kbuffer_free(v->kbuf);	/* tep_kbuffer() hands over a new one */
 	if (v->tep)
@@ -735,8 +739,9 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
 	}
 }
 
-/* Append a string quoted: C-style for text, JSON for JSON (invalid UTF-8
- * bytes as \u00XX). */
+/* Append a string quoted: C-style for text, JSON for JSON; a byte that is
+ * not part of well-formed UTF-8 as \xXX (text) or \u00XX (JSON), so
+ * either output is UTF-8 whatever the string held. */
 static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -745,10 +750,7 @@ static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool jso
 	fe_buf_addc(b, '"');
 	while (i < len && s[i]) {
 		unsigned char c = s[i];
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
-			   (c & 0xf8) == 0xf0 ? 4 : 0;
-		size_t k;
-		bool valid = n > 0 && i + n <= len;
+		size_t n;
 		char esc[8];
 		int elen = 0;
 
@@ -758,9 +760,9 @@ static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool jso
 			run++;
 			continue;
 		}
-		for (k = 1; valid && k < n; k++)
-			valid = (s[i + k] & 0xc0) == 0x80;
-		if (c >= 0x80 && valid) {
+		/* a NUL (the string's end) is no continuation byte */
+		n = c >= 0x80 ? fe_utf8_seq(s + i, len - i) : 0;
+		if (n) {
 			i += n;
 			run += n;
 			continue;
@@ -1976,6 +1978,11 @@ static int pair_field(void *ctx, const char *name, struct fe_buf *text, unsigned
 	const struct item *first = c->half[0] ? c->half[0] : c->half[1];
 	int i;
 
+	/* the event's own field first, as the kernel's filter
+	 * (trace_find_event_field): a parameter named cpu is the argument */
+	for (i = 0; i < 2; i++)
+		if (c->half[i] && half_field(c->v, c->half[i], name, text, num, is_string, is_signed) == 0)
+			return 0;
 	if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
 		const char *comm = fe_view_comm(c->v, first->pid);
 
@@ -1994,9 +2001,6 @@ static int pair_field(void *ctx, const char *name, struct fe_buf *text, unsigned
 		*num = (unsigned int)first->cpu;
 		return 0;
 	}
-	for (i = 0; i < 2; i++)
-		if (c->half[i] && half_field(c->v, c->half[i], name, text, num, is_string, is_signed) == 0)
-			return 0;
 	return -1;
 }
 
@@ -2385,12 +2389,17 @@ static bool summary_counts(struct fe_view *v, FILE *out, bool lost, bool missed,
 	return any;
 }
 
+void fe_view_note_loss(struct fe_view *v, const char *what)
+{
+	fe_buf_printf(&v->losses, "%s%s", v->losses.len ? ", " : "", what);
+}
+
 void fe_view_summary(struct fe_view *v, FILE *out)
 {
 	int cpu, i;
 	bool lost = false, uncounted = false;
 
-	if (v->opts.quiet && !fe_view_lost(v))
+	if (v->opts.quiet && !fe_view_lost(v) && !v->losses.len)
 		return;
 	if (v->out_errno == EPIPE)	/* whoever read the events has quit */
 		return;
@@ -2433,6 +2442,10 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 		fprintf(out, "%s %llu %s call%s without %s return (held for the call's filter, not shown)",
 			lost ? "," : "; LOST:", e->unreturned, e->func, e->unreturned == 1 ? "" : "s",
 			e->unreturned == 1 ? "its" : "their");
+		lost = true;
+	}
+	if (v->losses.len) {
+		fprintf(out, "%s %s", lost ? "," : "; LOST:", v->losses.s);
 		lost = true;
 	}
 	for (i = 0; i < v->nr_evs; i++) {

@@ -168,6 +168,10 @@ void fe_view_flush_until(struct fe_view *v, unsigned long long ts);
 
 /* "N events; lost: cpu0 M, ..." */
 void fe_view_summary(struct fe_view *v, FILE *out);
+/* Something the command lost besides events ("3 of 4 calls of f not
+ * measured (...)"): the summary says it among the losses, never "none
+ * lost". */
+void fe_view_note_loss(struct fe_view *v, const char *what);
 /* 0, or the errno of a failed write to the output (EPIPE: the reader quit);
  * the view writes nothing more after one. */
 int fe_view_output_error(const struct fe_view *v);

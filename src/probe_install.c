@@ -464,6 +464,47 @@ char *fe_event_values(const char *group, const char *name)
 	return fe_buf_take(&b);
 }
 
+static void place_path(char *buf, size_t size, const char *group, const char *name)
+{
+	snprintf(buf, size, STATE_DIR "/%s/%s.place", group, name);
+}
+
+/* The place a line or offset was written as: what list shows of it. */
+static void note_place(const struct fe_definition *def)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), STATE_DIR "/%s", def->group);
+	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+		return;		/* then list shows FUNC+OFF */
+	place_path(path, sizeof(path), def->group, def->event);
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	fprintf(f, "%d %d %s\n", def->place_index, def->place_count, def->place);
+	fclose(f);
+}
+
+int fe_event_place(const char *group, const char *event, char *place, size_t size, int *index,
+		   int *count)
+{
+	char path[512], fmt[32];
+	FILE *f;
+	int n;
+
+	if (size < 2)
+		return -1;
+	place_path(path, sizeof(path), group, event);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	snprintf(fmt, sizeof(fmt), "%%d %%d %%%zu[^\n]", size - 1);
+	n = fscanf(f, fmt, index, count, place);
+	fclose(f);
+	return n == 3 && *index >= 0 && *count > *index ? 0 : -1;
+}
+
 static int remove_event(const char *group, const char *name)
 {
 	char cmd[256];
@@ -473,6 +514,8 @@ static int remove_event(const char *group, const char *name)
 	values_path(cmd, sizeof(cmd), group, name);
 	unlink(cmd);
 	filter_path(cmd, sizeof(cmd), group, name);
+	unlink(cmd);
+	place_path(cmd, sizeof(cmd), group, name);
 	unlink(cmd);
 	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, name);
 	return tracefs_instance_file_append(NULL, "dynamic_events", cmd) < 0 ? -1 : 0;
@@ -767,6 +810,17 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	for (i = 0; i < n; i++)
 		if (defs[i]->filter && set_filter(defs[i], refusal, i, err))
 			goto fail;
+	for (i = 0; i < n; i++) {
+		char path[512];
+
+		if (defs[i]->place) {
+			note_place(defs[i]);
+			continue;
+		}
+		/* an earlier event of the name, removed by another tool */
+		place_path(path, sizeof(path), defs[i]->group, defs[i]->event);
+		unlink(path);
+	}
 	for (i = 0; i < n; i++) {
 		note_values(defs[i]->group, defs[i]->event, defs[i]->entry_values);
 		if (defs[i]->ret_event)

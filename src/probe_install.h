@@ -111,6 +111,12 @@ const char *fe_event_kind_name(enum fe_event_kind kind);
  * the same, -1 unknown (not added by fevent, or not a uprobe). */
 int fe_uprobe_file_changed(const struct fe_event_info *e);
 
+/* The place a line or offset event was added for, as written ("walk:7"),
+ * and which of its count addresses the event is; -1 when none was noted
+ * (an entry, or an event fevent did not add). */
+int fe_event_place(const char *group, const char *event, char *place, size_t size, int *index,
+		   int *count);
+
 /*
  * Remove fevent's events: all of the group, or the named ones (with their
  * __return events).  An event enabled where fevent does not own it stays,

@@ -60,6 +60,9 @@ struct parser {
 	int nr_toks;
 	int i;			/* current token */
 	struct fe_error *err;
+	/* the tokenizer's place: columns are counted once, forward */
+	const char *col_p;
+	int col_n;
 };
 
 static const char *const atoms[] = {
@@ -125,6 +128,21 @@ static int col_at(const char *text, const char *p)
 		if (((unsigned char)*text & 0xc0) != 0x80)
 			col++;
 	return col;
+}
+
+/*
+ * The tokenizer's columns: counted on from the last token's, so a long
+ * prototype (a generated -f line of 200 KB) is read in linear time.
+ */
+static int tok_col(struct parser *ps, const char *p)
+{
+	if (!ps->col_p || p < ps->col_p) {
+		ps->col_p = ps->text;
+		ps->col_n = 1;
+	}
+	ps->col_n += col_at(ps->col_p, p) - 1;
+	ps->col_p = p;
+	return ps->col_n;
 }
 
 /*
@@ -199,7 +217,7 @@ static int tokenize(struct parser *ps)
 			space = true;
 		}
 		t.start = p;
-		t.col = col_at(ps->text, p);
+		t.col = tok_col(ps, p);
 		t.space_before = space;
 		if (ps->nr_toks == cap) {
 			struct tok *n;
@@ -222,7 +240,7 @@ static int tokenize(struct parser *ps)
 				p++;
 			/* A non-ASCII letter inside a name is still a bad name. */
 			if ((unsigned char)*p >= 0x80)
-				return fe_err(ps->err, col_at(ps->text, p),
+				return fe_err(ps->err, tok_col(ps, p),
 					      "non-ASCII character: names and types are ASCII identifiers");
 			t.kind = T_IDENT;
 		} else if (isdigit((unsigned char)*p) && path_word(ps, p)) {
@@ -1111,6 +1129,62 @@ static void alt_clear(struct fe_alt *alt)
 	free(alt->steps);
 }
 
+/*
+ * A field name that would mean two things.  Filters (the kernel's, and
+ * libtraceevent's) take 'comm', 'COMM', 'cpu' and 'CPU' for the task's
+ * command and CPU, and 'common_*' for every event's own fields; --by
+ * takes comm, pid and cpu.  The kernel refuses 'common_*' and '__probe_*'
+ * names of a probe; '__caller' is fevent's.  Those are refused wherever
+ * written.  comm, cpu and pid are refused as a label the user makes up
+ * (TYPE LABEL=ADDR, LABEL=PATH), but kept as a slot's name (DESIGN.md's
+ * '__queue_work(int cpu, ...)': the parameter's own name) and in
+ * TYPE NAME=FETCH, which is the kernel's field verbatim ('list' prints it
+ * so, and a tracepoint's fields are named pid and comm): there the event's
+ * field comes first, in filters as in --by (README, Decisions).
+ */
+static int check_field_name(struct parser *ps, const char *name, int col, bool made_up)
+{
+	static const char *const task[] = { "comm", "cpu", "pid" };
+	const char *what = NULL;
+	size_t i;
+
+	if (!name)
+		return 0;
+	if (!strncmp(name, "common_", 7))
+		what = "names starting with 'common_' are the kernel's fields of every event";
+	else if (!strncmp(name, "__probe_", 8))
+		what = "names starting with '__probe_' are the kernel's own fields of a probe";
+	else if (!strcmp(name, "__caller"))
+		what = "'__caller' is fevent's field for the caller";
+	else if (!strcmp(name, "COMM"))
+		what = "'COMM' is the task's command name in filters";
+	else if (!strcmp(name, "CPU"))
+		what = "'CPU' is the CPU an event ran on in filters";
+	for (i = 0; !what && made_up && i < ARRAY_LEN(task); i++)
+		if (!strcmp(name, task[i]))
+			what = !strcmp(name, "comm") ? "'comm' is the task's command name in filters and in --by" :
+			       !strcmp(name, "cpu") ? "'cpu' is the CPU an event ran on in filters and in --by" :
+			       "'pid' is the task's pid in --by";
+	if (!what)
+		return 0;
+	return fe_err(ps->err, col, "the label '%s' would hide what it names: %s; give the value "
+		      "another label (e.g. 'arg_%s')", name, what, name + strspn(name, "_"));
+}
+
+static int check_alt_names(struct parser *ps, const struct fe_alt *alt)
+{
+	switch (alt->kind) {
+	case FE_ALT_ADDR:
+		return check_field_name(ps, alt->name, alt->name_col, true);
+	case FE_ALT_PATH:
+		return check_field_name(ps, alt->label, alt->label_col, true);
+	case FE_ALT_SLOT:
+	case FE_ALT_FETCH:
+		return check_field_name(ps, alt->name, alt->name_col, false);
+	}
+	return 0;
+}
+
 static int parse_arg(struct parser *ps, struct fe_arg *arg)
 {
 	struct tok *t = cur(ps);
@@ -1127,7 +1201,7 @@ static int parse_arg(struct parser *ps, struct fe_arg *arg)
 
 		if (!alt)
 			return oom(ps);
-		if (parse_alt(ps, alt))
+		if (parse_alt(ps, alt) || check_alt_names(ps, alt))
 			return -1;
 		if (cur(ps)->kind != T_PIPE)
 			return 0;

@@ -135,6 +135,7 @@ struct fe_site {
 	unsigned long off;	/* bytes past its entry */
 	long line;		/* a line's, from the function's declaration */
 	char suffix[40];	/* of the event name: "_L12", "_L12_1", "_26" */
+	int index, count;	/* address index (0-based) of the place's count */
 };
 
 struct fe_resolve_ctx {

@@ -751,18 +751,37 @@ out:
 
 /* --- the stream way's pairing --- */
 
-struct waiting {
-	char *func;
-	int pid;
+/*
+ * Each task's open calls of a function, innermost last: a return ends the
+ * innermost, so a recursive function's every call is measured (the
+ * kernel's one variable per task keeps only the latest entry).  At most
+ * MAX_OPEN deep; a deeper entry pushes the outermost out, unmeasured.
+ */
+#define MAX_OPEN	1024
+
+struct open_entry {
 	unsigned long long ts;
 	char **keys;
 	int nr_keys;
-	bool used;
+};
+
+struct waiting {
+	char *func;
+	int pid;
+	struct open_entry *open;
+	int nr_open;
+};
+
+struct pair_counts {
+	char *func;
+	unsigned long long calls, measured;
 };
 
 struct fe_stats_pairs {
 	struct waiting *w;
 	int nr;
+	struct pair_counts *counts;
+	int nr_counts;
 	char **last_keys;	/* handed out by the last return */
 	int nr_last;
 };
@@ -783,15 +802,20 @@ static void free_keys(char **keys, int n)
 
 void fe_stats_pairs_free(struct fe_stats_pairs *p)
 {
-	int i;
+	int i, j;
 
 	if (!p)
 		return;
 	for (i = 0; i < p->nr; i++) {
 		free(p->w[i].func);
-		free_keys(p->w[i].keys, p->w[i].nr_keys);
+		for (j = 0; j < p->w[i].nr_open; j++)
+			free_keys(p->w[i].open[j].keys, p->w[i].open[j].nr_keys);
+		free(p->w[i].open);
 	}
 	free(p->w);
+	for (i = 0; i < p->nr_counts; i++)
+		free(p->counts[i].func);
+	free(p->counts);
 	free_keys(p->last_keys, p->nr_last);
 	free(p);
 }
@@ -806,15 +830,40 @@ static struct waiting *find_waiting(struct fe_stats_pairs *p, const char *func, 
 	return NULL;
 }
 
+static struct pair_counts *counts_of(struct fe_stats_pairs *p, const char *func, bool make)
+{
+	struct pair_counts *c;
+	int i;
+
+	for (i = 0; i < p->nr_counts; i++)
+		if (!strcmp(p->counts[i].func, func))
+			return &p->counts[i];
+	if (!make)
+		return NULL;
+	c = fe_grow(&p->counts, &p->nr_counts, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->func = strdup(func);
+	if (!c->func) {
+		p->nr_counts--;
+		return NULL;
+	}
+	return c;
+}
+
 int fe_stats_pairs_entry(struct fe_stats_pairs *p, const char *func, int pid,
 			 unsigned long long ts, const char *const *keys, int nr_keys)
 {
 	struct waiting *w = find_waiting(p, func, pid);
+	struct pair_counts *c = counts_of(p, func, true);
 	char **copy = calloc(nr_keys ? nr_keys : 1, sizeof(*copy));
+	struct open_entry *o;
 	int i;
 
-	if (!copy)
+	if (!copy || !c) {
+		free(copy);
 		return -1;
+	}
 	for (i = 0; i < nr_keys; i++)
 		if (!(copy[i] = strdup(keys[i]))) {
 			free_keys(copy, nr_keys);
@@ -830,13 +879,21 @@ int fe_stats_pairs_entry(struct fe_stats_pairs *p, const char *func, int pid,
 		}
 		w->pid = pid;
 	}
-	/* a nested entry of the same function overwrites, as the kernel's
-	 * per-task variable does */
-	free_keys(w->keys, w->nr_keys);
-	w->keys = copy;
-	w->nr_keys = nr_keys;
-	w->ts = ts;
-	w->used = false;
+	if (w->nr_open == MAX_OPEN) {
+		/* the outermost goes, unmeasured */
+		free_keys(w->open[0].keys, w->open[0].nr_keys);
+		memmove(w->open, w->open + 1, (MAX_OPEN - 1) * sizeof(*w->open));
+		w->nr_open--;
+	}
+	o = fe_grow(&w->open, &w->nr_open, sizeof(*o));
+	if (!o) {
+		free_keys(copy, nr_keys);
+		return -1;
+	}
+	o->ts = ts;
+	o->keys = copy;
+	o->nr_keys = nr_keys;
+	c->calls++;
 	return 0;
 }
 
@@ -844,18 +901,33 @@ bool fe_stats_pairs_return(struct fe_stats_pairs *p, const char *func, int pid,
 			   unsigned long long ts, unsigned long long *us, const char *const **keys)
 {
 	struct waiting *w = find_waiting(p, func, pid);
+	struct pair_counts *c = counts_of(p, func, false);
+	struct open_entry *o;
 
-	if (!w || w->used)
+	if (!w || !w->nr_open)
 		return false;
-	w->used = true;
+	o = &w->open[--w->nr_open];
 	/* microseconds of each timestamp, then the difference: the kernel's
 	 * common_timestamp.usecs arithmetic */
-	*us = ts / 1000 - w->ts / 1000;
+	*us = ts / 1000 - o->ts / 1000;
 	free_keys(p->last_keys, p->nr_last);
-	p->last_keys = w->keys;
-	p->nr_last = w->nr_keys;
-	w->keys = NULL;
-	w->nr_keys = 0;
+	p->last_keys = o->keys;
+	p->nr_last = o->nr_keys;
 	*keys = (const char *const *)p->last_keys;
+	if (c)
+		c->measured++;
 	return true;
+}
+
+void fe_stats_pairs_counts(const struct fe_stats_pairs *p, const char *func,
+			   unsigned long long *calls, unsigned long long *measured)
+{
+	int i;
+
+	*calls = *measured = 0;
+	for (i = 0; i < p->nr_counts; i++)
+		if (!strcmp(p->counts[i].func, func)) {
+			*calls = p->counts[i].calls;
+			*measured = p->counts[i].measured;
+		}
 }

@@ -68,8 +68,9 @@ void fe_stats_begin_snapshot(struct fe_stats *s);
  */
 unsigned long long fe_stats_print(struct fe_stats *s, int interval);
 
-/* The stream way's pairing for --latency, as the kernel's onmatch():
- * per task and function, the latest entry, used once. */
+/* The stream way's pairing for --latency: per task and function, a
+ * return ends the innermost open call (every call of a recursive
+ * function is measured, unlike the kernel's onmatch(), which keeps one). */
 struct fe_stats_pairs;
 struct fe_stats_pairs *fe_stats_pairs_new(void);
 void fe_stats_pairs_free(struct fe_stats_pairs *p);
@@ -80,6 +81,11 @@ int fe_stats_pairs_entry(struct fe_stats_pairs *p, const char *func, int pid,
  * p until the next call), the entry forgotten; false if none waits. */
 bool fe_stats_pairs_return(struct fe_stats_pairs *p, const char *func, int pid,
 			   unsigned long long ts, unsigned long long *us, const char *const **keys);
+
+/* How many calls of func began (entries seen) and how many of them were
+ * measured (their return seen). */
+void fe_stats_pairs_counts(const struct fe_stats_pairs *p, const char *func,
+			   unsigned long long *calls, unsigned long long *measured);
 
 /* The bucket of v as bpftrace's hist() draws it: 0 for negatives, 1 for
  * 0, 2 for 1, k + 2 for [2^k, 2^(k+1)). */

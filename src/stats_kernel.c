@@ -768,6 +768,36 @@ void fe_ktasks_stop(struct fe_ktasks *t, struct tracefs_instance *inst)
 		t->started = false;
 }
 
+int fe_khist_calls(struct fe_khist *h, struct tracefs_instance *inst,
+		   bool (*want)(void *ctx, long pid), void *ctx, unsigned long long *calls,
+		   struct fe_error *err)
+{
+	char *text, *line, *next;
+
+	*calls = 0;
+	if (!h->synth)
+		return 0;
+	text = tracefs_event_file_read(inst, h->system, h->event, "hist", NULL);
+	if (!text)
+		return fe_err(err, 0, "cannot read the hist of %s/%s: %s", h->system, h->event,
+			      strerror(errno));
+	/* "{ common_pid:       1234 } hitcount:          5" */
+	for (line = text; line && *line; line = next) {
+		const char *pid = strstr(line, "common_pid:"), *hits;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		hits = strstr(line, "hitcount:");
+		if (line[0] != '{' || !pid || !hits)
+			continue;
+		if (want(ctx, strtol(pid + strlen("common_pid:"), NULL, 10)))
+			*calls += strtoull(hits + strlen("hitcount:"), NULL, 10);
+	}
+	free(text);
+	return 0;
+}
+
 static bool has_pid(const int *pids, int n, int pid)
 {
 	int i;

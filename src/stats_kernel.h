@@ -71,6 +71,18 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 		  void *ctx, unsigned long long *dropped, struct fe_error *err);
 
 /*
+ * --latency: the calls that began, from the entry event's hist (the
+ * synthetic event's start trigger, keyed by common_pid): the hitcounts
+ * of the tasks want() takes, summed into *calls.  The synthetic event
+ * has one sample per return that found its task's entry; the kernel keeps
+ * one entry per task, so a recursive call's entry replaces its caller's
+ * and the caller's return finds none.
+ */
+int fe_khist_calls(struct fe_khist *h, struct tracefs_instance *inst,
+		   bool (*want)(void *ctx, long pid), void *ctx, unsigned long long *calls,
+		   struct fe_error *err);
+
+/*
  * The traced processes, as the kernel saw them fork: a hist trigger on
  * sched/sched_process_fork by parent and child in fevent's instance (an
  * instance's set_event_pid is no sure filter for triggers: a 5.15 kernel

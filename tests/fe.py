@@ -45,15 +45,25 @@ def run_as_nobody(*args):
         shutil.rmtree(tmp)
 
 
-def caret_column(stderr):
+def caret_column(stderr, text=None):
     """The column the error caret points at (1-based), or None.
 
-    fevent prints the prototype and the caret line indented by four spaces.
+    fevent prints the prototype and the caret line indented by four spaces;
+    a long prototype is shown as a window, "..." where it is cut: given the
+    prototype as text, the column is counted in it, else in the window.
     """
-    for line in stderr.splitlines():
+    lines = stderr.splitlines()
+    for i, line in enumerate(lines):
         body = line[4:]
         if line.startswith("    ") and body.strip() == "^":
-            return len(body) - len(body.lstrip(" \t")) + 1
+            col = len(body) - len(body.lstrip(" \t")) + 1
+            shown = lines[i - 1][4:] if i else ""
+            if text is not None and shown.startswith("...") and not text.startswith("..."):
+                part = shown[3:]
+                if text.find(part) < 0 and part.endswith("..."):
+                    part = part[:-3]
+                col += text.find(part) - 3
+            return col
     return None
 
 

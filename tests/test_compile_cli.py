@@ -137,13 +137,13 @@ def _malformed_test(proto, col, reason):
         expect_eq(r.returncode, 2, f"exit status for {proto!r}\n{r.stderr}")
         expect_eq(r.stdout, "", "stdout")
         check(reason in r.stderr, f"reason {reason!r} not in:\n{r.stderr}")
-        expect_eq(caret_col(r.stderr), col, f"caret column\n{r.stderr}")
+        expect_eq(caret_col(r.stderr, proto), col, f"caret column\n{r.stderr}")
         check(r.stderr.startswith(f"fevent: error: column {col}: "), r.stderr)
     return test
 
 
-def caret_col(stderr):
-    return fe.caret_column(stderr)
+def caret_col(stderr, text=None):
+    return fe.caret_column(stderr, text)
 
 
 for _name, _proto, _col, _reason in MALFORMED:

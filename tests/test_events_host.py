@@ -79,7 +79,9 @@ def test_add_list_clear_round_trip_with_hits():
         expect_eq([(e["event"], e["kind"]) for e in events],
                   [("traced", "uprobe"), ("traced__return", "uretprobe")])
         expect_eq(events[0]["args"], created[0].split(" ", 2)[2])
-        expect_eq(events[0]["prototype"], "traced(s32 n, string s, s32 id+0 | string name+8)")
+        # the entry's prototype adds both events; the return names it
+        expect_eq(events[0]["prototype"], "s64 traced(s32 n, string s, s32 id+0 | string name+8)")
+        expect_eq((events[1]["prototype"], events[1]["return_of"]), ("", "traced"))
         expect_eq([e["hits"] for e in events], [0, 0])
         write(f"events/{GROUP}/enable", "1")
         subprocess.run([prog(), "4"], check=True, capture_output=True)

@@ -102,8 +102,13 @@ def test_record_keeps_exactly_the_matching_calls():
         back = compile_(proto, extra=("-n", f"walk_L{n}_1"))
         expect_eq(back.returncode, 0, back.stderr)
         expect_eq(filters(back.stdout), {f"walk_L{n}_1": "sum > 20 && val != 30"})
-        check(listed["walk__return"]["prototype"].endswith(" if ret > 100"),
-              listed["walk__return"]["prototype"])
-        check(" if " not in listed["walk"]["prototype"], listed["walk"]["prototype"])
+        # the return's filter on the prototype that adds both events, the
+        # entry's; no prototype adds the return alone
+        expect_eq(listed["walk"]["prototype"], "s32 walk(x64 head, s32 k) if ret > 100")
+        back = compile_(listed["walk"]["prototype"])
+        expect_eq(back.returncode, 0, back.stderr)
+        expect_eq(filters(back.stdout), {"walk__return": "ret > 100"})
+        expect_eq((listed["walk__return"]["prototype"], listed["walk__return"]["return_of"]),
+                  ("", "walk"))
     finally:
         clean()

@@ -240,10 +240,13 @@ def test_void_return_event_live_json_graph_list_and_latency():
         r = fe.run("record", "-g", GROUP, "--graph", "-e", "naps", "--", binary(), "3", "1")
         (l,) = lines(r.stdout)
         check(re.fullmatch(r"naps\(ms=1\) <\d+\.\d{3} us>", l), l)
-        # list renders the return event back as 'void', which compiles back
+        # list renders the entry as 'void naps(...)', which adds both
+        # events back; the return event names its entry
         r = fe.run("list", "-g", GROUP, "--json")
-        (e,) = [o for o in map(json.loads, r.stdout.splitlines()) if o["event"] == "naps__return"]
-        expect_eq((e["event"], e["prototype"], e["args"]), ("naps__return", "void naps()", ""))
+        ev = {o["event"]: o for o in map(json.loads, r.stdout.splitlines())}
+        expect_eq(ev["naps"]["prototype"], "void naps(s32 ms)")
+        e = ev["naps__return"]
+        expect_eq((e["prototype"], e["return_of"], e["args"]), ("", "naps", ""))
         # stats --latency pairs the calls (the event stream on this kernel)
         r = fe.run("stats", "-g", GROUP, "--latency", "--json", "-e", "naps", "--",
                    binary(), "3", "4")

@@ -104,8 +104,11 @@ fevent add '{SEED}' '{OPENAT2}' '{VFS_READ}' 'ip_rcv(skb->pkt_type, dev)' \
 fevent list --json
 echo @@compiled
 # each listed prototype (the line after an event's header) compiled again
+# (a return event's line names its entry, whose prototype adds both)
 fevent list | awk '/^[^ ]/ {{ n = 0; next }} {{ if (++n == 1) print substr($0, 5) }}' |
-while read -r p; do fevent compile "$p" || exit 1; echo @@; done
+while read -r p; do
+  case "$p" in "(the return of "*) echo "$p";; *) fevent compile "$p" || exit 1;; esac; echo @@
+done
 fevent clear
 """),
     ("module_not_loaded", """
@@ -167,7 +170,9 @@ def test_add_list_clear_round_trip_with_hits():
               [("do_sys_openat2", "kprobe", "do_sys_openat2"),
                ("do_sys_openat2__return", "kretprobe", "do_sys_openat2")])
     check(events[0]["hits"] >= after, events[0])
-    expect_eq(events[0]["prototype"], "do_sys_openat2(s32 dfd, string filename, u64 flags+0)")
+    # the entry's prototype adds both events; the return names its entry
+    expect_eq(events[0]["prototype"], "s64 do_sys_openat2(s32 dfd, string filename, u64 flags+0)")
+    expect_eq((events[1]["prototype"], events[1]["return_of"]), ("", "do_sys_openat2"))
     expect_eq(out.split("@@after\n")[1], "", "nothing of fevent's left")
 
 
@@ -233,11 +238,18 @@ def test_list_shows_prototypes_that_compile_back_to_the_kernels_events():
     events = [json.loads(l) for l in listing.splitlines()]
     blocks = compiled.split("@@\n")[:-1]
     expect_eq(len(blocks), len(events), out)
+    by_name = {e["event"]: (e, b) for e, b in zip(events, blocks)}
     for ev, block in zip(events, blocks):
         want = "r:" if ev["kind"] == "kretprobe" else "p:"
+        if "return_of" in ev:
+            # no prototype adds a return alone: its entry's adds both
+            expect_eq((ev["prototype"], block),
+                      ("", f"(the return of {ev['return_of']}, which its prototype adds)\n"))
+            block = by_name[ev["return_of"]][1]
         line = [l for l in block.splitlines() if l.startswith(want)][0]
         expect_eq(line.split(" ", 2)[2], ev["args"], f"{ev['event']}: {ev['prototype']}")
     protos = {e["event"]: e["prototype"] for e in events}
+    expect_eq(protos["do_sys_openat2__return"], "")
     expect_eq(protos["SyS_openat"], "SyS_openat(s32 dfd, ustring path, x32 flags, x16 mode)")
     expect_eq(protos["vfs_write"], "vfs_write(u64 count=%dx, x64 file)")
     check(re.fullmatch(r"ip_rcv\(b3@\d+/8 pkt_type\+\d+, x64 dev\)", protos["ip_rcv"]),

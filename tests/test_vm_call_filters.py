@@ -42,7 +42,7 @@ echo ::graph; fevent record --graph -- {RUN}; echo rc=$?
 echo ::count; fevent stats -v --json -- {RUN}; echo rc=$?
 echo ::stream; fevent stats -v --stream --json -- {RUN}; echo rc=$?
 echo ::latency; fevent stats -v --json --latency -- {RUN}; echo rc=$?
-echo ::relisted; P=$(fevent list --json | grep '"ksys_read__return"' | sed 's/.*"prototype":"\([^"]*\)".*/\1/')
+echo ::relisted; P=$(fevent list --json | grep '"event":"ksys_read"' | sed 's/.*"prototype":"\([^"]*\)".*/\1/')
 fevent add -q -g again -n ksys_read "$P" || echo "cannot add $P"
 grep 'again/ksys_read__return' $T/dynamic_events | cut -d' ' -f3-
 grep 'functions/ksys_read__return' $T/dynamic_events | cut -d' ' -f3-

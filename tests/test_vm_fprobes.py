@@ -103,11 +103,12 @@ def _suite(suite, fprobes):
                   [("SyS_openat", "kprobe", "SyS_openat(s32 dfd, ustring path, x32 flags)"),
                    ("SyS_read", kind, "SyS_read(u32 fd, x64 buf, u64 count)"),
                    ("ksys_read", kind, "ksys_read(u32 fd, NULL, u64 count) if count == 1"),
-                   ("vfs_write", "kprobe", "vfs_write(x64 file, NULL, u64 count)"),
-                   ("vfs_write__return", "kretprobe",
-                    # carrying the entry's arguments where it can
-                    "s64 vfs_write(x64 file, NULL, u64 count)" if fprobes else
-                    "s64 vfs_write()")])
+                   # the entry's prototype adds both events (the return
+                   # carrying the entry's arguments where it can); no
+                   # prototype adds the return alone
+                   ("vfs_write", "kprobe", "s64 vfs_write(x64 file, NULL, u64 count)"),
+                   ("vfs_write__return", "kretprobe", "")])
+        expect_eq(objs[-1].get("return_of"), "vfs_write")
         check(all((o["hits"] is None) == (o["kind"] == "fprobe") for o in objs), objs)
 
         # record: the caller read by the fprobe's $stack0, the arguments

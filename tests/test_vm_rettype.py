@@ -45,7 +45,8 @@ def test_void_kernel_function_returns_are_timed():
                "r:functions/fd_install__return fd_install"])
     events = [json.loads(l) for l in parts["list"].splitlines() if l.startswith("{")]
     expect_eq([(e["event"], e["prototype"]) for e in events],
-              [("fd_install", "fd_install(u32 fd)"), ("fd_install__return", "void fd_install()")])
+              [("fd_install", "void fd_install(u32 fd)"), ("fd_install__return", "")])
+    expect_eq(events[1]["return_of"], "fd_install")
     # the open, then the pipe's two ends: the lowest free fds, in order
     calls = [l.split(": ", 1)[1] for l in parts["record"].splitlines() if "fd_install(" in l]
     expect_eq(len(calls), 3, parts["record"])
