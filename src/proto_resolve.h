@@ -105,6 +105,8 @@ struct fe_probe {
 				 * a hidden first argument, takes %rdi */
 	bool described;		/* the debug info had the function */
 	char name_suffix[40];	/* of the event's name: a line's "_L12" */
+	char *inlined;		/* a copy of this function inlined into func:
+				 * the event's name is this one's */
 	bool in_body;		/* at a line or offset, not the entry: only
 				 * DWARF's locations there hold, no ABI rule */
 	bool module_unloaded;	/* MODULE:func, and the symbol table has no
@@ -117,6 +119,13 @@ struct fe_site {
 	unsigned long off;	/* bytes past its entry */
 	long line;		/* a line's, from the function's declaration */
 	char suffix[40];	/* of the event name: "_L12", "_L12_1", "_26" */
+	/* the address is code of this function's copy inlined into func:
+	 * the scope is the copy's, and the event is named after it; NULL:
+	 * func's own code */
+	const char *inlined;
+	bool copy_entry;		/* the entry of that copy: FUNC(...) */
+	unsigned long long copy_pc;	/* the copy's address in the debug info */
+	const char *skip;		/* why no probe can go there, or NULL */
 };
 
 struct fe_resolve_ctx {
@@ -161,5 +170,7 @@ int fe_resolve_clone_of(const struct fe_resolve_ctx *ctx, const char *func, char
 int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	       struct fe_probe **out, struct fe_error *err);
 void fe_probe_free(struct fe_probe *probe);
+/* Take field i out of the probe. */
+void fe_probe_drop_field(struct fe_probe *probe, int i);
 
 #endif
