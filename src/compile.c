@@ -239,10 +239,14 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 			return -1;
 		it->site = sites[0];
 		it->site_func = strdup(sites[0].func);
-		free(sites);
-		if (!it->site_func)
+		it->site_inlined = sites[0].inlined ? strdup(sites[0].inlined) : NULL;
+		if (!it->site_func || (sites[0].inlined && !it->site_inlined)) {
+			free(sites);
 			return fe_err(&it->err, 0, "out of memory");
+		}
+		free(sites);
 		it->site.func = it->site_func;
+		it->site.inlined = it->site_inlined;
 		it->has_site = true;
 		ctx.site = &it->site;
 	}
@@ -444,7 +448,7 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 	}
 	if (ret == 0 && fe_dbg_inlined_only(ldbg, proto->func))
 		return fe_err(&it->err, proto->func_col,
-			      "'%s' is inlined everywhere in %s: its lines are code of the functions it is inlined into, and fevent probes lines of a function's own code; probe the caller's line ('fevent lines CALLER')",
+			      "'%s' is inlined everywhere in %s, and no copy of it has code left: its lines have no address",
 			      proto->func, fe_dbg_source(ldbg));
 	if (ret == 0)
 		return fe_err(&it->err, proto->func_col, "no function '%s' in the DWARF of %s",
@@ -461,7 +465,10 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 				fe_func_lines_clear(&fl);
 				return fe_err(&it->err, 0, "out of memory");
 			}
-			s->func = proto->func;
+			/* an address of an inlined copy is one of the
+			 * function holding it, in the copy's scope */
+			s->func = l->in[k] ? l->in[k] : proto->func;
+			s->inlined = l->in[k] ? proto->func : NULL;
 			s->off = l->offs[k];
 			s->line = proto->line;
 			if (k)
@@ -558,11 +565,13 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 			c->has_site = true;
 			c->site = sites[k];
 			c->site_func = strdup(sites[k].func);
-			if (!c->site_func) {
+			c->site_inlined = sites[k].inlined ? strdup(sites[k].inlined) : NULL;
+			if (!c->site_func || (sites[k].inlined && !c->site_inlined)) {
 				free(sites);
 				return -1;
 			}
 			c->site.func = c->site_func;
+			c->site.inlined = c->site_inlined;
 			if (k && opts->event && asprintf(&c->event, "%s_%d", opts->event, k) < 0) {
 				c->event = NULL;
 				free(sites);

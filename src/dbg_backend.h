@@ -100,6 +100,16 @@ int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwa
  * if there is no such symbol. */
 bool fe_dwarf_symbol_pc(struct fe_dbg *dbg, const char *name, unsigned long off, Dwarf_Addr *pc);
 
+/* DWARF only: call fn with the DIE of each inlined copy of the function
+ * named name (dbg_inline.c); stops when fn returns non-zero, and returns
+ * that; -1 when out of memory. */
+int fe_dwarf_each_copy(struct fe_dbg *dbg, const char *name,
+		       int (*fn)(Dwarf_Die *copy, void *arg), void *arg);
+
+/* The function symbol whose code holds addr (a libdwfl address), and
+ * *off into it; NULL if none. */
+const char *fe_dwarf_code_symbol(struct fe_dbg *dbg, Dwarf_Addr addr, unsigned long *off);
+
 struct fe_dbg *fe_dbg_alloc(const struct fe_dbg_ops *ops, const char *source,
 			    struct fe_error *err);
 

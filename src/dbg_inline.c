@@ -91,7 +91,8 @@ struct walk {
 	int nr_roots;
 	Dwarf_Addr cubias;
 	Dwarf_Addr *pcs;	/* each copy's entry, a libdwfl address */
-	int nr;
+	Dwarf_Off *dies;	/* and its DIE */
+	int nr, nr_dies;
 	const char *name;	/* the root's own spelling */
 	bool oom;
 };
@@ -119,12 +120,16 @@ static void walk_copies(struct walk *w, Dwarf_Die *die, int depth)
 
 		if (tag == DW_TAG_inlined_subroutine && is_root(w, fe_dwarf_origin(&child)) &&
 		    fe_dwarf_entry(&child, &pc)) {
+			Dwarf_Off *o;
+
 			p = fe_grow(&w->pcs, &w->nr, sizeof(*p));
-			if (!p) {
+			o = p ? fe_grow(&w->dies, &w->nr_dies, sizeof(*o)) : NULL;
+			if (!o) {
 				w->oom = true;
 				return;
 			}
 			*p = pc + w->cubias;
+			*o = dwarf_dieoffset(&child);
 		}
 		/* only code holds copies: skip types and declarations */
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
@@ -156,19 +161,16 @@ static const char *section_of(Dwfl_Module *mod, GElf_Word shndx)
 	return n;
 }
 
-int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **sites, int *nr,
-			 struct fe_error *err)
+/* Every copy of name: w->pcs and w->dies; -1 when out of memory. */
+static int find_copies(struct fe_dbg *dbg, const char *name, struct walk *w)
 {
-	struct walk w = { .dbg = dbg };
 	Dwarf_Off *roots = NULL, *cus = NULL;
 	int first, n, i, j, nr_cus = 0;
 
-	*sites = NULL;
-	*nr = 0;
 	if (!dbg->dw || strcmp(fe_dbg_kind(dbg), "DWARF"))
 		return 0;
 	if (!index_roots(dbg))
-		return fe_err(err, 0, "out of memory");
+		return -1;
 	n = roots_named(dbg, name, &first);
 	if (!n)
 		return 0;
@@ -186,21 +188,61 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 			;
 		if (j == nr_cus)
 			cus[nr_cus++] = dwarf_dieoffset(&cu);
-		if (!w.name)
-			w.name = dwarf_diename(&root);
+		if (!w->name)
+			w->name = dwarf_diename(&root);
 	}
-	w.roots = roots;
-	w.nr_roots = n;
-	w.cubias = dbg->bias;	/* one module: one bias for all its units */
+	w->dbg = dbg;
+	w->roots = roots;
+	w->nr_roots = n;
+	w->cubias = dbg->bias;	/* one module: one bias for all its units */
 	/* a static inline of a header has a root in each unit that uses it */
-	for (i = 0; i < nr_cus && !w.oom; i++) {
+	for (i = 0; i < nr_cus && !w->oom; i++) {
 		Dwarf_Die cu;
 
-		if (!dwarf_offdie(dbg->dw, cus[i], &cu))
-			continue;
-		walk_copies(&w, &cu, 0);
+		if (dwarf_offdie(dbg->dw, cus[i], &cu))
+			walk_copies(w, &cu, 0);
 	}
-	if (w.oom)
+	if (w->oom)
+		goto oom;
+	free(roots);
+	free(cus);
+	w->roots = NULL;
+	return 0;
+oom:
+	free(roots);
+	free(cus);
+	w->roots = NULL;
+	return -1;
+}
+
+int fe_dwarf_each_copy(struct fe_dbg *dbg, const char *name,
+		       int (*fn)(Dwarf_Die *copy, void *arg), void *arg)
+{
+	struct walk w = { 0 };
+	int i, ret = 0;
+
+	if (find_copies(dbg, name, &w))
+		ret = -1;
+	for (i = 0; !ret && i < w.nr_dies; i++) {
+		Dwarf_Die d;
+
+		if (dwarf_offdie(dbg->dw, w.dies[i], &d))
+			ret = fn(&d, arg);
+	}
+	free(w.pcs);
+	free(w.dies);
+	return ret;
+}
+
+int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **sites, int *nr,
+			 struct fe_error *err)
+{
+	struct walk w = { 0 };
+	int i, j;
+
+	*sites = NULL;
+	*nr = 0;
+	if (find_copies(dbg, name, &w))
 		goto oom;
 	for (i = 0; i < w.nr; i++) {
 		GElf_Sym sym;
@@ -221,7 +263,7 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 		s->copy_pc = w.pcs[i];
 		sname = dwfl_module_addrinfo(dbg->mod, w.pcs[i], &off, &sym, &shndx, NULL, NULL);
 		if (!sname || GELF_ST_TYPE(sym.st_info) != STT_FUNC) {
-			s->func = NULL;
+			s->func = "";
 			s->skip = "no function symbol holds its code";
 			continue;
 		}
@@ -233,21 +275,28 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 		if (!strncmp(sec, ".init.", 6) || !strncmp(sec, ".exit.", 6))
 			s->skip = "its code is in an init or exit section, which the kernel frees";
 	}
-	for (i = 0; i < *nr; i++)
-		if (!(*sites)[i].func)
-			(*sites)[i].func = "";
 	if (*nr > 1)
 		qsort(*sites, *nr, sizeof(**sites), by_addr);
 	free(w.pcs);
-	free(roots);
-	free(cus);
+	free(w.dies);
 	return 0;
 oom:
 	free(w.pcs);
-	free(roots);
-	free(cus);
+	free(w.dies);
 	free(*sites);
 	*sites = NULL;
 	*nr = 0;
 	return fe_err(err, 0, "out of memory");
+}
+
+const char *fe_dwarf_code_symbol(struct fe_dbg *dbg, Dwarf_Addr addr, unsigned long *off)
+{
+	GElf_Sym sym;
+	GElf_Off o;
+	const char *n = dwfl_module_addrinfo(dbg->mod, addr, &o, &sym, NULL, NULL, NULL);
+
+	if (!n || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		return NULL;
+	*off = o;
+	return n;
 }

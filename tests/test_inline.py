@@ -153,3 +153,36 @@ def test_a_parameter_a_copy_lost_is_left_out_of_that_copys_event():
                        r"arr_fn\+0x[0-9a-f]+\) leaves out 'a', 'b': the compiler kept no value "
                        r"for them there \(a: it is optimized out here; b: it is optimized out "
                        r"here\)\n", r.stderr), r.stderr)
+
+
+def test_a_line_of_an_inlined_function_is_found_in_its_copies():
+    # helper:3 ('total += a') has code in two copies (the third's is merged
+    # into the surrounding code), read there where each copy keeps a
+    r = fe.run("lines", "-x", binary(), "helper")
+    expect_eq((r.returncode, r.stderr), (0, ""))
+    marked = {l.split()[0]: l.split()[1] for l in r.stdout.splitlines()[1:] if l[:7].strip()}
+    d = defs(fe.run("compile", "-g", GROUP, "-x", binary(), "helper(a, b)").stdout)
+    entries = ",".join(f"{f}+{off - sym_off(f):#x}" for off, f in
+                       sorted((d[e][0], "first" if d[e][0] < sym_off("second") else "second")
+                              for e in d))
+    expect_eq(marked["0"], entries)
+    check(re.fullmatch(r"first\+0x[0-9a-f]+,second\+0x[0-9a-f]+", marked["3"]), marked)
+    line = next(i for i, l in enumerate(open(SRC), 1) if "total += a;" in l)
+    for place in ("helper:3", f"fx_inlined.c:{line}"):
+        r = fe.run("compile", "-g", GROUP, "-x", binary(), f"{place}(a)")
+        expect_eq(r.returncode, 0, r.stderr)
+        got = defs(r.stdout)
+        expect_eq(sorted(got), ["helper_L3", "helper_L3_1"])
+        expect_eq([f"{'first' if off < sym_off('second') else 'second'}+"
+                   f"{off - sym_off('first' if off < sym_off('second') else 'second'):#x}"
+                   for off, _ in sorted(got.values())], marked["3"].split(","))
+    need_uprobes()
+    clear()
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", binary(), "helper:3(a)")
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("record", "-g", GROUP, "--json", "-e", "helper_L3", "--", binary(), "6")
+        got = [json.loads(l)["args"]["a"] for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq(got, [a["a"] for f, a in printed(6) if f == "helper"][:2])
+    finally:
+        clear()
