@@ -102,7 +102,7 @@ def run_module(tally, path, pattern):
 # The VM tiers that boot kernels other than 6.1, or many, run once: the
 # sanitized pass keeps 6.1's stats and globs tiers, which exercise fevent's
 # memory on the kernel paths (hist triggers, hundreds of events).
-NOT_SANITIZED = ("test_vm.py", "test_vm_matrix.py", "test_vm_lines.py", "test_vm_kfuncs.py", "test_vm_modules.py", "test_vm_lost.py", "test_vm_compile_fixes.py", "test_demo.py", "test_kernel_dwarf.py", "test_libpython.py", "test_line_xcheck.py",
+NOT_SANITIZED = ("test_vm.py", "test_vm_matrix.py", "test_vm_lines.py", "test_vm_kfuncs.py", "test_vm_modules.py", "test_vm_lost.py", "test_vm_compile_fixes.py", "test_demo.py", "test_kernel_dwarf.py", "test_libpython.py", "test_line_xcheck.py", "test_inline_xcheck.py", "test_vm_inline.py",
                  "test_vm_call_filters.py", "test_vm_fprobes.py", "test_vm_issue20.py",
                  "test_vm_rettype.py", "test_vm_stats_kernels.py", "test_vm_syscall_args.py",
                  "test_vm_tracepoints.py",
