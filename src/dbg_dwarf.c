@@ -1736,6 +1736,33 @@ static bool copy_in(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *
 	return false;
 }
 
+/* A copy named name whose entry is pc anywhere under die: a copy nested
+ * in another whose ranges leave its entry out (GCC). */
+static bool copy_with_entry(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *copy,
+			    int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n;
+		Dwarf_Addr entry;
+
+		if (tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine)
+			continue;
+		n = tag == DW_TAG_inlined_subroutine ? dwarf_diename(&child) : NULL;
+		if (n && !strcmp(n, name) && fe_dwarf_entry(&child, &entry) && entry == pc) {
+			*copy = child;
+			return true;
+		}
+		if (copy_with_entry(&child, pc, name, copy, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwarf_Die *copy,
 		     Dwarf_Die *frame)
 {
@@ -1750,7 +1777,8 @@ int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwa
 		if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_haspc(&child, pc) != 1)
 			continue;
 		*frame = child;
-		return copy_in(&child, pc, inlined, copy, 0);
+		return copy_in(&child, pc, inlined, copy, 0) ||
+		       copy_with_entry(&child, pc, inlined, copy, 0);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }

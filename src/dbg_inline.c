@@ -9,6 +9,7 @@
  * the units that have its root, as perf probe looks (die_walk_instances).
  */
 #include <dwarf.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,4 +300,26 @@ const char *fe_dwarf_code_symbol(struct fe_dbg *dbg, Dwarf_Addr addr, unsigned l
 		return NULL;
 	*off = o;
 	return n;
+}
+
+int fe_dbg_inline_names(struct fe_dbg *dbg, const char *glob,
+			int (*fn)(const char *name, void *arg), void *arg)
+{
+	const char *last = NULL;
+	int i, ret;
+
+	if (!dbg->dw || strcmp(fe_dbg_kind(dbg), "DWARF"))
+		return 0;
+	if (!index_roots(dbg))
+		return -1;
+	for (i = 0; i < dbg->nr_inline_roots; i++) {
+		const char *n = dbg->inline_roots[i].name;
+
+		if ((last && !strcmp(last, n)) || fnmatch(glob, n, 0))
+			continue;
+		last = n;
+		if ((ret = fn(n, arg)))
+			return ret;
+	}
+	return 0;
 }

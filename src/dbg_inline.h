@@ -21,4 +21,10 @@ struct fe_site;
 int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **sites, int *nr,
 			 struct fe_error *err);
 
+/* Call fn with the name of each function with an inlined root (its
+ * copies may be none) that matches glob, sorted, each once; stops when fn
+ * returns non-zero and returns that; -1 when out of memory. */
+int fe_dbg_inline_names(struct fe_dbg *dbg, const char *glob,
+			int (*fn)(const char *name, void *arg), void *arg);
+
 #endif

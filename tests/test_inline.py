@@ -186,3 +186,19 @@ def test_a_line_of_an_inlined_function_is_found_in_its_copies():
         expect_eq(got, [a["a"] for f, a in printed(6) if f == "helper"][:2])
     finally:
         clear()
+
+
+def test_funcs_and_proto_count_the_copies():
+    r = fe.run("funcs", "-x", binary(), "[ht]*")
+    expect_eq((r.returncode, r.stdout, r.stderr),
+              (0, "helper  (inlined: 3 copies)\ntwice  (and 1 inlined copy)\n", ""))
+    r = fe.run("proto", "-x", binary(), "helper", "twice")
+    expect_eq((r.returncode, r.stderr), (0, ""))
+    expect_eq([l for l in r.stdout.splitlines() if not l.startswith("#   ")],
+              ["helper(int a, long int b)",
+               "# inlined everywhere: 3 copies, each an event at its entry, none with a return event",
+               "int twice(int x)",
+               "# also inlined: 1 copy, each an event at its entry, none with a return event"])
+    # what proto prints compiles, to one event per copy
+    r = fe.run("compile", "-x", binary(), "helper(int a, long int b)")
+    expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 3), r.stderr)
