@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "input_file.h"
@@ -37,6 +39,9 @@ enum {
 	OPT_INTERVAL,
 	OPT_PORTABLE,
 	OPT_VERSION,
+	OPT_STACK,
+	OPT_ERRORS,
+	OPT_CHROME,
 };
 
 struct option_desc {
@@ -76,6 +81,12 @@ static const struct option_desc options[] = {
 	{ OPT_JSON, "json", NULL, "one JSON object per line" },
 	{ OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
 	  "a call without calls inside on one line" },
+	{ OPT_STACK, "stack", NULL, "each event's stack under it: the kernel's for kernel\n"
+				    "events, the user's for uprobes, named" },
+	{ OPT_ERRORS, "errors", NULL, "per task, the chain of probed calls through which a\n"
+				      "negative errno rose, innermost first; failed calls only" },
+	{ OPT_CHROME, "chrome", "FILE", "write the calls as Chrome trace-event JSON (Perfetto,\n"
+					"chrome://tracing): a slice per call, nested per thread" },
 	{ OPT_BY, "by", "KEY[,KEY]...", "count per key: a field as the prototype names it,\n"
 					"comm, pid, cpu, caller or stack" },
 	{ OPT_HIST, "hist", "FIELD", "a power-of-two histogram of a numeric field,\n"
@@ -147,7 +158,7 @@ static const struct command commands[] = {
 		"the prototype rendered back from the kernel's definition and its fetch\n"
 		"arguments; a line starting with '!' under a kprobe whose module is not\n"
 		"loaded.\n",
-		"fevent list --json",
+		"fevent list -g demo --json",
 		{ { 'g', "the group to list (default: functions)" }, { OPT_JSON, NULL },
 		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
@@ -165,7 +176,7 @@ static const struct command commands[] = {
 	},
 	{
 		"record", fe_cmd_record,
-		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
 		"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 		"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 		"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
@@ -179,18 +190,19 @@ static const struct command commands[] = {
 		  { 'd', "stop recording after this long; a command given\n"
 			 "with -- runs on, and fevent exits with its status\n"
 			 "when it ends" },
-		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_TRACEFS, NULL },
-		  COMMON_OPTS },
+		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_STACK, NULL },
+		  { OPT_ERRORS, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
 		"report", fe_cmd_report,
-		"fevent report -i FILE [--json | --graph] [-v] [-q]",
+		"fevent report -i FILE [--json | --graph | --chrome FILE | --errors] [-v] [-q]",
 		"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
 		"entry and return events paired.  A file that cannot be read is an\n"
 		"error naming the part and its offset; a damaged page is decoded as far\n"
 		"as it can be, and a warning says what was skipped.\n",
 		"fevent report -i trace.dat",
-		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { 'v', NULL },
+		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_CHROME, NULL },
+		  { OPT_ERRORS, NULL }, { 'v', NULL },
 		  { 'q', "no warnings but what a damaged file made skip,\n"
 			 "no summary (unless events were lost)" },
 		  { 'h', NULL } },
@@ -204,7 +216,7 @@ static const struct command commands[] = {
 		"In the kernel where it has hist triggers (in fevent's own instance,\n"
 		"with a synthetic event for --latency), else from the event stream; -v\n"
 		"says which.  Targets, filters and the end are as record's.\n",
-		"fevent stats --by comm --hist count -e vfs_read -d 5 -a",
+		"fevent stats --by comm --hist count -e ksys_read -d 2 -a",
 		{ { 'g', "the group whose events to count (default: functions)" },
 		  { 'e', "count this event (and its __return); default all;\n"
 			 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
@@ -260,7 +272,7 @@ static const struct command commands[] = {
 		"lines of a source file (matched by the end of its path) with the\n"
 		"FUNC+OFF places of the functions defined there.  Needs DWARF: the\n"
 		"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
-		"fevent lines -x /bin/bash main:10-20",
+		"fevent lines -x ./fx_places walk",
 		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_SOURCE, NULL }, COMMON_OPTS },
 	},
 	{
@@ -270,7 +282,7 @@ static const struct command commands[] = {
 		"the parameters and local variables in scope with their C types and\n"
 		"the fetch a read by name compiles to there, or why it cannot be read\n"
 		"(as perf probe -V).  Needs DWARF, like lines.\n",
-		"fevent vars -x /bin/bash main:12",
+		"fevent vars -x ./fx_places walk:13",
 		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_JSON, NULL }, COMMON_OPTS },
 	},
 };
@@ -351,11 +363,62 @@ static void usage(FILE *out)
 		"\n"
 		"  -q, --quiet    no warnings, summaries or listings of what was added\n"
 		"  -h, --help     show help (fevent COMMAND --help for a command)\n"
+		"  help COMMAND   show the command's manual page\n"
 		"      --version  show the version\n"
 		"\n"
 		"Exit status: 0 success, 1 failure at run time, 2 bad usage, a\n"
 		"prototype that does not compile, or a malformed -x/--btf/--vmlinux\n"
 		"file.  See fevent(1).\n");
+}
+
+static bool readable_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* 'fevent help [COMMAND]': the manual page, through man -l.  The installed
+ * binary shows the installed page, any other (the build directory's) the
+ * source tree's; either falls back to the other. */
+static int help_command(const char *name)
+{
+	char page[4096], other[4096], exe[4096], file[64];
+	bool installed = false;
+	ssize_t n;
+	size_t i;
+
+	if (name) {
+		for (i = 0; i < NR_COMMANDS; i++)
+			if (!strcmp(name, commands[i].name))
+				break;
+		if (i == NR_COMMANDS) {
+			fprintf(stderr, "fevent help: '%s' is not a command; see 'fevent --help'\n", name);
+			return FE_EXIT_USAGE;
+		}
+		snprintf(file, sizeof(file), "fevent-%s.1", name);
+	} else {
+		snprintf(file, sizeof(file), "fevent.1");
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		installed = !strcmp(exe, FE_BINDIR "/fevent");
+	}
+	snprintf(page, sizeof(page), "%s/%s", installed ? FE_MANDIR "/man1" : FE_SRC_MANDIR, file);
+	snprintf(other, sizeof(other), "%s/%s", installed ? FE_SRC_MANDIR : FE_MANDIR "/man1", file);
+	if (!readable_file(page) && readable_file(other))
+		snprintf(page, sizeof(page), "%s", other);
+	if (!readable_file(page)) {
+		fprintf(stderr, "fevent help: no manual page %s (looked in %s and %s/man1)\n",
+			file, FE_SRC_MANDIR, FE_MANDIR);
+		return FE_EXIT_FAIL;
+	}
+	fflush(stdout);
+	execlp("man", "man", "-l", page, (char *)NULL);
+	fprintf(stderr, "fevent help: cannot run man (%s): the page is %s%s\n", strerror(errno),
+		page, errno == ENOENT ? "; install man-db, or read it with 'groff -man -Tutf8'" : "");
+	return FE_EXIT_FAIL;
 }
 
 /* getopt_long's table and short-option string, built from options[] */
@@ -418,6 +481,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version")) {
 		printf("fevent %s\n", FE_VERSION);
 		return FE_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc > 3) {
+			fprintf(stderr, "usage: fevent help [COMMAND]\n");
+			return FE_EXIT_USAGE;
+		}
+		return help_command(argc == 3 ? argv[2] : NULL);
 	}
 	for (i = 0; i < NR_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
@@ -587,6 +657,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_GRAPH:
 			cli.graph = true;
+			break;
+		case OPT_STACK:
+			cli.stack = true;
+			break;
+		case OPT_ERRORS:
+			cli.errors = true;
+			break;
+		case OPT_CHROME:
+			cli.chrome = optarg;
 			break;
 		case OPT_TRACEFS:
 			cli.tracefs = optarg;

@@ -18,6 +18,8 @@
 #define MAGIC_LEN	10
 /* an option id of fevent's own: trace-cmd skips what it does not know */
 #define OPTION_FEVENT_ARGS	0x6665
+/* the maps of the processes whose user stacks were recorded */
+#define OPTION_FEVENT_MAPS	0x6666
 
 struct fe_tracedat {
 	char *path;		/* where the finished file goes */
@@ -243,7 +245,9 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 	put_sized64(td, m->header_page);
 	put(td, "header_event", 13);
 	put_sized64(td, m->header_event);
-	put32(td, 0);			/* no ftrace formats */
+	put32(td, m->nr_ftrace_formats);	/* kernel_stack, user_stack */
+	for (i = 0; i < m->nr_ftrace_formats; i++)
+		put_sized64(td, m->ftrace_formats[i]);
 
 	for (i = 0; i < m->nr_events; i++) {
 		for (j = 0; j < nr_systems && strcmp(systems[j], m->events[i].system); j++)
@@ -283,11 +287,21 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		if (m->events[i].call_filter && !strchr(m->events[i].call_filter, '\n'))
 			fe_buf_printf(&opt, "@filter %s/%s %s\n", m->events[i].system,
 				      m->events[i].name, m->events[i].call_filter);
+	/* uprobes, whose kernel stacks are the trap's: "@uprobe SYSTEM/EVENT" */
+	for (i = 0; i < m->nr_events; i++)
+		if (m->events[i].uprobe)
+			fe_buf_printf(&opt, "@uprobe %s/%s\n", m->events[i].system,
+				      m->events[i].name);
 	put(td, "options  ", 10);
 	put16(td, OPTION_FEVENT_ARGS);
 	put32(td, opt.len + 1);
 	put(td, opt.s ? opt.s : "", opt.len);
 	put(td, "\0", 1);
+	if (m->maps) {
+		put16(td, OPTION_FEVENT_MAPS);
+		put32(td, strlen(m->maps) + 1);
+		put(td, m->maps, strlen(m->maps) + 1);
+	}
 	put16(td, 0);
 	fe_buf_free(&opt);
 	free(systems);
@@ -531,6 +545,25 @@ static const char *args_of(const char *opt, const char *system, const char *even
  * whole calls record applied; report applies them the same way.  One it
  * cannot read (a damaged or foreign file) is said and not applied.
  */
+static void uprobes(struct fe_view *v, const char *opt)
+{
+	const char *line = opt;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *copy = strncmp(line, "@uprobe ", 8) ? NULL : strndup(line + 8, len - 8);
+		char *slash = copy ? strchr(copy, '/') : NULL;
+
+		if (slash) {
+			*slash = 0;
+			fe_view_uprobe_event(v, copy, slash + 1);
+		}
+		free(copy);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
 static void call_filters(struct fe_view *v, const char *opt, const char *name,
 			 struct fe_warnings *warn)
 {
@@ -834,7 +867,13 @@ static int add_format(struct reader *r, struct fe_view *v, const struct format *
 			      f->at, line, why);
 	}
 	args = opt ? args_of(opt, f->system, name, argbuf, sizeof(argbuf)) : NULL;
-	if (args && !strcmp(args, "@task"))
+	if (!strcmp(f->system, "ftrace") && !strcmp(name, "kernel_stack"))
+		rc = fe_view_add_stack_event(v, clean.s, &e);
+	else if (!strcmp(f->system, "ftrace") && !strcmp(name, "user_stack"))
+		rc = fe_view_add_user_stack_event(v, clean.s, &e);
+	else if (!strcmp(f->system, "ftrace"))
+		rc = 0;		/* no other of ftrace's own is read */
+	else if (args && !strcmp(args, "@task"))
 		rc = fe_view_add_task_event(v, f->system, name, clean.s, &e);
 	else
 		rc = fe_view_add_event(v, f->system, name, clean.s, args ? args : "", &e);
@@ -955,7 +994,7 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 	struct fe_view *v = NULL;
 	struct cpu_data *cpus = NULL;
 	struct format *formats = NULL;
-	char *header_page = NULL, *kallsyms = NULL, *cmdlines = NULL, *opt = NULL;
+	char *header_page = NULL, *kallsyms = NULL, *cmdlines = NULL, *opt = NULL, *maps = NULL;
 	char what[128], buf[64];
 	size_t at, header_at, nr_formats = 0;
 	struct fe_buf page_header = { 0 };
@@ -991,9 +1030,24 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 	header_page = get_text(&r, get_size(&r, 8, "header_page"), "header_page");
 	expect(&r, "header_event", 13);
 	take(&r, get_size(&r, 8, "header_event"), "header_event");
-	count = get_count(&r, 4, 8, "ftrace format count");	/* none of ours */
-	for (k = 0; k < count && !r.failed; k++)
-		take(&r, get_size(&r, 8, "ftrace format"), "ftrace format");
+	/* ftrace's own events: the stacks (others are not read) */
+	count = get_count(&r, 4, 8, "ftrace format count");
+	if (count) {
+		formats = calloc(count, sizeof(*formats));
+		if (!formats) {
+			fe_err(err, 0, "out of memory");
+			goto out;
+		}
+	}
+	for (k = 0; k < count && !r.failed; k++) {
+		struct format *f = &formats[nr_formats];
+
+		f->system = "ftrace";
+		f->at = offset_of(&r);
+		f->len = get_size(&r, 8, "ftrace format");
+		f->text = take(&r, f->len, "ftrace format");
+		nr_formats += !r.failed;
+	}
 	nsys = get_count(&r, 4, 5, "event system count");	/* a name's NUL, a count */
 	for (k = 0; k < nsys && !r.failed; k++) {
 		const char *system = get_cstr(&r, "event system name");
@@ -1045,6 +1099,13 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 			snprintf(what, sizeof(what), "option %u", id);
 			n = get_size(&r, 4, what);
 			p = take(&r, n, what);
+			if (id == OPTION_FEVENT_MAPS && p && !maps) {
+				maps = strndup(p, n);
+				if (!maps) {
+					fe_err(err, 0, "out of memory");
+					goto out;
+				}
+			}
 			if (id == OPTION_FEVENT_ARGS && p && !opt) {
 				opt = strndup(p, n);
 				if (!opt) {
@@ -1084,6 +1145,9 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 		if (add_format(&r, v, &formats[n], opt))
 			goto out;
 	call_filters(v, opt, name, warn);
+	uprobes(v, opt);
+	if (maps)
+		fe_view_maps_load(v, maps);
 	if (kallsyms && *kallsyms)
 		fe_view_kallsyms(v, kallsyms);
 	if (cmdlines)
@@ -1117,6 +1181,7 @@ out:
 	free(kallsyms);
 	free(cmdlines);
 	free(opt);
+	free(maps);
 	return ret;
 }
 

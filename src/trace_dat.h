@@ -25,6 +25,7 @@ struct fe_tracedat_event {
 	const char *args;	/* fetch arguments, or NULL (not fevent's) */
 	bool task_info;		/* sched fork/exec: names tasks */
 	const char *call_filter;	/* an entry's filter on whole calls, or NULL */
+	bool uprobe;		/* its kernel stack is not shown */
 };
 
 /* Start a file; pages are kept aside until fe_tracedat_finish. */
@@ -39,6 +40,10 @@ struct fe_tracedat_meta {
 	int nr_events;
 	const char *kallsyms;	/* or NULL */
 	const char *cmdlines;
+	/* ftrace's own events recorded (kernel_stack, user_stack) */
+	const char *const *ftrace_formats;
+	int nr_ftrace_formats;
+	const char *maps;	/* the processes' maps user stacks are named from */
 };
 
 /* Write the header and the pages; frees td. */
