@@ -221,6 +221,10 @@ static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
 	struct fe_error ignored = { 0 };
 	struct fe_dfunc f = { 0 };
 	char near[256];
+	/* BTF lists only functions with code: an inlined one is in DWARF */
+	const char *hint = !opts->binary && !strcmp(fe_dbg_kind(dbg), "BTF") ?
+			   " (if the compiler inlined it, its copies are found in the kernel's DWARF: give --vmlinux FILE, the vmlinux of the kernel's linux-image-*-dbg package; install that package; or set DEBUGINFOD_URLS to a debuginfod server)" :
+			   "";
 
 	/* the compiler's clone has the code: not "inlined everywhere", nor
 	 * an edit-distance neighbour */
@@ -237,10 +241,10 @@ static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
 		fe_say_error("'%s' is inlined everywhere in %s: it has no code of its own\n",
 			name, fe_dbg_source(dbg));
 	else if (fe_dbg_closest_func(dbg, name, near, sizeof(near)))
-		fe_say_error("no function '%s' in %s; did you mean '%s'?\n",
-			name, fe_dbg_source(dbg), near);
+		fe_say_error("no function '%s' in %s; did you mean '%s'?%s\n",
+			name, fe_dbg_source(dbg), near, hint);
 	else
-		fe_say_error("no function '%s' in %s\n", name, fe_dbg_source(dbg));
+		fe_say_error("no function '%s' in %s%s\n", name, fe_dbg_source(dbg), hint);
 }
 
 /*

@@ -1163,6 +1163,16 @@ static bool has_param(const struct fe_dfunc *f, const char *name)
 	return false;
 }
 
+/* Where only BTF is at hand: BTF lists functions with code of their own,
+ * so an inlined function is not in it; its copies are in DWARF. */
+#define FE_INLINED_DWARF_HINT \
+	" (if the compiler inlined it, its copies are found in the kernel's DWARF: give --vmlinux FILE, the vmlinux of the kernel's linux-image-*-dbg package; install that package; or set DEBUGINFOD_URLS to a debuginfod server)"
+
+static bool is_btf(struct fe_dbg *dbg)
+{
+	return dbg && !strcmp(fe_dbg_kind(dbg), "BTF");
+}
+
 /*
  * Why the function has no names and types: there is no debug info, or
  * it does not describe the function.  A compiler's clone may be what has
@@ -1215,7 +1225,10 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 	}
 	if (!fe_resolve_clone_of(r->ctx, r->p->func, clone, sizeof(clone))) {
 		fe_buf_printf(b, "%s does not describe '%s'", fe_dbg_source(dbg), r->p->func);
-		return false;
+		if (!is_btf(dbg) || r->ctx->binary || r->p->module)
+			return false;
+		fe_buf_printf(b, FE_INLINED_DWARF_HINT);
+		return true;
 	}
 	found = fe_dbg_func(dbg, clone, &f, &ignored);
 	if (found == 1 && (!param || has_param(&f, param)))
@@ -1272,12 +1285,16 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 		char near[256], wbuf[300];
 		const char *where = ksyms_where(r->ctx, wbuf, sizeof(wbuf));
 
+		const char *hint = is_btf(r->ctx->dbg) ? FE_INLINED_DWARF_HINT : "";
+
+		/* a name the suggestion contains was renamed, not inlined */
 		if (fe_dbg_closest_func(r->ctx->dbg, r->p->func, near, sizeof(near)))
 			return fe_err(r->err, r->proto->func_col,
-				      "no function '%s' in %s or %s; did you mean '%s'?",
-				      r->p->func, where, fe_dbg_source(r->ctx->dbg), near);
-		return fe_err(r->err, r->proto->func_col, "no function '%s' in %s or %s",
-			      r->p->func, where, fe_dbg_source(r->ctx->dbg));
+				      "no function '%s' in %s or %s; did you mean '%s'?%s",
+				      r->p->func, where, fe_dbg_source(r->ctx->dbg), near,
+				      strstr(near, r->p->func) ? "" : hint);
+		return fe_err(r->err, r->proto->func_col, "no function '%s' in %s or %s%s",
+			      r->p->func, where, fe_dbg_source(r->ctx->dbg), hint);
 	}
 	if (!r->dbg && !r->sc_format) {
 		struct fe_buf why = { 0 };
@@ -2275,10 +2292,12 @@ found:
 				       "'%s' is inlined everywhere in %s: it has no code of its own to probe",
 				       r->p->func, fe_dbg_source(dbg));
 		if (fe_dbg_closest_func(dbg, r->p->func, near, sizeof(near)))
-			return fe_warn(r->ctx->warnings, "'%s' is not a function in %s; did you mean '%s'?",
-				       r->p->func, fe_dbg_source(dbg), near);
-		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s",
-			       r->p->func, fe_dbg_source(dbg));
+			return fe_warn(r->ctx->warnings, "'%s' is not a function in %s; did you mean '%s'?%s",
+				       r->p->func, fe_dbg_source(dbg), near,
+				       is_btf(dbg) ? FE_INLINED_DWARF_HINT : "");
+		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s%s",
+			       r->p->func, fe_dbg_source(dbg),
+			       is_btf(dbg) ? FE_INLINED_DWARF_HINT : "");
 	}
 	return 0;
 }

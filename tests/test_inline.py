@@ -202,3 +202,24 @@ def test_funcs_and_proto_count_the_copies():
     # what proto prints compiles, to one event per copy
     r = fe.run("compile", "-x", binary(), "helper(int a, long int b)")
     expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 3), r.stderr)
+
+
+def test_where_only_btf_is_at_hand_the_refusal_says_dwarf_is_needed():
+    # the 6.1 vmlinux's own BTF (--btf): do_fsync, inlined everywhere there,
+    # is in neither its BTF nor a symbol table
+    from test_kernel_dwarf import need_vmlinux
+    v = need_vmlinux()
+    hint = ("(if the compiler inlined it, its copies are found in the kernel's DWARF: give "
+            "--vmlinux FILE, the vmlinux of the kernel's linux-image-*-dbg package; install that "
+            "package; or set DEBUGINFOD_URLS to a debuginfod server)")
+    r = fe.run("compile", "--btf", v, "do_fsync(fd)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines()[0], f"fevent: error: column 10: unknown parameter 'fd': {v} "
+              f"does not describe 'do_fsync' {hint}")
+    r = fe.run("proto", "--btf", v, "do_fsync")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    check(r.stderr.startswith(f"fevent: error: no function 'do_fsync' in {v}")
+          and r.stderr.endswith(f" {hint}\n"), r.stderr)
+    # with the DWARF, the copies
+    r = fe.run("compile", "--vmlinux", v, "do_fsync(fd)")
+    expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 4), r.stderr)
