@@ -280,6 +280,14 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 					  it->def.ret_args, &it->def.filter,
 					  &it->def.filter_on_return, &it->def.filter_on_call,
 					  &it->err);
+	/* at an inlined copy's code: say which copy, and where */
+	if (ret && it->has_site && it->site.inlined && !strstr(it->err.msg, "inlined into")) {
+		size_t len = strlen(it->err.msg);
+
+		snprintf(it->err.msg + len, sizeof(it->err.msg) - len,
+			 " (at the copy of '%s' inlined into %s+0x%lx)", it->site.inlined,
+			 it->site.func, it->site.off);
+	}
 	return ret;
 }
 
