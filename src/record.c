@@ -155,6 +155,10 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 			return NULL;
 		}
 		free(format);
+		if (ev[i].values && fe_view_values(v, ev[i].group, ev[i].event, ev[i].values, err)) {
+			fe_view_free(v);
+			return NULL;
+		}
 		symbols |= strstr(ev[i].args, ":symbol") != NULL;
 	}
 	for (i = 0; i < n; i++)
@@ -397,6 +401,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 		evs[k].name = ev[i].event;
 		evs[k].format = formats[k] ? formats[k] : "";
 		evs[k].args = ev[i].args;
+		evs[k].values = ev[i].values;
 		if (ev[i].call_filter && call_filter_of(ev, n, chosen, i))
 			evs[k].call_filter = ev[i].call_filter;
 		evs[k].uprobe = fe_kind_is_uprobe(ev[i].kind);

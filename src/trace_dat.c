@@ -287,6 +287,20 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		if (m->events[i].call_filter && !strchr(m->events[i].call_filter, '\n'))
 			fe_buf_printf(&opt, "@filter %s/%s %s\n", m->events[i].system,
 				      m->events[i].name, m->events[i].call_filter);
+	/* how fevent shows fields: "@values SYSTEM/EVENT LINE", one a line
+	 * of fe_event_values */
+	for (i = 0; i < m->nr_events; i++) {
+		const char *l = m->events[i].values;
+
+		while (l && *l) {
+			size_t len = strcspn(l, "\n");
+
+			if (len)
+				fe_buf_printf(&opt, "@values %s/%s %.*s\n", m->events[i].system,
+					      m->events[i].name, (int)len, l);
+			l += len + (l[len] == '\n');
+		}
+	}
 	/* uprobes, whose kernel stacks are the trap's: "@uprobe SYSTEM/EVENT" */
 	for (i = 0; i < m->nr_events; i++)
 		if (m->events[i].uprobe)
@@ -583,6 +597,36 @@ static void call_filters(struct fe_view *v, const char *opt, const char *name,
 			if (warn)
 				fe_warn(warn, "%s: a filter on calls not applied: %s", name,
 					e.msg[0] ? e.msg : "not \"@filter SYSTEM/EVENT FILTER\"");
+		}
+		free(copy);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+/*
+ * "@values SYSTEM/EVENT LINE" lines of fevent's option: how record showed
+ * the fields (errno names, enumerators, whole structs); report shows them
+ * the same way.  One it cannot read is said, and its values are numbers.
+ */
+static void view_values(struct fe_view *v, const char *opt, const char *name,
+			struct fe_warnings *warn)
+{
+	const char *line = opt;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *copy = strncmp(line, "@values ", 8) ? NULL : strndup(line + 8, len - 8);
+		char *slash = copy ? strchr(copy, '/') : NULL;
+		char *space = slash ? strchr(slash, ' ') : NULL;
+		struct fe_error e = { 0 };
+
+		if (copy && (!slash || !space ||
+			     (*slash = 0, *space = 0,
+			      fe_view_values(v, copy, slash + 1, space + 1, &e)))) {
+			if (warn)
+				fe_warn(warn, "%s: how a field is shown is not applied: %s", name,
+					e.msg[0] ? e.msg : "not \"@values SYSTEM/EVENT LINE\"");
 		}
 		free(copy);
 		line = nl ? nl + 1 : NULL;
@@ -1145,6 +1189,7 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 		if (add_format(&r, v, &formats[n], opt))
 			goto out;
 	call_filters(v, opt, name, warn);
+	view_values(v, opt, name, warn);
 	uprobes(v, opt);
 	if (maps)
 		fe_view_maps_load(v, maps);
