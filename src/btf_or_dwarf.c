@@ -61,11 +61,17 @@ int fe_dbg_func_beside(struct fe_dbg *dbg, const char *name, const char *anchor,
 int fe_dbg_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 		 struct fe_dfunc *out, struct fe_error *err)
 {
+	return fe_dbg_scope_in(dbg, func, off, NULL, out, err);
+}
+
+int fe_dbg_scope_in(struct fe_dbg *dbg, const char *func, unsigned long off,
+		    const char *inlined, struct fe_dfunc *out, struct fe_error *err)
+{
 	memset(out, 0, sizeof(*out));
 	if (!dbg->ops->scope)
 		return fe_err(err, 0, "%s %s has no lines or local variables: give DWARF (--vmlinux FILE, the -dbg package's vmlinux; or -x BIN built with -g)",
 			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
-	return dbg->ops->scope(dbg, func, off, out, err);
+	return dbg->ops->scope(dbg, func, off, inlined, out, err);
 }
 
 void fe_dfunc_clear(struct fe_dfunc *f)

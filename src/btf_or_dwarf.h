@@ -215,6 +215,12 @@ const char *fe_dbg_closest_func(struct fe_dbg *dbg, const char *name, char *buf,
  */
 int fe_dbg_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 		 struct fe_dfunc *out, struct fe_error *err);
+/* The same in the copy of the function named inlined that the compiler
+ * inlined at that address: the copy's parameters (in its declaration's
+ * order, each where the copy's own DWARF puts it there) and locals; 0 when
+ * no such copy holds the address.  inlined NULL: fe_dbg_scope. */
+int fe_dbg_scope_in(struct fe_dbg *dbg, const char *func, unsigned long off,
+		    const char *inlined, struct fe_dfunc *out, struct fe_error *err);
 
 /* The data symbol holding addr (a static's, from fe_dbg_scope) and *off
  * into it; NULL if none (or not DWARF).  Lives as long as dbg. */

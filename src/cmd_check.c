@@ -80,6 +80,17 @@ static char *cell_why(const char *w)
 	return tail ? strndup(w, tail - w) : strdup(w);
 }
 
+/* The function the prototype of position line names. */
+static const char *compiled_func(const struct fe_compile_set *set, int line)
+{
+	int i;
+
+	for (i = 0; i < set->nr; i++)
+		if (set->items[i].line == line && set->items[i].proto)
+			return set->items[i].proto->func;
+	return "?";
+}
+
 static const char *warning_with(const struct fe_compiled *it, const char *what)
 {
 	int i;
@@ -98,7 +109,13 @@ static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
 	struct fe_compile_opts opts;
 	struct fe_compile_set set = { 0 };
 	int i, ret = -1;
+	int *copies = calloc(nr ? nr : 1, sizeof(*copies));
+	bool *own = calloc(nr ? nr : 1, sizeof(*own));
 
+	if (!copies || !own) {
+		fe_err(err, 0, "out of memory");
+		goto out;
+	}
 	fe_cli_compile_opts(cli, &opts);
 	opts.btf = k->is_vmlinux || k->is_binary ? NULL : k->path;
 	opts.vmlinux = k->is_vmlinux ? k->path : NULL;
@@ -111,12 +128,28 @@ static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
 		}
 	if (fe_compile_run(&set, &opts, err) < 0)
 		goto out;
-	/* a line of many addresses is many items: its first one speaks */
+	/* a line of many addresses, a function of inlined copies, is many
+	 * items: the first one speaks, the definition is all of theirs */
 	for (i = 0; i < set.nr; i++) {
 		struct fe_compiled *it = &set.items[i];
 		struct cell *c = &cells[(it->line - 1) * stride];
 		const char *w;
 
+		copies[it->line - 1] += it->has_site && it->site.copy_entry;
+		own[it->line - 1] |= !it->has_site || !it->site.copy_entry;
+		if (c->definition && !it->failed && (c->state == SAME || c->state == DRIFT)) {
+			char *more = definition_of(it), *all = NULL;
+
+			if (!more || asprintf(&all, "%s\n%s", c->definition, more) < 0) {
+				free(more);
+				fe_err(err, 0, "out of memory");
+				goto out;
+			}
+			free(more);
+			free(c->definition);
+			c->definition = all;
+			continue;
+		}
 		if (c->definition || c->why)
 			continue;
 		if (it->failed) {
@@ -138,8 +171,23 @@ static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
 			c->definition = definition_of(it);
 		}
 	}
+	/* probed only at its inlined copies: 'inlined', and how many */
+	for (i = 0; i < nr; i++) {
+		struct cell *c = &cells[i * stride];
+
+		if (!copies[i] || own[i] || !c->definition || c->state != SAME)
+			continue;
+		c->state = INLINED;
+		free(c->why);
+		if (asprintf(&c->why, "'%s' is inlined everywhere in %s: %d cop%s, each probed at its entry",
+			     compiled_func(&set, i + 1), k->path, copies[i],
+			     copies[i] == 1 ? "y" : "ies") < 0)
+			c->why = NULL;
+	}
 	ret = 0;
 out:
+	free(copies);
+	free(own);
 	fe_compile_set_free(&set);
 	return ret;
 }

@@ -15,9 +15,12 @@
 
 #include "commands.h"
 #include "diag.h"
+#include "fe_util.h"
 #include "usdt.h"
 #include "compile.h"
+#include "dbg_inline.h"
 #include "func_glob.h"
+#include "proto_resolve.h"
 #include "tracepoint.h"
 
 /* -x BIN 'PROVIDER:*': the binary's SDT probes, each with its argument
@@ -65,6 +68,71 @@ static int tp_funcs(struct fe_dbg *dbg, const char *glob)
 	return FE_EXIT_OK;
 }
 
+struct inl_names {
+	char **v;
+	int nr;
+};
+
+static int take_name(const char *name, void *arg)
+{
+	struct inl_names *n = arg;
+	char **p = fe_grow(&n->v, &n->nr, sizeof(*p));
+
+	return !p || !(*p = strdup(name)) ? -1 : 0;
+}
+
+/*
+ * The glob's names, those with inlined copies marked with how many
+ * (DESIGN.md section 15), and the functions inlined everywhere among
+ * them: "NAME  (inlined: N copies)".  DWARF only; over MAX_COUNTED
+ * inlined names the copies are not counted (each count is a walk).
+ */
+#define MAX_COUNTED	500
+
+static int print_marked(struct fe_dbg *dbg, struct fe_func_names *names, const char *glob)
+{
+	struct inl_names inl = { 0 };
+	struct fe_error err = { 0 };
+	int i = 0, j = 0, ret = 0;
+
+	if (fe_dbg_inline_names(dbg, glob, take_name, &inl)) {
+		ret = -1;
+		goto out;
+	}
+	while (i < names->nr || j < inl.nr) {
+		int c = i >= names->nr ? 1 : j >= inl.nr ? -1 : strcmp(names->v[i], inl.v[j]);
+		const char *name = c <= 0 ? names->v[i] : inl.v[j];
+		struct fe_site *sites = NULL;
+		int nr = 0;
+
+		if (c < 0) {
+			printf("%s\n", name);
+			i++;
+			continue;
+		}
+		if (inl.nr <= MAX_COUNTED && fe_dbg_inline_copies(dbg, name, &sites, &nr, &err)) {
+			ret = -1;
+			goto out;
+		}
+		free(sites);
+		if (inl.nr > MAX_COUNTED)
+			printf("%s  (%s)\n", name, c ? "inlined" : "also inlined");
+		else if (c == 0 && nr)
+			printf("%s  (and %d inlined cop%s)\n", name, nr, nr == 1 ? "y" : "ies");
+		else if (c == 0)
+			printf("%s\n", name);
+		else if (nr)
+			printf("%s  (inlined: %d cop%s)\n", name, nr, nr == 1 ? "y" : "ies");
+		i += c == 0;
+		j++;
+	}
+out:
+	for (i = 0; i < inl.nr; i++)
+		free(inl.v[i]);
+	free(inl.v);
+	return ret;
+}
+
 int fe_cmd_funcs(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts;
@@ -99,8 +167,15 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 0; i < names.nr; i++)
-		printf("%s\n", names.v[i]);
+	if (dbg && !strcmp(fe_dbg_kind(dbg), "DWARF") && !strchr(cli->args[0], ':')) {
+		if (print_marked(dbg, &names, cli->args[0])) {
+			fe_say_error("out of memory\n");
+			ret = FE_EXIT_FAIL;
+		}
+	} else {
+		for (i = 0; i < names.nr; i++)
+			printf("%s\n", names.v[i]);
+	}
 	fe_func_names_free(&names);
 out:
 	fe_dbg_close(dbg);

@@ -151,7 +151,8 @@ static void print_offsets(const struct fe_src_line *l, char *buf, size_t size)
 
 	buf[0] = 0;
 	for (i = 0; i < l->nr_offs && used < size; i++)
-		used += snprintf(buf + used, size - used, "%s+0x%lx", i ? "," : "", l->offs[i]);
+		used += snprintf(buf + used, size - used, "%s%s+0x%lx", i ? "," : "",
+				 l->in[i] ? l->in[i] : "", l->offs[i]);
 }
 
 /* Does the part before ':' name a source file (DESIGN.md section 8)? */
@@ -202,7 +203,8 @@ static int mark_func(const char *func, const char *path, const char *comp_dir, v
 			continue;
 		b = &fr->marks[l->line - fr->from];
 		for (k = 0; k < l->nr_offs; k++)
-			fe_buf_printf(b, "%s%s+0x%lx", b->s ? "," : "", func, l->offs[k]);
+			fe_buf_printf(b, "%s%s+0x%lx", b->s ? "," : "", l->in[k] ? l->in[k] : func,
+				      l->offs[k]);
 	}
 	fe_func_lines_clear(&fl);
 	return 0;
@@ -320,7 +322,7 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	found = fe_dbg_func_lines(dbg, func, &fl, &err);
 	if (found <= 0) {
 		if (found == 0 && fe_dbg_inlined_only(dbg, func))
-			fe_say_error("'%s' is inlined everywhere in %s: its lines are code of the functions it is inlined into ('fevent lines CALLER' shows them there)\n",
+			fe_say_error("'%s' is inlined everywhere in %s, and no copy of it has code left: its lines have no address\n",
 				     func, fe_dbg_source(dbg));
 		else if (found == 0)
 			fe_say_error("no function '%s' in the DWARF of %s\n", func, fe_dbg_source(dbg));

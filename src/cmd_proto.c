@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "dbg_inline.h"
 #include "diag.h"
 #include "usdt.h"
 #include "compile.h"
@@ -100,9 +101,14 @@ static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f, c
 		if (fe_compile_add_text(&set, text, 1) || fe_compile_run(&set, &opts, &err) < 0)
 			break;
 		if (!set.items[0].failed) {
-			printf("#   %s\n", set.items[0].def.entry);
-			if (set.items[0].def.ret)
-				printf("#   %s\n", set.items[0].def.ret);
+			int k;
+
+			/* an inlined function's copies are items of their own */
+			for (k = 0; k < set.nr; k++) {
+				printf("#   %s\n", set.items[k].def.entry);
+				if (set.items[k].def.ret)
+					printf("#   %s\n", set.items[k].def.ret);
+			}
 			break;
 		}
 		if (!opts.want_return) {
@@ -194,12 +200,32 @@ static char *syscall_signature(const struct fe_cli *cli, struct fe_dbg *dbg, con
 	return NULL;
 }
 
+/* A function's inlined copies (DESIGN.md section 15): 1 and *nr, and
+ * with f its signature from the first copy's DWARF; 0 none. */
+static int inlined_copies(struct fe_dbg *dbg, const char *name, struct fe_dfunc *f, int *nr,
+			  struct fe_error *err)
+{
+	struct fe_site *sites;
+	int ret = 0;
+
+	if (!dbg || fe_dbg_inline_copies(dbg, name, &sites, nr, err) || !*nr)
+		return 0;
+	if (!f || fe_dbg_scope_in(dbg, sites[0].func, sites[0].off, sites[0].inlined, f, err) == 1)
+		ret = 1;
+	free(sites);
+	return ret;
+}
+
 static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
 			const char *name)
 {
 	struct fe_error ignored = { 0 };
 	struct fe_dfunc f = { 0 };
 	char near[256];
+	/* BTF lists only functions with code: an inlined one is in DWARF */
+	const char *hint = !opts->binary && !strcmp(fe_dbg_kind(dbg), "BTF") ?
+			   " (if the compiler inlined it, its copies are found in the kernel's DWARF: give --vmlinux FILE, the vmlinux of the kernel's linux-image-*-dbg package; install that package; or set DEBUGINFOD_URLS to a debuginfod server)" :
+			   "";
 
 	/* the compiler's clone has the code: not "inlined everywhere", nor
 	 * an edit-distance neighbour */
@@ -216,10 +242,10 @@ static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
 		fe_say_error("'%s' is inlined everywhere in %s: it has no code of its own\n",
 			name, fe_dbg_source(dbg));
 	else if (fe_dbg_closest_func(dbg, name, near, sizeof(near)))
-		fe_say_error("no function '%s' in %s; did you mean '%s'?\n",
-			name, fe_dbg_source(dbg), near);
+		fe_say_error("no function '%s' in %s; did you mean '%s'?%s\n",
+			name, fe_dbg_source(dbg), near, hint);
 	else
-		fe_say_error("no function '%s' in %s\n", name, fe_dbg_source(dbg));
+		fe_say_error("no function '%s' in %s%s\n", name, fe_dbg_source(dbg), hint);
 }
 
 /*
@@ -360,7 +386,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		struct fe_dbg *m = NULL;
 		struct fe_dfunc f;
 		char *sig, wrapper[128], why[512] = "";
-		int found;
+		int found, nr_copies = 0;
 		bool tp = colon && (size_t)(colon - cli->args[i]) == strlen(FE_TP_PREFIX) &&
 			  !strncmp(cli->args[i], FE_TP_PREFIX, strlen(FE_TP_PREFIX));
 
@@ -447,6 +473,23 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			}
 			continue;
 		}
+		if (found == 0 && !colon && !tp && inlined_copies(dbg, cli->args[i], &f, &nr_copies,
+								     &err) == 1) {
+			/* inlined everywhere: its copies are what there is */
+			char text[256];
+
+			/* no return type: no copy returns */
+			sig = signature(dbg, &f);
+			if (sig && strchr(sig, '('))
+				printf("%s%s\n# inlined everywhere: %d cop%s, each an event at its entry, none with a return event\n",
+				       cli->args[i], strchr(sig, '('), nr_copies,
+				       nr_copies == 1 ? "y" : "ies");
+			snprintf(text, sizeof(text), "%s(...)", cli->args[i]);
+			print_compiled(cli, NULL, text);
+			free(sig);
+			fe_dfunc_clear(&f);
+			continue;
+		}
 		if (found <= 0) {
 			if (found < 0)
 				fe_say_error("%s\n", err.msg);
@@ -463,6 +506,9 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			break;
 		}
 		printf("%s\n", sig);
+		if (!colon && !tp && inlined_copies(dbg, cli->args[i], NULL, &nr_copies, &err) == 1)
+			printf("# also inlined: %d cop%s, each an event at its entry, none with a return event\n",
+			       nr_copies, nr_copies == 1 ? "y" : "ies");
 		print_compiled(cli, &f, NULL);
 		free(sig);
 		fe_dfunc_clear(&f);

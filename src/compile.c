@@ -9,6 +9,7 @@
 
 #include "btf_or_dwarf.h"
 #include "compile.h"
+#include "dbg_inline.h"
 #include "dbg_lines.h"
 #include "debuginfod.h"
 #include "elf_target.h"
@@ -173,6 +174,36 @@ int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, ch
 }
 
 static int compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts);
+
+/*
+ * At an inlined copy's entry, a parameter the compiler kept no value for
+ * there is left out of that copy's event, as perf probe leaves it out,
+ * and each is said in one warning (DESIGN.md section 15); anywhere else
+ * it is an error (emit says why).
+ */
+static int drop_lost(struct fe_compiled *it, const struct fe_place *places, struct fe_buf *lost,
+		     struct fe_buf *why)
+{
+	struct fe_probe *p = it->probe;
+	int i = 0;
+
+	while (i < p->nr_fields) {
+		const struct fe_field *f = &p->fields[i];
+		const struct fe_place *pl = f->src == FE_SRC_PARAM && f->param >= 0 &&
+					    f->param < p->nr_params ? &places[f->param] : NULL;
+
+		if (!pl || pl->kind != FE_PLACE_NONE || pl->sse) {
+			i++;
+			continue;
+		}
+		fe_buf_printf(lost, "%s'%s'", lost->len ? ", " : "", f->label ? f->label : "?");
+		fe_buf_printf(why, "%s%s: %s", why->len ? "; " : "", f->label ? f->label : "?",
+			      pl->why ? pl->why : "it has no location");
+		fe_probe_drop_field(p, i);
+	}
+	return lost->failed || why->failed ? fe_err(&it->err, 0, "out of memory") : 0;
+}
+
 static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 		      const struct fe_compile_opts *opts, struct fe_site **sites, int *nr);
 
@@ -198,6 +229,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.ret_with_args = opts->ret_with_args,
 	};
 	struct fe_place *places;
+	struct fe_buf lost = { 0 }, why = { 0 };
 	int ret;
 
 	if (fe_tp_named(it->proto, opts, dbg, ksyms))
@@ -215,10 +247,14 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		it->site = sites[0];
 		it->site.count = nr;
 		it->site_func = strdup(sites[0].func);
-		free(sites);
-		if (!it->site_func)
+		it->site_inlined = sites[0].inlined ? strdup(sites[0].inlined) : NULL;
+		if (!it->site_func || (sites[0].inlined && !it->site_inlined)) {
+			free(sites);
 			return fe_err(&it->err, 0, "out of memory");
+		}
+		free(sites);
 		it->site.func = it->site_func;
+		it->site.inlined = it->site_inlined;
 		it->has_site = true;
 		ctx.site = &it->site;
 	}
@@ -232,9 +268,18 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (!places)
 		return fe_err(&it->err, 0, "out of memory");
 	ret = fe_map_params(it->probe, places, &it->err);
+	if (!ret && it->has_site && it->site.copy_entry)
+		ret = drop_lost(it, places, &lost, &why);
 	if (!ret)
 		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
 	free(places);
+	if (!ret && lost.len)
+		fe_warn(&it->warnings,
+			"event '%s' (the copy of '%s' inlined into %s+0x%lx) leaves out %s: the compiler kept no value for %s there (%s)",
+			it->def.event, it->site.inlined, it->site.func, it->site.off, lost.s,
+			strchr(lost.s, ',') ? "them" : "it", why.s);
+	fe_buf_free(&lost);
+	fe_buf_free(&why);
 	if (!ret && it->has_site && it->proto->at != FE_AT_ENTRY) {
 		const struct fe_proto *p = it->proto;
 		int n = p->at == FE_AT_FILE_LINE ?
@@ -261,6 +306,14 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 						 it->def.ret_values, &it->def.filter,
 						 &it->def.filter_on_return,
 						 &it->def.filter_on_call, &it->err);
+	/* at an inlined copy's code: say which copy, and where */
+	if (ret && it->has_site && it->site.inlined && !strstr(it->err.msg, "inlined into")) {
+		size_t len = strlen(it->err.msg);
+
+		snprintf(it->err.msg + len, sizeof(it->err.msg) - len,
+			 " (at the copy of '%s' inlined into %s+0x%lx)", it->site.inlined,
+			 it->site.func, it->site.off);
+	}
 	return ret;
 }
 
@@ -446,7 +499,7 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 	}
 	if (ret == 0 && fe_dbg_inlined_only(ldbg, proto->func))
 		return fe_err(&it->err, proto->func_col,
-			      "'%s' is inlined everywhere in %s: its lines are code of the functions it is inlined into, and fevent probes lines of a function's own code; probe the caller's line ('fevent lines CALLER')",
+			      "'%s' is inlined everywhere in %s, and no copy of it has code left: its lines have no address",
 			      proto->func, fe_dbg_source(ldbg));
 	if (ret == 0)
 		return fe_err(&it->err, proto->func_col, "no function '%s' in the DWARF of %s",
@@ -463,7 +516,10 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 				fe_func_lines_clear(&fl);
 				return fe_err(&it->err, 0, "out of memory");
 			}
-			s->func = proto->func;
+			/* an address of an inlined copy is one of the
+			 * function holding it, in the copy's scope */
+			s->func = l->in[k] ? l->in[k] : proto->func;
+			s->inlined = l->in[k] ? proto->func : NULL;
 			s->off = l->offs[k];
 			s->line = proto->line;
 			if (k)
@@ -587,11 +643,13 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 			c->site.index = k;
 			c->site.count = nr;
 			c->site_func = strdup(sites[k].func);
-			if (!c->site_func) {
+			c->site_inlined = sites[k].inlined ? strdup(sites[k].inlined) : NULL;
+			if (!c->site_func || (sites[k].inlined && !c->site_inlined)) {
 				free(sites);
 				return -1;
 			}
 			c->site.func = c->site_func;
+			c->site.inlined = c->site_inlined;
 			if (k && opts->event && asprintf(&c->event, "%s_%d", opts->event, k) < 0) {
 				c->event = NULL;
 				free(sites);
@@ -600,6 +658,160 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 		}
 		free(sites);
 		i += nr - 1;
+	}
+	return 0;
+}
+
+/* "main+0x12, main+0x40" of the copies, the first 8 and how many more */
+static void copies_text(const struct fe_site *s, int nr, struct fe_buf *b)
+{
+	int i;
+
+	for (i = 0; i < nr && i < 8; i++)
+		fe_buf_printf(b, "%s%s+0x%lx", i ? ", " : "", s[i].func, s[i].off);
+	if (nr > 8)
+		fe_buf_printf(b, " and %d more", nr - 8);
+}
+
+static struct fe_compiled *widen(struct fe_compile_set *set, int i, int n);
+
+/*
+ * The items of FUNC(...) for a function with inlined copies (DESIGN.md
+ * section 15): the out-of-line copy's item, if there is one, then one per
+ * inlined copy at its entry, named FUNC, FUNC_1, ...  A copy is not
+ * called, so it does not return: a return event stays the out-of-line
+ * copy's, a warning names the copies without one, and with no out-of-line
+ * copy a return type is an error.  Returns how many items the one became.
+ */
+static int one_copies(struct fe_compile_set *set, int i, struct fe_dbg *d,
+		      const struct fe_compile_opts *opts)
+{
+	struct fe_compiled *it = &set->items[i];
+	const struct fe_proto *pr = it->proto;
+	struct fe_site *all, *ok;
+	struct fe_buf where = { 0 }, skipped = { 0 };
+	char clone[256];
+	int nr_all, nr_ok = 0, k, n, own, ret = 1;
+	bool want_ret = opts->want_return || pr->rtype;
+
+	if (fe_dbg_inline_copies(d, pr->func, &all, &nr_all, &it->err)) {
+		it->failed = true;
+		return 1;
+	}
+	if (!nr_all)
+		return 1;
+	ok = calloc(nr_all, sizeof(*ok));
+	if (!ok)
+		goto oom;
+	for (k = 0; k < nr_all; k++) {
+		if (all[k].skip)
+			fe_buf_printf(&skipped, "%s%s+0x%lx (%s)", skipped.len ? ", " : "",
+				      *all[k].func ? all[k].func : "?", all[k].off, all[k].skip);
+		else
+			ok[nr_ok++] = all[k];
+	}
+	own = fe_dbg_func_count(d, pr->func) > 0;
+	copies_text(ok, nr_ok, &where);
+	if (where.failed || skipped.failed)
+		goto oom;
+	if (!own && (!nr_ok || want_ret)) {
+		fe_err(&it->err, want_ret && pr->rtype ? pr->rtype->col : pr->func_col,
+		       "'%s' is inlined everywhere in %s (%d cop%s%s%s%s%s)%s%s", pr->func,
+		       fe_dbg_source(d), nr_all, nr_all == 1 ? "y" : "ies",
+		       nr_ok ? ": " : "", nr_ok ? where.s : "", skipped.len ? "; none at " : "",
+		       skipped.len ? skipped.s : "",
+		       !nr_ok ? ": no probe can go at any of its copies" :
+		       ": an inlined copy is not called, so nothing returns from it and no return event can go there; ",
+		       !nr_ok ? "" : pr->rtype ? "drop the return type to probe the copies' entries" :
+		       "leave out -r to probe the copies' entries");
+		it->failed = true;
+		goto out;
+	}
+	if (skipped.len)
+		fe_warn(&it->warnings, "no probe goes at %s: the inlined cop%s of '%s' there",
+			skipped.s, nr_all - nr_ok == 1 ? "y" : "ies", pr->func);
+	if (own && want_ret && nr_ok)
+		fe_warn(&it->warnings,
+			"only the out-of-line copy of '%s' returns: its %d inlined cop%s (%s) %s not called, so %s no return event",
+			pr->func, nr_ok, nr_ok == 1 ? "y" : "ies", where.s, nr_ok == 1 ? "is" : "are",
+			nr_ok == 1 ? "it has" : "they have");
+	if (!own && fe_compile_clone_of(opts, pr->func, clone, sizeof(clone)))
+		fe_warn(&it->warnings,
+			"'%s' has its out-of-line code as the clone '%s', which is not probed here: probe it by that name",
+			pr->func, clone);
+	n = own + nr_ok;
+	if (n == 1 && own)
+		goto out;
+	it = widen(set, i, n);
+	if (!it)
+		goto oom;
+	for (k = 0; k < n; k++) {
+		struct fe_compiled *c = &it[k];
+		const struct fe_site *s;
+
+		if (k) {
+			c->file = it->file;
+			c->line = it->line;
+			c->text = strdup(it->text);
+			c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
+			if (!c->proto)
+				goto oom;
+			if (opts->event && asprintf(&c->event, "%s_%d", opts->event, k) < 0) {
+				c->event = NULL;
+				goto oom;
+			}
+		}
+		if (own && !k)
+			continue;
+		s = &ok[k - own];
+		c->has_site = true;
+		c->site = *s;
+		c->site_func = strdup(s->func);
+		c->site_inlined = strdup(s->inlined);
+		if (!c->site_func || !c->site_inlined)
+			goto oom;
+		c->site.func = c->site_func;
+		c->site.inlined = c->site_inlined;
+		if (k)
+			snprintf(c->site.suffix, sizeof(c->site.suffix), "_%d", k);
+	}
+	ret = n;
+out:
+	free(all);
+	free(ok);
+	fe_buf_free(&where);
+	fe_buf_free(&skipped);
+	return ret;
+oom:
+	free(all);
+	free(ok);
+	fe_buf_free(&where);
+	fe_buf_free(&skipped);
+	return -1;
+}
+
+/* Each FUNC(...) item of a function with inlined copies becomes one item
+ * per copy; -1 only when out of memory.  Globs probe the functions they
+ * name out of line only (a copy search per name costs a walk). */
+static int expand_copies(struct fe_compile_set *set, struct fe_dbg *dbg,
+			 const struct fe_compile_opts *opts, struct fe_dbg **ldbg)
+{
+	int i, n;
+
+	for (i = 0; i < set->nr; i += n) {
+		const struct fe_compiled *it = &set->items[i];
+		struct fe_dbg *d;
+
+		n = 1;
+		if (it->failed || !it->proto || it->proto->at != FE_AT_ENTRY || it->glob ||
+		    it->proto->module || it->proto->tracepoint || it->has_site)
+			continue;
+		d = line_dbg(dbg, opts, ldbg);
+		if (!d || strcmp(fe_dbg_kind(d), "DWARF"))
+			continue;
+		n = one_copies(set, i, d, opts);
+		if (n < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -945,7 +1157,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	 */
 	if (!opts->binary && ((!opts->btf && !opts->vmlinux) || opts->kallsyms))
 		fe_ksyms_scan(ksyms, opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS);
-	if (expand_sites(set, dbg, opts, &ldbg))
+	if (expand_sites(set, dbg, opts, &ldbg) || expand_copies(set, dbg, opts, &ldbg))
 		goto oom;
 
 	for (i = 0; i < set->nr; i++) {
@@ -1370,6 +1582,7 @@ void fe_scopes_free(struct fe_scope_at *s, int nr)
 void fe_compiled_clear(struct fe_compiled *it)
 {
 	free(it->site_func);
+	free(it->site_inlined);
 	free(it->glob_name);
 	free(it->dbg_why);
 	free(it->event);

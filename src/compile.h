@@ -30,6 +30,7 @@ struct fe_compiled {
 	bool has_site;
 	struct fe_site site;
 	char *site_func;
+	char *site_inlined;	/* site.inlined's copy */
 	char *event;		/* -n NAME's name for an extra address: NAME_1 */
 	char debug_info[320];	/* "BTF /sys/kernel/btf/vmlinux", or "" */
 	int glob;		/* expanded from the set's glob number glob

@@ -36,8 +36,10 @@ struct fe_dbg_ops {
 	int (*each_func)(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 			 void *arg);
 	bool (*inlined_only)(struct fe_dbg *dbg, const char *name);
+	/* inlined: the scope of that function's copy inlined at the address */
 	int (*scope)(struct fe_dbg *dbg, const char *func, unsigned long off,
-		     struct fe_dfunc *out, struct fe_error *err);	/* NULL: no locals */
+		     const char *inlined, struct fe_dfunc *out,
+		     struct fe_error *err);	/* NULL: no locals */
 	int (*func_count)(struct fe_dbg *dbg, const char *name);	/* NULL: cannot tell */
 	void (*close)(struct fe_dbg *dbg);
 };
@@ -72,6 +74,11 @@ struct fe_dbg {
 	Dwarf_Addr last_addrs[8];
 	int last_count;
 	bool have_hint;
+	/* abstract roots of inlined functions by name (dbg_inline.c), built
+	 * on the first question about inlined copies */
+	struct fe_inline_root *inline_roots;
+	int nr_inline_roots;
+	bool inline_indexed;
 };
 
 /* DWARF only: the subprogram DIE of the function symbol name, and its
@@ -86,6 +93,26 @@ bool fe_dwarf_entry(Dwarf_Die *die, Dwarf_Addr *pc);
  * abstract origin's, or its own (a function inlined into itself is the
  * function). */
 Dwarf_Off fe_dwarf_origin(Dwarf_Die *die);
+
+/* DWARF only: the DIE of the copy of the function named inlined that is
+ * inlined at pc (a DWARF address), the innermost if copies nest, and the
+ * subprogram whose code holds it (its frame).  1 found, 0 not. */
+int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwarf_Die *copy,
+		     Dwarf_Die *frame);
+
+/* The DWARF address of a function symbol's first address plus off; false
+ * if there is no such symbol. */
+bool fe_dwarf_symbol_pc(struct fe_dbg *dbg, const char *name, unsigned long off, Dwarf_Addr *pc);
+
+/* DWARF only: call fn with the DIE of each inlined copy of the function
+ * named name (dbg_inline.c); stops when fn returns non-zero, and returns
+ * that; -1 when out of memory. */
+int fe_dwarf_each_copy(struct fe_dbg *dbg, const char *name,
+		       int (*fn)(Dwarf_Die *copy, void *arg), void *arg);
+
+/* The function symbol whose code holds addr (a libdwfl address), and
+ * *off into it; NULL if none. */
+const char *fe_dwarf_code_symbol(struct fe_dbg *dbg, Dwarf_Addr addr, unsigned long *off);
 
 struct fe_dbg *fe_dbg_alloc(const struct fe_dbg_ops *ops, const char *source,
 			    struct fe_error *err);

@@ -20,7 +20,7 @@
 
 static const struct fe_dbg_ops dwarf_ops;
 static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
-		       struct fe_dfunc *out, struct fe_error *err);
+		       const char *inlined, struct fe_dfunc *out, struct fe_error *err);
 
 static char *debuginfo_path;
 
@@ -208,6 +208,7 @@ static void dwarf_close(struct fe_dbg *dbg)
 {
 	free(dbg->func_syms);
 	free(dbg->last_sym);
+	free(dbg->inline_roots);
 	if (dbg->dwfl)
 		dwfl_end(dbg->dwfl);
 }
@@ -1499,7 +1500,8 @@ static void var_location(struct fe_dbg *dbg, Dwarf_Die *var, Dwarf_Die *fn, Dwar
 
 struct scope_walk {
 	struct fe_dbg *dbg;
-	Dwarf_Die *fn;
+	Dwarf_Die *fn;		/* the function, or its inlined copy */
+	Dwarf_Die *frame;	/* the subprogram whose frame holds it */
 	Dwarf_Addr pc;
 	struct fe_dfunc *out;
 	/* a concrete copy's parameters, in the abstract origin's order:
@@ -1529,7 +1531,7 @@ static void update_location(struct scope_walk *w, Dwarf_Die *var, struct fe_dloc
 {
 	struct fe_dloc inner;
 
-	var_location(w->dbg, var, w->fn, w->pc, &inner);
+	var_location(w->dbg, var, w->frame, w->pc, &inner);
 	if (same_variable && inner.kind == FE_DLOC_NONE && !inner.why && has_place(loc))
 		return;
 	*loc = inner;
@@ -1652,7 +1654,7 @@ static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
 	p->global = false;
 	p->type = type_of(var);
 	if (param || at < 0 || at >= w->nr_local_origin) {
-		var_location(w->dbg, var, w->fn, w->pc, &p->loc);
+		var_location(w->dbg, var, w->frame, w->pc, &p->loc);
 		return;
 	}
 	update_location(w, var, &p->loc, w->local_origin[at] == fe_dwarf_origin(var) &&
@@ -1684,7 +1686,7 @@ static void scope_globals(struct scope_walk *w)
 		p->name = name_of(&child);
 		p->global = true;
 		p->type = type_of(&child);
-		var_location(w->dbg, &child, w->fn, w->pc, &p->loc);
+		var_location(w->dbg, &child, w->frame, w->pc, &p->loc);
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -1705,7 +1707,7 @@ static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 			int i = origin_index(w, &child);
 
 			if (i >= 0)
-				var_location(w->dbg, &child, w->fn, w->pc, &w->out->params[i].loc);
+				var_location(w->dbg, &child, w->frame, w->pc, &w->out->params[i].loc);
 		} else if (tag == DW_TAG_formal_parameter && depth == 0)
 			scope_add(w, &child, true);
 		else if (tag == DW_TAG_formal_parameter)
@@ -1725,19 +1727,122 @@ static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 		scope_walk(w, &inner, depth + 1);
 }
 
+bool fe_dwarf_symbol_pc(struct fe_dbg *dbg, const char *name, unsigned long off, Dwarf_Addr *pc)
+{
+	Dwarf_Addr addr;
+
+	if (dbg->ops != &dwarf_ops || !symbol_addr(dbg, name, &addr))
+		return false;
+	*pc = addr + off;
+	return true;
+}
+
+/* The innermost copy named name among die's blocks and inlined copies
+ * that hold pc.  A copy's entry may be in an empty range of it (GCC: a
+ * copy that begins where its caller's copy begins), so a copy or block
+ * whose entry is pc holds it too, and every such path is tried. */
+static bool copy_in(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *copy, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n;
+		Dwarf_Addr entry;
+		bool named;
+
+		if (tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (dwarf_haspc(&child, pc) != 1 && !(fe_dwarf_entry(&child, &entry) && entry == pc))
+			continue;
+		n = tag == DW_TAG_inlined_subroutine ? dwarf_diename(&child) : NULL;
+		named = n && !strcmp(n, name);
+		if (copy_in(&child, pc, name, copy, depth + 1))
+			return true;
+		if (named) {
+			*copy = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* A copy named name whose entry is pc anywhere under die: a copy nested
+ * in another whose ranges leave its entry out (GCC). */
+static bool copy_with_entry(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *copy,
+			    int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n;
+		Dwarf_Addr entry;
+
+		if (tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine)
+			continue;
+		n = tag == DW_TAG_inlined_subroutine ? dwarf_diename(&child) : NULL;
+		if (n && !strcmp(n, name) && fe_dwarf_entry(&child, &entry) && entry == pc) {
+			*copy = child;
+			return true;
+		}
+		if (copy_with_entry(&child, pc, name, copy, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwarf_Die *copy,
+		     Dwarf_Die *frame)
+{
+	Dwarf_Addr cubias;
+	Dwarf_Die *cu, child;
+
+	if (dbg->ops != &dwarf_ops || !(cu = unit_at(dbg, pc, &cubias)) ||
+	    dwarf_child(cu, &child) != 0)
+		return 0;
+	pc -= cubias;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_haspc(&child, pc) != 1)
+			continue;
+		*frame = child;
+		return copy_in(&child, pc, inlined, copy, 0) ||
+		       copy_with_entry(&child, pc, inlined, copy, 0);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
 static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
-		       struct fe_dfunc *out, struct fe_error *err)
+		       const char *inlined, struct fe_dfunc *out, struct fe_error *err)
 {
 	struct scope_walk w = { .dbg = dbg, .out = out };
-	Dwarf_Die fn;
-	Dwarf_Addr entry;
+	Dwarf_Die fn, frame;
+	Dwarf_Addr entry, cubias;
 
-	if (!fe_dwarf_func_die(dbg, func, &fn, &entry))
-		return 0;
+	if (inlined) {
+		/* the address, not the function's DIE: a copy may sit in a
+		 * part of the function's code with a symbol of its own (a
+		 * .cold part) */
+		if (!fe_dwarf_symbol_pc(dbg, func, off, &entry) ||
+		    !unit_at(dbg, entry, &cubias) ||
+		    !fe_dwarf_copy_at(dbg, entry, inlined, &fn, &frame))
+			return 0;
+		w.pc = entry - cubias;
+		w.frame = &frame;
+		out->name = dwarf_diename(&fn);
+	} else {
+		if (!fe_dwarf_func_die(dbg, func, &fn, &entry))
+			return 0;
+		w.pc = entry + off;
+		w.frame = &fn;
+		out->name = func;
+	}
 	w.fn = &fn;
-	w.pc = entry + off;
 	w.self = fe_dwarf_origin(&fn);
-	out->name = func;
 	out->ret = type_of(&fn);
 	scope_globals(&w);
 	scope_origin_params(&w);

@@ -21,10 +21,16 @@
 struct pending {
 	int line;
 	unsigned long off;
+	const char *in;		/* an inlined copy's: the function symbol off is
+				 * into; NULL: off is from the function's entry */
 	bool marks;		/* makes the line probe-able (reads back as it) */
 };
 
 struct collect {
+	struct fe_dbg *dbg;
+	bool copy;		/* walking an inlined copy, not the function */
+	int limit;		/* a copy: the next declaration's line in the
+				 * file (its caller's rows are in its ranges) */
 	Dwarf_Off self;		/* the function's origin: its copies are it */
 	struct pending *v;
 	int n;
@@ -72,7 +78,9 @@ static enum readback reads_back(struct collect *c, int line, Dwarf_Addr addr)
 	size_t lo = 0, hi = c->nr_lines;
 	int lno;
 
-	if (addr == c->entry)
+	/* a copy's entry is also the caller's call and the copy's first
+	 * lines: the rows there say which (gdb's reading) */
+	if (addr == c->entry && !c->copy)
 		return line == c->decl_line ? READS_BACK : READS_OTHER_LINE;
 	/* the first row at addr (rows are sorted by address) */
 	while (lo < hi) {
@@ -120,10 +128,16 @@ static void add(struct collect *c, int line, Dwarf_Addr addr, bool call_site)
 	enum readback rb;
 	struct pending *p;
 
-	if (addr < c->entry)
+	const char *in = NULL;
+	unsigned long off = addr - c->entry;
+
+	if (!c->copy && addr < c->entry)
 		return;		/* a cold part before the entry: no FUNC+OFF */
 	rb = reads_back(c, line, addr);
 	if (rb == READS_OTHER_LINE || (rb == READS_OTHER_FILE && !call_site))
+		return;
+	/* a copy's address is an address of the function holding it */
+	if (c->copy && !(in = fe_dwarf_code_symbol(c->dbg, addr + c->dbg->bias, &off)))
 		return;
 	p = fe_grow(&c->v, &c->n, sizeof(*p));
 	if (!p) {
@@ -131,7 +145,8 @@ static void add(struct collect *c, int line, Dwarf_Addr addr, bool call_site)
 		return;
 	}
 	p->line = line;
-	p->off = addr - c->entry;
+	p->off = off;
+	p->in = in;
 	p->marks = rb == READS_BACK;
 }
 
@@ -202,9 +217,15 @@ static void call_sites(Dwarf_Die *die, Dwarf_Files *files, size_t nr_files,
 static int by_line_then_off(const void *a, const void *b)
 {
 	const struct pending *x = a, *y = b;
+	int c;
 
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
+	/* the function's own addresses first, then its copies' */
+	if (!x->in != !y->in)
+		return x->in ? 1 : -1;
+	if (x->in && (c = strcmp(x->in, y->in)))
+		return c;
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
@@ -233,53 +254,35 @@ static int gather(struct collect *c, struct fe_func_lines *out, struct fe_error 
 				return fe_err(err, 0, "out of memory");
 			memset(l, 0, sizeof(*l));
 			l->line = c->v[i].line;
-		} else if (l->offs[l->nr_offs - 1] == c->v[i].off) {
+		} else if (l->offs[l->nr_offs - 1] == c->v[i].off &&
+			   l->in[l->nr_offs - 1] == c->v[i].in) {
 			continue;
+		}
+		{
+			int nr_in = l->nr_offs;
+
+			if (!fe_grow(&l->in, &nr_in, sizeof(*l->in)))
+				return fe_err(err, 0, "out of memory");
 		}
 		o = fe_grow(&l->offs, &l->nr_offs, sizeof(*o));
 		if (!o)
 			return fe_err(err, 0, "out of memory");
 		*o = c->v[i].off;
+		l->in[l->nr_offs - 1] = c->v[i].in;
 	}
 	return 0;
 }
 
-int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines *out,
-		      struct fe_error *err)
+/* The rows of fn's code (the function, or one inlined copy of it) in its
+ * own file, and its inlined calls. */
+static void walk_rows(struct collect *c, Dwarf_Die *fn, const char *file, Dwarf_Files *files,
+		      size_t nr_files, int *last_line)
 {
-	struct collect c = { 0 };
-	Dwarf_Die fn, cu;
-	Dwarf_Attribute comp_dir;
-	Dwarf_Lines *lines;
-	Dwarf_Files *files;
-	size_t i, nr_lines, nr_files;
-	const char *file;
-	int decl, ret = -1;
+	size_t i;
 
-	memset(out, 0, sizeof(*out));
-	if (!dbg->dw)
-		return fe_err(err, 0, "%s %s has no line numbers: give DWARF (--vmlinux FILE, the -dbg package's vmlinux; or -x BIN built with -g)",
-			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
-	if (!fe_dwarf_func_die(dbg, func, &fn, &c.entry))
-		return 0;
-	c.self = fe_dwarf_origin(&fn);
-	file = dwarf_decl_file(&fn);
-	if (!file || dwarf_decl_line(&fn, &decl) || !dwarf_diecu(&fn, &cu, NULL, NULL))
-		return fe_err(err, 0, "the DWARF of %s does not say where '%s' is declared",
-			      fe_dbg_source(dbg), func);
-	if (dwarf_getsrclines(&cu, &lines, &nr_lines) ||
-	    dwarf_getsrcfiles(&cu, &files, &nr_files))
-		return fe_err(err, 0, "the DWARF of %s has no line table for '%s'",
-			      fe_dbg_source(dbg), func);
-	c.file = file;
-	c.comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &comp_dir));
-	c.decl_line = decl;
-	c.lines = lines;
-	c.nr_lines = nr_lines;
-	out->decl_line = decl;
-	out->last_line = decl;
-	for (i = 0; i < nr_lines; i++) {
-		Dwarf_Line *line = dwarf_onesrcline(lines, i);
+	c->file = file;
+	for (i = 0; i < c->nr_lines; i++) {
+		Dwarf_Line *line = dwarf_onesrcline(c->lines, i);
 		Dwarf_Addr addr;
 		Dwarf_Die inl, top;
 		bool flag;
@@ -287,19 +290,20 @@ int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines
 		const char *src;
 
 		if (!line || dwarf_lineaddr(line, &addr) || dwarf_lineno(line, &lineno) ||
-		    dwarf_lineendsequence(line, &flag) || flag || dwarf_haspc(&fn, addr) != 1)
+		    dwarf_lineendsequence(line, &flag) || flag || dwarf_haspc(fn, addr) != 1)
 			continue;
 		src = dwarf_linesrc(line, NULL, NULL);
-		if (!src || !same_file(src, file, c.comp_dir))
+		if (!src || !same_file(src, file, c->comp_dir) ||
+		    (c->copy && (lineno < c->decl_line || lineno >= c->limit)))
 			continue;
-		if (lineno > out->last_line)
-			out->last_line = lineno;
+		if (lineno > *last_line)
+			*last_line = lineno;
 		if (dwarf_linebeginstatement(line, &flag) || !flag)
 			continue;
 		/* an inlined callee's code is the callee's line, except
 		 * where it begins on its own declaration line, or where the
 		 * row is the line of the function's call to it */
-		if (inlined_at(&fn, c.self, addr, &inl, &top, 0)) {
+		if (inlined_at(fn, c->self, addr, &inl, &top, 0)) {
 			int inl_decl;
 			const char *inl_file = dwarf_decl_file(&inl);
 			Dwarf_Attribute at;
@@ -311,25 +315,143 @@ int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines
 			      !dwarf_formudata(&at, &call_file) && call_file < nr_files &&
 			      dwarf_filesrc(files, call_file, NULL, NULL) &&
 			      same_file(dwarf_filesrc(files, call_file, NULL, NULL), file,
-					c.comp_dir)) &&
+					c->comp_dir)) &&
 			    (dwarf_decl_line(&inl, &inl_decl) || inl_decl != lineno || !inl_file ||
-			     !same_file(inl_file, file, c.comp_dir)))
+			     !same_file(inl_file, file, c->comp_dir)))
 				continue;
 		}
-		add(&c, lineno, addr, false);
+		add(c, lineno, addr, false);
 	}
 	/* the declaration line at the entry, and the inlined calls */
-	add(&c, decl, c.entry, false);
-	call_sites(&fn, files, nr_files, &c, 0);
-	if (c.failed) {
+	add(c, c->decl_line, c->entry, false);
+	call_sites(fn, files, nr_files, c, 0);
+}
+
+/* One unit's tables for walk_rows: false if it has none. */
+static bool unit_tables(struct collect *c, Dwarf_Die *die, Dwarf_Files **files, size_t *nr_files)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute comp_dir;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrclines(&cu, &c->lines, &c->nr_lines) ||
+	    dwarf_getsrcfiles(&cu, files, nr_files))
+		return false;
+	c->comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &comp_dir));
+	return true;
+}
+
+struct copies_lines {
+	struct collect *c;
+	int *last_line;
+};
+
+/* The first line after decl where the unit declares something else in
+ * file: where the function declared at decl ends, at the latest. */
+static int next_decl(Dwarf_Die *die, const char *file, int decl, const char *comp_dir)
+{
+	Dwarf_Die cu, child;
+	int limit = 0x7fffffff;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_child(&cu, &child) != 0)
+		return limit;
+	do {
+		const char *f;
+		int l;
+
+		if (!dwarf_decl_line(&child, &l) && l > decl && l < limit &&
+		    (f = dwarf_decl_file(&child)) && same_file(f, file, comp_dir))
+			limit = l;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return limit;
+}
+
+/* The lines of one inlined copy, as addresses of the functions holding
+ * them (DESIGN.md section 15: FUNC:N finds the line in the copies too). */
+static int copy_lines(Dwarf_Die *copy, void *arg)
+{
+	struct copies_lines *cl = arg;
+	struct collect *c = cl->c;
+	const char *file = dwarf_decl_file(copy);
+	Dwarf_Files *files;
+	size_t nr_files;
+
+	if (!file || !fe_dwarf_entry(copy, &c->entry) || !unit_tables(c, copy, &files, &nr_files))
+		return 0;
+	c->copy = true;
+	c->self = fe_dwarf_origin(copy);
+	c->limit = next_decl(copy, file, c->decl_line, c->comp_dir);
+	walk_rows(c, copy, file, files, nr_files, cl->last_line);
+	return c->failed ? -1 : 0;
+}
+
+struct first_copy {
+	Dwarf_Die die;
+	bool found;
+};
+
+static int first_copy_cb(Dwarf_Die *copy, void *arg)
+{
+	struct first_copy *fc = arg;
+
+	fc->die = *copy;
+	fc->found = true;
+	return 1;
+}
+
+int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines *out,
+		      struct fe_error *err)
+{
+	struct collect c = { .dbg = dbg };
+	struct copies_lines cl = { .c = &c, .last_line = &out->last_line };
+	Dwarf_Die fn;
+	Dwarf_Files *files;
+	size_t nr_files;
+	const char *file, *comp_dir;
+	int decl, ret = -1, nr_copies = 0;
+	bool own;
+
+	memset(out, 0, sizeof(*out));
+	if (!dbg->dw)
+		return fe_err(err, 0, "%s %s has no line numbers: give DWARF (--vmlinux FILE, the -dbg package's vmlinux; or -x BIN built with -g)",
+			      fe_dbg_kind(dbg), fe_dbg_source(dbg));
+	own = fe_dwarf_func_die(dbg, func, &fn, &c.entry);
+	if (!own) {
+		/* inlined everywhere: where it is declared, from a copy */
+		struct first_copy fc = { .found = false };
+
+		if (fe_dwarf_each_copy(dbg, func, first_copy_cb, &fc) < 0)
+			return fe_err(err, 0, "out of memory");
+		if (!fc.found)
+			return 0;
+		fn = fc.die;
+	}
+	file = dwarf_decl_file(&fn);
+	if (!file || dwarf_decl_line(&fn, &decl) || !unit_tables(&c, &fn, &files, &nr_files))
+		return file && !dwarf_decl_line(&fn, &decl) ?
+		       fe_err(err, 0, "the DWARF of %s has no line table for '%s'",
+			      fe_dbg_source(dbg), func) :
+		       fe_err(err, 0, "the DWARF of %s does not say where '%s' is declared",
+			      fe_dbg_source(dbg), func);
+	comp_dir = c.comp_dir;
+	c.decl_line = decl;
+	out->decl_line = decl;
+	out->last_line = decl;
+	if (own) {
+		c.self = fe_dwarf_origin(&fn);
+		walk_rows(&c, &fn, file, files, nr_files, &out->last_line);
+	}
+	if (!c.failed)
+		nr_copies = fe_dwarf_each_copy(dbg, func, copy_lines, &cl);
+	if (c.failed || nr_copies < 0) {
 		fe_err(err, 0, "out of memory");
 		goto out;
 	}
 	if (gather(&c, out, err))
 		goto out;
 	out->file = strdup(file);
-	out->comp_dir = c.comp_dir ? strdup(c.comp_dir) : NULL;
-	if (!out->file || (c.comp_dir && !out->comp_dir)) {
+	out->comp_dir = comp_dir ? strdup(comp_dir) : NULL;
+	out->own = own;
+	if (!out->file || (comp_dir && !out->comp_dir)) {
 		fe_err(err, 0, "out of memory");
 		goto out;
 	}
@@ -345,8 +467,10 @@ void fe_func_lines_clear(struct fe_func_lines *fl)
 {
 	int i;
 
-	for (i = 0; i < fl->nr_lines; i++)
+	for (i = 0; i < fl->nr_lines; i++) {
 		free(fl->lines[i].offs);
+		free(fl->lines[i].in);
+	}
 	free(fl->lines);
 	free(fl->file);
 	free(fl->comp_dir);
@@ -414,7 +538,9 @@ int fe_dbg_file_funcs(struct fe_dbg *dbg, const char *file, long line,
 			Dwarf_Addr entry;
 			int decl;
 
-			if (dwarf_tag(&child) != DW_TAG_subprogram || !fe_dwarf_entry(&child, &entry))
+			/* with code, or inlined (its copies have code) */
+			if (dwarf_tag(&child) != DW_TAG_subprogram ||
+			    (!fe_dwarf_entry(&child, &entry) && !dwarf_hasattr(&child, DW_AT_inline)))
 				continue;
 			decl_file = dwarf_decl_file(&child);
 			name = dwarf_diename(&child);
@@ -475,7 +601,8 @@ static int func_sites(const char *name, const char *path, const char *comp_dir, 
 				fe_func_lines_clear(&fl);
 				return fe_err(fs->err, 0, "out of memory");
 			}
-			s->func = name;
+			s->func = l->in[k] ? l->in[k] : name;
+			s->inlined = l->in[k] ? name : NULL;
 			s->off = l->offs[k];
 			s->line = fs->line - fl.decl_line;
 			if (k)

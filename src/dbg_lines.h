@@ -15,6 +15,10 @@
 struct fe_src_line {
 	int line;			/* absolute */
 	unsigned long *offs;
+	/* per offset: NULL, an offset from the function's entry; else the
+	 * function (symbol) holding an inlined copy of it, whose entry the
+	 * offset is from (DESIGN.md section 15) */
+	const char **in;
 	int nr_offs;
 };
 
@@ -25,6 +29,8 @@ struct fe_func_lines {
 	int last_line;			/* the last line of its code */
 	struct fe_src_line *lines;	/* ascending */
 	int nr_lines;
+	bool own;			/* it has code of its own (else: only
+					 * inlined copies) */
 };
 
 /* 1 and out filled; 0 no such function in the DWARF; -1 err (BTF only,

@@ -551,9 +551,10 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 			goto fail;
 		def->event = strdup(opts->event);
 	} else {
-		char *name = fe_event_name(probe->func);
+		char *name = fe_event_name(probe->inlined ? probe->inlined : probe->func);
 
-		/* a line or offset: FUNC_L12, FUNC_26, extra addresses _1... */
+		/* a line or offset: FUNC_L12, FUNC_26, extra addresses _1...;
+		 * an inlined copy's: FUNC_1, ... */
 		if (name && probe->name_suffix[0] &&
 		    asprintf(&def->event, "%s%s", name, probe->name_suffix) < 0)
 			def->event = NULL;

@@ -1268,6 +1268,16 @@ static bool has_param(const struct fe_dfunc *f, const char *name)
 	return false;
 }
 
+/* Where only BTF is at hand: BTF lists functions with code of their own,
+ * so an inlined function is not in it; its copies are in DWARF. */
+#define FE_INLINED_DWARF_HINT \
+	" (if the compiler inlined it, its copies are found in the kernel's DWARF: give --vmlinux FILE, the vmlinux of the kernel's linux-image-*-dbg package; install that package; or set DEBUGINFOD_URLS to a debuginfod server)"
+
+static bool is_btf(struct fe_dbg *dbg)
+{
+	return dbg && !strcmp(fe_dbg_kind(dbg), "BTF");
+}
+
 /*
  * Why the function has no names and types: there is no debug info, or
  * it does not describe the function.  A compiler's clone may be what has
@@ -1325,7 +1335,10 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 	}
 	if (!fe_resolve_clone_of(r->ctx, r->p->func, clone, sizeof(clone))) {
 		fe_buf_printf(b, "%s does not describe '%s'", fe_dbg_source(dbg), r->p->func);
-		return false;
+		if (!is_btf(dbg) || r->ctx->binary || r->p->module)
+			return false;
+		fe_buf_printf(b, FE_INLINED_DWARF_HINT);
+		return true;
 	}
 	found = fe_dbg_func(dbg, clone, &f, &ignored);
 	if (found == 1 && (!param || has_param(&f, param)))
@@ -1382,12 +1395,16 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 		char near[256], wbuf[300];
 		const char *where = ksyms_where(r->ctx, wbuf, sizeof(wbuf));
 
+		const char *hint = is_btf(r->ctx->dbg) ? FE_INLINED_DWARF_HINT : "";
+
+		/* a name the suggestion contains was renamed, not inlined */
 		if (fe_dbg_closest_func(r->ctx->dbg, r->p->func, near, sizeof(near)))
 			return fe_err(r->err, r->proto->func_col,
-				      "no function '%s' in %s or %s; did you mean '%s'?",
-				      r->p->func, where, fe_dbg_source(r->ctx->dbg), near);
-		return fe_err(r->err, r->proto->func_col, "no function '%s' in %s or %s",
-			      r->p->func, where, fe_dbg_source(r->ctx->dbg));
+				      "no function '%s' in %s or %s; did you mean '%s'?%s",
+				      r->p->func, where, fe_dbg_source(r->ctx->dbg), near,
+				      strstr(near, r->p->func) ? "" : hint);
+		return fe_err(r->err, r->proto->func_col, "no function '%s' in %s or %s%s",
+			      r->p->func, where, fe_dbg_source(r->ctx->dbg), hint);
 	}
 	if (!r->dbg && !r->sc_format) {
 		struct fe_buf why = { 0 };
@@ -1403,8 +1420,9 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 	for (i = 0; i < r->p->nr_params && n < 64; i++)
 		if (r->p->params[i].name && !r->p->params[i].is_global)
 			names[n++] = r->p->params[i].name;
-	if (r->ctx->site) {
+	if (r->ctx->site && !r->ctx->site->copy_entry) {
 		struct fe_buf all = { 0 };
+		const char *fn = r->p->inlined ? r->p->inlined : r->p->func;
 
 		near = fe_closest(alt->name, names, n);
 		for (i = 0; i < n; i++)
@@ -1415,7 +1433,7 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 			       near ? near : "", near ? "'?" : "", all.s ? all.s : "nothing");
 		else
 			fe_err(r->err, alt->name_col, "no '%s' in scope at %s:%ld (%s+%lu)%s%s%s (in scope: %s)",
-			       alt->name, r->p->func, r->ctx->site->line, r->p->func, r->ctx->site->off,
+			       alt->name, fn, r->ctx->site->line, r->p->func, r->ctx->site->off,
 			       near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "",
 			       all.s ? all.s : "nothing");
 		fe_buf_free(&all);
@@ -1424,14 +1442,14 @@ static int unknown_param(struct resolver *r, const struct fe_alt *alt)
 	near = fe_closest(alt->name, names, n);
 	if (near)
 		return fe_err(r->err, alt->name_col, "'%s' has no parameter '%s'; did you mean '%s'?",
-			      r->p->func, alt->name, near);
+			      r->p->inlined ? r->p->inlined : r->p->func, alt->name, near);
 	{
 		struct fe_buf all = { 0 };
 
 		for (i = 0; i < n; i++)
 			fe_buf_printf(&all, "%s%s", i ? ", " : "", names[i]);
 		fe_err(r->err, alt->name_col, "'%s' has no parameter '%s' (it has: %s)",
-		       r->p->func, alt->name, all.s ? all.s : "none");
+		       r->p->inlined ? r->p->inlined : r->p->func, alt->name, all.s ? all.s : "none");
 		fe_buf_free(&all);
 		return -1;
 	}
@@ -2390,6 +2408,10 @@ static int resolve_return(struct resolver *r)
 	struct fe_tinfo ti;
 	int col = ts ? ts->col : r->p->func_col;
 
+	/* an inlined copy is not called, so it does not return: the
+	 * command says which copies have no return event */
+	if (r->ctx->site && r->ctx->site->copy_entry)
+		return 0;
 	if (r->ctx->site && (ts || r->ctx->want_return))
 		return fe_err(r->err, col,
 			      "a return value belongs to a function's entry (a return event); at a line or offset there is none: %s",
@@ -2514,7 +2536,8 @@ static int find_dfunc(struct resolver *r)
 	if (r->ctx->site) {
 		int col = names_col(r->proto);
 
-		ret = fe_dbg_scope(dbg, r->p->func, r->ctx->site->off, &r->dfunc, r->err);
+		ret = fe_dbg_scope_in(dbg, r->p->func, r->ctx->site->off, r->ctx->site->inlined,
+				      &r->dfunc, r->err);
 		if (ret < 0 && !col)
 			return 0;	/* BTF: addresses and registers need no locals */
 		if (ret < 0) {
@@ -2588,10 +2611,12 @@ found:
 				       "'%s' is inlined everywhere in %s: it has no code of its own to probe",
 				       r->p->func, fe_dbg_source(dbg));
 		if (fe_dbg_closest_func(dbg, r->p->func, near, sizeof(near)))
-			return fe_warn(r->ctx->warnings, "'%s' is not a function in %s; did you mean '%s'?",
-				       r->p->func, fe_dbg_source(dbg), near);
-		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s",
-			       r->p->func, fe_dbg_source(dbg));
+			return fe_warn(r->ctx->warnings, "'%s' is not a function in %s; did you mean '%s'?%s",
+				       r->p->func, fe_dbg_source(dbg), near,
+				       is_btf(dbg) ? FE_INLINED_DWARF_HINT : "");
+		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s%s",
+			       r->p->func, fe_dbg_source(dbg),
+			       is_btf(dbg) ? FE_INLINED_DWARF_HINT : "");
 	}
 	return 0;
 }
@@ -2611,12 +2636,14 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	r.p = p;
 	/* a line's address at the entry (FUNC:0) is the entry, with its
 	 * caller and the ABI's places */
-	p->in_body = ctx->site && ctx->site->off;
+	p->in_body = ctx->site && (ctx->site->off || ctx->site->inlined);
 	if (ctx->site)
 		snprintf(p->name_suffix, sizeof(p->name_suffix), "%s", ctx->site->suffix);
 	p->func = strdup(ctx->site ? ctx->site->func : proto->func);
 	p->module = proto->module ? strdup(proto->module) : NULL;
-	if (!p->func || (proto->module && !p->module)) {
+	p->inlined = ctx->site && ctx->site->inlined ? strdup(ctx->site->inlined) : NULL;
+	if (!p->func || (proto->module && !p->module) ||
+	    (ctx->site && ctx->site->inlined && !p->inlined)) {
 		fe_err(err, 0, "out of memory");
 		goto fail;
 	}
@@ -2694,6 +2721,13 @@ static void field_clear(struct fe_field *f)
 	free(f->base);
 }
 
+void fe_probe_drop_field(struct fe_probe *p, int i)
+{
+	field_clear(&p->fields[i]);
+	memmove(&p->fields[i], &p->fields[i + 1], (p->nr_fields - i - 1) * sizeof(*p->fields));
+	p->nr_fields--;
+}
+
 void fe_probe_free(struct fe_probe *p)
 {
 	int i;
@@ -2709,6 +2743,7 @@ void fe_probe_free(struct fe_probe *p)
 		field_clear(&p->fields[i]);
 	free(p->fields);
 	field_clear(&p->ret);
+	free(p->inlined);
 	free(p->func);
 	free(p->module);
 	free(p->target);

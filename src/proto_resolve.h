@@ -120,6 +120,8 @@ struct fe_probe {
 				 * a hidden first argument, takes %rdi */
 	bool described;		/* the debug info had the function */
 	char name_suffix[40];	/* of the event's name: a line's "_L12" */
+	char *inlined;		/* a copy of this function inlined into func:
+				 * the event's name is this one's */
 	bool in_body;		/* at a line or offset, not the entry: only
 				 * DWARF's locations there hold, no ABI rule */
 	bool module_waits;	/* module_unloaded, and the running kernel has
@@ -136,6 +138,13 @@ struct fe_site {
 	long line;		/* a line's, from the function's declaration */
 	char suffix[40];	/* of the event name: "_L12", "_L12_1", "_26" */
 	int index, count;	/* address index (0-based) of the place's count */
+	/* the address is code of this function's copy inlined into func:
+	 * the scope is the copy's, and the event is named after it; NULL:
+	 * func's own code */
+	const char *inlined;
+	bool copy_entry;		/* the entry of that copy: FUNC(...) */
+	unsigned long long copy_pc;	/* the copy's address in the debug info */
+	const char *skip;		/* why no probe can go there, or NULL */
 };
 
 struct fe_resolve_ctx {
@@ -180,5 +189,7 @@ int fe_resolve_clone_of(const struct fe_resolve_ctx *ctx, const char *func, char
 int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	       struct fe_probe **out, struct fe_error *err);
 void fe_probe_free(struct fe_probe *probe);
+/* Take field i out of the probe. */
+void fe_probe_drop_field(struct fe_probe *probe, int i);
 
 #endif

@@ -61,9 +61,9 @@ static int v_func_beside(struct fe_dbg *dbg, const char *name, const char *ancho
 /* the scope at the tracepoint's "entry": its arguments, where the ABI
  * puts them (the places are $argN in the end) */
 static int v_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
-		   struct fe_dfunc *out, struct fe_error *err)
+		   const char *inlined, struct fe_dfunc *out, struct fe_error *err)
 {
-	(void)off;
+	(void)off, (void)inlined;
 	return v_func(dbg, func, out, err);
 }
 

@@ -119,6 +119,7 @@ def is_vm_tier(path):
 # tier runs once, but for 6.1's stats and globs tiers, which exercise
 # fevent's memory on the kernel paths (hist triggers, hundreds of events).
 NOT_SANITIZED_HOST = ("test_kernel_dwarf.py", "test_libpython.py", "test_line_xcheck.py",
+                      "test_inline_xcheck.py",
                       "test_fuzz.py", "test_valgrind.py")
 SANITIZED_VM = ("test_vm_stats.py", "test_vm_globs.py")
 

@@ -349,8 +349,10 @@ def test_user_binary_unknown_function():
 def test_user_binary_proto_and_funcs():
     fx = fixture()
     r = fe.run("funcs", "-x", fx["so"], "fx_*")
-    expect_eq(r.stdout.split(), ["fx_big", "fx_float", "fx_many", "fx_name", "fx_pair", "fx_small",
-                                 "fx_takes_mixed", "fx_takes_vec", "fx_walk"])
+    # an inlined function is listed with how many copies (DESIGN.md section 15)
+    expect_eq(r.stdout.splitlines(), ["fx_big", "fx_float", "fx_helper  (inlined: 1 copy)",
+                                      "fx_many", "fx_name", "fx_pair", "fx_small",
+                                      "fx_takes_mixed", "fx_takes_vec", "fx_walk"])
     r = fe.run("proto", "-x", fx["so"], "fx_walk")
     expect_eq(r.stdout.splitlines()[0],
               "int fx_walk(struct fx_obj *o, const char *title, fx_flags_t mode)")
@@ -472,8 +474,20 @@ def test_unknown_functions_name_the_closest():
     check("did you mean 'fx_walk'?" in r.stderr, r.stderr)
 
 
-def test_inlined_only_function_is_an_error():
-    r = fe.run("compile", "-x", fixture()["so"], "fx_helper(x)")
+def test_inlined_only_function_is_probed_at_its_copy():
+    # fx_helper is inlined once, at fx_walk's entry (DESIGN.md section 15),
+    # where its x is folded away: the event has no x, and says so
+    so = fixture()["so"]
+    r = fe.run("compile", "-x", so, "fx_helper(x)")
+    expect_eq(r.returncode, 0, r.stderr)
+    nm = subprocess.run(["nm", so], capture_output=True, text=True, check=True).stdout
+    walk = next(int(l.split()[0], 16) for l in nm.splitlines() if l.endswith(" fx_walk"))
+    expect_eq(r.stdout, f"p:functions/fx_helper {so}:{walk:#x}\n")
+    expect_eq(r.stderr, "fevent: warning: event 'fx_helper' (the copy of 'fx_helper' inlined "
+              "into fx_walk+0x0) leaves out 'x': the compiler kept no value for it there "
+              "(x: it is optimized out here)\n")
+    # a return type has no copy to return from
+    r = fe.run("compile", "-x", so, "int fx_helper(x)")
     expect_eq(r.returncode, 2)
     check("'fx_helper' is inlined everywhere" in r.stderr, r.stderr)
     expect_eq(fe.caret_column(r.stderr), 1)

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The inlined copies of a function (DESIGN.md section 15): every
+ * DW_TAG_inlined_subroutine whose abstract origin is the function's
+ * abstract root, at its entry address, as the function symbol and offset
+ * whose code holds it.  The roots are indexed by name in one pass over the
+ * units' top-level DIEs (the first question pays it: about 0.3 s for a
+ * distribution vmlinux); the copies of one function are then looked for in
+ * the units that have its root, as perf probe looks (die_walk_instances).
+ */
+#include <dwarf.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbg_backend.h"
+#include "dbg_inline.h"
+#include "proto_resolve.h"
+
+#define MAX_DEPTH	64	/* DIE nesting followed; DWARF is untrusted */
+
+struct fe_inline_root {
+	const char *name;	/* in libdw's string data */
+	Dwarf_Off die;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct fe_inline_root *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->die > y->die) - (x->die < y->die);
+}
+
+/* Every unit's abstract roots (top-level subprograms with DW_AT_inline),
+ * sorted by name.  false when out of memory. */
+static bool index_roots(struct fe_dbg *dbg)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (dbg->inline_indexed)
+		return true;
+	while (dwarf_nextcu(dbg->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cudie, d;
+
+		if (dwarf_offdie(dbg->dw, off + hsize, &cudie) && dwarf_child(&cudie, &d) == 0) {
+			do {
+				struct fe_inline_root *r;
+				const char *n;
+
+				if (dwarf_tag(&d) != DW_TAG_subprogram ||
+				    !dwarf_hasattr(&d, DW_AT_inline) || !(n = dwarf_diename(&d)))
+					continue;
+				r = fe_grow(&dbg->inline_roots, &dbg->nr_inline_roots, sizeof(*r));
+				if (!r)
+					return false;
+				r->name = n;
+				r->die = dwarf_dieoffset(&d);
+			} while (dwarf_siblingof(&d, &d) == 0);
+		}
+		off = next;
+	}
+	if (dbg->nr_inline_roots)
+		qsort(dbg->inline_roots, dbg->nr_inline_roots, sizeof(*dbg->inline_roots), by_name);
+	dbg->inline_indexed = true;
+	return true;
+}
+
+/* The roots named name: [*first, *first + return). */
+static int roots_named(struct fe_dbg *dbg, const char *name, int *first)
+{
+	int lo = 0, hi = dbg->nr_inline_roots, n = 0;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(dbg->inline_roots[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (lo + n < dbg->nr_inline_roots && !strcmp(dbg->inline_roots[lo + n].name, name))
+		n++;
+	return n;
+}
+
+struct walk {
+	struct fe_dbg *dbg;
+	const Dwarf_Off *roots;
+	int nr_roots;
+	Dwarf_Addr cubias;
+	Dwarf_Addr *pcs;	/* each copy's entry, a libdwfl address */
+	Dwarf_Off *dies;	/* and its DIE */
+	int nr, nr_dies;
+	const char *name;	/* the root's own spelling */
+	bool oom;
+};
+
+static bool is_root(const struct walk *w, Dwarf_Off origin)
+{
+	int i;
+
+	for (i = 0; i < w->nr_roots; i++)
+		if (w->roots[i] == origin)
+			return true;
+	return false;
+}
+
+/* Every copy under die, nested ones too (a copy inlined into a copy). */
+static void walk_copies(struct walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_DEPTH || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Addr pc, *p;
+
+		if (tag == DW_TAG_inlined_subroutine && is_root(w, fe_dwarf_origin(&child)) &&
+		    fe_dwarf_entry(&child, &pc)) {
+			Dwarf_Off *o;
+
+			p = fe_grow(&w->pcs, &w->nr, sizeof(*p));
+			o = p ? fe_grow(&w->dies, &w->nr_dies, sizeof(*o)) : NULL;
+			if (!o) {
+				w->oom = true;
+				return;
+			}
+			*p = pc + w->cubias;
+			*o = dwarf_dieoffset(&child);
+		}
+		/* only code holds copies: skip types and declarations */
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_inlined_subroutine)
+			walk_copies(w, &child, depth + 1);
+	} while (!w->oom && dwarf_siblingof(&child, &child) == 0);
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct fe_site *x = a, *y = b;
+
+	return (x->copy_pc > y->copy_pc) - (x->copy_pc < y->copy_pc);
+}
+
+/* The section name of a symbol's index, or "". */
+static const char *section_of(Dwfl_Module *mod, GElf_Word shndx)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t shstrndx;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	const char *n;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) || !(scn = elf_getscn(elf, shndx)) ||
+	    !gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)))
+		return "";
+	return n;
+}
+
+/* Every copy of name: w->pcs and w->dies; -1 when out of memory. */
+static int find_copies(struct fe_dbg *dbg, const char *name, struct walk *w)
+{
+	Dwarf_Off *roots = NULL, *cus = NULL;
+	int first, n, i, j, nr_cus = 0;
+
+	if (!dbg->dw || strcmp(fe_dbg_kind(dbg), "DWARF"))
+		return 0;
+	if (!index_roots(dbg))
+		return -1;
+	n = roots_named(dbg, name, &first);
+	if (!n)
+		return 0;
+	roots = calloc(n, sizeof(*roots));
+	cus = calloc(n, sizeof(*cus));
+	if (!roots || !cus)
+		goto oom;
+	for (i = 0; i < n; i++) {
+		Dwarf_Die root, cu;
+
+		roots[i] = dbg->inline_roots[first + i].die;
+		if (!dwarf_offdie(dbg->dw, roots[i], &root) || !dwarf_diecu(&root, &cu, NULL, NULL))
+			continue;
+		for (j = 0; j < nr_cus && cus[j] != dwarf_dieoffset(&cu); j++)
+			;
+		if (j == nr_cus)
+			cus[nr_cus++] = dwarf_dieoffset(&cu);
+		if (!w->name)
+			w->name = dwarf_diename(&root);
+	}
+	w->dbg = dbg;
+	w->roots = roots;
+	w->nr_roots = n;
+	w->cubias = dbg->bias;	/* one module: one bias for all its units */
+	/* a static inline of a header has a root in each unit that uses it */
+	for (i = 0; i < nr_cus && !w->oom; i++) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dbg->dw, cus[i], &cu))
+			walk_copies(w, &cu, 0);
+	}
+	if (w->oom)
+		goto oom;
+	free(roots);
+	free(cus);
+	w->roots = NULL;
+	return 0;
+oom:
+	free(roots);
+	free(cus);
+	w->roots = NULL;
+	return -1;
+}
+
+int fe_dwarf_each_copy(struct fe_dbg *dbg, const char *name,
+		       int (*fn)(Dwarf_Die *copy, void *arg), void *arg)
+{
+	struct walk w = { 0 };
+	int i, ret = 0;
+
+	if (find_copies(dbg, name, &w))
+		ret = -1;
+	for (i = 0; !ret && i < w.nr_dies; i++) {
+		Dwarf_Die d;
+
+		if (dwarf_offdie(dbg->dw, w.dies[i], &d))
+			ret = fn(&d, arg);
+	}
+	free(w.pcs);
+	free(w.dies);
+	return ret;
+}
+
+int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **sites, int *nr,
+			 struct fe_error *err)
+{
+	struct walk w = { 0 };
+	int i, j;
+
+	*sites = NULL;
+	*nr = 0;
+	if (find_copies(dbg, name, &w))
+		goto oom;
+	for (i = 0; i < w.nr; i++) {
+		GElf_Sym sym;
+		GElf_Off off;
+		GElf_Word shndx;
+		const char *sname, *sec;
+		struct fe_site *s;
+
+		for (j = 0; j < *nr && (*sites)[j].copy_pc != w.pcs[i]; j++)
+			;
+		if (j < *nr)
+			continue;	/* one address, one probe */
+		s = fe_grow(sites, nr, sizeof(*s));
+		if (!s)
+			goto oom;
+		s->inlined = w.name;
+		s->copy_entry = true;
+		s->copy_pc = w.pcs[i];
+		sname = dwfl_module_addrinfo(dbg->mod, w.pcs[i], &off, &sym, &shndx, NULL, NULL);
+		if (!sname || GELF_ST_TYPE(sym.st_info) != STT_FUNC) {
+			s->func = "";
+			s->skip = "no function symbol holds its code";
+			continue;
+		}
+		s->func = sname;
+		s->off = off;
+		sec = section_of(dbg->mod, shndx);
+		/* the kernel frees its init code after boot, and refuses
+		 * probes there */
+		if (!strncmp(sec, ".init.", 6) || !strncmp(sec, ".exit.", 6))
+			s->skip = "its code is in an init or exit section, which the kernel frees";
+	}
+	if (*nr > 1)
+		qsort(*sites, *nr, sizeof(**sites), by_addr);
+	free(w.pcs);
+	free(w.dies);
+	return 0;
+oom:
+	free(w.pcs);
+	free(w.dies);
+	free(*sites);
+	*sites = NULL;
+	*nr = 0;
+	return fe_err(err, 0, "out of memory");
+}
+
+const char *fe_dwarf_code_symbol(struct fe_dbg *dbg, Dwarf_Addr addr, unsigned long *off)
+{
+	GElf_Sym sym;
+	GElf_Off o;
+	const char *n = dwfl_module_addrinfo(dbg->mod, addr, &o, &sym, NULL, NULL, NULL);
+
+	if (!n || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		return NULL;
+	*off = o;
+	return n;
+}
+
+int fe_dbg_inline_names(struct fe_dbg *dbg, const char *glob,
+			int (*fn)(const char *name, void *arg), void *arg)
+{
+	const char *last = NULL;
+	int i, ret;
+
+	if (!dbg->dw || strcmp(fe_dbg_kind(dbg), "DWARF"))
+		return 0;
+	if (!index_roots(dbg))
+		return -1;
+	for (i = 0; i < dbg->nr_inline_roots; i++) {
+		const char *n = dbg->inline_roots[i].name;
+
+		if ((last && !strcmp(last, n)) || fnmatch(glob, n, 0))
+			continue;
+		last = n;
+		if ((ret = fn(n, arg)))
+			return ret;
+	}
+	return 0;
+}
