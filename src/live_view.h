@@ -42,6 +42,10 @@ struct fe_view_opts {
 	bool quiet;	/* -q: the summary only when events were lost */
 	fe_view_sink_fn sink;	/* set: events go there, nothing is printed */
 	void *sink_ctx;
+	/* a trace.dat's instance buffer the events are from: each line
+	 * starts "NAME: ", each JSON object has "buffer", the summary too;
+	 * "" for the top buffer of a file with others: the summary says so */
+	const char *buffer;
 };
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
