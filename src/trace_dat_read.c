@@ -1465,15 +1465,21 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 		       t->header_in, e.msg);
 		goto out;
 	}
-	for (n = 0; n < t->nr_formats; n++)
-		if (add_format(t->name, v, &formats[n], t->opt, t->err))
-			goto out;
-	call_filters(v, t->opt, t->name, d->warn);
-	if (t->kallsyms && *t->kallsyms)
-		fe_view_kallsyms(v, t->kallsyms);
-	if (t->cmdlines)
-		fe_view_cmdlines(v, t->cmdlines);
-	read_pages(t, v, b, d);
+	for (n = 0; n < (size_t)b->nr_cpus && !b->cpus[n].len; n++)
+		;
+	/* a buffer with no data needs no formats (trace-cmd extract keeps an
+	 * empty top buffer; formats and kallsyms are most of a read) */
+	if (n < (size_t)b->nr_cpus) {
+		for (n = 0; n < t->nr_formats; n++)
+			if (add_format(t->name, v, &formats[n], t->opt, t->err))
+				goto out;
+		call_filters(v, t->opt, t->name, d->warn);
+		if (t->kallsyms && *t->kallsyms)
+			fe_view_kallsyms(v, t->kallsyms);
+		if (t->cmdlines)
+			fe_view_cmdlines(v, t->cmdlines);
+		read_pages(t, v, b, d);
+	}
 	fe_view_flush(v, true);
 	if (summary)
 		fe_view_summary(v, summary);
@@ -1523,8 +1529,9 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 	struct damage d = { .warn = warn };
 	struct fe_buf page_header = { 0 };
 	const char *tag, *why;
-	char buf[64];
-	size_t at, n;
+	FILE *sums = NULL;
+	char buf[64], *sum_text = NULL;
+	size_t at, n, sum_len = 0;
 	int i, line, ret = -1;
 
 	if (size < FE_TRACEDAT_MAGIC_LEN || memcmp(data, FE_TRACEDAT_MAGIC, FE_TRACEDAT_MAGIC_LEN))
@@ -1570,6 +1577,14 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 			       t.header_in, why);
 		goto out;
 	}
+	/* the summaries after every buffer is read: an error prints nothing */
+	if (summary) {
+		sums = open_memstream(&sum_text, &sum_len);
+		if (!sums) {
+			fe_err(err, 0, "out of memory");
+			goto out;
+		}
+	}
 	/* the top buffer first, as trace-cmd; then in the file's order */
 	for (i = 0; i < t.nr_bufs; i++)
 		if (!*t.bufs[i].name && i) {
@@ -1579,7 +1594,7 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 			t.bufs[0] = top;
 		}
 	for (i = 0; i < t.nr_bufs; i++) {
-		int rc = report_buffer(&t, &t.bufs[i], clean, opts, summary, &d);
+		int rc = report_buffer(&t, &t.bufs[i], clean, opts, sums, &d);
 
 		if (rc < 0)
 			goto out;
@@ -1589,8 +1604,19 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 	if (d.n > MAX_DAMAGE_WARNINGS && warn)
 		fe_warn(warn, "%s: %d more damaged places; what could not be read is skipped", name,
 			d.n - MAX_DAMAGE_WARNINGS);
+	if (sums && fclose(sums)) {
+		sums = NULL;
+		fe_err(err, 0, "out of memory");
+		goto out;
+	}
+	sums = NULL;
+	if (sum_text)
+		fputs(sum_text, summary);
 	ret = 0;
 out:
+	if (sums)
+		fclose(sums);
+	free(sum_text);
 	for (n = 0; clean && n < t.nr_formats; n++)
 		free(clean[n].text);
 	free(clean);

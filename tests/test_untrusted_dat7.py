@@ -17,6 +17,7 @@ from fe import check, expect_eq
 from test_untrusted_dat import SEEDS, decodes_as, fails, path, put, report
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz"))
+import tracedat  # noqa: E402
 import tracedat7 as t7  # noqa: E402
 
 
@@ -72,6 +73,18 @@ def test_an_instance_buffer_of_version_6_is_read_and_named():
               "fevent: inst: 2 events; none lost in the buffers\n")
     j = report(seed("v6-instance.dat")[0], "--json")
     check(j.stdout and all('"buffer":"inst",' in l for l in j.stdout.splitlines()), j.stdout)
+
+
+def test_a_damaged_format_is_an_error_before_any_buffer_is_printed():
+    # the top buffer is empty, the instance buffer holds the events
+    b, _ = seed("v6-instance.dat")
+    o = tracedat.parse(b)
+    _, at, n = o["formats"][0]
+    text = b[at + 8:at + 8 + n]
+    line = text[:text.index(b"field:s64 ret;")].count(b"\n") + 1
+    bad = b.replace(b"field:s64 ret;", b"field:s64xret;", 1)
+    fails(bad, f"event format at offset {at:#x}, line {line}: expected "
+          f"\"\\tfield:TYPE NAME;\\toffset:N;\\tsize:N;\\tsigned:0 or 1;\"")
 
 
 def test_what_fevent_does_not_read_is_an_error_not_an_empty_recording():
