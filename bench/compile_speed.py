@@ -3,7 +3,7 @@
 
 Runs each command N times, interleaved (fevent, peer, fevent, peer, ...) so
 both see the same machine state, and reports medians, the ratio, and the
-peak RSS of each (from wait4).  No timed assertions: figures go in the README.
+peak RSS of each (from wait4).  No timed assertions: figures go in docs/speed.md.
 
 usage: bench/compile_speed.py [-n RUNS] [--vmlinux FILE]
   --vmlinux: a DWARF vmlinux (e.g. from linux-image-*-cloud-amd64-dbg) for

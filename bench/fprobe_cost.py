@@ -13,7 +13,7 @@ Prints each mode's median wall and CPU time per call and its ratio to
 the probe off, then fprobe/kprobe and fexit/kretprobe as the medians of
 each round's own ratios (whole and of the cost over the probe off): the
 drift of an emulated CPU on a loaded host between rounds cancels in a
-round's pair.  No assertions: the figures go in the README's "Speed"
+round's pair.  No assertions: the figures go in docs/speed.md's "fprobe"
 section.
 
 usage: bench/fprobe_cost.py [--suite trixie|sid] [-n ROUNDS] [-c CALLS]

@@ -10,7 +10,7 @@
    lost, and fevent's own CPU time as a share of the load's wall time.
 
 Needs root, uprobe events, gcc, perf and trace-cmd.  No timed assertions:
-the figures go in the README.
+the figures go in docs/speed.md.
 
 usage: bench/record_speed.py [-n RUNS]
 """

@@ -15,7 +15,7 @@
    medians of N runs.
 
 Needs root, qemu and the VM kernel (tests/vm).  No timed assertions: the
-figures go in the README.
+figures go in docs/speed.md.
 
 usage: bench/scale_speed.py [--runs R] [--host-runs N] [--no-vm]
 """

@@ -16,7 +16,7 @@ against bpftrace.
    start-up (bpftrace compiles its program with LLVM).
 
 Needs root, qemu and the VM kernel (tests/vm), gcc, bpftrace.  No timed
-assertions: the figures go in the README.
+assertions: the figures go in docs/speed.md.
 
 usage: bench/stats_speed.py [-n CALLS] [--host-calls N] [--runs R]
 """

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "input_file.h"
@@ -351,11 +353,62 @@ static void usage(FILE *out)
 		"\n"
 		"  -q, --quiet    no warnings, summaries or listings of what was added\n"
 		"  -h, --help     show help (fevent COMMAND --help for a command)\n"
+		"  help COMMAND   show the command's manual page\n"
 		"      --version  show the version\n"
 		"\n"
 		"Exit status: 0 success, 1 failure at run time, 2 bad usage, a\n"
 		"prototype that does not compile, or a malformed -x/--btf/--vmlinux\n"
 		"file.  See fevent(1).\n");
+}
+
+static bool readable_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* 'fevent help [COMMAND]': the manual page, through man -l.  The installed
+ * binary shows the installed page, any other (the build directory's) the
+ * source tree's; either falls back to the other. */
+static int help_command(const char *name)
+{
+	char page[4096], other[4096], exe[4096], file[64];
+	bool installed = false;
+	ssize_t n;
+	size_t i;
+
+	if (name) {
+		for (i = 0; i < NR_COMMANDS; i++)
+			if (!strcmp(name, commands[i].name))
+				break;
+		if (i == NR_COMMANDS) {
+			fprintf(stderr, "fevent help: '%s' is not a command; see 'fevent --help'\n", name);
+			return FE_EXIT_USAGE;
+		}
+		snprintf(file, sizeof(file), "fevent-%s.1", name);
+	} else {
+		snprintf(file, sizeof(file), "fevent.1");
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		installed = !strcmp(exe, FE_BINDIR "/fevent");
+	}
+	snprintf(page, sizeof(page), "%s/%s", installed ? FE_MANDIR "/man1" : FE_SRC_MANDIR, file);
+	snprintf(other, sizeof(other), "%s/%s", installed ? FE_SRC_MANDIR : FE_MANDIR "/man1", file);
+	if (!readable_file(page) && readable_file(other))
+		snprintf(page, sizeof(page), "%s", other);
+	if (!readable_file(page)) {
+		fprintf(stderr, "fevent help: no manual page %s (looked in %s and %s/man1)\n",
+			file, FE_SRC_MANDIR, FE_MANDIR);
+		return FE_EXIT_FAIL;
+	}
+	fflush(stdout);
+	execlp("man", "man", "-l", page, (char *)NULL);
+	fprintf(stderr, "fevent help: cannot run man (%s): the page is %s%s\n", strerror(errno),
+		page, errno == ENOENT ? "; install man-db, or read it with 'groff -man -Tutf8'" : "");
+	return FE_EXIT_FAIL;
 }
 
 /* getopt_long's table and short-option string, built from options[] */
@@ -418,6 +471,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version")) {
 		printf("fevent %s\n", FE_VERSION);
 		return FE_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc > 3) {
+			fprintf(stderr, "usage: fevent help [COMMAND]\n");
+			return FE_EXIT_USAGE;
+		}
+		return help_command(argc == 3 ? argv[2] : NULL);
 	}
 	for (i = 0; i < NR_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))

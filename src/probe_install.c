@@ -592,7 +592,7 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 		if (!defs[i]->uprobe && !defs[i]->tracepoint)
 			rules = fe_kprobe_rules_load();
 	/* fprobes where the kernel has them: they cost the traced program
-	 * less than kprobes (README, Speed) */
+	 * less than kprobes (docs/speed.md) */
 	for (i = 0; i < n; i++)
 		if (!defs[i]->uprobe && !defs[i]->tracepoint && !defs[i]->fprobe &&
 		    !getenv("FEVENT_NO_FPROBES") && fe_tracefs_has_fprobes() &&

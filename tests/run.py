@@ -5,7 +5,12 @@ Runs the C unit tests (TAP) built under BUILD/tests/unit and every test_*
 function of tests/test_*.py, prints one line per test and ends with the
 line "N passed, N failed, N skipped".  Exit status 1 if anything failed.
 
-usage: tests/run.py [-b BUILD] [-k SUBSTRING]
+The VM tiers (test_vm_*.py and test_demo.py: qemu, one CPU each) run in a second process
+beside the host tests, so the two halves of the suite overlap on a two-core
+machine; its lines are printed after the host tests'.  FEVENT_SERIAL=1 runs
+everything in one process, in order.
+
+usage: tests/run.py [-b BUILD] [-s ASAN_BUILD] [-k SUBSTRING]
 """
 import argparse
 import glob
@@ -13,6 +18,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -27,6 +33,7 @@ class Tally:
         self.passed = self.failed = self.skipped = 0
         self.failures = []
         self.prefix = ""
+        self.took = []
 
     def record(self, status, name, detail=""):
         name = self.prefix + name
@@ -83,10 +90,13 @@ def run_module(tally, path, pattern):
         return
     tests = [(n, f) for n, f in vars(mod).items()
              if n.startswith("test_") and callable(f)]
+    start = time.monotonic()
+    ran = 0
     for name, fn in tests:
         full = f"{modname}: {name}"
         if pattern and pattern not in full:
             continue
+        ran += 1
         try:
             fn()
         except fe.Skip as e:
@@ -95,6 +105,13 @@ def run_module(tally, path, pattern):
             tally.record("fail", full, traceback.format_exc(limit=3))
         else:
             tally.record("ok", full)
+    if ran:
+        tally.took.append((time.monotonic() - start, tally.prefix + modname))
+
+
+def is_vm_tier(path):
+    name = os.path.basename(path)
+    return name.startswith("test_vm") or name == "test_demo.py"
 
 
 # Tiers the sanitized pass leaves out: they test the kernel or peers, not
@@ -110,16 +127,60 @@ NOT_SANITIZED = ("test_vm.py", "test_vm_matrix.py", "test_vm_lines.py", "test_vm
                  "test_valgrind.py")
 
 
-def run_pass(tally, build, pattern, prefix="", skip=()):
+def run_pass(tally, build, pattern, prefix="", skip=(), part="all"):
+    """part: "all", "host" (unit tests and host tiers) or "vm" (VM tiers)."""
     os.environ["FEVENT_BUILD"] = os.path.abspath(build)
     fe.BUILD = os.environ["FEVENT_BUILD"]
     tally.prefix = prefix
-    for path in sorted(glob.glob(os.path.join(fe.BUILD, "tests", "unit", "test_*"))):
-        if os.access(path, os.X_OK) and not path.endswith((".p", ".o")) and os.path.isfile(path):
-            run_tap(tally, path, pattern)
+    if part != "vm":
+        for path in sorted(glob.glob(os.path.join(fe.BUILD, "tests", "unit", "test_*"))):
+            if os.access(path, os.X_OK) and not path.endswith((".p", ".o")) and os.path.isfile(path):
+                run_tap(tally, path, pattern)
     for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
-        if os.path.basename(path) not in skip:
+        if os.path.basename(path) in skip:
+            continue
+        if part == "all" or (part == "vm") == is_vm_tier(path):
             run_module(tally, path, pattern)
+
+
+def start_vm_half(args):
+    """The VM tiers in a child run.py whose output goes to a file."""
+    out = tempfile.TemporaryFile(mode="w+")
+    cmd = [sys.executable, os.path.abspath(__file__), "-b", args.build,
+           "-k", args.match, "--part", "vm"]
+    if args.sanitized:
+        cmd += ["-s", args.sanitized]
+    child = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    return child, out
+
+
+def merge_vm_half(tally, child, out):
+    """Print the child's lines and add its counts and timings."""
+    child.wait()
+    out.seek(0)
+    counted = False
+    for line in out:
+        line = line.rstrip("\n")
+        if line.startswith(("PASS ", "FAIL ", "SKIP ", "     ")):
+            print(line)
+            if line.startswith("PASS "):
+                tally.passed += 1
+            elif line.startswith("SKIP "):
+                tally.skipped += 1
+            elif line.startswith("FAIL "):
+                tally.failed += 1
+                tally.failures.append(line[5:])
+        elif line.startswith("TOOK "):
+            took, name = line[5:].split(" ", 1)
+            tally.took.append((float(took), name))
+        elif line.startswith(("Traceback", "  File")) or "Error" in line:
+            print(line)
+        if line.endswith(" skipped") and " passed, " in line:
+            counted = True
+    if not counted:
+        tally.record("fail", "VM tiers: run to completion",
+                     f"the child run.py exited {child.returncode} without its summary")
+    sys.stdout.flush()
 
 
 def main():
@@ -128,19 +189,41 @@ def main():
     ap.add_argument("-s", "--sanitized", default=None,
                     help="also run the unit and host tests on this ASan+UBSan build")
     ap.add_argument("-k", "--match", default="")
+    ap.add_argument("--part", choices=("all", "host", "vm"), default=None,
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     tally = Tally()
     start = time.monotonic()
-    run_pass(tally, args.build, args.match)
+    part = args.part
+    child = None
+    if part is None:
+        part = "all"
+        if (os.environ.get("FEVENT_SERIAL") != "1"
+                and os.environ.get("FEVENT_NO_VM") != "1"):
+            child, out = start_vm_half(args)
+            part = "host"
+    run_pass(tally, args.build, args.match, part=part)
     if args.sanitized:
         os.environ["FEVENT_SANITIZED"] = "1"
         # leaks are errors; UBSan aborts (built with -fno-sanitize-recover)
         os.environ["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:exitcode=86"
         os.environ["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
-        run_pass(tally, args.sanitized, args.match, "[asan+ubsan] ", NOT_SANITIZED)
+        run_pass(tally, args.sanitized, args.match, "[asan+ubsan] ", NOT_SANITIZED,
+                 part=part)
         del os.environ["FEVENT_SANITIZED"]
+        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+            del os.environ[k]
+    if child:
+        merge_vm_half(tally, child, out)
     took = time.monotonic() - start
+    if args.part == "vm":
+        for secs, name in tally.took:
+            print(f"TOOK {secs:.1f} {name}")
+    else:
+        print("\nSlowest tiers:")
+        for secs, name in sorted(tally.took, reverse=True)[:12]:
+            print(f"  {secs:7.1f} s  {name}")
     if tally.failures:
         print("\nFailed:")
         for name in tally.failures:

@@ -3,7 +3,7 @@ UBSan: parse -> resolve -> emit against no debug info, the fixture's BTF
 and DWARF, and uprobes, seeded from every prototype the tests use; and
 trace.dat bytes through the reader 'fevent report' runs into the live
 view's decoder, seeded from files 'fevent record -o' wrote.  The long
-runs are in the README."""
+runs are in docs/fuzzing.md."""
 import os
 import re
 import shutil

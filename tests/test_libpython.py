@@ -71,7 +71,7 @@ def test_a_location_through_a_pointer_is_a_dereference_chain():
     """PyObject_Size:9 m (m = Py_TYPE(o)->tp_as_sequence): at that line
     DWARF says m lives at *(%rdi + 8) + 0x68 -- the address of o's type's
     tp_as_sequence -- so its value is +104(+8(%di)).  perf probe reads only
-    the first operation (+8(%di), the type itself: README, "perf probe's
+    the first operation (+8(%di), the type itself: docs/decisions.md, "perf probe's
     answers fevent does not share")."""
     lib = libpython()
     if not shutil.which("llvm-dwarfdump"):
