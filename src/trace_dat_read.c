@@ -1272,7 +1272,8 @@ static int check_cpu_data(struct tfile *t, struct damage *d)
 
 		for (j = 0; j < b->nr_cpus; j++) {
 			struct cpu_data *c = &b->cpus[j];
-			uint64_t len = c->len + (b->compressed && c->len ? 4 : 0);
+			/* compressed: the chunk count before what the size counts */
+			uint64_t len = c->len + (b->compressed && c->len && c->len <= t->size ? 4 : 0);
 
 			if (c->off > t->size || len > t->size - c->off) {
 				free(rg);

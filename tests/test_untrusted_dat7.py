@@ -145,6 +145,10 @@ def test_compressed_parts_must_decompress_to_what_they_declare():
           f"size (1024 times it)")
     fails(put(b, at + 16, "<I", csize + 10**6), f"event formats at offset {at + 24:#x}: cut "
           f"short: its section ends at offset {at + 24 + csize:#x}")
+    # a compressed CPU's size that would wrap with its chunk count added
+    entry, cpu, off, _ = o["buffers"][""][1][1]
+    fails(put(b, entry + 12, "<Q", 2**64 - 1), f"cpu {cpu}'s entry at offset {entry:#x}: data "
+          f"at offset {off:#x}, 18446744073709551615 bytes, is beyond the file's {len(b)} bytes")
     # the strings of a decompressed section: offsets in it, and which it is
     ok = t7.read(b)
     sys_, fmts = ok.systems[0]
