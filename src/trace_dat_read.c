@@ -12,7 +12,7 @@
  * is bounded by the file's size; an error names the part and its offset.
  * What cannot be decoded in the pages is skipped and said.  libtracecmd
  * reads the same files but trusts their sizes, so fevent reads them itself
- * (README, Decisions).
+ * (docs/decisions.md).  The formats' text: trace_dat_text.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -28,6 +28,7 @@
 #include "fe_util.h"
 #include "input_file.h"
 #include "trace_dat.h"
+#include "trace_dat_text.h"
 
 struct reader {
 	const char *name;	/* the file's */
@@ -39,7 +40,6 @@ struct reader {
 };
 
 #define MIN_PAGE_SIZE	4096
-#define MAX_PAGE_SIZE	(1U << 27)	/* the commit word's 27 bits */
 /* the first damaged places are told one by one, the rest counted */
 #define MAX_DAMAGE_WARNINGS	10
 #define MAX_BUFFERS	64	/* each is a view of its own, every format parsed again */
@@ -188,32 +188,6 @@ static char *get_text(struct reader *r, uint64_t n, const char *what)
 	return s;
 }
 
-static const char *shown(const char *s, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i + 4 < size; i++)
-		buf[i] = s[i] > ' ' && s[i] < 0x7f ? s[i] : '?';
-	if (s[i]) {	/* cut: room was kept for "..." */
-		memcpy(buf + i, "...", 3);
-		i += 3;
-	}
-	buf[i] = 0;
-	return buf;
-}
-
-/* System and event names: what the kernel allows, and nothing that would
- * garble a terminal when printed. */
-static bool is_name(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') &&
-		    !(*s >= '0' && *s <= '9') && *s != '_' && *s != '-' && *s != '.')
-			return false;
-	return true;
-}
 
 /* "SYSTEM/EVENT ARGS" from fevent's option */
 static const char *args_of(const char *opt, const char *system, const char *event,
@@ -277,264 +251,13 @@ struct format {
 	const char *in;		/* in what: "" (the file) or a decompressed section */
 };
 
-/*
- * Format text as the kernel writes it, read strictly; libtraceevent gets
- * a copy rebuilt from what was understood, never the file's own text: its
- * parser is not made for hostile input (1.7.1 leaks on a damaged field
- * line), and the view needs the fields, not the print format.
- */
-#define MAX_DECL	256
-#define MAX_EVENT_ID	65535	/* common_type is 16 bits */
 
-struct text {
-	const char *p, *end;
-	int line;		/* of the line last taken, from 1 */
-};
-
-/* The next line, without its newline; false at the end. */
-static bool next_line(struct text *t, const char **line, size_t *len)
-{
-	const char *nl;
-
-	if (t->p >= t->end)
-		return false;
-	nl = memchr(t->p, '\n', t->end - t->p);
-	*line = t->p;
-	*len = (nl ? nl : t->end) - t->p;
-	t->p = nl ? nl + 1 : t->end;
-	t->line++;
-	return true;
-}
-
-static bool blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* A decimal of at most max (and 10 digits) at *p, which moves past it. */
-static bool decimal(const char **p, const char *end, unsigned long max, unsigned long *v)
-{
-	int digits = 0;
-
-	for (*v = 0; *p < end && **p >= '0' && **p <= '9' && digits < 10; (*p)++, digits++)
-		*v = *v * 10 + (**p - '0');
-	return digits && *v <= max && (*p == end || **p < '0' || **p > '9');
-}
-
-/* blanks, "KEY:", a decimal of at most max, ';' */
-static bool number_after(const char **p, const char *end, const char *key, unsigned long max,
-			 unsigned long *v)
-{
-	size_t kl = strlen(key);
-
-	while (*p < end && blank(**p))
-		(*p)++;
-	if ((size_t)(end - *p) < kl || memcmp(*p, key, kl))
-		return false;
-	*p += kl;
-	if (!decimal(p, end, max, v) || *p >= end || **p != ';')
-		return false;
-	(*p)++;
-	return true;
-}
-
-/*
- * A type and a name as the kernel writes them: C words, '*' between them,
- * and one [N] or [] after the name or the word before it ("u8 h[]",
- * "__data_loc char[] s"); libtraceevent leaks on less (a lone word, or
- * one before a '[').
- * Copied into decl, the name's start in *name.
- */
-static bool is_decl(const char *s, size_t len, char *decl, const char **name)
-{
-	int words = 0, brackets = 0, bracket_word = 0;
-	bool last_word = false;
-	size_t i = 0;
-
-	if (!len || len >= MAX_DECL)
-		return false;
-	while (i < len) {
-		char c = s[i];
-
-		if (c == ' ') {
-			i++;
-		} else if (c == '*' && words) {
-			last_word = false;
-			i++;
-		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
-			*name = decl + i;
-			while (i < len && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-					   (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-				i++;
-			words++;
-			last_word = true;
-			if (i < len && s[i] == '[') {
-				for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-					;
-				if (i >= len || s[i] != ']')
-					return false;
-				i++;
-				brackets++;
-				bracket_word = words;
-			}
-		} else {
-			return false;
-		}
-	}
-	/* libtraceevent takes the words before a '[' as the type: two at least */
-	if (words < 2 || !last_word || brackets > 1 ||
-	    (brackets && (bracket_word < 2 || bracket_word < words - 1)))
-		return false;
-	memcpy(decl, s, len);
-	decl[len] = 0;
-	return true;
-}
-
-/*
- * "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" rebuilt into out; the
- * field's name (the decl's last word) in name.
- */
-static bool field_line(const char *line, size_t len, struct fe_buf *out, char *name,
-		       unsigned long *offset, unsigned long *size)
-{
-	const char *p = line, *end = line + len, *semi, *n = NULL;
-	unsigned long sign;
-	char decl[MAX_DECL];
-	size_t nl;
-
-	while (p < end && blank(*p))
-		p++;
-	if ((size_t)(end - p) < 6 || memcmp(p, "field:", 6))
-		return false;
-	p += 6;
-	while (p < end && blank(*p))
-		p++;
-	semi = memchr(p, ';', end - p);
-	if (!semi || !is_decl(p, semi - p, decl, &n))
-		return false;
-	p = semi + 1;
-	if (!number_after(&p, end, "offset:", MAX_PAGE_SIZE, offset) ||
-	    !number_after(&p, end, "size:", MAX_PAGE_SIZE, size) ||
-	    !number_after(&p, end, "signed:", 1, &sign))
-		return false;
-	while (p < end && blank(*p))
-		p++;
-	if (p != end)
-		return false;
-	for (nl = 0; n[nl] && n[nl] != ' ' && n[nl] != '[' && n[nl] != '*'; nl++)
-		;
-	/* the last word names the field: "char comm[16]", "u8 h[]" */
-	if (n[nl] && n[nl] != '[')
-		return false;
-	snprintf(name, MAX_DECL, "%.*s", (int)nl, n);
-	fe_buf_printf(out, "\tfield:%s;\toffset:%lu;\tsize:%lu;\tsigned:%lu;\n", decl, *offset,
-		      *size, sign);
-	return true;
-}
-
-/* The rebuilt format of one event; 0, or -1 with why and the line. */
-static int clean_format(const char *s, size_t len, struct fe_buf *out, char *name,
-			int *line_no, const char **why)
-{
-	struct text t = { .p = s, .end = s + len };
-	char field[MAX_DECL];
-	unsigned long id, offset, size;
-	const char *line, *p;
-	size_t n;
-	int part;
-
-	*why = "expected \"name: NAME\"";
-	if (!next_line(&t, &line, &n) || n < 7 || n >= MAX_DECL || memcmp(line, "name: ", 6))
-		goto bad;
-	snprintf(name, MAX_DECL, "%.*s", (int)(n - 6), line + 6);
-	if (!is_name(name)) {
-		*why = "the event's name is not a name (letters, digits, '_', '-', '.')";
-		goto bad;
-	}
-	*why = "expected \"ID: N\", N up to 65535";
-	if (!next_line(&t, &line, &n) || n < 4 || memcmp(line, "ID: ", 4))
-		goto bad;
-	p = line + 4;
-	if (!decimal(&p, line + n, MAX_EVENT_ID, &id) || p != line + n)
-		goto bad;
-	*why = "expected \"format:\"";
-	if (!next_line(&t, &line, &n) || n != 7 || memcmp(line, "format:", 7))
-		goto bad;
-	fe_buf_printf(out, "name: %s\nID: %lu\nformat:\n", name, id);
-	/* the common fields, a blank line, the event's own, a blank line */
-	for (part = 0; part < 2; part++) {
-		while (next_line(&t, &line, &n) && n) {
-			*why = "expected \"\\tfield:TYPE NAME;\\toffset:N;\\tsize:N;\\tsigned:0 or 1;\"";
-			if (!field_line(line, n, out, field, &offset, &size))
-				goto bad;
-		}
-		fe_buf_addc(out, '\n');
-	}
-	/* the view prints the fields itself */
-	fe_buf_printf(out, "print fmt: \"\"\n");
-	if (out->failed) {
-		*why = "out of memory";
-		goto bad;
-	}
-	return 0;
-bad:
-	*line_no = t.line;
-	return -1;
-}
-
-/*
- * The ring buffer's page header: fevent reads the 64-bit one (kbuffer is
- * told nothing else), so that is what it must describe; the view gets it
- * rebuilt.  0, or -1 with why and the line.
- */
-static int clean_header_page(const char *s, uint32_t page_size, struct fe_buf *out,
-			     int *line_no, const char **why)
-{
-	struct text t = { .p = s, .end = s + strlen(s) };
-	unsigned long ts = 1, commit = 1, data = 1, offset, size;
-	struct fe_buf junk = { 0 };
-	char name[MAX_DECL];
-	const char *line;
-	size_t n;
-
-	while (next_line(&t, &line, &n)) {
-		if (!n)
-			continue;
-		if (!field_line(line, n, &junk, name, &offset, &size)) {
-			fe_buf_free(&junk);
-			*why = "expected \"\\tfield: TYPE NAME;\\toffset:N;\\tsize:N;\\tsigned:0 or 1;\"";
-			*line_no = t.line;
-			return -1;
-		}
-		if (!strcmp(name, "timestamp"))
-			ts = offset || size != 8;
-		else if (!strcmp(name, "commit"))
-			commit = offset != 8 || size != 8;
-		else if (!strcmp(name, "data"))
-			data = offset != 16;
-	}
-	fe_buf_free(&junk);
-	*line_no = 0;
-	if (ts || commit || data) {
-		*why = "not the 64-bit page header fevent reads (timestamp: 8 bytes at 0, commit: "
-		       "8 bytes at 8, data at 16)";
-		return -1;
-	}
-	fe_buf_printf(out, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-		      "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-		      "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-		      "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n", page_size - 16);
-	*why = "out of memory";
-	return out->failed ? -1 : 0;
-}
-
-/* One event's format into the view, an error saying which and where. */
 /*
  * The events' formats, cleaned once (an error names the first bad one
  * before anything is printed) and added to each buffer's view.
  */
 struct clean_format {
-	char name[MAX_DECL];
+	char name[FE_TRACEDAT_MAX_DECL];
 	char *text;
 	const struct format *f;
 };
@@ -552,11 +275,11 @@ static int clean_formats(const char *file, const struct format *formats, size_t 
 		struct fe_buf clean = { 0 };
 
 		out[i].f = f;
-		if (!is_name(f->system))
+		if (!fe_tracedat_is_name(f->system))
 			return fe_err(err, 0, "%s: event format at offset 0x%zx%s: system \"%s\" is "
 				      "not a name (letters, digits, '_', '-', '.')", file, f->at, f->in,
-				      shown(f->system, shown_sys, sizeof(shown_sys)));
-		if (clean_format(f->text, f->len, &clean, out[i].name, &line, &why)) {
+				      fe_tracedat_shown(f->system, shown_sys, sizeof(shown_sys)));
+		if (fe_tracedat_clean_format(f->text, f->len, &clean, out[i].name, &line, &why)) {
 			fe_buf_free(&clean);
 			return fe_err(err, 0, "%s: event format at offset 0x%zx%s, line %d: %s", file,
 				      f->at, f->in, line, why);
@@ -799,7 +522,7 @@ static int read_event_formats(struct tfile *t, struct reader *r)
 		if (!system)
 			break;
 		snprintf(what, sizeof(what), "event format count of system %s",
-			 shown(system, buf, sizeof(buf)));
+			 fe_tracedat_shown(system, buf, sizeof(buf)));
 		count = get_count(r, 4, 8, what);
 		if (!count)
 			continue;
@@ -854,16 +577,16 @@ static struct buffer *new_buffer(struct tfile *t, const char *name, size_t at, c
 	struct buffer *b;
 	int i;
 
-	if (*name && !is_name(name)) {
+	if (*name && !fe_tracedat_is_name(name)) {
 		fe_err(t->err, 0, "%s: buffer option at offset 0x%zx%s: buffer \"%s\" is not a name "
 		       "(letters, digits, '_', '-', '.')", t->name, at, in,
-		       shown(name, buf, sizeof(buf)));
+		       fe_tracedat_shown(name, buf, sizeof(buf)));
 		return NULL;
 	}
 	for (i = 0; i < t->nr_bufs; i++)
 		if (!strcmp(t->bufs[i].name, name)) {
 			fe_err(t->err, 0, "%s: buffer option at offset 0x%zx%s: buffer %s again",
-			       t->name, at, in, *name ? shown(name, buf, sizeof(buf)) : "top");
+			       t->name, at, in, *name ? fe_tracedat_shown(name, buf, sizeof(buf)) : "top");
 			return NULL;
 		}
 	if (t->nr_bufs == MAX_BUFFERS) {
@@ -914,7 +637,7 @@ static int buffer_v6(struct tfile *t, const char *name, uint64_t off, size_t at)
 	if (off > t->size)
 		return fe_err(t->err, 0, "%s: buffer option at offset 0x%zx: buffer %s at offset "
 			      "0x%llx is beyond the file's %zu bytes", t->name, at,
-			      shown(name, buf, sizeof(buf)), (unsigned long long)off, t->size);
+			      fe_tracedat_shown(name, buf, sizeof(buf)), (unsigned long long)off, t->size);
 	r.p = t->data + off;
 	tag_at = off;
 	tag = take(&r, 10, "section tag");
@@ -922,10 +645,10 @@ static int buffer_v6(struct tfile *t, const char *name, uint64_t off, size_t at)
 		return -1;
 	if (!memcmp(tag, "latency  ", 10))
 		return fe_err(t->err, 0, "%s: buffer %s at offset 0x%zx holds a latency trace, not "
-			      "events", t->name, shown(name, buf, sizeof(buf)), tag_at);
+			      "events", t->name, fe_tracedat_shown(name, buf, sizeof(buf)), tag_at);
 	if (memcmp(tag, "flyrecord", 10))
 		return fe_err(t->err, 0, "%s: at offset 0x%zx: expected \"flyrecord\" (buffer %s's "
-			      "data)", t->name, tag_at, shown(name, buf, sizeof(buf)));
+			      "data)", t->name, tag_at, fe_tracedat_shown(name, buf, sizeof(buf)));
 	b = new_buffer(t, name, at, "");
 	return b ? cpu_table_v6(t, &r, b) : -1;
 }
@@ -1025,11 +748,11 @@ static int buffer_v7(struct tfile *t, struct reader *o, size_t at)
 	if (o->failed || !(b = new_buffer(t, name, at, o->in)))
 		return -1;
 	b->page_size = get(o, 4, "buffer option");
-	if (!o->failed && (b->page_size < MIN_PAGE_SIZE || b->page_size > MAX_PAGE_SIZE ||
+	if (!o->failed && (b->page_size < MIN_PAGE_SIZE || b->page_size > FE_TRACEDAT_MAX_PAGE_SIZE ||
 			   (b->page_size & (b->page_size - 1))))
 		return fe_err(t->err, 0, "%s: page size at offset 0x%zx%s: %u is not a power of two "
 			      "from %u to %u", t->name, ps_at, o->in, b->page_size, MIN_PAGE_SIZE,
-			      MAX_PAGE_SIZE);
+			      FE_TRACEDAT_MAX_PAGE_SIZE);
 	/* each CPU: its id, offset and size, 20 bytes */
 	count_at = offset_of(o);
 	nr = get_count(o, 4, 20, "CPU count");
@@ -1144,7 +867,7 @@ static int read_v7(struct tfile *t, struct reader *r)
 		t->zip = ZIP_ZLIB;
 	else if (strcmp(zname, "none"))
 		return fe_err(t->err, 0, "%s is compressed with %s; fevent reads zstd and zlib",
-			      t->name, shown(zname, buf, sizeof(buf)));
+			      t->name, fe_tracedat_shown(zname, buf, sizeof(buf)));
 	at = offset_of(r);
 	next = get(r, 8, "options offset");
 	if (r->failed)
@@ -1455,7 +1178,7 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 	if (*b->name || t->nr_bufs > 1)
 		o.buffer = b->name;
 	/* read once before: only the page size differs */
-	if (clean_header_page(t->header_page, b->page_size, &page_header, &line, &why)) {
+	if (fe_tracedat_clean_header_page(t->header_page, b->page_size, &page_header, &line, &why)) {
 		fe_err(t->err, 0, "%s: header_page at offset 0x%zx%s: %s", t->name, t->header_at,
 		       t->header_in, why);
 		goto out;
@@ -1544,16 +1267,16 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 		return -1;
 	if (strcmp(tag, "6") && strcmp(tag, "7"))
 		return fe_err(err, 0, "%s is trace.dat version %s; fevent reads versions 6 and 7",
-			      name, shown(tag, buf, sizeof(buf)));
+			      name, fe_tracedat_shown(tag, buf, sizeof(buf)));
 	n = get(&r, 1, "endianness");
 	if (!r.failed && (n != 0 || get(&r, 1, "long size") != 8))
 		return fe_err(err, 0, "%s is not from a little-endian 64-bit machine", name);
 	at = offset_of(&r);
 	t.page_size = get(&r, 4, "page size");
-	if (!r.failed && (t.page_size < MIN_PAGE_SIZE || t.page_size > MAX_PAGE_SIZE ||
+	if (!r.failed && (t.page_size < MIN_PAGE_SIZE || t.page_size > FE_TRACEDAT_MAX_PAGE_SIZE ||
 			  (t.page_size & (t.page_size - 1))))
 		return fe_err(err, 0, "%s: page size at offset 0x%zx: %u is not a power of two "
-			      "from %u to %u", name, at, t.page_size, MIN_PAGE_SIZE, MAX_PAGE_SIZE);
+			      "from %u to %u", name, at, t.page_size, MIN_PAGE_SIZE, FE_TRACEDAT_MAX_PAGE_SIZE);
 	if (r.failed || (tag[0] == '6' ? read_v6(&t, &r) : read_v7(&t, &r)) ||
 	    check_cpu_data(&t, &d))
 		goto out;
@@ -1569,7 +1292,7 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 		goto out;
 	}
 	/* a damaged header_page is said before any buffer is printed */
-	if (clean_header_page(t.header_page, t.page_size, &page_header, &line, &why)) {
+	if (fe_tracedat_clean_header_page(t.header_page, t.page_size, &page_header, &line, &why)) {
 		if (line)
 			fe_err(err, 0, "%s: header_page at offset 0x%zx%s, line %d: %s", name,
 			       t.header_at, t.header_in, line, why);
