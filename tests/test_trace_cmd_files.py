@@ -174,3 +174,34 @@ def test_the_versions_and_compressions_decode_alike():
     # the top buffer, empty here, is said to be so beside the others
     check("fevent: top buffer: 0 events; none lost in the buffers\n" in out[()]["v7-zstd"][1],
           out[()]["v7-zstd"][1])
+
+
+def test_fevents_own_file_converted_by_trace_cmd_reads_the_same():
+    """record -o, then trace-cmd convert to version 7 (zstd) and back to 6:
+    trace-cmd keeps fevent's option (its fetch types), so report prints
+    the same lines, JSON and summary from all three."""
+    files()     # trace-cmd, uprobes
+    tmp = tempfile.mkdtemp(prefix="fevent-tcmd-")
+    try:
+        clean()
+        r = fe.run("add", "-g", GROUP, "-x", prog(), "long traced(n, string s, x32 r->id)")
+        expect_eq(r.returncode, 0, r.stderr)
+        dat = os.path.join(tmp, "f6.dat")
+        r = fe.run("record", "-g", GROUP, "-o", dat, "--", prog(), "3", "fork")
+        expect_eq(r.returncode, 0, r.stderr)
+        v7, back = os.path.join(tmp, "f7.dat"), os.path.join(tmp, "f6-again.dat")
+        tc("convert", "-i", dat, "--file-version", "7", "-o", v7)
+        tc("convert", "-i", v7, "--file-version", "6", "-o", back)
+        with open(v7, "rb") as f:
+            check(f.read(32)[10:12] == b"7\0", "version 7")
+        for opts in ((), ("--json",)):
+            want = fe.run("report", *opts, "-i", dat)
+            expect_eq(want.returncode, 0, want.stderr)
+            check('id=0x7' in want.stdout or '"id":"0x7"' in want.stdout, want.stdout[:300])
+            for path in (v7, back):
+                got = fe.run("report", *opts, "-i", path)
+                expect_eq((got.returncode, got.stdout, got.stderr),
+                          (0, want.stdout, want.stderr), f"{path} {opts}")
+    finally:
+        shutil.rmtree(tmp)
+        clean()
