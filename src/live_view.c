@@ -136,6 +136,7 @@ struct fe_view {
 	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
 	struct fe_buf line;		/* the line being printed */
 	unsigned long long events;
+	unsigned long long unknown;	/* records of no event the view knows */
 	unsigned long long lost[MAX_CPUS];
 	unsigned long long lost_gaps[MAX_CPUS];	/* losses of unknown size */
 	int max_cpu;
@@ -920,6 +921,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	te = tep_find_event_by_record(v->tep, &rec);
 	e = te ? find_ev(v, te) : NULL;
 	if (!e) {
+		v->unknown++;
 		if (cpu >= 0 && cpu < MAX_CPUS)
 			v->stack_for[cpu] = 0;
 		return 0;
@@ -2061,6 +2063,11 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 unsigned long long fe_view_events(const struct fe_view *v)
 {
 	return v->events;
+}
+
+unsigned long long fe_view_unknown(const struct fe_view *v)
+{
+	return v->unknown;
 }
 
 unsigned long long fe_view_lost(const struct fe_view *v)

@@ -134,6 +134,9 @@ int fe_view_output_error(const struct fe_view *v);
  * noticed before anything more is written; it then counts as EPIPE. */
 bool fe_view_reader_quit(struct fe_view *v);
 unsigned long long fe_view_events(const struct fe_view *v);
+/* Records of events the view was given no format for (a trace.dat's
+ * ftrace events, such as the function tracer's): skipped, counted. */
+unsigned long long fe_view_unknown(const struct fe_view *v);
 unsigned long long fe_view_lost(const struct fe_view *v);
 /*
  * What only the kernel's counters tell, in any process and at no known

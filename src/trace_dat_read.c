@@ -1168,6 +1168,7 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 {
 	struct fe_view_opts o = *opts;
 	struct fe_buf page_header = { 0 };
+	char lb[96];
 	struct fe_view *v = NULL;
 	struct fe_error e;
 	const char *why;
@@ -1205,6 +1206,11 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 		read_pages(t, v, b, d);
 	}
 	fe_view_flush(v, true);
+	/* not decoded is not empty: said even with -q */
+	if (fe_view_unknown(v) && d->warn)
+		fe_warn(d->warn, "%s: %s%llu records not decoded: events with no format in the "
+			"file, or ftrace's own (the function tracer's)", t->name,
+			label(b, lb, sizeof(lb)), fe_view_unknown(v));
 	if (summary)
 		fe_view_summary(v, summary);
 	/* a reader that quit early (head, less) is no error */

@@ -87,6 +87,20 @@ def test_a_damaged_format_is_an_error_before_any_buffer_is_printed():
           f"\"\\tfield:TYPE NAME;\\toffset:N;\\tsize:N;\\tsigned:0 or 1;\"")
 
 
+def test_records_of_events_without_a_format_are_counted_not_hidden():
+    b, _ = seed("v7-two-cpus.dat")
+    want = report(b, name="reference.dat")
+    n = int(re.search(r"fevent: (\d+) events", want.stderr).group(1))
+    d = t7.read(b)
+    d.systems = [s for s in d.systems if s[0] != "fuzzseed"]
+    for opts in ((), ("-q",)):
+        r = report(t7.write7(d), *opts)
+        expect_eq((r.returncode, r.stdout), (0, ""), f"{opts}")
+        expect_eq(r.stderr, ("" if opts else "fevent: 0 events; none lost in the buffers\n") +
+                  f"fevent: warning: {path()}: {n} records not decoded: events with no format "
+                  f"in the file, or ftrace's own (the function tracer's)\n", f"{opts}")
+
+
 def test_what_fevent_does_not_read_is_an_error_not_an_empty_recording():
     b, o = seed("v7-two-cpus.dat")
     # a compression fevent has no library for, a version it does not know
