@@ -8,12 +8,36 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "chrome_trace.h"
 #include "commands.h"
+#include "error_chain.h"
 #include "diag.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
 #include "record.h"
 #include "trace_dat.h"
+
+/* --errors: the view hands its calls to the chains instead of printing
+ * them; not with the other views. */
+static int errors_view(const struct fe_cli *cli, struct fe_view_opts *vo, struct fe_errors **errs)
+{
+	*errs = NULL;
+	if (!cli->errors)
+		return 0;
+	if (cli->graph || cli->stack || cli->chrome) {
+		fe_say_error("--errors shows the chains of failed calls: not with --graph, --stack "
+			     "or --chrome\n");
+		return FE_EXIT_USAGE;
+	}
+	*errs = fe_errors_new(stdout, cli->json);
+	if (!*errs) {
+		fe_say_error("out of memory\n");
+		return FE_EXIT_FAIL;
+	}
+	vo->call_fn = fe_errors_call;
+	vo->call_ctx = *errs;
+	return 0;
+}
 
 /*
  * -e takes EVENT or GROUP/EVENT (as 'fevent list' prints it): the group
@@ -77,13 +101,19 @@ int fe_cmd_record(const struct fe_cli *cli)
 		.view = { .json = cli->json, .graph = cli->graph, .out = stdout,
 			  .quiet = fe_quiet },
 		.output = cli->output,
+		.stacks = cli->stack,
 	};
 	struct fe_error err = { 0 };
+	struct fe_errors *errs;
 	int status, ret;
 
 	fe_record_note_given_fds();
 	if (cli->json && cli->graph) {
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
+		return FE_EXIT_USAGE;
+	}
+	if (cli->stack && cli->graph) {
+		fe_say_error("--stack shows stacks under each call's line: not with --graph\n");
 		return FE_EXIT_USAGE;
 	}
 	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "record", &o))
@@ -92,7 +122,11 @@ int fe_cmd_record(const struct fe_cli *cli)
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
+	ret = errors_view(cli, &o.view, &errs);
+	if (ret)
+		return ret;
 	ret = fe_record(&o, &status, &err);
+	fe_errors_free(errs);
 	if (ret < 0) {
 		fe_say_error("%s\n", err.msg);
 		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
@@ -106,6 +140,8 @@ int fe_cmd_report(const struct fe_cli *cli)
 				   .quiet = fe_quiet };
 	struct fe_warnings warn = { 0 };
 	struct fe_error err = { 0 };
+	struct fe_chrome *chrome = NULL;
+	struct fe_errors *errs;
 	int i, ret;
 
 	/* a reader that quits early (head, less) ends the report quietly */
@@ -118,7 +154,31 @@ int fe_cmd_report(const struct fe_cli *cli)
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;
 	}
+	if (cli->chrome && (cli->json || cli->graph)) {
+		fe_say_error("--chrome writes the calls to its file: not with --json or --graph\n");
+		return FE_EXIT_USAGE;
+	}
+	ret = errors_view(cli, &vo, &errs);
+	if (ret)
+		return ret;
+	if (cli->chrome) {
+		chrome = fe_chrome_new();
+		if (!chrome) {
+			fe_say_error("out of memory\n");
+			return FE_EXIT_FAIL;
+		}
+		vo.json = true;
+		vo.call_fn = fe_chrome_call;
+		vo.call_ctx = chrome;
+	}
 	ret = fe_tracedat_report(cli->input, &vo, &warn, &err);
+	if (chrome) {
+		if (!ret)
+			ret = fe_chrome_write(chrome, cli->chrome, &err);
+		else
+			fe_chrome_free(chrome);
+	}
+	fe_errors_free(errs);
 	/* what a damaged file made skip: a loss, told even with -q */
 	for (i = 0; i < warn.nr; i++)
 		fe_say_loss("%s\n", warn.msgs[i]);

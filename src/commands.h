@@ -26,6 +26,9 @@ struct fe_cli {
 	bool force;		/* --force */
 	bool json;		/* --json */
 	bool graph;		/* --graph */
+	bool stack;		/* record --stack */
+	bool errors;		/* record/report --errors */
+	const char *chrome;	/* report --chrome FILE */
 	const char *tracefs;	/* --tracefs DIR */
 	char **events;		/* -e, in order */
 	int nr_events;

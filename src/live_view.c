@@ -25,6 +25,7 @@
 #include "fe_util.h"
 #include "field_name.h"
 #include "live_view.h"
+#include "stack_view.h"
 
 #define RETURN_SUFFIX	"__return"
 #define CALLER_FIELD	"__caller"
@@ -68,6 +69,8 @@ struct ev_info {
 	struct field_spec *ret;
 	bool task_info;		/* fork/exec: names tasks, not printed */
 	bool kernel_stack;	/* ftrace/kernel_stack: the stack of the event before it */
+	bool user_stack;	/* ftrace/user_stack: the same, of its process's user code */
+	bool uprobe;		/* its kernel stack is the breakpoint trap's: not shown */
 	unsigned int min_size;	/* a record holds at least every field */
 	/* counted by the kernel only, in any process: */
 	unsigned long long dropped;	/* hits it did not record (too large) */
@@ -99,8 +102,11 @@ struct item {
 	char *args;		/* a return that carries the arguments: them, as text or json */
 	void *raw;		/* a sink's: the record */
 	int raw_size;
-	unsigned long long *stack;	/* a sink's: the kernel stack recorded with it */
+	unsigned long long *stack;	/* the kernel stack recorded with it */
 	int nr_stack;
+	unsigned long long *ustack;	/* the user stack recorded with it */
+	int nr_ustack;
+	int tgid;		/* whose user stack it is */
 	int depth;		/* --graph: calls of its task it is inside */
 	bool opened;		/* --graph: its 'f(args) {' line is out */
 	bool filtered;		/* held for its call's filter: not a line yet */
@@ -153,6 +159,8 @@ struct fe_view {
 	int scratch_size;
 	int nr_held;		/* pending entries held for a call filter */
 	int deciding;		/* --graph: the held entry being decided, or -1 */
+	struct fe_ustacks *ustacks;	/* the maps user stacks are named from */
+	bool capture_maps;	/* live: keep each process's maps as its stacks come */
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -174,7 +182,7 @@ struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_
 		return NULL;
 	}
 	v->opts = *opts;
-	v->opts.graph = opts->graph && !opts->json;
+	v->opts.graph = opts->graph && !opts->json && !opts->call_fn;
 	v->held = -1;
 	v->deciding = -1;
 	v->tep = tep_alloc();
@@ -202,6 +210,7 @@ oom:
 static void item_clear(struct item *it)
 {
 	free(it->stack);
+	free(it->ustack);
 	free(it->raw);
 	free(it->caller);
 	free(it->text);
@@ -240,6 +249,7 @@ void fe_view_free(struct fe_view *v)
 	free(v->evs);
 	free(v->uncounted_why);
 	free(v->scratch);
+	fe_ustacks_free(v->ustacks);
 	fe_buf_free(&v->task_names);
 	fe_buf_free(&v->line);
 	if (v->kbuf)
@@ -484,35 +494,96 @@ int fe_view_add_stack_event(struct fe_view *v, const char *format, struct fe_err
 	return 0;
 }
 
+int fe_view_add_user_stack_event(struct fe_view *v, const char *format, struct fe_error *err)
+{
+	struct ev_info *e;
+	struct tep_format_field *cf;
+
+	if (fe_view_add_task_event(v, "ftrace", "user_stack", format, err))
+		return -1;
+	e = &v->evs[v->nr_evs - 1];
+	e->task_info = false;
+	e->user_stack = true;
+	cf = tep_find_field(e->tep_ev, "caller");
+	if (!cf || cf->offset < 0 || !tep_find_field(e->tep_ev, "tgid"))
+		return fe_err(err, 0, "ftrace/user_stack has no tgid and caller array");
+	e->min_size = cf->offset;
+	if (!v->ustacks && !(v->ustacks = fe_ustacks_new()))
+		return fe_err(err, 0, "out of memory");
+	return 0;
+}
+
+void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event)
+{
+	int i;
+
+	for (i = 0; i < v->nr_evs; i++)
+		if (!strcmp(v->evs[i].group, group) && !strcmp(v->evs[i].name, event))
+			v->evs[i].uprobe = true;
+}
+
+void fe_view_capture_maps(struct fe_view *v)
+{
+	v->capture_maps = true;
+}
+
+char *fe_view_maps_dump(struct fe_view *v)
+{
+	return fe_ustacks_dump(v->ustacks);
+}
+
+void fe_view_maps_load(struct fe_view *v, const char *dump)
+{
+	if (!v->ustacks)
+		v->ustacks = fe_ustacks_new();
+	fe_ustacks_load(v->ustacks, dump);
+}
+
 /*
- * options/stacktrace writes the stack right after its event, in the same
- * CPU's buffer: it belongs to the last event queued from that CPU.
+ * options/stacktrace and userstacktrace write the stacks right after their
+ * event, in the same CPU's buffer (kernel first): they belong to the last
+ * event queued from that CPU.
  */
 static void attach_stack(struct fe_view *v, struct ev_info *e, int cpu, void *data, int size)
 {
-	struct tep_format_field *nf = tep_find_field(e->tep_ev, "size");
+	struct tep_format_field *nf = tep_find_field(e->tep_ev, e->user_stack ? "tgid" : "size");
 	struct tep_format_field *cf = tep_find_field(e->tep_ev, "caller");
 	struct item *it = NULL;
-	int i, n, room;
+	unsigned long long **stack;
+	int i, n, room, *nr;
 
 	if (cpu < 0 || cpu >= MAX_CPUS || !v->stack_for[cpu])
 		return;
 	for (i = v->nr_queue - 1; i >= 0 && !it; i--)
 		if (v->queue[i].seq + 1 == v->stack_for[cpu])
 			it = &v->queue[i];
-	v->stack_for[cpu] = 0;
 	if (!it || !nf || !cf || cf->offset < 0 || cf->offset > size || nf->offset + 4 > size)
 		return;
-	n = (int)tep_read_number(v->tep, (char *)data + nf->offset, 4);
+	stack = e->user_stack ? &it->ustack : &it->stack;
+	nr = e->user_stack ? &it->nr_ustack : &it->nr_stack;
+	if (*stack)
+		return;		/* one of each kind per event */
 	room = (size - cf->offset) / 8;
+	n = e->user_stack ? room : (int)tep_read_number(v->tep, (char *)data + nf->offset, 4);
 	if (n < 0 || n > room)
 		n = room;
-	it->stack = calloc(n ? n : 1, sizeof(*it->stack));
-	if (!it->stack)
+	*stack = calloc(n ? n : 1, sizeof(**stack));
+	if (!*stack)
 		return;
-	for (i = 0; i < n; i++)
-		it->stack[i] = tep_read_number(v->tep, (char *)data + cf->offset + 8 * i, 8);
-	it->nr_stack = n;
+	for (i = 0; i < n; i++) {
+		unsigned long long a = tep_read_number(v->tep, (char *)data + cf->offset + 8 * i, 8);
+
+		/* a user stack's unused entries are 0 (-1 on older kernels) */
+		if (e->user_stack && (!a || a == ~0ULL))
+			break;
+		(*stack)[i] = a;
+	}
+	*nr = i;
+	if (e->user_stack) {
+		it->tgid = (int)tep_read_number(v->tep, (char *)data + nf->offset, 4);
+		if (v->capture_maps)
+			fe_ustacks_capture(v->ustacks, it->tgid);
+	}
 }
 
 const char *fe_view_symbol(struct fe_view *v, unsigned long long addr)
@@ -696,7 +767,7 @@ int fe_view_call_filter(struct fe_view *v, const char *group, const char *func,
 		struct ev_info *e = &v->evs[i];
 
 		if (strcmp(e->group, group) || strcmp(e->func, func) || e->task_info ||
-		    e->kernel_stack)
+		    e->kernel_stack || e->user_stack)
 			continue;
 		free(e->call_filter);
 		e->call_filter = strdup(filter);
@@ -935,7 +1006,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 		task_info(v, e, data, size);
 		return 0;
 	}
-	if (e->kernel_stack) {
+	if (e->kernel_stack || e->user_stack) {
 		attach_stack(v, e, cpu, data, size);
 		return 0;
 	}
@@ -1277,6 +1348,66 @@ static void put_line(struct fe_view *v, struct fe_buf *l)
 		l->s[0] = 0;
 }
 
+/* The frames of one stack, named; ret_first: its first address is a
+ * return address too (a return probe's). */
+static void put_frames(struct fe_view *v, struct fe_buf *l, const char *key, bool user, int tgid,
+		       const unsigned long long *a, int n, const unsigned long long *first,
+		       bool ret_first)
+{
+	char **frames = calloc(n + 1, sizeof(*frames));
+	int i, k = 0;
+
+	if (!frames)
+		return;
+	if (first) {
+		/* the probed function's own address, from its entry event */
+		struct fe_buf b = { 0 };
+
+		fe_ustack_frame(v->ustacks, tgid, *first, false, &b);
+		frames[k++] = fe_buf_take(&b);
+	}
+	for (i = 0; i < n; i++) {
+		struct fe_buf b = { 0 };
+
+		if (user)
+			fe_ustack_frame(v->ustacks, tgid, a[i], i > 0 || ret_first || first, &b);
+		else
+			fe_kstack_frame(v->tep, a[i], &b);
+		frames[k++] = fe_buf_take(&b);
+	}
+	fe_stack_put(l, v->opts.json, key, frames, k);
+	for (i = 0; i < k; i++)
+		free(frames[i]);
+	free(frames);
+}
+
+/*
+ * The stacks of a call, under its line or as JSON members: the kernel's
+ * from its entry (a uprobe's is the breakpoint trap's, not shown), the
+ * user's from its entry too, except for a uprobe's paired call: the
+ * frame-pointer walk at a function's first instruction skips its caller
+ * (the frame is not made yet), so the call shows its entry's address
+ * then the stack walked at its return, which starts in the caller.
+ */
+static void put_stacks(struct fe_view *v, struct fe_buf *l, const struct item *entry,
+		       const struct item *ret)
+{
+	const struct item *first = entry ? entry : ret;
+	const struct item *k = entry && entry->nr_stack ? entry : ret && ret->nr_stack ? ret : NULL;
+	const struct item *u = entry && entry->nr_ustack ? entry : ret && ret->nr_ustack ? ret : NULL;
+
+	if (k && !first->ev->uprobe)
+		put_frames(v, l, "kstack", false, 0, k->stack, k->nr_stack, NULL, false);
+	if (!u)
+		return;
+	if (first->ev->uprobe && entry && ret && entry->nr_ustack && ret->nr_ustack)
+		put_frames(v, l, "ustack", true, ret->tgid, ret->ustack, ret->nr_ustack,
+			   &entry->ustack[0], true);
+	else
+		put_frames(v, l, "ustack", true, u->tgid, u->ustack, u->nr_ustack, NULL,
+			   u->ev->is_return);
+}
+
 /* entry (may be NULL) and/or return (may be NULL) as one line */
 static void print_call(struct fe_view *v, const struct item *entry, const struct item *ret)
 {
@@ -1284,6 +1415,32 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	const struct item *first = entry ? entry : ret;
 	const struct ev_info *e = first->ev;
 
+	if (v->opts.call_fn) {
+		struct fe_view_call c = {
+			.group = e->group, .func = e->func, .event = e->name,
+			.pid = first->pid, .cpu = first->cpu,
+			.comm = tep_data_comm_from_pid(v->tep, first->pid),
+			.has_entry = entry != NULL, .has_return = ret != NULL,
+			.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
+			.caller = entry ? entry->caller : NULL,
+		};
+		int i;
+
+		if (v->opts.json) {
+			c.args = entry ? entry->json : ret->args;
+			c.ret = ret && ret->ev->ret ? ret->json : NULL;
+		} else {
+			c.args = entry ? entry->text : ret->args;
+			c.ret = ret && ret->ev->ret ? ret->text : NULL;
+		}
+		/* the task's entries waiting for their returns, begun before it */
+		for (i = 0; i < v->nr_pending; i++)
+			c.depth += v->pending[i].pid == first->pid && &v->pending[i] != entry &&
+				   v->pending[i].ts < first->ts;
+
+		v->opts.call_fn(v->opts.call_ctx, &c);
+		return;
+	}
 	put_head(v, l, first);
 	if (v->opts.json) {
 		const char *name = entry ? entry->ev->name : ret->ev->name;
@@ -1311,6 +1468,7 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 			fe_buf_add(l, ",\"dur_ns\":", 10);
 			fe_buf_add_u64(l, ret->ts - entry->ts);
 		}
+		put_stacks(v, l, entry, ret);
 		fe_buf_add(l, "}\n", 2);
 		put_line(v, l);
 		return;
@@ -1340,6 +1498,7 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 		fe_buf_add(l, d, strlen(d));
 	}
 	fe_buf_addc(l, '\n');
+	put_stacks(v, l, entry, ret);
 	put_line(v, l);
 }
 
@@ -1464,7 +1623,7 @@ static void print_lost(struct fe_view *v, const struct item *it)
 {
 	const char *b = v->opts.buffer && *v->opts.buffer ? v->opts.buffer : NULL;
 
-	if (v->out_errno)
+	if (v->out_errno || v->opts.call_fn)	/* told by the summary */
 		return;
 	if (v->opts.json) {
 		if (it->lost > 0)

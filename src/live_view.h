@@ -35,6 +35,29 @@ struct fe_view_event {
 
 typedef int (*fe_view_sink_fn)(void *ctx, struct fe_view *v, const struct fe_view_event *e);
 
+/*
+ * A call as the view shows it, handed to a call_fn instead of printed, as
+ * its return comes (calls inside others first): entry and return paired
+ * (either may be missing: an unpaired half, an event without a return
+ * event), the values as text or, with opts.json, as JSON.
+ */
+struct fe_view_call {
+	const char *group;
+	const char *func;	/* the entry event's name */
+	const char *event;	/* the event's own name (the first half's) */
+	int pid;
+	int cpu;
+	const char *comm;
+	bool has_entry, has_return;
+	unsigned long long entry_ts, return_ts;
+	const char *caller;	/* or NULL */
+	const char *args;	/* "name=value, ..." or "{...}"; NULL when not known */
+	const char *ret;	/* or NULL: no return, or a void function's */
+	int depth;		/* calls of its task open around it */
+};
+
+typedef void (*fe_view_call_fn)(void *ctx, const struct fe_view_call *c);
+
 struct fe_view_opts {
 	bool json;
 	bool graph;	/* --graph: calls of a task nested by depth (text only) */
@@ -42,6 +65,8 @@ struct fe_view_opts {
 	bool quiet;	/* -q: the summary only when events were lost */
 	fe_view_sink_fn sink;	/* set: events go there, nothing is printed */
 	void *sink_ctx;
+	fe_view_call_fn call_fn;	/* set: calls go there, nothing is printed */
+	void *call_ctx;
 	/* a trace.dat's instance buffer the events are from: each line
 	 * starts "NAME: ", each JSON object has "buffer", the summary too;
 	 * "" for the top buffer of a file with others: the summary says so */
@@ -79,6 +104,16 @@ const char *fe_view_comm(struct fe_view *v, int pid);
 /* ftrace/kernel_stack (options/stacktrace): each one is handed to a sink
  * with the event before it on its CPU. */
 int fe_view_add_stack_event(struct fe_view *v, const char *format, struct fe_error *err);
+/* ftrace/user_stack (options/userstacktrace): shown under the event before
+ * it on its CPU, named from its process's maps. */
+int fe_view_add_user_stack_event(struct fe_view *v, const char *format, struct fe_error *err);
+/* group/event is a uprobe: its kernel stack (the breakpoint trap's) is not shown. */
+void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event);
+/* Live: keep each process's /proc/PID/maps when its first user stack comes. */
+void fe_view_capture_maps(struct fe_view *v);
+/* The maps kept, for a trace.dat (NULL: none), and read back from one. */
+char *fe_view_maps_dump(struct fe_view *v);
+void fe_view_maps_load(struct fe_view *v, const char *dump);
 /* The function at addr (kallsyms given), or NULL. */
 const char *fe_view_symbol(struct fe_view *v, unsigned long long addr);
 

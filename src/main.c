@@ -39,6 +39,9 @@ enum {
 	OPT_INTERVAL,
 	OPT_PORTABLE,
 	OPT_VERSION,
+	OPT_STACK,
+	OPT_ERRORS,
+	OPT_CHROME,
 };
 
 struct option_desc {
@@ -78,6 +81,12 @@ static const struct option_desc options[] = {
 	{ OPT_JSON, "json", NULL, "one JSON object per line" },
 	{ OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
 	  "a call without calls inside on one line" },
+	{ OPT_STACK, "stack", NULL, "each event's stack under it: the kernel's for kernel\n"
+				    "events, the user's for uprobes, named" },
+	{ OPT_ERRORS, "errors", NULL, "per task, the chain of probed calls through which a\n"
+				      "negative errno rose, innermost first; failed calls only" },
+	{ OPT_CHROME, "chrome", "FILE", "write the calls as Chrome trace-event JSON (Perfetto,\n"
+					"chrome://tracing): a slice per call, nested per thread" },
 	{ OPT_BY, "by", "KEY[,KEY]...", "count per key: a field as the prototype names it,\n"
 					"comm, pid, cpu, caller or stack" },
 	{ OPT_HIST, "hist", "FIELD", "a power-of-two histogram of a numeric field,\n"
@@ -167,7 +176,7 @@ static const struct command commands[] = {
 	},
 	{
 		"record", fe_cmd_record,
-		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+		"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
 		"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 		"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 		"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
@@ -181,18 +190,19 @@ static const struct command commands[] = {
 		  { 'd', "stop recording after this long; a command given\n"
 			 "with -- runs on, and fevent exits with its status\n"
 			 "when it ends" },
-		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_TRACEFS, NULL },
-		  COMMON_OPTS },
+		  { 'o', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_STACK, NULL },
+		  { OPT_ERRORS, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
 		"report", fe_cmd_report,
-		"fevent report -i FILE [--json | --graph] [-v] [-q]",
+		"fevent report -i FILE [--json | --graph | --chrome FILE | --errors] [-v] [-q]",
 		"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
 		"entry and return events paired.  A file that cannot be read is an\n"
 		"error naming the part and its offset; a damaged page is decoded as far\n"
 		"as it can be, and a warning says what was skipped.\n",
 		"fevent report -i trace.dat",
-		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { 'v', NULL },
+		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_CHROME, NULL },
+		  { OPT_ERRORS, NULL }, { 'v', NULL },
 		  { 'q', "no warnings but what a damaged file made skip,\n"
 			 "no summary (unless events were lost)" },
 		  { 'h', NULL } },
@@ -647,6 +657,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_GRAPH:
 			cli.graph = true;
+			break;
+		case OPT_STACK:
+			cli.stack = true;
+			break;
+		case OPT_ERRORS:
+			cli.errors = true;
+			break;
+		case OPT_CHROME:
+			cli.chrome = optarg;
 			break;
 		case OPT_TRACEFS:
 			cli.tracefs = optarg;

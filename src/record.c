@@ -16,6 +16,7 @@
 #include "live_view.h"
 #include "probe_install.h"
 #include "record.h"
+#include "record_stacks.h"
 #include "trace_dat.h"
 #include "event_names.h"
 
@@ -175,16 +176,10 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 		free(format);
 	}
 	if (o->stacks) {
-		char *format = tracefs_event_file_read(NULL, "ftrace", "kernel_stack", "format", NULL);
-
-		if (!format || fe_view_add_stack_event(v, format, err)) {
-			if (!format)
-				fe_err(err, 0, "cannot read the format of ftrace/kernel_stack");
-			free(format);
+		if (fe_stacks_view(v, ev, n, chosen, true, err)) {
 			fe_view_free(v);
 			return NULL;
 		}
-		free(format);
 		symbols = true;
 	}
 	if (symbols) {
@@ -386,7 +381,8 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	char **formats = calloc(n + 2, sizeof(*formats));
 	struct fe_buf kallsyms = { 0 }, cmdlines = { 0 };
 	struct fe_tracedat_meta m = { 0 };
-	bool symbols = false;
+	char *stack_formats[2] = { NULL, NULL };
+	bool symbols = s->o->stacks;
 	int i, k = 0, ret;
 
 	if (!evs || !formats) {
@@ -403,6 +399,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 		evs[k].args = ev[i].args;
 		if (ev[i].call_filter && call_filter_of(ev, n, chosen, i))
 			evs[k].call_filter = ev[i].call_filter;
+		evs[k].uprobe = fe_kind_is_uprobe(ev[i].kind);
 		symbols |= strstr(ev[i].args, ":symbol") != NULL;
 		k++;
 	}
@@ -434,12 +431,20 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	m.nr_events = k;
 	m.kallsyms = kallsyms.s;
 	m.cmdlines = cmdlines.s;
+	if (s->o->stacks) {
+		m.nr_ftrace_formats = fe_stacks_formats(ev, n, chosen, stack_formats);
+		m.ftrace_formats = (const char *const *)stack_formats;
+		m.maps = fe_view_maps_dump(v);
+	}
 	ret = fe_tracedat_finish(s->td, &m, err);
 	s->td = NULL;
 out:
 	for (i = 0; formats && i < n + 2; i++)
 		free(formats[i]);
 	free(formats);
+	free(stack_formats[0]);
+	free(stack_formats[1]);
+	free((char *)m.maps);
 	free(evs);
 	free(header_page);
 	free(header_event);
@@ -509,8 +514,8 @@ static int enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 		if (chosen[i] && tracefs_event_enable(s->inst, ev[i].group, ev[i].event))
 			return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group, ev[i].event,
 				      strerror(errno));
-	if (s->o->stacks && tracefs_option_enable(s->inst, TRACEFS_OPTION_STACKTRACE))
-		return fe_err(err, 0, "cannot set options/stacktrace: %s", strerror(errno));
+	if (s->o->stacks && fe_stacks_enable(s->inst, ev, n, chosen, err))
+		return -1;
 	/* for the names of tasks; a kernel without them names fewer */
 	tracefs_event_enable(s->inst, "sched", "sched_process_fork");
 	tracefs_event_enable(s->inst, "sched", "sched_process_exec");

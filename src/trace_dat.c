@@ -235,7 +235,9 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 	put_sized64(td, m->header_page);
 	put(td, "header_event", 13);
 	put_sized64(td, m->header_event);
-	put32(td, 0);			/* no ftrace formats */
+	put32(td, m->nr_ftrace_formats);	/* kernel_stack, user_stack */
+	for (i = 0; i < m->nr_ftrace_formats; i++)
+		put_sized64(td, m->ftrace_formats[i]);
 
 	for (i = 0; i < m->nr_events; i++) {
 		for (j = 0; j < nr_systems && strcmp(systems[j], m->events[i].system); j++)
@@ -275,11 +277,21 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		if (m->events[i].call_filter && !strchr(m->events[i].call_filter, '\n'))
 			fe_buf_printf(&opt, "@filter %s/%s %s\n", m->events[i].system,
 				      m->events[i].name, m->events[i].call_filter);
+	/* uprobes, whose kernel stacks are the trap's: "@uprobe SYSTEM/EVENT" */
+	for (i = 0; i < m->nr_events; i++)
+		if (m->events[i].uprobe)
+			fe_buf_printf(&opt, "@uprobe %s/%s\n", m->events[i].system,
+				      m->events[i].name);
 	put(td, "options  ", 10);
 	put16(td, FE_TRACEDAT_OPTION_ARGS);
 	put32(td, opt.len + 1);
 	put(td, opt.s ? opt.s : "", opt.len);
 	put(td, "\0", 1);
+	if (m->maps) {
+		put16(td, FE_TRACEDAT_OPTION_MAPS);
+		put32(td, strlen(m->maps) + 1);
+		put(td, m->maps, strlen(m->maps) + 1);
+	}
 	put16(td, 0);
 	fe_buf_free(&opt);
 	free(systems);

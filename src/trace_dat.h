@@ -20,8 +20,10 @@
 
 #define FE_TRACEDAT_MAGIC	"\x17\x08\x44tracing"
 #define FE_TRACEDAT_MAGIC_LEN	10
-/* an option id of fevent's own: trace-cmd skips what it does not know */
+/* option ids of fevent's own: trace-cmd skips what it does not know */
 #define FE_TRACEDAT_OPTION_ARGS	0x6665
+/* the maps of the processes whose user stacks were recorded */
+#define FE_TRACEDAT_OPTION_MAPS	0x6666
 
 struct fe_tracedat;
 
@@ -32,6 +34,7 @@ struct fe_tracedat_event {
 	const char *args;	/* fetch arguments, or NULL (not fevent's) */
 	bool task_info;		/* sched fork/exec: names tasks */
 	const char *call_filter;	/* an entry's filter on whole calls, or NULL */
+	bool uprobe;		/* its kernel stack is not shown */
 };
 
 /* Start a file; pages are kept aside until fe_tracedat_finish. */
@@ -46,6 +49,10 @@ struct fe_tracedat_meta {
 	int nr_events;
 	const char *kallsyms;	/* or NULL */
 	const char *cmdlines;
+	/* ftrace's own events recorded (kernel_stack, user_stack) */
+	const char *const *ftrace_formats;
+	int nr_ftrace_formats;
+	const char *maps;	/* the processes' maps user stacks are named from */
 };
 
 /* Write the header and the pages; frees td. */

@@ -243,6 +243,27 @@ static void call_filters(struct fe_view *v, const char *opt, const char *name,
 	}
 }
 
+/* "@uprobe SYSTEM/EVENT" lines of fevent's option: uprobes, whose kernel
+ * stacks are the trap's */
+static void uprobes(struct fe_view *v, const char *opt)
+{
+	const char *line = opt;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *copy = strncmp(line, "@uprobe ", 8) ? NULL : strndup(line + 8, len - 8);
+		char *slash = copy ? strchr(copy, '/') : NULL;
+
+		if (slash) {
+			*slash = 0;
+			fe_view_uprobe_event(v, copy, slash + 1);
+		}
+		free(copy);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
 struct format {
 	const char *system;
 	const char *text;
@@ -257,6 +278,7 @@ struct format {
  * before anything is printed) and added to each buffer's view.
  */
 struct clean_format {
+	bool skip;		/* ftrace's own, but for the stacks: not read */
 	char name[FE_TRACEDAT_MAX_DECL];
 	char *text;
 	const struct format *f;
@@ -275,6 +297,20 @@ static int clean_formats(const char *file, const struct format *formats, size_t 
 		struct fe_buf clean = { 0 };
 
 		out[i].f = f;
+		/* the function tracer's and the rest of ftrace's own events
+		 * are not decoded (their records are counted): their formats
+		 * need not be fevent's to read */
+		if (!strcmp(f->system, "ftrace") &&
+		    (fe_tracedat_clean_format(f->text, f->len, &clean, out[i].name, &line, &why) ||
+		     (strcmp(out[i].name, "kernel_stack") && strcmp(out[i].name, "user_stack")))) {
+			fe_buf_free(&clean);
+			out[i].skip = true;
+			continue;
+		}
+		if (clean.s) {
+			out[i].text = clean.s;
+			continue;
+		}
 		if (!fe_tracedat_is_name(f->system))
 			return fe_err(err, 0, "%s: event format at offset 0x%zx%s: system \"%s\" is "
 				      "not a name (letters, digits, '_', '-', '.')", file, f->at, f->in,
@@ -297,8 +333,14 @@ static int add_format(const char *file, struct fe_view *v, const struct clean_fo
 	struct fe_error e;
 	int rc;
 
+	if (c->skip)
+		return 0;
 	args = opt ? args_of(opt, c->f->system, c->name, argbuf, sizeof(argbuf)) : NULL;
-	if (args && !strcmp(args, "@task"))
+	if (!strcmp(c->f->system, "ftrace") && !strcmp(c->name, "kernel_stack"))
+		rc = fe_view_add_stack_event(v, c->text, &e);
+	else if (!strcmp(c->f->system, "ftrace") && !strcmp(c->name, "user_stack"))
+		rc = fe_view_add_user_stack_event(v, c->text, &e);
+	else if (args && !strcmp(args, "@task"))
 		rc = fe_view_add_task_event(v, c->f->system, c->name, c->text, &e);
 	else
 		rc = fe_view_add_event(v, c->f->system, c->name, c->text, args ? args : "", &e);
@@ -360,7 +402,7 @@ struct tfile {
 	const char *header_in;
 	struct format *formats;
 	size_t nr_formats;
-	char *kallsyms, *cmdlines, *opt;
+	char *kallsyms, *cmdlines, *opt, *maps;
 	uint32_t nr_cpus;	/* version 6: every buffer's */
 	struct buffer *bufs;
 	int nr_bufs;
@@ -500,12 +542,28 @@ static int read_header_info(struct tfile *t, struct reader *r)
 	return r->failed ? -1 : 0;
 }
 
-static int read_ftrace_formats(struct reader *r)
+/* ftrace's own events: the stacks are read, the others skipped (below) */
+static int read_ftrace_formats(struct tfile *t, struct reader *r)
 {
-	uint64_t count = get_count(r, 4, 8, "ftrace format count"), k;	/* none of ours */
+	uint64_t count = get_count(r, 4, 8, "ftrace format count"), k;
+	struct format *more;
 
-	for (k = 0; k < count && !r->failed; k++)
-		take(r, get_size(r, 8, "ftrace format"), "ftrace format");
+	if (!count)
+		return r->failed ? -1 : 0;
+	more = realloc(t->formats, (t->nr_formats + count) * sizeof(*t->formats));
+	if (!more)
+		return fe_err(t->err, 0, "out of memory");
+	t->formats = more;
+	for (k = 0; k < count && !r->failed; k++) {
+		struct format *f = &t->formats[t->nr_formats];
+
+		f->system = "ftrace";
+		f->at = offset_of(r);
+		f->in = r->in;
+		f->len = get_size(r, 8, "ftrace format");
+		f->text = take(r, f->len, "ftrace format");
+		t->nr_formats += !r->failed;
+	}
 	return r->failed ? -1 : 0;
 }
 
@@ -562,13 +620,16 @@ static int read_cmdlines(struct tfile *t, struct reader *r)
 	return r->failed ? -1 : 0;
 }
 
-/* fevent's own option: the first one counts */
-static int fevent_option(struct tfile *t, const void *p, size_t n)
+/* fevent's own options: the first of each counts */
+static int fevent_option(struct tfile *t, unsigned int id, const void *p, size_t n)
 {
-	if (t->opt)
+	char **s = id == FE_TRACEDAT_OPTION_ARGS ? &t->opt : id == FE_TRACEDAT_OPTION_MAPS ?
+		   &t->maps : NULL;
+
+	if (!s || *s)
 		return 0;
-	t->opt = strndup(p, n);
-	return t->opt ? 0 : fe_err(t->err, 0, "out of memory");
+	*s = strndup(p, n);
+	return *s ? 0 : fe_err(t->err, 0, "out of memory");
 }
 
 static struct buffer *new_buffer(struct tfile *t, const char *name, size_t at, const char *in)
@@ -669,7 +730,7 @@ static int options_v6(struct tfile *t, struct reader *r)
 		p = take(r, n, what);
 		if (!p)
 			break;
-		if (id == FE_TRACEDAT_OPTION_ARGS && fevent_option(t, p, n))
+		if (fevent_option(t, id, p, n))
 			return -1;
 		if (id == OPT_BUFFER) {
 			/* where the buffer is, its name */
@@ -699,7 +760,7 @@ static int read_v6(struct tfile *t, struct reader *r)
 	const char *tag;
 	size_t at;
 
-	if (read_header_info(t, r) || read_ftrace_formats(r) || read_event_formats(t, r) ||
+	if (read_header_info(t, r) || read_ftrace_formats(t, r) || read_event_formats(t, r) ||
 	    read_kallsyms(t, r) || read_printk(r) || read_cmdlines(t, r))
 		return -1;
 	at = offset_of(r);
@@ -831,7 +892,7 @@ static int options_v7(struct tfile *t, uint64_t off, size_t at, uint64_t *next)
 			*next = get(&o, 8, "options' end");
 			return o.failed ? -1 : 0;
 		}
-		if (id == FE_TRACEDAT_OPTION_ARGS && fevent_option(t, p, n))
+		if (fevent_option(t, id, p, n))
 			return -1;
 		if (id == OPT_BUFFER && buffer_v7(t, &o, opt_at))
 			return -1;
@@ -898,7 +959,7 @@ static int read_v7(struct tfile *t, struct reader *r)
 			rc = read_header_info(t, &s);
 			break;
 		case SEC_FTRACE:
-			rc = read_ftrace_formats(&s);
+			rc = read_ftrace_formats(t, &s);
 			break;
 		case SEC_FORMATS:
 			rc = read_event_formats(t, &s);
@@ -1199,6 +1260,9 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 			if (add_format(t->name, v, &formats[n], t->opt, t->err))
 				goto out;
 		call_filters(v, t->opt, t->name, d->warn);
+		uprobes(v, t->opt);
+		if (t->maps)
+			fe_view_maps_load(v, t->maps);
 		if (t->kallsyms && *t->kallsyms)
 			fe_view_kallsyms(v, t->kallsyms);
 		if (t->cmdlines)
@@ -1247,6 +1311,7 @@ static void tfile_free(struct tfile *t)
 	free(t->kallsyms);
 	free(t->cmdlines);
 	free(t->opt);
+	free(t->maps);
 }
 
 int fe_tracedat_report_buf(const char *name, const void *data, size_t size,

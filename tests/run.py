@@ -122,7 +122,7 @@ def is_vm_tier(path):
 NOT_SANITIZED = ("test_vm.py", "test_vm_matrix.py", "test_vm_lines.py", "test_vm_kfuncs.py", "test_vm_modules.py", "test_vm_lost.py", "test_vm_compile_fixes.py", "test_demo.py", "test_kernel_dwarf.py", "test_libpython.py", "test_line_xcheck.py",
                  "test_vm_call_filters.py", "test_vm_fprobes.py", "test_vm_issue20.py",
                  "test_vm_rettype.py", "test_vm_stats_kernels.py", "test_vm_syscall_args.py",
-                 "test_vm_tracepoints.py",
+                 "test_vm_tracepoints.py", "test_vm_stacks_errors.py",
                  "test_fuzz.py",
                  "test_valgrind.py")
 

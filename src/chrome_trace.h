@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * report --chrome FILE: the calls as Chrome trace-event JSON, which
+ * Perfetto (ui.perfetto.dev) and chrome://tracing load: one complete
+ * slice ("ph":"X") per paired call, nested per thread by time, an instant
+ * ("ph":"i") for each event without its pair, and the names of processes
+ * and threads as metadata ("ph":"M").
+ */
+#ifndef CHROME_TRACE_H
+#define CHROME_TRACE_H
+
+#include "fe_error.h"
+#include "live_view.h"
+
+struct fe_chrome;
+
+struct fe_chrome *fe_chrome_new(void);
+/* The view's call_fn (ctx: the fe_chrome), the view's values in JSON. */
+void fe_chrome_call(void *ctx, const struct fe_view_call *c);
+/* Write everything collected to path; frees ch. */
+int fe_chrome_write(struct fe_chrome *ch, const char *path, struct fe_error *err);
+void fe_chrome_free(struct fe_chrome *ch);
+
+#endif

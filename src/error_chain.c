@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The calls of a task come here as their returns come, calls inside
+ * others first, each with the number of its task's calls open around it
+ * (its depth).  A task keeps one chain: the failed calls, innermost first,
+ * whose outermost is at depth d.  A call at depth d - 1 that fails
+ * extends it (the error rose through it); one that succeeds ends it (the
+ * error was handled); a failed call anywhere else starts a new one.  When
+ * the outermost call (depth 0) returns, a failure shows its chain.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_chain.h"
+#include "fe_util.h"
+
+/*
+ * The names of errno values come from the kernel's headers, through
+ * fe_errno_name() (errno_names.c) where fevent has it; until then the
+ * chains show numbers.  A weak reference: no table of names here.
+ */
+const char *fe_errno_name(int e) __attribute__((weak));
+
+#define MAX_ERRNO	4095	/* include/linux/err.h */
+
+struct link {
+	char *func;
+	char *args;
+	char *ret;
+	int err;
+	bool ptr;
+	bool has_entry;
+	unsigned long long entry_ts, return_ts;
+	int cpu;
+};
+
+struct task {
+	int pid;
+	struct link *chain;	/* innermost first */
+	int nr;
+	int depth;		/* of its outermost call */
+};
+
+struct fe_errors {
+	FILE *out;
+	bool json;
+	struct task *tasks;
+	int nr_tasks;
+	unsigned long long shown;
+};
+
+struct fe_errors *fe_errors_new(FILE *out, bool json)
+{
+	struct fe_errors *e = calloc(1, sizeof(*e));
+
+	if (e) {
+		e->out = out;
+		e->json = json;
+	}
+	return e;
+}
+
+static void link_free(struct link *l)
+{
+	free(l->func);
+	free(l->args);
+	free(l->ret);
+}
+
+static void chain_drop(struct task *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr; i++)
+		link_free(&t->chain[i]);
+	free(t->chain);
+	t->chain = NULL;
+	t->nr = 0;
+}
+
+void fe_errors_free(struct fe_errors *e)
+{
+	int i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nr_tasks; i++)
+		chain_drop(&e->tasks[i]);
+	free(e->tasks);
+	free(e);
+}
+
+unsigned long long fe_errors_shown(const struct fe_errors *e)
+{
+	return e->shown;
+}
+
+int fe_errors_errno_of(const char *ret, bool *ptr)
+{
+	const char *p = ret;
+	char *end;
+
+	*ptr = false;
+	if (!p)
+		return 0;
+	if (*p == '"')
+		p++;
+	if (!strncmp(p, "0x", 2)) {
+		/* a hex value: an error pointer if it is -4095..-1 as 64 bits */
+		unsigned long long u = strtoull(p + 2, &end, 16);
+
+		if (end - p != 18 || u < -(unsigned long long)MAX_ERRNO)
+			return 0;
+		*ptr = true;
+		return (int)-(long long)u;
+	}
+	if (*p == '-' && p[1] >= '0' && p[1] <= '9') {
+		long long v = strtoll(p, &end, 10);
+
+		return v < 0 && v >= -MAX_ERRNO ? (int)-v : 0;
+	}
+	return 0;
+}
+
+static struct task *task_of(struct fe_errors *e, int pid)
+{
+	struct task *t;
+	int i;
+
+	for (i = 0; i < e->nr_tasks; i++)
+		if (e->tasks[i].pid == pid)
+			return &e->tasks[i];
+	t = fe_grow(&e->tasks, &e->nr_tasks, sizeof(*t));
+	if (t)
+		t->pid = pid;
+	return t;
+}
+
+static void put_value(struct fe_buf *b, int err, bool ptr)
+{
+	const char *name = fe_errno_name ? fe_errno_name(err) : NULL;
+
+	if (ptr)
+		fe_buf_printf(b, "ERR_PTR(-%d)", err);
+	else
+		fe_buf_printf(b, "-%d", err);
+	if (name)
+		fe_buf_printf(b, " (%s)", name);
+}
+
+static void json_string(struct fe_buf *b, const char *s)
+{
+	fe_buf_addc(b, '"');
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fe_buf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			fe_buf_printf(b, "\\u%04x", c);
+		else
+			fe_buf_addc(b, c);
+	}
+	fe_buf_addc(b, '"');
+}
+
+static void show_text(struct fe_errors *e, const struct fe_view_call *root, struct task *t,
+		      struct fe_buf *b)
+{
+	const struct link *top = &t->chain[t->nr - 1];
+	unsigned long long ts = top->has_entry ? top->entry_ts : top->return_ts;
+	char who[64];
+	int i, n;
+
+	n = snprintf(who, sizeof(who), "%s-%d", root->comm ? root->comm : "<...>", root->pid);
+	for (i = n; i < 20; i++)
+		fe_buf_addc(b, ' ');
+	for (i = 0; who[i]; i++)	/* no terminal controls from a task's name */
+		fe_buf_addc(b, (unsigned char)who[i] < 0x20 ? '?' : who[i]);
+	fe_buf_printf(b, " [%03d] %6llu.%06llu: %s failed: ", top->cpu, ts / 1000000000ULL,
+		      ts % 1000000000ULL / 1000, top->func);
+	put_value(b, top->err, top->ptr);
+	fe_buf_addc(b, '\n');
+	for (i = 0; i < t->nr; i++) {
+		const struct link *l = &t->chain[i];
+
+		fe_buf_printf(b, "%s%s(%s) = ", i ? "     <- " : "        ", l->func,
+			      l->args ? l->args : "?");
+		put_value(b, l->err, l->ptr);
+		if (l->has_entry)
+			fe_buf_printf(b, " <%llu.%03llu us>", (l->return_ts - l->entry_ts) / 1000,
+				      (l->return_ts - l->entry_ts) % 1000);
+		fe_buf_addc(b, '\n');
+	}
+	(void)e;
+}
+
+static void show_json(const struct fe_view_call *root, struct task *t, struct fe_buf *b)
+{
+	const struct link *top = &t->chain[t->nr - 1];
+	unsigned long long ts = top->has_entry ? top->entry_ts : top->return_ts;
+	const char *name = fe_errno_name ? fe_errno_name(top->err) : NULL;
+	int i;
+
+	fe_buf_printf(b, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":", ts / 1000000000ULL,
+		      ts % 1000000000ULL, top->cpu, root->pid);
+	json_string(b, root->comm ? root->comm : "<...>");
+	fe_buf_printf(b, ",\"errno\":%d", -top->err);
+	if (name) {
+		fe_buf_add(b, ",\"error\":", 9);
+		json_string(b, name);
+	}
+	fe_buf_add(b, ",\"chain\":[", 10);
+	for (i = 0; i < t->nr; i++) {
+		const struct link *l = &t->chain[i];
+
+		if (i)
+			fe_buf_addc(b, ',');
+		fe_buf_add(b, "{\"event\":", 9);
+		json_string(b, l->func);
+		fe_buf_printf(b, ",\"args\":%s,\"ret\":%s,\"errno\":%d", l->args ? l->args : "{}",
+			      l->ret, -l->err);
+		if (l->has_entry)
+			fe_buf_printf(b, ",\"dur_ns\":%llu", l->return_ts - l->entry_ts);
+		fe_buf_addc(b, '}');
+	}
+	fe_buf_add(b, "]}\n", 3);
+}
+
+void fe_errors_call(void *ctx, const struct fe_view_call *c)
+{
+	struct fe_errors *e = ctx;
+	struct task *t;
+	struct link *l;
+	bool ptr;
+	int err;
+
+	if (!c->has_return || !c->ret)
+		return;		/* no value: no error */
+	t = task_of(e, c->pid);
+	if (!t)
+		return;
+	err = fe_errors_errno_of(c->ret, &ptr);
+	if (!err) {
+		/* it handled the error of a call inside it (or had none) */
+		if (t->nr && t->depth == c->depth + 1)
+			chain_drop(t);
+		return;
+	}
+	if (!t->nr || t->depth != c->depth + 1)
+		chain_drop(t);	/* the error begins here */
+	l = fe_grow(&t->chain, &t->nr, sizeof(*l));
+	if (!l)
+		return;
+	l->func = strdup(c->func);
+	l->args = c->args ? strdup(c->args) : NULL;
+	l->ret = strdup(c->ret);
+	l->err = err;
+	l->ptr = ptr;
+	l->has_entry = c->has_entry;
+	l->entry_ts = c->entry_ts;
+	l->return_ts = c->return_ts;
+	l->cpu = c->cpu;
+	t->depth = c->depth;
+	if (c->depth == 0) {
+		/* the outermost probed call failed: its chain */
+		struct fe_buf b = { 0 };
+
+		if (e->json)
+			show_json(c, t, &b);
+		else
+			show_text(e, c, t, &b);
+		if (b.s)
+			fputs(b.s, e->out);
+		fe_buf_free(&b);
+		e->shown++;
+		chain_drop(t);
+	}
+}

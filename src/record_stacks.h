@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * record --stack: the kernel stack of kernel events (options/stacktrace,
+ * ftrace/kernel_stack records) and the user stack of uprobes
+ * (options/userstacktrace, ftrace/user_stack records), each written right
+ * after its event in the same buffer.
+ */
+#ifndef RECORD_STACKS_H
+#define RECORD_STACKS_H
+
+#include <stdbool.h>
+
+#include "fe_error.h"
+#include "live_view.h"
+#include "probe_install.h"
+
+struct tracefs_instance;
+
+/* Which stacks the chosen events want: bit 0 kernel, bit 1 user. */
+#define FE_STACK_KERNEL	1
+#define FE_STACK_USER	2
+int fe_stacks_wanted(const struct fe_event_info *ev, int n, const bool *chosen);
+
+/* The view learns the stack events' formats (and, live, keeps the maps
+ * of the processes whose user stacks come). */
+int fe_stacks_view(struct fe_view *v, const struct fe_event_info *ev, int n, const bool *chosen,
+		   bool live, struct fe_error *err);
+/* The instance writes them. */
+int fe_stacks_enable(struct tracefs_instance *inst, const struct fe_event_info *ev, int n,
+		     const bool *chosen, struct fe_error *err);
+/* The ftrace formats of the stack events wanted, for a trace.dat:
+ * formats[0..return) to be freed by the caller (at most 2). */
+int fe_stacks_formats(const struct fe_event_info *ev, int n, const bool *chosen, char **formats);
+
+#endif

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack frames named: kernel addresses from kallsyms (libtraceevent's
+ * copy), user addresses through libdwfl from the process's maps as they
+ * were while it ran (a process is often gone by the time its events are
+ * printed, and always by the time a trace.dat is read).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+#include <event-parse.h>
+
+#include "stack_view.h"
+
+struct proc_maps {
+	int tgid;
+	char *text;
+	Dwfl *dwfl;		/* made on the first frame named */
+	bool dwfl_failed;
+};
+
+struct fe_ustacks {
+	struct proc_maps *procs;
+	int nr_procs;
+};
+
+struct fe_ustacks *fe_ustacks_new(void)
+{
+	return calloc(1, sizeof(struct fe_ustacks));
+}
+
+void fe_ustacks_free(struct fe_ustacks *u)
+{
+	int i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nr_procs; i++) {
+		free(u->procs[i].text);
+		if (u->procs[i].dwfl)
+			dwfl_end(u->procs[i].dwfl);
+	}
+	free(u->procs);
+	free(u);
+}
+
+static struct proc_maps *find_proc(const struct fe_ustacks *u, int tgid)
+{
+	int i;
+
+	for (i = 0; u && i < u->nr_procs; i++)
+		if (u->procs[i].tgid == tgid)
+			return &u->procs[i];
+	return NULL;
+}
+
+static void keep(struct fe_ustacks *u, int tgid, char *text)
+{
+	struct proc_maps *p = fe_grow(&u->procs, &u->nr_procs, sizeof(*p));
+
+	if (!p) {
+		free(text);
+		return;
+	}
+	p->tgid = tgid;
+	p->text = text;
+}
+
+void fe_ustacks_capture(struct fe_ustacks *u, int tgid)
+{
+	struct fe_buf b = { 0 };
+	char path[64], chunk[8192];
+	ssize_t r;
+	int fd;
+
+	if (!u || tgid <= 0 || find_proc(u, tgid))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;		/* gone already: its frames stay addresses */
+	while ((r = read(fd, chunk, sizeof(chunk))) > 0)
+		fe_buf_add(&b, chunk, r);
+	close(fd);
+	/* an exited process has no maps left: try again on its next stack */
+	if (b.failed || !b.len) {
+		fe_buf_free(&b);
+		return;
+	}
+	keep(u, tgid, fe_buf_take(&b));
+}
+
+char *fe_ustacks_dump(const struct fe_ustacks *u)
+{
+	struct fe_buf b = { 0 };
+	int i;
+
+	for (i = 0; u && i < u->nr_procs; i++) {
+		size_t n = strlen(u->procs[i].text);
+
+		fe_buf_printf(&b, "== %d\n%s%s", u->procs[i].tgid, u->procs[i].text,
+			      n && u->procs[i].text[n - 1] != '\n' ? "\n" : "");
+	}
+	if (b.failed) {
+		fe_buf_free(&b);
+		return NULL;
+	}
+	return fe_buf_take(&b);
+}
+
+void fe_ustacks_load(struct fe_ustacks *u, const char *dump)
+{
+	const char *p = dump;
+
+	while (u && p && !strncmp(p, "== ", 3)) {
+		int tgid = atoi(p + 3);
+		const char *body = strchr(p, '\n'), *end;
+		char *text;
+
+		if (!body)
+			return;
+		body++;
+		for (end = body; *end && strncmp(end, "== ", 3);) {
+			const char *nl = strchr(end, '\n');
+
+			end = nl ? nl + 1 : end + strlen(end);
+		}
+		if (tgid > 0 && !find_proc(u, tgid) && (text = strndup(body, end - body)))
+			keep(u, tgid, text);
+		p = end;
+	}
+}
+
+/*
+ * libdwfl opens the files the maps name: regular files only, and never
+ * blocking (the maps may come from someone's trace.dat naming a FIFO).
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct stat st;
+	int fd;
+
+	(void)mod;
+	(void)userdata;
+	(void)base;
+	*elfp = NULL;
+	if (!name || name[0] != '/')
+		return -1;
+	fd = open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	*file_name = strdup(name);
+	return fd;
+}
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static Dwfl *dwfl_of(struct proc_maps *p)
+{
+	FILE *f;
+
+	if (p->dwfl || p->dwfl_failed)
+		return p->dwfl;
+	p->dwfl_failed = true;
+	p->dwfl = dwfl_begin(&callbacks);
+	if (!p->dwfl)
+		return NULL;
+	f = fmemopen(p->text, strlen(p->text), "r");
+	if (!f) {
+		dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+		return NULL;
+	}
+	dwfl_report_begin(p->dwfl);
+	/* a file that cannot be opened is left out, the rest named */
+	dwfl_linux_proc_maps_report(p->dwfl, f);
+	fclose(f);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	p->dwfl_failed = false;
+	return p->dwfl;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "?";
+}
+
+/* The maps line holding addr: its file and the file offset of addr. */
+static bool in_maps(const char *text, unsigned long long addr, char *file, size_t size,
+		    unsigned long long *fileoff)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		unsigned long long lo, hi, off;
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &n) == 3 && n &&
+		    addr >= lo && addr < hi) {
+			const char *name = line + n;
+			size_t len = strcspn(name, "\n");
+
+			snprintf(file, size, "%.*s", (int)len, name);
+			*fileoff = addr - lo + off;
+			return len > 0;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return false;
+}
+
+void fe_ustack_frame(struct fe_ustacks *u, int tgid, unsigned long long addr, bool ret,
+		     struct fe_buf *out)
+{
+	struct proc_maps *p = find_proc(u, tgid);
+	Dwfl *d = p ? dwfl_of(p) : NULL;
+	/* a return address may be past the end of a call that never returns */
+	unsigned long long at = ret && addr ? addr - 1 : addr;
+	Dwfl_Module *mod = d ? dwfl_addrmodule(d, at) : NULL;
+	char file[512];
+	unsigned long long fileoff;
+
+	if (mod) {
+		GElf_Off off = 0;
+		GElf_Sym sym;
+		const char *name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
+		const char *mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+
+		if (name) {
+			fe_buf_printf(out, "%s+0x%llx (%s)", name,
+				      (unsigned long long)off + (addr - at), base_name(mname));
+			return;
+		}
+	}
+	if (p && in_maps(p->text, addr, file, sizeof(file), &fileoff)) {
+		fe_buf_printf(out, "%s+0x%llx", base_name(file), fileoff);
+		return;
+	}
+	fe_buf_printf(out, "0x%llx", addr);
+}
+
+void fe_kstack_frame(struct tep_handle *tep, unsigned long long addr, struct fe_buf *out)
+{
+	const char *fn = tep_find_function(tep, addr);
+
+	if (fn)
+		fe_buf_printf(out, "%s+0x%llx", fn, addr - tep_find_function_address(tep, addr));
+	else
+		fe_buf_printf(out, "0x%llx", addr);
+}
+
+static void json_string(struct fe_buf *b, const char *s)
+{
+	fe_buf_addc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fe_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fe_buf_printf(b, "\\u%04x", c);
+		else
+			fe_buf_addc(b, c);
+	}
+	fe_buf_addc(b, '"');
+}
+
+void fe_stack_put(struct fe_buf *l, bool json, const char *key, char *const *frames, int n)
+{
+	int i;
+
+	if (json) {
+		fe_buf_printf(l, ",\"%s\":[", key);
+		for (i = 0; i < n; i++) {
+			if (i)
+				fe_buf_addc(l, ',');
+			json_string(l, frames[i] ? frames[i] : "?");
+		}
+		fe_buf_addc(l, ']');
+		return;
+	}
+	for (i = 0; i < n; i++)
+		fe_buf_printf(l, "        => %s\n", frames[i] ? frames[i] : "?");
+}
