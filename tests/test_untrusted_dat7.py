@@ -101,6 +101,20 @@ def test_records_of_events_without_a_format_are_counted_not_hidden():
                   f"in the file, or ftrace's own (the function tracer's)\n", f"{opts}")
 
 
+def test_ftrace_formats_but_the_stacks_are_skipped_not_read_strictly():
+    # funcgraph_entry as older kernels print it: "graph_ent.func" is no
+    # name fevent reads, but fevent does not decode ftrace's events
+    b, _ = seed("v7-two-cpus.dat")
+    want = report(b, name="reference.dat")
+    d = t7.read(b)
+    d.ftrace.append(b"name: funcgraph_entry\nID: 11\nformat:\n\tfield:unsigned short "
+                    b"common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\tfield:unsigned long "
+                    b"graph_ent.func;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n")
+    for v in (t7.write7(d, "zstd"), t7.write6(d)):
+        r = report(v)
+        expect_eq((r.returncode, r.stdout, r.stderr), (0, want.stdout, want.stderr))
+
+
 def test_what_fevent_does_not_read_is_an_error_not_an_empty_recording():
     b, o = seed("v7-two-cpus.dat")
     # a compression fevent has no library for, a version it does not know
