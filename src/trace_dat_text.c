@@ -102,13 +102,29 @@ static bool number_after(const char **p, const char *end, const char *key, unsig
  * one before a '[').
  * Copied into decl, the name's start in *name.
  */
+/*
+ * libtraceevent's tokenizer turns these words into strings wherever they
+ * stand (a work-around for old mac80211 formats), and leaks when one is a
+ * field's name: never part of a name or type fevent passes on.
+ */
+static bool rewritten(const char *s, size_t len)
+{
+	static const char *const words[] = { "LOCAL_PR_FMT", "STA_PR_FMT", "VIF_PR_FMT" };
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (memmem(s, len, words[i], strlen(words[i])))
+			return true;
+	return false;
+}
+
 static bool is_decl(const char *s, size_t len, char *decl, const char **name)
 {
 	int words = 0, brackets = 0, bracket_word = 0;
 	bool last_word = false;
 	size_t i = 0;
 
-	if (!len || len >= FE_TRACEDAT_MAX_DECL)
+	if (!len || len >= FE_TRACEDAT_MAX_DECL || rewritten(s, len))
 		return false;
 	while (i < len) {
 		char c = s[i];
@@ -206,6 +222,11 @@ int fe_tracedat_clean_format(const char *s, size_t len, struct fe_buf *out, char
 	snprintf(name, FE_TRACEDAT_MAX_DECL, "%.*s", (int)(n - 6), line + 6);
 	if (!fe_tracedat_is_name(name)) {
 		*why = "the event's name is not a name (letters, digits, '_', '-', '.')";
+		goto bad;
+	}
+	if (rewritten(name, strlen(name))) {
+		*why = "the event's name holds a word libtraceevent rewrites (LOCAL_PR_FMT, "
+		       "STA_PR_FMT, VIF_PR_FMT)";
 		goto bad;
 	}
 	*why = "expected \"ID: N\", N up to 65535";

@@ -115,6 +115,26 @@ def test_ftrace_formats_but_the_stacks_are_skipped_not_read_strictly():
         expect_eq((r.returncode, r.stdout, r.stderr), (0, want.stdout, want.stderr))
 
 
+def test_words_libtraceevent_rewrites_are_refused():
+    # its tokenizer makes a string of VIF_PR_FMT wherever it stands and
+    # leaked the field so named (found by the fuzzer)
+    b, _ = seed("fork.dat")
+    o = tracedat.parse(b)
+    (_, at1, _), (_, at2, n2) = o["formats"][0], [f for f in o["formats"]
+                                                  if b"sched_process_fork" in b[f[1]:f[1] + 40]][0]
+    text = b[at2 + 8:at2 + 8 + n2]
+    line = text[:text.index(b"pid_t parent_pid;")].count(b"\n") + 1
+    fails(b.replace(b"pid_t parent_pid;", b"pid_t VIF_PR_FMT;"), f"event format at offset "
+          f"{at2:#x}, line {line}: expected \"\\tfield:TYPE NAME;\\toffset:N;\\tsize:N;"
+          f"\\tsigned:0 or 1;\"")
+    _, _, n1 = o["formats"][0]
+    text1 = b[at1 + 8:at1 + 8 + n1]
+    renamed = text1.replace(b"name: traced\n", b"name: STA_PR_FMT\n", 1)
+    fails(tracedat.assemble(b, o, [tracedat.sized(at1, n1, renamed)]),
+          f"event format at offset {at1:#x}, line 1: the event's name holds a word "
+          f"libtraceevent rewrites (LOCAL_PR_FMT, STA_PR_FMT, VIF_PR_FMT)")
+
+
 def test_what_fevent_does_not_read_is_an_error_not_an_empty_recording():
     b, o = seed("v7-two-cpus.dat")
     # a compression fevent has no library for, a version it does not know
