@@ -124,6 +124,16 @@ void fe_dbg_each_member(struct fe_dbg *dbg, fe_tid composite,
 	dbg->ops->each_member(dbg, composite, fn, arg);
 }
 
+void fe_dbg_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+			    void (*fn)(const char *name, long long value, void *arg),
+			    void *arg)
+{
+	struct fe_tdesc d;
+
+	if (fe_dbg_describe(dbg, id, &d) == 0 && d.kind == FE_TK_ENUM)
+		dbg->ops->each_enumerator(dbg, d.id, fn, arg);
+}
+
 const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
 				  const char *name)
 {

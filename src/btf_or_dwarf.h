@@ -113,6 +113,10 @@ void fe_dbg_close(struct fe_dbg *dbg);
  * with err set if there is none, or base is not BTF. */
 struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 				      struct fe_error *err);
+/* A module not loaded: the split BTF of its .ko file at path over base's.
+ * NULL with err set when the file has none or is compressed. */
+struct fe_dbg *fe_dbg_open_btf_module_file(struct fe_dbg *base, const char *module,
+					   const char *path, struct fe_error *err);
 
 /* Open DWARF of an ELF file through libdwfl: from the file itself or its
  * separate debuginfo, found by build-id or debuglink.  NULL with err set
@@ -154,6 +158,11 @@ int fe_dbg_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 void fe_dbg_each_member(struct fe_dbg *dbg, fe_tid composite,
 			void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
 				   void *arg), void *arg);
+/* Call fn for each enumerator of an enum type (id described, typedefs
+ * looked through): its name and value, in declaration order. */
+void fe_dbg_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+			    void (*fn)(const char *name, long long value, void *arg),
+			    void *arg);
 /* The member name closest to name, for "did you mean"; NULL if none. */
 const char *fe_dbg_closest_member(struct fe_dbg *dbg, fe_tid composite,
 				  const char *name);

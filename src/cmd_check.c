@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fevent check [-f FILE]... [PROTO...] (--btf FILE | --vmlinux FILE)... [--json]
+ * fevent check [-f FILE]... [PROTO...] ((--btf FILE | --vmlinux FILE)... | (-x BIN)...) [--json]
  *
- * Each prototype compiled against each kernel's debug info, in the order
- * given; the first kernel is the reference a definition is compared to.
+ * Each prototype compiled against each kernel's debug info, or each build
+ * of a user binary (uprobes), in the order given; the first is the
+ * reference a definition is compared to (a build's path left out).
  * A cell is 'same' (the reference's definition), 'moved' (compiles, other
  * offsets or registers), 'drift' (a typed read contradicts that kernel's
  * declaration: its values would be wrong), 'missing' (function, parameter
@@ -11,6 +12,7 @@
  * 'inlined'.  Exit status 0 only when every cell is same or moved.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,36 @@ static char *definition_of(const struct fe_compiled *it)
 		     it->def.ret ? "\n" : "", it->def.ret ? it->def.ret : "") < 0)
 		return NULL;
 	return s;
+}
+
+/* A uprobe definition as two builds compare: without the build's path
+ * ("p:G/E /a/old:0x1139 ..." and "/a/new:0x1139" are the same probe). */
+static char *comparable(const char *def, const struct fe_kernel_arg *k)
+{
+	struct fe_buf b = { 0 };
+	size_t len = strlen(k->path);
+	const char *p = def, *at;
+
+	if (!k->is_binary)
+		return strdup(def);
+	while ((at = strstr(p, k->path))) {
+		fe_buf_add(&b, p, at - p);
+		fe_buf_add(&b, "BIN", 3);
+		p = at + len;
+	}
+	fe_buf_add(&b, p, strlen(p));
+	return fe_buf_take(&b);
+}
+
+static bool same_definition(const struct cell *ref, const struct fe_kernel_arg *rk,
+			    const struct cell *c, const struct fe_kernel_arg *ck)
+{
+	char *a = comparable(ref->definition, rk), *b = comparable(c->definition, ck);
+	bool same = a && b && !strcmp(a, b);
+
+	free(a);
+	free(b);
+	return same;
 }
 
 /* A warning as a cell tells it: compile's advice about --strict is not
@@ -68,8 +100,9 @@ static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
 	int i, ret = -1;
 
 	fe_cli_compile_opts(cli, &opts);
-	opts.btf = k->is_vmlinux ? NULL : k->path;
+	opts.btf = k->is_vmlinux || k->is_binary ? NULL : k->path;
 	opts.vmlinux = k->is_vmlinux ? k->path : NULL;
+	opts.binary = k->is_binary ? k->path : NULL;
 	opts.strict = false;	/* drift is a cell, not a failure */
 	for (i = 0; i < nr; i++)
 		if (fe_compile_add_text(&set, texts[i], i + 1)) {
@@ -137,7 +170,8 @@ int fe_cmd_check(const struct fe_cli *cli)
 
 	if (cli->nr_kernels < 1) {
 		fe_say_error("check wants the kernels to check against: --btf FILE or "
-			     "--vmlinux FILE, once per kernel\n");
+			     "--vmlinux FILE, once per kernel; or the builds of a binary: "
+			     "-x BIN, once per build\n");
 		return FE_EXIT_USAGE;
 	}
 	/* the prototypes: operands, then -f files, as compile takes them */
@@ -191,7 +225,8 @@ oom_set:
 			struct cell *c = &cells[(size_t)i * cli->nr_kernels + j];
 
 			if (c->state == SAME && (!ref->definition || ref->state != SAME ||
-						 strcmp(ref->definition, c->definition)))
+						 !same_definition(ref, &cli->kernels[0], c,
+								  &cli->kernels[j])))
 				c->state = MOVED;
 		}
 		for (j = 0; j < cli->nr_kernels; j++)

@@ -96,14 +96,16 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 				fe_print_error(stderr, it);
 			continue;
 		}
-		if (it->probe->module_unloaded && !strcmp(command, "add")) {
+		if (it->probe->module_unloaded && !it->probe->module_waits &&
+		    !strcmp(command, "add")) {
 			char why[FE_ERR_MSG_MAX / 2];
 			int col = it->proto->func_col - (int)strlen(it->probe->module) - 1;
 
 			/*
 			 * The kernel would take it and arm it when the module
-			 * loads, but nothing can check the function until
-			 * then: compile warns, add refuses.
+			 * loads, but with no file of the module nothing can
+			 * check the function until then: compile warns, add
+			 * refuses.
 			 */
 			fe_kmod_not_loaded(it->probe->module, kallsyms, why, sizeof(why));
 			fe_err(&it->err, col > 0 ? col : 0, "%s", why);

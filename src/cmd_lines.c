@@ -139,11 +139,8 @@ static struct fe_dbg *open_dwarf(const struct fe_cli *cli, struct fe_error *err)
 		return NULL;
 	}
 	{
-		struct fe_dbg *dbg = fe_running_kernel_dwarf();
-
-		if (!dbg)
-			fe_err(err, 0, "the running kernel's DWARF is not installed (BTF has no line numbers): give --vmlinux FILE, or install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg)");
-		return dbg;
+		/* BTF has no line numbers: the DWARF installed, or fetched */
+		return fe_running_kernel_dwarf(err);
 	}
 }
 

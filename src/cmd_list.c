@@ -197,8 +197,8 @@ static void print_module_gone(const struct fe_event_info *e)
 		       "so this probe never fires; probe '%s' instead\n",
 		       module, strchr(e->target, ':') + 1);
 	else
-		printf("    ! module %s is not loaded: the probe is gone and fires again once the "
-		       "module is loaded, when the kernel registers it anew\n", module);
+		printf("    ! waiting for module %s (not loaded): the kernel arms the probe when "
+		       "the module loads\n", module);
 }
 
 /* The event's filter ('if FILTER'), or NULL when it has none. */
@@ -265,7 +265,7 @@ static char *carried_return(const struct fe_event_info *ev, int n, int i, struct
 
 static void print_text(const struct fe_event_info *e, const char *proto)
 {
-	int i;
+	int i, changed;
 
 	printf("%s/%s  %s  %s  hits ", e->group, e->event, fe_event_kind_name(e->kind),
 	       e->target);
@@ -281,9 +281,16 @@ static void print_text(const struct fe_event_info *e, const char *proto)
 	for (i = 0; i < e->nr_enabled; i++)
 		printf("%s%s", i ? "," : "", e->enabled_in[i][0] ? e->enabled_in[i] : "top");
 	printf("\n    %s\n    %s\n", proto ? proto : "?", e->args);
-	if (fe_uprobe_file_changed(e) == 1)
+	changed = fe_uprobe_file_changed(e);
+	if (changed == 1)
 		printf("    ! %.*s was replaced since the event was added (rebuilt?): the probe still "
 		       "watches the old file and never fires; 'fevent add --force' re-creates it\n",
+		       (int)(strrchr(e->target, ':') ? strrchr(e->target, ':') - e->target :
+			     (long)strlen(e->target)), e->target);
+	else if (changed == 2)
+		printf("    ! the process whose root %.*s was named through has exited: the probe "
+		       "stays on that file, for any process that runs it; a new event needs a live "
+		       "process's path\n",
 		       (int)(strrchr(e->target, ':') ? strrchr(e->target, ':') - e->target :
 			     (long)strlen(e->target)), e->target);
 	print_module_gone(e);
@@ -310,8 +317,14 @@ static void print_json(const struct fe_event_info *e, const char *proto)
 		printf(",\"hits\":null");
 	else
 		printf(",\"hits\":%llu", e->hits);
-	if (fe_uprobe_file_changed(e) == 1)
+	switch (fe_uprobe_file_changed(e)) {
+	case 1:
 		printf(",\"file_changed\":true");
+		break;
+	case 2:
+		printf(",\"process_gone\":true");
+		break;
+	}
 	if (module_gone(e, module, sizeof(module)))
 		printf(",\"module_loaded\":false");
 	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)

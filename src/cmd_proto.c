@@ -4,6 +4,7 @@
  * edit and feed back to compile or add, with what it compiles to as
  * comments underneath.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,8 +246,19 @@ static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_
 		loaded = fe_ksyms_module_loaded(ks, module);
 	fe_ksyms_free(ks);
 	if (loaded == 0) {
-		char why[FE_ERR_MSG_MAX / 2];
+		char why[FE_ERR_MSG_MAX / 2], file[PATH_MAX];
 
+		/* the running kernel's file of the module has its types */
+		if (kallsyms && !strcmp(kallsyms, "/proc/kallsyms") && !opts->btf &&
+		    !opts->vmlinux && fe_kmod_builtin(module) != 1 &&
+		    fe_kmod_file(module, file, sizeof(file)) == 1) {
+			m = fe_dbg_open_btf_module_file(dbg, module, file, &err);
+			if (m)
+				return m;
+			fe_say_error("%s\n", err.msg);
+			*ret = FE_EXIT_FAIL;
+			return NULL;
+		}
 		fe_kmod_not_loaded(module, kallsyms, why, sizeof(why));
 		fe_say_error("%s\n", why);
 		*ret = FE_EXIT_USAGE;

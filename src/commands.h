@@ -10,6 +10,8 @@
 struct fe_kernel_arg {
 	const char *path;
 	bool is_vmlinux;	/* --vmlinux (DWARF), else --btf */
+	bool is_binary;		/* -x: a build of a user binary (path resolved) */
+	bool owned;		/* path is allocated */
 };
 
 struct fe_cli {
@@ -46,7 +48,7 @@ struct fe_cli {
 	bool strict;		/* --strict */
 	bool portable;		/* compile --portable */
 	int max;		/* --max: a glob's functions, 0 for the default */
-	struct fe_kernel_arg *kernels;	/* check: every --btf and --vmlinux */
+	struct fe_kernel_arg *kernels;	/* check: every --btf, --vmlinux and -x */
 	int nr_kernels;
 	double interval;	/* stats -i */
 	char **args;		/* operands after the command */

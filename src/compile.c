@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -9,6 +10,7 @@
 #include "btf_or_dwarf.h"
 #include "compile.h"
 #include "dbg_lines.h"
+#include "debuginfod.h"
 #include "elf_target.h"
 #include "usdt.h"
 #include "event_filter.h"
@@ -16,6 +18,7 @@
 #include "fe_util.h"
 #include "fetch_map_x86_64.h"
 #include "func_glob.h"
+#include "kmodule.h"
 #include "ksyms.h"
 #include "proto_render.h"
 #include "tracepoint.h"
@@ -105,19 +108,22 @@ struct module_dbgs {
  * Without it, it->dbg_why says why, for the resolver's errors.
  */
 static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
-			      const struct fe_ksyms *ksyms, struct fe_compiled *it)
+			      const struct fe_ksyms *ksyms, struct fe_compiled *it, bool running)
 {
 	const struct fe_proto *proto = it->proto;
 	struct fe_warnings *w = &it->warnings;
 	struct fe_error err = { 0 };
+	char file[PATH_MAX];
 	struct fe_dbg *m;
 	int i, loaded;
 
 	if (!proto->module || !dbg)
 		return dbg;
-	/* no module, no BTF: the resolver says the module is not loaded */
+	/* not loaded: the running kernel's file of it has its types, else
+	 * the resolver says the module is not loaded */
 	loaded = fe_ksyms_module_loaded(ksyms, proto->module);
-	if (loaded == 0)
+	if (loaded == 0 && (!running || fe_kmod_builtin(proto->module) == 1 ||
+			    fe_kmod_file(proto->module, file, sizeof(file)) != 1))
 		return NULL;
 	for (i = 0; i < mods->nr; i++)
 		if (!strcmp(mods->names[i], proto->module)) {
@@ -134,7 +140,8 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	mods->names[mods->nr] = strdup(proto->module);
 	if (!mods->names[mods->nr])
 		return NULL;
-	m = fe_dbg_open_btf_module(dbg, proto->module, &err);
+	m = loaded ? fe_dbg_open_btf_module(dbg, proto->module, &err) :
+		     fe_dbg_open_btf_module_file(dbg, proto->module, file, &err);
 	/* a missing file may be a module not loaded; a bad one is not */
 	if (!m) {
 		fe_warn(w, "%s%s", err.msg,
@@ -230,11 +237,12 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	/* a return event with the arguments has every field: the kernel
 	 * filters the whole call there */
 	if (!ret && it->proto->filter)
-		ret = fe_filter_translate(it->proto->filter, it->proto->filter_col,
-					  it->def.ret_has_args ? NULL : it->def.entry_args,
-					  it->def.ret_args, &it->def.filter,
-					  &it->def.filter_on_return, &it->def.filter_on_call,
-					  &it->err);
+		ret = fe_filter_translate_values(it->proto->filter, it->proto->filter_col,
+						 it->def.ret_has_args ? NULL : it->def.entry_args,
+						 it->def.ret_args, it->def.entry_values,
+						 it->def.ret_values, &it->def.filter,
+						 &it->def.filter_on_return,
+						 &it->def.filter_on_call, &it->err);
 	return ret;
 }
 
@@ -263,13 +271,28 @@ static bool running_kernel_vmlinux(char *path, size_t size)
 	return false;
 }
 
-struct fe_dbg *fe_running_kernel_dwarf(void)
+struct fe_dbg *fe_running_kernel_dwarf(struct fe_error *why)
 {
-	struct fe_error ignored;
-	char path[512];
+	char path[512], id[128], *fetched;
+	struct fe_error e = { 0 };
+	struct fe_dbg *dbg;
 
-	return running_kernel_vmlinux(path, sizeof(path)) ? fe_dbg_open_dwarf(path, &ignored) :
-	       NULL;
+	/* installed files first, as perf and SystemTap look */
+	if (running_kernel_vmlinux(path, sizeof(path)))
+		return fe_dbg_open_dwarf(path, why);
+	if (!fe_debuginfod_configured()) {
+		fe_err(why, 0, "the running kernel's DWARF is not installed: give --vmlinux FILE, install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg), or set DEBUGINFOD_URLS to fetch it by its build-id");
+		return NULL;
+	}
+	if (fe_kernel_build_id(id, sizeof(id), &e) ||
+	    fe_debuginfod_find(id, "the running kernel's vmlinux", &fetched, &e)) {
+		fe_err(why, 0, "the running kernel's DWARF is not installed, and %s: give --vmlinux FILE, or install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg)",
+		       e.msg);
+		return NULL;
+	}
+	dbg = fe_dbg_open_dwarf(fetched, why);
+	free(fetched);
+	return dbg;
 }
 
 /*
@@ -322,6 +345,8 @@ static int check_offset(struct fe_compiled *it, const struct fe_compile_opts *op
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err)
 {
+	struct fe_error ignored = { 0 };
+
 	*dbg = NULL;
 	if (opts->binary) {
 		/* a binary without DWARF still takes typed slot reads; one
@@ -343,7 +368,7 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 	if (access(FE_RUNNING_KERNEL_BTF, R_OK) == 0)
 		*dbg = fe_dbg_open_btf(FE_RUNNING_KERNEL_BTF, err);
 	else
-		*dbg = fe_running_kernel_dwarf();
+		*dbg = fe_running_kernel_dwarf(&ignored);
 	return 0;
 }
 
@@ -447,6 +472,9 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 
 /* The DWARF for lines and locals: the debug info asked for if it is
  * DWARF, else the running kernel's from where distributions put it. */
+static struct fe_error kernel_dwarf_why;	/* why line_dbg found none */
+static bool kernel_dwarf_tried;
+
 static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts *opts,
 			       struct fe_dbg **opened)
 {
@@ -454,9 +482,32 @@ static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts 
 		return dbg;
 	if (opts->binary || opts->btf || opts->kallsyms)
 		return dbg;
-	if (!*opened)
-		*opened = fe_running_kernel_dwarf();
+	/* once: a debuginfod that has none is not asked again per line */
+	if (!*opened && !kernel_dwarf_tried) {
+		kernel_dwarf_tried = true;
+		*opened = fe_running_kernel_dwarf(&kernel_dwarf_why);
+	}
 	return *opened ? *opened : dbg;
+}
+
+/* Why there is no DWARF for lines and locals, and how to get some. */
+static const char *no_dwarf_why(const struct fe_compile_opts *opts, struct fe_dbg *d,
+				char *buf, size_t size)
+{
+	char why[FE_ERR_MSG_MAX / 2];
+
+	if (opts->binary) {
+		fe_debuginfod_why_not(opts->binary, why, sizeof(why));
+		snprintf(buf, size, "this binary has no DWARF (build it with -g, or install its debuginfo%s)%s%.400s",
+			 fe_debuginfod_configured() ? "" : ", or set DEBUGINFOD_URLS to fetch it",
+			 why[0] ? "; " : "", why);
+	} else if (kernel_dwarf_tried && kernel_dwarf_why.msg[0]) {
+		snprintf(buf, size, "%s%.900s", d ? "BTF has none; " : "", kernel_dwarf_why.msg);
+	} else {
+		snprintf(buf, size, "%sgive --vmlinux FILE (the kernel's DWARF vmlinux, e.g. from the linux-image-*-dbg package)",
+			 d ? "BTF has none; " : "");
+	}
+	return buf;
 }
 
 /*
@@ -479,11 +530,10 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 			continue;
 		d = line_dbg(dbg, opts, ldbg);
 		if (it->proto->at != FE_AT_OFFSET && (!d || strcmp(fe_dbg_kind(d), "DWARF"))) {
-			fe_err(&it->err, it->proto->at_col,
-			       "a line needs DWARF line tables: %s",
-			       opts->binary ? "this binary has no DWARF (build it with -g, or install its debuginfo)" :
-			       d ? "BTF has none; give --vmlinux FILE (the kernel's DWARF vmlinux, e.g. from the linux-image-*-dbg package)" :
-			       "give --vmlinux FILE (the kernel's DWARF vmlinux, e.g. from the linux-image-*-dbg package)");
+			char why[FE_ERR_MSG_MAX];
+
+			fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables: %s",
+			       no_dwarf_why(opts, d, why, sizeof(why)));
 			it->failed = true;
 			continue;
 		}
@@ -890,7 +940,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		if (it->failed ||
 		    fe_compile_one(it, ksyms,
 				   it->has_site ? line_dbg(dbg, opts, &ldbg) :
-				   dbg_for(&mods, dbg, ksyms, it),
+				   dbg_for(&mods, dbg, ksyms, it,
+					   dbg_is_running && !opts->kallsyms),
 				   opts))
 			it->failed = true;
 	}
@@ -1249,9 +1300,10 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 			goto fail;
 		}
 		if (!d || strcmp(fe_dbg_kind(d), "DWARF")) {
+			char why[FE_ERR_MSG_MAX];
+
 			fe_err(err, 0, "the variables in scope come from DWARF: %s",
-			       opts->binary ? "this binary has no DWARF (build it with -g, or install its debuginfo)" :
-			       "give --vmlinux FILE (the kernel's DWARF vmlinux, e.g. from the linux-image-*-dbg package)");
+			       no_dwarf_why(opts, NULL, why, sizeof(why)));
 			goto fail;
 		}
 		at = fe_grow(&all, &nr, sizeof(*at));

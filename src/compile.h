@@ -81,7 +81,7 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path);
  */
 /* The running kernel's DWARF from where distributions put it (the -dbg
  * package's vmlinux), or NULL. */
-struct fe_dbg *fe_running_kernel_dwarf(void);
+struct fe_dbg *fe_running_kernel_dwarf(struct fe_error *why);
 
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err);

@@ -28,6 +28,10 @@ struct fe_dbg_ops {
 				       void *arg), void *arg);
 	int (*find_type)(struct fe_dbg *dbg, const char *tag, const char *name,
 			 fe_tid *out);
+	/* call fn with each enumerator of an enum type: name, value */
+	void (*each_enumerator)(struct fe_dbg *dbg, fe_tid id,
+				void (*fn)(const char *name, long long value, void *arg),
+				void *arg);
 	int (*spell)(struct fe_dbg *dbg, fe_tid id, struct fe_buf *out);
 	int (*each_func)(struct fe_dbg *dbg, int (*fn)(const char *name, void *arg),
 			 void *arg);

@@ -5,6 +5,7 @@
 #include <byteswap.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <linux/btf.h>
 
 #include "dbg_backend.h"
+#include "kmodule.h"
 #include "fe_util.h"
 #include "input_file.h"
 
@@ -284,6 +286,38 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 		}
 	}
 	free(path);
+	return dbg;
+}
+
+struct fe_dbg *fe_dbg_open_btf_module_file(struct fe_dbg *base, const char *module,
+					   const char *path, struct fe_error *err)
+{
+	struct fe_error why = { 0 };
+	char plain[PATH_MAX];
+	struct fe_dbg *dbg;
+
+	if (base->ops != &btf_ops) {
+		fe_err(err, 0, "module debug info needs BTF");
+		return NULL;
+	}
+	/* a .ko.xz or .ko.gz is read from a decompressed copy */
+	if (fe_kmod_plain(path, plain, sizeof(plain), &why)) {
+		fe_err(err, 0, "module '%s' is not loaded, and %s; or read its arguments by their slots ('x64 NAME')",
+		       module, why.msg);
+		return NULL;
+	}
+	dbg = fe_dbg_alloc(&btf_ops, path, err);
+	if (!dbg)
+		return NULL;
+	/* the .ko's .BTF was made over the kernel's of the same build: the
+	 * running kernel's, since modules.dep of its release names it */
+	dbg->btf = parse_btf(plain, base->btf, &why);
+	if (!dbg->btf) {
+		fe_err(err, 0, "module '%s' is not loaded, and its file has no BTF to type it (%s: %s)",
+		       module, path, why.msg);
+		fe_dbg_close(dbg);
+		return NULL;
+	}
 	return dbg;
 }
 
@@ -617,6 +651,30 @@ static void btf_each_member(struct fe_dbg *dbg, fe_tid composite,
 		fn(btf_name(dbg, m->name_off), m->type, btf_member_bit_offset(t, i), arg);
 }
 
+static void btf_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+				void (*fn)(const char *name, long long value, void *arg),
+				void *arg)
+{
+	const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+	int i, n;
+
+	if (!t)
+		return;
+	n = btf_vlen(t);
+	if (btf_is_enum(t)) {
+		const struct btf_enum *e = btf_enum(t);
+
+		for (i = 0; i < n; i++, e++)
+			fn(btf_name(dbg, e->name_off),
+			   btf_kflag(t) ? (long long)e->val : (long long)(uint32_t)e->val, arg);
+	} else if (btf_is_enum64(t)) {
+		const struct btf_enum64 *e = btf_enum64(t);
+
+		for (i = 0; i < n; i++, e++)
+			fn(btf_name(dbg, e->name_off), (long long)btf_enum64_value(e), arg);
+	}
+}
+
 static int btf_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
 			 fe_tid *out)
 {
@@ -761,6 +819,7 @@ static const struct fe_dbg_ops btf_ops = {
 	.describe = btf_describe,
 	.member = btf_member,
 	.each_member = btf_each_member,
+	.each_enumerator = btf_each_enumerator,
 	.find_type = btf_find_type,
 	.spell = btf_spell,
 	.each_func = btf_each_func,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dbg_backend.h"
+#include "debuginfod.h"
 #include "fe_util.h"
 #include "input_file.h"
 
@@ -156,6 +157,8 @@ static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_erro
 		fe_err(err, 0, "libdwfl: %s", dwfl_errmsg(-1));
 		goto fail;
 	}
+	/* separate debug info by build-id may be a download */
+	fe_debuginfod_watch(dbg->dwfl, path);
 	dwfl_report_begin(dbg->dwfl);
 	dbg->mod = dwfl_report_offline(dbg->dwfl, path, path, -1);
 	dwfl_report_end(dbg->dwfl, NULL, NULL);
@@ -164,14 +167,21 @@ static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_erro
 		goto fail;
 	}
 	dbg->dw = dwfl_module_getdwarf(dbg->mod, &dbg->bias);
+	fe_debuginfod_done();
 	if (!dbg->dw) {
 		if (has_debug_info(dbg->mod))
 			fe_err(err, 0, "cannot read %s: malformed DWARF (%s)", path, dwfl_errmsg(-1));
 		else if (optional)
 			err->msg[0] = '\0';
-		else
-			fe_err(err, 0, "no DWARF for %s (%s): install its debug info (a -dbg or -dbgsym package)",
-			       path, dwfl_errmsg(-1));
+		else {
+			char why[FE_ERR_MSG_MAX / 2];
+
+			fe_debuginfod_why_not(path, why, sizeof(why));
+			fe_err(err, 0, "no DWARF for %s (%s): install its debug info (a -dbg or -dbgsym package)%s%s",
+			       path, dwfl_errmsg(-1),
+			       fe_debuginfod_configured() ? "; " : ", or set DEBUGINFOD_URLS to fetch it",
+			       why);
+		}
 		goto fail;
 	}
 	if (check_units(dbg->dw, false, &why)) {
@@ -903,6 +913,29 @@ static void dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
 			continue;
 		fill_member(&m, 0, &here);
 		fn(dwarf_diename(&m), here.type, here.bit_offset, arg);
+	} while (dwarf_siblingof(&m, &m) == 0);
+}
+
+static void dwarf_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+				  void (*fn)(const char *name, long long value, void *arg),
+				  void *arg)
+{
+	Dwarf_Die die, m;
+
+	if (!die_at(dbg, id, &die) || dwarf_child(&die, &m) != 0)
+		return;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Sword sv;
+		Dwarf_Word uv;
+
+		if (dwarf_tag(&m) != DW_TAG_enumerator || !dwarf_diename(&m) ||
+		    !dwarf_attr(&m, DW_AT_const_value, &a))
+			continue;
+		/* the form says how: data1..8 are unsigned, sdata signed */
+		if (dwarf_whatform(&a) == DW_FORM_sdata ? dwarf_formsdata(&a, &sv) == 0 :
+		    (dwarf_formudata(&a, &uv) == 0 && ((sv = (Dwarf_Sword)uv), true)))
+			fn(dwarf_diename(&m), sv, arg);
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
 
@@ -1725,6 +1758,7 @@ static const struct fe_dbg_ops dwarf_ops = {
 	.describe = dwarf_describe,
 	.member = dwarf_member,
 	.each_member = dwarf_each_member,
+	.each_enumerator = dwarf_each_enumerator,
 	.find_type = dwarf_find_type,
 	.spell = dwarf_spell,
 	.each_func = dwarf_each_func,

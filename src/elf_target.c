@@ -388,3 +388,16 @@ out:
 	elf_close_file(&ef);
 	return ret;
 }
+
+int fe_elf_has_func(const char *path, const char *name, struct fe_error *err)
+{
+	struct by_name q = { .name = name, .len = strlen(name), .want_func = true };
+	struct elf_file ef;
+	int found;
+
+	if (elf_open_file(path, &ef, err))
+		return -1;
+	found = each_symbol(ef.elf, named, &q);
+	elf_close_file(&ef);
+	return found;
+}

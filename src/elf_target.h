@@ -19,6 +19,10 @@
 int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,
 			 unsigned long *off, struct fe_error *err);
 
+/* Has the ELF file (a binary, a kernel module's .ko) a function symbol
+ * name?  1 yes, 0 no, -1 with err set. */
+int fe_elf_has_func(const char *path, const char *name, struct fe_error *err);
+
 /* The place a uprobe at file offset off is on, as a prototype names it:
  * "FUNC" at a function's start, "FUNC+N" inside one; 1, or 0 when no
  * function holds it (or the file cannot be read). */

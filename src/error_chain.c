@@ -11,17 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errno_names.h"
 #include "error_chain.h"
 #include "fe_util.h"
 
-/*
- * The names of errno values come from the kernel's headers, through
- * fe_errno_name() (errno_names.c) where fevent has it; until then the
- * chains show numbers.  A weak reference: no table of names here.
- */
-const char *fe_errno_name(int e) __attribute__((weak));
-
-#define MAX_ERRNO	4095	/* include/linux/err.h */
+/* The names of errno values come from the kernel's headers, through
+ * fe_errno_name() (errno_names.c). */
+#define MAX_ERRNO	FE_MAX_ERRNO	/* include/linux/err.h */
 
 struct link {
 	char *func;
@@ -105,6 +101,15 @@ int fe_errors_errno_of(const char *ret, bool *ptr)
 		return 0;
 	if (*p == '"')
 		p++;
+	/* the view's own error pointer: "ERR_PTR(-2) (ENOENT)" */
+	if (!strncmp(p, "ERR_PTR(-", 9)) {
+		long long v = strtoll(p + 8, &end, 10);
+
+		if (*end != ')' || v >= 0 || v < -MAX_ERRNO)
+			return 0;
+		*ptr = true;
+		return (int)-v;
+	}
 	if (!strncmp(p, "0x", 2)) {
 		/* a hex value: an error pointer if it is -4095..-1 as 64 bits */
 		unsigned long long u = strtoull(p + 2, &end, 16);
@@ -138,7 +143,7 @@ static struct task *task_of(struct fe_errors *e, int pid)
 
 static void put_value(struct fe_buf *b, int err, bool ptr)
 {
-	const char *name = fe_errno_name ? fe_errno_name(err) : NULL;
+	const char *name = fe_errno_name(err);
 
 	if (ptr)
 		fe_buf_printf(b, "ERR_PTR(-%d)", err);
@@ -199,7 +204,7 @@ static void show_json(const struct fe_view_call *root, struct task *t, struct fe
 {
 	const struct link *top = &t->chain[t->nr - 1];
 	unsigned long long ts = top->has_entry ? top->entry_ts : top->return_ts;
-	const char *name = fe_errno_name ? fe_errno_name(top->err) : NULL;
+	const char *name = fe_errno_name(top->err);
 	int i;
 
 	fe_buf_printf(b, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":", ts / 1000000000ULL,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errno_names.h"
 #include "event_filter.h"
 #include "field_name.h"
 #include "fe_util.h"
@@ -28,6 +29,11 @@ struct field {
 	char label[64];		/* as the prototype named it */
 	enum ftype type;
 	bool on_return;
+	/* values by name: an errno-valued one, an error pointer, an enum's
+	 * enumerators ("NAME=VALUE ...", in the values text) */
+	bool is_errno, is_err_ptr;
+	const char *enums;
+	size_t enums_len;
 };
 
 struct fparser {
@@ -83,6 +89,128 @@ static void add_fields(struct fparser *fp, const char *args, bool on_return)
 	}
 }
 
+/* "FIELD errno", "FIELD err_ptr", "FIELD enum NAME=VALUE ..." lines. */
+static void add_values(struct fparser *fp, const char *values, bool on_return)
+{
+	const char *line = values;
+
+	while (line && *line) {
+		size_t len = strcspn(line, "\n"), nl = strcspn(line, " \n");
+		const char *kw = line + nl + (line[nl] == ' ');
+		int i;
+
+		for (i = 0; i < fp->nr_fields; i++) {
+			struct field *f = &fp->fields[i];
+
+			if (f->on_return != on_return || strlen(f->name) != nl ||
+			    strncmp(f->name, line, nl))
+				continue;
+			if (!strncmp(kw, "errno\n", 6) || !strcmp(kw, "errno"))
+				f->is_errno = true;
+			else if (!strncmp(kw, "err_ptr\n", 8) || !strcmp(kw, "err_ptr"))
+				f->is_err_ptr = true;
+			else if (!strncmp(kw, "enum ", 5)) {
+				f->enums = kw + 5;
+				f->enums_len = line + len - kw - 5;
+			}
+		}
+		line += len + (line[len] == '\n');
+	}
+}
+
+/* The value of an enumerator of f named name (len), or false. */
+static bool enumerator(const struct field *f, const char *name, size_t len, long long *v)
+{
+	const char *p = f->enums, *end = f->enums ? f->enums + f->enums_len : NULL;
+
+	while (p && p < end) {
+		size_t l = strcspn(p, " \n");
+
+		if (l > (size_t)(end - p))
+			l = end - p;
+		if (l > len && p[len] == '=' && !strncmp(p, name, len)) {
+			*v = strtoll(p + len + 1, NULL, 10);
+			return true;
+		}
+		p += l + 1;
+	}
+	return false;
+}
+
+/* The closest enumerator of f to name, into buf; false if none is near. */
+static bool near_enumerator(const struct field *f, const char *name, char *buf, size_t size)
+{
+	const char *names[256];
+	char *copy = f->enums ? strndup(f->enums, f->enums_len) : NULL, *tok, *save = NULL;
+	const char *near;
+	int n = 0;
+
+	if (!copy)
+		return false;
+	for (tok = strtok_r(copy, " ", &save); tok && n < 256; tok = strtok_r(NULL, " ", &save)) {
+		tok[strcspn(tok, "=")] = 0;
+		names[n++] = tok;
+	}
+	near = fe_closest(name, names, n);
+	if (near)
+		snprintf(buf, size, "%s", near);
+	free(copy);
+	return near != NULL;
+}
+
+/*
+ * A value written by name, [-]NAME: an errno of an errno-valued field or
+ * an error pointer, an enumerator of an enum.  The number it stands for
+ * into out; 0, or -1 with err set (1 when it is no name at all).
+ */
+static int named_value(struct fparser *fp, const struct field *f, struct fe_buf *out)
+{
+	const char *at = fp->p, *name = fp->p;
+	bool minus = *name == '-';
+	char word[64], near[64];
+	size_t len;
+	long long v;
+	int e;
+
+	if (minus)
+		name++;
+	if (!isalpha((unsigned char)*name) && *name != '_')
+		return 1;
+	len = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+	snprintf(word, sizeof(word), "%.*s", (int)(len < sizeof(word) ? len : sizeof(word) - 1),
+		 name);
+	if (f->is_errno || f->is_err_ptr) {
+		e = fe_errno_value(name, len);
+		if (!e)
+			return fe_err(fp->err, col_of(fp, name), "no errno is named '%s'%s", word,
+				      strncmp(word, "E", 1) ? " (errno names start with E, e.g. -ENOENT)" : "");
+		v = minus ? -e : e;
+		if (f->is_err_ptr)
+			fe_buf_printf(out, "0x%llx", (unsigned long long)v);
+		else
+			fe_buf_printf(out, "%lld", v);
+	} else if (f->enums) {
+		if (!enumerator(f, name, len, &v)) {
+			bool has_near = near_enumerator(f, word, near, sizeof(near));
+
+			return fe_err(fp->err, col_of(fp, name), "'%s' has no enumerator '%s'%s%s%s",
+				      f->label, word, has_near ? "; did you mean '" : "",
+				      has_near ? near : "", has_near ? "'?" : "");
+		}
+		if (minus)
+			return fe_err(fp->err, col_of(fp, at), "'-' before an enumerator: write its name alone");
+		fe_buf_printf(out, "%lld", v);
+	} else {
+		return fe_err(fp->err, col_of(fp, at),
+			      "'%s' is a number: compare it with a number%s", f->label,
+			      !strcmp(f->label, "ret") && word[0] == 'E' ?
+			      " (errno names such as -ENOENT are for a kernel function's return declared as an integer or pointer)" :
+			      "");
+	}
+	fp->p = name + len;
+	return 0;
+}
+
 static void skip_space(struct fparser *fp)
 {
 	while (*fp->p == ' ' || *fp->p == '\t')
@@ -104,9 +232,11 @@ static int find_field(struct fparser *fp, const char *name, size_t len, const ch
 		      const struct field **out)
 {
 	static struct field common[] = {
-		{ "comm", "comm", F_STRING, false }, { "COMM", "COMM", F_STRING, false },
-		{ "common_pid", "common_pid", F_NUMBER, false },
-		{ "cpu", "cpu", F_UNSIGNED, false }, { "CPU", "CPU", F_UNSIGNED, false },
+		{ .name = "comm", .label = "comm", .type = F_STRING },
+		{ .name = "COMM", .label = "COMM", .type = F_STRING },
+		{ .name = "common_pid", .label = "common_pid", .type = F_NUMBER },
+		{ .name = "cpu", .label = "cpu", .type = F_UNSIGNED },
+		{ .name = "CPU", .label = "CPU", .type = F_UNSIGNED },
 	};
 	const char *names[MAX_FIELDS + 5];
 	const struct field *found = NULL;
@@ -230,7 +360,12 @@ static int predicate(struct fparser *fp)
 		fp->p++;
 	} else {
 		char *end;
+		int named = named_value(fp, f, &fp->out);
 
+		if (named < 0)
+			return -1;
+		if (named == 0)
+			return 0;
 		if (*fp->p == '-' && f->type == F_UNSIGNED)
 			return fe_err(fp->err, col_of(fp, at), "'%s' is unsigned: it is never negative",
 				      f->label);
@@ -305,6 +440,15 @@ int fe_filter_translate(const char *filter, int col, const char *entry_args,
 			const char *ret_args, char **out, bool *on_return, bool *on_call,
 			struct fe_error *err)
 {
+	return fe_filter_translate_values(filter, col, entry_args, ret_args, NULL, NULL, out,
+					  on_return, on_call, err);
+}
+
+int fe_filter_translate_values(const char *filter, int col, const char *entry_args,
+			       const char *ret_args, const char *entry_values,
+			       const char *ret_values, char **out, bool *on_return,
+			       bool *on_call, struct fe_error *err)
+{
 	struct fparser *fp = calloc(1, sizeof(*fp));
 	int ret = -1;
 
@@ -316,6 +460,8 @@ int fe_filter_translate(const char *filter, int col, const char *entry_args,
 	fp->err = err;
 	add_fields(fp, entry_args, false);
 	add_fields(fp, ret_args, true);
+	add_values(fp, entry_args ? entry_values : NULL, false);
+	add_values(fp, ret_values, true);
 	if (expr(fp, 0))
 		goto out;
 	skip_space(fp);

@@ -24,5 +24,15 @@
 int fe_filter_translate(const char *filter, int col, const char *entry_args,
 			const char *ret_args, char **out, bool *on_return, bool *on_call,
 			struct fe_error *err);
+/*
+ * The same, where values of fields may be written by name: entry_values
+ * and ret_values are the events' "values" lines (fe_definition's), so
+ * that 'ret == -ENOENT' compares an errno-valued return with -2 and
+ * 'state == TCP_ESTABLISHED' an enum with its enumerator's value.
+ */
+int fe_filter_translate_values(const char *filter, int col, const char *entry_args,
+			       const char *ret_args, const char *entry_values,
+			       const char *ret_values, char **out, bool *on_return,
+			       bool *on_call, struct fe_error *err);
 
 #endif

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "fe_error.h"
+
 /* Is module loaded (/proc/modules)?  1 yes, 0 no (also: a kernel without
  * loadable modules), -1 cannot tell. */
 int fe_kmod_loaded(const char *module);
@@ -16,6 +18,22 @@ int fe_kmod_loaded(const char *module);
 /* Is module built into the running kernel (/lib/modules/RELEASE/
  * modules.builtin)?  1 yes, 0 no, -1 cannot tell. */
 int fe_kmod_builtin(const char *module);
+
+/*
+ * The running kernel's file of module, as modules.dep names it:
+ * /lib/modules/RELEASE/kernel/.../MODULE.ko[.xz|.zst|.gz].  1 with its
+ * path in buf, 0 when there is none, -1 cannot tell.
+ */
+int fe_kmod_file(const char *module, char *buf, size_t size);
+
+/*
+ * A module file as an ELF file can be read: path itself, or for a
+ * compressed .ko.xz or .ko.gz a decompressed copy in memory, named
+ * /proc/self/fd/N (kept open for the process: each file decompressed
+ * once, each name one file).  0 with the name in plain, or -1 with err
+ * set (.ko.zst, or a file that does not decompress).
+ */
+int fe_kmod_plain(const char *path, char *plain, size_t size, struct fe_error *err);
 
 /*
  * Why MODULE:function has no module to probe, as a sentence for an error

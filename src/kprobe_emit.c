@@ -535,7 +535,7 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	    struct fe_error *err)
 {
 	const char *group = opts && opts->group ? opts->group : FE_DEFAULT_GROUP;
-	struct fe_buf args = { 0 };
+	struct fe_buf args = { 0 }, values = { 0 };
 	struct names used = { 0 };
 	int nr_args = 0;
 	int i;
@@ -590,17 +590,32 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		const char *name;
 
 		if (++nr_args > FE_KERNEL_MAX_ARGS) {
+			int k, members = 0;
+
+			/* a whole struct's members: say how many it has */
+			for (k = 0; f->group && k < probe->nr_fields; k++)
+				members += probe->fields[k].group && probe->fields[k].col == f->col;
 			fe_err(err, f->col,
 			       "too many arguments: the kernel allows %d per event%s",
 			       FE_KERNEL_MAX_ARGS,
 			       probe->uprobe || probe->in_body ? "" : ", __caller included");
+			if (members)
+				snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+					 "; '%s' has %d members to read (nested structs flattened): name the ones wanted, or a nested struct ('%s->s.*')",
+					 f->group, members, f->group);
 			goto fail;
 		}
+		size_t at = args.len;
+
 		name = unique_name(&used, f->label, f->label_col, err);
 		if (!name || note_arg(def, args.len + (args.len ? 1 : 0), f->col, err) ||
 		    emit_field(probe, places, f, name, &args, err))
 			goto fail;
+		fe_field_values(&values, f, &args, at);
 	}
+	if (values.failed)
+		goto oom;
+	def->entry_values = fe_buf_take(&values);
 	def->entry_args = fe_buf_take(&args);
 	if (!def->entry_args)
 		goto oom;
@@ -608,9 +623,17 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	if (!def->entry)
 		goto oom;
 	if (strlen(def->entry) > FE_KERNEL_MAX_LINE) {
-		fe_err(err, probe->func_col,
-		       "the definition is %zu characters; the kernel reads at most %d per line",
-		       strlen(def->entry), FE_KERNEL_MAX_LINE);
+		const struct fe_field *whole = NULL;
+
+		/* a whole struct's members make most lines that long */
+		for (i = 0; i < probe->nr_fields && !whole; i++)
+			if (probe->fields[i].group)
+				whole = &probe->fields[i];
+		fe_err(err, whole ? whole->col : probe->func_col,
+		       "the definition is %zu characters; the kernel reads at most %d per line%s%s%s",
+		       strlen(def->entry), FE_KERNEL_MAX_LINE,
+		       whole ? " (the members of '" : "", whole ? whole->group : "",
+		       whole ? "': name the ones wanted)" : "");
 		goto fail;
 	}
 
@@ -632,6 +655,8 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		    (!unique_name(&used, probe->ret.label, probe->ret.col, err) ||
 		     emit_field(probe, places, &probe->ret, probe->ret.label, &args, err)))
 			goto fail;
+		if (!probe->ret_void)
+			fe_field_values(&values, &probe->ret, &args, 0);
 		def->ret_args = fe_buf_take(&args);
 		if (!def->ret_args)
 			goto oom;
@@ -644,8 +669,14 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 				free(def->ret_args);
 				def->ret_args = with;
 				def->ret_has_args = true;
+				/* the same fields, by the same names */
+				if (def->entry_values)
+					fe_buf_printf(&values, "%s", def->entry_values);
 			}
 		}
+		if (values.failed)
+			goto oom;
+		def->ret_values = fe_buf_take(&values);
 		def->ret = full_line('r', group, def->ret_event, probe->target, def->ret_args);
 		if (!def->ret)
 			goto oom;
@@ -657,12 +688,35 @@ oom:
 fail:
 	names_free(&used);
 	fe_buf_free(&args);
+	fe_buf_free(&values);
 	fe_definition_clear(def);
 	return -1;
 }
 
+void fe_field_values(struct fe_buf *b, const struct fe_field *f, const struct fe_buf *line,
+		     size_t at)
+{
+	const char *name;
+	int n;
+
+	if (!line->s || at > line->len)
+		return;
+	name = line->s + at + (line->s[at] == ' ');
+	n = (int)strcspn(name, "=");
+	if (f->show == FE_SHOW_ERRNO)
+		fe_buf_printf(b, "%.*s errno\n", n, name);
+	else if (f->show == FE_SHOW_ERR_PTR)
+		fe_buf_printf(b, "%.*s err_ptr\n", n, name);
+	else if (f->show == FE_SHOW_ENUM && f->enums)
+		fe_buf_printf(b, "%.*s enum %s\n", n, name, f->enums);
+	if (f->group && f->member)
+		fe_buf_printf(b, "%.*s in %s %s\n", n, name, f->group, f->member);
+}
+
 void fe_definition_clear(struct fe_definition *def)
 {
+	free(def->entry_values);
+	free(def->ret_values);
 	free(def->group);
 	free(def->event);
 	free(def->entry);

@@ -8,6 +8,7 @@
 #define KPROBE_EMIT_H
 
 #include "fe_error.h"
+#include "fe_util.h"
 #include "field_name.h"
 #include "fetch_map_x86_64.h"
 #include "proto_resolve.h"
@@ -62,7 +63,20 @@ struct fe_definition {
 	bool filter_on_call;
 	/* the return event carries the entry's arguments ($arg<N>) too */
 	bool ret_has_args;
+	/*
+	 * How the view shows fields beyond their fetch types (DESIGN.md
+	 * section 16), one line a field, kept beside the event: "FIELD
+	 * errno", "FIELD err_ptr", "FIELD enum NAME=VALUE ...", "FIELD in
+	 * GROUP MEMBER" (one member of a whole struct).  NULL: nothing.
+	 */
+	char *entry_values;
+	char *ret_values;
 };
+
+/* The "values" lines of one field into b; line: the arguments, whose
+ * last one, from at, is the field's (its name up to '='). */
+void fe_field_values(struct fe_buf *b, const struct fe_field *f, const struct fe_buf *line,
+		     size_t at);
 
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	    const struct fe_emit_opts *opts, struct fe_definition *def,

@@ -22,6 +22,7 @@
 #include <kbuffer.h>
 
 #include "call_filter.h"
+#include "errno_names.h"
 #include "fe_util.h"
 #include "field_name.h"
 #include "live_view.h"
@@ -44,6 +45,14 @@
 
 enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL, V_TEXT };
 
+/* beyond the fetch type (fe_view_values) */
+enum vshow { SHOW_PLAIN, SHOW_ERRNO, SHOW_ERR_PTR, SHOW_ENUM };
+
+struct enumerator {
+	long long value;
+	char *name;
+};
+
 struct field_spec {
 	struct tep_format_field *f;
 	char *label;		/* without fevent's __N suffix */
@@ -54,6 +63,15 @@ struct field_spec {
 	unsigned int elem;	/* element size */
 	unsigned int count;	/* array length, 0 for one value */
 	unsigned int sign_bits;	/* a signed bitfield: its width */
+	enum vshow show;
+	struct enumerator *enums;	/* SHOW_ENUM */
+	int nr_enums;
+	/* one member of a whole struct: shown inside "group={...}" */
+	char *group;
+	char *group_text_key;	/* "how={" */
+	char *group_json_key;	/* "\"how\":{" */
+	char *member_text_key;	/* "flags=" */
+	char *member_json_key;	/* "\"flags\":" */
 };
 
 struct ev_info {
@@ -236,9 +254,20 @@ void fe_view_free(struct fe_view *v)
 	free(v->pending);
 	for (i = 0; i < v->nr_evs; i++) {
 		for (j = 0; j < v->evs[i].nr_fields; j++) {
-			free(v->evs[i].fields[j].label);
-			free(v->evs[i].fields[j].text_key);
-			free(v->evs[i].fields[j].json_key);
+			struct field_spec *s = &v->evs[i].fields[j];
+			int k;
+
+			free(s->label);
+			free(s->text_key);
+			free(s->json_key);
+			for (k = 0; k < s->nr_enums; k++)
+				free(s->enums[k].name);
+			free(s->enums);
+			free(s->group);
+			free(s->group_text_key);
+			free(s->group_json_key);
+			free(s->member_text_key);
+			free(s->member_json_key);
 		}
 		free(v->evs[i].fields);
 		free(v->evs[i].group);
@@ -756,6 +785,143 @@ static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool jso
 
 /* Integers a JSON reader holds exactly in a double: |x| <= 2^53. */
 #define FE_JSON_EXACT (1LL << 53)
+/* A name a view may print as it is: C identifier characters, '.' */
+static bool plain_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n > 128)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+static int enum_values(struct field_spec *s, const char *p, size_t n, struct fe_error *err)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		size_t len = strcspn(p, " ");
+		const char *eq = memchr(p, '=', len < (size_t)(end - p) ? len : (size_t)(end - p));
+		struct enumerator *en;
+		char num[32], *stop;
+
+		if (len > (size_t)(end - p))
+			len = end - p;
+		if (!len) {
+			p++;
+			continue;
+		}
+		if (!eq || !plain_name(p, eq - p) || (size_t)(p + len - eq - 1) >= sizeof(num) ||
+		    p + len == eq + 1)
+			return fe_err(err, 0, "an enumerator is not NAME=VALUE: '%.*s'", (int)len, p);
+		snprintf(num, sizeof(num), "%.*s", (int)(p + len - eq - 1), eq + 1);
+		en = fe_grow(&s->enums, &s->nr_enums, sizeof(*en));
+		if (!en)
+			return fe_err(err, 0, "out of memory");
+		errno = 0;
+		en->value = strtoll(num, &stop, 10);
+		en->name = strndup(p, eq - p);
+		if (!en->name)
+			return fe_err(err, 0, "out of memory");
+		if (*stop || errno)
+			return fe_err(err, 0, "an enumerator's value is no number: '%s'", num);
+		p += len;
+	}
+	return 0;
+}
+
+static int set_group(struct field_spec *s, const char *group, size_t gl, const char *member,
+		     size_t ml, struct fe_error *err)
+{
+	struct fe_buf k = { 0 };
+
+	if (!plain_name(group, gl) || !plain_name(member, ml))
+		return fe_err(err, 0, "a struct member is not 'GROUP MEMBER': '%.*s %.*s'",
+			      (int)gl, group, (int)ml, member);
+	free(s->group);
+	free(s->group_text_key);
+	free(s->group_json_key);
+	free(s->member_text_key);
+	free(s->member_json_key);
+	s->group = strndup(group, gl);
+	if (asprintf(&s->group_text_key, "%.*s={", (int)gl, group) < 0)
+		s->group_text_key = NULL;
+	if (asprintf(&s->member_text_key, "%.*s=", (int)ml, member) < 0)
+		s->member_text_key = NULL;
+	quote(&k, (const unsigned char *)group, gl, true);
+	fe_buf_add(&k, ":{", 2);
+	s->group_json_key = fe_buf_take(&k);
+	quote(&k, (const unsigned char *)member, ml, true);
+	fe_buf_addc(&k, ':');
+	s->member_json_key = fe_buf_take(&k);
+	if (!s->group || !s->group_text_key || !s->member_text_key || !s->group_json_key ||
+	    !s->member_json_key)
+		return fe_err(err, 0, "out of memory");
+	return 0;
+}
+
+int fe_view_values(struct fe_view *v, const char *group, const char *event,
+		   const char *values, struct fe_error *err)
+{
+	struct ev_info *e = NULL;
+	const char *line = values;
+	int i;
+
+	for (i = 0; i < v->nr_evs && !e; i++)
+		if (!strcmp(v->evs[i].group, group) && !strcmp(v->evs[i].name, event) &&
+		    !v->evs[i].task_info && !v->evs[i].kernel_stack)
+			e = &v->evs[i];
+	if (!e)
+		return 0;	/* an event not recorded */
+	while (line && *line) {
+		size_t len = strcspn(line, "\n");
+		const char *sp = memchr(line, ' ', len), *kw, *rest;
+		size_t kl;
+		struct field_spec *s = NULL;
+
+		if (!len) {
+			line++;
+			continue;
+		}
+		if (!sp)
+			return fe_err(err, 0, "%s/%s: not 'FIELD HOW': '%.*s'", group, event,
+				      (int)len, line);
+		for (i = 0; i < e->nr_fields && !s; i++)
+			if (strlen(e->fields[i].f->name) == (size_t)(sp - line) &&
+			    !strncmp(e->fields[i].f->name, line, sp - line))
+				s = &e->fields[i];
+		if (!s)
+			return fe_err(err, 0, "%s/%s has no field '%.*s'", group, event,
+				      (int)(sp - line), line);
+		kw = sp + 1;
+		kl = strcspn(kw, " \n");
+		rest = kw + kl + (kw[kl] == ' ');
+		if (kl == 5 && !strncmp(kw, "errno", 5)) {
+			if (s->kind == V_SIGNED && !s->count)
+				s->show = SHOW_ERRNO;
+		} else if (kl == 7 && !strncmp(kw, "err_ptr", 7)) {
+			if ((s->kind == V_HEX || s->kind == V_UNSIGNED) && s->elem == 8 && !s->count)
+				s->show = SHOW_ERR_PTR;
+		} else if (kl == 4 && !strncmp(kw, "enum", 4)) {
+			if (enum_values(s, rest, line + len - rest, err))
+				return -1;
+			if (s->kind == V_SIGNED || s->kind == V_UNSIGNED)
+				s->show = SHOW_ENUM;
+		} else if (kl == 2 && !strncmp(kw, "in", 2)) {
+			const char *m = memchr(rest, ' ', line + len - rest);
+
+			if (!m || set_group(s, rest, m - rest, m + 1, line + len - m - 1, err))
+				return fe_err(err, 0, "%s/%s: field %s: not 'in GROUP MEMBER'", group,
+					      event, s->f->name);
+		}
+		line += len;
+	}
+	return 0;
+}
+
 int fe_view_call_filter(struct fe_view *v, const char *group, const char *func,
 			const char *filter, struct fe_error *err)
 {
@@ -802,6 +968,20 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 	unsigned long long u = number(v, p, s->elem);
 	long long sv = (long long)sign_extended(s, u);
 
+	if (s->show == SHOW_ENUM && !bare_symbol) {
+		long long want = s->kind == V_SIGNED ? sv : (long long)u;
+		int i;
+
+		for (i = 0; i < s->nr_enums; i++)
+			if (s->enums[i].value == want) {
+				if (json)
+					quote(b, (const unsigned char *)s->enums[i].name,
+					      strlen(s->enums[i].name), true);
+				else
+					fe_buf_add(b, s->enums[i].name, strlen(s->enums[i].name));
+				return;
+			}
+	}
 	switch (s->kind) {
 	case V_SIGNED:
 		if (json && (sv > FE_JSON_EXACT || sv < -FE_JSON_EXACT))
@@ -972,6 +1152,79 @@ static struct item *queue_item(struct fe_view *v)
 }
 
 /*
+ * A kernel function's error return by name (DESIGN.md section 16):
+ * "-2 (ENOENT)", "ERR_PTR(-12) (ENOMEM)"; in JSON the value, then
+ * "error":"ENOENT" beside it.  Other values as they are.
+ */
+static void return_value(struct fe_view *v, const struct field_spec *s, const void *data,
+			 int size, bool json, struct fe_buf *b)
+{
+	const unsigned char *p = (const unsigned char *)data + s->f->offset;
+	unsigned long long u;
+	long long sv;
+	const char *name;
+
+	if (s->show != SHOW_ERRNO && s->show != SHOW_ERR_PTR) {
+		field_value(v, s, data, size, json, b);
+		return;
+	}
+	u = number(v, p, s->elem);
+	sv = s->show == SHOW_ERRNO ? (long long)sign_extended(s, u) : (long long)u;
+	name = fe_is_errno(sv) ? fe_errno_name((int)-sv) : NULL;
+	if (s->show == SHOW_ERR_PTR && fe_is_errno(sv) && !json) {
+		fe_buf_printf(b, "ERR_PTR(%lld)", sv);
+	} else {
+		field_value(v, s, data, size, json, b);
+	}
+	if (!name)
+		return;
+	if (json)
+		fe_buf_printf(b, ",\"error\":\"%s\"", name);
+	else
+		fe_buf_printf(b, " (%s)", name);
+}
+
+/*
+ * The fields of a record shown, but skip: "name=value, ..." or JSON
+ * members, the members of a whole struct grouped back into one
+ * "how={flags=0x88000, mode=0x0}" ("how":{...}).
+ */
+static void put_fields(struct fe_view *v, const struct ev_info *e, const void *data, int size,
+		       bool json, const struct field_spec *skip, struct fe_buf *b)
+{
+	const char *open = NULL;
+	int i, shown = 0;
+
+	for (i = 0; i < e->nr_fields; i++) {
+		const struct field_spec *s = &e->fields[i];
+		bool same;
+		const char *key;
+
+		if (s->hidden || s == skip)
+			continue;
+		same = open && s->group && !strcmp(open, s->group);
+		if (open && !same) {
+			fe_buf_addc(b, '}');
+			open = NULL;
+		}
+		if (shown)
+			fe_buf_add(b, json ? "," : ", ", json ? 1 : 2);
+		if (s->group && !same) {
+			key = json ? s->group_json_key : s->group_text_key;
+			fe_buf_add(b, key, strlen(key));
+			open = s->group;
+		}
+		key = s->group ? json ? s->member_json_key : s->member_text_key :
+		      json ? s->json_key : s->text_key;
+		fe_buf_add(b, key, strlen(key));
+		field_value(v, s, data, size, json, b);
+		shown++;
+	}
+	if (open)
+		fe_buf_addc(b, '}');
+}
+
+/*
  * One record; at: where it is in its page.  A record too short for what
  * its format says it holds is skipped, and err says so.
  */
@@ -983,7 +1236,6 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	struct ev_info *e;
 	struct fe_buf text = { 0 }, json = { 0 };
 	struct item *it;
-	int i, shown = 0;
 
 	/* libtraceevent reads the type and pid wherever the format says */
 	if (size < 0 || (unsigned int)size < v->common_end)
@@ -1044,26 +1296,13 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	}
 	/* formatted once, for the one output asked for */
 	if (e->is_return && e->ret) {
-		field_value(v, e->ret, data, size, v->opts.json, v->opts.json ? &json : &text);
+		return_value(v, e->ret, data, size, v->opts.json, v->opts.json ? &json : &text);
 		if (e->carried) {
 			struct fe_buf a = { 0 };
 
 			if (v->opts.json)
 				fe_buf_addc(&a, '{');
-			for (i = 0; i < e->nr_fields; i++) {
-				const struct field_spec *s = &e->fields[i];
-
-				if (s->hidden || s == e->ret)
-					continue;
-				if (shown)
-					fe_buf_add(&a, v->opts.json ? "," : ", ", v->opts.json ? 1 : 2);
-				if (v->opts.json)
-					fe_buf_add(&a, s->json_key, strlen(s->json_key));
-				else
-					fe_buf_add(&a, s->text_key, strlen(s->text_key));
-				field_value(v, s, data, size, v->opts.json, &a);
-				shown++;
-			}
+			put_fields(v, e, data, size, v->opts.json, e->ret, &a);
 			if (v->opts.json)
 				fe_buf_addc(&a, '}');
 			it->args = fe_buf_take(&a);
@@ -1071,24 +1310,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	} else {
 		if (v->opts.json)
 			fe_buf_addc(&json, '{');
-		for (i = 0; i < e->nr_fields; i++) {
-			const struct field_spec *s = &e->fields[i];
-
-			if (s->hidden)
-				continue;
-			if (v->opts.json) {
-				if (shown)
-					fe_buf_addc(&json, ',');
-				fe_buf_add(&json, s->json_key, strlen(s->json_key));
-				field_value(v, s, data, size, true, &json);
-			} else {
-				if (shown)
-					fe_buf_add(&text, ", ", 2);
-				fe_buf_add(&text, s->text_key, strlen(s->text_key));
-				field_value(v, s, data, size, false, &text);
-			}
-			shown++;
-		}
+		put_fields(v, e, data, size, v->opts.json, NULL, v->opts.json ? &json : &text);
 		if (v->opts.json)
 			fe_buf_addc(&json, '}');
 	}

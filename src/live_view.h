@@ -128,6 +128,15 @@ char *fe_view_task_names(struct fe_view *v);
  * neither when it does not; an entry whose return never comes is counted
  * in the summary, not shown.  -1 with err set on a filter it cannot read.
  */
+/*
+ * How the fields of group/event are shown beyond their fetch types: the
+ * "values" lines add kept beside it (fe_event_values), or a trace.dat's:
+ * "FIELD errno", "FIELD err_ptr", "FIELD enum NAME=VALUE ...", "FIELD in
+ * GROUP MEMBER".  A line of another kind is ignored; -1 with err set on
+ * one that names no field or cannot be read.
+ */
+int fe_view_values(struct fe_view *v, const char *group, const char *event,
+		   const char *values, struct fe_error *err);
 int fe_view_call_filter(struct fe_view *v, const char *group, const char *func,
 			const char *filter, struct fe_error *err);
 

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "input_file.h"
 #include "diag.h"
+#include "exec_path.h"
 #include "fe_config.h"
 
 enum {
@@ -117,10 +118,13 @@ struct command_opt {
 };
 
 #define COMMON_OPTS { 'v', NULL }, { 'q', NULL }, { 'h', NULL }
-#define COMPILE_OPTS { 'x', NULL }, { 'r', NULL }, { 'g', NULL }, { 'n', NULL }, \
+/* -p beside -x: the binary's path as that process sees it */
+#define PID_X_HELP "with -x: BIN is the path process PID sees (its mount\n" \
+	"namespace: a container's), PID as this machine numbers it"
+#define COMPILE_OPTS { 'x', NULL }, { 'p', PID_X_HELP }, { 'r', NULL }, { 'g', NULL }, { 'n', NULL }, \
 	{ 'f', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, { OPT_KALLSYMS, NULL }, \
 	{ OPT_STRICT, NULL }, { OPT_MAX, NULL }
-#define DEBUG_INFO_OPTS { 'x', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, \
+#define DEBUG_INFO_OPTS { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, \
 	{ OPT_KALLSYMS, NULL }
 
 struct command {
@@ -135,7 +139,7 @@ struct command {
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [-v] [-q] PROTO...",
+		"fevent compile [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [-v] [-q] PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
 		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n",
@@ -144,7 +148,7 @@ static const struct command commands[] = {
 	},
 	{
 		"add", fe_cmd_add,
-		"fevent add [-x BIN] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
+		"fevent add [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
 		"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
 		"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
 		"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
@@ -158,7 +162,7 @@ static const struct command commands[] = {
 		"the prototype rendered back from the kernel's definition and its fetch\n"
 		"arguments; a line starting with '!' under a kprobe whose module is not\n"
 		"loaded.\n",
-		"fevent list --json",
+		"fevent list -g demo --json",
 		{ { 'g', "the group to list (default: functions)" }, { OPT_JSON, NULL },
 		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
@@ -216,7 +220,7 @@ static const struct command commands[] = {
 		"In the kernel where it has hist triggers (in fevent's own instance,\n"
 		"with a synthetic event for --latency), else from the event stream; -v\n"
 		"says which.  Targets, filters and the end are as record's.\n",
-		"fevent stats --by comm --hist count -e vfs_read -d 5 -a",
+		"fevent stats --by comm --hist count -e ksys_read -d 2 -a",
 		{ { 'g', "the group whose events to count (default: functions)" },
 		  { 'e', "count this event (and its __return); default all;\n"
 			 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
@@ -229,15 +233,17 @@ static const struct command commands[] = {
 	},
 	{
 		"check", fe_cmd_check,
-		"fevent check [-g GROUP] [--kallsyms FILE] [-f FILE]... (--btf FILE | --vmlinux FILE)... [--json] [-v] [-q] [PROTO...]",
-		"Compile each prototype against each kernel's debug info, the first\n"
-		"the reference, and print one row per prototype: 'same' (the\n"
+		"fevent check [-g GROUP] [--kallsyms FILE] [-f FILE]... ((--btf FILE | --vmlinux FILE)... | (-x BIN)...) [--json] [-v] [-q] [PROTO...]",
+		"Compile each prototype against each kernel's debug info, or each\n"
+		"build of a user binary (-x, uprobes), the first the reference, and\n"
+		"print one row per prototype: 'same' (the\n"
 		"reference's definition), 'moved' (compiles, other offsets or\n"
 		"registers), 'drift' (a typed read contradicts that kernel's\n"
 		"declaration), 'missing' (a function, parameter or member gone) or\n"
 		"'inlined'.  Exit status 0 only when every cell is same or moved.\n",
 		"fevent check -f probes.txt --btf /sys/kernel/btf/vmlinux --btf vmlinux-6.1",
 		{ { 'g', NULL }, { OPT_KALLSYMS, NULL }, { 'f', NULL },
+		  { 'x', "a build of a user binary; repeat for each build" },
 		  { OPT_BTF, "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
 			     "for each kernel" },
 		  { OPT_VMLINUX, "a kernel's DWARF vmlinux; repeat for each kernel" },
@@ -245,7 +251,7 @@ static const struct command commands[] = {
 	},
 	{
 		"proto", fe_cmd_proto,
-		"fevent proto [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] FUNC...",
+		"fevent proto [-x BIN [-p PID]] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
 		"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n"
 		"MODULE:FUNC reads the module's BTF (/sys/kernel/btf/MODULE); a module\n"
@@ -255,7 +261,7 @@ static const struct command commands[] = {
 	},
 	{
 		"funcs", fe_cmd_funcs,
-		"fevent funcs [-x BIN] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] GLOB",
+		"fevent funcs [-x BIN [-p PID]] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] GLOB",
 		"List the traceable functions matching a shell glob: the running\n"
 		"kernel's text symbols (/proc/kallsyms) that its BTF describes, then\n"
 		"loaded modules' as MODULE:FUNC ('binfmt_misc:*' picks one module's);\n"
@@ -265,25 +271,27 @@ static const struct command commands[] = {
 	},
 	{
 		"lines", fe_cmd_lines,
-		"fevent lines [-x BIN] [--vmlinux FILE] [--source DIR] [-v] [-q] FUNC[:N[-M]] | FILE:N[-M]",
+		"fevent lines [-x BIN [-p PID]] [--vmlinux FILE] [--source DIR] [-v] [-q] FUNC[:N[-M]] | FILE:N[-M]",
 		"Print a function's source lines numbered from its declaration (as\n"
 		"perf probe -L numbers them); each line a probe can be put on shows the\n"
 		"offsets of its addresses from the function's entry.  FILE:N[-M] prints\n"
 		"lines of a source file (matched by the end of its path) with the\n"
 		"FUNC+OFF places of the functions defined there.  Needs DWARF: the\n"
 		"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
-		"fevent lines -x /bin/bash main:10-20",
-		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_SOURCE, NULL }, COMMON_OPTS },
+		"fevent lines -x ./fx_places walk",
+		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_VMLINUX, NULL }, { OPT_SOURCE, NULL },
+		  COMMON_OPTS },
 	},
 	{
 		"vars", fe_cmd_vars,
-		"fevent vars [-x BIN] [--vmlinux FILE] [--json] [-v] [-q] PLACE",
+		"fevent vars [-x BIN [-p PID]] [--vmlinux FILE] [--json] [-v] [-q] PLACE",
 		"At each address of a line or offset (FUNC:N, FILE:N, FUNC+OFF), list\n"
 		"the parameters and local variables in scope with their C types and\n"
 		"the fetch a read by name compiles to there, or why it cannot be read\n"
 		"(as perf probe -V).  Needs DWARF, like lines.\n",
-		"fevent vars -x /bin/bash main:12",
-		{ { 'x', NULL }, { OPT_VMLINUX, NULL }, { OPT_JSON, NULL }, COMMON_OPTS },
+		"fevent vars -x ./fx_places walk:13",
+		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_VMLINUX, NULL }, { OPT_JSON, NULL },
+		  COMMON_OPTS },
 	},
 };
 
@@ -466,8 +474,9 @@ int main(int argc, char **argv)
 	const struct command *cmd = NULL;
 	struct fe_cli cli = { 0 };
 	char *binary = NULL;
+	const char *x_arg = NULL;
 	size_t i;
-	int c, ret;
+	int c, ret, k;
 
 	fe_diag_init();
 	if (argc < 2) {
@@ -674,16 +683,13 @@ int main(int argc, char **argv)
 			cli.source = optarg;
 			break;
 		case 'x':
-			/* uprobe_events wants the path as the kernel resolves it */
-			free(binary);
-			binary = realpath(optarg, NULL);
-			if (!binary) {
-				fprintf(stderr, "fevent %s: -x %s: %s\n", cmd->name, optarg,
-					strerror(errno));
-				ret = FE_EXIT_USAGE;
-				goto out;
+			/* check compares builds of a binary, in order */
+			if (!strcmp(cmd->name, "check")) {
+				cli.kernels[cli.nr_kernels].path = optarg;
+				cli.kernels[cli.nr_kernels++].is_binary = true;
+				break;
 			}
-			cli.binary = binary;
+			x_arg = optarg;
 			break;
 		case 'r':
 			cli.want_return = true;
@@ -704,6 +710,46 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (cli.pid && !x_arg && strcmp(cmd->name, "record") && strcmp(cmd->name, "stats")) {
+		fprintf(stderr, "fevent %s: -p PID says whose view of -x BIN's path to take; "
+			"give -x\n", cmd->name);
+		ret = FE_EXIT_USAGE;
+		goto out;
+	}
+	for (k = 0; k < cli.nr_kernels; k++) {
+		char *why, *path;
+
+		if (!cli.kernels[k].is_binary)
+			continue;
+		if (cli.btf || cli.vmlinux) {
+			fprintf(stderr, "fevent %s: -x compares builds of a binary, --btf and "
+				"--vmlinux kernels: not both\n", cmd->name);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+		if (fe_exec_path(cli.kernels[k].path, 0, &path, &why)) {
+			fprintf(stderr, "fevent %s: -x %s\n", cmd->name, why ? why : strerror(ENOMEM));
+			free(why);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+		cli.kernels[k].path = path;
+		cli.kernels[k].owned = true;
+	}
+	if (x_arg) {
+		char *why;
+
+		/* uprobe_events wants the path as the kernel resolves it; with
+		 * -p, as that process resolves it (its mount namespace) */
+		if (fe_exec_path(x_arg, cli.pid, &binary, &why)) {
+			fprintf(stderr, "fevent %s: -x %s\n", cmd->name,
+				why ? why : strerror(ENOMEM));
+			free(why);
+			ret = FE_EXIT_USAGE;
+			goto out;
+		}
+		cli.binary = binary;
+	}
 	/* a script that asks for quiet means it, whatever else is on the line */
 	if (fe_quiet)
 		cli.verbose = 0;
@@ -714,6 +760,9 @@ out:
 	free(binary);
 	free(cli.events);
 	free(cli.files);
+	for (k = 0; cli.kernels && k < cli.nr_kernels; k++)
+		if (cli.kernels[k].owned)
+			free((char *)cli.kernels[k].path);
 	free(cli.kernels);
 	return ret;
 }

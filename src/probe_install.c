@@ -5,6 +5,7 @@
  * its error_log, with the caret mapped back to the prototype's argument.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "fe_util.h"
 #include "fprobe.h"
 #include "kprobe_rules.h"
+#include "kmodule.h"
 #include "probe_install.h"
 #include "event_names.h"
 
@@ -135,9 +137,17 @@ static int check_target(const struct fe_definition *def, const struct fe_kprobe_
 		char module[128];
 
 		snprintf(module, sizeof(module), "%.*s", (int)(colon - def->target), def->target);
-		if (!file_has_word("/proc/modules", 0, module))
+		if (!file_has_word("/proc/modules", 0, module)) {
+			char file[PATH_MAX];
+
+			/* the kernel keeps it and arms it when the module
+			 * loads; its rules are judged then */
+			if (fe_kmod_builtin(module) != 1 &&
+			    fe_kmod_file(module, file, sizeof(file)) == 1)
+				return 0;
 			return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
 				      module, def->event);
+		}
 	}
 	/* a module's functions are keyed MODULE:func, as the target; the
 	 * kernel judges FUNC+OFF by its function */
@@ -383,8 +393,19 @@ int fe_uprobe_file_changed(const struct fe_event_info *e)
 	fclose(f);
 	if (n != 3)
 		return -1;
-	if (stat(file, &st))
+	if (stat(file, &st)) {
+		int pid;
+		char proc[32];
+
+		/* a container's file, named through a process that has exited:
+		 * not replaced, only no longer reachable by that name */
+		if (sscanf(file, "/proc/%d/root/", &pid) == 1) {
+			snprintf(proc, sizeof(proc), "/proc/%d", pid);
+			if (access(proc, F_OK))
+				return 2;
+		}
 		return 1;	/* gone */
+	}
 	return st.st_dev != dev || st.st_ino != ino;
 }
 
@@ -393,11 +414,63 @@ static void filter_path(char *buf, size_t size, const char *group, const char *n
 	snprintf(buf, size, STATE_DIR "/%s/%s.filter", group, name);
 }
 
+static void values_path(char *buf, size_t size, const char *group, const char *name)
+{
+	snprintf(buf, size, STATE_DIR "/%s/%s.values", group, name);
+}
+
+/*
+ * How the view shows the event's fields beyond their fetch types (errno
+ * names, enumerators, whole structs: fe_definition's *_values), kept
+ * beside the event like its filter.  Without it the values are numbers,
+ * so a failure here loses names, not events.
+ */
+static void note_values(const char *group, const char *name, const char *values)
+{
+	char path[512];
+	FILE *f;
+
+	values_path(path, sizeof(path), group, name);
+	unlink(path);
+	if (!values || !*values)
+		return;
+	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
+	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+		return;
+	values_path(path, sizeof(path), group, name);
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	fputs(values, f);
+	if (ferror(f) | fclose(f))
+		unlink(path);
+}
+
+char *fe_event_values(const char *group, const char *name)
+{
+	char path[512];
+	FILE *f;
+	struct fe_buf b = { 0 };
+	char buf[4096];
+	size_t n;
+
+	values_path(path, sizeof(path), group, name);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fe_buf_add(&b, buf, n);
+	fclose(f);
+	return fe_buf_take(&b);
+}
+
 static int remove_event(const char *group, const char *name)
 {
 	char cmd[256];
 
 	state_path(cmd, sizeof(cmd), group, name);
+	unlink(cmd);
+	values_path(cmd, sizeof(cmd), group, name);
 	unlink(cmd);
 	filter_path(cmd, sizeof(cmd), group, name);
 	unlink(cmd);
@@ -695,6 +768,9 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 		if (defs[i]->filter && set_filter(defs[i], refusal, i, err))
 			goto fail;
 	for (i = 0; i < n; i++) {
+		note_values(defs[i]->group, defs[i]->event, defs[i]->entry_values);
+		if (defs[i]->ret_event)
+			note_values(defs[i]->group, defs[i]->ret_event, defs[i]->ret_values);
 		if (!defs[i]->uprobe)
 			continue;
 		note_uprobe_file(defs[i]->group, defs[i]->event, defs[i]->target);
@@ -931,6 +1007,7 @@ static void info_clear(struct fe_event_info *e)
 	free(e->args);
 	free(e->definition);
 	free(e->call_filter);
+	free(e->values);
 	for (j = 0; j < e->nr_enabled; j++)
 		free(e->enabled_in[j]);
 	free(e->enabled_in);
@@ -1091,6 +1168,8 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	qsort(ev, count, sizeof(*ev), by_name);
 	if (call_filters(ev, count))
 		goto oom;
+	for (i = 0; i < count; i++)
+		ev[i].values = fe_event_values(ev[i].group, ev[i].event);
 	*out = ev;
 	tracefs_dynevent_list_free(all);
 	free(kprof);

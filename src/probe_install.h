@@ -86,7 +86,13 @@ struct fe_event_info {
 	/* an entry whose return event carries the arguments and has a
 	 * filter: the kernel filters whole calls there (not call_filter) */
 	bool calls_filtered_in_kernel;
+	/* how the view shows its fields (fe_event_values), or NULL */
+	char *values;
 };
+
+/* The "values" lines add kept beside an event (fe_definition's
+ * entry_values, ret_values), or NULL: how the view shows its fields. */
+char *fe_event_values(const char *group, const char *name);
 
 /* fevent's events (the group), sorted by name. */
 int fe_list_events(const char *group, struct fe_event_info **out, int *n,
@@ -101,7 +107,8 @@ bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned l
 		     unsigned long long *misses);
 const char *fe_event_kind_name(enum fe_event_kind kind);
 /* A uprobe's file since add: 1 replaced or gone (the probe watches the old
- * inode), 0 the same, -1 unknown (not added by fevent, or not a uprobe). */
+ * inode), 2 named through /proc/PID/root of a process that has exited, 0
+ * the same, -1 unknown (not added by fevent, or not a uprobe). */
 int fe_uprobe_file_changed(const struct fe_event_info *e);
 
 /*

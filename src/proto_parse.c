@@ -700,6 +700,13 @@ static int parse_steps(struct parser *ps, struct fe_alt *alt)
 			break;
 		case T_ARROW:
 		case T_DOT:
+			if (peek(ps, 1)->kind == T_STAR && !alt->whole) {
+				/* 'p->*', 'p->s.*': every member; nothing after */
+				alt->whole = t->kind == T_ARROW ? FE_WHOLE_DEREF : FE_WHOLE_HERE;
+				alt->whole_col = peek(ps, 1)->col;
+				ps->i += 2;
+				return 0;
+			}
 			if (peek(ps, 1)->kind != T_IDENT)
 				return unexpected(ps, peek(ps, 1), "a member name");
 			s.kind = t->kind == T_ARROW ? FE_STEP_ARROW : FE_STEP_DOT;
@@ -1015,6 +1022,10 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 				return -1;
 			alt->kind = has_path_step(alt) ? FE_ALT_PATH : FE_ALT_SLOT;
 		}
+		if (alt->whole)
+			return fe_err(ps->err, alt->type->col,
+				      "a whole struct ('%s*') is read member by member, each by its own type: drop '%s'",
+				      alt->whole == FE_WHOLE_DEREF ? "->" : ".", alt->type->text);
 		add = first_step(alt, FE_STEP_ADD);
 		/* "x16 port=uaddr+2" is the resolver's to explain: which
 		 * slot 'uaddr' is in decides what to write instead */
@@ -1026,13 +1037,26 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 		return 0;
 	}
 
+	if (t->kind == T_STAR && peek(ps, 1)->kind == T_IDENT) {
+		/* '*p': every member of the struct p points to */
+		alt->whole = FE_WHOLE_DEREF;
+		alt->whole_col = t->col;
+		ps->i++;
+		t = cur(ps);
+	}
 	if (t->kind != T_IDENT)
 		return unexpected(ps, t, "a type or a parameter name");
 	alt->kind = FE_ALT_PATH;
 	if (set_name(ps, &alt->name, &alt->name_col))
 		return -1;
-	if (cur(ps)->kind == T_EQ) {
+	if (cur(ps)->kind == T_EQ && !alt->whole) {
 		ps->i++;
+		if (cur(ps)->kind == T_STAR && peek(ps, 1)->kind == T_IDENT) {
+			/* 'LABEL=*p' */
+			alt->whole = FE_WHOLE_DEREF;
+			alt->whole_col = cur(ps)->col;
+			ps->i++;
+		}
 		if (cur(ps)->kind == T_NUM || cur(ps)->kind == T_AT)
 			return fe_err(ps->err, alt->name_col,
 				      "an address needs a type: write 'TYPE %s=ADDR'", alt->name);
@@ -1044,9 +1068,25 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 		if (label_then_head(ps, alt))
 			return -1;
 	}
-	if (parse_steps(ps, alt))
-		return -1;
+	{
+		enum fe_whole star = alt->whole;
+		int star_col = alt->whole_col;
+
+		alt->whole = FE_WHOLE_NONE;
+		if (parse_steps(ps, alt))
+			return -1;
+		if (star && alt->whole)
+			return fe_err(ps->err, alt->whole_col,
+				      "'*' already reads every member (at column %d): write one of them",
+				      star_col);
+		if (star) {
+			alt->whole = star;
+			alt->whole_col = star_col;
+		}
+	}
 	add = first_step(alt, FE_STEP_ADD);
+	if (add && alt->whole)
+		return fe_err(ps->err, add->col, "'+N' hops cannot be mixed with a whole struct ('*')");
 	if (add && alt->label && !has_path_step(alt))
 		return 0;	/* "port=uaddr+2": as above */
 	if (add)

@@ -77,6 +77,13 @@ enum fe_alt_kind {
 				 * argument (%di, +8($stack), @+0x40, ...) */
 };
 
+/* A whole struct (DESIGN.md section 16): every scalar member of it. */
+enum fe_whole {
+	FE_WHOLE_NONE,
+	FE_WHOLE_DEREF,		/* '*p', 'p->*': the struct p points to */
+	FE_WHOLE_HERE,		/* 'p->s.*': the struct the path ends at */
+};
+
 /* One '+N(...)' of a FETCH; the innermost comes first. */
 struct fe_deref {
 	long long off;
@@ -94,6 +101,8 @@ struct fe_alt {
 	int label_col;
 	struct fe_step *steps;
 	int nr_steps;
+	enum fe_whole whole;	/* PATH: read every member of a struct */
+	int whole_col;		/* where the '*' is */
 	/* ADDR, and FETCH at an address */
 	unsigned long long addr;
 	char *symbol;		/* @SYMBOL, or NULL for 0xADDR */

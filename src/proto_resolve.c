@@ -201,7 +201,34 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 	return 0;
 }
 
-static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
+/*
+ * MODULE:func of a module not loaded that the running kernel has a file
+ * of: the function must be the file's, and the probe waits for it.
+ */
+static int module_waits(struct fe_probe *p, const struct fe_resolve_ctx *ctx, const char *file,
+			struct fe_error *err)
+{
+	struct fe_error e = { 0 };
+	char near[256], plain[PATH_MAX];
+	/* a file that cannot be read: the kernel judges the name at load */
+	int has = fe_kmod_plain(file, plain, sizeof(plain), &e) ? -1 :
+		  fe_elf_has_func(plain, p->func, &e);
+
+	if (has == 0) {
+		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
+			return fe_err(err, p->func_col,
+				      "no function '%s' in module '%s' (%s); did you mean '%s:%s'?",
+				      p->func, p->module, file, p->module, near);
+		return fe_err(err, p->func_col, "no function '%s' in module '%s' (%s)",
+			      p->func, p->module, file);
+	}
+	p->module_waits = true;
+	return ctx->warnings ?
+	       fe_warn(ctx->warnings, "module '%s' is not loaded: the probe waits for it, and the "
+		       "kernel arms it when the module loads (%s)", p->module, file) : 0;
+}
+
+static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx, struct fe_error *err)
 {
 	/* inside a function the name is taken as written: a system call's
 	 * lines are those of the function named */
@@ -232,11 +259,15 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx)
 			return -1;
 	}
 	if (p->module && fe_ksyms_module_loaded(ctx->ksyms, p->module) == 0) {
-		char why[FE_ERR_MSG_MAX / 2];
+		char why[FE_ERR_MSG_MAX / 2], file[PATH_MAX];
 
 		/* a warning: the kernel takes such a probe, and arms it when
-		 * the module loads; add refuses it all the same */
+		 * the module loads */
 		p->module_unloaded = true;
+		if (!ctx->other_kernel && ctx->kallsyms_path &&
+		    !strcmp(ctx->kallsyms_path, "/proc/kallsyms") &&
+		    fe_kmod_builtin(p->module) != 1 && fe_kmod_file(p->module, file, sizeof(file)) == 1)
+			return module_waits(p, ctx, file, err);
 		fe_kmod_not_loaded(p->module, ctx->kallsyms_path, why, sizeof(why));
 		return ctx->warnings ? fe_warn(ctx->warnings, "%s", why) : 0;
 	}
@@ -835,12 +866,66 @@ static int aggregate_error(struct resolver *r, struct fe_field *f, const struct 
 	return 0;
 }
 
+struct enum_text {
+	struct fe_buf b;
+	int n;
+};
+
+static void add_enumerator(const char *name, long long value, void *arg)
+{
+	struct enum_text *t = arg;
+
+	if (name && *name)
+		fe_buf_printf(&t->b, "%s%s=%lld", t->n++ ? " " : "", name, value);
+}
+
+/*
+ * A value of an enum type (or an array of them) read as a decimal
+ * integer of its size shows its enumerator (DESIGN.md section 16); a
+ * hex spelling or another size is a number on purpose.
+ */
+static int show_enum(struct resolver *r, struct fe_field *f, fe_tid type)
+{
+	struct enum_text t = { { 0 }, 0 };
+	struct fe_tdesc d;
+
+	if (!r->dbg || fe_dbg_describe(r->dbg, type, &d))
+		return 0;
+	if (d.kind == FE_TK_ARRAY && f->type.array && fe_dbg_describe(r->dbg, d.target, &d))
+		return 0;
+	if (d.kind != FE_TK_ENUM ||
+	    !(f->type.kind == FE_FT_S || f->type.kind == FE_FT_U ||
+	      f->type.kind == FE_FT_BITFIELD) ||
+	    (f->type.kind != FE_FT_BITFIELD && f->type.size != d.size))
+		return 0;
+	fe_dbg_each_enumerator(r->dbg, d.id, add_enumerator, &t);
+	if (t.b.failed)
+		return fe_err(r->err, 0, "out of memory");
+	if (!t.n)
+		return 0;
+	free(f->enums);
+	f->enums = fe_buf_take(&t.b);
+	f->show = FE_SHOW_ENUM;
+	return 0;
+}
+
 /*
  * The final read of a path ending at an object of C type cur: by its own
  * type, or reinterpreted as the TYPE the prototype wrote.
  */
+static int finish_path_read(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
+			    fe_tid cur, const struct fe_ftype *bf, bool user);
+
 static int finish_path(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
 		       fe_tid cur, const struct fe_ftype *bf, bool user)
+{
+	if (finish_path_read(r, f, alt, cur, bf, user))
+		return -1;
+	return show_enum(r, f, cur);
+}
+
+static int finish_path_read(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
+			    fe_tid cur, const struct fe_ftype *bf, bool user)
 {
 	char tname[128];
 	struct fe_tdesc d, e;
@@ -952,7 +1037,7 @@ static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot,
 	const struct fe_dparam *dp = &r->dfunc.params[slot];
 	struct fe_tinfo want, got;
 	struct fe_tdesc d;
-	char tname[256], decl[320];
+	char tname[256], decl[320], moved_why[300];
 	int j;
 
 	if (!r->dbg || r->p->syscall || !dp->type || fe_dbg_describe(r->dbg, dp->type, &d))
@@ -985,13 +1070,28 @@ static int check_drift(struct resolver *r, const struct fe_arg *arg, int slot,
 			 got.size)
 			why = got.size > want.size ? "the bytes past it are not its value" :
 			      "part of its value is cut off";
-		if (!why)
-			continue;
 		if (fe_dbg_type_name(r->dbg, dp->type, tname, sizeof(tname)) < 0)
 			snprintf(tname, sizeof(tname), "?");
 		snprintf(decl, sizeof(decl), "%s%s%s", tname,
 			 tname[strlen(tname) ? strlen(tname) - 1 : 0] == '*' ? "" : " ",
 			 dp->name ? dp->name : "");
+		/* the slot's name is another parameter's: written for a build
+		 * or kernel where that one was in this slot */
+		if (!why && alt->name && dp->name && strcmp(alt->name, dp->name)) {
+			int k;
+
+			for (k = 0; k < r->dfunc.nr_params; k++)
+				if (k != slot && r->dfunc.params[k].name &&
+				    !strcmp(r->dfunc.params[k].name, alt->name))
+					break;
+			if (k < r->dfunc.nr_params) {
+				snprintf(moved_why, sizeof(moved_why),
+					 "its parameter '%s' is slot %d: it moved", alt->name, k + 1);
+				why = moved_why;
+			}
+		}
+		if (!why)
+			continue;
 		if (r->ctx->strict) {
 			/* every contradiction is said, the caret at the first */
 			if (!*first_col)
@@ -1027,8 +1127,13 @@ static int resolve_slot(struct resolver *r, const struct fe_alt *alt, int slot)
 		warn_long_char_array(r, alt->type->array, alt->name);
 	f->param = slot;
 	r->read[slot] = true;
-	return hop_ops(f, alt, &ti, r->p->params[slot].points_to_user ||
-		       ti.points_to_user, r->err);
+	if (hop_ops(f, alt, &ti, r->p->params[slot].points_to_user ||
+		    ti.points_to_user, r->err))
+		return -1;
+	/* 'enum tcp_state state', 'int state': the parameter's value */
+	if (!alt->nr_steps && !ti.is_string && r->p->params[slot].type)
+		return show_enum(r, f, r->p->params[slot].type);
+	return 0;
 }
 
 /*
@@ -1180,6 +1285,11 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 	char clone[256];
 	int found;
 
+	if (r->p->module_waits && r->ctx->dbg_why) {
+		/* its file could not type it: that file's why */
+		fe_buf_printf(b, "%s", r->ctx->dbg_why);
+		return true;
+	}
 	if (r->p->module_unloaded) {
 		char why[FE_ERR_MSG_MAX / 2];
 
@@ -1496,6 +1606,181 @@ static int syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 }
 
 /* A read by name: a parameter of the function or a label, then a path. */
+/* Nested structs flattened at most this deep ('*p': depth 1). */
+#define WHOLE_DEPTH	8
+
+struct whole {
+	struct resolver *r;
+	const struct fe_alt *alt;	/* '*p', 'p->*', 'p->s.*' */
+	int visible_slots;
+	const char *group;		/* the struct's label */
+	/* the member path below the struct: steps after alt's own */
+	struct fe_step path[WHOLE_DEPTH];
+	int depth;
+	int nr;				/* fields made */
+	int failed;
+};
+
+static void whole_member(const char *name, fe_tid type, unsigned long bit_off, void *arg);
+static int resolve_path(struct resolver *r, const struct fe_alt *alt, int visible_slots);
+
+/* Read (or walk into) one member at w->path[0..depth). */
+static void whole_read(struct whole *w, fe_tid type)
+{
+	struct resolver *r = w->r;
+	struct fe_alt fake = *w->alt;
+	struct fe_step *steps;
+	struct fe_tdesc d, e;
+	struct fe_tinfo ti;
+	struct fe_buf member = { 0 };
+	struct fe_field *f;
+	int i, n = w->alt->nr_steps + w->depth;
+
+	if (fe_dbg_describe(r->dbg, type, &d))
+		return;
+	if (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) {
+		if (w->depth < WHOLE_DEPTH)
+			fe_dbg_each_member(r->dbg, d.id, whole_member, w);
+		return;
+	}
+	/* scalars, pointers, char arrays (text), arrays of scalars */
+	if (d.kind == FE_TK_ARRAY) {
+		if (fe_dbg_describe(r->dbg, d.target, &e))
+			return;
+		if (!(e.kind == FE_TK_INT && e.is_plain_char) &&
+		    (dbg_tinfo(r->dbg, d.target, &ti) || ti.is_string || !d.nelems ||
+		     d.nelems > FE_MAX_ARRAY))
+			return;
+	} else if (dbg_tinfo(r->dbg, type, &ti)) {
+		return;		/* floating point, functions: nothing to show */
+	}
+	steps = calloc(n, sizeof(*steps));
+	if (!steps) {
+		w->failed = fe_err(r->err, 0, "out of memory");
+		return;
+	}
+	memcpy(steps, w->alt->steps, w->alt->nr_steps * sizeof(*steps));
+	memcpy(steps + w->alt->nr_steps, w->path, w->depth * sizeof(*steps));
+	fake.steps = steps;
+	fake.nr_steps = n;
+	fake.whole = FE_WHOLE_NONE;
+	fake.label = NULL;
+	for (i = 0; i < w->depth; i++)
+		fe_buf_printf(&member, "%s%s", i ? "." : "", w->path[i].member);
+	if (member.failed) {
+		w->failed = fe_err(r->err, 0, "out of memory");
+	} else if (resolve_path(r, &fake, w->visible_slots)) {
+		w->failed = -1;
+	} else {
+		f = &r->p->fields[r->p->nr_fields - 1];
+		/* a struct's unsigned members are flags, modes and masks more
+		 * often than counts: hex, as 'how={flags=0x88000}' */
+		if (f->type.kind == FE_FT_U && f->show == FE_SHOW_PLAIN && !d.is_bool &&
+		    d.kind == FE_TK_INT)
+			f->type.kind = FE_FT_X;
+		f->group = strdup(w->group);
+		f->member = fe_buf_take(&member);
+		if (!f->group || !f->member)
+			w->failed = fe_err(r->err, 0, "out of memory");
+		w->nr++;
+	}
+	fe_buf_free(&member);
+	free(steps);
+}
+
+static void whole_member(const char *name, fe_tid type, unsigned long bit_off, void *arg)
+{
+	struct whole *w = arg;
+	struct fe_tdesc d;
+
+	(void)bit_off;
+	if (w->failed)
+		return;
+	if (!name || !*name) {
+		/* an anonymous struct or union: its members are the outer
+		 * one's, found by name through it; padding bitfields: none */
+		if (fe_dbg_describe(w->r->dbg, type, &d) == 0 &&
+		    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) && w->depth < WHOLE_DEPTH)
+			fe_dbg_each_member(w->r->dbg, d.id, whole_member, w);
+		return;
+	}
+	w->path[w->depth] = (struct fe_step){
+		.kind = w->depth == 0 && w->alt->whole == FE_WHOLE_DEREF ? FE_STEP_ARROW :
+			FE_STEP_DOT,
+		.col = w->alt->whole_col,
+		.member = (char *)name,
+	};
+	w->depth++;
+	whole_read(w, type);
+	w->depth--;
+}
+
+/*
+ * '*p', 'p->*', 'p->s.*' (DESIGN.md section 16): every scalar member of
+ * the struct, nested structs flattened, each read as 'p->member' would
+ * be, grouped back into one 'p={...}' by the view.
+ */
+static int resolve_whole(struct resolver *r, const struct fe_alt *alt, int visible_slots)
+{
+	struct whole w = { .r = r, .alt = alt, .visible_slots = visible_slots };
+	struct fe_field scratch = { 0 };
+	const struct fe_param *pa;
+	struct fe_ftype bf;
+	struct fe_tdesc d;
+	char tname[128];
+	int slot = find_param(r, alt->name, visible_slots);
+	fe_tid cur;
+
+	if (slot < 0)
+		return unknown_param(r, alt);
+	pa = &r->p->params[slot];
+	if (!pa->type)
+		return undescribed_error(r, alt->whole_col,
+					 "a whole struct ('*') is read by its members, which need debug info",
+					 false);
+	if (walk_path(r, &scratch, alt, pa->type, pa->points_to_user, &cur, &bf))
+		return -1;
+	if (bf.bf_width)
+		return fe_err(r->err, alt->whole_col, "a bitfield is no struct");
+	if (fe_dbg_describe(r->dbg, cur, &d))
+		return fe_err(r->err, alt->whole_col, "unreadable type in the debug info");
+	if (fe_dbg_type_name(r->dbg, cur, tname, sizeof(tname)))
+		snprintf(tname, sizeof(tname), "?");
+	if (alt->whole == FE_WHOLE_DEREF) {
+		if (d.kind != FE_TK_PTR)
+			return fe_err(r->err, alt->whole_col, "'*' reads the struct a pointer points to; '%s' is %s%s",
+				      tname, d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION ?
+				      "one already: write '.*'" : "no pointer", "");
+		if (fe_dbg_describe(r->dbg, d.target, &d))
+			return fe_err(r->err, alt->whole_col, "unreadable type in the debug info");
+		if (fe_dbg_type_name(r->dbg, d.id, tname, sizeof(tname)))
+			snprintf(tname, sizeof(tname), "?");
+	}
+	if (d.kind == FE_TK_FWD)
+		return fe_err(r->err, alt->whole_col, "'%s' is only declared in %s, not defined",
+			      tname, fe_dbg_source(r->dbg));
+	if (d.kind != FE_TK_STRUCT && d.kind != FE_TK_UNION)
+		return fe_err(r->err, alt->whole_col, "'*' reads every member of a struct or union; '%s' is neither",
+			      tname);
+	if (alt->label) {
+		w.group = alt->label;
+	} else {
+		int i;
+
+		w.group = alt->name;
+		for (i = 0; i < alt->nr_steps; i++)
+			if (alt->steps[i].kind != FE_STEP_INDEX)
+				w.group = alt->steps[i].member;
+	}
+	r->read[slot] = true;
+	fe_dbg_each_member(r->dbg, d.id, whole_member, &w);
+	if (w.failed)
+		return -1;
+	if (!w.nr)
+		return fe_err(r->err, alt->whole_col, "'%s' has no member a probe can read", tname);
+	return 0;
+}
+
 static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 			int visible_slots)
 {
@@ -1508,6 +1793,8 @@ static int resolve_path(struct resolver *r, const struct fe_alt *alt,
 	int i, slot, label_col;
 	fe_tid cur;
 
+	if (alt->whole)
+		return resolve_whole(r, alt, visible_slots);
 	slot = find_param(r, alt->name, visible_slots);
 	for (i = 0; i < alt->nr_steps; i++) {
 		if (alt->steps[i].kind != FE_STEP_ADD)
@@ -2064,10 +2351,42 @@ static int void_return(struct resolver *r, int col)
 	return 0;
 }
 
+/*
+ * A kernel function's return (DESIGN.md section 16): a signed integer
+ * holds an error in -4095..-1, shown by name; a pointer an ERR_PTR; an
+ * enum its enumerator.  declared: the debug info's type (0: none, then
+ * only a system call's long is known).  User space returns no errno
+ * values: its integers stay numbers.
+ */
+static int show_return(struct resolver *r, struct fe_field *f, fe_tid declared)
+{
+	struct fe_tdesc d;
+	bool signed_int = f->type.kind == FE_FT_S && f->type.size >= 4 && !f->type.array;
+
+	if (r->p->syscall) {
+		/* every system call returns long: -errno or a value */
+		if (signed_int && !r->p->uprobe)
+			f->show = FE_SHOW_ERRNO;
+		return 0;
+	}
+	if (!declared || !r->dbg || fe_dbg_describe(r->dbg, declared, &d))
+		return 0;
+	if (d.kind == FE_TK_ENUM)
+		return show_enum(r, f, declared);
+	if (r->p->uprobe || f->type.array)
+		return 0;
+	if (d.kind == FE_TK_INT && d.is_signed && !d.is_bool && d.size >= 4 && signed_int)
+		f->show = FE_SHOW_ERRNO;
+	else if (d.kind == FE_TK_PTR && f->type.kind == FE_FT_X && f->type.size == 8)
+		f->show = FE_SHOW_ERR_PTR;
+	return 0;
+}
+
 static int resolve_return(struct resolver *r)
 {
 	const struct fe_tspec *ts = r->proto->rtype;
 	struct fe_field *f = &r->p->ret;
+	fe_tid ret_type = r->dbg && !r->ctx->site ? r->dfunc.ret : 0;
 	struct fe_tinfo ti;
 	int col = ts ? ts->col : r->p->func_col;
 
@@ -2134,7 +2453,7 @@ static int resolve_return(struct resolver *r)
 	f->type = ti.ftype;
 	if (ti.is_string)
 		return push_op(f, FE_OP_DEREF, 0, ti.points_to_user, col, r->err);
-	return 0;
+	return show_return(r, f, ret_type);
 }
 
 /* The column of the first argument that reads a parameter or variable
@@ -2305,8 +2624,9 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	if (ctx->binary) {
 		if (pick_user_target(p, ctx, err))
 			goto fail;
-	} else if (pick_target(p, ctx)) {
-		fe_err(err, 0, "out of memory");
+	} else if (pick_target(p, ctx, err)) {
+		if (!err->msg[0])
+			fe_err(err, 0, "out of memory");
 		goto fail;
 	}
 	if (find_dfunc(&r) || describe_params(&r))
@@ -2364,6 +2684,9 @@ fail:
 
 static void field_clear(struct fe_field *f)
 {
+	free(f->enums);
+	free(f->group);
+	free(f->member);
 	free(f->float_bits);
 	free(f->float_sse);
 	free(f->label);

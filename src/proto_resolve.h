@@ -55,6 +55,15 @@ struct fe_op {
 
 #define FE_MAX_OPS	32
 
+/* How the view shows a value beyond its fetch type (DESIGN.md section 16);
+ * emit writes it beside the event (fe_definition's *_values). */
+enum fe_show {
+	FE_SHOW_PLAIN,
+	FE_SHOW_ERRNO,		/* a kernel function's int return: -2 (ENOENT) */
+	FE_SHOW_ERR_PTR,	/* its pointer return: ERR_PTR(-12) (ENOMEM) */
+	FE_SHOW_ENUM,		/* an enum's value: its enumerator */
+};
+
 struct fe_field {
 	char *label;		/* as written; emit makes it unique */
 	int col;		/* the alternative */
@@ -74,6 +83,12 @@ struct fe_field {
 	char *float_bits;
 	char *float_sse;
 	int float_col;
+	enum fe_show show;
+	char *enums;		/* FE_SHOW_ENUM: "NAME=VALUE NAME=VALUE ..." */
+	/* one member of a whole struct read ('*how', 'how->*'): the
+	 * struct's label and the member's place in it ("flags", "in.b") */
+	char *group;
+	char *member;
 };
 
 #define FE_SYSCALL_MAX_ARGS	6
@@ -107,6 +122,9 @@ struct fe_probe {
 	char name_suffix[40];	/* of the event's name: a line's "_L12" */
 	bool in_body;		/* at a line or offset, not the entry: only
 				 * DWARF's locations there hold, no ABI rule */
+	bool module_waits;	/* module_unloaded, and the running kernel has
+				 * its file: the kernel arms the probe when it
+				 * loads */
 	bool module_unloaded;	/* MODULE:func, and the symbol table has no
 				 * MODULE: the command says what that means */
 };

@@ -155,6 +155,10 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 			return NULL;
 		}
 		free(format);
+		if (ev[i].values && fe_view_values(v, ev[i].group, ev[i].event, ev[i].values, err)) {
+			fe_view_free(v);
+			return NULL;
+		}
 		symbols |= strstr(ev[i].args, ":symbol") != NULL;
 	}
 	for (i = 0; i < n; i++)
@@ -397,6 +401,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 		evs[k].name = ev[i].event;
 		evs[k].format = formats[k] ? formats[k] : "";
 		evs[k].args = ev[i].args;
+		evs[k].values = ev[i].values;
 		if (ev[i].call_filter && call_filter_of(ev, n, chosen, i))
 			evs[k].call_filter = ev[i].call_filter;
 		evs[k].uprobe = fe_kind_is_uprobe(ev[i].kind);
@@ -500,20 +505,33 @@ static int copy_filter(struct tracefs_instance *inst, const char *group, const c
 	return ret;
 }
 
+static bool is_return(const struct fe_event_info *e)
+{
+	size_t len = strlen(e->event);
+
+	return len > strlen(RETURN_SUFFIX) &&
+	       !strcmp(e->event + len - strlen(RETURN_SUFFIX), RETURN_SUFFIX);
+}
+
 static int enable_events(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
 			 struct fe_error *err)
 {
-	int i;
+	int i, pass;
 
 	for (i = 0; i < n; i++)
 		if (chosen[i] && !call_filter_of(ev, n, chosen, i) &&
 		    copy_filter(s->inst, ev[i].group, ev[i].event))
 			return fe_err(err, 0, "cannot set the filter of %s/%s in fevent's instance: %s",
 				      ev[i].group, ev[i].event, strerror(errno));
-	for (i = 0; i < n; i++)
-		if (chosen[i] && tracefs_event_enable(s->inst, ev[i].group, ev[i].event))
-			return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group, ev[i].event,
-				      strerror(errno));
+	/* Return events first: the instance is tracing as they are enabled,
+	 * and an entry armed before its return would record calls whose
+	 * return comes before the return is armed, held unpaired to the end. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+			if (chosen[i] && is_return(&ev[i]) == !pass &&
+			    tracefs_event_enable(s->inst, ev[i].group, ev[i].event))
+				return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group,
+					      ev[i].event, strerror(errno));
 	if (s->o->stacks && fe_stacks_enable(s->inst, ev, n, chosen, err))
 		return -1;
 	/* for the names of tasks; a kernel without them names fewer */

@@ -277,6 +277,20 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		if (m->events[i].call_filter && !strchr(m->events[i].call_filter, '\n'))
 			fe_buf_printf(&opt, "@filter %s/%s %s\n", m->events[i].system,
 				      m->events[i].name, m->events[i].call_filter);
+	/* how fevent shows fields: "@values SYSTEM/EVENT LINE", one a line
+	 * of fe_event_values */
+	for (i = 0; i < m->nr_events; i++) {
+		const char *l = m->events[i].values;
+
+		while (l && *l) {
+			size_t len = strcspn(l, "\n");
+
+			if (len)
+				fe_buf_printf(&opt, "@values %s/%s %.*s\n", m->events[i].system,
+					      m->events[i].name, (int)len, l);
+			l += len + (l[len] == '\n');
+		}
+	}
 	/* uprobes, whose kernel stacks are the trap's: "@uprobe SYSTEM/EVENT" */
 	for (i = 0; i < m->nr_events; i++)
 		if (m->events[i].uprobe)

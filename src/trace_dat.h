@@ -34,6 +34,7 @@ struct fe_tracedat_event {
 	const char *args;	/* fetch arguments, or NULL (not fevent's) */
 	bool task_info;		/* sched fork/exec: names tasks */
 	const char *call_filter;	/* an entry's filter on whole calls, or NULL */
+	const char *values;	/* how fevent shows its fields (fe_event_values), or NULL */
 	bool uprobe;		/* its kernel stack is not shown */
 };
 

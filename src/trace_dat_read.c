@@ -243,6 +243,36 @@ static void call_filters(struct fe_view *v, const char *opt, const char *name,
 	}
 }
 
+/*
+ * "@values SYSTEM/EVENT LINE" lines of fevent's option: how record showed
+ * the fields (errno names, enumerators, whole structs); report shows them
+ * the same way.  One it cannot read is said, and its values are numbers.
+ */
+static void view_values(struct fe_view *v, const char *opt, const char *name,
+			struct fe_warnings *warn)
+{
+	const char *line = opt;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *copy = strncmp(line, "@values ", 8) ? NULL : strndup(line + 8, len - 8);
+		char *slash = copy ? strchr(copy, '/') : NULL;
+		char *space = slash ? strchr(slash, ' ') : NULL;
+		struct fe_error e = { 0 };
+
+		if (copy && (!slash || !space ||
+			     (*slash = 0, *space = 0,
+			      fe_view_values(v, copy, slash + 1, space + 1, &e)))) {
+			if (warn)
+				fe_warn(warn, "%s: how a field is shown is not applied: %s", name,
+					e.msg[0] ? e.msg : "not \"@values SYSTEM/EVENT LINE\"");
+		}
+		free(copy);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
 /* "@uprobe SYSTEM/EVENT" lines of fevent's option: uprobes, whose kernel
  * stacks are the trap's */
 static void uprobes(struct fe_view *v, const char *opt)
@@ -1260,6 +1290,7 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 			if (add_format(t->name, v, &formats[n], t->opt, t->err))
 				goto out;
 		call_filters(v, t->opt, t->name, d->warn);
+		view_values(v, t->opt, t->name, d->warn);
 		uprobes(v, t->opt);
 		if (t->maps)
 			fe_view_maps_load(v, t->maps);

@@ -398,9 +398,10 @@ int fe_tp_compile(struct fe_compiled *it, struct fe_dbg *dbg, const struct fe_co
 	free(places);
 	fe_dbg_close(view);
 	if (!ret && proto->filter)
-		ret = fe_filter_translate(proto->filter, proto->filter_col, it->def.entry_args,
-					  NULL, &it->def.filter, &it->def.filter_on_return,
-					  &it->def.filter_on_call, &it->err);
+		ret = fe_filter_translate_values(proto->filter, proto->filter_col,
+						 it->def.entry_args, NULL, it->def.entry_values,
+						 NULL, &it->def.filter, &it->def.filter_on_return,
+						 &it->def.filter_on_call, &it->err);
 	return ret;
 }
 

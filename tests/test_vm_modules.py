@@ -2,9 +2,10 @@
 from the same Debian package as the kernel (a module there, depending on
 no other; busybox's depmod and modprobe load it): funcs lists MOD:func,
 proto reads /sys/kernel/btf/binfmt_misc, add and record trace it, a module
-not loaded is said to be so (compile, add, proto; built in or unknown
-too), and list marks a probe whose module was removed, which the kernel
-keeps and arms again when the module comes back."""
+not loaded is typed from its .ko (compile, add, proto; built in or unknown
+is said to be so), and list marks a probe waiting for its module: added
+before the module loads (its init function recorded as insmod runs it) or
+left when it was removed, which the kernel arms when the module comes."""
 import json
 import os
 import re
@@ -29,12 +30,24 @@ echo @@modules.dep
 cat /lib/modules/$R/modules.dep
 echo @@unloaded
 fevent proto binfmt_misc:load_misc_binary; echo rc=$?
-fevent compile 'binfmt_misc:load_misc_binary(x64 bprm)'; echo rc=$?
-fevent add 'binfmt_misc:load_misc_binary(x64 bprm)'; echo rc=$?
-fevent add 'binfmt_misc:load_misc_binary(string bprm->filename)'; echo rc=$?
+fevent compile 'binfmt_misc:load_misc_binary(string bprm->filename)'; echo rc=$?
+fevent add 'binfmt_misc:load_misc_binry(x64 bprm)'; echo rc=$?
 fevent proto nosuchmod:f; echo rc=$?
 fevent proto binfmt_elf:load_elf_binary; echo rc=$?
+fevent add 'nosuchmod:f(x64 a)'; echo rc=$?
 cat $T/dynamic_events
+echo @@compressed
+# the module's file as distributions ship it (Debian 13: .ko.xz), for a
+# moment the only one modules.dep names
+M=/lib/modules/$R
+mv $M/kernel/fs/binfmt_misc.ko /tmp/binfmt_misc.ko; cp $M/modules.dep /tmp/modules.dep
+for z in xz gz zst; do
+	cp /compressed/binfmt_misc.ko.$z $M/kernel/fs/
+	echo "kernel/fs/binfmt_misc.ko.$z:" > $M/modules.dep
+	fevent compile -q 'int binfmt_misc:load_misc_binary(string bprm->filename)'; echo rc=$?
+	rm $M/kernel/fs/binfmt_misc.ko.$z
+done
+mv /tmp/binfmt_misc.ko $M/kernel/fs/; cp /tmp/modules.dep $M/modules.dep
 echo @@load
 modprobe binfmt_misc; echo rc=$?
 cut -d' ' -f1 /proc/modules
@@ -73,9 +86,44 @@ echo @@record_again
 { fevent record -- cat /etc/hostname; echo rc=$?; } | cat
 fevent clear; echo rc=$?
 cat $T/dynamic_events
+echo @@waiting
+rmmod binfmt_misc; echo rc=$?
+fevent add 'int binfmt_misc:init_misc_binfmt()' \
+	'int binfmt_misc:load_misc_binary(string bprm->filename, string bprm->interp)'; echo rc=$?
+fevent list | grep -e '^functions' -e '^    !'; echo rc=$?
+fevent list --json
+echo @@init
+printf 'hello\n' > /tmp/hello.fxt; chmod +x /tmp/hello.fxt
+{ fevent record -- sh -c "insmod /lib/modules/$R/kernel/fs/binfmt_misc.ko &&
+	mount -t binfmt_misc none /proc/sys/fs/binfmt_misc &&
+	echo ':fxt:E::fxt::/bin/cat:' > /proc/sys/fs/binfmt_misc/register && /tmp/hello.fxt"
+  echo rc=$?; } | cat
+fevent list | grep -c '^    !'
+fevent clear; echo rc=$?
 """
+def compressed(files):
+    """binfmt_misc.ko as xz, gzip and zstd (this last one is said to be
+    unread) compress it, at /compressed/ in the VM."""
+    import subprocess
+    import tempfile
+    ko = [h for v, h in files.items() if v.endswith("/binfmt_misc.ko")][0]
+    tmp = tempfile.mkdtemp(prefix="fevent-ko-")
+    out = {}
+    for z, argv in (("xz", ["xz", "-c"]), ("gz", ["gzip", "-c"]), ("zst", None)):
+        path = os.path.join(tmp, f"binfmt_misc.ko.{z}")
+        with open(path, "wb") as f:
+            if argv:
+                subprocess.run(argv + [ko], stdout=f, check=True)
+            else:
+                f.write(b"\x28\xb5\x2f\xfd")   # a zstd frame's magic: fevent reads none
+        out[f"/compressed/binfmt_misc.ko.{z}"] = path
+    return out
+
+
 def result():
-    rc, out, err = vm.run_once("modules", [("modules", SNIPPET)], files=vm.modules())["modules"]
+    files = vm.modules()
+    files.update(compressed(files))
+    rc, out, err = vm.run_once("modules", [("modules", SNIPPET)], files=files)["modules"]
     parts = {}
     for chunk in ("\n" + out).split("\n@@")[1:]:
         name, _, body = chunk.partition("\n")
@@ -84,33 +132,95 @@ def result():
     return parts, err
 
 
-NOT_LOADED = ("module 'binfmt_misc' is not loaded (not in /proc/kallsyms): "
-              "'modprobe binfmt_misc' loads it")
 
 
-def test_a_module_not_loaded_is_said_to_be_so():
+WAITS = ("module 'binfmt_misc' is not loaded: the probe waits for it, and the kernel arms it "
+         "when the module loads (/lib/modules/6.1.0-56-cloud-amd64/kernel/fs/binfmt_misc.ko)")
+
+
+def test_a_module_not_loaded_is_typed_from_its_file():
     parts, err = result()
     expect_eq(parts["modules.dep"], "kernel/fs/binfmt_misc.ko:\n")
-    # proto 2 (an unknown function), compile 0 (a warning), add 1 with a
-    # typed slot, 2 for a name that needs the module's BTF; nothing added
+    # proto and compile read the .ko's BTF over the kernel's; a function
+    # the file lacks, a module this kernel has no file of, are errors
     expect_eq(parts["unloaded"],
-              "rc=2\n"
-              "p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol bprm=%di:x64\n"
-              "rc=0\nrc=1\nrc=2\nrc=2\nrc=2\n")
+              "int binfmt_misc:load_misc_binary(struct linux_binprm *bprm)\n"
+              "#   p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol bprm=%di:x64\n"
+              "#   r:functions/load_misc_binary__return binfmt_misc:load_misc_binary ret=$retval:s32\n"
+              "rc=0\n"
+              "p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol "
+              "filename=+0(+96(%di)):string\n"
+              "rc=0\nrc=2\nrc=2\nrc=2\nrc=1\n", err)
     lib = "/lib/modules/6.1.0-56-cloud-amd64"
-    expect_eq(err.split("fevent: error: no function 'load_misc_binry'")[0],
-              f"fevent: error: {NOT_LOADED}\n"
-              f"fevent: warning: {NOT_LOADED}\n"
-              f"fevent: error: column 1: {NOT_LOADED}\n"
-              "    binfmt_misc:load_misc_binary(x64 bprm)\n"
-              "    ^\n"
-              f"fevent: error: column 37: unknown parameter 'bprm': {NOT_LOADED}\n"
-              "    binfmt_misc:load_misc_binary(string bprm->filename)\n"
-              "                                        ^\n"
+    expect_eq(err.split("fevent: error: column 41: unknown parameter 'bprm'")[0],
+              f"fevent: warning: {WAITS}\n"
+              f"fevent: error: column 13: no function 'load_misc_binry' in module 'binfmt_misc' "
+              f"({lib}/kernel/fs/binfmt_misc.ko); did you mean 'binfmt_misc:load_misc_binary'?\n"
+              "    binfmt_misc:load_misc_binry(x64 bprm)\n"
+              "                ^\n"
               "fevent: error: module 'nosuchmod' is not loaded (not in /proc/kallsyms), and this "
               f"kernel has no module of that name ({lib}/modules.dep)\n"
               f"fevent: error: module 'binfmt_elf' is built into the kernel ({lib}/modules.builtin): "
-              "its functions are the kernel's, written without 'binfmt_elf:'\n")
+              "its functions are the kernel's, written without 'binfmt_elf:'\n"
+              f"fevent: error: column 1: module 'nosuchmod' is not loaded (not in /proc/kallsyms), "
+              f"and this kernel has no module of that name ({lib}/modules.dep)\n"
+              "    nosuchmod:f(x64 a)\n"
+              "    ^\n")
+
+
+def test_a_compressed_module_file_is_read_decompressed():
+    parts, err = result()
+    line = ("p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol "
+            "filename=+0(+96(%di)):string\n"
+            "r:functions/load_misc_binary__return binfmt_misc:load_misc_binary ret=$retval:s32\n")
+    expect_eq(parts["compressed"], line + "rc=0\n" + line + "rc=0\nrc=2\n", err)
+    lib = "/lib/modules/6.1.0-56-cloud-amd64"
+    check(f"fevent: error: column 41: unknown parameter 'bprm': module 'binfmt_misc' is not "
+          f"loaded, and {lib}/kernel/fs/binfmt_misc.ko.zst is compressed with zstd, which fevent "
+          "does not read: decompress it (zstd -d), or load the module; or read its arguments "
+          "by their slots ('x64 NAME')\n" in err, err)
+
+
+def test_probes_added_before_the_module_loads_record_its_init():
+    parts, err = result()
+    text, _, js = parts["waiting"].partition("rc=0\n{")
+    expect_eq(text,
+              "rc=0\n"
+              "p:functions/init_misc_binfmt binfmt_misc:init_misc_binfmt __caller=$stack0:symbol\n"
+              "r:functions/init_misc_binfmt__return binfmt_misc:init_misc_binfmt ret=$retval:s32\n"
+              "p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol "
+              "filename=+0(+96(%di)):string interp=+0(+104(%di)):string\n"
+              "r:functions/load_misc_binary__return binfmt_misc:load_misc_binary ret=$retval:s32\n"
+              "rc=0\n" +
+              "".join(f"functions/{e}  {k}  binfmt_misc:{f}  hits 0  misses 0  {m}enabled: -\n{WAITING}\n"
+                      for e, k, f, m in
+                      (("init_misc_binfmt", "kprobe", "init_misc_binfmt", ""),
+                       ("init_misc_binfmt__return", "kretprobe", "init_misc_binfmt", "maxactive 64  "),
+                       ("load_misc_binary", "kprobe", "load_misc_binary", ""),
+                       ("load_misc_binary__return", "kretprobe", "load_misc_binary",
+                        "maxactive 64  "))), err)
+    objs = [json.loads(l) for l in ("{" + js).splitlines()]
+    expect_eq([(o["event"], o["module_loaded"]) for o in objs],
+              [("init_misc_binfmt", False), ("init_misc_binfmt__return", False),
+               ("load_misc_binary", False), ("load_misc_binary__return", False)])
+    lines = parts["init"].splitlines()
+    # the file's text (through cat) and the events come by two ways
+    calls = [l for l in lines if "->" in l]
+    expect_eq([l for l in lines if "->" not in l], ["hello", "rc=0", "0", "rc=0"], lines)
+    # the module's init, run by insmod as it loads the module
+    check(re.fullmatch(r" *sh-\d+ \[000\] +[\d.]+: do_one_initcall->init_misc_binfmt\(\) = 0 "
+                       r"<[\d.]+ us>", calls[0]), calls)
+    # the file of the registered extension: binfmt_misc takes it (0) and
+    # hands it to its interpreter, which it then declines (-ENOEXEC)
+    fxt = [re.sub(r"^ *\S+ \[000\] +[\d.]+: | <[\d.]+ us>$", "", l) for l in calls[1:]
+           if 'filename="/tmp/hello.fxt"' in l]
+    expect_eq(fxt, ['bprm_execve->load_misc_binary(filename="/tmp/hello.fxt", '
+                    'interp="/tmp/hello.fxt") = 0',
+                    'bprm_execve->load_misc_binary(filename="/tmp/hello.fxt", '
+                    'interp="/bin/cat") = -8'], calls)
+    # every other exec since the load is no binfmt_misc format's
+    check(all(l.endswith(" = -8") for l in (re.sub(r" <[\d.]+ us>$", "", l) for l in calls[1:]
+                                            if "hello.fxt" not in l)), calls)
 
 
 def test_funcs_lists_the_modules_functions():
@@ -160,8 +270,8 @@ def test_add_and_record_a_module_function():
                        r"\(filename=\"/bin/cat\"\) = -8 <[\d.]+ us>", lines[1]), lines[1])
 
 
-GONE = ("    ! module binfmt_misc is not loaded: the probe is gone and fires again once the "
-        "module is loaded, when the kernel registers it anew")
+GONE = WAITING = ("    ! waiting for module binfmt_misc (not loaded): the kernel arms the probe "
+                  "when the module loads")
 
 
 def test_list_marks_a_probe_whose_module_is_gone():

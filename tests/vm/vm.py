@@ -67,6 +67,22 @@ def modules(suite="bookworm"):
     return files
 
 
+def net_modules(suite="bookworm"):
+    """({path in the VM: host path}, shell lines loading them) of a virtio
+    NIC's modules (fetch-kernel --net-modules), and eth0 up as 10.0.2.15."""
+    r = subprocess.run([os.path.join(HERE, "fetch-kernel"), "--suite", suite, "--net-modules"],
+                       capture_output=True, text=True, timeout=1200)
+    if r.returncode != 0:
+        raise VMError(f"no network modules: {r.stderr.strip()[-300:]}")
+    root = r.stdout.strip()
+    with open(os.path.join(root, "net-modules.order")) as f:
+        order = f.read().split()
+    files = {f"/net-modules/{m}": os.path.join(root, m) for m in order}
+    load = "".join(f"insmod /net-modules/{m}\n" for m in order)
+    load += "ip link set lo up\nip link set eth0 up\nip addr add 10.0.2.15/24 dev eth0\n"
+    return files, load
+
+
 def _libraries(binary):
     """Every shared object binary needs, with the dynamic loader."""
     r = subprocess.run(["ldd", binary], capture_output=True, text=True)
@@ -106,7 +122,9 @@ def build_initramfs(out, fevent, snippets, files=None):
                             [(h, v) for v, h in (files or {}).items()]:
             path = _copy(binary, root, dest)
             os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-            if os.access(binary, os.X_OK):
+            # a shared library given as a file (one fevent opens with
+            # dlopen) brings what it links as a program does
+            if os.access(binary, os.X_OK) or ".so" in os.path.basename(binary):
                 for lib in _libraries(binary):
                     if not os.path.exists(os.path.join(root, lib.lstrip("/"))):
                         _copy(lib, root)
@@ -126,7 +144,7 @@ def build_initramfs(out, fevent, snippets, files=None):
 _booted = {}
 
 
-def run_once(tier, snippets, files=None, suite="bookworm"):
+def run_once(tier, snippets, files=None, suite="bookworm", **kw):
     """A test tier's one boot: every snippet's (rc, stdout, stderr) by name,
     the same dict on every call.  Skipped with FEVENT_NO_VM=1; a VM that
     failed fails each test that asks, with its reason."""
@@ -136,7 +154,7 @@ def run_once(tier, snippets, files=None, suite="bookworm"):
     key = (tier, suite)
     if key not in _booted:
         try:
-            _booted[key] = run(fe.binary(), snippets, files=files, suite=suite)
+            _booted[key] = run(fe.binary(), snippets, files=files, suite=suite, **kw)
         except VMError as e:
             _booted[key] = {"__error__": str(e)}
     if "__error__" in _booted[key]:
@@ -144,20 +162,25 @@ def run_once(tier, snippets, files=None, suite="bookworm"):
     return _booted[key]
 
 
-def run(fevent, snippets, files=None, timeout=600, suite="bookworm"):
-    """Boot the VM once, run every snippet; name -> (rc, stdout, stderr)."""
+def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, net=False):
+    """Boot the VM once, run every snippet; name -> (rc, stdout, stderr).
+    mem: MB of memory; net: a virtio NIC on qemu's user network, where
+    10.0.2.2 is this machine's loopback (the snippet loads the NIC's
+    modules, net_modules(), and sets 10.0.2.15 up)."""
     work = tempfile.mkdtemp(prefix="fevent-vm-")
     try:
         initrd = os.path.join(work, "initrd.gz")
         build_initramfs(initrd, fevent, snippets, files)
         results = os.path.join(work, "results")
         console = os.path.join(work, "console")
-        argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", "512",
+        argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", str(mem),
                 "-nographic", "-no-reboot", "-kernel", kernel(suite), "-initrd", initrd,
-                "-append", "console=ttyS0 quiet panic=-1",
+                "-append", "console=ttyS0 quiet panic=-1 no_timer_check",
                 "-serial", f"file:{console}", "-serial", f"file:{results}",
                 "-monitor", "none", "-display", "none"]
         argv.remove("-nographic")
+        if net:
+            argv += ["-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0"]
         try:
             subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, timeout=timeout)

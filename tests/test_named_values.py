@@ -1,0 +1,190 @@
+"""Values by name (DESIGN.md section 16) with uprobes on this machine: an
+enum parameter, member and return show their enumerators (a value no
+enumerator names stays a number), a whole struct ('*how', 'how->*',
+'how->in.*') is read member by member and shown as one value, filters
+take enumerator names -- live, in --json and in a trace.dat's report.
+User space returns no errno values: its negative integers and pointers
+stay numbers.  Errno names and whole structs of the kernel are compiled
+here against this kernel's BTF; test_vm_values.py records them."""
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+import fe
+from fe import caret_column, check, expect_eq
+from test_events_host import need_uprobes
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GROUP = "fevent_test_named" + fe.TAG
+BTF = "/sys/kernel/btf/vmlinux"
+HEAD = re.compile(r"^ *\S+-\d+ \[\d{3}\] +\d+\.\d{6}: (.*)$")
+DUR = r" <\d+\.\d{3} us>"
+_bin = {}
+
+PROTOS = ("enum fx_state step(s, *how)", "int fails(n)", "void *bad_ptr(n)")
+HOW = ('how={flags=0x88000, mode=0x1a4, in.a=-3, in.b=9, name="howdy", st=FX_DONE, '
+       'bits=5}')
+
+
+def binary():
+    if "path" not in _bin:
+        d = tempfile.mkdtemp(prefix="fevent-named-")
+        os.chmod(d, 0o755)
+        out = os.path.join(d, "fx_show")
+        subprocess.run(["gcc", "-g", "-O2", "-o", out,
+                        os.path.join(HERE, "fixtures", "fx_show.c")], check=True)
+        _bin["path"] = out
+    return _bin["path"]
+
+
+def clean():
+    fe.run("clear", "-g", GROUP, "--force")
+
+
+def added(*protos):
+    need_uprobes()
+    clean()
+    r = fe.run("add", "-g", GROUP, "-x", binary(), *protos)
+    expect_eq(r.returncode, 0, r.stderr)
+
+
+def calls(text):
+    return [HEAD.match(l)[1] for l in text.splitlines() if HEAD.match(l)]
+
+
+def test_enums_structs_and_user_space_returns_live():
+    added(*PROTOS)
+    try:
+        r = fe.run("record", "-g", GROUP, "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        got = calls(r.stdout)
+        expect_eq(len(got), 5, r.stdout)
+        for line, want in zip(got, [
+                rf"step\(s=FX_IDLE, {re.escape(HOW)}\) = FX_RUNNING",
+                rf"step\(s=FX_RUNNING, {re.escape(HOW)}\) = FX_DONE",
+                # no enumerator is 5: the number
+                rf"step\(s=5, {re.escape(HOW)}\) = 5",
+                # -12 as a pointer and -2 as an int: user space means no errno
+                r"bad_ptr\(n=12\) = 0xfffffffffffffff4",
+                r"fails\(n=2\) = -2"]):
+            check(re.fullmatch(want + DUR, line), line)
+    finally:
+        clean()
+
+
+def test_enums_and_structs_in_json_and_report():
+    added(*PROTOS)
+    try:
+        r = fe.run("record", "-g", GROUP, "--json", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        objs = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        how = {"flags": "0x88000", "mode": "0x1a4", "in.a": -3, "in.b": 9, "name": "howdy",
+               "st": "FX_DONE", "bits": 5}
+        expect_eq([(o["event"], o["args"], o["ret"]) for o in objs], [
+            ("step", {"s": "FX_IDLE", "how": how}, "FX_RUNNING"),
+            ("step", {"s": "FX_RUNNING", "how": how}, "FX_DONE"),
+            ("step", {"s": 5, "how": how}, 5),
+            ("bad_ptr", {"n": 12}, "0xfffffffffffffff4"),
+            ("fails", {"n": 2}, -2)])
+        check(all("error" not in o for o in objs), "no errno names in user space")
+        dat = os.path.join(tempfile.mkdtemp(prefix="fevent-named-"), "t.dat")
+        r = fe.run("record", "-g", GROUP, "-q", "-o", dat, "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        clean()     # report needs nothing of the events: the file carries it
+        r = fe.run("report", "-i", dat)
+        expect_eq(r.returncode, 0, r.stderr)
+        got = calls(r.stdout)
+        check(re.fullmatch(rf"step\(s=FX_IDLE, {re.escape(HOW)}\) = FX_RUNNING" + DUR, got[0]),
+              r.stdout)
+        check(re.fullmatch(r"step\(s=5, .*\) = 5" + DUR, got[2]), r.stdout)
+    finally:
+        clean()
+
+
+def test_nested_struct_and_arrow_star():
+    r = fe.run("compile", "-x", binary(), "step(s, how->in.*)", "fails(h=*n)")
+    expect_eq(r.returncode, 2, r.stderr)
+    expect_eq(r.stderr.splitlines()[0],
+              "fevent: error: column 9: '*' reads the struct a pointer points to; 'int' is no "
+              "pointer")
+    expect_eq(caret_column(r.stderr), 9)
+    r = fe.run("compile", "-x", binary(), "step(s, how->*)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check(r.stdout.split(" ", 2)[2].startswith(
+        "s=%di:u32 flags=+0(%si):x64 mode=+8(%si):x32 a=+12(%si):s32 b=+16(%si):s16 "
+        "name__t=+20(%si):u8[8] st=+28(%si):u32 bits=+32(%si):b3@0/32"), r.stdout)
+    added("step(how->in.*)")
+    try:
+        r = fe.run("record", "-g", GROUP, "--", binary(), "2")
+        got = calls(r.stdout)
+        expect_eq(got, ["step(in={a=-3, b=9})"] * 3, r.stdout)
+    finally:
+        clean()
+
+
+def test_filters_take_enumerators():
+    added("enum fx_state step(s) if s == FX_RUNNING")
+    try:
+        r = fe.run("record", "-g", GROUP, "--", binary(), "2")
+        got = calls(r.stdout)
+        expect_eq(len(got), 1, r.stdout)
+        check(re.fullmatch(r"step\(s=FX_RUNNING\) = FX_DONE" + DUR, got[0]), got)
+    finally:
+        clean()
+    r = fe.run("compile", "-x", binary(), "step(s) if s == FX_RUNING")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]),
+              (2, "fevent: error: column 17: 's' has no enumerator 'FX_RUNING'; "
+                  "did you mean 'FX_RUNNING'?"))
+    expect_eq(caret_column(r.stderr), 17)
+    # user space has no errno names: -ENOENT is no number there
+    r = fe.run("compile", "-x", binary(), "int fails(n) if ret == -ENOENT")
+    expect_eq(r.returncode, 2, r.stderr)
+    check(r.stderr.startswith("fevent: error: column 24: 'ret' is a number: compare it with "
+                              "a number (errno names"), r.stderr)
+
+
+def test_whole_struct_errors_point_at_the_star():
+    for proto, col, msg in [
+            ("step(u32 how->*)", 6, "a whole struct ('->*') is read member by member, each by "
+                                    "its own type: drop 'u32'"),
+            ("step(*s)", 6, "'*' reads the struct a pointer points to; 'enum fx_state' is no "
+                            "pointer"),
+            ("step(*how->*)", 12, "'*' already reads every member (at column 6): write one of "
+                                  "them"),
+            ("step(how->in->*)", 15, "'*' reads the struct a pointer points to; 'struct "
+                                     "fx_inner' is one already: write '.*'")]:
+        r = fe.run("compile", "-x", binary(), proto)
+        expect_eq((r.returncode, r.stderr.splitlines()[0]),
+                  (2, f"fevent: error: column {col}: {msg}"), proto)
+        expect_eq(caret_column(r.stderr), col, proto)
+
+
+def need_btf():
+    if not os.path.exists(BTF):
+        raise fe.Skip("no kernel BTF")
+
+
+def test_kernel_names_in_filters_and_struct_limits():
+    need_btf()
+    # compile touches nothing: this kernel's BTF, kprobe events or not
+    r = fe.run("compile", "long do_sys_openat2(dfd, string filename, *how) if ret == -ENOENT")
+    expect_eq(r.returncode, 0, r.stderr)
+    lines = r.stdout.splitlines()
+    check(" flags=+0(%dx):x64 mode=+8(%dx):x64 resolve=+16(%dx):x64" in lines[0], lines[0])
+    expect_eq(lines[-1], "# filter functions/do_sys_openat2__return: ret == -2")
+    r = fe.run("compile", "struct file *do_filp_open(dfd) if ret == -ENOMEM")
+    expect_eq((r.returncode, r.stdout.splitlines()[-1]),
+              (0, "# filter functions/do_filp_open__return: ret == 0xfffffffffffffff4"),
+              r.stderr)
+    r = fe.run("compile", "long do_sys_openat2(dfd) if ret == -ENOENTT")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]),
+              (2, "fevent: error: column 37: no errno is named 'ENOENTT'"))
+    # task_struct has far more members than an event may have fields
+    r = fe.run("compile", "wake_up_process(*p)")
+    expect_eq(r.returncode, 2, r.stderr)
+    check(re.match(r"fevent: error: column 17: too many arguments: the kernel allows 128 per "
+                   r"event, __caller included; 'p' has \d+ members to read \(nested structs "
+                   r"flattened\): name the ones wanted", r.stderr), r.stderr)
+    expect_eq(caret_column(r.stderr), 17)

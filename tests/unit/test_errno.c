@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Errno names as the kernel's uapi headers give them (src/errno_names.c,
+ * its table generated at build time): values to names and back, aliases,
+ * and what is no errno.
+ */
+#include <string.h>
+
+#include "errno_names.h"
+#include "tap.h"
+
+static void name_is(int e, const char *want)
+{
+	const char *got = fe_errno_name(e);
+
+	tap_ok(want ? got && !strcmp(got, want) : !got, "%d is %s (got %s)", e,
+	       want ? want : "unnamed", got ? got : "none");
+}
+
+static void value_is(const char *name, int want)
+{
+	int got = fe_errno_value(name, strlen(name));
+
+	tap_ok(got == want, "%s is %d (got %d)", name, want, got);
+}
+
+int main(void)
+{
+	name_is(1, "EPERM");
+	name_is(2, "ENOENT");
+	name_is(12, "ENOMEM");
+	name_is(11, "EAGAIN");		/* never its alias EWOULDBLOCK */
+	name_is(35, "EDEADLK");		/* nor EDEADLOCK */
+	name_is(133, "EHWPOISON");	/* the last of x86-64's list */
+	name_is(0, NULL);
+	name_is(-2, NULL);
+	name_is(512, NULL);		/* ERESTARTSYS: the kernel's own, not uapi */
+	value_is("ENOENT", 2);
+	value_is("EWOULDBLOCK", 11);
+	value_is("EDEADLOCK", 35);
+	value_is("ENOENTT", 0);
+	value_is("ENOEN", 0);
+	value_is("", 0);
+	tap_ok(fe_is_errno(-1) && fe_is_errno(-4095) && !fe_is_errno(-4096) && !fe_is_errno(0),
+	       "errors are -4095..-1");
+	return tap_done();
+}
