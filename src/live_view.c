@@ -165,6 +165,7 @@ struct fe_view {
 	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
 	struct fe_buf line;		/* the line being printed */
 	unsigned long long events;
+	unsigned long long unknown;	/* records of no event the view knows */
 	unsigned long long lost[MAX_CPUS];
 	unsigned long long lost_gaps[MAX_CPUS];	/* losses of unknown size */
 	int max_cpu;
@@ -430,6 +431,7 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		char tbuf[64];
 		const char *t = fetch_type(args, tf->name, tbuf, sizeof(tbuf));
 
+		bool typed = t != NULL;
 		char flag;
 		size_t base = without_flag(tf->name, &flag);
 
@@ -439,6 +441,10 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 			free(fields);
 			return fe_err(err, 0, "out of memory");
 		}
+		/* an event not fevent's (a trace.dat from trace-cmd): what
+		 * libtraceevent made of its format, strings as strings */
+		if (!t && tf->flags & TEP_FIELD_IS_DYNAMIC && strstr(tf->type, "char"))
+			t = "string";
 		if (!t)
 			t = tf->flags & TEP_FIELD_IS_SIGNED ? "s" : "u";
 		s->kind = !strncmp(t, "string", 6) || !strncmp(t, "ustring", 7) ? V_STRING :
@@ -459,7 +465,8 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 			s->sign_bits = strtoul(t + 1, NULL, 10);
 		}
 		/* char[N]: N bytes read, shown as the text before any NUL */
-		if (flag == FE_FLAG_TEXT && s->elem == 1 && s->count)
+		if ((flag == FE_FLAG_TEXT || (!typed && strstr(tf->type, "char"))) &&
+		    s->elem == 1 && s->count)
 			s->kind = V_TEXT;
 		/* a string's __data_loc word is read whatever size the field says */
 		if (s->kind == V_STRING && tf->size < 4 && (unsigned int)tf->offset + 4 > e->min_size)
@@ -1254,6 +1261,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	te = tep_find_event_by_record(v->tep, &rec);
 	e = te ? find_ev(v, te) : NULL;
 	if (!e) {
+		v->unknown++;
 		if (cpu >= 0 && cpu < MAX_CPUS)
 			v->stack_for[cpu] = 0;
 		return 0;
@@ -1524,8 +1532,16 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 
 			quote(l, (const unsigned char *)comm, strlen(comm), true);
 		}
+		if (v->opts.buffer && *v->opts.buffer) {
+			fe_buf_add(l, ",\"buffer\":", 10);
+			quote(l, (const unsigned char *)v->opts.buffer, strlen(v->opts.buffer), true);
+		}
 		fe_buf_addc(l, ',');
 		return;
+	}
+	if (v->opts.buffer && *v->opts.buffer) {
+		fe_buf_add(l, v->opts.buffer, strlen(v->opts.buffer));
+		fe_buf_add(l, ": ", 2);
 	}
 	{
 		/* "%20s [%03d] %6llu.%06llu: " without printf: every line has one */
@@ -1863,18 +1879,29 @@ static void release_held(struct fe_view *v)
 
 static void print_lost(struct fe_view *v, const struct item *it)
 {
+	const char *b = v->opts.buffer && *v->opts.buffer ? v->opts.buffer : NULL;
+
 	if (v->out_errno || v->opts.call_fn)	/* told by the summary */
 		return;
 	if (v->opts.json) {
 		if (it->lost > 0)
-			fprintf(v->opts.out, "{\"lost\":%lld,\"cpu\":%d}\n", it->lost, it->cpu);
+			fprintf(v->opts.out, "{\"lost\":%lld,\"cpu\":%d", it->lost, it->cpu);
 		else
-			fprintf(v->opts.out, "{\"lost\":null,\"cpu\":%d}\n", it->cpu);
+			fprintf(v->opts.out, "{\"lost\":null,\"cpu\":%d", it->cpu);
+		if (b) {
+			struct fe_buf q = { 0 };
+
+			quote(&q, (const unsigned char *)b, strlen(b), true);
+			fprintf(v->opts.out, ",\"buffer\":%s", q.s ? q.s : "null");
+			fe_buf_free(&q);
+		}
+		fprintf(v->opts.out, "}\n");
 	} else if (it->lost > 0) {
-		fprintf(v->opts.out, "[CPU %d: lost %lld events]\n", it->cpu, it->lost);
+		fprintf(v->opts.out, "%s%s[CPU %d: lost %lld events]\n", b ? b : "", b ? ": " : "",
+			it->cpu, it->lost);
 	} else {
-		fprintf(v->opts.out, "[CPU %d: lost events, how many the kernel did not say]\n",
-			it->cpu);
+		fprintf(v->opts.out, "%s%s[CPU %d: lost events, how many the kernel did not say]\n",
+			b ? b : "", b ? ": " : "", it->cpu);
 	}
 }
 
@@ -2403,7 +2430,9 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 		return;
 	if (v->out_errno == EPIPE)	/* whoever read the events has quit */
 		return;
-	fprintf(out, "fevent: %llu event%s", v->events, v->events == 1 ? "" : "s");
+	fprintf(out, "fevent: %s%s%llu event%s", !v->opts.buffer ? "" :
+		*v->opts.buffer ? v->opts.buffer : "top buffer", v->opts.buffer ? ": " : "",
+		v->events, v->events == 1 ? "" : "s");
 	for (cpu = 0; cpu <= v->max_cpu; cpu++) {
 		if (!v->lost[cpu] && !v->lost_gaps[cpu])
 			continue;
@@ -2464,6 +2493,11 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 unsigned long long fe_view_events(const struct fe_view *v)
 {
 	return v->events;
+}
+
+unsigned long long fe_view_unknown(const struct fe_view *v)
+{
+	return v->unknown;
 }
 
 unsigned long long fe_view_lost(const struct fe_view *v)

@@ -68,6 +68,10 @@ struct fe_view_opts {
 	fe_view_call_fn call_fn;	/* set: calls go there, nothing is printed */
 	void *call_ctx;
 	bool discard;	/* out is /dev/null: events are counted, not formatted */
+	/* a trace.dat's instance buffer the events are from: each line
+	 * starts "NAME: ", each JSON object has "buffer", the summary too;
+	 * "" for the top buffer of a file with others: the summary says so */
+	const char *buffer;
 };
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
@@ -179,6 +183,9 @@ int fe_view_output_error(const struct fe_view *v);
  * noticed before anything more is written; it then counts as EPIPE. */
 bool fe_view_reader_quit(struct fe_view *v);
 unsigned long long fe_view_events(const struct fe_view *v);
+/* Records of events the view was given no format for (a trace.dat's
+ * ftrace events, such as the function tracer's): skipped, counted. */
+unsigned long long fe_view_unknown(const struct fe_view *v);
 unsigned long long fe_view_lost(const struct fe_view *v);
 /*
  * What only the kernel's counters tell, in any process and at no known

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * trace.dat, version 6 (trace-cmd.dat.v6(5)), written by record -o and
- * read by report: the formats of the recorded events, kallsyms, the
- * command names and the raw ring-buffer pages of every CPU, so that
- * trace-cmd report and KernelShark read the same file.  fevent's fetch
- * arguments ride along in an option that other readers skip.
+ * trace.dat: version 6 (trace-cmd.dat.v6(5)) written by record -o
+ * (trace_dat.c), versions 6 and 7 (trace-cmd.dat.v7(5), what trace-cmd 3
+ * writes, compressed or not) read by report (trace_dat_read.c): the
+ * formats of the recorded events, kallsyms, the command names and the raw
+ * ring-buffer pages of every CPU of every buffer, so that trace-cmd
+ * report and KernelShark read the same file.  fevent's fetch arguments
+ * ride along in an option that other readers skip.
  */
 #ifndef TRACE_DAT_H
 #define TRACE_DAT_H
@@ -15,6 +17,13 @@
 
 #include "fe_error.h"
 #include "live_view.h"
+
+#define FE_TRACEDAT_MAGIC	"\x17\x08\x44tracing"
+#define FE_TRACEDAT_MAGIC_LEN	10
+/* option ids of fevent's own: trace-cmd skips what it does not know */
+#define FE_TRACEDAT_OPTION_ARGS	0x6665
+/* the maps of the processes whose user stacks were recorded */
+#define FE_TRACEDAT_OPTION_MAPS	0x6666
 
 struct fe_tracedat;
 
@@ -71,9 +80,10 @@ void fe_tracedat_abort(struct fe_tracedat *td);
 
 /*
  * Decode a trace.dat into a view made with opts, the summary to summary
- * (or none).  A file that cannot be read is an error naming the part and
- * its offset; damaged pages are decoded as far as they can be, and what
- * was skipped is told in warn.
+ * (or none); each buffer of the file in turn, each in a view of its own.
+ * A file that cannot be read, or a buffer in it, is an error naming the
+ * part and its offset; damaged pages are decoded as far as they can be,
+ * and what was skipped is told in warn.
  */
 int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 			   const struct fe_view_opts *opts, FILE *summary,

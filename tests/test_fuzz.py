@@ -2,8 +2,10 @@
 UBSan: parse -> resolve -> emit against no debug info, the fixture's BTF
 and DWARF, and uprobes, seeded from every prototype the tests use; and
 trace.dat bytes through the reader 'fevent report' runs into the live
-view's decoder, seeded from files 'fevent record -o' wrote.  The long
-runs are in docs/fuzzing.md."""
+view's decoder, seeded from files 'fevent record -o' wrote, the same laid
+out as trace-cmd 3 writes them (version 7 uncompressed, zstd and zlib;
+version 6 with an instance buffer) and a file trace-cmd extract wrote.
+The long runs are in docs/fuzzing.md."""
 import os
 import re
 import shutil
@@ -54,5 +56,10 @@ def test_fuzz_compile_fixed_run():
 
 def test_fuzz_tracedat_fixed_run():
     build()
+    # version 7, its compressed sections and chunks, instance buffers
+    seeds = set(os.listdir(os.path.join(OUT, "corpus-tracedat")))
+    for name in ("v7-two-cpus.dat", "v7-fork-zstd.dat", "v7-values-zlib.dat",
+                 "v6-instance.dat", "tc-v7-zstd.dat"):
+        check(f"0-{name}" in seeds and f"1-{name}" in seeds, f"{name} not in the corpus")
     # about 3,500 executions a second on an idle machine here
     fixed_run("fuzz_tracedat", "corpus-tracedat", 70000)

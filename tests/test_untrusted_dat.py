@@ -43,7 +43,8 @@ def path(name="t.dat"):
 def seed(name):
     with open(os.path.join(SEEDS, name), "rb") as f:
         b = f.read()
-    return b, tracedat.parse(b)
+    # version 7 seeds: tracedat7.layout7 (test_untrusted_dat7.py)
+    return b, tracedat.parse(b) if b[10:12] == b"6\0" else None
 
 
 def report(data, *opts, name="t.dat"):

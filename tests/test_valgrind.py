@@ -1,5 +1,6 @@
-"""valgrind memcheck on compile, add, list, clear, record, report and stats: no
-errors, no leaks that are fevent's ("definitely" and "indirectly")."""
+"""valgrind memcheck on compile, add, list, clear, record, report (fevent's
+files and trace-cmd's) and stats: no errors, no leaks that are fevent's
+("definitely" and "indirectly")."""
 import os
 import shutil
 import subprocess
@@ -57,6 +58,17 @@ def test_line_places_under_valgrind():
     vg("vars", "-x", b, f"walk:{n}")
     vg("vars", "-x", b, "walk:13", "--json")
     vg("lines", "-x", b, f"fx_places.c:1-40")
+
+
+def test_trace_cmd_files_under_valgrind():
+    """report of the version 7 seeds: zstd and zlib, chunks, instance
+    buffers, a file trace-cmd extract wrote."""
+    if not shutil.which("valgrind"):
+        raise fe.Skip("valgrind not installed")
+    seeds = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz", "tracedat-seeds")
+    for name in ("v7-fork-zstd.dat", "v7-values-zlib.dat", "v6-instance.dat", "tc-v7-zstd.dat"):
+        vg("report", "-i", os.path.join(seeds, name))
+        vg("report", "--json", "-i", os.path.join(seeds, name))
 
 
 def test_events_paths_under_valgrind():
