@@ -242,7 +242,9 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx, str
 		if (done)
 			return 0;
 	}
-	if (ctx->site && ctx->site->off) {
+	if (ctx->site) {
+		/* a line, an offset or an inlined copy is a place in the body
+		 * (no __caller), even at +0: written so it reads back as one */
 		if (asprintf(&p->target, "%s%s%s+%lu", p->module ? p->module : "",
 			     p->module ? ":" : "", p->func, ctx->site->off) < 0) {
 			p->target = NULL;
@@ -2636,7 +2638,7 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	r.p = p;
 	/* a line's address at the entry (FUNC:0) is the entry, with its
 	 * caller and the ABI's places */
-	p->in_body = ctx->site && (ctx->site->off || ctx->site->inlined);
+	p->in_body = ctx->site != NULL;
 	if (ctx->site)
 		snprintf(p->name_suffix, sizeof(p->name_suffix), "%s", ctx->site->suffix);
 	p->func = strdup(ctx->site ? ctx->site->func : proto->func);
