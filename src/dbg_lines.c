@@ -343,6 +343,7 @@ static bool unit_tables(struct collect *c, Dwarf_Die *die, Dwarf_Files **files, 
 struct copies_lines {
 	struct collect *c;
 	int *last_line;
+	Dwarf_Die *own;		/* the out-of-line function, or NULL */
 };
 
 /* The first line after decl where the unit declares something else in
@@ -376,6 +377,11 @@ static int copy_lines(Dwarf_Die *copy, void *arg)
 	size_t nr_files;
 
 	if (!file || !fe_dwarf_entry(copy, &c->entry) || !unit_tables(c, copy, &files, &nr_files))
+		return 0;
+	/* a copy of the function inlined into itself (recursion GCC
+	 * unrolled): its code is the function's own, whose walk has its
+	 * lines already, read in the outer scope as perf reads them */
+	if (cl->own && dwarf_haspc(cl->own, c->entry) == 1)
 		return 0;
 	c->copy = true;
 	c->self = fe_dwarf_origin(copy);
@@ -440,6 +446,7 @@ int fe_dbg_func_lines(struct fe_dbg *dbg, const char *func, struct fe_func_lines
 		c.self = fe_dwarf_origin(&fn);
 		walk_rows(&c, &fn, file, files, nr_files, &out->last_line);
 	}
+	cl.own = own ? &fn : NULL;
 	if (!c.failed)
 		nr_copies = fe_dwarf_each_copy(dbg, func, copy_lines, &cl);
 	if (c.failed || nr_copies < 0) {
