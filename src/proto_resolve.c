@@ -1679,8 +1679,11 @@ static void whole_read(struct whole *w, fe_tid type)
 		w->failed = fe_err(r->err, 0, "out of memory");
 		return;
 	}
-	memcpy(steps, w->alt->steps, w->alt->nr_steps * sizeof(*steps));
-	memcpy(steps + w->alt->nr_steps, w->path, w->depth * sizeof(*steps));
+	/* memcpy with a NULL source is undefined even for 0 bytes */
+	if (w->alt->nr_steps)
+		memcpy(steps, w->alt->steps, w->alt->nr_steps * sizeof(*steps));
+	if (w->depth)
+		memcpy(steps + w->alt->nr_steps, w->path, w->depth * sizeof(*steps));
 	fake.steps = steps;
 	fake.nr_steps = n;
 	fake.whole = FE_WHOLE_NONE;
