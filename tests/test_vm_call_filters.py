@@ -72,7 +72,7 @@ def sections(suite):
 
 
 READ_LINE = re.compile(r"ksys_read\(fd=(\d+), buf=0x[0-9a-f]+, count=100\) = 0 <\d+\.\d{3} us>$")
-OPEN_LINE = re.compile(r"do_sys_openat2\(dfd=-100, filename=\"([^\"]*)\"\) = (-?\d+) <\d+\.\d{3} us>$")
+OPEN_LINE = re.compile(r"do_sys_openat2\(dfd=-100, filename=\"([^\"]*)\"\) = (-?\d+)(?: \(E[A-Z0-9]+\))? <\d+\.\d{3} us>$")
 
 
 def calls(text):
