@@ -285,12 +285,12 @@ def test_list_marks_a_probe_whose_module_is_gone():
               "filename=+0(+96(%di)):string\n"
               "functions/load_misc_binary  kprobe  binfmt_misc:load_misc_binary  hits 1  misses 0"
               "  enabled: -\n"
-              "    binfmt_misc:load_misc_binary(string filename+96)\n"
+              "    s32 binfmt_misc:load_misc_binary(string filename+96)\n"
               "    __caller=$stack0:symbol filename=+0(+96(%di)):string\n"
               f"{GONE}\n"
               "functions/load_misc_binary__return  kretprobe  binfmt_misc:load_misc_binary  hits 1"
               "  misses 0  maxactive 64  enabled: -\n"
-              "    s32 binfmt_misc:load_misc_binary()\n"
+              "    (the return of load_misc_binary, which its prototype adds)\n"
               "    ret=$retval:s32\n"
               f"{GONE}\n", err)
     objs = [json.loads(l) for l in ("{" + js).splitlines()]
