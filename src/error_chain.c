@@ -155,18 +155,7 @@ static void put_value(struct fe_buf *b, int err, bool ptr)
 
 static void json_string(struct fe_buf *b, const char *s)
 {
-	fe_buf_addc(b, '"');
-	for (; s && *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fe_buf_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			fe_buf_printf(b, "\\u%04x", c);
-		else
-			fe_buf_addc(b, c);
-	}
-	fe_buf_addc(b, '"');
+	fe_buf_quote(b, (const unsigned char *)(s ? s : ""), s ? strlen(s) : 0, true);
 }
 
 static void show_text(struct fe_errors *e, const struct fe_view_call *root, struct task *t,

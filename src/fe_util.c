@@ -244,6 +244,60 @@ size_t fe_utf8_seq(const unsigned char *s, size_t avail)
 	return n;
 }
 
+/* Append a string quoted: C-style for text, JSON for JSON; a byte that is
+ * not part of well-formed UTF-8 as \xXX (text) or \u00XX (JSON), so
+ * either output is UTF-8 whatever the string held. */
+void fe_buf_quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, run = 0;
+
+	fe_buf_addc(b, '"');
+	while (i < len && s[i]) {
+		unsigned char c = s[i];
+		size_t n;
+		char esc[8];
+		int elen = 0;
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			/* plain: copied in runs */
+			i++;
+			run++;
+			continue;
+		}
+		/* a NUL (the string's end) is no continuation byte */
+		n = c >= 0x80 ? fe_utf8_seq(s + i, len - i) : 0;
+		if (n) {
+			i += n;
+			run += n;
+			continue;
+		}
+		fe_buf_add(b, (const char *)s + i - run, run);
+		run = 0;
+		if (c == '"' || c == '\\') {
+			esc[elen++] = '\\';
+			esc[elen++] = c;
+		} else if (c == '\n' || c == '\t') {
+			esc[elen++] = '\\';
+			esc[elen++] = c == '\n' ? 'n' : 't';
+		} else if (json) {
+			memcpy(esc, "\\u00", 4);
+			elen = 4;
+			esc[elen++] = hex[c >> 4];
+			esc[elen++] = hex[c & 15];
+		} else {
+			esc[elen++] = '\\';
+			esc[elen++] = 'x';
+			esc[elen++] = hex[c >> 4];
+			esc[elen++] = hex[c & 15];
+		}
+		fe_buf_add(b, esc, elen);
+		i++;
+	}
+	fe_buf_add(b, (const char *)s + i - run, run);
+	fe_buf_addc(b, '"');
+}
+
 void fe_json_string(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

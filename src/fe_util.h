@@ -50,6 +50,8 @@ size_t fe_utf8_seq(const unsigned char *s, size_t avail);
 
 /* s as a JSON string, quoted and escaped; a byte that is not part of
  * well-formed UTF-8 as \u00XX, so the output is UTF-8 whatever s holds. */
+/* s quoted, C-style or JSON; bytes outside well-formed UTF-8 escaped */
+void fe_buf_quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json);
 void fe_json_string(FILE *out, const char *s);
 
 /* write(2) until all n bytes are written: 0, or -1 with errno set */

@@ -140,7 +140,6 @@ struct item {
 /* --graph: bytes of lines one held call keeps back at most */
 #define MAX_CAPTURED	(1 << 20)
 
-static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json);
 
 struct fe_view {
 	struct fe_view_opts opts;
@@ -482,7 +481,7 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 
 			/* JSON keys must be unique: the kernel's field name
 			 * ("label__1" for a repeated label); text shows labels */
-			quote(&k, (const unsigned char *)tf->name, base, true);
+			fe_buf_quote(&k, (const unsigned char *)tf->name, base, true);
 			fe_buf_addc(&k, ':');
 			s->json_key = fe_buf_take(&k);
 			if (asprintf(&s->text_key, "%s=", s->label) < 0)
@@ -746,59 +745,6 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
 	}
 }
 
-/* Append a string quoted: C-style for text, JSON for JSON; a byte that is
- * not part of well-formed UTF-8 as \xXX (text) or \u00XX (JSON), so
- * either output is UTF-8 whatever the string held. */
-static void quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i = 0, run = 0;
-
-	fe_buf_addc(b, '"');
-	while (i < len && s[i]) {
-		unsigned char c = s[i];
-		size_t n;
-		char esc[8];
-		int elen = 0;
-
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			/* plain: copied in runs */
-			i++;
-			run++;
-			continue;
-		}
-		/* a NUL (the string's end) is no continuation byte */
-		n = c >= 0x80 ? fe_utf8_seq(s + i, len - i) : 0;
-		if (n) {
-			i += n;
-			run += n;
-			continue;
-		}
-		fe_buf_add(b, (const char *)s + i - run, run);
-		run = 0;
-		if (c == '"' || c == '\\') {
-			esc[elen++] = '\\';
-			esc[elen++] = c;
-		} else if (c == '\n' || c == '\t') {
-			esc[elen++] = '\\';
-			esc[elen++] = c == '\n' ? 'n' : 't';
-		} else if (json) {
-			memcpy(esc, "\\u00", 4);
-			elen = 4;
-			esc[elen++] = hex[c >> 4];
-			esc[elen++] = hex[c & 15];
-		} else {
-			esc[elen++] = '\\';
-			esc[elen++] = 'x';
-			esc[elen++] = hex[c >> 4];
-			esc[elen++] = hex[c & 15];
-		}
-		fe_buf_add(b, esc, elen);
-		i++;
-	}
-	fe_buf_add(b, (const char *)s + i - run, run);
-	fe_buf_addc(b, '"');
-}
 
 /* Integers a JSON reader holds exactly in a double: |x| <= 2^53. */
 #define FE_JSON_EXACT (1LL << 53)
@@ -868,10 +814,10 @@ static int set_group(struct field_spec *s, const char *group, size_t gl, const c
 		s->group_text_key = NULL;
 	if (asprintf(&s->member_text_key, "%.*s=", (int)ml, member) < 0)
 		s->member_text_key = NULL;
-	quote(&k, (const unsigned char *)group, gl, true);
+	fe_buf_quote(&k, (const unsigned char *)group, gl, true);
 	fe_buf_add(&k, ":{", 2);
 	s->group_json_key = fe_buf_take(&k);
-	quote(&k, (const unsigned char *)member, ml, true);
+	fe_buf_quote(&k, (const unsigned char *)member, ml, true);
 	fe_buf_addc(&k, ':');
 	s->member_json_key = fe_buf_take(&k);
 	if (!s->group || !s->group_text_key || !s->member_text_key || !s->group_json_key ||
@@ -992,7 +938,7 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 		for (i = 0; i < s->nr_enums; i++)
 			if (s->enums[i].value == want) {
 				if (json)
-					quote(b, (const unsigned char *)s->enums[i].name,
+					fe_buf_quote(b, (const unsigned char *)s->enums[i].name,
 					      strlen(s->enums[i].name), true);
 				else
 					fe_buf_add(b, s->enums[i].name, strlen(s->enums[i].name));
@@ -1026,7 +972,7 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 		else
 			fe_buf_printf(&sym, "%s+0x%llx", fn, u - start);
 		if (json)
-			quote(b, (const unsigned char *)(sym.s ? sym.s : ""), sym.len, true);
+			fe_buf_quote(b, (const unsigned char *)(sym.s ? sym.s : ""), sym.len, true);
 		else
 			fe_buf_printf(b, "%s", sym.s ? sym.s : "");
 		fe_buf_free(&sym);
@@ -1057,13 +1003,13 @@ static void field_value(struct fe_view *v, const struct field_spec *s, const voi
 			fe_buf_printf(b, json ? "null" : "(fault)");
 			return;
 		}
-		quote(b, (const unsigned char *)data + off, len, json);
+		fe_buf_quote(b, (const unsigned char *)data + off, len, json);
 		return;
 	}
 	if (s->kind == V_TEXT) {
 		const unsigned char *nul = memchr(p, 0, s->count);
 
-		quote(b, p, nul ? (size_t)(nul - p) : s->count, json);
+		fe_buf_quote(b, p, nul ? (size_t)(nul - p) : s->count, json);
 		return;
 	}
 	if (!s->count) {
@@ -1530,11 +1476,11 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 		{
 			const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
 
-			quote(l, (const unsigned char *)comm, strlen(comm), true);
+			fe_buf_quote(l, (const unsigned char *)comm, strlen(comm), true);
 		}
 		if (v->opts.buffer && *v->opts.buffer) {
 			fe_buf_add(l, ",\"buffer\":", 10);
-			quote(l, (const unsigned char *)v->opts.buffer, strlen(v->opts.buffer), true);
+			fe_buf_quote(l, (const unsigned char *)v->opts.buffer, strlen(v->opts.buffer), true);
 		}
 		fe_buf_addc(l, ',');
 		return;
@@ -1704,12 +1650,12 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 		const char *name = entry ? entry->ev->name : ret->ev->name;
 
 		fe_buf_add(l, "\"group\":", 8);
-		quote(l, (const unsigned char *)e->group, strlen(e->group), true);
+		fe_buf_quote(l, (const unsigned char *)e->group, strlen(e->group), true);
 		fe_buf_add(l, ",\"event\":", 9);
-		quote(l, (const unsigned char *)name, strlen(name), true);
+		fe_buf_quote(l, (const unsigned char *)name, strlen(name), true);
 		if (entry && entry->caller) {
 			fe_buf_add(l, ",\"caller\":", 10);
-			quote(l, (const unsigned char *)entry->caller, strlen(entry->caller), true);
+			fe_buf_quote(l, (const unsigned char *)entry->caller, strlen(entry->caller), true);
 		}
 		fe_buf_add(l, ",\"args\":", 8);
 		if (entry)
@@ -1891,7 +1837,7 @@ static void print_lost(struct fe_view *v, const struct item *it)
 		if (b) {
 			struct fe_buf q = { 0 };
 
-			quote(&q, (const unsigned char *)b, strlen(b), true);
+			fe_buf_quote(&q, (const unsigned char *)b, strlen(b), true);
 			fprintf(v->opts.out, ",\"buffer\":%s", q.s ? q.s : "null");
 			fe_buf_free(&q);
 		}
