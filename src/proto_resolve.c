@@ -2639,9 +2639,10 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	if (!p)
 		return fe_err(err, 0, "out of memory");
 	r.p = p;
-	/* a line's address at the entry (FUNC:0) is the entry, with its
-	 * caller and the ABI's places */
-	p->in_body = ctx->site != NULL;
+	/* a line, an offset or an inlined copy is a place in the body, even
+	 * at +0 (no caller, no ABI places); a tracepoint's arguments are
+	 * its view's */
+	p->in_body = ctx->site && !ctx->site->args_as_viewed;
 	if (ctx->site)
 		snprintf(p->name_suffix, sizeof(p->name_suffix), "%s", ctx->site->suffix);
 	p->func = strdup(ctx->site ? ctx->site->func : proto->func);

@@ -145,6 +145,9 @@ struct fe_site {
 	bool copy_entry;		/* the entry of that copy: FUNC(...) */
 	unsigned long long copy_pc;	/* the copy's address in the debug info */
 	const char *skip;		/* why no probe can go there, or NULL */
+	/* not a place in a body: the arguments are where the debug info's
+	 * view puts them (a tracepoint's $argN) */
+	bool args_as_viewed;
 };
 
 struct fe_resolve_ctx {
