@@ -96,11 +96,129 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 	return ret;
 }
 
+/*
+ * A module's own DWARF (DESIGN.md section 15): Debian's -dbg package's
+ * file of it, then debuginfod by the module's build-id (a loaded
+ * module's from /sys/module, else its file's).  A module file's
+ * addresses are section-relative, but a probe is MODULE:FUNC+OFF, so
+ * only offsets into a function, which the file's DWARF gives, are used.
+ */
+struct fe_dbg *fe_module_dwarf(const char *module, struct fe_error *why)
+{
+	char notes[400], file[PATH_MAX], plain[PATH_MAX], dpath[PATH_MAX];
+	char id[128] = "", did[128], *fetched = NULL, name[256], what[300];
+	struct fe_error e = { 0 };
+	struct fe_buf tried = { 0 };
+	struct fe_dbg *dbg = NULL;
+	size_t i;
+	int listed;
+
+	/* sysfs names a module with '_' for '-' */
+	snprintf(name, sizeof(name), "%s", module);
+	for (i = 0; name[i]; i++)
+		if (name[i] == '-')
+			name[i] = '_';
+	snprintf(notes, sizeof(notes), "/sys/module/%s/notes/.note.gnu.build-id", name);
+	if (fe_kmod_loaded(module) != 1 || fe_notes_build_id(notes, id, sizeof(id), &e)) {
+		id[0] = 0;
+		if (fe_kmod_file(module, file, sizeof(file)) == 1 &&
+		    !fe_kmod_plain(file, plain, sizeof(plain), &e) &&
+		    fe_elf_build_id(plain, id, sizeof(id)))
+			id[0] = 0;
+	}
+	listed = fe_kmod_debug_file(module, dpath, sizeof(dpath));
+	if (listed == 1 && access(dpath, R_OK) == 0) {
+		/* a -dbg package of another build of the same release would
+		 * give wrong offsets: only the module's own build */
+		if (!id[0] || fe_elf_build_id(dpath, did, sizeof(did)) || !strcmp(did, id))
+			return fe_dbg_open_dwarf(dpath, why);
+		fe_buf_printf(&tried, "%s is another build's (build-id %s, the module's is %s)",
+			      dpath, did, id);
+	} else if (listed == 1) {
+		fe_buf_printf(&tried, "no %s (the kernel's -dbg package: Debian's linux-image-$(uname -r)-dbg)",
+			      dpath);
+	} else {
+		fe_buf_printf(&tried, "modules.dep names no file of it");
+	}
+	if (tried.failed) {
+		fe_err(why, 0, "out of memory");
+		goto out;
+	}
+	if (!fe_debuginfod_configured()) {
+		fe_err(why, 0, "no DWARF for module '%s': %s, and DEBUGINFOD_URLS is not set to fetch it%s%s%s",
+		       module, tried.s, id[0] ? " by its build-id (" : "", id, id[0] ? ")" : "");
+		goto out;
+	}
+	if (!id[0]) {
+		fe_err(why, 0, "no DWARF for module '%s': %s, and its build-id is unknown (no %s, no file of the module) to ask debuginfod (%s)",
+		       module, tried.s, notes, getenv("DEBUGINFOD_URLS"));
+		goto out;
+	}
+	snprintf(what, sizeof(what), "module '%s'", module);
+	if (fe_debuginfod_find(id, what, &fetched, &e)) {
+		fe_err(why, 0, "no DWARF for module '%s': %s, and %s", module, tried.s, e.msg);
+		goto out;
+	}
+	dbg = fe_dbg_open_dwarf(fetched, why);
+out:
+	free(fetched);
+	fe_buf_free(&tried);
+	return dbg;
+}
+
+/* Modules' DWARF looked for so far in this run (each once: debuginfod is
+ * not asked again per prototype), and why a module has none. */
+static struct {
+	char *name;
+	struct fe_dbg *dbg;
+	char *why;
+} module_dwarfs[32];
+
+static struct fe_dbg *module_dwarf(const char *module, const char **why)
+{
+	struct fe_error e = { 0 };
+	size_t i, n = sizeof(module_dwarfs) / sizeof(module_dwarfs[0]);
+
+	*why = NULL;
+	for (i = 0; i < n && module_dwarfs[i].name; i++)
+		if (!strcmp(module_dwarfs[i].name, module)) {
+			*why = module_dwarfs[i].why;
+			return module_dwarfs[i].dbg;
+		}
+	if (i == n) {
+		*why = "more than 32 modules' DWARF at once";
+		return NULL;
+	}
+	if (!(module_dwarfs[i].name = strdup(module))) {
+		*why = "out of memory";
+		return NULL;
+	}
+	module_dwarfs[i].dbg = fe_module_dwarf(module, &e);
+	if (!module_dwarfs[i].dbg)
+		module_dwarfs[i].why = strdup(e.msg);
+	*why = module_dwarfs[i].why ? module_dwarfs[i].why : module_dwarfs[i].dbg ? NULL :
+	       "out of memory";
+	return module_dwarfs[i].dbg;
+}
+
+static void module_dwarfs_close(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(module_dwarfs) / sizeof(module_dwarfs[0]); i++) {
+		fe_dbg_close(module_dwarfs[i].dbg);
+		free(module_dwarfs[i].name);
+		free(module_dwarfs[i].why);
+		memset(&module_dwarfs[i], 0, sizeof(module_dwarfs[i]));
+	}
+}
+
 /* Module BTF opened so far, closed before the base they split from. */
 struct module_dbgs {
 	char *names[32];
 	struct fe_dbg *dbg[32];
 	char *why[32];		/* why dbg[i] is NULL */
+	bool dwarf[32];		/* dbg[i] is the module's DWARF (module_dwarfs') */
 	int nr;
 };
 
@@ -143,6 +261,19 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 		return NULL;
 	m = loaded ? fe_dbg_open_btf_module(dbg, proto->module, &err) :
 		     fe_dbg_open_btf_module_file(dbg, proto->module, file, &err);
+	/* no BTF (5.10's modules have none): the module's DWARF, when the
+	 * kernel is this one */
+	if (!m && running && loaded >= 0) {
+		const char *dwhy;
+
+		m = module_dwarf(proto->module, &dwhy);
+		mods->dwarf[mods->nr] = m != NULL;
+		if (!m) {
+			size_t len = strlen(err.msg);
+
+			snprintf(err.msg + len, sizeof(err.msg) - len, "; %s", dwhy);
+		}
+	}
 	/* a missing file may be a module not loaded; a bad one is not */
 	if (!m) {
 		fe_warn(w, "%s%s", err.msg,
@@ -550,8 +681,17 @@ static struct fe_error kernel_dwarf_why;	/* why line_dbg found none */
 static bool kernel_dwarf_tried;
 
 static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts *opts,
-			       struct fe_dbg **opened)
+			       struct fe_dbg **opened, const char *module)
 {
+	/* a module's lines and locals are in its own DWARF, for the running
+	 * kernel's modules (another kernel's are not at hand) */
+	if (module && !opts->binary) {
+		const char *why;
+
+		if (opts->btf || opts->vmlinux || opts->kallsyms)
+			return NULL;
+		return module_dwarf(module, &why);
+	}
 	if (dbg && !strcmp(fe_dbg_kind(dbg), "DWARF"))
 		return dbg;
 	if (opts->binary || opts->btf || opts->kallsyms)
@@ -566,11 +706,19 @@ static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts 
 
 /* Why there is no DWARF for lines and locals, and how to get some. */
 static const char *no_dwarf_why(const struct fe_compile_opts *opts, struct fe_dbg *d,
-				char *buf, size_t size)
+				const char *module, char *buf, size_t size)
 {
 	char why[FE_ERR_MSG_MAX / 2];
+	const char *mwhy;
 
-	if (opts->binary) {
+	if (module && !opts->binary) {
+		if (opts->btf || opts->vmlinux || opts->kallsyms)
+			snprintf(buf, size, "a module's DWARF is read for the running kernel's modules only, not with --btf, --vmlinux or --kallsyms");
+		else if (!module_dwarf(module, &mwhy) && mwhy)
+			snprintf(buf, size, "%.900s", mwhy);
+		else
+			snprintf(buf, size, "module '%s' has no DWARF", module);
+	} else if (opts->binary) {
 		fe_debuginfod_why_not(opts->binary, why, sizeof(why));
 		snprintf(buf, size, "this binary has no DWARF (build it with -g, or install its debuginfo%s)%s%.400s",
 			 fe_debuginfod_configured() ? "" : ", or set DEBUGINFOD_URLS to fetch it",
@@ -602,12 +750,12 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 
 		if (it->failed || !it->proto || it->proto->at == FE_AT_ENTRY)
 			continue;
-		d = line_dbg(dbg, opts, ldbg);
+		d = line_dbg(dbg, opts, ldbg, it->proto->module);
 		if (it->proto->at != FE_AT_OFFSET && (!d || strcmp(fe_dbg_kind(d), "DWARF"))) {
 			char why[FE_ERR_MSG_MAX];
 
 			fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables: %s",
-			       no_dwarf_why(opts, d, why, sizeof(why)));
+			       no_dwarf_why(opts, d, it->proto->module, why, sizeof(why)));
 			it->failed = true;
 			continue;
 		}
@@ -804,9 +952,9 @@ static int expand_copies(struct fe_compile_set *set, struct fe_dbg *dbg,
 
 		n = 1;
 		if (it->failed || !it->proto || it->proto->at != FE_AT_ENTRY || it->glob ||
-		    it->proto->module || it->proto->tracepoint || it->has_site)
+		    (it->proto->module && opts->binary) || it->proto->tracepoint || it->has_site)
 			continue;
-		d = line_dbg(dbg, opts, ldbg);
+		d = line_dbg(dbg, opts, ldbg, it->proto->module);
 		if (!d || strcmp(fe_dbg_kind(d), "DWARF"))
 			continue;
 		n = one_copies(set, i, d, opts);
@@ -1169,12 +1317,17 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 				it->failed = true;
 			continue;
 		}
-		if (it->failed ||
-		    fe_compile_one(it, ksyms,
-				   it->has_site ? line_dbg(dbg, opts, &ldbg) :
-				   dbg_for(&mods, dbg, ksyms, it,
-					   dbg_is_running && !opts->kallsyms),
-				   opts))
+		struct fe_dbg *d = NULL;
+
+		if (it->failed)
+			continue;
+		if (it->has_site)
+			d = line_dbg(dbg, opts, &ldbg, it->proto->module);
+		/* a module's FUNC+OFF without its DWARF: its BTF types the
+		 * slots and says there are no locals */
+		if (!it->has_site || (!d && it->proto->module))
+			d = dbg_for(&mods, dbg, ksyms, it, dbg_is_running && !opts->kallsyms);
+		if (fe_compile_one(it, ksyms, d, opts))
 			it->failed = true;
 	}
 	if (warn_same_events(set))
@@ -1187,12 +1340,14 @@ oom:
 out:
 	fe_ksyms_free(ksyms);
 	for (i = 0; i < mods.nr; i++) {
-		fe_dbg_close(mods.dbg[i]);
+		if (!mods.dwarf[i])
+			fe_dbg_close(mods.dbg[i]);
 		free(mods.names[i]);
 		free(mods.why[i]);
 	}
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
+	module_dwarfs_close();
 	return ret;
 }
 
@@ -1384,7 +1539,8 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 		return false;
 	it.proto = fe_proto_parse(it.text, &it.err);
 	if (it.proto && !fe_compile_one(&it, NULL,
-					it.proto->at != FE_AT_ENTRY ? line_dbg(dbg, opts, &ldbg) : dbg,
+					it.proto->at != FE_AT_ENTRY ?
+					line_dbg(dbg, opts, &ldbg, it.proto->module) : dbg,
 					opts)) {
 		got = is_return ? it.def.ret_args : it.def.entry_args;
 		same = got && !strcmp(got, args);
@@ -1523,7 +1679,7 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 		fe_err(err, 0, "out of memory");
 		goto fail;
 	}
-	d = line_dbg(dbg, opts, &ldbg);
+	d = line_dbg(dbg, opts, &ldbg, set.items[0].proto->module);
 	for (i = 0; i < set.nr; i++) {
 		struct fe_scope_at *at;
 
@@ -1535,7 +1691,8 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 			char why[FE_ERR_MSG_MAX];
 
 			fe_err(err, 0, "the variables in scope come from DWARF: %s",
-			       no_dwarf_why(opts, NULL, why, sizeof(why)));
+			       no_dwarf_why(opts, NULL, set.items[0].proto->module, why,
+					    sizeof(why)));
 			goto fail;
 		}
 		at = fe_grow(&all, &nr, sizeof(*at));
@@ -1552,6 +1709,7 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 	fe_compile_set_free(&set);
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
+	module_dwarfs_close();
 	*out = all;
 	return nr;
 fail:
@@ -1559,6 +1717,7 @@ fail:
 	fe_compile_set_free(&set);
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
+	module_dwarfs_close();
 	return -1;
 }
 

@@ -84,6 +84,12 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path);
  * package's vmlinux), or NULL. */
 struct fe_dbg *fe_running_kernel_dwarf(struct fe_error *why);
 
+/* A running kernel's module's own DWARF: the -dbg package's file of it
+ * (/usr/lib/debug/lib/modules/RELEASE/...), else fetched through
+ * debuginfod by the module's build-id; NULL with why saying what was
+ * tried (the path, the build-id, the servers). */
+struct fe_dbg *fe_module_dwarf(const char *module, struct fe_error *why);
+
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err);
 
