@@ -110,6 +110,7 @@ struct fe_dbg *fe_module_dwarf(const char *module, struct fe_error *why)
 	struct fe_error e = { 0 };
 	struct fe_buf tried = { 0 };
 	struct fe_dbg *dbg = NULL;
+	bool have_plain = false;
 	size_t i;
 	int listed;
 
@@ -119,13 +120,19 @@ struct fe_dbg *fe_module_dwarf(const char *module, struct fe_error *why)
 		if (name[i] == '-')
 			name[i] = '_';
 	snprintf(notes, sizeof(notes), "/sys/module/%s/notes/.note.gnu.build-id", name);
+	have_plain = fe_kmod_file(module, file, sizeof(file)) == 1 &&
+		     !fe_kmod_plain(file, plain, sizeof(plain), &e);
 	if (fe_kmod_loaded(module) != 1 || fe_notes_build_id(notes, id, sizeof(id), &e)) {
 		id[0] = 0;
-		if (fe_kmod_file(module, file, sizeof(file)) == 1 &&
-		    !fe_kmod_plain(file, plain, sizeof(plain), &e) &&
-		    fe_elf_build_id(plain, id, sizeof(id)))
+		if (have_plain && fe_elf_build_id(plain, id, sizeof(id)))
 			id[0] = 0;
 	}
+	/* the module's file itself, when it kept its DWARF (a kernel built
+	 * here, installed without INSTALL_MOD_STRIP) and is the build that
+	 * is loaded */
+	if (have_plain && fe_elf_has_dwarf(plain) &&
+	    (!id[0] || (!fe_elf_build_id(plain, did, sizeof(did)) && !strcmp(did, id))))
+		return fe_dbg_open_dwarf(plain, why);
 	listed = fe_kmod_debug_file(module, dpath, sizeof(dpath));
 	if (listed == 1 && access(dpath, R_OK) == 0) {
 		/* a -dbg package of another build of the same release would

@@ -54,6 +54,8 @@ fevent clear; echo rc=$?
 MOD_ID = "19239152e615c10f1b71cc398cfb24ea40915a94"	# 6.1's binfmt_misc.ko
 MOD_LINE = "binfmt_misc:load_misc_binary:19(string fmt->interpreter, string fmt->name, retval)"
 MOD_ENTRY = "int binfmt_misc:load_misc_binary(string bprm->filename)"
+# inlined everywhere into load_misc_binary: its one copy
+MOD_COPY = "binfmt_misc:get_binfmt_handler(string bprm->interp)"
 MODULE_SNIPPET = """T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
 R=$(uname -r)
@@ -61,15 +63,23 @@ depmod
 export DEBUGINFOD_CACHE_PATH=/tmp/mcache
 D=/usr/lib/debug/lib/modules/$R/kernel/fs
 echo @@nodwarf
+fevent proto binfmt_misc:load_misc_binary; echo rc=$?
 fevent compile 'MOD_LINE'; echo rc=$?
 fevent compile 'MOD_ENTRY'; echo rc=$?
 DEBUGINFOD_URLS=http://10.0.2.2:1 fevent lines binfmt_misc:load_misc_binary; echo rc=$?
 cat $T/dynamic_events
 echo @@dbgpath
 mkdir -p $D && cp /dbg/binfmt_misc.ko $D/
+fevent proto binfmt_misc:load_misc_binary; echo rc=$?
 fevent compile 'MOD_LINE' 'MOD_ENTRY'; echo rc=$?
 fevent lines binfmt_misc:load_misc_binary:19-20 2>/dev/null; echo rc=$?
+fevent vars binfmt_misc:load_misc_binary:19; echo rc=$?
 rm $D/binfmt_misc.ko
+echo @@ownfile
+K=/lib/modules/$R/kernel/fs/binfmt_misc.ko
+cp $K /tmp/nobtf.ko; cp /dbg/binfmt_misc.ko $K
+fevent compile 'MOD_LINE'; echo rc=$?
+cp /tmp/nobtf.ko $K
 echo @@debuginfod
 export DEBUGINFOD_URLS=http://10.0.2.2:PORT
 fevent compile 'MOD_LINE' 'MOD_ENTRY'; echo rc=$?
@@ -77,7 +87,7 @@ ls /tmp/mcache/MOD_ID
 echo @@loaded
 insmod /lib/modules/$R/kernel/fs/binfmt_misc.ko; echo rc=$?
 ls /sys/kernel/btf
-fevent add 'MOD_LINE'; echo rc=$?
+fevent add 'MOD_LINE' 'MOD_COPY'; echo rc=$?
 mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
 echo ':fxt:E::fxt::/bin/cat:' > /proc/sys/fs/binfmt_misc/register
 printf 'hello\\n' > /tmp/hello.fxt; chmod +x /tmp/hello.fxt
@@ -136,7 +146,7 @@ def result():
                 .replace("BUILD_ID", BUILD_ID).replace("PROTOS", " ".join(f"'{p}'" for p in PROTOS))
             msnippet = MODULE_SNIPPET.replace("PORT", str(server.port)) \
                 .replace("MOD_ID", MOD_ID).replace("MOD_LINE", MOD_LINE) \
-                .replace("MOD_ENTRY", MOD_ENTRY)
+                .replace("MOD_ENTRY", MOD_ENTRY).replace("MOD_COPY", MOD_COPY)
             got = vm.run_once("debuginfod", [("debuginfod", snippet), ("module", msnippet)],
                               files=files, mem=2048, net=True)
             _result["v"] = got["debuginfod"]
@@ -217,9 +227,11 @@ NO_DWARF = (f"no DWARF for module 'binfmt_misc': no {DBG} (the kernel's -dbg pac
 def test_a_module_without_dwarf_names_what_was_tried():
     p, err = module_parts()
     # nothing compiled, nothing left in tracefs
-    expect_eq(p["nodwarf"], "rc=2\nrc=2\nrc=2\n", err)
+    expect_eq(p["nodwarf"], "rc=1\nrc=2\nrc=2\nrc=2\n", err)
     unset = f"DEBUGINFOD_URLS is not set to fetch it by its build-id ({MOD_ID})"
-    expect_eq(err.splitlines()[:7], [
+    expect_eq(err.splitlines()[:8], [
+        "fevent: error: module 'binfmt_misc' is not loaded, and its file has no BTF to type it "
+        f"({LIB}/kernel/fs/binfmt_misc.ko: an ELF file without a .BTF section); {NO_DWARF}{unset}",
         f"fevent: error: column 30: a line needs DWARF line tables: {NO_DWARF}{unset}",
         f"    {MOD_LINE}",
         "                                 ^",
@@ -234,11 +246,30 @@ def test_a_module_without_dwarf_names_what_was_tried():
 
 def test_a_module_without_btf_is_typed_from_the_dbg_packages_dwarf():
     p, err = module_parts()
-    expect_eq(p["dbgpath"], MOD_DEFS + "rc=0\n"
+    expect_eq(p["dbgpath"],
+              "int binfmt_misc:load_misc_binary(struct linux_binprm *bprm)\n"
+              "#   p:functions/load_misc_binary binfmt_misc:load_misc_binary "
+              "__caller=$stack0:symbol bprm=%di:x64\n"
+              "#   r:functions/load_misc_binary__return binfmt_misc:load_misc_binary "
+              "ret=$retval:s32\nrc=0\n" +
+              MOD_DEFS + "rc=0\n"
               "<load_misc_binary@fs/binfmt_misc.c:19>\n"
               "     19  +0xd6       \n"
               "     20  +0xe1       \n"
+              "rc=0\n"
+              "load_misc_binary:19 at load_misc_binary+0xd6\n"
+              "\tparam  struct linux_binprm *bprm         %bx:x64\n"
+              "\tlocal  Node *fmt                         %r13:x64\n"
+              "\tlocal  struct file *interp_file          \\0:x64\n"
+              "\tlocal  int retval                        \\-2:s32\n"
               "rc=0\n", err)
+
+
+def test_a_modules_file_that_kept_its_dwarf_gives_its_lines():
+    p, err = module_parts()
+    # the -dbg package's file in the module's place: its own DWARF, no
+    # debuginfod asked (DEBUGINFOD_URLS is not set in that step)
+    expect_eq(p["ownfile"], MOD_DEFS.splitlines()[0] + "\nrc=0\n", err)
 
 
 def test_a_module_without_btf_is_typed_from_dwarf_fetched_by_build_id():
@@ -250,12 +281,21 @@ def test_a_line_of_a_loaded_module_without_btf_records_its_locals():
     p, err = module_parts()
     lines = p["loaded"].splitlines()
     # loaded without .BTF: the kernel made no /sys/kernel/btf/binfmt_misc
-    expect_eq((lines[0], "binfmt_misc" in lines, lines[-3]), ("rc=0", False, "vmlinux"),
-              p["loaded"])
-    rest = p["loaded"].split("vmlinux\n", 1)[1]
-    rec = [json.loads(l) for l in rest.splitlines() if l.startswith("{")]
-    expect_eq([(o["comm"], o["event"], o["args"]) for o in rec],
-              [("hello.fxt", "load_misc_binary_L19",
-                {"interpreter": "/bin/cat", "name": "fxt", "retval": -2})], rest)
-    expect_eq([l for l in rest.splitlines() if not l.startswith("{")],
-              [MOD_DEFS.splitlines()[0], "rc=0", "hello", "rc=0", "rc=0"], rest)
+    btf = lines[1:lines.index("vmlinux") + 1]
+    expect_eq((lines[0], "binfmt_misc" in btf), ("rc=0", False), p["loaded"])
+    rest = lines[len(btf) + 1:]
+    rec = [json.loads(l) for l in rest if l.startswith("{")]
+    # the copy of get_binfmt_handler inlined into load_misc_binary, at
+    # each of the two calls the exec makes (the file, then its
+    # interpreter); the line once, where the format matched
+    expect_eq([(o["event"], o["args"]) for o in rec],
+              [("get_binfmt_handler", {"interp": "/tmp/hello.fxt"}),
+               ("load_misc_binary_L19", {"interpreter": "/bin/cat", "name": "fxt",
+                                         "retval": -2}),
+               ("get_binfmt_handler", {"interp": "/bin/cat"})], rest)
+    expect_eq(len({o["pid"] for o in rec}), 1, rest)
+    expect_eq([l for l in rest if not l.startswith("{")],
+              [MOD_DEFS.splitlines()[0],
+               "p:functions/get_binfmt_handler binfmt_misc:load_misc_binary+30 "
+               "interp=+0(+104(%di)):string",
+               "rc=0", "hello", "rc=0", "rc=0"], rest)

@@ -140,7 +140,7 @@ def test_old_kernel_module_without_btf_says_why():
     expect_eq(parts["modbtf"].splitlines(), [
         "rc=0",
         "vmlinux",
-        f"fevent: error: {why}",
+        f"fevent: error: {why}{nodwarf}",
         "rc=1",
         f"fevent: error: column 37: unknown parameter 'bprm': {why}{nodwarf}",
         "rc=0",     # head's
