@@ -149,11 +149,10 @@ static struct fe_dbg *open_dwarf(const struct fe_cli *cli, const char *module,
 				 struct fe_error *err)
 {
 	if (module && !cli->binary) {
-		if (cli->vmlinux) {
-			fe_err(err, 0, "a module's DWARF is read for the running kernel's modules only, not with --vmlinux");
-			return NULL;
-		}
-		return fe_module_dwarf(module, err);
+		struct fe_compile_opts opts;
+
+		fe_cli_compile_opts(cli, &opts);
+		return fe_module_dwarf(&opts, module, err);
 	}
 	if (cli->binary || cli->vmlinux)
 		return fe_dbg_open_dwarf(cli->binary ? cli->binary : cli->vmlinux, err);

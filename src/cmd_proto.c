@@ -249,10 +249,11 @@ static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
 }
 
 /* A module's own DWARF, err's message extended with why there is none. */
-static struct fe_dbg *module_dwarf(const char *module, struct fe_error *err)
+static struct fe_dbg *module_dwarf(const struct fe_compile_opts *opts, const char *module,
+				   struct fe_error *err)
 {
 	struct fe_error why = { 0 };
-	struct fe_dbg *m = fe_module_dwarf(module, &why);
+	struct fe_dbg *m = fe_module_dwarf(opts, module, &why);
 	size_t len = strlen(err->msg);
 
 	if (!m)
@@ -272,9 +273,19 @@ static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_
 	const char *elf, *kallsyms;
 	struct fe_ksyms *ks;
 	struct fe_dbg *m;
-	int loaded = -1;
+	int loaded = -1, k;
 	bool running;
 
+	/* --ko FILE: the module's DWARF asked for */
+	for (k = 0; k < opts->nr_kos; k++)
+		if (fe_ko_names(opts->kos[k], module)) {
+			m = fe_module_dwarf(opts, module, &err);
+			if (!m) {
+				fe_say_error("%s\n", err.msg);
+				*ret = FE_EXIT_USAGE;
+			}
+			return m;
+		}
 	m = fe_dbg_open_btf_module(dbg, module, &err);
 	if (m)
 		return m;
@@ -292,7 +303,7 @@ static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_
 		if (running && fe_kmod_builtin(module) != 1 &&
 		    fe_kmod_file(module, file, sizeof(file)) == 1) {
 			m = fe_dbg_open_btf_module_file(dbg, module, file, &err);
-			if (m || (m = module_dwarf(module, &err)))
+			if (m || (m = module_dwarf(opts, module, &err)))
 				return m;
 			fe_say_error("%s\n", err.msg);
 			*ret = FE_EXIT_FAIL;
@@ -303,7 +314,7 @@ static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_
 		*ret = FE_EXIT_USAGE;
 	} else {
 		/* loaded without BTF (5.10): its DWARF */
-		if (running && loaded == 1 && (m = module_dwarf(module, &err)))
+		if (running && loaded == 1 && (m = module_dwarf(opts, module, &err)))
 			return m;
 		fe_say_error("%s\n", err.msg);
 		*ret = FE_EXIT_FAIL;

@@ -103,34 +103,107 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
  * addresses are section-relative, but a probe is MODULE:FUNC+OFF, so
  * only offsets into a function, which the file's DWARF gives, are used.
  */
-struct fe_dbg *fe_module_dwarf(const char *module, struct fe_error *why)
+/* A --ko FILE's module: its name up to the first '.' (MODULE.ko,
+ * MODULE.ko.debug, MODULE.ko.xz), '-' and '_' alike. */
+bool fe_ko_names(const char *path, const char *module)
 {
-	char notes[400], file[PATH_MAX], plain[PATH_MAX], dpath[PATH_MAX];
-	char id[128] = "", did[128], *fetched = NULL, name[256], what[300];
-	struct fe_error e = { 0 };
-	struct fe_buf tried = { 0 };
-	struct fe_dbg *dbg = NULL;
-	bool have_plain = false;
-	size_t i;
-	int listed;
+	const char *base = strrchr(path, '/');
+	size_t i, len;
 
+	base = base ? base + 1 : path;
+	len = strcspn(base, ".");
+	if (len != strlen(module))
+		return false;
+	for (i = 0; i < len; i++)
+		if ((base[i] == '-' ? '_' : base[i]) != (module[i] == '-' ? '_' : module[i]))
+			return false;
+	return true;
+}
+
+/* The running kernel's build-id of module in hex (a loaded module's from
+ * sysfs, else its file's), or ""; its file's readable copy in plain ("" if
+ * none). */
+static void module_build_id(const char *module, char *id, size_t size, char *plain,
+			    size_t psize)
+{
+	char notes[400], file[PATH_MAX], name[256];
+	struct fe_error e = { 0 };
+	size_t i;
+
+	id[0] = plain[0] = 0;
+	if (!(fe_kmod_file(module, file, sizeof(file)) == 1 &&
+	      !fe_kmod_plain(file, plain, psize, &e)))
+		plain[0] = 0;
 	/* sysfs names a module with '_' for '-' */
 	snprintf(name, sizeof(name), "%s", module);
 	for (i = 0; name[i]; i++)
 		if (name[i] == '-')
 			name[i] = '_';
 	snprintf(notes, sizeof(notes), "/sys/module/%s/notes/.note.gnu.build-id", name);
-	have_plain = fe_kmod_file(module, file, sizeof(file)) == 1 &&
-		     !fe_kmod_plain(file, plain, sizeof(plain), &e);
-	if (fe_kmod_loaded(module) != 1 || fe_notes_build_id(notes, id, sizeof(id), &e)) {
+	if (fe_kmod_loaded(module) == 1 && !fe_notes_build_id(notes, id, size, &e))
+		return;
+	if (!plain[0] || fe_elf_build_id(plain, id, size))
 		id[0] = 0;
-		if (have_plain && fe_elf_build_id(plain, id, sizeof(id)))
-			id[0] = 0;
+}
+
+/* A --ko FILE for module: 1 with *dbg (NULL and why set if it is not
+ * the module's, or does not open), 0 when no --ko names module. */
+static int ko_dwarf(const struct fe_compile_opts *opts, const char *module, bool running,
+		    struct fe_dbg **dbg, struct fe_error *why)
+{
+	char id[128], did[128], plain[PATH_MAX], kplain[PATH_MAX];
+	const char *path = NULL;
+	int i;
+
+	*dbg = NULL;
+	for (i = 0; opts && i < opts->nr_kos; i++)
+		if (fe_ko_names(opts->kos[i], module))
+			path = opts->kos[i];
+	if (!path)
+		return 0;
+	/* a compressed debug file reads as a module file does */
+	if (fe_kmod_plain(path, kplain, sizeof(kplain), why)) {
+		size_t len = strlen(why->msg);
+
+		snprintf(why->msg + len, sizeof(why->msg) - len, " (--ko)");
+		return 1;
 	}
+	/* another build's offsets would be wrong: only the module's own */
+	if (running) {
+		module_build_id(module, id, sizeof(id), plain, sizeof(plain));
+		if (id[0] && !fe_elf_build_id(kplain, did, sizeof(did)) && strcmp(did, id)) {
+			fe_err(why, 0, "--ko %s is another build of module '%s' (build-id %s, the running kernel's module has %s)",
+			       path, module, did, id);
+			return 1;
+		}
+	}
+	*dbg = fe_dbg_open_dwarf(kplain, why);
+	return 1;
+}
+
+struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *module,
+			       struct fe_error *why)
+{
+	char plain[PATH_MAX], dpath[PATH_MAX];
+	char id[128] = "", did[128], *fetched = NULL, what[300];
+	struct fe_error e = { 0 };
+	struct fe_buf tried = { 0 };
+	struct fe_dbg *dbg = NULL;
+	bool running = !opts || (!opts->btf && !opts->vmlinux && !opts->kallsyms);
+	int listed;
+
+	if (ko_dwarf(opts, module, running, &dbg, why))
+		return dbg;
+	if (!running) {
+		fe_err(why, 0, "no DWARF for module '%s': another kernel's module (--btf, --vmlinux or --kallsyms) is read from --ko FILE only",
+		       module);
+		return NULL;
+	}
+	module_build_id(module, id, sizeof(id), plain, sizeof(plain));
 	/* the module's file itself, when it kept its DWARF (a kernel built
 	 * here, installed without INSTALL_MOD_STRIP) and is the build that
 	 * is loaded */
-	if (have_plain && fe_elf_has_dwarf(plain) &&
+	if (plain[0] && fe_elf_has_dwarf(plain) &&
 	    (!id[0] || (!fe_elf_build_id(plain, did, sizeof(did)) && !strcmp(did, id))))
 		return fe_dbg_open_dwarf(plain, why);
 	listed = fe_kmod_debug_file(module, dpath, sizeof(dpath));
@@ -157,8 +230,8 @@ struct fe_dbg *fe_module_dwarf(const char *module, struct fe_error *why)
 		goto out;
 	}
 	if (!id[0]) {
-		fe_err(why, 0, "no DWARF for module '%s': %s, and its build-id is unknown (no %s, no file of the module) to ask debuginfod (%s)",
-		       module, tried.s, notes, getenv("DEBUGINFOD_URLS"));
+		fe_err(why, 0, "no DWARF for module '%s': %s, and its build-id is unknown (not loaded, no file of it) to ask debuginfod (%s)",
+		       module, tried.s, getenv("DEBUGINFOD_URLS"));
 		goto out;
 	}
 	snprintf(what, sizeof(what), "module '%s'", module);
@@ -181,7 +254,8 @@ static struct {
 	char *why;
 } module_dwarfs[32];
 
-static struct fe_dbg *module_dwarf(const char *module, const char **why)
+static struct fe_dbg *module_dwarf(const struct fe_compile_opts *opts, const char *module,
+				   const char **why)
 {
 	struct fe_error e = { 0 };
 	size_t i, n = sizeof(module_dwarfs) / sizeof(module_dwarfs[0]);
@@ -200,7 +274,7 @@ static struct fe_dbg *module_dwarf(const char *module, const char **why)
 		*why = "out of memory";
 		return NULL;
 	}
-	module_dwarfs[i].dbg = fe_module_dwarf(module, &e);
+	module_dwarfs[i].dbg = fe_module_dwarf(opts, module, &e);
 	if (!module_dwarfs[i].dbg)
 		module_dwarfs[i].why = strdup(e.msg);
 	*why = module_dwarfs[i].why ? module_dwarfs[i].why : module_dwarfs[i].dbg ? NULL :
@@ -234,7 +308,8 @@ struct module_dbgs {
  * Without it, it->dbg_why says why, for the resolver's errors.
  */
 static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
-			      const struct fe_ksyms *ksyms, struct fe_compiled *it, bool running)
+			      const struct fe_ksyms *ksyms, struct fe_compiled *it, bool running,
+			      const struct fe_compile_opts *opts)
 {
 	const struct fe_proto *proto = it->proto;
 	struct fe_warnings *w = &it->warnings;
@@ -243,6 +318,22 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	struct fe_dbg *m;
 	int i, loaded;
 
+	if (proto->module && !opts->binary) {
+		const char *dwhy;
+		int k;
+
+		/* --ko FILE: the module's DWARF asked for, as --vmlinux is
+		 * the kernel's */
+		for (k = 0; k < opts->nr_kos; k++)
+			if (fe_ko_names(opts->kos[k], proto->module)) {
+				m = module_dwarf(opts, proto->module, &dwhy);
+				if (!m) {
+					free(it->dbg_why);
+					it->dbg_why = strdup(dwhy);
+				}
+				return m;
+			}
+	}
 	if (!proto->module || !dbg)
 		return dbg;
 	/* not loaded: the running kernel's file of it has its types, else
@@ -273,7 +364,7 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	if (!m && running && loaded >= 0) {
 		const char *dwhy;
 
-		m = module_dwarf(proto->module, &dwhy);
+		m = module_dwarf(opts, proto->module, &dwhy);
 		mods->dwarf[mods->nr] = m != NULL;
 		if (!m) {
 			size_t len = strlen(err.msg);
@@ -695,9 +786,7 @@ static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts 
 	if (module && !opts->binary) {
 		const char *why;
 
-		if (opts->btf || opts->vmlinux || opts->kallsyms)
-			return NULL;
-		return module_dwarf(module, &why);
+		return module_dwarf(opts, module, &why);
 	}
 	if (dbg && !strcmp(fe_dbg_kind(dbg), "DWARF"))
 		return dbg;
@@ -719,9 +808,7 @@ static const char *no_dwarf_why(const struct fe_compile_opts *opts, struct fe_db
 	const char *mwhy;
 
 	if (module && !opts->binary) {
-		if (opts->btf || opts->vmlinux || opts->kallsyms)
-			snprintf(buf, size, "a module's DWARF is read for the running kernel's modules only, not with --btf, --vmlinux or --kallsyms");
-		else if (!module_dwarf(module, &mwhy) && mwhy)
+		if (!module_dwarf(opts, module, &mwhy) && mwhy)
 			snprintf(buf, size, "%.900s", mwhy);
 		else
 			snprintf(buf, size, "module '%s' has no DWARF", module);
@@ -1333,7 +1420,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		/* a module's FUNC+OFF without its DWARF: its BTF types the
 		 * slots and says there are no locals */
 		if (!it->has_site || (!d && it->proto->module))
-			d = dbg_for(&mods, dbg, ksyms, it, dbg_is_running && !opts->kallsyms);
+			d = dbg_for(&mods, dbg, ksyms, it, dbg_is_running && !opts->kallsyms, opts);
 		if (fe_compile_one(it, ksyms, d, opts))
 			it->failed = true;
 	}

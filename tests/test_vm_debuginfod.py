@@ -68,6 +68,9 @@ fevent compile 'MOD_LINE'; echo rc=$?
 fevent compile 'MOD_ENTRY'; echo rc=$?
 DEBUGINFOD_URLS=http://10.0.2.2:1 fevent lines binfmt_misc:load_misc_binary; echo rc=$?
 cat $T/dynamic_events
+echo @@ko
+fevent compile --ko /dbg/binfmt_misc.ko 'MOD_LINE'; echo rc=$?
+fevent compile --ko /other/binfmt_misc.ko 'MOD_LINE'; echo rc=$?
 echo @@dbgpath
 mkdir -p $D && cp /dbg/binfmt_misc.ko $D/
 fevent proto binfmt_misc:load_misc_binary; echo rc=$?
@@ -96,6 +99,26 @@ fevent clear; echo rc=$?
 cat $T/dynamic_events
 """
 _result = {}
+
+
+OTHER_ID = MOD_ID[:-2] + "00"
+
+
+def other_build(ko, tmp):
+    """ko with another build-id (its last byte 00): another build's file."""
+    note = os.path.join(tmp, "note")
+    subprocess.run(["objcopy", f"--dump-section=.note.gnu.build-id={note}", ko,
+                    os.path.join(tmp, "scratch")], check=True)
+    with open(note, "rb") as f:
+        data = bytearray(f.read())
+    check(data[-20:].hex() == MOD_ID, data.hex())
+    data[-1] = 0
+    with open(note, "wb") as f:
+        f.write(data)
+    out = os.path.join(tmp, "other.ko")
+    subprocess.run(["objcopy", f"--update-section=.note.gnu.build-id={note}", ko, out],
+                   check=True)
+    return out
 
 
 def module_debug_file(v):
@@ -142,6 +165,7 @@ def result():
             subprocess.run(["objcopy", "--remove-section", ".BTF", ko, nobtf], check=True)
             files[vko] = nobtf
             files["/dbg/binfmt_misc.ko"] = dko
+            files["/other/binfmt_misc.ko"] = other_build(dko, tmp)
             snippet = load + SNIPPET.replace("PORT", str(server.port)) \
                 .replace("BUILD_ID", BUILD_ID).replace("PROTOS", " ".join(f"'{p}'" for p in PROTOS))
             msnippet = MODULE_SNIPPET.replace("PORT", str(server.port)) \
@@ -244,6 +268,14 @@ def test_a_module_without_dwarf_names_what_was_tried():
         f"'binfmt_misc' (build-id {MOD_ID}): connection refused (no server listening there)"])
 
 
+def test_ko_names_the_modules_dwarf_of_its_own_build_only():
+    p, err = module_parts()
+    expect_eq(p["ko"], MOD_DEFS.splitlines()[0] + "\nrc=0\nrc=2\n", err)
+    check(f"fevent: error: column 30: a line needs DWARF line tables: --ko /other/binfmt_misc.ko "
+          f"is another build of module 'binfmt_misc' (build-id {OTHER_ID}, the running kernel's "
+          f"module has {MOD_ID})\n    {MOD_LINE}\n" in err, err)
+
+
 def test_a_module_without_btf_is_typed_from_the_dbg_packages_dwarf():
     p, err = module_parts()
     expect_eq(p["dbgpath"],
@@ -299,3 +331,4 @@ def test_a_line_of_a_loaded_module_without_btf_records_its_locals():
                "p:functions/get_binfmt_handler binfmt_misc:load_misc_binary+30 "
                "interp=+0(+104(%di)):string",
                "rc=0", "hello", "rc=0", "rc=0"], rest)
+
