@@ -332,6 +332,11 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	if (!names_file(cli->args[0]) &&
 	    parse_place(cli->args[0], &module, &func, &from, &to))
 		goto out;
+	if (module && cli->binary) {
+		fe_say_error("'%s': MODULE:FUNC is a kernel module's function; with -x the binary's functions are named alone\n",
+			     cli->args[0]);
+		goto out;
+	}
 	dbg = open_dwarf(cli, module, &err);
 	if (!dbg) {
 		fe_say_error("%s\n", err.msg);

@@ -137,3 +137,10 @@ def test_a_modules_dwarf_that_is_not_there_is_an_error():
               "fevent: error: column 30: a line needs DWARF line tables: no DWARF for module "
               "'binfmt_misc': another kernel's module (--btf, --vmlinux or --kallsyms) is read "
               "from --ko FILE only\n" + caret))
+
+
+def test_lines_of_a_module_function_with_x_is_refused():
+    r = fe.run("lines", "-x", fe.binary(), "binfmt_misc:load_misc_binary")
+    expect_eq((r.returncode, r.stdout, r.stderr), (2, "",
+              "fevent: error: 'binfmt_misc:load_misc_binary': MODULE:FUNC is a kernel module's "
+              "function; with -x the binary's functions are named alone\n"))
