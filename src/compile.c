@@ -96,13 +96,6 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 	return ret;
 }
 
-/*
- * A module's own DWARF (DESIGN.md section 15): Debian's -dbg package's
- * file of it, then debuginfod by the module's build-id (a loaded
- * module's from /sys/module, else its file's).  A module file's
- * addresses are section-relative, but a probe is MODULE:FUNC+OFF, so
- * only offsets into a function, which the file's DWARF gives, are used.
- */
 /* A --ko FILE's module: its name up to the first '.' (MODULE.ko,
  * MODULE.ko.debug, MODULE.ko.xz), '-' and '_' alike. */
 bool fe_ko_names(const char *path, const char *module)
@@ -181,6 +174,14 @@ static int ko_dwarf(const struct fe_compile_opts *opts, const char *module, bool
 	return 1;
 }
 
+/*
+ * A module's own DWARF (DESIGN.md section 15): --ko FILE, then for the
+ * running kernel the module's file if it kept its DWARF, Debian's -dbg
+ * package's file of it, then debuginfod by the module's build-id (a
+ * loaded module's from /sys/module, else its file's).  A module file's
+ * addresses are section-relative, but a probe is MODULE:FUNC+OFF, so
+ * only offsets into a function, which the file's DWARF gives, are used.
+ */
 struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *module,
 			       struct fe_error *why)
 {

@@ -67,6 +67,7 @@ fevent proto binfmt_misc:load_misc_binary; echo rc=$?
 fevent compile 'MOD_LINE'; echo rc=$?
 fevent compile 'MOD_ENTRY'; echo rc=$?
 DEBUGINFOD_URLS=http://10.0.2.2:1 fevent lines binfmt_misc:load_misc_binary; echo rc=$?
+fevent add -q 'MOD_LINE' 'binfmt_misc:load_misc_binary(x64 bprm)'; echo rc=$?
 cat $T/dynamic_events
 echo @@ko
 fevent compile --ko /dbg/binfmt_misc.ko 'MOD_LINE'; echo rc=$?
@@ -250,9 +251,12 @@ NO_DWARF = (f"no DWARF for module 'binfmt_misc': no {DBG} (the kernel's -dbg pac
 
 def test_a_module_without_dwarf_names_what_was_tried():
     p, err = module_parts()
-    # nothing compiled, nothing left in tracefs
-    expect_eq(p["nodwarf"], "rc=1\nrc=2\nrc=2\nrc=2\n", err)
+    # nothing compiled; add too: the line fails, the entry beside it is
+    # not added either, and nothing is left in tracefs
+    expect_eq(p["nodwarf"], "rc=1\nrc=2\nrc=2\nrc=2\nrc=2\n", err)
     unset = f"DEBUGINFOD_URLS is not set to fetch it by its build-id ({MOD_ID})"
+    check(f"fevent: error: column 30: a line needs DWARF line tables: {NO_DWARF}{unset}\n"
+          f"    {MOD_LINE}\n" in err.split("connection refused")[1], err)
     expect_eq(err.splitlines()[:8], [
         "fevent: error: module 'binfmt_misc' is not loaded, and its file has no BTF to type it "
         f"({LIB}/kernel/fs/binfmt_misc.ko: an ELF file without a .BTF section); {NO_DWARF}{unset}",
