@@ -992,6 +992,9 @@ static int one_copies(struct fe_compile_set *set, int i, struct fe_dbg *d,
 		struct fe_compiled *c = &it[k];
 		const struct fe_site *s;
 
+		c->copies = i + 1;
+		if (!k)
+			c->copies_said = c->warnings.nr;
 		if (k) {
 			c->file = it->file;
 			c->line = it->line;
@@ -1248,6 +1251,105 @@ static void gather_warnings(struct fe_compile_set *set, int from, int end, int g
 }
 
 /*
+ * The same warning at many inlined copies of one function ('...' skips a
+ * parameter the compiler dropped at most of them): one line naming the
+ * copies' events, on the group's first item that compiled.
+ */
+static int gather_copy_warnings(struct fe_compile_set *set, int from, int end, bool verbose)
+{
+	struct fe_warnings all = { 0 };
+	struct fe_buf evs = { 0 };
+	int k, w, nr_copies = 0, first = -1;
+	bool failed = false;
+
+	for (k = from; k < end; k++) {
+		nr_copies += set->items[k].has_site;
+		if (first < 0 && !set->items[k].failed)
+			first = k;
+	}
+	if (first < 0)
+		return 0;
+	for (k = from; k < end; k++) {
+		struct fe_compiled *c = &set->items[k];
+
+		for (w = k == from ? c->copies_said : 0;
+		     !c->failed && c->has_site && w < c->warnings.nr; w++) {
+			const char *msg = c->warnings.msgs[w];
+			int j, v, n = 0, shown = 0;
+
+			/* already about one copy, which it names */
+			if (!msg || strstr(msg, "inlined into"))
+				continue;
+			failed |= evs.failed;
+			fe_buf_free(&evs);
+			/* this copy and every later one with the same text */
+			for (j = k; j < end; j++) {
+				struct fe_compiled *o = &set->items[j];
+
+				for (v = j == from ? o->copies_said : 0;
+				     !o->failed && o->has_site && v < o->warnings.nr; v++) {
+					if (!o->warnings.msgs[v] || strcmp(o->warnings.msgs[v], msg))
+						continue;
+					if (verbose || shown < 8) {
+						fe_buf_printf(&evs, "%s%s", shown ? ", " : "", o->def.event);
+						shown++;
+					}
+					n++;
+					if (o != c || v != w) {
+						free(o->warnings.msgs[v]);
+						o->warnings.msgs[v] = NULL;
+					}
+					break;
+				}
+			}
+			if (n == 1)
+				failed |= fe_warn(&all, "%s (event '%s', the copy of '%s' inlined into %s+0x%lx)",
+						  msg, c->def.event, c->site.inlined, c->site.func,
+						  c->site.off) != 0;
+			else
+				failed |= fe_warn(&all, "%s, at %d of the %d inlined copies (events %s%s)",
+						  msg, n, nr_copies, evs.s ? evs.s : "",
+						  n > shown ? "; -v names them all" : "") != 0;
+			free(c->warnings.msgs[w]);
+			c->warnings.msgs[w] = NULL;
+		}
+	}
+	failed |= evs.failed;
+	fe_buf_free(&evs);
+	/* the first item's own warnings (the out-of-line copy's), then these */
+	for (k = from; k < end; k++) {
+		struct fe_compiled *c = &set->items[k];
+		struct fe_warnings keep = { 0 };
+
+		for (w = 0; w < c->warnings.nr; w++)
+			if (c->warnings.msgs[w])
+				failed |= fe_warn(&keep, "%s", c->warnings.msgs[w]) != 0;
+		fe_warnings_free(&c->warnings);
+		c->warnings = keep;
+	}
+	for (w = 0; w < all.nr; w++)
+		failed |= fe_warn(&set->items[first].warnings, "%s", all.msgs[w]) != 0;
+	fe_warnings_free(&all);
+	return failed ? -1 : 0;
+}
+
+static int settle_copies(struct fe_compile_set *set, bool verbose)
+{
+	int i = 0, end;
+
+	while (i < set->nr) {
+		end = i + 1;
+		while (set->items[i].copies && end < set->nr &&
+		       set->items[end].copies == set->items[i].copies)
+			end++;
+		if (set->items[i].copies && gather_copy_warnings(set, i, end, verbose))
+			return -1;
+		i = end;
+	}
+	return 0;
+}
+
+/*
  * After compiling: a glob's functions that failed leave the set, said
  * once on its first function that compiled; when none did, the first
  * failure stays as the glob's error.  Returns how many failures remain.
@@ -1425,7 +1527,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		if (fe_compile_one(it, ksyms, d, opts))
 			it->failed = true;
 	}
-	if (warn_same_events(set))
+	if (warn_same_events(set) || settle_copies(set, opts->verbose))
 		goto oom;
 	ret = settle_globs(set, opts);
 	goto out;

@@ -36,6 +36,9 @@ struct fe_compiled {
 	int glob;		/* expanded from the set's glob number glob
 				 * (1-based), or 0 */
 	char *glob_name;	/* that glob as written ("vfs_*") */
+	int copies;		/* one of the items FUNC(...) became for its
+				 * inlined copies: an id shared by them, or 0 */
+	int copies_said;	/* the first warnings, said of them all */
 	char *dbg_why;		/* why a MODULE:func has no debug info (its BTF) */
 };
 

@@ -155,6 +155,19 @@ def test_a_parameter_a_copy_lost_is_left_out_of_that_copys_event():
                        r"here\)\n", r.stderr), r.stderr)
 
 
+def test_what_dots_skip_at_a_copy_names_the_copy():
+    # the same copy with '...': each skipped parameter names the event and
+    # where the copy is inlined (not a bare name, as if the function's own)
+    path = binary("fx_inline", os.path.join(FIXTURES, "fx_inline.c"))
+    r = fe.run("compile", "-g", GROUP, "-x", path, "helper(...)")
+    expect_eq(r.returncode, 0, r.stderr)
+    where = re.search(r"inlined into (arr_fn\+0x[0-9a-f]+)\)", r.stderr)
+    check(where, r.stderr)
+    expect_eq(r.stderr, "".join(
+        f"fevent: warning: '...' skips '{p}': it is optimized out here (event 'helper', the "
+        f"copy of 'helper' inlined into {where[1]})\n" for p in "abc"))
+
+
 def test_a_line_of_an_inlined_function_is_found_in_its_copies():
     # helper:3 ('total += a') has code in two copies (the third's is merged
     # into the surrounding code), read there where each copy keeps a
