@@ -81,9 +81,11 @@ TRACEFS = "/sys/kernel/tracing"
 
 
 def wait_armed(proc, group, timeout=60):
-    """Wait until the fevent record/stats process proc has an event of
-    group enabled in its instance: from then on every hit is in its buffer.
-    Bounded; fails saying why (fevent exited, or never armed)."""
+    """Wait until the fevent record/stats process proc has armed group in
+    its instance: an entry event enabled (fevent enables the return events
+    first, so their entries come last), or every event of the group.  From
+    then on every call is in its buffer.  Bounded; fails saying why
+    (fevent exited, or never armed)."""
     import time
     events = os.path.join(TRACEFS, "instances", f"fevent-{proc.pid}", "events", group)
     deadline = time.monotonic() + timeout
@@ -91,13 +93,16 @@ def wait_armed(proc, group, timeout=60):
         if proc.poll() is not None:
             raise AssertionError(f"fevent exited ({proc.returncode}) before it armed {group}")
         try:
+            state = {}
             for ev in os.listdir(events):
                 try:
                     with open(os.path.join(events, ev, "enable")) as f:
-                        if f.read().strip() == "1":
-                            return
+                        state[ev] = f.read().strip() == "1"
                 except OSError:
                     pass
+            if any(on and not ev.endswith("__return") for ev, on in state.items()) or \
+                    (state and all(state.values())):
+                return
         except OSError:
             pass
         time.sleep(0.02)
