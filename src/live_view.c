@@ -58,6 +58,7 @@ struct field_spec {
 	char *label;		/* without fevent's __N suffix */
 	char *text_key;		/* "label=" */
 	char *json_key;		/* "\"label\":" */
+	size_t text_key_len, json_key_len;
 	bool hidden;		/* common_*, __probe_*, __caller */
 	enum vkind kind;
 	unsigned int elem;	/* element size */
@@ -574,6 +575,8 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 				free(fields);
 				return fe_err(err, 0, "out of memory");
 			}
+			s->json_key_len = strlen(s->json_key);
+			s->text_key_len = strlen(s->text_key);
 		}
 		e->nr_fields++;
 	}
@@ -1359,11 +1362,32 @@ static void put_fields(struct fe_view *v, const struct ev_info *e, const void *d
 			fe_buf_add(b, key, strlen(key));
 			open = s->group;
 		}
-		key = s->group ? json ? s->member_json_key : s->member_text_key :
-		      json ? s->json_key : s->text_key;
+		shown++;
+		if (!s->group) {
+			if (json)
+				fe_buf_add(b, s->json_key, s->json_key_len);
+			else
+				fe_buf_add(b, s->text_key, s->text_key_len);
+			/* a plain number, as value() writes it, without its calls */
+			if (!json && !s->count && s->show == SHOW_PLAIN &&
+			    (s->kind == V_SIGNED || s->kind == V_UNSIGNED || s->kind == V_HEX)) {
+				unsigned long long u = number(v, (const char *)data + s->f->offset,
+							      s->elem);
+
+				if (s->kind == V_SIGNED)
+					fe_buf_add_s64(b, (long long)sign_extended(s, u));
+				else if (s->kind == V_HEX)
+					fe_buf_add_hex(b, u);
+				else
+					fe_buf_add_u64(b, u);
+				continue;
+			}
+			field_value(v, s, data, size, json, b);
+			continue;
+		}
+		key = json ? s->member_json_key : s->member_text_key;
 		fe_buf_add(b, key, strlen(key));
 		field_value(v, s, data, size, json, b);
-		shown++;
 	}
 	if (open)
 		fe_buf_addc(b, '}');
