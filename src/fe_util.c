@@ -2,7 +2,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,13 +194,27 @@ bool fe_is_ident(const char *s)
 void *fe_grow(void *arr_ptr, int *nr, size_t size)
 {
 	void **arr = arr_ptr;
-	char *n = realloc(*arr, (*nr + 1) * size);
+	size_t cap;
+	char *n = *arr;
 
-	if (!n)
+	if (*nr < 0 || *nr == INT_MAX || !size || (size_t)*nr + 1 > SIZE_MAX / size)
 		return NULL;
-	*arr = n;
-	memset(n + *nr * size, 0, size);
-	return n + (*nr)++ * size;
+	/* the block's own size is the capacity, so arrays grown here need no
+	 * field for it; doubling keeps n appends linear (one at a time was
+	 * quadratic wherever realloc copies, as under ASan) */
+	if (!n || malloc_usable_size(n) < ((size_t)*nr + 1) * size) {
+		cap = *nr < 4 ? 4 : (size_t)*nr * 2;
+		if (cap > INT_MAX)
+			cap = INT_MAX;
+		if (cap > SIZE_MAX / size)
+			cap = (size_t)*nr + 1;
+		n = realloc(*arr, cap * size);
+		if (!n)
+			return NULL;
+		*arr = n;
+	}
+	memset(n + (size_t)*nr * size, 0, size);
+	return n + (size_t)(*nr)++ * size;
 }
 
 size_t fe_utf8_seq(const unsigned char *s, size_t avail)

@@ -63,7 +63,8 @@ bool fe_is_ident(const char *s);
 
 /*
  * Append one zeroed element to the array *arr of *nr elements of size
- * bytes; returns it, or NULL (the array unchanged) when out of memory.
+ * bytes (a malloc'd block, or NULL); returns it, or NULL (the array
+ * unchanged) when out of memory.  Room is doubled as needed.
  */
 void *fe_grow(void *arr_ptr, int *nr, size_t size);
 
