@@ -126,6 +126,10 @@ struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err);
  * with err->msg "". */
 struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, struct fe_error *err);
 
+/* Does the ELF file at path have DWARF of its own (a .debug_info with
+ * contents), not only a link to separate debug info? */
+bool fe_elf_has_dwarf(const char *path);
+
 /*
  * Every unit of a DWARF file read as far as its first child (an open
  * checks only the units' headers; a lookup, the unit it uses): 0, or -1

@@ -26,6 +26,8 @@ void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 	opts->kallsyms = cli->kallsyms;
 	opts->btf = cli->btf;
 	opts->vmlinux = cli->vmlinux;
+	opts->kos = cli->kos;
+	opts->nr_kos = cli->nr_kos;
 	opts->binary = cli->binary;
 	opts->want_return = cli->want_return;
 	opts->strict = cli->strict;

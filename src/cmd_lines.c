@@ -7,6 +7,7 @@
  * name, or --source DIR).  FILE:N[-M]: lines of a file, each probe-able
  * one with the FUNC+OFF places of the functions defined there.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,14 +23,28 @@
 
 #define MAX_SOURCE_LINE	4096
 
-/* FUNC, FUNC:N (N to the end) or FUNC:N-M, lines relative to FUNC's. */
-static int parse_place(const char *place, char **func, long *from, long *to)
+/* FUNC, FUNC:N (N to the end) or FUNC:N-M, lines relative to FUNC's;
+ * each may start with MODULE: (a kernel module's function). */
+static int parse_place(const char *place, char **module, char **func, long *from, long *to)
 {
 	const char *colon = strchr(place, ':');
 	char *end;
 
 	*from = 0;
 	*to = LONG_MAX;
+	*module = NULL;
+	if (colon && colon[1] && !isdigit((unsigned char)colon[1])) {
+		*module = strndup(place, colon - place);
+		if (!*module)
+			return -1;
+		if (!fe_is_ident(*module)) {
+			fe_say_error("'%s': expected MODULE:FUNC, with MODULE a kernel module's name\n",
+				     place);
+			return -1;
+		}
+		place = colon + 1;
+		colon = strchr(place, ':');
+	}
 	*func = strndup(place, colon ? (size_t)(colon - place) : strlen(place));
 	if (!*func)
 		return -1;
@@ -130,8 +145,15 @@ static char *source_path(const struct fe_func_lines *fl, const char *dir)
 	return asprintf(&p, "%s/%s", fl->comp_dir, fl->file) < 0 ? NULL : p;
 }
 
-static struct fe_dbg *open_dwarf(const struct fe_cli *cli, struct fe_error *err)
+static struct fe_dbg *open_dwarf(const struct fe_cli *cli, const char *module,
+				 struct fe_error *err)
 {
+	if (module && !cli->binary) {
+		struct fe_compile_opts opts;
+
+		fe_cli_compile_opts(cli, &opts);
+		return fe_module_dwarf(&opts, module, err);
+	}
 	if (cli->binary || cli->vmlinux)
 		return fe_dbg_open_dwarf(cli->binary ? cli->binary : cli->vmlinux, err);
 	if (cli->btf) {
@@ -299,7 +321,7 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	struct fe_func_lines fl = { 0 };
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
-	char *func = NULL, *path = NULL, **text = NULL;
+	char *func = NULL, *module = NULL, *path = NULL, **text = NULL;
 	long from = 0, to = 0, last;
 	int ret = FE_EXIT_USAGE, found, k, line, nr_text = 0;
 
@@ -307,9 +329,15 @@ int fe_cmd_lines(const struct fe_cli *cli)
 		fe_say_error("lines takes one place: fevent lines FUNC[:N[-M]] or FILE:N[-M]\n");
 		return FE_EXIT_USAGE;
 	}
-	if (!names_file(cli->args[0]) && parse_place(cli->args[0], &func, &from, &to))
+	if (!names_file(cli->args[0]) &&
+	    parse_place(cli->args[0], &module, &func, &from, &to))
 		goto out;
-	dbg = open_dwarf(cli, &err);
+	if (module && cli->binary) {
+		fe_say_error("'%s': MODULE:FUNC is a kernel module's function; with -x the binary's functions are named alone\n",
+			     cli->args[0]);
+		goto out;
+	}
+	dbg = open_dwarf(cli, module, &err);
 	if (!dbg) {
 		fe_say_error("%s\n", err.msg);
 		ret = FE_EXIT_USAGE;	/* as vars and a line probe for the same cause */
@@ -364,6 +392,7 @@ out:
 	free_source(text, nr_text);
 	free(path);
 	free(func);
+	free(module);
 	fe_func_lines_clear(&fl);
 	fe_dbg_close(dbg);
 	return ret;

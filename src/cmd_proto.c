@@ -248,8 +248,21 @@ static void no_function(const struct fe_compile_opts *opts, struct fe_dbg *dbg,
 		fe_say_error("no function '%s' in %s%s\n", name, fe_dbg_source(dbg), hint);
 }
 
+/* A module's own DWARF, err's message extended with why there is none. */
+static struct fe_dbg *module_dwarf(const struct fe_compile_opts *opts, const char *module,
+				   struct fe_error *err)
+{
+	struct fe_error why = { 0 };
+	struct fe_dbg *m = fe_module_dwarf(opts, module, &why);
+	size_t len = strlen(err->msg);
+
+	if (!m)
+		snprintf(err->msg + len, sizeof(err->msg) - len, "; %s", why.msg);
+	return m;
+}
+
 /*
- * MODULE:func: the module's split BTF over dbg's, or NULL after saying
+ * MODULE:func: the module's split BTF over dbg's, or its DWARF, or NULL after saying
  * why not: the module is not loaded (as for an unknown function, a usage
  * error), or it is loaded without BTF.
  */
@@ -260,13 +273,25 @@ static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_
 	const char *elf, *kallsyms;
 	struct fe_ksyms *ks;
 	struct fe_dbg *m;
-	int loaded = -1;
+	int loaded = -1, k;
+	bool running;
 
+	/* --ko FILE: the module's DWARF asked for */
+	for (k = 0; k < opts->nr_kos; k++)
+		if (fe_ko_names(opts->kos[k], module)) {
+			m = fe_module_dwarf(opts, module, &err);
+			if (!m) {
+				fe_say_error("%s\n", err.msg);
+				*ret = FE_EXIT_USAGE;
+			}
+			return m;
+		}
 	m = fe_dbg_open_btf_module(dbg, module, &err);
 	if (m)
 		return m;
 	/* /sys/kernel/btf/MODULE is there only while the module is */
 	fe_compile_symtabs(opts, &elf, &kallsyms);
+	running = kallsyms && !strcmp(kallsyms, "/proc/kallsyms") && !opts->btf && !opts->vmlinux;
 	ks = kallsyms ? fe_ksyms_new() : NULL;
 	if (ks && !fe_ksyms_want(ks, func, module) && !fe_ksyms_scan(ks, kallsyms))
 		loaded = fe_ksyms_module_loaded(ks, module);
@@ -275,11 +300,10 @@ static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_
 		char why[FE_ERR_MSG_MAX / 2], file[PATH_MAX];
 
 		/* the running kernel's file of the module has its types */
-		if (kallsyms && !strcmp(kallsyms, "/proc/kallsyms") && !opts->btf &&
-		    !opts->vmlinux && fe_kmod_builtin(module) != 1 &&
+		if (running && fe_kmod_builtin(module) != 1 &&
 		    fe_kmod_file(module, file, sizeof(file)) == 1) {
 			m = fe_dbg_open_btf_module_file(dbg, module, file, &err);
-			if (m)
+			if (m || (m = module_dwarf(opts, module, &err)))
 				return m;
 			fe_say_error("%s\n", err.msg);
 			*ret = FE_EXIT_FAIL;
@@ -289,6 +313,9 @@ static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_
 		fe_say_error("%s\n", why);
 		*ret = FE_EXIT_USAGE;
 	} else {
+		/* loaded without BTF (5.10): its DWARF */
+		if (running && loaded == 1 && (m = module_dwarf(opts, module, &err)))
+			return m;
 		fe_say_error("%s\n", err.msg);
 		*ret = FE_EXIT_FAIL;
 	}

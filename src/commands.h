@@ -20,6 +20,8 @@ struct fe_cli {
 	const char *kallsyms;	/* --kallsyms */
 	const char *btf;	/* --btf */
 	const char *vmlinux;	/* --vmlinux */
+	const char **kos;	/* --ko: modules' DWARF files */
+	int nr_kos;
 	const char *binary;	/* -x, made absolute */
 	bool want_return;	/* -r */
 	const char **files;	/* -f, in order */

@@ -96,11 +96,211 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 	return ret;
 }
 
+/* A --ko FILE's module: its name up to the first '.' (MODULE.ko,
+ * MODULE.ko.debug, MODULE.ko.xz), '-' and '_' alike. */
+bool fe_ko_names(const char *path, const char *module)
+{
+	const char *base = strrchr(path, '/');
+	size_t i, len;
+
+	base = base ? base + 1 : path;
+	len = strcspn(base, ".");
+	if (len != strlen(module))
+		return false;
+	for (i = 0; i < len; i++)
+		if ((base[i] == '-' ? '_' : base[i]) != (module[i] == '-' ? '_' : module[i]))
+			return false;
+	return true;
+}
+
+/* The running kernel's build-id of module in hex (a loaded module's from
+ * sysfs, else its file's), or ""; its file's readable copy in plain ("" if
+ * none). */
+static void module_build_id(const char *module, char *id, size_t size, char *plain,
+			    size_t psize)
+{
+	char notes[400], file[PATH_MAX], name[256];
+	struct fe_error e = { 0 };
+	size_t i;
+
+	id[0] = plain[0] = 0;
+	if (!(fe_kmod_file(module, file, sizeof(file)) == 1 &&
+	      !fe_kmod_plain(file, plain, psize, &e)))
+		plain[0] = 0;
+	/* sysfs names a module with '_' for '-' */
+	snprintf(name, sizeof(name), "%s", module);
+	for (i = 0; name[i]; i++)
+		if (name[i] == '-')
+			name[i] = '_';
+	snprintf(notes, sizeof(notes), "/sys/module/%s/notes/.note.gnu.build-id", name);
+	if (fe_kmod_loaded(module) == 1 && !fe_notes_build_id(notes, id, size, &e))
+		return;
+	if (!plain[0] || fe_elf_build_id(plain, id, size))
+		id[0] = 0;
+}
+
+/* A --ko FILE for module: 1 with *dbg (NULL and why set if it is not
+ * the module's, or does not open), 0 when no --ko names module. */
+static int ko_dwarf(const struct fe_compile_opts *opts, const char *module, bool running,
+		    struct fe_dbg **dbg, struct fe_error *why)
+{
+	char id[128], did[128], plain[PATH_MAX], kplain[PATH_MAX];
+	const char *path = NULL;
+	int i;
+
+	*dbg = NULL;
+	for (i = 0; opts && i < opts->nr_kos; i++)
+		if (fe_ko_names(opts->kos[i], module))
+			path = opts->kos[i];
+	if (!path)
+		return 0;
+	/* a compressed debug file reads as a module file does */
+	if (fe_kmod_plain(path, kplain, sizeof(kplain), why)) {
+		size_t len = strlen(why->msg);
+
+		snprintf(why->msg + len, sizeof(why->msg) - len, " (--ko)");
+		return 1;
+	}
+	/* another build's offsets would be wrong: only the module's own */
+	if (running) {
+		module_build_id(module, id, sizeof(id), plain, sizeof(plain));
+		if (id[0] && !fe_elf_build_id(kplain, did, sizeof(did)) && strcmp(did, id)) {
+			fe_err(why, 0, "--ko %s is another build of module '%s' (build-id %s, the running kernel's module has %s)",
+			       path, module, did, id);
+			return 1;
+		}
+	}
+	*dbg = fe_dbg_open_dwarf(kplain, why);
+	return 1;
+}
+
+/*
+ * A module's own DWARF (DESIGN.md section 15): --ko FILE, then for the
+ * running kernel the module's file if it kept its DWARF, Debian's -dbg
+ * package's file of it, then debuginfod by the module's build-id (a
+ * loaded module's from /sys/module, else its file's).  A module file's
+ * addresses are section-relative, but a probe is MODULE:FUNC+OFF, so
+ * only offsets into a function, which the file's DWARF gives, are used.
+ */
+struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *module,
+			       struct fe_error *why)
+{
+	char plain[PATH_MAX], dpath[PATH_MAX];
+	char id[128] = "", did[128], *fetched = NULL, what[300];
+	struct fe_error e = { 0 };
+	struct fe_buf tried = { 0 };
+	struct fe_dbg *dbg = NULL;
+	bool running = !opts || (!opts->btf && !opts->vmlinux && !opts->kallsyms);
+	int listed;
+
+	if (ko_dwarf(opts, module, running, &dbg, why))
+		return dbg;
+	if (!running) {
+		fe_err(why, 0, "no DWARF for module '%s': another kernel's module (--btf, --vmlinux or --kallsyms) is read from --ko FILE only",
+		       module);
+		return NULL;
+	}
+	module_build_id(module, id, sizeof(id), plain, sizeof(plain));
+	/* the module's file itself, when it kept its DWARF (a kernel built
+	 * here, installed without INSTALL_MOD_STRIP) and is the build that
+	 * is loaded */
+	if (plain[0] && fe_elf_has_dwarf(plain) &&
+	    (!id[0] || (!fe_elf_build_id(plain, did, sizeof(did)) && !strcmp(did, id))))
+		return fe_dbg_open_dwarf(plain, why);
+	listed = fe_kmod_debug_file(module, dpath, sizeof(dpath));
+	if (listed == 1 && access(dpath, R_OK) == 0) {
+		/* a -dbg package of another build of the same release would
+		 * give wrong offsets: only the module's own build */
+		if (!id[0] || fe_elf_build_id(dpath, did, sizeof(did)) || !strcmp(did, id))
+			return fe_dbg_open_dwarf(dpath, why);
+		fe_buf_printf(&tried, "%s is another build's (build-id %s, the module's is %s)",
+			      dpath, did, id);
+	} else if (listed == 1) {
+		fe_buf_printf(&tried, "no %s (the kernel's -dbg package: Debian's linux-image-$(uname -r)-dbg)",
+			      dpath);
+	} else {
+		fe_buf_printf(&tried, "modules.dep names no file of it");
+	}
+	if (tried.failed) {
+		fe_err(why, 0, "out of memory");
+		goto out;
+	}
+	if (!fe_debuginfod_configured()) {
+		fe_err(why, 0, "no DWARF for module '%s': %s, and DEBUGINFOD_URLS is not set to fetch it%s%s%s",
+		       module, tried.s, id[0] ? " by its build-id (" : "", id, id[0] ? ")" : "");
+		goto out;
+	}
+	if (!id[0]) {
+		fe_err(why, 0, "no DWARF for module '%s': %s, and its build-id is unknown (not loaded, no file of it) to ask debuginfod (%s)",
+		       module, tried.s, getenv("DEBUGINFOD_URLS"));
+		goto out;
+	}
+	snprintf(what, sizeof(what), "module '%s'", module);
+	if (fe_debuginfod_find(id, what, &fetched, &e)) {
+		fe_err(why, 0, "no DWARF for module '%s': %s, and %s", module, tried.s, e.msg);
+		goto out;
+	}
+	dbg = fe_dbg_open_dwarf(fetched, why);
+out:
+	free(fetched);
+	fe_buf_free(&tried);
+	return dbg;
+}
+
+/* Modules' DWARF looked for so far in this run (each once: debuginfod is
+ * not asked again per prototype), and why a module has none. */
+static struct {
+	char *name;
+	struct fe_dbg *dbg;
+	char *why;
+} module_dwarfs[32];
+
+static struct fe_dbg *module_dwarf(const struct fe_compile_opts *opts, const char *module,
+				   const char **why)
+{
+	struct fe_error e = { 0 };
+	size_t i, n = sizeof(module_dwarfs) / sizeof(module_dwarfs[0]);
+
+	*why = NULL;
+	for (i = 0; i < n && module_dwarfs[i].name; i++)
+		if (!strcmp(module_dwarfs[i].name, module)) {
+			*why = module_dwarfs[i].why;
+			return module_dwarfs[i].dbg;
+		}
+	if (i == n) {
+		*why = "more than 32 modules' DWARF at once";
+		return NULL;
+	}
+	if (!(module_dwarfs[i].name = strdup(module))) {
+		*why = "out of memory";
+		return NULL;
+	}
+	module_dwarfs[i].dbg = fe_module_dwarf(opts, module, &e);
+	if (!module_dwarfs[i].dbg)
+		module_dwarfs[i].why = strdup(e.msg);
+	*why = module_dwarfs[i].why ? module_dwarfs[i].why : module_dwarfs[i].dbg ? NULL :
+	       "out of memory";
+	return module_dwarfs[i].dbg;
+}
+
+static void module_dwarfs_close(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(module_dwarfs) / sizeof(module_dwarfs[0]); i++) {
+		fe_dbg_close(module_dwarfs[i].dbg);
+		free(module_dwarfs[i].name);
+		free(module_dwarfs[i].why);
+		memset(&module_dwarfs[i], 0, sizeof(module_dwarfs[i]));
+	}
+}
+
 /* Module BTF opened so far, closed before the base they split from. */
 struct module_dbgs {
 	char *names[32];
 	struct fe_dbg *dbg[32];
 	char *why[32];		/* why dbg[i] is NULL */
+	bool dwarf[32];		/* dbg[i] is the module's DWARF (module_dwarfs') */
 	int nr;
 };
 
@@ -109,7 +309,8 @@ struct module_dbgs {
  * Without it, it->dbg_why says why, for the resolver's errors.
  */
 static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
-			      const struct fe_ksyms *ksyms, struct fe_compiled *it, bool running)
+			      const struct fe_ksyms *ksyms, struct fe_compiled *it, bool running,
+			      const struct fe_compile_opts *opts)
 {
 	const struct fe_proto *proto = it->proto;
 	struct fe_warnings *w = &it->warnings;
@@ -118,6 +319,22 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	struct fe_dbg *m;
 	int i, loaded;
 
+	if (proto->module && !opts->binary) {
+		const char *dwhy;
+		int k;
+
+		/* --ko FILE: the module's DWARF asked for, as --vmlinux is
+		 * the kernel's */
+		for (k = 0; k < opts->nr_kos; k++)
+			if (fe_ko_names(opts->kos[k], proto->module)) {
+				m = module_dwarf(opts, proto->module, &dwhy);
+				if (!m) {
+					free(it->dbg_why);
+					it->dbg_why = strdup(dwhy);
+				}
+				return m;
+			}
+	}
 	if (!proto->module || !dbg)
 		return dbg;
 	/* not loaded: the running kernel's file of it has its types, else
@@ -143,6 +360,19 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 		return NULL;
 	m = loaded ? fe_dbg_open_btf_module(dbg, proto->module, &err) :
 		     fe_dbg_open_btf_module_file(dbg, proto->module, file, &err);
+	/* no BTF (5.10's modules have none): the module's DWARF, when the
+	 * kernel is this one */
+	if (!m && running && loaded >= 0) {
+		const char *dwhy;
+
+		m = module_dwarf(opts, proto->module, &dwhy);
+		mods->dwarf[mods->nr] = m != NULL;
+		if (!m) {
+			size_t len = strlen(err.msg);
+
+			snprintf(err.msg + len, sizeof(err.msg) - len, "; %s", dwhy);
+		}
+	}
 	/* a missing file may be a module not loaded; a bad one is not */
 	if (!m) {
 		fe_warn(w, "%s%s", err.msg,
@@ -550,8 +780,15 @@ static struct fe_error kernel_dwarf_why;	/* why line_dbg found none */
 static bool kernel_dwarf_tried;
 
 static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts *opts,
-			       struct fe_dbg **opened)
+			       struct fe_dbg **opened, const char *module)
 {
+	/* a module's lines and locals are in its own DWARF, for the running
+	 * kernel's modules (another kernel's are not at hand) */
+	if (module && !opts->binary) {
+		const char *why;
+
+		return module_dwarf(opts, module, &why);
+	}
 	if (dbg && !strcmp(fe_dbg_kind(dbg), "DWARF"))
 		return dbg;
 	if (opts->binary || opts->btf || opts->kallsyms)
@@ -566,11 +803,17 @@ static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts 
 
 /* Why there is no DWARF for lines and locals, and how to get some. */
 static const char *no_dwarf_why(const struct fe_compile_opts *opts, struct fe_dbg *d,
-				char *buf, size_t size)
+				const char *module, char *buf, size_t size)
 {
 	char why[FE_ERR_MSG_MAX / 2];
+	const char *mwhy;
 
-	if (opts->binary) {
+	if (module && !opts->binary) {
+		if (!module_dwarf(opts, module, &mwhy) && mwhy)
+			snprintf(buf, size, "%.900s", mwhy);
+		else
+			snprintf(buf, size, "module '%s' has no DWARF", module);
+	} else if (opts->binary) {
 		fe_debuginfod_why_not(opts->binary, why, sizeof(why));
 		snprintf(buf, size, "this binary has no DWARF (build it with -g, or install its debuginfo%s)%s%.400s",
 			 fe_debuginfod_configured() ? "" : ", or set DEBUGINFOD_URLS to fetch it",
@@ -602,12 +845,12 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 
 		if (it->failed || !it->proto || it->proto->at == FE_AT_ENTRY)
 			continue;
-		d = line_dbg(dbg, opts, ldbg);
+		d = line_dbg(dbg, opts, ldbg, it->proto->module);
 		if (it->proto->at != FE_AT_OFFSET && (!d || strcmp(fe_dbg_kind(d), "DWARF"))) {
 			char why[FE_ERR_MSG_MAX];
 
 			fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables: %s",
-			       no_dwarf_why(opts, d, why, sizeof(why)));
+			       no_dwarf_why(opts, d, it->proto->module, why, sizeof(why)));
 			it->failed = true;
 			continue;
 		}
@@ -804,9 +1047,9 @@ static int expand_copies(struct fe_compile_set *set, struct fe_dbg *dbg,
 
 		n = 1;
 		if (it->failed || !it->proto || it->proto->at != FE_AT_ENTRY || it->glob ||
-		    it->proto->module || it->proto->tracepoint || it->has_site)
+		    (it->proto->module && opts->binary) || it->proto->tracepoint || it->has_site)
 			continue;
-		d = line_dbg(dbg, opts, ldbg);
+		d = line_dbg(dbg, opts, ldbg, it->proto->module);
 		if (!d || strcmp(fe_dbg_kind(d), "DWARF"))
 			continue;
 		n = one_copies(set, i, d, opts);
@@ -1169,12 +1412,17 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 				it->failed = true;
 			continue;
 		}
-		if (it->failed ||
-		    fe_compile_one(it, ksyms,
-				   it->has_site ? line_dbg(dbg, opts, &ldbg) :
-				   dbg_for(&mods, dbg, ksyms, it,
-					   dbg_is_running && !opts->kallsyms),
-				   opts))
+		struct fe_dbg *d = NULL;
+
+		if (it->failed)
+			continue;
+		if (it->has_site)
+			d = line_dbg(dbg, opts, &ldbg, it->proto->module);
+		/* a module's FUNC+OFF without its DWARF: its BTF types the
+		 * slots and says there are no locals */
+		if (!it->has_site || (!d && it->proto->module))
+			d = dbg_for(&mods, dbg, ksyms, it, dbg_is_running && !opts->kallsyms, opts);
+		if (fe_compile_one(it, ksyms, d, opts))
 			it->failed = true;
 	}
 	if (warn_same_events(set))
@@ -1187,12 +1435,14 @@ oom:
 out:
 	fe_ksyms_free(ksyms);
 	for (i = 0; i < mods.nr; i++) {
-		fe_dbg_close(mods.dbg[i]);
+		if (!mods.dwarf[i])
+			fe_dbg_close(mods.dbg[i]);
 		free(mods.names[i]);
 		free(mods.why[i]);
 	}
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
+	module_dwarfs_close();
 	return ret;
 }
 
@@ -1384,7 +1634,8 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 		return false;
 	it.proto = fe_proto_parse(it.text, &it.err);
 	if (it.proto && !fe_compile_one(&it, NULL,
-					it.proto->at != FE_AT_ENTRY ? line_dbg(dbg, opts, &ldbg) : dbg,
+					it.proto->at != FE_AT_ENTRY ?
+					line_dbg(dbg, opts, &ldbg, it.proto->module) : dbg,
 					opts)) {
 		got = is_return ? it.def.ret_args : it.def.entry_args;
 		same = got && !strcmp(got, args);
@@ -1523,7 +1774,7 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 		fe_err(err, 0, "out of memory");
 		goto fail;
 	}
-	d = line_dbg(dbg, opts, &ldbg);
+	d = line_dbg(dbg, opts, &ldbg, set.items[0].proto->module);
 	for (i = 0; i < set.nr; i++) {
 		struct fe_scope_at *at;
 
@@ -1535,7 +1786,8 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 			char why[FE_ERR_MSG_MAX];
 
 			fe_err(err, 0, "the variables in scope come from DWARF: %s",
-			       no_dwarf_why(opts, NULL, why, sizeof(why)));
+			       no_dwarf_why(opts, NULL, set.items[0].proto->module, why,
+					    sizeof(why)));
 			goto fail;
 		}
 		at = fe_grow(&all, &nr, sizeof(*at));
@@ -1552,6 +1804,7 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 	fe_compile_set_free(&set);
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
+	module_dwarfs_close();
 	*out = all;
 	return nr;
 fail:
@@ -1559,6 +1812,7 @@ fail:
 	fe_compile_set_free(&set);
 	fe_dbg_close(ldbg);
 	fe_dbg_close(dbg);
+	module_dwarfs_close();
 	return -1;
 }
 

@@ -50,6 +50,9 @@ struct fe_compile_opts {
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
 	const char *btf;	/* --btf FILE, or NULL */
 	const char *vmlinux;	/* --vmlinux FILE: kernel DWARF */
+	const char *const *kos;	/* --ko FILE...: modules' DWARF, each named
+				 * by its file (MODULE.ko) */
+	int nr_kos;
 	const char *binary;	/* -x BIN: a user binary, uprobes */
 	bool want_return;	/* -r: return events typed from debug info */
 	bool strict;		/* --strict: drift from the debug info is an error */
@@ -83,6 +86,18 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path);
 /* The running kernel's DWARF from where distributions put it (the -dbg
  * package's vmlinux), or NULL. */
 struct fe_dbg *fe_running_kernel_dwarf(struct fe_error *why);
+
+/* A module's own DWARF: --ko FILE of it (opts may be NULL); for the
+ * running kernel's modules (no --btf, --vmlinux, --kallsyms) then the
+ * module's file if it kept its DWARF, the -dbg package's file of it
+ * (/usr/lib/debug/lib/modules/RELEASE/...), else fetched through
+ * debuginfod by the module's build-id; NULL with why saying what was
+ * tried (the path, the build-id, the servers). */
+/* Does --ko FILE path name module (MODULE.ko[.debug|.xz|...])? */
+bool fe_ko_names(const char *path, const char *module);
+
+struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *module,
+			       struct fe_error *why);
 
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err);

@@ -276,7 +276,7 @@ struct fe_dbg *fe_dbg_open_btf_module(struct fe_dbg *base, const char *module,
 
 			if (enoent && no_module_btf_at_all(base->source))
 				fe_err(err, 0,
-				       "no BTF for module '%s': %.*s holds the kernel's BTF (vmlinux) and no module's (no %s): module BTF came with Linux 5.11, built with CONFIG_DEBUG_INFO_BTF_MODULES; fevent reads a module's types only from it, so read its arguments by their slots ('x64 NAME'), which need no debug info",
+				       "no BTF for module '%s': %.*s holds the kernel's BTF (vmlinux) and no module's (no %s): module BTF came with Linux 5.11, built with CONFIG_DEBUG_INFO_BTF_MODULES; without it, a module's types come from its DWARF (the -dbg package's, or debuginfod's), or read its arguments by their slots ('x64 NAME'), which need no debug info",
 				       module, slash ? (int)(slash - base->source) : 1,
 				       slash ? base->source : ".", path);
 			else

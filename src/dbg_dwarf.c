@@ -7,11 +7,13 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dbg_backend.h"
 #include "debuginfod.h"
@@ -137,6 +139,33 @@ int fe_dbg_check_all(struct fe_dbg *dbg, struct fe_error *err)
 		return 0;
 	malformed(dbg, &why, err);
 	return -1;
+}
+
+bool fe_elf_has_dwarf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool has = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx))
+		while (!has && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			has = gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size &&
+			      (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			      (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"));
+		}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return has;
 }
 
 static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_error *err)

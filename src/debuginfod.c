@@ -118,17 +118,22 @@ void fe_debuginfod_done(void)
 
 int fe_kernel_build_id(char *hex, size_t size, struct fe_error *err)
 {
+	return fe_notes_build_id(KERNEL_NOTES, hex, size, err);
+}
+
+int fe_notes_build_id(const char *notes, char *hex, size_t size, struct fe_error *err)
+{
 	unsigned char buf[4096];
 	size_t off = 0;
 	ssize_t n;
-	int fd = open(KERNEL_NOTES, O_RDONLY | O_CLOEXEC);
+	int fd = open(notes, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return fe_err(err, 0, "cannot read %s: %s", KERNEL_NOTES, strerror(errno));
+		return fe_err(err, 0, "cannot read %s: %s", notes, strerror(errno));
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n < 0)
-		return fe_err(err, 0, "cannot read %s: %s", KERNEL_NOTES, strerror(errno));
+		return fe_err(err, 0, "cannot read %s: %s", notes, strerror(errno));
 	/* Elf64_Nhdr and Elf32_Nhdr are alike: three 4-byte words */
 	while (off + sizeof(Elf64_Nhdr) <= (size_t)n) {
 		Elf64_Nhdr nh;
@@ -150,7 +155,7 @@ int fe_kernel_build_id(char *hex, size_t size, struct fe_error *err)
 		}
 		off = next;
 	}
-	return fe_err(err, 0, "%s has no build-id note", KERNEL_NOTES);
+	return fe_err(err, 0, "%s has no build-id note", notes);
 }
 
 /* libdebuginfod's errors are negative errnos; name the usual ones the
@@ -218,8 +223,7 @@ void fe_debuginfod_watch(struct Dwfl *dwfl, const char *what)
 	lib.set_progressfn(c, progress);
 }
 
-/* The build-id of the ELF file at path, in hex: 0, or -1. */
-static int file_build_id(const char *path, char *hex, size_t size)
+int fe_elf_build_id(const char *path, char *hex, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
 	Elf_Scn *scn = NULL;
@@ -260,7 +264,7 @@ void fe_debuginfod_why_not(const char *path, char *buf, size_t size)
 	char id[128], *found;
 
 	buf[0] = 0;
-	if (!fe_debuginfod_configured() || file_build_id(path, id, sizeof(id)))
+	if (!fe_debuginfod_configured() || fe_elf_build_id(path, id, sizeof(id)))
 		return;
 	if (fe_debuginfod_find(id, path, &found, &e) == 0) {
 		/* there now (a server that came up): the next run reads it */

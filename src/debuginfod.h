@@ -22,6 +22,15 @@ int fe_debuginfod_configured(void);
  * with err set. */
 int fe_kernel_build_id(char *hex, size_t size, struct fe_error *err);
 
+/* The build-id in a file of raw ELF notes (/sys/kernel/notes,
+ * /sys/module/MODULE/notes/.note.gnu.build-id), in hex: 0, or -1 with err
+ * set. */
+int fe_notes_build_id(const char *notes, char *hex, size_t size, struct fe_error *err);
+
+/* The build-id of the ELF file at path (its NT_GNU_BUILD_ID note), in
+ * hex: 0, or -1 (no such note, or not an ELF file). */
+int fe_elf_build_id(const char *path, char *hex, size_t size);
+
 /*
  * The DWARF file of build-id (hex) from debuginfod; what names it for the
  * progress line and errors ("the running kernel's vmlinux").  0 with *path

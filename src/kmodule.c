@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -125,6 +126,36 @@ int fe_kmod_file(const char *module, char *buf, size_t size)
 	return 1;
 }
 
+int fe_kmod_debug_file(const char *module, char *buf, size_t size)
+{
+	char dir[320], path[400], rel[PATH_MAX];
+	struct utsname u;
+	size_t len;
+	int found;
+
+	modules_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/modules.dep", dir);
+	found = listed_as(path, module, rel, sizeof(rel));
+	if (found != 1 || uname(&u))
+		return found == 1 ? -1 : found;
+	/* Debian's linux-image-*-dbg keeps each module's whole ELF file,
+	 * uncompressed, under the path modules.dep gives */
+	len = strlen(rel);
+	if (len > 3 && (!strcmp(rel + len - 3, ".xz") || !strcmp(rel + len - 3, ".gz")))
+		rel[len - 3] = 0;
+	else if (len > 4 && !strcmp(rel + len - 4, ".zst"))
+		rel[len - 4] = 0;
+	if (rel[0] == '/') {
+		/* older depmods wrote whole paths */
+		const char *k = strstr(rel, "/kernel/");
+
+		snprintf(buf, size, "/usr/lib/debug/lib/modules/%s%s", u.release, k ? k : rel);
+	} else {
+		snprintf(buf, size, "/usr/lib/debug/lib/modules/%s/%s", u.release, rel);
+	}
+	return 1;
+}
+
 void fe_kmod_not_loaded(const char *module, const char *kallsyms, char *buf, size_t size)
 {
 	char dir[320], path[400];
@@ -155,6 +186,31 @@ void fe_kmod_not_loaded(const char *module, const char *kallsyms, char *buf, siz
 		snprintf(buf, size, "module '%s' is not loaded (not in %s)", module, PROC_KALLSYMS);
 }
 
+/*
+ * A module file is untrusted input: its decompressed size is bounded
+ * (the largest modules with their DWARF are some hundred MB), so a
+ * compression bomb fails with its name instead of filling memory.
+ */
+#define KMOD_MAX_PLAIN	(1024UL * 1024 * 1024)
+
+static int too_big(struct fe_error *err, const char *path)
+{
+	return fe_err(err, 0, "%s decompresses to more than %lu MB: no module is that large",
+		      path, KMOD_MAX_PLAIN >> 20);
+}
+
+/* Write n more bytes of path's decompressed copy to out, *total so far. */
+static int put_plain(int out, const void *buf, size_t n, size_t *total, struct fe_error *err,
+		     const char *path)
+{
+	if (n > KMOD_MAX_PLAIN - *total)
+		return too_big(err, path);
+	*total += n;
+	if (fe_write_all(out, buf, n))
+		return fe_err(err, 0, "decompressing %s: %s", path, strerror(errno));
+	return 0;
+}
+
 /* Decompressed copies made so far: a module file, its memfd. */
 static struct {
 	char *path;
@@ -166,9 +222,11 @@ static int unxz(int in, int out, struct fe_error *err, const char *path)
 	lzma_stream z = LZMA_STREAM_INIT;
 	unsigned char ibuf[65536], obuf[65536];
 	lzma_action action = LZMA_RUN;
+	size_t total = 0;
 	lzma_ret r;
 
-	if (lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+	/* 256 MB of decoder memory: xz -9 needs 65 MB */
+	if (lzma_stream_decoder(&z, 256UL << 20, LZMA_CONCATENATED) != LZMA_OK)
 		return fe_err(err, 0, "%s: cannot start an xz decoder", path);
 	z.next_out = obuf;
 	z.avail_out = sizeof(obuf);
@@ -187,9 +245,9 @@ static int unxz(int in, int out, struct fe_error *err, const char *path)
 		}
 		r = lzma_code(&z, action);
 		if (!z.avail_out || r == LZMA_STREAM_END) {
-			if (fe_write_all(out, obuf, sizeof(obuf) - z.avail_out)) {
+			if (put_plain(out, obuf, sizeof(obuf) - z.avail_out, &total, err, path)) {
 				lzma_end(&z);
-				return fe_err(err, 0, "decompressing %s: %s", path, strerror(errno));
+				return -1;
 			}
 			z.next_out = obuf;
 			z.avail_out = sizeof(obuf);
@@ -198,6 +256,9 @@ static int unxz(int in, int out, struct fe_error *err, const char *path)
 			break;
 		if (r != LZMA_OK) {
 			lzma_end(&z);
+			if (r == LZMA_MEMLIMIT_ERROR)
+				return fe_err(err, 0, "%s needs more than 256 MB to decompress: no module's xz does",
+					      path);
 			return fe_err(err, 0, "%s is no xz file that decompresses (liblzma error %d)",
 				      path, (int)r);
 		}
@@ -210,6 +271,7 @@ static int ungz(int in, int out, struct fe_error *err, const char *path)
 {
 	unsigned char buf[65536];
 	gzFile g = gzdopen(in, "rb");
+	size_t total = 0;
 	int n;
 
 	if (!g) {
@@ -217,9 +279,9 @@ static int ungz(int in, int out, struct fe_error *err, const char *path)
 		return fe_err(err, 0, "%s: cannot start a gzip decoder", path);
 	}
 	while ((n = gzread(g, buf, sizeof(buf))) > 0)
-		if (fe_write_all(out, buf, (size_t)n)) {
+		if (put_plain(out, buf, (size_t)n, &total, err, path)) {
 			gzclose(g);
-			return fe_err(err, 0, "decompressing %s: %s", path, strerror(errno));
+			return -1;
 		}
 	if (n < 0) {
 		gzclose(g);
@@ -229,17 +291,84 @@ static int ungz(int in, int out, struct fe_error *err, const char *path)
 	return 0;
 }
 
+/*
+ * A .ko.zst (kmod's and the kernel's own "make modules_install
+ * CONFIG_MODULE_COMPRESS_ZSTD"): one or more zstd frames, streamed.  The
+ * window a frame asks for is bounded (the decoder's default, 128 MB), and
+ * a file that ends inside a frame is cut, not a module.
+ */
+static int unzstd(int in, int out, struct fe_error *err, const char *path)
+{
+	ZSTD_DStream *z = ZSTD_createDStream();
+	unsigned char ibuf[65536], obuf[65536];
+	ZSTD_inBuffer zi = { ibuf, 0, 0 };
+	size_t total = 0, left = 0, r;
+	bool any = false;
+
+	if (!z || ZSTD_isError(ZSTD_initDStream(z))) {
+		ZSTD_freeDStream(z);
+		return fe_err(err, 0, "%s: cannot start a zstd decoder", path);
+	}
+	for (;;) {
+		ZSTD_outBuffer zo = { obuf, sizeof(obuf), 0 };
+
+		if (zi.pos == zi.size) {
+			ssize_t n = read(in, ibuf, sizeof(ibuf));
+
+			if (n < 0) {
+				ZSTD_freeDStream(z);
+				return fe_err(err, 0, "cannot read %s: %s", path, strerror(errno));
+			}
+			if (!n)
+				break;
+			zi.size = (size_t)n;
+			zi.pos = 0;
+			any = true;
+		}
+		r = ZSTD_decompressStream(z, &zo, &zi);
+		if (ZSTD_isError(r)) {
+			ZSTD_freeDStream(z);
+			return fe_err(err, 0, "%s is no zstd file that decompresses (%s)", path,
+				      ZSTD_getErrorName(r));
+		}
+		left = r;	/* 0: a frame ended */
+		if (put_plain(out, obuf, zo.pos, &total, err, path)) {
+			ZSTD_freeDStream(z);
+			return -1;
+		}
+		/* output may still be held inside the decoder */
+		while (zo.pos == zo.size) {
+			zo.pos = 0;
+			r = ZSTD_decompressStream(z, &zo, &zi);
+			if (ZSTD_isError(r)) {
+				ZSTD_freeDStream(z);
+				return fe_err(err, 0, "%s is no zstd file that decompresses (%s)",
+					      path, ZSTD_getErrorName(r));
+			}
+			left = r;
+			if (put_plain(out, obuf, zo.pos, &total, err, path)) {
+				ZSTD_freeDStream(z);
+				return -1;
+			}
+		}
+	}
+	ZSTD_freeDStream(z);
+	if (!any)
+		return fe_err(err, 0, "%s is empty: no zstd file", path);
+	if (left)
+		return fe_err(err, 0, "%s is cut: its zstd data ends inside a frame", path);
+	return 0;
+}
+
 int fe_kmod_plain(const char *path, char *plain, size_t size, struct fe_error *err)
 {
 	size_t len = strlen(path), i;
 	bool xz = len > 3 && !strcmp(path + len - 3, ".xz");
 	bool gz = len > 3 && !strcmp(path + len - 3, ".gz");
+	bool zst = len > 4 && !strcmp(path + len - 4, ".zst");
 	int in, out, ret;
 
-	if (len > 4 && !strcmp(path + len - 4, ".zst"))
-		return fe_err(err, 0, "%s is compressed with zstd, which fevent does not read: "
-			      "decompress it (zstd -d), or load the module", path);
-	if (!xz && !gz) {
+	if (!xz && !gz && !zst) {
 		snprintf(plain, size, "%s", path);
 		return 0;
 	}
@@ -261,8 +390,9 @@ int fe_kmod_plain(const char *path, char *plain, size_t size, struct fe_error *e
 		close(in);
 		return fe_err(err, 0, "memfd_create: %s", strerror(errno));
 	}
-	ret = xz ? unxz(in, out, err, path) : ungz(in, out, err, path);
-	if (xz)
+	ret = xz ? unxz(in, out, err, path) : zst ? unzstd(in, out, err, path) :
+	      ungz(in, out, err, path);
+	if (!gz)
 		close(in);
 	if (ret || !(plain_copies[i].path = strdup(path))) {
 		close(out);

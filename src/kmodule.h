@@ -27,11 +27,21 @@ int fe_kmod_builtin(const char *module);
 int fe_kmod_file(const char *module, char *buf, size_t size);
 
 /*
+ * Where the running kernel's -dbg package puts module's DWARF (Debian's
+ * linux-image-RELEASE-dbg: /usr/lib/debug/lib/modules/RELEASE/ and the
+ * path modules.dep gives, uncompressed).  1 with the path in buf (the
+ * file may not be there), 0 when modules.dep has no such module, -1
+ * cannot tell.
+ */
+int fe_kmod_debug_file(const char *module, char *buf, size_t size);
+
+/*
  * A module file as an ELF file can be read: path itself, or for a
- * compressed .ko.xz or .ko.gz a decompressed copy in memory, named
- * /proc/self/fd/N (kept open for the process: each file decompressed
- * once, each name one file).  0 with the name in plain, or -1 with err
- * set (.ko.zst, or a file that does not decompress).
+ * compressed .ko.xz, .ko.gz or .ko.zst a decompressed copy in memory,
+ * named /proc/self/fd/N (kept open for the process: each file
+ * decompressed once, each name one file; at most 1 GB).  0 with the name
+ * in plain, or -1 with err set (a file that does not decompress, or too
+ * large).
  */
 int fe_kmod_plain(const char *path, char *plain, size_t size, struct fe_error *err);
 

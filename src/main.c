@@ -43,6 +43,7 @@ enum {
 	OPT_STACK,
 	OPT_ERRORS,
 	OPT_CHROME,
+	OPT_KO,
 };
 
 struct option_desc {
@@ -62,6 +63,9 @@ static const struct option_desc options[] = {
 	{ OPT_BTF, "btf", "FILE", "BTF to resolve against (raw, or an ELF with .BTF);\n"
 				  "default: the running kernel's, /sys/kernel/btf/vmlinux" },
 	{ OPT_VMLINUX, "vmlinux", "FILE", "kernel DWARF to resolve against instead of BTF" },
+	{ OPT_KO, "ko", "FILE", "a kernel module's DWARF (MODULE.ko with its debug info,\n"
+				"named by the file: MODULE.ko[.debug]) for MODULE:FUNC;\n"
+				"repeat for several modules" },
 	{ OPT_KALLSYMS, "kallsyms", "FILE", "symbol table to check functions against (another\n"
 					    "machine's: then the running kernel's BTF is not used)" },
 	{ OPT_FORCE, "force", NULL, "replace events of the same names" },
@@ -122,8 +126,8 @@ struct command_opt {
 #define PID_X_HELP "with -x: BIN is the path process PID sees (its mount\n" \
 	"namespace: a container's), PID as this machine numbers it"
 #define COMPILE_OPTS { 'x', NULL }, { 'p', PID_X_HELP }, { 'r', NULL }, { 'g', NULL }, { 'n', NULL }, \
-	{ 'f', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, { OPT_KALLSYMS, NULL }, \
-	{ OPT_STRICT, NULL }, { OPT_MAX, NULL }
+	{ 'f', NULL }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, { OPT_KO, NULL }, \
+	{ OPT_KALLSYMS, NULL }, { OPT_STRICT, NULL }, { OPT_MAX, NULL }
 #define DEBUG_INFO_OPTS { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL }, \
 	{ OPT_KALLSYMS, NULL }
 
@@ -139,7 +143,7 @@ struct command {
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [-v] [-q] PROTO...",
+		"fevent compile [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [-v] [-q] PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
 		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n",
@@ -148,7 +152,7 @@ static const struct command commands[] = {
 	},
 	{
 		"add", fe_cmd_add,
-		"fevent add [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
+		"fevent add [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
 		"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
 		"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
 		"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
@@ -251,13 +255,15 @@ static const struct command commands[] = {
 	},
 	{
 		"proto", fe_cmd_proto,
-		"fevent proto [-x BIN [-p PID]] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] FUNC...",
+		"fevent proto [-x BIN [-p PID]] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-v] [-q] FUNC...",
 		"Print each function's signature from debug info as a ready-to-edit\n"
 		"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n"
-		"MODULE:FUNC reads the module's BTF (/sys/kernel/btf/MODULE); a module\n"
-		"that is not loaded is said to be so.\n",
+		"MODULE:FUNC reads the module's BTF (/sys/kernel/btf/MODULE), or its\n"
+		"DWARF (--ko FILE, the -dbg package's, debuginfod's); a module that is\n"
+		"not loaded is typed from its file.\n",
 		"fevent proto do_sys_openat2",
-		{ DEBUG_INFO_OPTS, COMMON_OPTS },
+		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL },
+		  { OPT_KO, NULL }, { OPT_KALLSYMS, NULL }, COMMON_OPTS },
 	},
 	{
 		"funcs", fe_cmd_funcs,
@@ -271,7 +277,7 @@ static const struct command commands[] = {
 	},
 	{
 		"lines", fe_cmd_lines,
-		"fevent lines [-x BIN [-p PID]] [--vmlinux FILE] [--source DIR] [-v] [-q] FUNC[:N[-M]] | FILE:N[-M]",
+		"fevent lines [-x BIN [-p PID]] [--vmlinux FILE] [--ko FILE]... [--source DIR] [-v] [-q] [MODULE:]FUNC[:N[-M]] | FILE:N[-M]",
 		"Print a function's source lines numbered from its declaration (as\n"
 		"perf probe -L numbers them); each line a probe can be put on shows the\n"
 		"offsets of its addresses from the function's entry.  FILE:N[-M] prints\n"
@@ -279,19 +285,19 @@ static const struct command commands[] = {
 		"FUNC+OFF places of the functions defined there.  Needs DWARF: the\n"
 		"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
 		"fevent lines -x ./fx_places walk",
-		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_VMLINUX, NULL }, { OPT_SOURCE, NULL },
-		  COMMON_OPTS },
+		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_VMLINUX, NULL }, { OPT_KO, NULL },
+		  { OPT_SOURCE, NULL }, COMMON_OPTS },
 	},
 	{
 		"vars", fe_cmd_vars,
-		"fevent vars [-x BIN [-p PID]] [--vmlinux FILE] [--json] [-v] [-q] PLACE",
+		"fevent vars [-x BIN [-p PID]] [--vmlinux FILE] [--ko FILE]... [--json] [-v] [-q] PLACE",
 		"At each address of a line or offset (FUNC:N, FILE:N, FUNC+OFF), list\n"
 		"the parameters and local variables in scope with their C types and\n"
 		"the fetch a read by name compiles to there, or why it cannot be read\n"
 		"(as perf probe -V).  Needs DWARF, like lines.\n",
 		"fevent vars -x ./fx_places walk:13",
-		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_VMLINUX, NULL }, { OPT_JSON, NULL },
-		  COMMON_OPTS },
+		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_VMLINUX, NULL }, { OPT_KO, NULL },
+		  { OPT_JSON, NULL }, COMMON_OPTS },
 	},
 };
 
@@ -509,7 +515,8 @@ int main(int argc, char **argv)
 	cli.files = calloc(argc, sizeof(*cli.files));
 	cli.events = calloc(argc, sizeof(*cli.events));
 	cli.kernels = calloc(argc, sizeof(*cli.kernels));
-	if (!cli.files || !cli.events || !cli.kernels) {
+	cli.kos = calloc(argc, sizeof(*cli.kos));
+	if (!cli.files || !cli.events || !cli.kernels || !cli.kos) {
 		fprintf(stderr, "fevent: out of memory\n");
 		ret = FE_EXIT_FAIL;
 		goto out;
@@ -586,6 +593,9 @@ int main(int argc, char **argv)
 				cli.btf = optarg;
 			else
 				cli.vmlinux = optarg;
+			break;
+		case OPT_KO:
+			cli.kos[cli.nr_kos++] = optarg;
 			break;
 		case OPT_FORCE:
 			cli.force = true;
@@ -764,5 +774,6 @@ out:
 		if (cli.kernels[k].owned)
 			free((char *)cli.kernels[k].path);
 	free(cli.kernels);
+	free(cli.kos);
 	return ret;
 }

@@ -1436,9 +1436,6 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 		return fe_err(ps->err, proto->at_col,
 			      "a glob names many functions: a line or offset needs one function");
 	if (colon >= 0) {
-		if (proto->at == FE_AT_LINE)
-			return fe_err(ps->err, ps->toks[start].col,
-				      "fevent reads no module's DWARF, so no line of a module's function: probe MODULE:FUNC+OFF");
 		for (i = start; i < colon; i++) {
 			if (ps->toks[i].kind != T_IDENT && ps->toks[i].kind != T_DOT &&
 			    ps->toks[i].kind != T_NUM && !is_glob_tok(&ps->toks[i]) &&

@@ -173,8 +173,9 @@ def test_add_refuses_a_module_not_loaded():
 
 NO_MODULE_BTF = ("no BTF for module 'binfmt_misc': {dir} holds the kernel's BTF (vmlinux) and "
                  "no module's (no {dir}/binfmt_misc): module BTF came with Linux 5.11, built "
-                 "with CONFIG_DEBUG_INFO_BTF_MODULES; fevent reads a module's types only from "
-                 "it, so read its arguments by their slots ('x64 NAME'), which need no debug info")
+                 "with CONFIG_DEBUG_INFO_BTF_MODULES; without it, a module's types come from its "
+                 "DWARF (the -dbg package's, or debuginfod's), or read its arguments by their "
+                 "slots ('x64 NAME'), which need no debug info")
 
 
 def test_a_kernel_without_module_btf_is_named_the_cause():

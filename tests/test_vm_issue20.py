@@ -129,16 +129,22 @@ def test_old_kernel_module_without_btf_says_why():
     parts, err = old_kernel()
     why = ("no BTF for module 'binfmt_misc': /sys/kernel/btf holds the kernel's BTF (vmlinux) "
            "and no module's (no /sys/kernel/btf/binfmt_misc): module BTF came with Linux 5.11, "
-           "built with CONFIG_DEBUG_INFO_BTF_MODULES; fevent reads a module's types only from "
-           "it, so read its arguments by their slots ('x64 NAME'), which need no debug info")
+           "built with CONFIG_DEBUG_INFO_BTF_MODULES; without it, a module's types come from "
+           "its DWARF (the -dbg package's, or debuginfod's), or read its arguments by their "
+           "slots ('x64 NAME'), which need no debug info")
+    # compile looks for the module's DWARF too, and says where
+    nodwarf = ("; no DWARF for module 'binfmt_misc': no /usr/lib/debug/lib/modules/"
+               "5.10.0-46-cloud-amd64/kernel/fs/binfmt_misc.ko (the kernel's -dbg package: "
+               "Debian's linux-image-$(uname -r)-dbg), and DEBUGINFOD_URLS is not set to fetch "
+               "it by its build-id (393df51a15baaf7b78de814b8965375841448977)")
     expect_eq(parts["modbtf"].splitlines(), [
         "rc=0",
         "vmlinux",
-        f"fevent: error: {why}",
+        f"fevent: error: {why}{nodwarf}",
         "rc=1",
-        f"fevent: error: column 37: unknown parameter 'bprm': {why}",
+        f"fevent: error: column 37: unknown parameter 'bprm': {why}{nodwarf}",
         "rc=0",     # head's
-        f"fevent: warning: {why}",     # stderr, before the buffered line
+        f"fevent: warning: {why}{nodwarf}",     # stderr, before the buffered line
         "p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol "
         "bprm=%di:x64",
         "rc=0",

@@ -47,6 +47,11 @@ for z in xz gz zst; do
 	fevent compile -q 'int binfmt_misc:load_misc_binary(string bprm->filename)'; echo rc=$?
 	rm $M/kernel/fs/binfmt_misc.ko.$z
 done
+# a .ko.zst cut inside its frame
+cp /compressed/cut.ko.zst $M/kernel/fs/binfmt_misc.ko.zst
+echo "kernel/fs/binfmt_misc.ko.zst:" > $M/modules.dep
+fevent compile -q 'int binfmt_misc:load_misc_binary(string bprm->filename)'; echo rc=$?
+rm $M/kernel/fs/binfmt_misc.ko.zst
 mv /tmp/binfmt_misc.ko $M/kernel/fs/; cp /tmp/modules.dep $M/modules.dep
 echo @@load
 modprobe binfmt_misc; echo rc=$?
@@ -102,21 +107,24 @@ fevent list | grep -c '^    !'
 fevent clear; echo rc=$?
 """
 def compressed(files):
-    """binfmt_misc.ko as xz, gzip and zstd (this last one is said to be
-    unread) compress it, at /compressed/ in the VM."""
+    """binfmt_misc.ko as xz, gzip and zstd compress it, and a zstd file
+    cut in its middle, at /compressed/ in the VM."""
     import subprocess
     import tempfile
     ko = [h for v, h in files.items() if v.endswith("/binfmt_misc.ko")][0]
     tmp = tempfile.mkdtemp(prefix="fevent-ko-")
     out = {}
-    for z, argv in (("xz", ["xz", "-c"]), ("gz", ["gzip", "-c"]), ("zst", None)):
+    for z, argv in (("xz", ["xz", "-c"]), ("gz", ["gzip", "-c"]), ("zst", ["zstd", "-q", "-c"])):
         path = os.path.join(tmp, f"binfmt_misc.ko.{z}")
         with open(path, "wb") as f:
-            if argv:
-                subprocess.run(argv + [ko], stdout=f, check=True)
-            else:
-                f.write(b"\x28\xb5\x2f\xfd")   # a zstd frame's magic: fevent reads none
+            subprocess.run(argv + [ko], stdout=f, check=True)
         out[f"/compressed/binfmt_misc.ko.{z}"] = path
+    with open(path, "rb") as f:
+        whole = f.read()
+    cut = os.path.join(tmp, "cut.ko.zst")
+    with open(cut, "wb") as f:
+        f.write(whole[:len(whole) // 2])
+    out["/compressed/cut.ko.zst"] = cut
     return out
 
 
@@ -173,12 +181,15 @@ def test_a_compressed_module_file_is_read_decompressed():
     line = ("p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol "
             "filename=+0(+96(%di)):string\n"
             "r:functions/load_misc_binary__return binfmt_misc:load_misc_binary ret=$retval:s32\n")
-    expect_eq(parts["compressed"], line + "rc=0\n" + line + "rc=0\nrc=2\n", err)
+    # xz, gzip, zstd; then a .ko.zst cut in its frame
+    expect_eq(parts["compressed"], (line + "rc=0\n") * 3 + "rc=2\n", err)
     lib = "/lib/modules/6.1.0-56-cloud-amd64"
     check(f"fevent: error: column 41: unknown parameter 'bprm': module 'binfmt_misc' is not "
-          f"loaded, and {lib}/kernel/fs/binfmt_misc.ko.zst is compressed with zstd, which fevent "
-          "does not read: decompress it (zstd -d), or load the module; or read its arguments "
-          "by their slots ('x64 NAME')\n" in err, err)
+          f"loaded, and {lib}/kernel/fs/binfmt_misc.ko.zst is cut: its zstd data ends inside a "
+          "frame; or read its arguments by their slots ('x64 NAME'); no DWARF for module "
+          f"'binfmt_misc': no /usr/lib/debug{lib}/kernel/fs/binfmt_misc.ko (the kernel's -dbg "
+          "package: Debian's linux-image-$(uname -r)-dbg), and DEBUGINFOD_URLS is not set to "
+          "fetch it\n" in err, err)
 
 
 def test_probes_added_before_the_module_loads_record_its_init():
@@ -308,3 +319,4 @@ def test_the_kernel_rearms_the_probe_when_the_module_loads_again():
     check(re.fullmatch(r" *cat-\d+ \[000\] +[\d.]+: bprm_execve->load_misc_binary"
                        r"\(filename=\"/bin/cat\"\) = -8 <[\d.]+ us>", lines[1]), lines)
     expect_eq(lines[2:], ["rc=0", "rc=0"], "cleared, nothing left")
+

@@ -176,7 +176,6 @@ static const struct bad bad_protos[] = {
 	{ "a+1+2(x)", 2, "an offset is written FUNC+OFF" },
 	{ "fs/read_write.c:0(x)", 17, "no line 0" },
 	{ "fs/read_write.c(x)", 3, "bad function name" },
-	{ "ext4:ext4_sync_file:3(x)", 1, "no line of a module's function" },
 	{ "vfs-read:3(x)", 4, "bad function name" },
 };
 
@@ -192,6 +191,10 @@ static void test_places(void)
 	p = parse_ok("ssize_t vfs_read:0()");
 	tap_ok(p && p->at == FE_AT_LINE && p->line == 0 && p->rtype,
 	       "FUNC:0 with a return type parses (the resolver refuses it)");
+	fe_proto_free(p);
+	p = parse_ok("ext4:ext4_sync_file:3(x)");
+	tap_ok(p && p->at == FE_AT_LINE && p->line == 3 && !strcmp(p->module, "ext4") &&
+	       !strcmp(p->func, "ext4_sync_file"), "MODULE:FUNC:N is a line of a module's function");
 	fe_proto_free(p);
 	p = parse_ok("fs/read_write.c:470(file)");
 	tap_ok(p && p->at == FE_AT_FILE_LINE && p->line == 470 && !p->func &&
