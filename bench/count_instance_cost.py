@@ -162,6 +162,9 @@ def main():
               f"us/event; floor over off {extra('floor', 'off'):.2f} us/event; "
               f"int+count/int {ratio('int+count', 'int'):.2f}, extra "
               f"{extra('int+count', 'int'):.2f} us/event")
+        print("  each round's extra, count over floor (us/event): " +
+              " ".join(f"{(r['count'][i] - r['floor'][i]) / n * 1e6:.2f}"
+                       for r in sorted(rounds, key=lambda r: r['count'][i] - r['floor'][i])))
     rc, out, err = res["record"]
     print(f"fevent record -g cc (rc {rc}):")
     print(out + err)
