@@ -11,6 +11,8 @@ as fast as it can, under each recorder with the same per-CPU buffer
               not made: the events are only counted)
   fevent      fevent record, its text lines read from a FIFO by a cat
               outside the measured processes (the live view, formatted)
+  fevent-json the same with --json
+  fevent-graph the same with --graph
   trace-cmd   trace-cmd record -F -o FILE
   perf        perf record -o FILE
 
@@ -39,7 +41,7 @@ import vm  # noqa: E402
 FEVENT = os.path.join(HERE, "..", "build", "fevent")
 # entry only (no return type): one event a read, as the peers record
 PROBE = "ksys_read(fd, count)"
-MODES = ["floor", "fevent-o", "fevent", "trace-cmd", "perf"]
+MODES = ["floor", "fevent-o", "fevent", "fevent-json", "fevent-graph", "trace-cmd", "perf"]
 SIZES = [64, 1024]
 
 
@@ -54,9 +56,10 @@ def command(mode, kb, calls):
     if mode == "fevent-o":
         return (f"{cpu} fevent record -b {kb} -o /tmp/f.dat -- {loop} > /dev/null 2> /tmp/sum; "
                 f"ev=$(sed -n 's/^fevent: \\([0-9]*\\) events.*/\\1/p' /tmp/sum); rm -f /tmp/f.dat")
-    if mode == "fevent":
+    if mode in ("fevent", "fevent-json", "fevent-graph"):
+        view = {"fevent": "", "fevent-json": " --json", "fevent-graph": " --graph"}[mode]
         return (f"cat /tmp/fifo > /dev/null & "
-                f"{cpu} fevent record -b {kb} -- {loop} > /tmp/fifo 2> /tmp/sum; wait; "
+                f"{cpu} fevent record{view} -b {kb} -- {loop} > /tmp/fifo 2> /tmp/sum; wait; "
                 f"ev=$(sed -n 's/^fevent: \\([0-9]*\\) events.*/\\1/p' /tmp/sum)")
     if mode == "trace-cmd":
         return (f"{cpu} trace-cmd record -q -b {kb} -e functions:ksys_read -F -o /tmp/t.dat "

@@ -47,7 +47,7 @@ void fe_buf_printf(struct fe_buf *b, const char *fmt, ...)
 	}
 }
 
-static bool reserve(struct fe_buf *b, size_t n)
+bool fe_buf_grow(struct fe_buf *b, size_t n)
 {
 	size_t cap;
 	char *s;
@@ -69,33 +69,24 @@ static bool reserve(struct fe_buf *b, size_t n)
 	return true;
 }
 
-void fe_buf_add(struct fe_buf *b, const char *s, size_t n)
-{
-	if (!reserve(b, n))
-		return;
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-void fe_buf_addc(struct fe_buf *b, char c)
-{
-	if (!reserve(b, 1))
-		return;
-	b->s[b->len++] = c;
-	b->s[b->len] = 0;
-}
-
 void fe_buf_add_u64(struct fe_buf *b, unsigned long long v)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
+	unsigned long long t;
+	size_t n = 1;
+	char *p;
 
+	/* the digits written in place, last first: no copy, no call */
+	for (t = v; t >= 10; t /= 10)
+		n++;
+	if (!fe_buf_reserve(b, n))
+		return;
+	p = b->s + b->len + n;
+	*p = 0;
 	do {
-		tmp[--i] = '0' + v % 10;
+		*--p = '0' + v % 10;
 		v /= 10;
 	} while (v);
-	fe_buf_add(b, tmp + i, sizeof(tmp) - i);
+	b->len += n;
 }
 
 void fe_buf_add_s64(struct fe_buf *b, long long v)

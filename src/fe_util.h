@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <string.h>
 
 /* A growable string; on allocation failure it remembers and stays valid. */
 struct fe_buf {
@@ -17,9 +18,34 @@ struct fe_buf {
 
 void fe_buf_printf(struct fe_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Room for n more bytes and the NUL: false (and b->failed) when out of
+ * memory.  The slow path of the appends below, which are inline: the
+ * live view makes several a field, for every event. */
+bool fe_buf_grow(struct fe_buf *b, size_t n);
+
+static inline bool fe_buf_reserve(struct fe_buf *b, size_t n)
+{
+	return (!b->failed && b->cap - b->len > n) || fe_buf_grow(b, n);
+}
+
 /* Append n bytes / one character / a number: the fast paths of printf. */
-void fe_buf_add(struct fe_buf *b, const char *s, size_t n);
-void fe_buf_addc(struct fe_buf *b, char c);
+static inline void fe_buf_add(struct fe_buf *b, const char *s, size_t n)
+{
+	if (!fe_buf_reserve(b, n))
+		return;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+static inline void fe_buf_addc(struct fe_buf *b, char c)
+{
+	if (!fe_buf_reserve(b, 1))
+		return;
+	b->s[b->len++] = c;
+	b->s[b->len] = 0;
+}
+
 void fe_buf_add_u64(struct fe_buf *b, unsigned long long v);
 void fe_buf_add_s64(struct fe_buf *b, long long v);
 void fe_buf_add_hex(struct fe_buf *b, unsigned long long v);	/* "0x1f" */

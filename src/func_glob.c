@@ -36,11 +36,24 @@ oom:
 	return 1;
 }
 
+/* "f.cold", "f.isra.0.cold.3": the part of f the compiler moved out of
+ * line for unlikely paths, entered by a jump from f, never called: no
+ * probe point, so a glob never names it (compile would refuse it) */
+static bool cold_piece(const char *name)
+{
+	const char *c = strstr(name, ".cold");
+
+	for (; c; c = strstr(c + 1, ".cold"))
+		if (c[5] == '\0' || c[5] == '.')
+			return true;
+	return false;
+}
+
 static int from_dbg(const char *name, void *arg)
 {
 	struct names *ns = arg;
 
-	return fnmatch(ns->glob, name, 0) ? 0 : add(ns, name);
+	return fnmatch(ns->glob, name, 0) || cold_piece(name) ? 0 : add(ns, name);
 }
 
 /* kallsyms' functions: the kernel's into one list, modules' as MOD:func
@@ -56,6 +69,8 @@ static int from_kallsyms(const char *name, const char *module, void *arg)
 	char *key;
 	int ret;
 
+	if (cold_piece(name))
+		return 0;
 	if (!module)
 		return fnmatch(glob, name, 0) ? 0 : add(kn->kernel, name);
 	/* not modules: BPF programs and the kernel's own trampolines */

@@ -58,6 +58,7 @@ struct field_spec {
 	char *label;		/* without fevent's __N suffix */
 	char *text_key;		/* "label=" */
 	char *json_key;		/* "\"label\":" */
+	size_t text_key_len, json_key_len;
 	bool hidden;		/* common_*, __probe_*, __caller */
 	enum vkind kind;
 	unsigned int elem;	/* element size */
@@ -97,6 +98,7 @@ struct ev_info {
 	/* a filter on the whole call, evaluated here on entry and return
 	 * together (both halves' ev_info have it), or NULL */
 	char *call_filter;
+	char *json_names;	/* "\"group\":\"G\",\"event\":\"E\"", made at its first line */
 	unsigned long long unreturned;	/* held entries whose return never came */
 	/*
 	 * The return event carries the entry's arguments ($arg<N>, DESIGN.md
@@ -114,9 +116,13 @@ struct item {
 	int pid;
 	long long lost;		/* a lost-events marker when ev is NULL */
 	struct ev_info *ev;
-	char *caller;
-	char *text;		/* "name=value, ..." or the return value */
-	char *json;		/* "{...}" or the return value */
+	const char *caller;	/* the view's (syms) unless caller_owned */
+	bool caller_owned;
+	/* "name=value, ..." or the return value, as text or as JSON (the
+	 * view's one output): in inl when it fits, else in val */
+	char *val;
+	unsigned int val_len;
+	char inl[48];
 	char *args;		/* a return that carries the arguments: them, as text or json */
 	void *raw;		/* a sink's: the record */
 	int raw_size;
@@ -134,12 +140,30 @@ struct item {
 	bool spilled;		/* they grew too large and went out already */
 };
 
+static const char *item_val(const struct item *it)
+{
+	return it->val ? it->val : it->inl;
+}
+
 /* Entries held for a call filter at most: beyond, the oldest is given up
  * (counted as a call whose return was not seen). */
 #define MAX_HELD	65536
+/* bytes of lines gathered for one write at most */
+#define OUT_BATCH	(64 << 10)
 /* --graph: bytes of lines one held call keeps back at most */
 #define MAX_CAPTURED	(1 << 20)
 
+
+/* An address as a 'symbol' field shows it ("fn+0x1a"; bare: "fn"). */
+struct sym {
+	unsigned long long addr;
+	bool bare;
+	char *text;		/* NULL: a free slot */
+	size_t len;
+};
+
+/* symbols kept at most: beyond, each is looked up as it comes */
+#define MAX_SYMS	65536
 
 struct fe_view {
 	struct fe_view_opts opts;
@@ -163,6 +187,10 @@ struct fe_view {
 	unsigned long who_gen, comms_gen;
 	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
 	struct fe_buf line;		/* the line being printed */
+	struct fe_buf out;		/* lines made, not written yet (drain) */
+	struct fe_buf fmt;		/* an event's values being formatted */
+	char *caller_src;		/* the last caller put in JSON, */
+	struct fe_buf caller_json;	/* and quoted */
 	unsigned long long events;
 	unsigned long long unknown;	/* records of no event the view knows */
 	unsigned long long lost[MAX_CPUS];
@@ -188,6 +216,25 @@ struct fe_view {
 				 * the summary */
 	struct fe_ustacks *ustacks;	/* the maps user stacks are named from */
 	bool capture_maps;	/* live: keep each process's maps as its stacks come */
+	bool swapped;		/* records in the other byte order than fevent's */
+	/* the text view's seconds of the last line, "%6llu" */
+	unsigned long long secs;
+	char secs_text[24];
+	size_t secs_len;
+	struct common {
+		const char *name;
+		int offset;
+		int size;	/* 0: not found yet */
+	} type_field, pid_field;
+	/* the event type of the last record and its event (NULL: not one of
+	 * the view's), while no event is added */
+	bool last_type_ok;
+	int last_type;
+	struct ev_info *last_ev;
+	/* symbols as shown, by address (and bare or not): looked up in
+	 * kallsyms and formatted once, not at every event */
+	struct sym *syms;
+	unsigned int syms_cap, nr_syms;
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -212,6 +259,8 @@ struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_
 	v->opts.graph = opts->graph && !opts->json && !opts->call_fn;
 	v->held = -1;
 	v->deciding = -1;
+	v->type_field.name = "common_type";
+	v->pid_field.name = "common_pid";
 	v->tep = tep_alloc();
 	if (!v->tep)
 		goto oom;
@@ -226,6 +275,7 @@ struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_
 	v->kbuf = tep_kbuffer(v->tep);
 	if (!v->kbuf)
 		goto oom;
+	v->swapped = tep_is_file_bigendian(v->tep) != tep_is_local_bigendian(v->tep);
 	v->max_cpu = -1;
 	return v;
 oom:
@@ -234,14 +284,40 @@ oom:
 	return NULL;
 }
 
+static void own_caller(struct item *it)
+{
+	if (it->caller && !it->caller_owned) {
+		it->caller = strdup(it->caller);
+		it->caller_owned = true;
+	}
+}
+
+static void syms_clear(struct fe_view *v)
+{
+	unsigned int i;
+	int k;
+
+	/* the items still held keep their callers' names */
+	for (k = 0; k < v->nr_queue; k++)
+		own_caller(&v->queue[k]);
+	for (k = 0; k < v->nr_pending; k++)
+		own_caller(&v->pending[k]);
+
+	for (i = 0; i < v->syms_cap; i++) {
+		free(v->syms[i].text);
+		v->syms[i].text = NULL;
+	}
+	v->nr_syms = 0;
+}
+
 static void item_clear(struct item *it)
 {
 	free(it->stack);
 	free(it->ustack);
 	free(it->raw);
-	free(it->caller);
-	free(it->text);
-	free(it->json);
+	if (it->caller_owned)
+		free((char *)it->caller);
+	free(it->val);
 	free(it->args);
 	if (it->captured) {
 		fe_buf_free(it->captured);
@@ -283,6 +359,7 @@ void fe_view_free(struct fe_view *v)
 		free(v->evs[i].name);
 		free(v->evs[i].func);
 		free(v->evs[i].call_filter);
+		free(v->evs[i].json_names);
 	}
 	free(v->evs);
 	free(v->uncounted_why);
@@ -290,6 +367,13 @@ void fe_view_free(struct fe_view *v)
 	fe_ustacks_free(v->ustacks);
 	fe_buf_free(&v->task_names);
 	fe_buf_free(&v->line);
+	fe_buf_free(&v->out);
+	fe_buf_free(&v->fmt);
+	free(v->caller_src);
+	fe_buf_free(&v->caller_json);
+	for (j = 0; j < (int)v->syms_cap; j++)
+		free(v->syms[j].text);
+	free(v->syms);
 	fe_buf_free(&v->who);
 	fe_buf_free(&v->losses);
 	if (v->kbuf)
@@ -400,6 +484,7 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 	size_t nl = strlen(event), rl = strlen(RETURN_SUFFIX);
 	int i, n = 0;
 
+	v->last_type_ok = false;	/* a new event; v->evs moves */
 	if (tep_parse_event(v->tep, format, strlen(format), group))
 		return fe_err(err, 0, "cannot parse the format of %s/%s", group, event);
 	te = tep_find_event_by_name(v->tep, group, event);
@@ -491,6 +576,8 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 				free(fields);
 				return fe_err(err, 0, "out of memory");
 			}
+			s->json_key_len = strlen(s->json_key);
+			s->text_key_len = strlen(s->text_key);
 		}
 		e->nr_fields++;
 	}
@@ -637,6 +724,7 @@ int fe_view_add_task_event(struct fe_view *v, const char *system, const char *ev
 	struct ev_info *e;
 	struct tep_event *te;
 
+	v->last_type_ok = false;	/* a new event; v->evs moves */
 	if (tep_parse_event(v->tep, format, strlen(format), system))
 		return fe_err(err, 0, "cannot parse the format of %s/%s", system, event);
 	te = tep_find_event_by_name(v->tep, system, event);
@@ -714,6 +802,7 @@ char *fe_view_task_names(struct fe_view *v)
 
 int fe_view_kallsyms(struct fe_view *v, const char *text)
 {
+	syms_clear(v);	/* named from the symbols known before */
 	if (tep_parse_kallsyms(v->tep, text))
 		return -1;
 	/* the first look-up sorts every symbol (a second of CPU in the test
@@ -913,6 +1002,29 @@ int fe_view_call_filter(struct fe_view *v, const char *group, const char *func,
 
 static unsigned long long number(struct fe_view *v, const void *p, unsigned int size)
 {
+	/* the records are in this machine's byte order (as libtraceevent's
+	 * handle says): read in place, not through its call a field */
+	if (!v->swapped) {
+		uint8_t u8;
+		uint16_t u16;
+		uint32_t u32;
+		uint64_t u64;
+
+		switch (size) {
+		case 1:
+			memcpy(&u8, p, 1);
+			return u8;
+		case 2:
+			memcpy(&u16, p, 2);
+			return u16;
+		case 4:
+			memcpy(&u32, p, 4);
+			return u32;
+		case 8:
+			memcpy(&u64, p, 8);
+			return u64;
+		}
+	}
 	return tep_read_number(v->tep, p, size);
 }
 
@@ -924,6 +1036,76 @@ static unsigned long long sign_extended(const struct field_spec *s, unsigned lon
 			    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
 
 	return bits < 64 && (u >> (bits - 1)) & 1 ? u | (~0ULL << bits) : u;
+}
+
+static void symbol_text(struct fe_view *v, unsigned long long u, bool bare, struct fe_buf *b)
+{
+	const char *fn = tep_find_function(v->tep, u);
+	unsigned long long start = tep_find_function_address(v->tep, u);
+
+	if (!fn)
+		fe_buf_printf(b, "0x%llx", u);
+	else if (bare || u == start)
+		fe_buf_printf(b, "%s", fn);
+	else
+		fe_buf_printf(b, "%s+0x%llx", fn, u - start);
+}
+
+static unsigned int sym_slot(const struct fe_view *v, unsigned long long u, bool bare)
+{
+	unsigned long long h = (u ^ bare) * 0x9e3779b97f4a7c15ULL;
+
+	return (unsigned int)(h >> 32) & (v->syms_cap - 1);
+}
+
+/* u as a symbol, from v->syms (added there the first time); NULL when
+ * they are full or out of memory: the caller formats it itself */
+static const struct sym *symbol(struct fe_view *v, unsigned long long u, bool bare)
+{
+	struct fe_buf b = { 0 };
+	unsigned int i;
+
+	if (v->syms_cap) {
+		for (i = sym_slot(v, u, bare); v->syms[i].text; i = (i + 1) & (v->syms_cap - 1))
+			if (v->syms[i].addr == u && v->syms[i].bare == bare)
+				return &v->syms[i];
+	}
+	if (v->nr_syms >= MAX_SYMS)
+		return NULL;
+	if (2 * (v->nr_syms + 1) > v->syms_cap) {
+		unsigned int cap = v->syms_cap ? 2 * v->syms_cap : 64, j;
+		struct sym *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (j = 0; j < v->syms_cap; j++) {
+			struct sym *o = &v->syms[j];
+
+			if (!o->text)
+				continue;
+			for (i = (unsigned int)((((o->addr ^ o->bare) * 0x9e3779b97f4a7c15ULL) >> 32) &
+						(cap - 1));
+			     t[i].text; i = (i + 1) & (cap - 1))
+				;
+			t[i] = *o;
+		}
+		free(v->syms);
+		v->syms = t;
+		v->syms_cap = cap;
+	}
+	symbol_text(v, u, bare, &b);
+	if (b.failed || !b.s) {
+		fe_buf_free(&b);
+		return NULL;
+	}
+	for (i = sym_slot(v, u, bare); v->syms[i].text; i = (i + 1) & (v->syms_cap - 1))
+		;
+	v->syms[i].addr = u;
+	v->syms[i].bare = bare;
+	v->syms[i].len = b.len;
+	v->syms[i].text = fe_buf_take(&b);
+	v->nr_syms++;
+	return &v->syms[i];
 }
 
 static void value(struct fe_view *v, const struct field_spec *s, const void *p, bool json,
@@ -962,20 +1144,23 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 			fe_buf_add_hex(b, u);
 		break;
 	case V_SYMBOL: {
-		const char *fn = tep_find_function(v->tep, u);
-		unsigned long long start = tep_find_function_address(v->tep, u);
+		const struct sym *y = symbol(v, u, bare_symbol);
 		struct fe_buf sym = { 0 };
+		const char *t;
+		size_t n;
 
-		if (!fn)
-			fe_buf_printf(&sym, "0x%llx", u);
-		else if (bare_symbol || u == start)
-			fe_buf_printf(&sym, "%s", fn);
-		else
-			fe_buf_printf(&sym, "%s+0x%llx", fn, u - start);
+		if (y) {
+			t = y->text;
+			n = y->len;
+		} else {
+			symbol_text(v, u, bare_symbol, &sym);
+			t = sym.s ? sym.s : "";
+			n = sym.len;
+		}
 		if (json)
-			fe_buf_quote(b, (const unsigned char *)(sym.s ? sym.s : ""), sym.len, true);
+			fe_buf_quote(b, (const unsigned char *)t, n, true);
 		else
-			fe_buf_printf(b, "%s", sym.s ? sym.s : "");
+			fe_buf_add(b, t, strlen(t));
 		fe_buf_free(&sym);
 		break;
 	}
@@ -1178,14 +1363,57 @@ static void put_fields(struct fe_view *v, const struct ev_info *e, const void *d
 			fe_buf_add(b, key, strlen(key));
 			open = s->group;
 		}
-		key = s->group ? json ? s->member_json_key : s->member_text_key :
-		      json ? s->json_key : s->text_key;
+		shown++;
+		if (!s->group) {
+			if (json)
+				fe_buf_add(b, s->json_key, s->json_key_len);
+			else
+				fe_buf_add(b, s->text_key, s->text_key_len);
+			/* a plain number, as value() writes it, without its calls */
+			if (!json && !s->count && s->show == SHOW_PLAIN &&
+			    (s->kind == V_SIGNED || s->kind == V_UNSIGNED || s->kind == V_HEX)) {
+				unsigned long long u = number(v, (const char *)data + s->f->offset,
+							      s->elem);
+
+				if (s->kind == V_SIGNED)
+					fe_buf_add_s64(b, (long long)sign_extended(s, u));
+				else if (s->kind == V_HEX)
+					fe_buf_add_hex(b, u);
+				else
+					fe_buf_add_u64(b, u);
+				continue;
+			}
+			field_value(v, s, data, size, json, b);
+			continue;
+		}
+		key = json ? s->member_json_key : s->member_text_key;
 		fe_buf_add(b, key, strlen(key));
 		field_value(v, s, data, size, json, b);
-		shown++;
 	}
 	if (open)
 		fe_buf_addc(b, '}');
+}
+
+/*
+ * common_type or common_pid of a record, where libtraceevent's
+ * tep_data_type and tep_data_pid read them (the first event's common
+ * field, found once), without their calls at every record.
+ */
+static int common_field(struct fe_view *v, struct tep_record *rec, struct common *c)
+{
+	if (!c->size) {
+		struct tep_event *first = tep_get_first_event(v->tep);
+		struct tep_format_field *f = first ? tep_find_common_field(first, c->name) : NULL;
+
+		if (!f || f->offset < 0 || !(f->size == 1 || f->size == 2 || f->size == 4 ||
+					   f->size == 8) ||
+		    (unsigned int)(f->offset + f->size) > v->common_end)
+			return c == &v->type_field ? tep_data_type(v->tep, rec) :
+			       tep_data_pid(v->tep, rec);
+		c->offset = f->offset;
+		c->size = f->size;
+	}
+	return (int)number(v, (const char *)rec->data + c->offset, c->size);
 }
 
 /*
@@ -1198,15 +1426,25 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
 	struct tep_event *te;
 	struct ev_info *e;
-	struct fe_buf text = { 0 }, json = { 0 };
+	struct fe_buf *f = &v->fmt;
 	struct item *it;
+	int type;
 
 	/* libtraceevent reads the type and pid wherever the format says */
 	if (size < 0 || (unsigned int)size < v->common_end)
 		return fe_err(err, 0, "record at +0x%x: %d bytes, shorter than its common fields "
 			      "(%u bytes)", at, size, v->common_end);
-	te = tep_find_event_by_record(v->tep, &rec);
-	e = te ? find_ev(v, te) : NULL;
+	/* the event of the last record again, most often: not looked up */
+	type = common_field(v, &rec, &v->type_field);
+	if (v->last_type_ok && type == v->last_type) {
+		e = v->last_ev;
+	} else {
+		te = tep_find_event(v->tep, type);
+		e = te ? find_ev(v, te) : NULL;
+		v->last_type = type;
+		v->last_ev = e;
+		v->last_type_ok = true;
+	}
 	if (!e) {
 		v->unknown++;
 		if (cpu >= 0 && cpu < MAX_CPUS)
@@ -1240,7 +1478,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	v->events++;
 	it->ts = ts;
 	it->cpu = cpu;
-	it->pid = tep_data_pid(v->tep, &rec);
+	it->pid = common_field(v, &rec, &v->pid_field);
 	if (it->pid != v->last_pid) {
 		v->last_pid = it->pid;
 		if (!tep_is_pid_registered(v->tep, it->pid))
@@ -1261,14 +1499,26 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 			return 0;
 	}
 	if (e->caller) {
+		const struct sym *y = NULL;
 		struct fe_buf c = { 0 };
 
-		value(v, e->caller, (char *)data + e->caller->f->offset, false, true, &c);
-		it->caller = fe_buf_take(&c);
+		/* the same few callers at every event: the view's copy */
+		if (e->caller->kind == V_SYMBOL && !e->caller->count && e->caller->show == SHOW_PLAIN)
+			y = symbol(v, number(v, (char *)data + e->caller->f->offset, e->caller->elem),
+				   true);
+		if (y) {
+			it->caller = y->text;
+		} else {
+			value(v, e->caller, (char *)data + e->caller->f->offset, false, true, &c);
+			it->caller = fe_buf_take(&c);
+			it->caller_owned = true;
+		}
 	}
 	/* formatted once, for the one output asked for */
+	f->len = 0;
+	f->failed = false;
 	if (e->is_return && e->ret) {
-		return_value(v, e->ret, data, size, v->opts.json, v->opts.json ? &json : &text);
+		return_value(v, e->ret, data, size, v->opts.json, f);
 		if (e->carried) {
 			struct fe_buf a = { 0 };
 
@@ -1281,15 +1531,21 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 		}
 	} else {
 		if (v->opts.json)
-			fe_buf_addc(&json, '{');
-		put_fields(v, e, data, size, v->opts.json, NULL, v->opts.json ? &json : &text);
+			fe_buf_addc(f, '{');
+		put_fields(v, e, data, size, v->opts.json, NULL, f);
 		if (v->opts.json)
-			fe_buf_addc(&json, '}');
+			fe_buf_addc(f, '}');
 	}
-	if (v->opts.json)
-		it->json = fe_buf_take(&json);
-	else
-		it->text = fe_buf_take(&text);
+	/* most values are short: in the item, not a block of their own */
+	if (f->failed)
+		return 0;
+	it->val_len = f->len;
+	if (f->len < sizeof(it->inl)) {
+		if (f->len)
+			memcpy(it->inl, f->s, f->len);
+		it->inl[f->len] = 0;
+	} else if (!(it->val = strdup(f->s)))
+		it->val_len = 0;
 	return 0;
 }
 
@@ -1461,6 +1717,11 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* "comm-pid [cpu] secs.usecs: " or the JSON object's common members */
 static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 {
@@ -1468,20 +1729,38 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 	char num[32];
 
 	if (v->opts.json) {
+		struct fe_buf *who = &v->who;
+		int i;
+
 		fe_buf_add(l, "{\"ts\":", 6);
 		fe_buf_add_u64(l, secs);
-		snprintf(num, sizeof(num), ".%09llu", ns);
+		/* ".%09llu" */
+		num[0] = '.';
+		num[1] = '0' + ns / 100000000 % 10;
+		ns %= 100000000;
+		for (i = 8; i >= 2; i -= 2) {
+			memcpy(num + i, &digit_pairs[2 * (ns % 100)], 2);
+			ns /= 100;
+		}
 		fe_buf_add(l, num, 10);
 		fe_buf_add(l, ",\"cpu\":", 7);
 		fe_buf_add_u64(l, it->cpu);
 		fe_buf_add(l, ",\"pid\":", 7);
 		fe_buf_add_s64(l, it->pid);
 		fe_buf_add(l, ",\"comm\":", 8);
-		{
+		/* the JSON view's who: the command quoted, made again as the
+		 * text view's is */
+		if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen) {
 			const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
 
-			fe_buf_quote(l, (const unsigned char *)comm, strlen(comm), true);
+			who->len = 0;
+			fe_buf_quote(who, (const unsigned char *)comm, strlen(comm), true);
+			if (who->failed)
+				who->len = 0;
+			v->who_pid = it->pid;
+			v->who_gen = v->comms_gen;
 		}
+		fe_buf_add(l, who->s ? who->s : "", who->len);
 		if (v->opts.buffer && *v->opts.buffer) {
 			fe_buf_add(l, ",\"buffer\":", 10);
 			fe_buf_quote(l, (const unsigned char *)v->opts.buffer, strlen(v->opts.buffer), true);
@@ -1496,7 +1775,7 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 	{
 		/* "%20s [%03d] %6llu.%06llu: " without printf: every line has one */
 		struct fe_buf *who = &v->who;
-		char tmp[48];
+		char tmp[24], *p;
 		unsigned long long us = ns / 1000, t;
 		size_t n;
 		int i;
@@ -1516,41 +1795,86 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 			v->who_pid = it->pid;
 			v->who_gen = v->comms_gen;
 		}
-		for (n = who->len; n < 20; n++)
-			fe_buf_addc(l, ' ');
-		fe_buf_add(l, who->s ? who->s : "", who->len);
-		memcpy(tmp, " [000] ", 7);
-		tmp[2] = '0' + it->cpu / 100 % 10;
-		tmp[3] = '0' + it->cpu / 10 % 10;
-		tmp[4] = '0' + it->cpu % 10;
-		fe_buf_add(l, tmp, it->cpu < 1000 ? 7 : 0);
-		if (it->cpu >= 1000) {
+		/* one reserve, then the bytes in place: "%20s [%03d] %6llu.%06llu: " */
+		if (!fe_buf_reserve(l, who->len + 64))
+			return;
+		p = l->s + l->len;
+		if (who->len < 20) {
+			memset(p, ' ', 20 - who->len);
+			p += 20 - who->len;
+		}
+		memcpy(p, who->s ? who->s : "", who->len);
+		p += who->len;
+		if (it->cpu >= 0 && it->cpu < 1000) {
+			memcpy(p, " [000] ", 7);
+			p[2] = '0' + it->cpu / 100 % 10;
+			p[3] = '0' + it->cpu / 10 % 10;
+			p[4] = '0' + it->cpu % 10;
+			p += 7;
+		} else {
+			l->len = p - l->s;
 			fe_buf_add(l, " [", 2);
-			fe_buf_add_u64(l, it->cpu);
+			fe_buf_add_s64(l, it->cpu);
 			fe_buf_add(l, "] ", 2);
+			if (!fe_buf_reserve(l, 64))
+				return;
+			p = l->s + l->len;
 		}
-		/* the seconds right-aligned in 6 columns, as trace-cmd */
-		for (n = 1, t = secs; t >= 10; t /= 10)
-			n++;
-		for (; n < 6; n++)
-			fe_buf_addc(l, ' ');
-		fe_buf_add_u64(l, secs);
-		tmp[0] = '.';
-		for (i = 6; i >= 1; i--) {
-			tmp[i] = '0' + us % 10;
-			us /= 10;
+		/* the seconds right-aligned in 6 columns, as trace-cmd (made
+		 * again when they change, once a second of events) */
+		if (!v->secs_len || v->secs != secs) {
+			i = sizeof(tmp);
+			t = secs;
+			do {
+				tmp[--i] = '0' + t % 10;
+				t /= 10;
+			} while (t);
+			for (n = sizeof(tmp) - i; n < 6; n++)
+				tmp[--i] = ' ';
+			v->secs_len = sizeof(tmp) - i;
+			memcpy(v->secs_text, tmp + i, v->secs_len);
+			v->secs = secs;
 		}
-		tmp[7] = ':';
-		tmp[8] = ' ';
-		fe_buf_add(l, tmp, 9);
+		memcpy(p, v->secs_text, v->secs_len);
+		p += v->secs_len;
+		p[0] = '.';
+		for (i = 6; i >= 2; i -= 2) {
+			memcpy(p + i - 1, &digit_pairs[2 * (us % 100)], 2);
+			us /= 100;
+		}
+		p[7] = ':';
+		p[8] = ' ';
+		p += 9;
+		*p = 0;
+		l->len = p - l->s;
 	}
+}
+
+/* The lines gathered in v->out go to the output: one fwrite for many
+ * lines (a line's own fwrite cost more than making it). */
+static void drain(struct fe_view *v)
+{
+	if (v->out.len && !v->out_errno &&
+	    fwrite(v->out.s, 1, v->out.len, v->opts.out) != v->out.len)
+		output_failed(v);
+	v->out.len = 0;
 }
 
 static void put_line(struct fe_view *v, struct fe_buf *l)
 {
-	if (!l->failed && l->len && !v->out_errno &&
-	    fwrite(l->s, 1, l->len, v->opts.out) != l->len)
-		output_failed(v);
+	if (!l->failed && l->len && !v->out_errno) {
+		if (v->out.len + l->len > OUT_BATCH)
+			drain(v);
+		if (fe_buf_reserve(&v->out, l->len)) {
+			memcpy(v->out.s + v->out.len, l->s, l->len);
+			v->out.len += l->len;
+		} else {
+			/* no memory for the batch: the line on its own */
+			drain(v);
+			if (fwrite(l->s, 1, l->len, v->opts.out) != l->len)
+				output_failed(v);
+		}
+	}
 	l->len = 0;
 	if (l->s)
 		l->s[0] = 0;
@@ -1635,11 +1959,11 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 		int i;
 
 		if (v->opts.json) {
-			c.args = entry ? entry->json : ret->args;
-			c.ret = ret && ret->ev->ret ? ret->json : NULL;
+			c.args = entry ? item_val(entry) : ret->args;
+			c.ret = ret && ret->ev->ret ? item_val(ret) : NULL;
 		} else {
-			c.args = entry ? entry->text : ret->args;
-			c.ret = ret && ret->ev->ret ? ret->text : NULL;
+			c.args = entry ? item_val(entry) : ret->args;
+			c.ret = ret && ret->ev->ret ? item_val(ret) : NULL;
 		}
 		/* the task's entries waiting for their returns, begun before it */
 		for (i = 0; i < v->nr_pending; i++)
@@ -1651,26 +1975,52 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	}
 	put_head(v, l, first);
 	if (v->opts.json) {
-		const char *name = entry ? entry->ev->name : ret->ev->name;
+		const struct ev_info *ne = entry ? entry->ev : ret->ev;
 
-		fe_buf_add(l, "\"group\":", 8);
-		fe_buf_quote(l, (const unsigned char *)e->group, strlen(e->group), true);
-		fe_buf_add(l, ",\"event\":", 9);
-		fe_buf_quote(l, (const unsigned char *)name, strlen(name), true);
+		if (!ne->json_names) {
+			struct fe_buf n = { 0 };
+
+			fe_buf_add(&n, "\"group\":", 8);
+			fe_buf_quote(&n, (const unsigned char *)e->group, strlen(e->group), true);
+			fe_buf_add(&n, ",\"event\":", 9);
+			fe_buf_quote(&n, (const unsigned char *)ne->name, strlen(ne->name), true);
+			((struct ev_info *)ne)->json_names = fe_buf_take(&n);
+		}
+		if (ne->json_names) {
+			fe_buf_add(l, ne->json_names, strlen(ne->json_names));
+		} else {
+			fe_buf_add(l, "\"group\":", 8);
+			fe_buf_quote(l, (const unsigned char *)e->group, strlen(e->group), true);
+			fe_buf_add(l, ",\"event\":", 9);
+			fe_buf_quote(l, (const unsigned char *)ne->name, strlen(ne->name), true);
+		}
 		if (entry && entry->caller) {
 			fe_buf_add(l, ",\"caller\":", 10);
-			fe_buf_quote(l, (const unsigned char *)entry->caller, strlen(entry->caller), true);
+			/* the same callers again and again: quoted once */
+			if (!v->caller_src || strcmp(v->caller_src, entry->caller)) {
+				free(v->caller_src);
+				v->caller_src = strdup(entry->caller);
+				v->caller_json.len = 0;
+				v->caller_json.failed = false;
+				fe_buf_quote(&v->caller_json, (const unsigned char *)entry->caller,
+					     strlen(entry->caller), true);
+			}
+			if (v->caller_src && !v->caller_json.failed)
+				fe_buf_add(l, v->caller_json.s, v->caller_json.len);
+			else
+				fe_buf_quote(l, (const unsigned char *)entry->caller,
+					     strlen(entry->caller), true);
 		}
 		fe_buf_add(l, ",\"args\":", 8);
 		if (entry)
-			fe_buf_add(l, entry->json, strlen(entry->json));
+			fe_buf_add(l, item_val(entry), entry->val_len);
 		else if (ret->args)
 			fe_buf_add(l, ret->args, strlen(ret->args));
 		else
 			fe_buf_add(l, "{}", 2);
 		if (ret && ret->ev->ret) {	/* a void function's: no value */
 			fe_buf_add(l, ",\"ret\":", 7);
-			fe_buf_add(l, ret->json, strlen(ret->json));
+			fe_buf_add(l, item_val(ret), ret->val_len);
 		}
 		if (entry && ret) {
 			fe_buf_add(l, ",\"dur_ns\":", 10);
@@ -1688,7 +2038,7 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	fe_buf_add(l, e->func, strlen(e->func));
 	fe_buf_addc(l, '(');
 	if (entry)
-		fe_buf_add(l, entry->text, strlen(entry->text));
+		fe_buf_add(l, item_val(entry), entry->val_len);
 	else if (ret->args)
 		fe_buf_add(l, ret->args, strlen(ret->args));
 	else
@@ -1696,7 +2046,7 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 	fe_buf_addc(l, ')');
 	if (ret && ret->ev->ret) {
 		fe_buf_add(l, " = ", 3);
-		fe_buf_add(l, ret->text, strlen(ret->text));
+		fe_buf_add(l, item_val(ret), ret->val_len);
 	}
 	if (entry && ret) {
 		unsigned long long ns = ret->ts - entry->ts;
@@ -1773,7 +2123,7 @@ static void print_graph(struct fe_view *v, const struct item *entry, const struc
 		fe_buf_add(l, e->func, strlen(e->func));
 		fe_buf_addc(l, '(');
 		if (entry)
-			fe_buf_add(l, entry->text, strlen(entry->text));
+			fe_buf_add(l, item_val(entry), entry->val_len);
 		else if (ret && ret->args)
 			fe_buf_add(l, ret->args, strlen(ret->args));
 		else
@@ -1784,7 +2134,7 @@ static void print_graph(struct fe_view *v, const struct item *entry, const struc
 		fe_buf_add(l, " {", 2);
 	if (ret && ret->ev->ret && kind != G_OPEN) {
 		fe_buf_add(l, " = ", 3);
-		fe_buf_add(l, ret->text, strlen(ret->text));
+		fe_buf_add(l, item_val(ret), ret->val_len);
 	}
 	if (entry && ret && (kind == G_LEAF || kind == G_CLOSE)) {
 		unsigned long long ns = ret->ts - entry->ts;
@@ -1831,6 +2181,7 @@ static void print_lost(struct fe_view *v, const struct item *it)
 {
 	const char *b = v->opts.buffer && *v->opts.buffer ? v->opts.buffer : NULL;
 
+	drain(v);	/* the lines before it first */
 	if (v->out_errno || v->opts.call_fn)	/* told by the summary */
 		return;
 	if (v->opts.json) {
@@ -2273,14 +2624,28 @@ static void emit(struct fe_view *v, int n)
 	if (n && n < v->nr_queue)
 		memmove(v->queue, v->queue + n, (v->nr_queue - n) * sizeof(*v->queue));
 	v->nr_queue -= n;
+	drain(v);
+}
+
+/* The queue in time order.  Pages come one CPU's at a time, in time
+ * order within each: the queue is mostly sorted already, and a check of
+ * each neighbour costs less than qsort's copies of every item. */
+static void sort_queue(struct fe_view *v)
+{
+	int i;
+
+	for (i = 1; i < v->nr_queue; i++)
+		if (by_time(&v->queue[i - 1], &v->queue[i]) > 0)
+			break;
+	if (i < v->nr_queue)
+		qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
 }
 
 void fe_view_flush(struct fe_view *v, bool final)
 {
 	int i;
 
-	if (v->nr_queue)
-		qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
+	sort_queue(v);
 	emit(v, v->nr_queue);
 	if (final) {
 		/* --graph: what calls held to the end kept back goes out (the
@@ -2315,6 +2680,7 @@ void fe_view_flush(struct fe_view *v, bool final)
 		v->nr_held = 0;
 		v->held = -1;
 	}
+	drain(v);
 	if (!v->out_errno && fflush(v->opts.out))
 		output_failed(v);
 }
@@ -2338,8 +2704,7 @@ void fe_view_flush_until(struct fe_view *v, unsigned long long ts)
 {
 	int n;
 
-	if (v->nr_queue)
-		qsort(v->queue, v->nr_queue, sizeof(*v->queue), by_time);
+	sort_queue(v);
 	for (n = 0; n < v->nr_queue && v->queue[n].ts < ts; n++)
 		;
 	emit(v, n);

@@ -118,11 +118,8 @@ def is_vm_tier(path):
 # fevent's memory, and take minutes (the VM runs its own binary).  Every VM
 # tier runs once, but for 6.1's stats and globs tiers, which exercise
 # fevent's memory on the kernel paths (hist triggers, hundreds of events).
-# test_long_protos bounds a 1.2 MB prototype's time: under ASan its
-# allocator (a growth per argument, mostly system time) is the bound
 NOT_SANITIZED_HOST = ("test_kernel_dwarf.py", "test_libpython.py", "test_line_xcheck.py",
-                      "test_inline_xcheck.py",
-                      "test_fuzz.py", "test_valgrind.py", "test_long_protos.py")
+                      "test_inline_xcheck.py", "test_fuzz.py", "test_valgrind.py")
 SANITIZED_VM = ("test_vm_stats.py", "test_vm_globs.py")
 
 

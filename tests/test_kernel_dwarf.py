@@ -286,3 +286,22 @@ def test_portable_prototypes_compile_to_the_same_definitions_with_no_debug_info(
         there = fe.run("compile", *where, "-f", "-", stdin=port.stdout)
         expect_eq(there.returncode, 0, (where, there.stderr))
         expect_eq(there.stdout, here.stdout.replace("ksys_read_L12", f"ksys_read_{off}"), where)
+
+
+def test_a_glob_names_no_cold_piece():
+    # 'f.cold' is the part of f moved out of line for its unlikely paths,
+    # jumped to from f, never called: funcs and globs leave it out (80 of
+    # the 6.1 vmlinux's 'm*' names were such pieces, which compile refuses)
+    v = need_vmlinux()
+    r = fe.run("funcs", "--vmlinux", v, "m*")
+    expect_eq(r.returncode, 0, r.stderr)
+    names = [l.split()[0] for l in r.stdout.splitlines()]
+    check(len(names) > 1000, len(names))
+    expect_eq([n for n in names if re.search(r"\.cold(\.|$)", n)], [])
+    check("madvise_cold" in names, "a name with 'cold' in it stays")
+    syms = subprocess.run(["nm", v], capture_output=True, text=True).stdout
+    check(re.search(r" t mach_get_cmos_time\.cold$", syms, re.M), "the vmlinux has the piece")
+    # and each name listed with no note compiles
+    plain = [l.strip() for l in r.stdout.splitlines() if " " not in l.strip()]
+    c = fe.run("compile", "--vmlinux", v, *[f"{n}(...)" for n in plain[::25]])
+    expect_eq(c.returncode, 0, c.stderr[-2000:])
