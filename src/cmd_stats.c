@@ -987,14 +987,55 @@ static char *filter_of(const struct fe_event_info *ev)
 	return f;
 }
 
+static int add_format(struct tep_handle *tep, const char *system, const char *event)
+{
+	int size = 0, ret;
+	char *text = tracefs_event_file_read(NULL, system, event, "format", &size);
+
+	if (!text)
+		return -1;
+	ret = size > 0 && !tep_parse_event(tep, text, size, system) ? 0 : -1;
+	free(text);
+	return ret;
+}
+
+/*
+ * The formats the counters name: the group's events and, for a traced
+ * command, sched_process_fork (the forks that make its tasks).  Only
+ * those: a whole system's formats, kallsyms and printk formats with them
+ * (tracefs_local_events_system) cost most of stats' start-up in the VM.
+ */
+static struct tep_handle *counted_formats(struct run *r, bool tasks, char *why, size_t size)
+{
+	struct tep_handle *tep = tep_alloc();
+	int i;
+
+	if (!tep) {
+		snprintf(why, size, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < r->nr_ev; i++)
+		if (add_format(tep, r->ev[i].group, r->ev[i].event)) {
+			snprintf(why, size, "cannot read the format of %s/%s", r->ev[i].group,
+				 r->ev[i].event);
+			goto fail;
+		}
+	if (tasks && add_format(tep, "sched", "sched_process_fork")) {
+		snprintf(why, size, "cannot read the format of sched/sched_process_fork");
+		goto fail;
+	}
+	return tep;
+fail:
+	tep_free(tep);
+	return NULL;
+}
+
 /*
  * The kernel's counters for every counted event, or a reason why the
  * stream way must count instead (why).
  */
 static int build_counters(struct run *r, char *why, size_t size)
 {
-	/* sched: the forks that make the traced tasks */
-	const char *systems[3] = { r->c[0].ev->group, "sched", NULL };
 	bool by_pid = r->target != FE_RECORD_ALL;
 	struct tep_handle *tep;
 	int i, k;
@@ -1040,11 +1081,9 @@ static int build_counters(struct run *r, char *why, size_t size)
 				 "hist triggers");
 			return -1;
 		}
-	tep = r->tep = tracefs_local_events_system(NULL, systems);
-	if (!tep) {
-		snprintf(why, size, "cannot read the formats of group %s", systems[0]);
+	tep = r->tep = counted_formats(r, by_pid, why, size);
+	if (!tep)
 		return -1;
-	}
 	if (by_pid) {
 		struct fe_error err = { 0 };
 
@@ -1212,8 +1251,13 @@ int fe_cmd_stats(const struct fe_cli *cli)
 		fe_ktasks_free(r.tasks);
 		r.tasks = NULL;
 		o.view.sink = count_event;
-		for (i = 0; i < r.nr_by; i++)
+		/* kallsyms is read only for keys shown as symbols */
+		o.no_symbols = true;
+		for (i = 0; i < r.nr_by; i++) {
 			o.stacks |= r.src[i] == K_STACK;
+			if (r.src[i] == K_STACK || r.src[i] == K_SYMBOL)
+				o.no_symbols = false;
+		}
 		o.view.sink_ctx = &r;
 		if (cli->verbose)
 			fprintf(stderr, "stats: from the event stream (%s)\n", why);

@@ -247,7 +247,7 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 		}
 		symbols = true;
 	}
-	if (symbols && !vo.discard) {
+	if (symbols && !vo.discard && !o->no_symbols) {
 		/* __caller and other symbol fields are named from kallsyms */
 		FILE *f = fopen("/proc/kallsyms", "re");
 		struct fe_buf text = { 0 };

@@ -43,6 +43,7 @@ struct fe_record_opts {
 	 */
 	bool counted_in_kernel;
 	bool stacks;		/* each event's kernel stack (options/stacktrace) */
+	bool no_symbols;	/* nothing is shown as a symbol: kallsyms unread */
 	int (*arm)(void *ctx, struct tracefs_instance *inst, struct fe_error *err);
 	void (*disarm)(void *ctx, struct tracefs_instance *inst);
 	int (*report)(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final);
