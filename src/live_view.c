@@ -196,6 +196,7 @@ struct fe_view {
 	unsigned long long lost[MAX_CPUS];
 	unsigned long long lost_gaps[MAX_CPUS];	/* losses of unknown size */
 	int max_cpu;
+	unsigned long long last_ts;	/* of the last page's last record */
 	int out_errno;		/* the output failed (EPIPE: its reader quit) */
 	char *uncounted_why;	/* why the first uncounted event is */
 	unsigned long long dropped_among;	/* too large, of events counted together */
@@ -1639,6 +1640,7 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 	int bad = 0;
 	void *data;
 
+	v->last_ts = 0;
 	if (cpu < 0 || cpu >= MAX_CPUS)
 		return fe_err(err, 0, "CPU %d: fevent reads CPUs 0 to %d", cpu, MAX_CPUS - 1);
 	if (size < PAGE_HEADER)
@@ -1684,10 +1686,12 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 		else
 			v->lost_gaps[cpu]++;
 	}
+	v->last_ts = kbuffer_timestamp(v->kbuf);
 	for (data = kbuffer_read_event(v->kbuf, &ts); data;
 	     data = kbuffer_next_event(v->kbuf, &ts)) {
 		struct fe_error e;
 
+		v->last_ts = ts;
 		if (decode(v, cpu, ts, data, kbuffer_event_size(v->kbuf),
 			   kbuffer_curr_offset(v->kbuf), &e) && !bad++)
 			fe_err(&first, 0, "%s; skipped", e.msg);
@@ -2704,6 +2708,18 @@ void fe_view_flush_until(struct fe_view *v, unsigned long long ts)
 	for (n = 0; n < v->nr_queue && v->queue[n].ts < ts; n++)
 		;
 	emit(v, n);
+}
+
+void fe_view_flush_before(struct fe_view *v, unsigned long long ts)
+{
+	fe_view_flush_until(v, ts);
+	if (!v->out_errno && fflush(v->opts.out))
+		output_failed(v);
+}
+
+unsigned long long fe_view_last_ts(const struct fe_view *v)
+{
+	return v->last_ts;
 }
 
 /* ", N EVENT too large to record", ... or ", N EVENT missed", ... */

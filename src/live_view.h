@@ -169,6 +169,10 @@ void fe_view_flush(struct fe_view *v, bool final);
 /* Print what is queued up to (not including) time ts: a reader that
  * feeds pages in time order knows nothing earlier can still come. */
 void fe_view_flush_until(struct fe_view *v, unsigned long long ts);
+/* The same, and the output flushed: a live reader's lines come now. */
+void fe_view_flush_before(struct fe_view *v, unsigned long long ts);
+/* The time of the last record of the last page given (0: none read). */
+unsigned long long fe_view_last_ts(const struct fe_view *v);
 
 /* "N events; lost: cpu0 M, ..." */
 void fe_view_summary(struct fe_view *v, FILE *out);

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <poll.h>
 #include <signal.h>
@@ -324,6 +325,14 @@ struct session {
 	int spool_error;	/* errno of a failed write to the spool */
 	unsigned long long *decoded;	/* bytes of each CPU's spool decoded */
 	unsigned long long *moved;	/* bytes of each CPU's pages moved */
+	/* each CPU's spooled bytes that precede, in time, every event not
+	 * spooled yet on any CPU (see drain) */
+	unsigned long long *fence;
+	unsigned long long *next_ts;	/* the time of each CPU's next page to decode */
+	unsigned long long *next_at;	/* the offset it was read at, or ULLONG_MAX */
+	/* the latest time of an event decoded from before a fence: every
+	 * event still to come is later (ULLONG_MAX: the end, none comes) */
+	unsigned long long known;
 };
 
 static void session_end(struct session *s)
@@ -363,6 +372,9 @@ static void session_end(struct session *s)
 	free(s->spooled);
 	free(s->decoded);
 	free(s->moved);
+	free(s->fence);
+	free(s->next_ts);
+	free(s->next_at);
 	free(s->page);
 	if (s->inst && s->o && s->o->disarm)
 		s->o->disarm(s->o->ctx, s->inst);
@@ -495,46 +507,112 @@ static long move_all(struct session *s, bool partial)
 	return total;
 }
 
-/* Spooled bytes decoded before the space they took is given back */
-#define FE_SPOOL_PUNCH	(4 << 20)
-
 /*
- * Decode up to max spooled pages (all: max < 0), a page of each CPU in
- * turn (the view orders them by time).  Returns the pages decoded.
+ * Move everything the buffers have, and set the fence: a task that moved
+ * to another CPU has its call's entry in one CPU's buffer and its return
+ * in another's, and no order across CPUs is known from one CPU's pages
+ * alone.  What the first pass spooled was written before the second
+ * began, and what the second and later moves find (a CPU it read was
+ * empty past what it took) was written after: so every event yet to be
+ * spooled, on any CPU, is later than every event before the fence.
  */
-static long decode_backlog(struct session *s, struct fe_view *v, long max)
+static long drain(struct session *s)
 {
-	long done = 0;
+	long total = move_all(s, true);
 	int cpu;
-	bool more = true;
 
-	while (more && (max < 0 || done < max)) {
-		more = false;
-		for (cpu = 0; cpu < s->nr_cpus && (max < 0 || done < max); cpu++) {
-			unsigned long long at = s->decoded[cpu];
-
-			if (at >= spool_size(s, cpu))
-				continue;
-			if (pread(spool_fd(s, cpu), s->page, s->page_size, at) == s->page_size)
-				fe_view_page(v, cpu, s->page, s->page_size, NULL);
-			s->decoded[cpu] += s->page_size;
-			done++;
-			more = true;
-			/* fevent's own spool: what was decoded is not kept */
-			if (!s->td && s->decoded[cpu] / FE_SPOOL_PUNCH != at / FE_SPOOL_PUNCH)
-				fallocate(s->spool[cpu], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
-					  s->decoded[cpu] / FE_SPOOL_PUNCH * FE_SPOOL_PUNCH);
-		}
-	}
-	return done;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->fence[cpu] = spool_size(s, cpu);
+	return total + move_all(s, true);
 }
 
-static bool backlog(const struct session *s)
+/* The end: nothing more comes, all that is spooled may be shown. */
+static void drained_all(struct session *s)
 {
 	int cpu;
 
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
-		if (s->decoded[cpu] < spool_size(s, cpu))
+		s->fence[cpu] = spool_size(s, cpu);
+	s->known = ULLONG_MAX;
+}
+
+/* The time of cpu's next spooled page (its header's): no event of the
+ * CPU still to be decoded is earlier. */
+static unsigned long long next_page_ts(struct session *s, int cpu)
+{
+	unsigned char b[8];
+	unsigned long long t = 0;
+	int i;
+
+	if (s->next_at[cpu] == s->decoded[cpu])
+		return s->next_ts[cpu];
+	/* unreadable: 0, decoded (and skipped) first */
+	if (pread(spool_fd(s, cpu), b, sizeof(b), s->decoded[cpu]) == sizeof(b))
+		for (i = 7; i >= 0; i--)
+			t = t << 8 | b[i];
+	s->next_at[cpu] = s->decoded[cpu];
+	return s->next_ts[cpu] = t;
+}
+
+/*
+ * The view may show the events before this time: each CPU's next page
+ * to decode is not earlier, nor is any event not spooled yet.
+ */
+static unsigned long long shown_before(struct session *s)
+{
+	unsigned long long t = s->known == ULLONG_MAX ? ULLONG_MAX : s->known + 1, p;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->decoded[cpu] < spool_size(s, cpu) && (p = next_page_ts(s, cpu)) < t)
+			t = p;
+	return t;
+}
+
+/* Spooled bytes decoded before the space they took is given back */
+#define FE_SPOOL_PUNCH	(4 << 20)
+
+/*
+ * Decode up to max spooled pages from before the fence (all: max < 0),
+ * the earliest of the CPUs' next pages first.  Returns the pages decoded;
+ * the view may then show what is before shown_before().
+ */
+static long decode_backlog(struct session *s, struct fe_view *v, long max)
+{
+	long done = 0;
+	int cpu, best;
+	unsigned long long at;
+
+	while (max < 0 || done < max) {
+		for (best = -1, cpu = 0; cpu < s->nr_cpus; cpu++)
+			if (s->decoded[cpu] < s->fence[cpu] &&
+			    (best < 0 || next_page_ts(s, cpu) < next_page_ts(s, best)))
+				best = cpu;
+		if (best < 0)
+			break;
+		at = s->decoded[best];
+		if (pread(spool_fd(s, best), s->page, s->page_size, at) == s->page_size) {
+			fe_view_page(v, best, s->page, s->page_size, NULL);
+			if (s->known != ULLONG_MAX && fe_view_last_ts(v) > s->known)
+				s->known = fe_view_last_ts(v);
+		}
+		s->decoded[best] += s->page_size;
+		done++;
+		/* fevent's own spool: what was decoded is not kept */
+		if (!s->td && s->decoded[best] / FE_SPOOL_PUNCH != at / FE_SPOOL_PUNCH)
+			fallocate(s->spool[best], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+				  s->decoded[best] / FE_SPOOL_PUNCH * FE_SPOOL_PUNCH);
+	}
+	return done;
+}
+
+/* Pages spooled and not decoded yet (fenced: only those before the fence) */
+static bool backlog(const struct session *s, bool fenced)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->decoded[cpu] < (fenced ? s->fence[cpu] : spool_size(s, cpu)))
 			return true;
 	return false;
 }
@@ -683,8 +761,12 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 	s->raw = malloc(s->nr_cpus * sizeof(*s->raw));
 	s->decoded = calloc(s->nr_cpus, sizeof(*s->decoded));
 	s->moved = calloc(s->nr_cpus, sizeof(*s->moved));
-	if (!s->raw || !s->decoded || !s->moved)
+	s->fence = calloc(s->nr_cpus, sizeof(*s->fence));
+	s->next_ts = calloc(s->nr_cpus, sizeof(*s->next_ts));
+	s->next_at = malloc(s->nr_cpus * sizeof(*s->next_at));
+	if (!s->raw || !s->decoded || !s->moved || !s->fence || !s->next_ts || !s->next_at)
 		return fe_err(err, 0, "out of memory");
+	memset(s->next_at, 0xff, s->nr_cpus * sizeof(*s->next_at));
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		char file[64];
 
@@ -1413,7 +1495,14 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	next_report = o->interval > 0 ? start + o->interval : 0;
 	for (;;) {
 		int wstatus, timeout, r;
-		long got = v ? move_all(&s, partial) : 0;
+		long got = 0;
+
+		/* a fence when the view would decode and has nothing before
+		 * the last one (a quiet buffer's look is one anyway) */
+		if (v && (partial || ((quiet || eager) && !backlog(&s, true))))
+			drain(&s);
+		else if (v)
+			move_all(&s, false);
 
 		/*
 		 * The view's lines when the buffers are quiet (nothing filled a
@@ -1429,7 +1518,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		if (got) {
 			if (fe_view_wants_comms(v))
 				refresh_comms(v);
-			fe_view_flush(v, false);
+			fe_view_flush_before(v, shown_before(&s));
 		}
 		if (child > 0 && waitpid(child, &wstatus, WNOHANG) == child) {
 			*status = exit_status(wstatus);
@@ -1443,10 +1532,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		if (next_report && now() >= next_report && o->report) {
 			/* an interval counts what came in it: the spool too */
 			if (v) {
-				move_all(&s, true);
+				drain(&s);
 				while (decode_backlog(&s, v, 256))
-					fe_view_flush(v, false);
-				fe_view_flush(v, false);
+					fe_view_flush_before(v, shown_before(&s));
 			}
 			if (o->report(o->ctx, s.inst, v, false)) {
 				fe_err(err, 0, "cannot read the kernel's counts");
@@ -1467,7 +1555,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 			timeout = until(deadline, timeout);
 		if (next_report)
 			timeout = until(next_report, timeout);
-		if (v && (quiet || eager) && backlog(&s))
+		if (v && (quiet || eager) && backlog(&s, false))
 			timeout = 0;
 		for (r = 0, i = 0; v && i < s.nr_cpus; i++)
 			if (s.raw[i] >= 0) {
@@ -1486,11 +1574,12 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		tracefs_event_disable(s.inst, NULL, NULL);
 		watch_misses(&s, v, ev, n, chosen);
 		move_all(&s, true);
+		drained_all(&s);
 		/* the spool in parts: the view holds what it decoded until printed */
 		while (decode_backlog(&s, v, 256) && !fe_view_output_error(v)) {
 			if (fe_view_wants_comms(v))
 				refresh_comms(v);
-			fe_view_flush(v, false);
+			fe_view_flush_before(v, shown_before(&s));
 		}
 		refresh_comms(v);
 		fe_view_flush(v, true);

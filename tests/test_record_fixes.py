@@ -86,8 +86,10 @@ def test_all_leaves_fevent_itself_out():
     try:
         r = fe.run("add", "-g", GROUP, "-x", libc, "write(int fd, x64 buf, u64 count)")
         expect_eq(r.returncode, 0, r.stderr)
+        # system-wide: any task's name, UTF-8 or not (printed as it is)
         p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-a", "-d", "3"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             errors="replace")
         fe.wait_armed(p, GROUP)
         subprocess.run(["sh", "-c", "echo one; echo two"], capture_output=True)
         out, err = p.communicate(timeout=30)

@@ -3,7 +3,9 @@ watermark (poll) and on quiet buffers, moves whole pages to -o's file
 (decoded for the view when the buffers are quiet), keeps a file readable
 when its events are removed while it runs, and leaves no temporary that a
 killed recorder wrote once clear or the next record of the file ran."""
+import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -13,7 +15,7 @@ import time
 
 import fe
 from fe import check, expect_eq
-from test_events_host import GROUP, clean, need_uprobes, prog
+from test_events_host import FIXTURES, GROUP, clean, need_uprobes, prog
 from test_record_host import PROTO, added
 
 
@@ -37,6 +39,58 @@ def test_a_burst_at_a_small_buffer_loses_nothing_live_or_to_a_file():
         r = fe.run("report", "-i", dat)
         expect_eq(len(traced_lines(r.stdout)), 5000)
         expect_eq(r.stderr, "fevent: 10000 events; none lost in the buffers\n")
+    finally:
+        clean()
+        shutil.rmtree(tmp)
+
+
+def migrating_calls(text, n):
+    """hop(i=K) = 2K+1 lines, each the whole call: K in order, exactly 0..n-1"""
+    calls = re.findall(r"hop\((.*?)\)(?: = (\S+))?", text)
+    right = [a for a, r in calls if a.startswith("i=") and r == str(int(a[2:]) * 2 + 1)]
+    expect_eq(len(calls), n, [c for c in calls if c[0] not in right][:5])
+    expect_eq(right, [f"i={k}" for k in range(n)])
+
+
+def test_a_call_whose_task_moves_to_another_cpu_is_one_line_live_and_from_a_file():
+    # each call of hop() moves its task to the next CPU between its entry
+    # and its return: the entry is in one CPU's buffer, the return in
+    # another's.  The view must not show a CPU's events before every
+    # other buffer was read that far: no return without its entry, no
+    # entry paired with the next call's return (its return value says)
+    need_uprobes()
+    if len(os.sched_getaffinity(0)) < 2:
+        raise fe.Skip("needs two CPUs")
+    tmp = tempfile.mkdtemp(prefix="fevent-stream-")
+    try:
+        os.chmod(tmp, 0o755)
+        exe = os.path.join(tmp, "fx_migrate")
+        subprocess.run(["gcc", "-g", "-O2", os.path.join(FIXTURES, "fx_migrate.c"), "-o", exe],
+                       check=True)
+        clean()
+        r = fe.run("add", "-g", GROUP, "-x", exe, "long hop(long i)")
+        expect_eq(r.returncode, 0, r.stderr)
+        n = 3000
+        dat = os.path.join(tmp, "t.dat")
+        for extra in ([], ["-b", "128"], ["-b", "128", "-o", dat]):
+            r = fe.run("record", "-g", GROUP, *extra, "--", exe, str(n))
+            expect_eq(r.returncode, 0, r.stderr)
+            expect_eq(r.stderr, f"moved {n} of {n}\nfevent: {2 * n} events; none lost\n", extra)
+            migrating_calls(r.stdout, n)
+        r = fe.run("report", "-i", dat)
+        expect_eq(r.stderr, f"fevent: {2 * n} events; none lost in the buffers\n")
+        migrating_calls(r.stdout, n)
+        r = fe.run("record", "-g", GROUP, "--json", "--", exe, str(n))
+        expect_eq(r.returncode, 0, r.stderr)
+        objs = [json.loads(l) for l in r.stdout.splitlines()]
+        expect_eq([(o["args"]["i"], o["ret"]) for o in objs], [(k, 2 * k + 1) for k in range(n)])
+        # stats pairs the same halves: no call's duration is negative
+        r = fe.run("stats", "-g", GROUP, "--latency", "--stream", "--json", "--", exe, str(n))
+        expect_eq(r.returncode, 0, r.stderr)
+        check(f"moved {n} of {n}" in r.stderr, r.stderr)
+        st = [json.loads(l) for l in r.stdout.splitlines()]
+        expect_eq([(o["event"], o["count"]) for o in st], [(f"{GROUP}/hop", n)])
+        check(st[0]["max"] < 2 ** 63, st)    # a return before its entry wraps around
     finally:
         clean()
         shutil.rmtree(tmp)
