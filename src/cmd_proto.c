@@ -84,7 +84,8 @@ static char *tp_signature(struct fe_dbg *dbg, const char *name, int *found)
 
 /* What text (by default "FUNC(...)" with its return) compiles to, as
  * comment lines. */
-static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f, const char *proto)
+static void print_compiled(const struct fe_cli *cli, struct fe_dbg *dbg, const struct fe_dfunc *f,
+			   const char *proto)
 {
 	struct fe_compile_opts opts;
 	struct fe_compile_set set = { 0 };
@@ -92,6 +93,7 @@ static void print_compiled(const struct fe_cli *cli, const struct fe_dfunc *f, c
 	char text[1024];
 
 	fe_cli_compile_opts(cli, &opts);
+	opts.open_dbg = dbg;
 	opts.event = NULL;
 	opts.want_return = !proto;	/* void too: the return event times the call */
 	snprintf(text, sizeof(text), "%s", proto ? proto : "");
@@ -428,7 +430,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			sig = tp_signature(dbg, name, &found);
 			if (sig) {
 				printf("%s\n", sig);
-				print_compiled(cli, NULL, sig);
+				print_compiled(cli, dbg, NULL, sig);
 				free(sig);
 				continue;
 			}
@@ -465,7 +467,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			sig = signature(m, &f);
 			if (sig) {
 				printf("%s\n", sig);
-				print_compiled(cli, &f, NULL);
+				print_compiled(cli, dbg, &f, NULL);
 			}
 			free(sig);
 			fe_dfunc_clear(&f);
@@ -482,7 +484,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 			sig = syscall_signature(cli, dbg, cli->args[i], why, sizeof(why));
 			if (sig) {
 				printf("%s\n", sig);
-				print_compiled(cli, NULL, sig);
+				print_compiled(cli, dbg, NULL, sig);
 				free(sig);
 				continue;
 			}
@@ -512,7 +514,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 				       cli->args[i], strchr(sig, '('), nr_copies,
 				       nr_copies == 1 ? "y" : "ies");
 			snprintf(text, sizeof(text), "%s(...)", cli->args[i]);
-			print_compiled(cli, NULL, text);
+			print_compiled(cli, dbg, NULL, text);
 			free(sig);
 			fe_dfunc_clear(&f);
 			continue;
@@ -536,7 +538,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		if (!colon && !tp && inlined_copies(dbg, cli->args[i], NULL, &nr_copies, &err) == 1)
 			printf("# also inlined: %d cop%s, each an event at its entry, none with a return event\n",
 			       nr_copies, nr_copies == 1 ? "y" : "ies");
-		print_compiled(cli, &f, NULL);
+		print_compiled(cli, dbg, &f, NULL);
 		free(sig);
 		fe_dfunc_clear(&f);
 	}

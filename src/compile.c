@@ -1466,12 +1466,14 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	bool dbg_is_running;
 	int i, ret;
 
-	if (fe_open_debug_info(opts, &dbg, err))
+	dbg = opts->open_dbg;
+	if (!dbg && fe_open_debug_info(opts, &dbg, err))
 		return -1;
 	dbg_is_running = dbg && !opts->btf && !opts->vmlinux && !opts->binary;
 	ksyms = fe_ksyms_new();
 	if (!ksyms) {
-		fe_dbg_close(dbg);
+		if (dbg != opts->open_dbg)
+			fe_dbg_close(dbg);
 		fe_err(err, 0, "out of memory");
 		return -1;
 	}
@@ -1543,7 +1545,8 @@ out:
 		free(mods.why[i]);
 	}
 	fe_dbg_close(ldbg);
-	fe_dbg_close(dbg);
+	if (dbg != opts->open_dbg)
+		fe_dbg_close(dbg);
 	module_dwarfs_close();
 	return ret;
 }

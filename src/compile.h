@@ -57,6 +57,9 @@ struct fe_compile_opts {
 				 * by its file (MODULE.ko) */
 	int nr_kos;
 	const char *binary;	/* -x BIN: a user binary, uprobes */
+	/* the debug info these options select, already open (proto compiles
+	 * each function it prints): used, not closed; NULL: opened here */
+	struct fe_dbg *open_dbg;
 	bool want_return;	/* -r: return events typed from debug info */
 	bool strict;		/* --strict: drift from the debug info is an error */
 	int max;		/* --max: functions a glob may name; 0 for 1000 */
