@@ -290,6 +290,23 @@ def _match_seq(doc, got, ex, what):
             "  got:\n" + "".join(f"    | {x}\n" for x in got))
 
 
+def by_task(lines):
+    """Each run of trace lines with its tasks one after another (by pid,
+    each task's own lines in their order): how a parent's and its child's
+    calls interleave is the scheduler's choice, not the document's."""
+    out, run = [], []
+    for line in lines + [None]:
+        m = HEAD.match(line) if line is not None else None
+        if m:
+            run.append((int(m.group(2)), len(run), line))
+            continue
+        out += [x for _, _, x in sorted(run)]
+        run = []
+        if line is not None:
+            out.append(line)
+    return out
+
+
 def _strip_blank(lines):
     lines = list(lines)
     while lines and not lines[-1].strip():
@@ -324,6 +341,7 @@ def compare(ex, rc, out, err, rundir=None, groups=(), own=()):
     if rc != ex.status():
         problems.append(f"{ex.where}: {ex.cmd}\n  exit status {rc}, the document's is {ex.status()}\n"
                         f"  stderr: {err[-1500:]}")
+    doc_out, out_lines = by_task(doc_out), by_task(out_lines)
     for doc, got, what in ((doc_out, out_lines, "standard output"),
                            (doc_err, err_lines, "standard error")):
         msg = _match_seq(doc, got, ex, what)
