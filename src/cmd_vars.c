@@ -15,12 +15,15 @@
 
 static void print_text(const struct fe_scope_at *at)
 {
+	/* a module's function as the place is typed: MODULE:FUNC */
+	const char *mod = at->module ? at->module : "", *colon = at->module ? ":" : "";
 	int i;
 
 	if (at->line >= 0)
-		printf("%s:%ld at %s+0x%lx\n", at->func, at->line, at->func, at->off);
+		printf("%s%s%s:%ld at %s%s%s+0x%lx\n", mod, colon, at->func, at->line, mod,
+		       colon, at->func, at->off);
 	else
-		printf("%s+0x%lx\n", at->func, at->off);
+		printf("%s%s%s+0x%lx\n", mod, colon, at->func, at->off);
 	if (!at->nr_vars)
 		printf("\t(nothing in scope)\n");
 	for (i = 0; i < at->nr_vars; i++) {
@@ -38,7 +41,13 @@ static void print_json(const struct fe_scope_at *at)
 {
 	int i;
 
-	printf("{\"func\":");
+	printf("{");
+	if (at->module) {
+		printf("\"module\":");
+		fe_json_string(stdout, at->module);
+		printf(",");
+	}
+	printf("\"func\":");
 	fe_json_string(stdout, at->func);
 	printf(",\"offset\":%lu", at->off);
 	if (at->line >= 0)

@@ -1903,6 +1903,11 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 		memset(at, 0, sizeof(*at));
 		if (scope_at(place, &set.items[i].site, d, opts, at, err))
 			goto fail;
+		if (set.items[i].proto->module &&
+		    !(at->module = strdup(set.items[i].proto->module))) {
+			fe_err(err, 0, "out of memory");
+			goto fail;
+		}
 		if (set.items[i].proto->at == FE_AT_OFFSET)
 			at->line = -1;
 	}
@@ -1933,6 +1938,7 @@ void fe_scopes_free(struct fe_scope_at *s, int nr)
 			free(s[i].vars[j].why);
 		}
 		free(s[i].vars);
+		free(s[i].module);
 		free(s[i].func);
 	}
 	free(s);

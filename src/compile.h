@@ -161,6 +161,7 @@ struct fe_scope_var {
 
 /* One address of a place and what is in scope there. */
 struct fe_scope_at {
+	char *module;		/* a module's function: its module; else NULL */
 	char *func;
 	unsigned long off;
 	long line;		/* from func's declaration; -1 for FUNC+OFF */

@@ -8,6 +8,7 @@ lines and vars read it; a compressed --ko reads as a .ko.zst module does;
 a file that is not there, or not DWARF, or a module no --ko names for
 another kernel, are errors that say so (exit status 2)."""
 import atexit
+import json
 import os
 import shutil
 import subprocess
@@ -64,11 +65,15 @@ def test_ko_types_proto_and_vars():
               "ret=$retval:s32\n", ""))
     r = fe.run("vars", "--vmlinux", v, "--ko", ko, "binfmt_misc:load_misc_binary:19")
     expect_eq((r.returncode, r.stdout, r.stderr), (0,
-              "load_misc_binary:19 at load_misc_binary+0xd6\n"
+              "binfmt_misc:load_misc_binary:19 at binfmt_misc:load_misc_binary+0xd6\n"
               "\tparam  struct linux_binprm *bprm         %bx:x64\n"
               "\tlocal  Node *fmt                         %r13:x64\n"
               "\tlocal  struct file *interp_file          \\0:x64\n"
               "\tlocal  int retval                        \\-2:s32\n", ""))
+    # --json names the module apart from the function
+    r = fe.run("vars", "--json", "--vmlinux", v, "--ko", ko, "binfmt_misc:load_misc_binary:19")
+    expect_eq((r.returncode, json.loads(r.stdout)["module"], json.loads(r.stdout)["func"],
+               json.loads(r.stdout)["line"]), (0, "binfmt_misc", "load_misc_binary", 19), r.stderr)
 
 
 def test_ko_lists_a_modules_lines():

@@ -293,7 +293,7 @@ def test_a_module_without_btf_is_typed_from_the_dbg_packages_dwarf():
               "     19  +0xd6       \n"
               "     20  +0xe1       \n"
               "rc=0\n"
-              "load_misc_binary:19 at load_misc_binary+0xd6\n"
+              "binfmt_misc:load_misc_binary:19 at binfmt_misc:load_misc_binary+0xd6\n"
               "\tparam  struct linux_binprm *bprm         %bx:x64\n"
               "\tlocal  Node *fmt                         %r13:x64\n"
               "\tlocal  struct file *interp_file          \\0:x64\n"
