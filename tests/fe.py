@@ -1,6 +1,9 @@
 """Helpers shared by the Python tests: run fevent, read its error caret."""
+import atexit
 import os
+import shutil
 import subprocess
+import tempfile
 
 BUILD = os.environ.get("FEVENT_BUILD",
                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
@@ -12,6 +15,33 @@ GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 
 class Skip(Exception):
     """Raised by a test that cannot run here; counted as skipped."""
+
+
+# Directories tmpdir() made, removed when the process that made them exits
+# (a fixture built once serves every module of the run, so not sooner).
+_tmpdirs = []
+_tmpdirs_pid = os.getpid()
+
+
+def tmpdir(prefix):
+    """A new directory under the temporary directory, named PREFIX...,
+    removed with what it holds when this test process exits (run.py's
+    VM child as well: it ends with sys.exit)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _tmpdirs.append(path)
+    return path
+
+
+def remove_tmpdirs():
+    """Remove every tmpdir() directory; only the process that made them
+    does (a forked child exiting leaves its parent's alone)."""
+    if os.getpid() != _tmpdirs_pid:
+        return
+    while _tmpdirs:
+        shutil.rmtree(_tmpdirs.pop(), ignore_errors=True)
+
+
+atexit.register(remove_tmpdirs)
 
 
 def binary():
@@ -27,8 +57,6 @@ def run(*args, stdin=None, env=None, **kw):
 def run_as_nobody(*args):
     """Run fevent as uid/gid 65534 (a copy in a world-readable directory,
     since the build tree may not be); needs root and setpriv."""
-    import shutil
-    import tempfile
     if os.geteuid() != 0:
         raise Skip("needs root to switch to an unprivileged user")
     if not shutil.which("setpriv"):

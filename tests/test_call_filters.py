@@ -8,7 +8,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -31,7 +30,7 @@ def run_all(filter_):
                "int sink(x)")
     expect_eq(r.returncode, 0, r.stderr)
     got = {}
-    dat = os.path.join(tempfile.mkdtemp(prefix="fevent-calls-"), "t.dat")
+    dat = os.path.join(fe.tmpdir("fevent-calls-"), "t.dat")
     r = fe.run("record", "-g", GROUP, "-o", dat, "--", binary())
     expect_eq(r.returncode, 0, r.stderr)
     got["text"] = shown(r.stdout)

@@ -14,7 +14,7 @@ _clone = {}
 
 def clone_lib():
     if "so" not in _clone:
-        tmp = tempfile.mkdtemp(prefix="fevent-clone-")
+        tmp = fe.tmpdir("fevent-clone-")
         _clone["so"] = os.path.join(tmp, "libfxclone.so")
         subprocess.run(["gcc", "-g", "-O2", "-shared", "-fPIC", os.path.join(FIXTURES, "fx_clone.c"),
                         "-o", _clone["so"]], check=True)

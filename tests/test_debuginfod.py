@@ -9,7 +9,6 @@ import pty
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 import urllib.request
 
@@ -78,7 +77,7 @@ def setup():
         raise fe.Skip("debuginfod not installed (Debian: apt-get install debuginfod)")
     if not os.path.exists("/usr/lib/x86_64-linux-gnu/libdebuginfod.so.1"):
         raise fe.Skip("libdebuginfod1 not installed")
-    tmp = tempfile.mkdtemp(prefix="fevent-dinfo-")
+    tmp = fe.tmpdir("fevent-dinfo-")
     served = os.path.join(tmp, "served")
     os.makedirs(served)
     full = os.path.join(tmp, "fx_places")
@@ -96,7 +95,7 @@ def setup():
         raise
     _state.update(tmp=tmp, full=full, stripped=stripped, server=server, id=build_id(stripped))
     import atexit
-    atexit.register(lambda: (server.stop(), shutil.rmtree(tmp, True)))
+    atexit.register(server.stop)    # runs before fe.tmpdir's removal of tmp (registered later)
     return _state
 
 

@@ -6,7 +6,6 @@ run in the 6.1 test VM (tests/test_vm_doc_examples.py)."""
 import os
 import shutil
 import subprocess
-import tempfile
 
 import doc_examples as dx
 import fe
@@ -20,7 +19,7 @@ def rundir():
     global _rundir
     if _rundir:
         return _rundir
-    d = tempfile.mkdtemp(prefix="fevent-doc-")
+    d = fe.tmpdir("fevent-doc-")
     for name, (src, how) in dx.FIXTURES.items():
         src = os.path.join(dx.HERE, "fixtures", src)
         if how is None:

@@ -21,7 +21,7 @@ _fx = {}
 
 def fixture():
     if "path" not in _fx:
-        tmp = tempfile.mkdtemp(prefix="fevent-errors-")
+        tmp = fe.tmpdir("fevent-errors-")
         os.chmod(tmp, 0o755)
         path = os.path.join(tmp, "fx_errors")
         subprocess.run(["gcc", "-g", "-O2", os.path.join(FIXTURES, "fx_errors.c"), "-o", path],

@@ -3,7 +3,6 @@ tracefs needed; this kernel has uprobe events but no kprobe events)."""
 import json
 import os
 import subprocess
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -16,7 +15,7 @@ _prog = {}
 
 def prog():
     if "path" not in _prog:
-        tmp = tempfile.mkdtemp(prefix="fevent-prog-")
+        tmp = fe.tmpdir("fevent-prog-")
         os.chmod(tmp, 0o755)
         path = os.path.join(tmp, "fx_prog")
         subprocess.run(["gcc", "-g", "-O2", os.path.join(FIXTURES, "fx_prog.c"), "-o", path],

@@ -7,7 +7,6 @@ kernel's filter, with COMM, CPU and common_pid for the task's."""
 import os
 import re
 import subprocess
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -82,7 +81,7 @@ def test_add_refuses_before_touching_tracefs():
 
 def prog():
     if "path" not in _prog:
-        tmp = tempfile.mkdtemp(prefix="fevent-names-")
+        tmp = fe.tmpdir("fevent-names-")
         os.chmod(tmp, 0o755)
         path = os.path.join(tmp, "fx_names")
         subprocess.run(["gcc", "-g", "-O2", os.path.join(FIXTURES, "fx_names.c"), "-o", path],

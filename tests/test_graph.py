@@ -4,7 +4,6 @@ nested by depth, function_graph style -- 'f(args) {' ... '} = ret <dur>
 trace.dat, on the places fixture (walk and keep calling sink)."""
 import os
 import re
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -30,7 +29,7 @@ def shape(out):
 def test_calls_nest_by_depth_live_and_from_a_file():
     need_uprobes()
     clean()
-    tmp = tempfile.mkdtemp(prefix="fevent-graph-")
+    tmp = fe.tmpdir("fevent-graph-")
     try:
         n = rel_line("walk")
         r = fe.run("add", "-g", GROUP, "-x", binary(), "int walk(head, k)", "int sink(x)",

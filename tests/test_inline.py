@@ -12,7 +12,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -25,7 +24,7 @@ _bin = {}
 
 def binary(name="fx_inlined", src=SRC):
     if name not in _bin:
-        tmp = tempfile.mkdtemp(prefix="fevent-inline-")
+        tmp = fe.tmpdir("fevent-inline-")
         os.chmod(tmp, 0o755)
         path = os.path.join(tmp, name)
         subprocess.run(["gcc", "-g", "-O2", src, "-o", path], check=True)

@@ -25,7 +25,7 @@ _prog = {}
 
 def prog():
     if "path" not in _prog:
-        tmp = tempfile.mkdtemp(prefix="fevent-utf8-")
+        tmp = fe.tmpdir("fevent-utf8-")
         os.chmod(tmp, 0o755)
         path = os.path.join(tmp, "fx_utf8")
         subprocess.run(["gcc", "-g", "-O2", os.path.join(FIXTURES, "fx_utf8.c"), "-o", path],

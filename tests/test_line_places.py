@@ -7,7 +7,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -19,7 +18,7 @@ _bin = {}
 
 def binary():
     if "path" not in _bin:
-        tmp = tempfile.mkdtemp(prefix="fevent-places-")
+        tmp = fe.tmpdir("fevent-places-")
         os.chmod(tmp, 0o755)
         path = os.path.join(tmp, "fx_places")
         subprocess.run(["gcc", "-g", "-O2", SRC, "-o", path], check=True)
@@ -368,7 +367,7 @@ def test_callee_saved_register_stack_slot_and_a_late_parameter():
 def test_a_file_place_under_a_directory_with_a_dot_and_digits():
     """FILE:N with the file under /tmp/tmp.9J2u... (mktemp's names): the
     word after the dot is part of the path, not a number."""
-    d = tempfile.mkdtemp(prefix="tmp.9")
+    d = fe.tmpdir("tmp.9")
     src = os.path.join(d, "fx_places.c")
     with open(os.path.join(FIXTURES, "fx_places.c")) as f, open(src, "w") as g:
         g.write(f.read())

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sysconfig
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -19,7 +18,7 @@ _fx = {}
 
 def libfx():
     if not _fx:
-        tmp = tempfile.mkdtemp(prefix="fevent-lines-")
+        tmp = fe.tmpdir("fevent-lines-")
         so = os.path.join(tmp, "libfx.so")
         subprocess.run(["gcc", "-g", "-O2", "-shared", "-fPIC", os.path.join(FIXTURES, "fx.c"),
                         "-o", so], check=True)
@@ -165,8 +164,7 @@ def test_a_helper_inlined_everywhere_has_its_lines_in_its_copy():
     # helper's only copy is at arr_fn+0x10, where gdb puts its lines too
     # ('info line fx_inline.c:5': arr_fn+16); a and b are folded away there
     import subprocess
-    import tempfile
-    d = tempfile.mkdtemp(prefix="fevent-inl-")
+    d = fe.tmpdir("fevent-inl-")
     binary = os.path.join(d, "fx_inline")
     subprocess.run(["gcc", "-g", "-O2", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "fixtures", "fx_inline.c"), "-o", binary],

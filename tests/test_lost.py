@@ -4,7 +4,6 @@ of "none lost".  uprobes on this machine; kprobe misses in test_vm_lost."""
 import os
 import re
 import subprocess
-import tempfile
 
 import fe
 from fe import expect_eq
@@ -64,7 +63,7 @@ int __open64_2(const char *path, int flags)
 def preload(source):
     """Build source as a library to preload into fevent (after ASan's
     runtime, which must come first, in a sanitized build)."""
-    tmp = tempfile.mkdtemp(prefix="fevent-preload-")
+    tmp = fe.tmpdir("fevent-preload-")
     c, so = os.path.join(tmp, "shim.c"), os.path.join(tmp, "shim.so")
     with open(c, "w") as f:
         f.write(source)
@@ -116,7 +115,7 @@ def test_a_drop_in_a_function_fevent_itself_calls_is_reported():
 def test_report_says_only_what_the_file_holds():
     # the kernel's counts are not in a trace.dat: report cannot know
     added("traced(n, string s)")
-    tmp = tempfile.mkdtemp(prefix="fevent-lost-")
+    tmp = fe.tmpdir("fevent-lost-")
     out = os.path.join(tmp, "t.dat")
     try:
         r = fe.run("record", "-g", GROUP, "-o", out, "--", prog(), "4", "big")

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 
 import fe
 from fe import caret_column, check, expect_eq
@@ -30,7 +29,7 @@ HOW = ('how={flags=0x88000, mode=0x1a4, in.a=-3, in.b=9, name="howdy", st=FX_DON
 
 def binary():
     if "path" not in _bin:
-        d = tempfile.mkdtemp(prefix="fevent-named-")
+        d = fe.tmpdir("fevent-named-")
         os.chmod(d, 0o755)
         out = os.path.join(d, "fx_show")
         subprocess.run(["gcc", "-g", "-O2", "-o", out,
@@ -89,7 +88,7 @@ def test_enums_and_structs_in_json_and_report():
             ("bad_ptr", {"n": 12}, "0xfffffffffffffff4"),
             ("fails", {"n": 2}, -2)])
         check(all("error" not in o for o in objs), "no errno names in user space")
-        dat = os.path.join(tempfile.mkdtemp(prefix="fevent-named-"), "t.dat")
+        dat = os.path.join(fe.tmpdir("fevent-named-"), "t.dat")
         r = fe.run("record", "-g", GROUP, "-q", "-o", dat, "--", binary(), "2")
         expect_eq(r.returncode, 0, r.stderr)
         clean()     # report needs nothing of the events: the file carries it

@@ -126,8 +126,7 @@ def test_events_too_large_to_record_are_reported_lost():
 def test_a_rebuilt_binary_is_reported_and_force_recreates_it():
     import json
     import shutil
-    import tempfile
-    tmp = tempfile.mkdtemp(prefix="fevent-rebuilt-")
+    tmp = fe.tmpdir("fevent-rebuilt-")
     os.chmod(tmp, 0o755)
     exe = os.path.join(tmp, "fx_prog")
     shutil.copy(prog(), exe)

@@ -14,7 +14,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 
 import fe
 from fe import caret_column, check, expect_eq
@@ -31,7 +30,7 @@ def binary(debug=True):
     """fx_rettype, with DWARF (debug) or without any debug info."""
     key = "g" if debug else "nodebug"
     if key not in _bin:
-        d = tempfile.mkdtemp(prefix="fevent-rettype-")
+        d = fe.tmpdir("fevent-rettype-")
         os.chmod(d, 0o755)
         out = os.path.join(d, "fx_rettype")
         subprocess.run(["gcc", *(["-g"] if debug else []), "-O2", "-o", out,

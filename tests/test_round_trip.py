@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -24,7 +23,7 @@ _fx = {}
 def fixtures():
     """fx.o with BTF and DWARF, libfx.so with DWARF, and the corpus list."""
     if not _fx:
-        tmp = tempfile.mkdtemp(prefix="fevent-rt-")
+        tmp = fe.tmpdir("fevent-rt-")
         os.chmod(tmp, 0o755)
         src = os.path.join(FIXTURES, "fx.c")
         obj, so = os.path.join(tmp, "fx.o"), os.path.join(tmp, "libfx.so")

@@ -23,7 +23,7 @@ _fx = {}
 
 def fixture():
     if "path" not in _fx:
-        tmp = tempfile.mkdtemp(prefix="fevent-stack-")
+        tmp = fe.tmpdir("fevent-stack-")
         os.chmod(tmp, 0o755)
         path = os.path.join(tmp, "fx_stack")
         subprocess.run(["gcc", "-g", "-O2", "-fno-omit-frame-pointer",

@@ -6,7 +6,6 @@ is tests/test_stats_host.py; the kernel's way is tests/test_vm_stats.py."""
 import json
 import os
 import subprocess
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -19,7 +18,7 @@ _bin = {}
 
 def binary():
     if "b" not in _bin:
-        d = tempfile.mkdtemp(prefix="fevent-ticks-")
+        d = fe.tmpdir("fevent-ticks-")
         os.chmod(d, 0o755)
         out = os.path.join(d, "fx_ticks")
         subprocess.run(["gcc", "-g", "-O2", "-o", out,

@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -21,7 +20,7 @@ _bin = {}
 
 def binary():
     if "b" not in _bin:
-        d = tempfile.mkdtemp(prefix="fevent-counts-")
+        d = fe.tmpdir("fevent-counts-")
         os.chmod(d, 0o755)
         out = os.path.join(d, "fx_counts")
         subprocess.run(["gcc", "-g", "-O2", "-o", out,

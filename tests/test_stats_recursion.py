@@ -7,7 +7,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 
 import fe
 from fe import check, expect_eq
@@ -19,7 +18,7 @@ _prog = {}
 
 def prog():
     if "path" not in _prog:
-        tmp = tempfile.mkdtemp(prefix="fevent-fib-")
+        tmp = fe.tmpdir("fevent-fib-")
         os.chmod(tmp, 0o755)
         path = os.path.join(tmp, "fx_fib")
         subprocess.run(["gcc", "-g", "-O0", os.path.join(FIXTURES, "fx_fib.c"), "-o", path],

@@ -169,9 +169,8 @@ def test_libstdcxx_throw_and_catch_fire_once_per_throw_and_catch():
     if not lib or not shutil.which("g++"):
         raise fe.Skip("no libstdc++ or g++")
     from test_events_host import need_uprobes
-    import tempfile
     need_uprobes()
-    d = tempfile.mkdtemp(prefix="fevent-cxx-")
+    d = fe.tmpdir("fevent-cxx-")
     src, prog = os.path.join(d, "t.cc"), os.path.join(d, "t")
     with open(src, "w") as f:
         f.write(CXX)
@@ -197,13 +196,12 @@ def test_damaged_sdt_notes_never_crash():
         raise fe.Skip("no python3.11")
     import random
     import struct
-    import tempfile
     out = subprocess.run(["readelf", "-S", "-W", PYTHON], capture_output=True, text=True).stdout
     line = [l for l in out.splitlines() if ".note.stapsdt" in l][0]
     fields = line.split("]", 1)[1].split()
     off, size = int(fields[3], 16), int(fields[4], 16)
     data = bytearray(open(PYTHON, "rb").read())
-    d = tempfile.mkdtemp(prefix="fevent-sdt-")
+    d = fe.tmpdir("fevent-sdt-")
     bad = os.path.join(d, "python3.11")
 
     def run(blob):

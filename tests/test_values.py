@@ -66,8 +66,7 @@ def test_signed_bitfields_and_char_arrays_live_and_in_json():
                                 "b": "yyyyyyyy"})
         # a trace.dat keeps the formats, so report decodes the same
         import os
-        import tempfile
-        dat = os.path.join(tempfile.mkdtemp(), "t.dat")
+        dat = os.path.join(fe.tmpdir("fevent-values-"), "t.dat")
         r = fe.run("record", "-g", GROUP, "-o", dat, "--", prog(), "values")
         rep = fe.run("report", "-i", dat)
         expect_eq(rep.stdout.split(": ", 1)[1],

@@ -110,9 +110,8 @@ def compressed(files):
     """binfmt_misc.ko as xz, gzip and zstd compress it, and a zstd file
     cut in its middle, at /compressed/ in the VM."""
     import subprocess
-    import tempfile
     ko = [h for v, h in files.items() if v.endswith("/binfmt_misc.ko")][0]
-    tmp = tempfile.mkdtemp(prefix="fevent-ko-")
+    tmp = fe.tmpdir("fevent-ko-")
     out = {}
     for z, argv in (("xz", ["xz", "-c"]), ("gz", ["gzip", "-c"]), ("zst", ["zstd", "-q", "-c"])):
         path = os.path.join(tmp, f"binfmt_misc.ko.{z}")
