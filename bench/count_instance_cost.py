@@ -35,6 +35,7 @@ usage: bench/count_instance_cost.py [-n ROUNDS] [-c CALLS] [--suite S]
 """
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -128,10 +129,13 @@ def main():
     ap.add_argument("-c", "--calls", type=int, default=100000)
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="fevent-bench-")
-    prog = os.path.join(tmp, "fx_open")
-    subprocess.run(["gcc", "-O2", "-static", "-o", prog, OPEN], check=True)
-    res = vm.run(FEVENT, [("bench", snippet(args.rounds, args.calls)), ("record", RECORD)],
-                 files={"/fx_open": prog}, timeout=3000, suite=args.suite)
+    try:
+        prog = os.path.join(tmp, "fx_open")
+        subprocess.run(["gcc", "-O2", "-static", "-o", prog, OPEN], check=True)
+        res = vm.run(FEVENT, [("bench", snippet(args.rounds, args.calls)), ("record", RECORD)],
+                     files={"/fx_open": prog}, timeout=3000, suite=args.suite)
+    finally:
+        shutil.rmtree(tmp)
     rc, out, err = res["bench"]
     if rc:
         sys.exit(f"the bench failed ({rc}): {out}{err}")

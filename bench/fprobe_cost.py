@@ -20,6 +20,7 @@ usage: bench/fprobe_cost.py [--suite trixie|sid] [-n ROUNDS] [-c CALLS]
 """
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -71,10 +72,13 @@ def main():
     ap.add_argument("-c", "--calls", type=int, default=100000)
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="fevent-bench-")
-    loop = os.path.join(tmp, "fx_loop")
-    subprocess.run(["gcc", "-O2", "-static", "-o", loop, LOOP], check=True)
-    rc, out, err = vm.run(FEVENT, [("bench", snippet(args.rounds, args.calls))],
-                          files={"/fx_loop": loop}, timeout=3000, suite=args.suite)["bench"]
+    try:
+        loop = os.path.join(tmp, "fx_loop")
+        subprocess.run(["gcc", "-O2", "-static", "-o", loop, LOOP], check=True)
+        rc, out, err = vm.run(FEVENT, [("bench", snippet(args.rounds, args.calls))],
+                              files={"/fx_loop": loop}, timeout=3000, suite=args.suite)["bench"]
+    finally:
+        shutil.rmtree(tmp)
     if rc:
         sys.exit(f"the bench failed ({rc}): {out}{err}")
     # per round, in run order: each mode's wall and CPU time

@@ -22,6 +22,7 @@ usage: bench/scale_speed.py [--runs R] [--host-runs N] [--no-vm]
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -117,21 +118,24 @@ def host_part(runs):
         print(f"(no {BTF}: host part skipped)")
         return
     tmp = tempfile.mkdtemp(prefix="fevent-bench-")
-    names = subprocess.run([FEVENT, "funcs", "*"], capture_output=True, text=True,
-                           check=True).stdout.split()
-    picked = names[::27][:2000]
-    protos = os.path.join(tmp, "protos")
-    with open(protos, "w") as f:
-        f.writelines(f"{n}(...)\n" for n in picked)
-    one = "long do_sys_openat2(int dfd, string filename, how->flags)"
-    cmds = {
-        "cat": ["cat", BTF],
-        "dd": ["dd", f"if={BTF}", "of=/dev/null", "bs=8M", "status=none"],
-        "one": [FEVENT, "compile", one],
-        "many": [FEVENT, "compile", "-q", "-f", protos],
-        "glob": [FEVENT, "compile", "-q", "--max", "100000", "*(...)"],
-    }
-    t, _ = medians(cmds, runs)
+    try:
+        names = subprocess.run([FEVENT, "funcs", "*"], capture_output=True, text=True,
+                               check=True).stdout.split()
+        picked = names[::27][:2000]
+        protos = os.path.join(tmp, "protos")
+        with open(protos, "w") as f:
+            f.writelines(f"{n}(...)\n" for n in picked)
+        one = "long do_sys_openat2(int dfd, string filename, how->flags)"
+        cmds = {
+            "cat": ["cat", BTF],
+            "dd": ["dd", f"if={BTF}", "of=/dev/null", "bs=8M", "status=none"],
+            "one": [FEVENT, "compile", one],
+            "many": [FEVENT, "compile", "-q", "-f", protos],
+            "glob": [FEVENT, "compile", "-q", "--max", "100000", "*(...)"],
+        }
+        t, _ = medians(cmds, runs)
+    finally:
+        shutil.rmtree(tmp)
     floor = t["cat"]
     print(f"Host (kernel {os.uname().release}): medians of {runs} interleaved runs")
     print("| command | time | / cat of the BTF | / dd of the BTF |")

@@ -23,6 +23,7 @@ usage: bench/stats_speed.py [-n CALLS] [--host-calls N] [--runs R]
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -48,7 +49,6 @@ def vm_part(calls, runs):
     import vm
     tmp = tempfile.mkdtemp(prefix="fevent-bench-")
     loop = os.path.join(tmp, "fx_loop")
-    subprocess.run(["gcc", "-O2", "-static", "-o", loop, LOOP], check=True)
     lines = ["T=/sys/kernel/tracing", "mount -t tracefs nodev $T 2>/dev/null",
              f"fevent add -q '{PROBE}' || exit 1"]
     for r in range(runs):
@@ -57,8 +57,12 @@ def vm_part(calls, runs):
             lines.append(f"( time {cmd} /fx_loop read {calls} > /tmp/bench.out ) 2> /tmp/bench.err; "
                          "grep -h '^wall' /tmp/bench.out /tmp/bench.err; cat /tmp/bench.err")
     snippet = "\n".join(lines) + "\nfevent clear -q\n"
-    rc, out, err = vm.run(FEVENT, [("bench", snippet)], files={"/fx_loop": loop},
-                          timeout=3000)["bench"]
+    try:
+        subprocess.run(["gcc", "-O2", "-static", "-o", loop, LOOP], check=True)
+        rc, out, err = vm.run(FEVENT, [("bench", snippet)], files={"/fx_loop": loop},
+                              timeout=3000)["bench"]
+    finally:
+        shutil.rmtree(tmp)
     if rc:
         sys.exit(f"the VM part failed: {err}")
     results = {i: [] for i in range(len(WAYS))}
@@ -108,12 +112,12 @@ def host_part(calls, runs):
     tmp = tempfile.mkdtemp(prefix="fevent-bench-")
     os.chmod(tmp, 0o755)
     loop = os.path.join(tmp, "fx_loop")
-    subprocess.run(["gcc", "-O2", "-o", loop, LOOP], check=True)
     group = "fevent_bench_stats"
-    subprocess.run([FEVENT, "clear", "-q", "-g", group, "--force"])
-    subprocess.run([FEVENT, "add", "-q", "-g", group, "-x", loop, "int fx_step(int i)"],
-                   check=True)
     try:
+        subprocess.run(["gcc", "-O2", "-o", loop, LOOP], check=True)
+        subprocess.run([FEVENT, "clear", "-q", "-g", group, "--force"])
+        subprocess.run([FEVENT, "add", "-q", "-g", group, "-x", loop, "int fx_step(int i)"],
+                       check=True)
         fe = [FEVENT, "stats", "-g", group, "-e", "fx_step", "--by", "comm", "--",
               loop, "call", str(calls)]
         bt = ["bpftrace", "-e", f"uprobe:{loop}:fx_step {{ @[comm] = count(); }}",
@@ -126,6 +130,7 @@ def host_part(calls, runs):
             got["bpftrace"].append(timed(bt))
     finally:
         subprocess.run([FEVENT, "clear", "-q", "-g", group, "--force"])
+        shutil.rmtree(tmp)
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
            for k, v in got.items()}
     print(f"host: {calls} calls of a uprobed function, whole runs, median of {runs}")
