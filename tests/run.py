@@ -13,9 +13,11 @@ everything in one process, in order.
 usage: tests/run.py [-b BUILD] [-s ASAN_BUILD] [-k SUBSTRING]
 """
 import argparse
+import atexit
 import glob
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -195,6 +197,9 @@ def main():
     ap.add_argument("--part", choices=("all", "host", "vm"), default=None,
                     help=argparse.SUPPRESS)
     args = ap.parse_args()
+    # SIGTERM (a CI job's time limit) ends the run as an exception does:
+    # atexit then removes the fe.tmpdir() directories, a VM child's too
+    signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
 
     tally = Tally()
     start = time.monotonic()
@@ -205,6 +210,9 @@ def main():
         if (os.environ.get("FEVENT_SERIAL") != "1"
                 and os.environ.get("FEVENT_NO_VM") != "1"):
             child, out = start_vm_half(args)
+            # interrupted before the child ended: it stops too (its qemu
+            # killed, its directories removed, by its SIGTERM handler)
+            atexit.register(lambda: child.poll() is None and (child.terminate(), child.wait()))
             part = "host"
     run_pass(tally, args.build, args.match, part=part)
     if args.sanitized:
