@@ -165,7 +165,22 @@ def test_what_dots_skip_at_a_copy_names_the_copy():
     check(where, r.stderr)
     expect_eq(r.stderr, "".join(
         f"fevent: warning: '...' skips '{p}': it is optimized out here (event 'helper', the "
-        f"copy of 'helper' inlined into {where[1]})\n" for p in "abc"))
+        f"copy of 'helper' inlined into {where[1]})\n" for p in "ab"))
+
+
+def test_a_copys_locals_are_not_read_at_its_entry():
+    # helper's local c has no value before helper's code sets it: at a
+    # copy's entry, as at a function's own, '...' reads parameters only
+    # (it read c, and libpython's compiler_visit_expr(...) failed on a
+    # local kept in an SSE register), and a read by name is refused alike
+    path = binary("fx_inline", os.path.join(FIXTURES, "fx_inline.c"))
+    for proto, col in (("helper(c)", 8), ("arr_fn(s)", 8)):
+        r = fe.run("compile", "-g", GROUP, "-x", path, proto)
+        func = proto.split("(")[0]
+        expect_eq((r.returncode, r.stdout, r.stderr.splitlines()[0]),
+                  (2, "", f"fevent: error: column {col}: '{func}' has no parameter "
+                   f"'{proto[len(func) + 1]}'; did you mean '{'a' if func == 'helper' else 'v'}'?"),
+                  r.stderr)
 
 
 def test_a_line_of_an_inlined_function_is_found_in_its_copies():
