@@ -231,16 +231,40 @@ static int unit_roots(Dwarf_Die *cu, const char *name, Dwarf_Off **roots)
 	return n;
 }
 
+/* The file that declares the function of name's one symbol; NULL when
+ * there is no such symbol or it has no DIE (no copy is then told apart). */
+static const char *own_file(struct fe_dbg *dbg, const char *name)
+{
+	Dwarf_Addr entry;
+	Dwarf_Die fn;
+
+	if (fe_dbg_func_count(dbg, name) != 1 || !fe_dwarf_func_die(dbg, name, &fn, &entry))
+		return NULL;
+	return dwarf_decl_file(&fn);
+}
+
+/* Whether a root declared in file is of the function own declares: the
+ * same file's name (each unit spells its path its own way: the last
+ * component is compared); a static function of the same name in another
+ * file is another function, whose copies are not this one's. */
+static bool same_file(const char *own, const char *file)
+{
+	const char *a = strrchr(own, '/'), *b = file ? strrchr(file, '/') : NULL;
+
+	return file && !strcmp(a ? a + 1 : own, b ? b + 1 : file);
+}
+
 /* Every copy of name: w->pcs and w->dies; -1 when out of memory. */
 static int find_copies(struct fe_dbg *dbg, const char *name, struct walk *w)
 {
 	Dwarf_Off *roots = NULL, *cus = NULL;
-	int first, n, i, j, nr_cus = 0;
+	int first, n, i, j, kept, nr_cus = 0;
+	const char *own;
 	Dwarf_Die unit;
 
 	if (!dbg->dw || strcmp(fe_dbg_kind(dbg), "DWARF"))
 		return 0;
-	if (!dbg->inline_indexed && defining_unit(dbg, name, &unit)) {
+	if (defining_unit(dbg, name, &unit)) {
 		n = unit_roots(&unit, name, &roots);
 		if (n <= 0)
 			return n;
@@ -259,13 +283,15 @@ static int find_copies(struct fe_dbg *dbg, const char *name, struct walk *w)
 		if (!roots || !cus)
 			goto oom;
 	}
-	for (i = 0; i < n; i++) {
+	own = first >= 0 ? own_file(dbg, name) : NULL;
+	for (i = 0, kept = 0; i < n; i++) {
 		Dwarf_Die root, cu;
+		Dwarf_Off r = first >= 0 ? dbg->inline_roots[first + i].die : roots[i];
 
-		if (first >= 0)
-			roots[i] = dbg->inline_roots[first + i].die;
-		if (!dwarf_offdie(dbg->dw, roots[i], &root) || !dwarf_diecu(&root, &cu, NULL, NULL))
+		if (!dwarf_offdie(dbg->dw, r, &root) || !dwarf_diecu(&root, &cu, NULL, NULL) ||
+		    (own && !same_file(own, dwarf_decl_file(&root))))
 			continue;
+		roots[kept++] = r;
 		for (j = 0; j < nr_cus && cus[j] != dwarf_dieoffset(&cu); j++)
 			;
 		if (j == nr_cus)
@@ -275,7 +301,7 @@ static int find_copies(struct fe_dbg *dbg, const char *name, struct walk *w)
 	}
 	w->dbg = dbg;
 	w->roots = roots;
-	w->nr_roots = n;
+	w->nr_roots = kept;
 	w->cubias = dbg->bias;	/* one module: one bias for all its units */
 	/* a static inline of a header has a root in each unit that uses it */
 	for (i = 0; i < nr_cus && !w->oom; i++) {

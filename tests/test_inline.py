@@ -8,9 +8,11 @@ and clear take the function's name for all its copies; a return event is
 the out-of-line copy's only, said in a warning, and refused where there
 is none; lines of an inlined function (FUNC:N, FILE:N, 'fevent lines')
 are found in its copies."""
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
@@ -251,3 +253,25 @@ def test_where_only_btf_is_at_hand_the_refusal_says_dwarf_is_needed():
     # with the DWARF, the copies
     r = fe.run("compile", "--vmlinux", v, "do_fsync(fd)")
     expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 4), r.stderr)
+
+
+def test_a_static_function_of_the_same_name_elsewhere_is_not_a_copy():
+    # tests/fixtures/fx_samename_*.c: fx_samename_b.c's dup and only_a
+    # (other parameters) are inlined there; they are other functions than
+    # the header's dup and fx_samename_a.c's only_a, whose copies alone
+    # are probed (they were taken as copies: dup_2(a, b), only_a_1(p, q))
+    tmp = tempfile.mkdtemp(prefix="fevent-inline-")
+    atexit.register(shutil.rmtree, tmp, True)
+    os.chmod(tmp, 0o755)
+    path = os.path.join(tmp, "fx_samename")
+    subprocess.run(["gcc", "-g", "-O2", "-o", path] +
+                   [os.path.join(FIXTURES, f"fx_samename_{s}.c") for s in "ab"], check=True)
+    nm = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+    addr = {f[2]: int(f[0], 16) for f in (l.split() for l in nm.splitlines()) if len(f) == 3}
+    r = fe.run("compile", "-g", GROUP, "-x", path, "dup(...)", "only_a(...)")
+    expect_eq((r.returncode, r.stdout, r.stderr), (0,
+              f"p:{GROUP}/dup {path}:{addr['dup']:#x} x=%di:s32\n"
+              f"p:{GROUP}/dup_1 {path}:{addr['call_a']:#x}\n"
+              f"p:{GROUP}/only_a {path}:{addr['only_a']:#x} x=%di:s32\n",
+              "fevent: warning: '...' skips 'x': it is optimized out here (event 'dup_1', the "
+              "copy of 'dup' inlined into call_a+0x0)\n"))
