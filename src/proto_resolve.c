@@ -2520,6 +2520,19 @@ static int syscall_format(struct resolver *r, const char *sc)
 	return ret;
 }
 
+/* At a copy's entry, as at the function's own, nothing but the parameters
+ * has a value yet: its locals (which DWARF may already place in a register
+ * holding something else) are dropped, the unit's variables kept. */
+static void keep_unit_variables(struct fe_dfunc *f)
+{
+	int i, n = 0;
+
+	for (i = 0; i < f->nr_locals; i++)
+		if (f->locals[i].global)
+			f->locals[n++] = f->locals[i];
+	f->nr_locals = n;
+}
+
 /* Find the function in the debug info.  A system call's arguments are
  * named by its trace event's format, or described by its __do_sys_/
  * __se_sys_ helper where that survived. */
@@ -2549,6 +2562,8 @@ static int find_dfunc(struct resolver *r)
 			r->err->col = col;
 			return -1;
 		}
+		if (r->ctx->site->copy_entry)
+			keep_unit_variables(&r->dfunc);
 		goto found;
 	}
 	if (r->p->syscall_wrapper) {

@@ -8,9 +8,11 @@ and clear take the function's name for all its copies; a return event is
 the out-of-line copy's only, said in a warning, and refused where there
 is none; lines of an inlined function (FUNC:N, FILE:N, 'fevent lines')
 are found in its copies."""
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import fe
@@ -164,7 +166,22 @@ def test_what_dots_skip_at_a_copy_names_the_copy():
     check(where, r.stderr)
     expect_eq(r.stderr, "".join(
         f"fevent: warning: '...' skips '{p}': it is optimized out here (event 'helper', the "
-        f"copy of 'helper' inlined into {where[1]})\n" for p in "abc"))
+        f"copy of 'helper' inlined into {where[1]})\n" for p in "ab"))
+
+
+def test_a_copys_locals_are_not_read_at_its_entry():
+    # helper's local c has no value before helper's code sets it: at a
+    # copy's entry, as at a function's own, '...' reads parameters only
+    # (it read c, and libpython's compiler_visit_expr(...) failed on a
+    # local kept in an SSE register), and a read by name is refused alike
+    path = binary("fx_inline", os.path.join(FIXTURES, "fx_inline.c"))
+    for proto, col in (("helper(c)", 8), ("arr_fn(s)", 8)):
+        r = fe.run("compile", "-g", GROUP, "-x", path, proto)
+        func = proto.split("(")[0]
+        expect_eq((r.returncode, r.stdout, r.stderr.splitlines()[0]),
+                  (2, "", f"fevent: error: column {col}: '{func}' has no parameter "
+                   f"'{proto[len(func) + 1]}'; did you mean '{'a' if func == 'helper' else 'v'}'?"),
+                  r.stderr)
 
 
 def test_a_line_of_an_inlined_function_is_found_in_its_copies():
@@ -235,3 +252,25 @@ def test_where_only_btf_is_at_hand_the_refusal_says_dwarf_is_needed():
     # with the DWARF, the copies
     r = fe.run("compile", "--vmlinux", v, "do_fsync(fd)")
     expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 4), r.stderr)
+
+
+def test_a_static_function_of_the_same_name_elsewhere_is_not_a_copy():
+    # tests/fixtures/fx_samename_*.c: fx_samename_b.c's dup and only_a
+    # (other parameters) are inlined there; they are other functions than
+    # the header's dup and fx_samename_a.c's only_a, whose copies alone
+    # are probed (they were taken as copies: dup_2(a, b), only_a_1(p, q))
+    tmp = tempfile.mkdtemp(prefix="fevent-inline-")
+    atexit.register(shutil.rmtree, tmp, True)
+    os.chmod(tmp, 0o755)
+    path = os.path.join(tmp, "fx_samename")
+    subprocess.run(["gcc", "-g", "-O2", "-o", path] +
+                   [os.path.join(FIXTURES, f"fx_samename_{s}.c") for s in "ab"], check=True)
+    nm = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+    addr = {f[2]: int(f[0], 16) for f in (l.split() for l in nm.splitlines()) if len(f) == 3}
+    r = fe.run("compile", "-g", GROUP, "-x", path, "dup(...)", "only_a(...)")
+    expect_eq((r.returncode, r.stdout, r.stderr), (0,
+              f"p:{GROUP}/dup {path}:{addr['dup']:#x} x=%di:s32\n"
+              f"p:{GROUP}/dup_1 {path}:{addr['call_a']:#x}\n"
+              f"p:{GROUP}/only_a {path}:{addr['only_a']:#x} x=%di:s32\n",
+              "fevent: warning: '...' skips 'x': it is optimized out here (event 'dup_1', the "
+              "copy of 'dup' inlined into call_a+0x0)\n"))
