@@ -8,11 +8,9 @@ and clear take the function's name for all its copies; a return event is
 the out-of-line copy's only, said in a warning, and refused where there
 is none; lines of an inlined function (FUNC:N, FILE:N, 'fevent lines')
 are found in its copies."""
-import atexit
 import json
 import os
 import re
-import shutil
 import subprocess
 
 import fe
@@ -259,8 +257,7 @@ def test_a_static_function_of_the_same_name_elsewhere_is_not_a_copy():
     # (other parameters) are inlined there; they are other functions than
     # the header's dup and fx_samename_a.c's only_a, whose copies alone
     # are probed (they were taken as copies: dup_2(a, b), only_a_1(p, q))
-    tmp = tempfile.mkdtemp(prefix="fevent-inline-")
-    atexit.register(shutil.rmtree, tmp, True)
+    tmp = fe.tmpdir("fevent-inline-")
     os.chmod(tmp, 0o755)
     path = os.path.join(tmp, "fx_samename")
     subprocess.run(["gcc", "-g", "-O2", "-o", path] +
