@@ -1356,24 +1356,50 @@ static int settle_copies(struct fe_compile_set *set, bool verbose)
  */
 static int settle_globs(struct fe_compile_set *set, const struct fe_compile_opts *opts)
 {
-	int i = 0, out = 0, failed = 0;
+	int i = 0, out = 0, failed = 0, k;
+	/* where each item went; and the globs an earlier prototype covers,
+	 * said on the item that defines the first of their functions */
+	int *moved = malloc((set->nr ? set->nr : 1) * sizeof(*moved));
+	struct { int to; char *msg; } *covered = malloc((set->nr ? set->nr : 1) *
+							 sizeof(*covered));
+	int nr_covered = 0;
 
+	if (!moved || !covered) {
+		free(moved);
+		free(covered);
+		return -1;
+	}
 	while (i < set->nr) {
-		int end = i, good = -1, nr_failed = 0, k;
+		int end = i, good = -1, nr_failed = 0, nr_named = 0, named = -1;
 
 		while (end < set->nr && set->items[i].glob &&
 		       set->items[end].glob == set->items[i].glob)
 			end++;
 		if (end == i) {
 			failed += set->items[i].failed;
+			moved[i] = out;
 			set->items[out++] = set->items[i++];
 			continue;
 		}
 		for (k = i; k < end; k++) {
 			if (set->items[k].failed)
 				nr_failed++;
-			else if (good < 0)
+			else if (set->items[k].named_by && nr_named++ == 0)
+				named = k;
+			else if (!set->items[k].named_by && good < 0)
 				good = k;
+		}
+		if (good < 0 && nr_named) {
+			/* earlier prototypes define all that it compiles
+			 * (out of memory: nothing said) */
+			if (asprintf(&covered[nr_covered].msg, "every function '%s' names that "
+				     "compiles is named by an earlier prototype: it adds none",
+				     set->items[named].glob_name) >= 0)
+				covered[nr_covered++].to = set->items[named].named_by - 1;
+			for (k = i; k < end; k++)
+				fe_compiled_clear(&set->items[k]);
+			i = end;
+			continue;
 		}
 		if (good < 0) {
 			struct fe_compiled *first = &set->items[i];
@@ -1410,14 +1436,28 @@ static int settle_globs(struct fe_compile_set *set, const struct fe_compile_opts
 						set->items[k].proto->module ? ":" : "",
 						set->items[k].proto->func, set->items[k].err.msg);
 		}
+		if (nr_named)
+			fe_warn(&set->items[good].warnings,
+				"%d of the %d functions '%s' names %s left to the earlier prototype "
+				"that names %s too", nr_named, end - i, set->items[good].glob_name,
+				nr_named == 1 ? "is" : "are", nr_named == 1 ? "it" : "them");
 		for (k = i; k < end; k++) {
-			if (set->items[k].failed)
+			if (set->items[k].failed || set->items[k].named_by) {
 				fe_compiled_clear(&set->items[k]);
-			else
+			} else {
+				moved[k] = out;
 				set->items[out++] = set->items[k];
+			}
 		}
 		i = end;
 	}
+	for (k = 0; k < nr_covered; k++) {
+		/* the defining item is earlier, so it has moved already */
+		fe_warn(&set->items[moved[covered[k].to]].warnings, "%s", covered[k].msg);
+		free(covered[k].msg);
+	}
+	free(covered);
+	free(moved);
 	set->nr = out;
 	return failed;
 }
@@ -1432,11 +1472,13 @@ static int by_event(const void *a, const void *b, void *arg)
 }
 
 /* Two items that define one event: the later says so (sorted, not
- * pairwise: a glob makes thousands). */
+ * pairwise: a glob makes thousands).  A glob's function an earlier item
+ * defines already is left to that item: globs that overlap ('vfs_*' and
+ * '*_read') name each function once. */
 static int warn_same_events(struct fe_compile_set *set)
 {
 	int *order = malloc((set->nr ? set->nr : 1) * sizeof(*order));
-	int i, n = 0;
+	int i, n = 0, first = 0;
 
 	if (!order)
 		return -1;
@@ -1447,7 +1489,13 @@ static int warn_same_events(struct fe_compile_set *set)
 	for (i = 1; i < n; i++) {
 		struct fe_compiled *it = &set->items[order[i]];
 
-		if (!strcmp(set->items[order[i - 1]].def.event, it->def.event))
+		if (strcmp(set->items[order[first]].def.event, it->def.event)) {
+			first = i;
+			continue;
+		}
+		if (it->glob && it->glob != set->items[order[first]].glob)
+			it->named_by = order[first] + 1;
+		else
 			fe_warn(&it->warnings,
 				"event '%s' is also defined by an earlier prototype; only one can be added",
 				it->def.event);
@@ -1532,6 +1580,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	if (warn_same_events(set) || settle_copies(set, opts->verbose))
 		goto oom;
 	ret = settle_globs(set, opts);
+	if (ret < 0)
+		goto oom;
 	goto out;
 oom:
 	fe_err(err, 0, "out of memory");

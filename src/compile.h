@@ -40,6 +40,9 @@ struct fe_compiled {
 				 * inlined copies: an id shared by them, or 0 */
 	int copies_said;	/* the first warnings, said of them all */
 	char *dbg_why;		/* why a MODULE:func has no debug info (its BTF) */
+	/* a glob's function whose event an earlier item defines too: that
+	 * item's index + 1 (the glob leaves it to that item), or 0 */
+	int named_by;
 };
 
 struct fe_compile_set {

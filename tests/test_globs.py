@@ -262,3 +262,63 @@ def test_all_or_nothing_over_a_glob():
         expect_eq(r.stdout, "")
     finally:
         clean()
+
+
+def defs(out):
+    """event -> its fetch arguments, of compile's lines"""
+    got = {}
+    for line in out.splitlines():
+        head, _, args = line.partition(" ")
+        event = head.split("/", 1)[1]
+        check(event not in got, f"event {event} defined twice:\n{out}")
+        got[event] = args.split(" ", 1)[1]
+    return got
+
+
+def test_overlapping_globs_name_each_function_once():
+    # vfs_read and friends match both: the first glob's definitions stand,
+    # the second leaves them and says how many
+    both = sorted(set(funcs("vfs_*")) & set(funcs("*_read")))
+    check("vfs_read" in both, both)
+    r = fe.run("compile", "--max", "5000", "vfs_*(file)", "*_read(count)")
+    expect_eq(r.returncode, 0, r.stderr)
+    got = defs(r.stdout)
+    alone = defs(fe.run("compile", "--max", "5000", "vfs_*(file)").stdout)
+    for name in both:
+        if name in alone:
+            expect_eq(got[name], alone[name], name)
+    second = defs(fe.run("compile", "--max", "5000", "*_read(count)").stdout)
+    expect_eq(sorted(got), sorted(set(alone) | set(second)))
+    # what both compile is left to the first
+    left = len(set(alone) & set(second))
+    check(left >= 1, (alone, second))
+    check(re.search(rf"warning: {left} of the \d+ functions '\*_read' names (is|are) left to "
+                    r"the earlier prototype that names (it|them) too", r.stderr), r.stderr)
+
+
+def test_a_glob_an_earlier_prototype_covers_adds_none():
+    r = fe.run("compile", "vfs_read(count)", "vfs_rea[d](file)")
+    expect_eq((r.returncode, defs(r.stdout)), (0, {"vfs_read": "__caller=$stack0:symbol "
+                                                   "count=%dx:u64"}), r.stderr)
+    expect_eq(r.stderr, "fevent: warning: every function 'vfs_rea[d]' names that compiles is "
+                        "named by an earlier prototype: it adds none\n")
+    # an explicit prototype after the glob is no glob's function: two
+    # definitions of one event, which add refuses (all or nothing)
+    r = fe.run("compile", "vfs_rea[d](file)", "vfs_read(count)")
+    check("event 'vfs_read' is also defined by an earlier prototype" in r.stderr, r.stderr)
+
+
+def test_overlapping_uprobe_globs_are_added_once():
+    need_uprobes()
+    clean()
+    prog = counts_prog()
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", prog, "fx_*(...)", "fx_wor?(...)")
+        expect_eq(r.returncode, 0, r.stderr)
+        check("every function 'fx_wor?' names that compiles is named by an earlier prototype"
+              in r.stderr, r.stderr)
+        r = fe.run("list", "-g", GROUP, "--json")
+        names = sorted(json.loads(line)["event"] for line in r.stdout.splitlines())
+        expect_eq(names, sorted(funcs("-x", prog, "fx_*")))
+    finally:
+        clean()
