@@ -1,10 +1,13 @@
 """record's loop in the 6.1 test VM (one CPU): a burst of known reads
 (a kprobe on ksys_read, bench/fx_loop.c built static) recorded at a 1 MB
-buffer loses nothing, to a file or live, the count exact; a recorder that
+buffer loses nothing, to a file or live, the count exact, where trace-cmd
+record (this machine's, copied in) on the same workload and buffer loses
+nothing either; a recorder that
 cannot read (stopped) while the buffer overflows says how many events the
 kernel overwrote and the -b that would have held them."""
 import os
 import re
+import shutil
 import sys
 
 from fe import check, expect_eq
@@ -32,6 +35,10 @@ echo rc=$?; cat /tmp/sum; grep -c 'ksys_read(fd=' /tmp/lines
 echo ::report
 fevent report -i /tmp/f.dat > /tmp/lines 2> /tmp/sum; echo rc=$?; cat /tmp/sum
 grep -c 'ksys_read(fd=' /tmp/lines
+echo ::trace-cmd
+export HOME=/tmp
+trace-cmd record -q -b 1024 -e functions:ksys_read -F -o /tmp/t.dat {LOOP} read {CALLS} /tmp/loop > /dev/null 2>&1
+echo rc=$?; trace-cmd report -q -i /tmp/t.dat 2>/dev/null | grep -c 'ksys_read:'; rm -f /tmp/t.dat*
 echo ::live
 fevent record -b 1024 -- {LOOP} read {CALLS} /tmp/loop 2> /tmp/sum | grep -c 'ksys_read(fd='
 cat /tmp/sum
@@ -50,14 +57,21 @@ def workload():
 
 
 def sections():
+    files = {LOOP: workload()}
+    if shutil.which("trace-cmd"):
+        files["/usr/bin/trace-cmd"] = shutil.which("trace-cmd")
     rc, out, err = vm.run_once("record_stream", [("record_stream", SNIPPET)],
-                               files={LOOP: workload()})["record_stream"]
+                               files=files)["record_stream"]
     expect_eq(rc, 0, err)
     return vm.split_sections(out)
 
 
 def test_a_burst_recorded_to_a_file_loses_nothing():
     s = sections()
+    # the peer at the same rate and buffer: trace-cmd keeps every event
+    # of the burst too (ksys_read once per read; the loop's own reads only,
+    # trace-cmd -F following the command)
+    expect_eq(s["trace-cmd"], f"rc=0\n{CALLS}\n", "trace-cmd record of the same burst")
     expect_eq(s["file"], f"rc=0\nfevent: {CALLS} events; none lost\n{CALLS}\n")
     expect_eq(s["report"], f"rc=0\nfevent: {CALLS} events; none lost in the buffers\n{CALLS}\n")
 
