@@ -633,16 +633,22 @@ def c_record_report(p, caps):
     expect_eq(p["report"].splitlines(), lines + ["rc=0"], p["report"])
 
 
-@matrix_check("trace-cmd", "`trace-cmd report` of that file on the host")
-def c_trace_cmd(p, caps):
-    text, _ = record_o_events(p)
-    data = gzip.decompress(base64.b64decode(p["dat"]))
+def trace_cmd_report(b64):
+    """`trace-cmd report` on the host of a trace.dat the VM printed
+    (gzip, base64); the finished process, its status checked."""
     with tempfile.NamedTemporaryFile(suffix=".dat") as f:
-        f.write(data)
+        f.write(gzip.decompress(base64.b64decode(b64)))
         f.flush()
         r = subprocess.run(["trace-cmd", "report", "-i", f.name], capture_output=True,
                            text=True, timeout=120)
     check(r.returncode == 0, r.stderr)
+    return r
+
+
+@matrix_check("trace-cmd", "`trace-cmd report` of that file on the host")
+def c_trace_cmd(p, caps):
+    text, _ = record_o_events(p)
+    r = trace_cmd_report(p["dat"])
     got = []
     for line in r.stdout.splitlines():
         m = re.search(r" (SyS_openat|ksys_read|ksys_read__return): +\(.*?\) (.*)$", line)
@@ -691,13 +697,7 @@ def c_too_large(p, caps):
     report = p["long-string-report"]
     expect_eq(report.splitlines(), mine + ["fevent: 1 event; none lost in the buffers", "rc=0"],
               report)
-    data = gzip.decompress(base64.b64decode(p["long-dat"]))
-    with tempfile.NamedTemporaryFile(suffix=".dat") as f:
-        f.write(data)
-        f.flush()
-        r = subprocess.run(["trace-cmd", "report", "-i", f.name], capture_output=True,
-                           text=True, timeout=120)
-    check(r.returncode == 0, r.stderr)
+    r = trace_cmd_report(p["long-dat"])
     expect_eq(re.findall(r' do_sys_openat2: +\(.*?\) .*?filename="([^"]*)"', r.stdout),
               ["/etc/hostname"], r.stdout[-3000:])
 
