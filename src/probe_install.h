@@ -12,6 +12,8 @@
 #include "fe_error.h"
 #include "kprobe_emit.h"
 
+struct tracefs_instance;
+
 /*
  * Find tracefs (--tracefs DIR, or where it is mounted; mounted at
  * /sys/kernel/tracing if it is nowhere) and check that this kernel and
@@ -101,6 +103,10 @@ void fe_event_infos_free(struct fe_event_info *ev, int n);
 /* Read the hits and misses of ev[0..n) again; -1 if one could not be read
  * (its counts are then 0 and, given unread, unread[i] true). */
 int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread);
+/* Enable (on) or disable one event in inst (NULL: the top level): 0, or
+ * -1 with errno set. */
+int fe_event_set_enabled(struct tracefs_instance *inst, const char *group, const char *event,
+			 bool on);
 /* The hits and misses of e in the text of its profile file (kprobe_profile
  * for kprobes, uprobe_profile for uprobes); false if not there. */
 bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,

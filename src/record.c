@@ -966,14 +966,14 @@ static int enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < n; i++)
 			if (chosen[i] && is_return(&ev[i]) == !pass &&
-			    tracefs_event_enable(s->inst, ev[i].group, ev[i].event))
+			    fe_event_set_enabled(s->inst, ev[i].group, ev[i].event, true))
 				return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group,
 					      ev[i].event, strerror(errno));
 	if (s->o->stacks && fe_stacks_enable(s->inst, ev, n, chosen, err))
 		return -1;
 	/* for the names of tasks; a kernel without them names fewer */
-	tracefs_event_enable(s->inst, "sched", "sched_process_fork");
-	tracefs_event_enable(s->inst, "sched", "sched_process_exec");
+	fe_event_set_enabled(s->inst, "sched", "sched_process_fork", true);
+	fe_event_set_enabled(s->inst, "sched", "sched_process_exec", true);
 	return 0;
 }
 
@@ -1141,7 +1141,7 @@ static void count_commits(struct session *s, struct fe_view *v, struct fe_event_
 	for (k = 0; k < c->nr_members; k++) {
 		const struct fe_event_info *e = &ev[c->members[k]];
 
-		if (tracefs_event_enable(c->inst, e->group, e->event)) {
+		if (fe_event_set_enabled(c->inst, e->group, e->event, true)) {
 			snprintf(why, sizeof(why), "cannot enable %s/%s in %s: %s", e->group,
 				 e->event, name, strerror(errno));
 			goto fail;
