@@ -3,7 +3,9 @@
  * libFuzzer target: prototype text through parse, then the compile
  * pipeline's own resolve -> map -> emit (fe_compile_one),
  * against no debug info, the fixture's BTF, its DWARF, or as a uprobe on
- * the fixture library.  The first byte picks which.
+ * the fixture library.  The first byte picks which; with its bit 0x20
+ * the text is a list of prototypes, one a line, run as a set through
+ * fe_compile_run (globs expanded, overlaps and duplicates settled).
  *
  * Fixtures come from FEVENT_FUZZ_BTF (an ELF with .BTF) and
  * FEVENT_FUZZ_SO (a shared library with DWARF); tests/fuzz/build makes
@@ -39,6 +41,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* Up to 8 prototypes, one a line, as add -f compiles them */
+static void run_set(char *text, struct fe_dbg *dbg, struct fe_compile_opts *opts)
+{
+	struct fe_compile_set set = { 0 };
+	struct fe_error err;
+	char *line = text, *nl;
+	int n = 0;
+
+	opts->open_dbg = dbg;
+	while (line && n < 8) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (*line && fe_compile_add_text(&set, line, ++n))
+			break;
+		line = nl ? nl + 1 : NULL;
+	}
+	fe_compile_run(&set, opts, &err);
+	fe_compile_set_free(&set);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fe_compile_opts opts = { 0 };
@@ -66,6 +89,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opts.binary = so_path;
 	}
 
+	if (data[0] & 0x20) {
+		/* the fixture's kallsyms: no running kernel is read */
+		if (dbg)
+			run_set(it.text, dbg, &opts);
+		free(it.text);
+		return 0;
+	}
 	/* the command's own path; the ksyms list is not loaded: symbols are unknown */
 	it.proto = fe_proto_parse(it.text, &it.err);
 	if (it.proto)

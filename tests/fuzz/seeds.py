@@ -40,6 +40,15 @@ def main():
             with open(os.path.join(out, f"seed-{n:05d}"), "wb") as f:
                 f.write(bytes([mode]) + p.encode())
             n += 1
+    # sets of prototypes (bit 0x20): globs that overlap, cover each
+    # other, and name what a prototype names too
+    sets = ["fx_*(...)\nfx_w*(...)", "fx_walk(o)\nfx_w?lk(...)\nfx_*(o)",
+            "fx_[a-m]*(...)\nfx_*(mode)\nfx_walk(int mode)", "fx_walk(o)\nfx_walk(mode)"]
+    for p in sets:
+        for mode in (1, 2, 3):
+            with open(os.path.join(out, f"seed-{n:05d}"), "wb") as f:
+                f.write(bytes([0x20 | mode]) + p.encode())
+            n += 1
     print(f"{n} seeds in {out}")
 
 
