@@ -5,7 +5,7 @@ For each recorded event with a string (__data_loc) field, fevent record
 makes a second tracefs instance (fevent-PID-countN, a 4 KB buffer per
 CPU nobody reads) with the event enabled, so that the kernel's per-CPU
 stats there count what was committed: the probe's hits less that is what
-the kernel dropped as larger than a page (src/record.c, "What the kernel
+the kernel dropped as larger than a page (src/kernel/record.c, "What the kernel
 counts and never records").  Every hit of such an event is then written
 into two ring buffers.
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filter on whole calls as fevent evaluates it (src/call_filter.c):
+ * The filter on whole calls as fevent evaluates it (src/view/call_filter.c):
  * the kernel's comparisons, signed and unsigned, '&', globs, the
  * operators' precedence, and text it refuses (a trace.dat is untrusted).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Errno names as the kernel's uapi headers give them (src/errno_names.c,
+ * Errno names as the kernel's uapi headers give them (src/base/errno_names.c,
  * its table generated at build time): values to names and back, aliases,
  * and what is no errno.
  */
