@@ -54,6 +54,13 @@ def test_arguments_by_name_from_the_format():
              "p:functions/SyS_execve __x64_sys_execve " + HEAD +
              "argv=+0(+u8(+104(%di))):ustring e=+0(+u0(+96(%di))):ustring "
              "p=+u16(+104(%di)):x64"),
+            # a whole struct through the user pointer: every member of
+            # the struct the format names, from BTF (issue 31 item 6)
+            ("SyS_openat2(dfd, filename, *how)",
+             OPENAT2 + "dfd=+112(%di):s32 filename=+0(+104(%di)):ustring "
+             "flags=+u0(+96(%di)):x64 mode=+u8(+96(%di)):x64 resolve=+u16(+96(%di)):x64"),
+            ("SyS_openat2(how->*)",
+             OPENAT2 + "flags=+u0(+96(%di)):x64 mode=+u8(+96(%di)):x64 resolve=+u16(+96(%di)):x64"),
             # a pointer typedef (cap_user_header_t) walked with BTF's types
             ("SyS_capget(header->pid)",
              "p:functions/SyS_capget __x64_sys_capget " + HEAD + "pid=+u4(+112(%di)):s32"),
@@ -90,6 +97,10 @@ def test_wrong_names_and_paths_say_what_the_format_has():
              "'->x' on 'struct iocb * *', which points to no struct or union"),
             ("SyS_pipe2(fildes[1][0])", 20,
              "'[]' on an element of 'int *', which is an integer"),
+            ("SyS_openat2(*filename)", 13,
+             "'*' reads every member of the struct a pointer points to; 'filename' is "
+             "'const char *' (/sys/kernel/tracing/events/syscalls/sys_enter_openat2/format)"),
+            ("SyS_openat2(how->nosuch.*)", 18, "struct open_how has no member 'nosuch'"),
     ]:
         r = fe.run("compile", proto)
         expect_eq((r.returncode, r.stdout), (2, ""), proto)

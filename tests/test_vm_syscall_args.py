@@ -22,6 +22,9 @@ RUN = "/tests/fx_syscall_args"
 OPENAT = "SyS_openat(dfd, filename, flags, mode)"
 OPENAT2 = "SyS_openat2(int dfd, string filename, how->flags)"
 EXECVE = "SyS_execve(filename, argv[1])"
+# a whole struct through the user pointer, typed from the format's
+# 'struct open_how *' and BTF's struct (issue 31 item 6)
+WHOLE = "SyS_openat2(dfd, filename, *how)"
 
 SNIPPET = f"""T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
@@ -33,10 +36,12 @@ echo ::compile
 fevent compile '{OPENAT}' '{OPENAT2}' 2>&1; echo rc=$?
 fevent compile 'SyS_openat2(...)' 2>&1; echo rc=$?
 fevent compile '{EXECVE}' 2>&1; echo rc=$?
+fevent compile '{WHOLE}' 2>&1; echo rc=$?
 echo ::record
 fevent add '{OPENAT}' '{OPENAT2}' '{EXECVE}' > /dev/null; echo rc=$?
 fevent add -n all_openat2 'SyS_openat2(...)' > /dev/null; echo rc=$?
-{{ fevent record -- {RUN}; echo rc=$?; }} 2>&1 | grep -e SyS_ -e all_openat2 -e rc= -e fevent:
+fevent add -n whole_openat2 '{WHOLE}' > /dev/null; echo rc=$?
+{{ fevent record -- {RUN}; echo rc=$?; }} 2>&1 | grep -e SyS_ -e _openat2 -e rc= -e fevent:
 fevent clear; echo rc=$?
 echo ::left
 cat $T/dynamic_events
@@ -66,6 +71,10 @@ COMPILE = [
     # both pointers of 'const char *const *argv' into the caller's memory
     "p:functions/SyS_execve __x64_sys_execve __caller=$stack0:symbol "
     "filename=+0(+112(%di)):ustring argv=+0(+u8(+104(%di))):ustring",
+    "rc=0",
+    "p:functions/SyS_openat2 __x64_sys_openat2 __caller=$stack0:symbol dfd=+112(%di):s32 "
+    "filename=+0(+104(%di)):ustring flags=+u0(+96(%di)):x64 mode=+u8(+96(%di)):x64 "
+    "resolve=+u16(+96(%di)):x64",
     "rc=0",
 ]
 
@@ -98,30 +107,32 @@ def check_kernel(suite, data_loc):
     expect_eq(parts["compile"].splitlines(), COMPILE, err)
     rec = parts["record"]
     lines = rec.splitlines()
-    expect_eq(lines[:2], ["rc=0", "rc=0"], rec + err)
+    expect_eq(lines[:3], ["rc=0", "rc=0", "rc=0"], rec + err)
     expect_eq(lines[-2:], ["rc=0", "rc=0"], rec + err)
     # the kernel may count execve probes it missed (in any process): the
     # summary says so; every event of the program is there
-    check(re.fullmatch(r"fevent: 5 events; (none lost|LOST: \d+ SyS_execve missed \(.*\))",
+    check(re.fullmatch(r"fevent: 6 events; (none lost|LOST: \d+ SyS_execve missed \(.*\))",
                        lines[-3]), rec)
-    events = lines[2:-3]
+    events = lines[3:-3]
     # exactly the calls the program made, each decoded to its values:
     # its own execve by record (argv[1] is NULL: the kernel says so);
     # AT_FDCWD, the path in user memory, O_WRONLY|O_CREAT|O_TRUNC and 0640;
     # openat2's how->flags O_RDONLY|O_CLOEXEC read through the user
     # pointer; then its execve of itself with argv[1] "again"
-    expect_eq(len(events), 5, rec)
+    expect_eq(len(events), 6, rec)
     check(re.fullmatch(HEAD + r'SyS_execve\(filename="/tests/fx_syscall_args", '
                        r"argv=\(fault\)\)", events[0]), rec)
     check(re.fullmatch(HEAD + r'SyS_openat\(dfd=-100, filename="/tmp/fx-syscall-openat", '
                        r"flags=577, mode=416\)", events[1]), rec)
-    both = sorted(events[2:4], key=lambda l: "all_openat2" in l)
+    both = sorted(events[2:5], key=lambda l: ("whole_openat2" in l, "all_openat2" in l))
     check(re.fullmatch(HEAD + r'SyS_openat2\(dfd=-100, filename="/tmp/fx-syscall-openat", '
                        r"flags=524288\)", both[0]), rec)
     check(re.fullmatch(HEAD + r'all_openat2\(dfd=-100, filename="/tmp/fx-syscall-openat", '
                        r"how=0x[0-9a-f]{6,}, usize=24\)", both[1]), rec)
+    check(re.fullmatch(HEAD + r'whole_openat2\(dfd=-100, filename="/tmp/fx-syscall-openat", '
+                       r"how=\{flags=0x80000, mode=0x0, resolve=0x4\}\)", both[2]), rec)
     check(re.fullmatch(HEAD + r'SyS_execve\(filename="/tests/fx_syscall_args", '
-                       r'argv="again"\)', events[4]), rec)
+                       r'argv="again"\)', events[5]), rec)
     expect_eq(parts["left"], "", err)
 
 

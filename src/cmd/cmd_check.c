@@ -153,7 +153,9 @@ static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
 		if (c->definition || c->why)
 			continue;
 		if (it->failed) {
-			c->state = strstr(it->err.msg, "inlined") ? INLINED : MISSING;
+			/* inlined only where the debug info shows it: a
+			 * function BTF lacks may as well be gone or renamed */
+			c->state = strstr(it->err.msg, "is inlined everywhere") ? INLINED : MISSING;
 			c->why = strdup(it->err.msg);
 		} else if ((w = warning_with(it, "is not a function in")) ||
 			   (w = warning_with(it, "not in the kernel"))) {

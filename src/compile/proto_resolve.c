@@ -1339,6 +1339,13 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 		fe_buf_printf(b, "%s does not describe '%s'", fe_dbg_source(dbg), r->p->func);
 		if (!is_btf(dbg) || r->ctx->binary || r->p->module)
 			return false;
+		/* BTF alone cannot tell inlined from gone: a near name is
+		 * said as add says it (7.2 renamed do_filp_open) */
+		if (fe_dbg_closest_func(dbg, r->p->func, clone, sizeof(clone))) {
+			fe_buf_printf(b, "; did you mean '%s'?", clone);
+			if (strstr(clone, r->p->func))
+				return true;
+		}
 		fe_buf_printf(b, FE_INLINED_DWARF_HINT);
 		return true;
 	}
@@ -1532,6 +1539,7 @@ static int syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 	struct fe_field *f;
 	struct fe_tdesc d = { 0 };
 	struct fe_tinfo ti;
+	struct fe_dbg *saved;
 	fe_tid base = 0, cur;
 	bool text;
 	int levels = ts->nr_ptr, i = 0, ret = -1;
@@ -1616,12 +1624,60 @@ static int syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 		return 0;
 	}
 	/* walk with the debug info's types, though it does not describe
-	 * the system call */
+	 * the system call; a whole struct's walk has set them already */
+	saved = r->dbg;
 	r->dbg = dbg;
 	if (!walk_path(r, f, &rest, base, true, &cur, &bf))
 		ret = finish_path(r, f, rest.nr_steps ? &rest : alt, cur, &bf, true);
-	r->dbg = NULL;
+	r->dbg = saved;
 	free(steps);
+	return ret;
+}
+
+/*
+ * The struct a system call's pointer argument points to, by the name its
+ * trace event format gives the type ('struct open_how * how'), from the
+ * debug info at hand, which describes the struct though not the system
+ * call: for '*how', 'how->*' and 'how->s.*'.  0 with *cur, or -1.
+ */
+static int syscall_whole_type(struct resolver *r, const struct fe_alt *alt, int slot,
+			      fe_tid *cur)
+{
+	const struct fe_sc_arg *a = &r->sc.args[slot];
+	const struct fe_tspec *ts = fe_sc_arg_type(a);
+	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
+			  "union" : NULL;
+	struct fe_alt rest = *alt;
+	struct fe_step *steps = NULL;
+	struct fe_field scratch = { 0 };
+	struct fe_ftype bf;
+	fe_tid base;
+	int ret;
+
+	if (ts->nr_ptr != 1 || !tag || !ts->name ||
+	    fe_dbg_find_type(r->dbg, tag, ts->name, &base) != 1)
+		return fe_err(r->err, alt->whole_col,
+			      "'*' reads every member of the struct a pointer points to; '%s' is '%s' (%s)%s",
+			      alt->name, a->type, r->sc.source,
+			      tag && ts->name && ts->nr_ptr == 1 ? ", a struct the debug info does not define" : "");
+	*cur = base;
+	if (!alt->nr_steps)
+		return 0;
+	if (alt->steps[0].kind != FE_STEP_ARROW)
+		return fe_err(r->err, alt->steps[0].col, "'%s' on '%s', which is a pointer; use '->'",
+			      step_text(&alt->steps[0]), a->type);
+	/* what '->' walks into is the struct itself: a '.' from it */
+	steps = malloc(alt->nr_steps * sizeof(*steps));
+	if (!steps)
+		return fe_err(r->err, 0, "out of memory");
+	memcpy(steps, alt->steps, alt->nr_steps * sizeof(*steps));
+	steps[0].kind = FE_STEP_DOT;
+	steps[0].col++;
+	rest.steps = steps;
+	ret = walk_path(r, &scratch, &rest, base, true, cur, &bf);
+	free(steps);
+	if (!ret && bf.bf_width)
+		ret = fe_err(r->err, alt->whole_col, "a bitfield is no struct");
 	return ret;
 }
 
@@ -1743,20 +1799,33 @@ static void whole_member(const char *name, fe_tid type, unsigned long bit_off, v
  * the struct, nested structs flattened, each read as 'p->member' would
  * be, grouped back into one 'p={...}' by the view.
  */
+static int whole_members(struct resolver *r, struct whole *wp, const struct fe_alt *alt,
+			 int slot, fe_tid cur, enum fe_whole how);
+
 static int resolve_whole(struct resolver *r, const struct fe_alt *alt, int visible_slots)
 {
 	struct whole w = { .r = r, .alt = alt, .visible_slots = visible_slots };
 	struct fe_field scratch = { 0 };
 	const struct fe_param *pa;
 	struct fe_ftype bf;
-	struct fe_tdesc d;
-	char tname[128];
 	int slot = find_param(r, alt->name, visible_slots);
 	fe_tid cur;
 
 	if (slot < 0)
 		return unknown_param(r, alt);
 	pa = &r->p->params[slot];
+	if (!pa->type && r->sc_format && slot < r->sc.nr && r->ctx->dbg) {
+		/* a system call's argument: the struct its format names,
+		 * from the debug info, each member read as 'how->flags' is */
+		int ret;
+
+		r->dbg = r->ctx->dbg;
+		ret = syscall_whole_type(r, alt, slot, &cur);
+		if (!ret)
+			ret = whole_members(r, &w, alt, slot, cur, FE_WHOLE_HERE);
+		r->dbg = NULL;
+		return ret;
+	}
 	if (!pa->type)
 		return undescribed_error(r, alt->whole_col,
 					 "a whole struct ('*') is read by its members, which need debug info",
@@ -1765,11 +1834,22 @@ static int resolve_whole(struct resolver *r, const struct fe_alt *alt, int visib
 		return -1;
 	if (bf.bf_width)
 		return fe_err(r->err, alt->whole_col, "a bitfield is no struct");
+	return whole_members(r, &w, alt, slot, cur, alt->whole);
+}
+
+/* Every member of the struct at cur (a pointer to it for FE_WHOLE_DEREF). */
+static int whole_members(struct resolver *r, struct whole *wp, const struct fe_alt *alt,
+			 int slot, fe_tid cur, enum fe_whole how)
+{
+	struct whole w = *wp;
+	struct fe_tdesc d;
+	char tname[128];
+
 	if (fe_dbg_describe(r->dbg, cur, &d))
 		return fe_err(r->err, alt->whole_col, "unreadable type in the debug info");
 	if (fe_dbg_type_name(r->dbg, cur, tname, sizeof(tname)))
 		snprintf(tname, sizeof(tname), "?");
-	if (alt->whole == FE_WHOLE_DEREF) {
+	if (how == FE_WHOLE_DEREF) {
 		if (d.kind != FE_TK_PTR)
 			return fe_err(r->err, alt->whole_col, "'*' reads the struct a pointer points to; '%s' is %s%s",
 				      tname, d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION ?
