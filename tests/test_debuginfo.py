@@ -486,6 +486,13 @@ def test_inlined_only_function_is_probed_at_its_copy():
     expect_eq(r.stderr, "fevent: warning: event 'fx_helper' (the copy of 'fx_helper' inlined "
               "into fx_walk+0x0) leaves out 'x': the compiler kept no value for it there "
               "(x: it is optimized out here)\n")
+    # proto prints the same event and says the same of it (it was silent)
+    r = fe.run("proto", "-x", so, "fx_helper")
+    expect_eq((r.returncode, r.stdout),
+              (0, "fx_helper(int x)\n# inlined everywhere: 1 copy, each an event at its entry, "
+               f"none with a return event\n#   p:functions/fx_helper {so}:{walk:#x}\n"), r.stderr)
+    expect_eq(r.stderr, "fevent: warning: '...' skips 'x': it is optimized out here (event "
+              "'fx_helper', the copy of 'fx_helper' inlined into fx_walk+0x0)\n")
     # a return type has no copy to return from
     r = fe.run("compile", "-x", so, "int fx_helper(x)")
     expect_eq(r.returncode, 2)

@@ -110,6 +110,9 @@ static void print_compiled(const struct fe_cli *cli, struct fe_dbg *dbg, const s
 				printf("#   %s\n", set.items[k].def.entry);
 				if (set.items[k].def.ret)
 					printf("#   %s\n", set.items[k].def.ret);
+				/* what the definition leaves out, in compile's words */
+				fflush(stdout);
+				fe_print_warnings(stderr, &set.items[k]);
 			}
 			break;
 		}
