@@ -38,6 +38,7 @@ fevent compile 'SyS_openat2(...)' 2>&1; echo rc=$?
 fevent compile '{EXECVE}' 2>&1; echo rc=$?
 fevent compile '{WHOLE}' 2>&1; echo rc=$?
 echo ::record
+mkdir -p /run    # the VM's initramfs has none; fevent keeps state there
 fevent add '{OPENAT}' '{OPENAT2}' '{EXECVE}' > /dev/null; echo rc=$?
 fevent add -n all_openat2 'SyS_openat2(...)' > /dev/null; echo rc=$?
 fevent add -n whole_openat2 '{WHOLE}' > /dev/null; echo rc=$?

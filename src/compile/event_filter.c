@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filter language of Documentation/trace/events.rst, section 5:
+ * A filter over the prototype's names, checked and written in the
+ * kernel's: the grammar is filter_parse.c's, the fields and their types
+ * are this file's.
  *
- *	EXPR := TERM { '||' TERM }      TERM := FACTOR { '&&' FACTOR }
- *	FACTOR := '!' FACTOR | '(' EXPR ')' | FIELD OP VALUE
  *	OP := == != < <= > >= & (numbers) | == != ~ (strings)
  */
 #include <ctype.h>
@@ -15,9 +15,9 @@
 #include "event_filter.h"
 #include "field_name.h"
 #include "fe_util.h"
+#include "filter_parse.h"
 
 #define MAX_FIELDS	160
-#define MAX_DEPTH	64
 
 enum ftype { F_NUMBER, F_UNSIGNED, F_STRING, F_ARRAY };
 
@@ -38,7 +38,6 @@ struct field {
 
 struct fparser {
 	const char *text;
-	const char *p;
 	int col0;
 	struct field fields[MAX_FIELDS];
 	int nr_fields;
@@ -159,13 +158,15 @@ static bool near_enumerator(const struct field *f, const char *name, char *buf, 
 }
 
 /*
- * A value written by name, [-]NAME: an errno of an errno-valued field or
- * an error pointer, an enumerator of an enum.  The number it stands for
- * into out; 0, or -1 with err set (1 when it is no name at all).
+ * A value written by name, [-]NAME, the word at `at` (len): an errno of
+ * an errno-valued field or an error pointer, an enumerator of an enum.
+ * The number it stands for into out; 0, or -1 with err set (1 when it is
+ * no name at all).
  */
-static int named_value(struct fparser *fp, const struct field *f, struct fe_buf *out)
+static int named_value(struct fparser *fp, const struct field *f, const char *at, size_t wlen,
+		       struct fe_buf *out)
 {
-	const char *at = fp->p, *name = fp->p;
+	const char *name = at;
 	bool minus = *name == '-';
 	char word[64], near[64];
 	size_t len;
@@ -176,7 +177,7 @@ static int named_value(struct fparser *fp, const struct field *f, struct fe_buf 
 		name++;
 	if (!isalpha((unsigned char)*name) && *name != '_')
 		return 1;
-	len = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+	len = wlen - (name - at);
 	snprintf(word, sizeof(word), "%.*s", (int)(len < sizeof(word) ? len : sizeof(word) - 1),
 		 name);
 	if (f->is_errno || f->is_err_ptr) {
@@ -207,23 +208,7 @@ static int named_value(struct fparser *fp, const struct field *f, struct fe_buf 
 			      " (errno names such as -ENOENT are for a kernel function's return declared as an integer or pointer)" :
 			      "");
 	}
-	fp->p = name + len;
 	return 0;
-}
-
-static void skip_space(struct fparser *fp)
-{
-	while (*fp->p == ' ' || *fp->p == '\t')
-		fp->p++;
-}
-
-static bool take(struct fparser *fp, const char *op)
-{
-	skip_space(fp);
-	if (strncmp(fp->p, op, strlen(op)))
-		return false;
-	fp->p += strlen(op);
-	return true;
 }
 
 /* The field a name means: the kernel's name itself, else the one field
@@ -296,143 +281,126 @@ static int find_field(struct fparser *fp, const char *name, size_t len, const ch
 	return -1;
 }
 
-static const char *const num_ops[] = { "==", "!=", "<=", ">=", "<", ">", "&" };
 static const char *const str_ops[] = { "==", "!=", "~" };
 
-static int predicate(struct fparser *fp)
+/* A number's value as written (a word), checked as the kernel reads it. */
+static int number_value(struct fparser *fp, const struct field *f, const char *at, size_t len,
+			struct fe_buf *out)
 {
-	const char *at, *start, *op = NULL;
-	const struct field *f;
-	size_t i;
+	const char *digits = at;
+	char *end;
+	int named = named_value(fp, f, at, len, out);
 
-	skip_space(fp);
-	at = start = fp->p;
-	if (!isalpha((unsigned char)*fp->p) && *fp->p != '_')
-		return fe_err(fp->err, col_of(fp, at), *fp->p ? "expected a field name" :
-			      "the filter ends where a field name was expected");
-	while (isalnum((unsigned char)*fp->p) || *fp->p == '_')
-		fp->p++;
-	if (find_field(fp, start, fp->p - start, at, &f))
+	if (named <= 0)
+		return named;
+	if (*digits == '-' && f->type == F_UNSIGNED)
+		return fe_err(fp->err, col_of(fp, at), "'%s' is unsigned: it is never negative",
+			      f->label);
+	if (*digits == '-')
+		digits++;
+	errno = 0;
+	strtoull(digits, &end, 0);
+	if (end == digits || end != at + len)
+		return fe_err(fp->err, col_of(fp, at), "'%s' is a number: compare it with a number",
+			      f->label);
+	if (errno == ERANGE)
+		return fe_err(fp->err, col_of(fp, at), "%.*s does not fit 64 bits", (int)len, at);
+	fe_buf_printf(out, "%.*s", (int)len, at);
+	return 0;
+}
+
+/*
+ * One comparison checked against its field and written in the kernel's
+ * names into out.  A comparison the parse stopped inside (no operator, no
+ * value) gets the words its field's type calls for.
+ */
+static int comparison(struct fparser *fp, const struct fe_fnode *n, struct fe_buf *out)
+{
+	const char *t = fp->text, *value = t + n->value - (n->quote ? 1 : 0);
+	const struct field *f;
+	char op[3];
+	size_t i;
+	bool ok = false;
+
+	if (find_field(fp, t + n->field, n->field_len, t + n->field, &f))
 		return -1;
 	if (f->type == F_ARRAY)
-		return fe_err(fp->err, col_of(fp, at), "'%s' is an array, which kernel filters cannot compare",
-			      f->name);
+		return fe_err(fp->err, col_of(fp, t + n->field),
+			      "'%s' is an array, which kernel filters cannot compare", f->name);
 	fp->sides |= f->on_return ? 2 : 1;
-	fe_buf_printf(&fp->out, "%s", f->name);
-	skip_space(fp);
-	at = fp->p;
-	for (i = 0; i < sizeof(num_ops) / sizeof(num_ops[0]) && !op; i++)
-		if (!strncmp(fp->p, num_ops[i], strlen(num_ops[i])) &&
-		    !(num_ops[i][0] == '&' && fp->p[1] == '&'))
-			op = num_ops[i];
-	if (!op && *fp->p == '~')
-		op = "~";
-	if (!op)
-		return fe_err(fp->err, col_of(fp, at), "expected a comparison after '%s' (== != < <= > >= &%s)",
+	fe_buf_printf(out, "%s", f->name);
+	if (!n->op_len)
+		return fe_err(fp->err, col_of(fp, t + n->op), "expected a comparison after '%s' (== != < <= > >= &%s)",
 			      f->label, f->type == F_STRING ? ", or ~ for a glob" : "");
-	fp->p += strlen(op);
+	snprintf(op, sizeof(op), "%.*s", n->op_len, t + n->op);
 	if (f->type == F_STRING) {
-		bool ok = false;
-
 		for (i = 0; i < sizeof(str_ops) / sizeof(str_ops[0]); i++)
 			ok |= !strcmp(op, str_ops[i]);
 		if (!ok)
-			return fe_err(fp->err, col_of(fp, at), "'%s' is a string: compare it with ==, != or ~ (a glob), not %s",
+			return fe_err(fp->err, col_of(fp, t + n->op), "'%s' is a string: compare it with ==, != or ~ (a glob), not %s",
 				      f->label, op);
 	} else if (!strcmp(op, "~")) {
-		return fe_err(fp->err, col_of(fp, at), "'~' matches strings; '%s' is a number",
+		return fe_err(fp->err, col_of(fp, t + n->op), "'~' matches strings; '%s' is a number",
 			      f->label);
 	}
-	fe_buf_printf(&fp->out, " %s ", op);
-	skip_space(fp);
-	at = start = fp->p;
-	if (f->type == F_STRING) {
-		char q = *fp->p;
-
-		if (q != '"' && q != '\'')
-			return fe_err(fp->err, col_of(fp, at), "'%s' is a string: write the value in quotes, e.g. \"%s\"",
-				      f->label, f->name);
-		for (fp->p++; *fp->p && *fp->p != q; fp->p++)
-			if (*fp->p == '\\' && fp->p[1])
-				fp->p++;
-		if (*fp->p != q)
-			return fe_err(fp->err, col_of(fp, at), "the string has no closing %c", q);
-		fp->p++;
-	} else {
-		char *end;
-		int named = named_value(fp, f, &fp->out);
-
-		if (named < 0)
-			return -1;
-		if (named == 0)
-			return 0;
-		if (*fp->p == '-' && f->type == F_UNSIGNED)
-			return fe_err(fp->err, col_of(fp, at), "'%s' is unsigned: it is never negative",
+	fe_buf_printf(out, " %s ", op);
+	if (f->type != F_STRING) {
+		if (n->quote || !n->has_value)
+			return fe_err(fp->err, col_of(fp, value), "'%s' is a number: compare it with a number",
 				      f->label);
-		if (*fp->p == '-')
-			fp->p++;
-		errno = 0;
-		strtoull(fp->p, &end, 0);
-		if (end == fp->p || isalnum((unsigned char)*end) || *end == '_')
-			return fe_err(fp->err, col_of(fp, at), "'%s' is a number: compare it with a number",
-				      f->label);
-		if (errno == ERANGE)
-			return fe_err(fp->err, col_of(fp, at), "%.*s does not fit 64 bits",
-				      (int)(end - start), start);
-		fp->p = end;
+		return number_value(fp, f, value, n->value_len, out);
 	}
-	fe_buf_printf(&fp->out, "%.*s", (int)(fp->p - start), start);
+	if (!n->quote)
+		return fe_err(fp->err, col_of(fp, value), "'%s' is a string: write the value in quotes, e.g. \"%s\"",
+			      f->label, f->name);
+	if (!n->has_value)
+		return 1;	/* no closing quote: the parse's error */
+	fe_buf_printf(out, "%.*s", n->value_len + 2, value);
 	return 0;
 }
 
-static int expr(struct fparser *fp, int depth);
-
-static int factor(struct fparser *fp, int depth)
+/* The tree written back, in the kernel's names. */
+static int write_node(struct fparser *fp, const struct fe_fnode *n)
 {
-	if (depth > MAX_DEPTH)
-		return fe_err(fp->err, col_of(fp, fp->p), "more than %d nested parentheses", MAX_DEPTH);
-	skip_space(fp);
-	if (*fp->p == '!' && fp->p[1] != '=') {
-		fp->p++;
-		fe_buf_printf(&fp->out, "!");
-		return factor(fp, depth + 1);
-	}
-	if (*fp->p == '(') {
-		const char *open = fp->p++;
-
-		fe_buf_printf(&fp->out, "(");
-		if (expr(fp, depth + 1))
+	switch (n->kind) {
+	case FE_FN_OR:
+	case FE_FN_AND:
+		if (write_node(fp, n->a))
 			return -1;
-		if (!take(fp, ")"))
-			return fe_err(fp->err, col_of(fp, *fp->p ? fp->p : open),
-				      *fp->p ? "expected ')'" : "the '(' here is never closed");
+		fe_buf_printf(&fp->out, n->kind == FE_FN_OR ? " || " : " && ");
+		return write_node(fp, n->b);
+	case FE_FN_NOT:
+		fe_buf_printf(&fp->out, "!");
+		return write_node(fp, n->a);
+	case FE_FN_GROUP:
+		fe_buf_printf(&fp->out, "(");
+		if (write_node(fp, n->a))
+			return -1;
 		fe_buf_printf(&fp->out, ")");
 		return 0;
+	default:
+		return comparison(fp, n, &fp->out) ? -1 : 0;
 	}
-	return predicate(fp);
 }
 
-static int term(struct fparser *fp, int depth)
+/*
+ * The leftmost mistake: each comparison parsed is checked in the order
+ * written, and a syntax error after them is said only if they are right.
+ */
+static int check_tree(struct fparser *fp, const struct fe_filter_tree *t)
 {
-	if (factor(fp, depth))
-		return -1;
-	while (take(fp, "&&")) {
-		fe_buf_printf(&fp->out, " && ");
-		if (factor(fp, depth))
-			return -1;
-	}
-	return 0;
-}
+	struct fe_buf scratch = { 0 };
+	int i, ret = 0;
 
-static int expr(struct fparser *fp, int depth)
-{
-	if (term(fp, depth))
+	for (i = 0; i < t->nr && !ret; i++)
+		if (t->nodes[i].kind == FE_FN_CMP)
+			ret = comparison(fp, &t->nodes[i], &scratch);
+	fe_buf_free(&scratch);
+	if (ret < 0)
 		return -1;
-	while (take(fp, "||")) {
-		fe_buf_printf(&fp->out, " || ");
-		if (term(fp, depth))
-			return -1;
-	}
+	if (t->err != FE_FS_NONE)
+		return fe_err(fp->err, col_of(fp, t->text + t->err_at), "%s",
+			      fe_filter_syntax_msg(t));
 	return 0;
 }
 
@@ -450,25 +418,25 @@ int fe_filter_translate_values(const char *filter, int col, const char *entry_ar
 			       bool *on_call, struct fe_error *err)
 {
 	struct fparser *fp = calloc(1, sizeof(*fp));
+	struct fe_filter_tree tree = { 0 };
 	int ret = -1;
 
 	*out = NULL;
 	if (!fp)
 		return fe_err(err, 0, "out of memory");
-	fp->text = fp->p = filter;
+	fp->text = filter;
 	fp->col0 = col;
 	fp->err = err;
 	add_fields(fp, entry_args, false);
 	add_fields(fp, ret_args, true);
 	add_values(fp, entry_args ? entry_values : NULL, false);
 	add_values(fp, ret_values, true);
-	if (expr(fp, 0))
-		goto out;
-	skip_space(fp);
-	if (*fp->p) {
-		fe_err(err, col_of(fp, fp->p), "expected '&&', '||' or the end of the filter");
+	if (fe_filter_parse(filter, &tree)) {
+		fe_err(err, 0, "out of memory");
 		goto out;
 	}
+	if (check_tree(fp, &tree) || write_node(fp, tree.root))
+		goto out;
 	if (fp->out.failed) {
 		fe_err(err, 0, "out of memory");
 		goto out;
@@ -483,6 +451,7 @@ int fe_filter_translate_values(const char *filter, int col, const char *entry_ar
 	*out = fe_buf_take(&fp->out);
 	ret = 0;
 out:
+	fe_filter_tree_free(&tree);
 	fe_buf_free(&fp->out);
 	free(fp);
 	return ret;

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel's filter grammar, evaluated over a call's two halves:
- *
- *	EXPR := TERM { '||' TERM }      TERM := FACTOR { '&&' FACTOR }
- *	FACTOR := '!' FACTOR | '(' EXPR ')' | FIELD OP VALUE
- *
- * compared as the kernel compares (signed or unsigned by the field, '&'
- * true when a bit is common, '~' a glob without escapes as lib/glob.c).
- * One recursive pass both checks and evaluates: a call's filter is short.
+ * The kernel's filter grammar (filter_parse.c), evaluated over a call's
+ * two halves, compared as the kernel compares (signed or unsigned by the
+ * field, '&' true when a bit is common, '~' a glob without escapes as
+ * lib/glob.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,30 +12,13 @@
 #include <string.h>
 
 #include "call_filter.h"
-
-#define MAX_DEPTH	64
+#include "filter_parse.h"
 
 struct ev {
-	const char *p;
+	const struct fe_filter_tree *t;
 	fe_call_field_fn get;	/* NULL: check only */
 	void *ctx;
-	bool bad;
 };
-
-static void skip(struct ev *e)
-{
-	while (*e->p == ' ' || *e->p == '\t')
-		e->p++;
-}
-
-static bool take(struct ev *e, const char *tok)
-{
-	skip(e);
-	if (strncmp(e->p, tok, strlen(tok)))
-		return false;
-	e->p += strlen(tok);
-	return true;
-}
 
 static bool compare_num(const char *op, unsigned long long a, unsigned long long b, bool sgn)
 {
@@ -60,148 +39,153 @@ static bool compare_num(const char *op, unsigned long long a, unsigned long long
 	return sgn ? sa >= sb : a >= b;
 }
 
-static bool predicate(struct ev *e)
+/* What the kernel's names and numbers allow: 0, or -1 when the view
+ * cannot read the comparison (a filter fevent did not write). */
+static int readable(const struct fe_filter_tree *t, const struct fe_fnode *n,
+		    unsigned long long *want)
 {
-	static const char *const ops[] = { "==", "!=", "<=", ">=", "<", ">", "~", "&" };
-	const char *name, *op = NULL, *val;
-	char field[128];
-	size_t n, i;
-	bool result = false;
+	const char *v = t->text + n->value;
+	char op[3], *end;
 
-	skip(e);
-	name = e->p;
-	while (isalnum((unsigned char)*e->p) || *e->p == '_')
-		e->p++;
-	n = e->p - name;
-	if (!n || n >= sizeof(field)) {
-		e->bad = true;
-		return false;
-	}
-	memcpy(field, name, n);
-	field[n] = 0;
-	skip(e);
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && !op; i++)
-		if (!strncmp(e->p, ops[i], strlen(ops[i])) && !(ops[i][0] == '&' && e->p[1] == '&'))
-			op = ops[i];
-	if (!op) {
-		e->bad = true;
-		return false;
-	}
-	e->p += strlen(op);
-	skip(e);
-	val = e->p;
-	if (*e->p == '"' || *e->p == '\'') {
-		char q = *e->p++;
-		struct fe_buf text = { 0 }, pat = { 0 };
-		unsigned long long num;
-		bool is_str = false, sgn;
+	if (n->field_len >= 128)
+		return -1;
+	snprintf(op, sizeof(op), "%.*s", n->op_len, t->text + n->op);
+	if (n->quote)
+		return strcmp(op, "==") && strcmp(op, "!=") && strcmp(op, "~") ? -1 : 0;
+	if (!strcmp(op, "~"))
+		return -1;
+	errno = 0;
+	*want = *v == '-' ? (unsigned long long)strtoll(v, &end, 0) : strtoull(v, &end, 0);
+	return end == v || errno || end != v + n->value_len ? -1 : 0;
+}
 
-		val = e->p;
-		while (*e->p && *e->p != q)
-			e->p += *e->p == '\\' && e->p[1] ? 2 : 1;
-		if (*e->p != q || (strcmp(op, "==") && strcmp(op, "!=") && strcmp(op, "~"))) {
-			e->bad = true;
-			return false;
-		}
-		fe_buf_add(&pat, val, e->p - val);
-		fe_buf_addc(&pat, 0);
-		e->p++;
-		if (e->get && !pat.failed && e->get(e->ctx, field, &text, &num, &is_str, &sgn) == 0 &&
-		    is_str) {
+static bool comparison(struct ev *e, const struct fe_fnode *n)
+{
+	const struct fe_filter_tree *t = e->t;
+	struct fe_buf text = { 0 }, pat = { 0 };
+	unsigned long long num = 0, want = 0;
+	bool is_str = false, sgn = false, result = false;
+	char field[128], op[3];
+
+	if (readable(t, n, &want) || !e->get)
+		return false;
+	snprintf(field, sizeof(field), "%.*s", n->field_len, t->text + n->field);
+	snprintf(op, sizeof(op), "%.*s", n->op_len, t->text + n->op);
+	if (e->get(e->ctx, field, &text, &num, &is_str, &sgn) == 0) {
+		if (n->quote && is_str) {
+			fe_buf_add(&pat, t->text + n->value, n->value_len);
+			fe_buf_addc(&pat, 0);
 			fe_buf_addc(&text, 0);
-			if (!text.failed) {
+			if (!text.failed && !pat.failed) {
 				if (!strcmp(op, "~"))
 					result = fnmatch(pat.s, text.s, FNM_NOESCAPE) == 0;
 				else
 					result = (strcmp(pat.s, text.s) == 0) == !strcmp(op, "==");
 			}
+		} else if (!n->quote && !is_str) {
+			result = compare_num(op, num, want, sgn || t->text[n->value] == '-');
 		}
-		fe_buf_free(&text);
-		fe_buf_free(&pat);
-		return result;
-	} else {
-		struct fe_buf text = { 0 };
-		unsigned long long want, num = 0;
-		bool is_str = false, sgn = false, neg = *e->p == '-';
-		char *end;
+	}
+	fe_buf_free(&text);
+	fe_buf_free(&pat);
+	return result;
+}
 
-		if (!strcmp(op, "~")) {
-			e->bad = true;
-			return false;
-		}
-		errno = 0;
-		want = neg ? (unsigned long long)strtoll(e->p, &end, 0) : strtoull(e->p, &end, 0);
-		if (end == e->p || errno || isalnum((unsigned char)*end) || *end == '_') {
-			e->bad = true;
-			return false;
-		}
-		e->p = end;
-		if (e->get && e->get(e->ctx, field, &text, &num, &is_str, &sgn) == 0 && !is_str)
-			result = compare_num(op, num, want, sgn || neg);
-		fe_buf_free(&text);
-		return result;
+static bool eval(struct ev *e, const struct fe_fnode *n)
+{
+	switch (n->kind) {
+	case FE_FN_OR:
+		return eval(e, n->a) || eval(e, n->b);
+	case FE_FN_AND:
+		return eval(e, n->a) && eval(e, n->b);
+	case FE_FN_NOT:
+		return !eval(e, n->a);
+	case FE_FN_GROUP:
+		return eval(e, n->a);
+	default:
+		return comparison(e, n);
 	}
 }
 
-static bool expr(struct ev *e, int depth);
-
-static bool factor(struct ev *e, int depth)
+/* 0: the whole text parsed and every comparison is readable. */
+static int parse(const char *text, struct fe_filter_tree *t)
 {
-	bool r;
+	unsigned long long want;
+	int i;
 
-	if (depth > MAX_DEPTH) {
-		e->bad = true;
-		return false;
-	}
-	skip(e);
-	if (*e->p == '!' && e->p[1] != '=') {
-		e->p++;
-		return !factor(e, depth + 1);
-	}
-	if (*e->p == '(') {
-		e->p++;
-		r = expr(e, depth + 1);
-		if (!take(e, ")"))
-			e->bad = true;
-		return r;
-	}
-	return predicate(e);
-}
-
-static bool term(struct ev *e, int depth)
-{
-	bool r = factor(e, depth);
-
-	while (!e->bad && take(e, "&&"))
-		r = factor(e, depth) && r;	/* parse every factor */
-	return r;
-}
-
-static bool expr(struct ev *e, int depth)
-{
-	bool r = term(e, depth);
-
-	while (!e->bad && take(e, "||"))
-		r = term(e, depth) || r;
-	return r;
+	if (fe_filter_parse(text, t))
+		return -1;
+	if (t->err != FE_FS_NONE)
+		return -1;
+	for (i = 0; i < t->nr; i++)
+		if (t->nodes[i].kind == FE_FN_CMP && readable(t, &t->nodes[i], &want))
+			return -1;
+	return 0;
 }
 
 int fe_call_filter_check(const char *text, struct fe_error *err)
 {
-	struct ev e = { .p = text };
+	struct fe_filter_tree t;
+	int ret = 0;
 
-	expr(&e, 0);
-	skip(&e);
-	if (e.bad || *e.p)
-		return fe_err(err, 0, "not a filter fevent reads, at '%.20s'", e.p);
-	return 0;
+	if (parse(text, &t))
+		ret = fe_err(err, 0, "not a filter fevent reads, at '%.20s'",
+			     t.nodes ? text + t.err_at : text);
+	fe_filter_tree_free(&t);
+	return ret;
+}
+
+/*
+ * The view evaluates each event's filter on every call: the trees of the
+ * last few texts are kept (a recording has a handful of filters).
+ */
+#define CACHED	8
+
+static struct cached {
+	char *text;
+	struct fe_filter_tree t;
+	bool ok;
+} cache[CACHED];
+static unsigned int next_slot;
+
+static void cache_free(void)
+{
+	int i;
+
+	for (i = 0; i < CACHED; i++) {
+		free(cache[i].text);
+		fe_filter_tree_free(&cache[i].t);
+	}
+}
+
+static const struct cached *parsed(const char *text)
+{
+	static bool registered;
+	struct cached *c;
+	int i;
+
+	for (i = 0; i < CACHED; i++)
+		if (cache[i].text && !strcmp(cache[i].text, text))
+			return &cache[i];
+	if (!registered)
+		registered = !atexit(cache_free);
+	c = &cache[next_slot++ % CACHED];
+	free(c->text);
+	fe_filter_tree_free(&c->t);
+	c->text = strdup(text);
+	if (!c->text)
+		return NULL;
+	c->ok = !parse(c->text, &c->t);
+	return c;
 }
 
 int fe_call_filter_eval(const char *text, fe_call_field_fn get, void *ctx)
 {
-	struct ev e = { .p = text, .get = get, .ctx = ctx };
-	bool r = expr(&e, 0);
+	const struct cached *c = parsed(text);
+	struct ev e = { .get = get, .ctx = ctx };
 
-	skip(&e);
-	return !e.bad && !*e.p && r;
+	if (!c || !c->ok)
+		return 0;
+	e.t = &c->t;
+	return eval(&e, c->t.root);
 }
