@@ -1589,6 +1589,36 @@ fail:
 	return NULL;
 }
 
+struct fe_tspec *fe_type_parse(const char *text, struct fe_error *err)
+{
+	struct parser ps = { .text = text, .err = err };
+	struct fe_tspec *ts = NULL;
+	char b[64];
+
+	if (tokenize(&ps))
+		goto out;
+	if (cur(&ps)->kind == T_EOF) {
+		fe_err(err, cur(&ps)->col, "no type");
+		goto out;
+	}
+	if (parse_tspec(&ps, &ts))
+		goto out;
+	if (cur(&ps)->kind != T_EOF) {
+		fe_err(err, cur(&ps)->col, "unexpected %s after the type",
+		       describe(cur(&ps), b, sizeof(b)));
+		tspec_free(ts);
+		ts = NULL;
+	}
+out:
+	free(ps.toks);
+	return ts;
+}
+
+void fe_tspec_free(struct fe_tspec *ts)
+{
+	tspec_free(ts);
+}
+
 void fe_proto_free(struct fe_proto *proto)
 {
 	int i, j;

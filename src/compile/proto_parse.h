@@ -155,6 +155,14 @@ struct fe_proto {
 };
 
 /* Parse one prototype.  Returns NULL and fills err on a syntax error. */
+/*
+ * A type alone, as the grammar's TYPE reads it ("const char *",
+ * "struct open_how *", "umode_t"): for types other stages name, such as a
+ * system call's trace event format.  NULL with err set if it is none.
+ */
+struct fe_tspec *fe_type_parse(const char *text, struct fe_error *err);
+void fe_tspec_free(struct fe_tspec *ts);
+
 struct fe_proto *fe_proto_parse(const char *text, struct fe_error *err);
 void fe_proto_free(struct fe_proto *proto);
 

@@ -72,20 +72,10 @@ static int split_decl(const char *decl, struct fe_sc_arg *a)
 static int parse_type(struct fe_sc_arg *a)
 {
 	struct fe_error err = { 0 };
-	char *text;
 
-	if (asprintf(&text, "f(%s %s)", a->type, a->name) < 0)
-		return -1;
-	a->parsed = fe_proto_parse(text, &err);
-	free(text);
-	if (a->parsed && a->parsed->nr_args == 1 && a->parsed->args[0].nr_alts == 1 &&
-	    a->parsed->args[0].alts[0].kind == FE_ALT_SLOT && a->parsed->args[0].alts[0].type)
-		return 0;
-	fe_proto_free(a->parsed);
-	if (asprintf(&text, "f(x64 %s)", a->name) < 0)
-		return -1;
-	a->parsed = fe_proto_parse(text, &err);
-	free(text);
+	a->parsed = fe_type_parse(a->type, &err);
+	if (!a->parsed)
+		a->parsed = fe_type_parse("x64", &err);
 	return a->parsed ? 0 : -1;
 }
 
@@ -273,7 +263,7 @@ int fe_sc_args_read(const char *tracefs_dir, const char *sc, struct fe_sc_args *
 
 const struct fe_tspec *fe_sc_arg_type(const struct fe_sc_arg *arg)
 {
-	return arg->parsed->args[0].alts[0].type;
+	return arg->parsed;
 }
 
 void fe_sc_args_clear(struct fe_sc_args *a)
@@ -283,7 +273,7 @@ void fe_sc_args_clear(struct fe_sc_args *a)
 	for (i = 0; i < a->nr; i++) {
 		free(a->args[i].name);
 		free(a->args[i].type);
-		fe_proto_free(a->args[i].parsed);
+		fe_tspec_free(a->args[i].parsed);
 	}
 	free(a->source);
 	memset(a, 0, sizeof(*a));

@@ -18,9 +18,9 @@
 struct fe_sc_arg {
 	char *name;		/* "filename" */
 	char *type;		/* "const char *", as the format spells it */
-	/* "f(TYPE NAME)" parsed: args[0].alts[0].type is the C type; a
-	 * type the prototype grammar cannot take is read as x64 */
-	struct fe_proto *parsed;
+	/* the C type, as the prototype grammar reads it; a type it cannot
+	 * take is read as x64 */
+	struct fe_tspec *parsed;
 };
 
 struct fe_sc_args {
