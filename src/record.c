@@ -798,10 +798,7 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 	if (!s->chunk)
 		return fe_err(err, 0, "out of memory");
 	if (o->output) {
-		s->td = fe_tracedat_create(o->output, s->nr_cpus, s->page_size, err);
-		if (!s->td)
-			return -1;
-		return 0;
+		return fe_tracedat_create(&s->td, o->output, s->nr_cpus, s->page_size, err);
 	}
 	s->spool = malloc(s->nr_cpus * sizeof(*s->spool));
 	s->spooled = calloc(s->nr_cpus, sizeof(*s->spooled));
@@ -1404,7 +1401,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	struct fe_view *v = NULL;
 	struct sigaction sa = { .sa_handler = on_signal }, sa_child = { 0 };
 	bool *chosen = NULL;
-	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1;
+	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1, sret;
 	pid_t child = -1;
 	double start, deadline, next_report;
 	struct pollfd *pfd = NULL;
@@ -1450,8 +1447,12 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		if (!v)
 			goto out;
 	}
-	if (start_session(&s, o, err))
+	/* a refused -o FILE is bad usage (-2) */
+	sret = start_session(&s, o, err);
+	if (sret) {
+		ret = sret;
 		goto out;
+	}
 	/* before the command runs: its first calls are counted too */
 	if (v)
 		watch_start(&s, v, ev, n, chosen);
