@@ -19,9 +19,10 @@ int fe_cmd_clear(const struct fe_cli *cli)
 	int ret = FE_EXIT_OK;
 	int i, removed;
 
-	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
+	i = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	if (i) {
 		fe_say_error("%s\n", err.msg);
-		return FE_EXIT_FAIL;
+		return i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &w, &undone, &err);
 	/* record -o's temporaries that a killed recorder left */

@@ -118,9 +118,10 @@ int fe_cmd_record(const struct fe_cli *cli)
 	}
 	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "record", &o))
 		return FE_EXIT_USAGE;
-	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
+	ret = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	if (ret) {
 		fe_say_error("%s\n", err.msg);
-		return FE_EXIT_FAIL;
+		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	ret = errors_view(cli, &o.view, &errs);
 	if (ret)

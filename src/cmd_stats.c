@@ -1184,9 +1184,10 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	r.mode = cli->hist ? FE_STATS_HIST : cli->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
 	if (parse_by(&r))
 		goto out;
-	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
+	i = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	if (i) {
 		fe_say_error("%s\n", err.msg);
-		ret = FE_EXIT_FAIL;
+		ret = i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 		goto out;
 	}
 	if (fe_list_events(o.group, &ev, &n, &err)) {

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mount.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -37,6 +39,19 @@ int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_erro
 	if (geteuid() != 0)
 		return fe_err(err, 0, "this needs root: tracefs and its dynamic events belong to root");
 	if (dir) {
+		struct statfs sf;
+
+		/* a plain directory or a tmpfs would take the probes' writes
+		 * and say nothing: every command would blame something else */
+		if (statfs(dir, &sf)) {
+			fe_err(err, 0, "cannot use %s as tracefs: %s", dir, strerror(errno));
+			return -2;
+		}
+		if (sf.f_type != TRACEFS_MAGIC) {
+			fe_err(err, 0, "--tracefs %s is not a tracefs (mount one there with: mount -t tracefs nodev %s)",
+			       dir, dir);
+			return -2;
+		}
 		if (access(dir, R_OK | X_OK) || tracefs_set_tracing_dir((char *)dir))
 			return fe_err(err, 0, "cannot use %s as tracefs: %s", dir, strerror(errno));
 	} else if (!tracefs_tracing_dir() || !tracefs_file_exists(NULL, "trace")) {
