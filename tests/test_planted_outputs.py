@@ -181,3 +181,36 @@ def test_dev_stdout_is_written_in_place_even_when_it_is_a_file():
     check(json.load(open(path))["traceEvents"], "the JSON is in the redirected file")
     expect_eq(os.readlink(link), "/proc/self/fd/1", "the link is still the link")
     expect_eq(sorted(os.listdir(private)), ["stdout", "stdout.json"], "nothing else there")
+
+
+def test_a_signal_while_writing_removes_the_temporary():
+    """SIGINT while report --chrome writes (held in its fsync by strace):
+    fevent ends by the signal, and neither FILE nor its temporary is left."""
+    import shutil
+    import signal
+    import time
+    if not shutil.which("strace"):
+        raise fe.Skip("strace not installed")
+    if os.environ.get("FEVENT_SANITIZED"):
+        raise fe.Skip("strace cannot run the ASan build")
+    private, _ = dirs()
+    out = os.path.join(private, "calls.json")
+    p = subprocess.Popen(["strace", "-o", "/dev/null", "-e", "inject=fsync:delay_enter=5000000",
+                          fe.binary(), "report", "-i", trace_dat(), "--chrome", out],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not [n for n in os.listdir(private) if n.startswith(".calls.json.")]:
+            check(p.poll() is None and time.monotonic() < deadline,
+                  "fevent never wrote its temporary")
+            time.sleep(0.02)
+        with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+            fevent = int(f.read().split()[0])
+        os.kill(fevent, signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        expect_eq(p.returncode, -signal.SIGINT, err)    # strace passes it on
+        expect_eq(os.listdir(private), [], "no FILE, no temporary")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
