@@ -392,6 +392,43 @@ static bool readable_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/*
+ * As root, the environment must not choose what man runs: MANPAGER,
+ * PAGER, MANOPT, LESSOPEN (an input filter) and a less that offers
+ * !command would run a user's commands as root (a root shell keeps them
+ * through su or sudo -E, as git does not for its pager either).  The page
+ * goes to less with LESSSECURE=1 (no shell, no filters, no editor), or is
+ * printed when there is none; the terminal, locale and PATH are kept.
+ */
+static void root_pager_env(void)
+{
+	/* PATH too: root's, which finds man as it finds record's command */
+	static const char *const keep[] = { "PATH", "TERM", "LANG", "LANGUAGE", "LC_ALL",
+					    "LC_CTYPE", "LC_MESSAGES", "COLUMNS", "LINES" };
+	char *saved[sizeof(keep) / sizeof(keep[0])] = { 0 };
+	const char *pager = "cat";
+	size_t i;
+
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (getenv(keep[i]))
+			saved[i] = strdup(getenv(keep[i]));
+	if (!access("/usr/bin/less", X_OK))
+		pager = "/usr/bin/less";
+	else if (!access("/bin/less", X_OK))
+		pager = "/bin/less";
+	/* no environment at all rather than a partly kept one */
+	if (clearenv() || setenv("MANPAGER", pager, 1) || setenv("PAGER", pager, 1) ||
+	    setenv("LESSSECURE", "1", 1)) {
+		fprintf(stderr, "fevent help: cannot set a safe environment for man\n");
+		exit(FE_EXIT_FAIL);
+	}
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		if (saved[i])
+			setenv(keep[i], saved[i], 1);
+		free(saved[i]);
+	}
+}
+
 /* 'fevent help [COMMAND]': the manual page, through man -l.  The installed
  * binary shows the installed page, any other (the build directory's) the
  * source tree's; either falls back to the other. */
@@ -429,6 +466,8 @@ static int help_command(const char *name)
 		return FE_EXIT_FAIL;
 	}
 	fflush(stdout);
+	if (geteuid() == 0 || getuid() != geteuid())
+		root_pager_env();
 	execlp("man", "man", "-l", page, (char *)NULL);
 	fprintf(stderr, "fevent help: cannot run man (%s): the page is %s%s\n", strerror(errno),
 		page, errno == ENOENT ? "; install man-db, or read it with 'groff -man -Tutf8'" : "");

@@ -77,16 +77,21 @@ def test_temporary_name_is_created_exclusively():
     def body(tmp):
         dat = os.path.join(tmp, "t.dat")
         log = os.path.join(tmp, "strace.log")
-        r = subprocess.run(["strace", "-f", "-e", "trace=openat,rename", "-o", log, fe.binary(),
+        r = subprocess.run(["strace", "-f", "-e", "trace=openat,rename,renameat,renameat2",
+                            "-o", log, fe.binary(),
                             "record", "-g", GROUP, "-o", dat, "--", prog(), "1"],
                            capture_output=True, text=True, timeout=60)
         expect_eq(r.returncode, 0, r.stderr)
         text = open(log).read()
-        opens = [l for l in text.splitlines() if f'"{tmp}/.t.dat.' in l and "openat(" in l]
+        # beside FILE, relative to its directory's descriptor (out_file.c)
+        opens = [l for l in text.splitlines() if '".t.dat.' in l and "openat(" in l]
         expect_eq(len(opens), 1, text[-3000:])
-        check("O_CREAT|O_EXCL" in opens[0] and "O_CLOEXEC" in opens[0], opens[0])
-        check(f'"{dat}"' not in "".join(l for l in text.splitlines() if "openat(" in l),
+        check("O_CREAT|O_EXCL|O_NOFOLLOW" in opens[0] and "O_CLOEXEC" in opens[0], opens[0])
+        opened = "".join(l for l in text.splitlines() if "openat(" in l)
+        check(f'"{dat}"' not in opened and '"t.dat"' not in opened,
               "FILE itself is never opened for writing")
+        check(any(l for l in text.splitlines() if "rename" in l and '".t.dat.' in l
+                  and '"t.dat"' in l), "the temporary renamed to FILE")
         os.unlink(log)
     in_tmp(body)
 

@@ -56,9 +56,10 @@ int fe_cmd_add(const struct fe_cli *cli)
 		kprobes |= !set.items[i].def.uprobe && !set.items[i].def.tracepoint;
 		uprobes |= set.items[i].def.uprobe;
 	}
-	if (fe_tracefs_ready(cli->tracefs, kprobes, uprobes, &err)) {
+	i = fe_tracefs_ready(cli->tracefs, kprobes, uprobes, &err);
+	if (i) {
 		fe_say_error("%s\n", err.msg);
-		ret = FE_EXIT_FAIL;
+		ret = i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 		goto out;
 	}
 	defs = calloc(set.nr, sizeof(*defs));

@@ -9,7 +9,7 @@
 #include "diag.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
-#include "trace_dat.h"
+#include "out_file.h"
 
 int fe_cmd_clear(const struct fe_cli *cli)
 {
@@ -19,13 +19,14 @@ int fe_cmd_clear(const struct fe_cli *cli)
 	int ret = FE_EXIT_OK;
 	int i, removed;
 
-	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
+	i = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	if (i) {
 		fe_say_error("%s\n", err.msg);
-		return FE_EXIT_FAIL;
+		return i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &w, &undone, &err);
 	/* record -o's temporaries that a killed recorder left */
-	i = fe_tracedat_remove_orphans();
+	i = fe_out_remove_orphans();
 	if (i > 0)
 		fe_warn(&w, "removed %d unfinished trace.dat file%s of records that are gone", i,
 			i == 1 ? "" : "s");

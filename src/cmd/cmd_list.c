@@ -440,10 +440,10 @@ int fe_cmd_list(const struct fe_cli *cli)
 		fe_say_error("list takes no arguments (-g GROUP picks the group)\n");
 		return FE_EXIT_USAGE;
 	}
-	if (fe_tracefs_ready(cli->tracefs, false, false, &err) ||
-	    fe_list_events(group, &ev, &n, &err)) {
+	i = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	if (i || fe_list_events(group, &ev, &n, &err)) {
 		fe_say_error("%s\n", err.msg);
-		return FE_EXIT_FAIL;
+		return i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
 		bool carried = ev[i].kind == FE_KIND_KRETPROBE && strstr(ev[i].args, "$arg");

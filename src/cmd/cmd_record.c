@@ -108,6 +108,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 	int status, ret;
 
 	fe_record_note_given_fds();
+	fe_record_catch_signals();
 	if (cli->json && cli->graph) {
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;
@@ -118,9 +119,10 @@ int fe_cmd_record(const struct fe_cli *cli)
 	}
 	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "record", &o))
 		return FE_EXIT_USAGE;
-	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
+	ret = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	if (ret) {
 		fe_say_error("%s\n", err.msg);
-		return FE_EXIT_FAIL;
+		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	ret = errors_view(cli, &o.view, &errs);
 	if (ret)
@@ -141,6 +143,7 @@ int fe_cmd_report(const struct fe_cli *cli)
 	struct fe_warnings warn = { 0 };
 	struct fe_error err = { 0 };
 	struct fe_chrome *chrome = NULL;
+	struct fe_out *out = NULL;
 	struct fe_errors *errs;
 	int i, ret;
 
@@ -162,8 +165,17 @@ int fe_cmd_report(const struct fe_cli *cli)
 	if (ret)
 		return ret;
 	if (cli->chrome) {
+		/* before the file is read: a refused FILE is said at once */
+		ret = fe_out_open(&out, cli->chrome, 0, &err);
+		if (ret) {
+			fe_errors_free(errs);
+			fe_say_error("%s\n", err.msg);
+			return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
+		}
 		chrome = fe_chrome_new();
 		if (!chrome) {
+			fe_out_abort(out);
+			fe_errors_free(errs);
 			fe_say_error("out of memory\n");
 			return FE_EXIT_FAIL;
 		}
@@ -173,10 +185,12 @@ int fe_cmd_report(const struct fe_cli *cli)
 	}
 	ret = fe_tracedat_report(cli->input, &vo, &warn, &err);
 	if (chrome) {
-		if (!ret)
-			ret = fe_chrome_write(chrome, cli->chrome, &err);
-		else
+		if (!ret) {
+			ret = fe_chrome_write(chrome, out, &err);
+		} else {
 			fe_chrome_free(chrome);
+			fe_out_abort(out);
+		}
 	}
 	fe_errors_free(errs);
 	/* what a damaged file made skip: a loss, told even with -q */

@@ -1174,6 +1174,7 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	char why[512] = "";
 
 	fe_record_note_given_fds();
+	fe_record_catch_signals();
 	if (cli->hist && cli->latency) {
 		fe_say_error("--hist and --latency: one histogram at a time\n");
 		return FE_EXIT_USAGE;
@@ -1184,9 +1185,10 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	r.mode = cli->hist ? FE_STATS_HIST : cli->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
 	if (parse_by(&r))
 		goto out;
-	if (fe_tracefs_ready(cli->tracefs, false, false, &err)) {
+	i = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	if (i) {
 		fe_say_error("%s\n", err.msg);
-		ret = FE_EXIT_FAIL;
+		ret = i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 		goto out;
 	}
 	if (fe_list_events(o.group, &ev, &n, &err)) {

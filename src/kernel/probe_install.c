@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mount.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -20,6 +22,7 @@
 #include "fprobe.h"
 #include "kprobe_rules.h"
 #include "kmodule.h"
+#include "out_file.h"
 #include "probe_install.h"
 #include "event_names.h"
 
@@ -36,6 +39,19 @@ int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_erro
 	if (geteuid() != 0)
 		return fe_err(err, 0, "this needs root: tracefs and its dynamic events belong to root");
 	if (dir) {
+		struct statfs sf;
+
+		/* a plain directory or a tmpfs would take the probes' writes
+		 * and say nothing: every command would blame something else */
+		if (statfs(dir, &sf)) {
+			fe_err(err, 0, "cannot use %s as tracefs: %s", dir, strerror(errno));
+			return -2;
+		}
+		if (sf.f_type != TRACEFS_MAGIC) {
+			fe_err(err, 0, "--tracefs %s is not a tracefs (mount one there with: mount -t tracefs nodev %s)",
+			       dir, dir);
+			return -2;
+		}
 		if (access(dir, R_OK | X_OK) || tracefs_set_tracing_dir((char *)dir))
 			return fe_err(err, 0, "cannot use %s as tracefs: %s", dir, strerror(errno));
 	} else if (!tracefs_tracing_dir() || !tracefs_file_exists(NULL, "trace")) {
@@ -357,9 +373,9 @@ static void state_path(char *buf, size_t size, const char *group, const char *na
 
 static void note_uprobe_file(const char *group, const char *name, const char *file)
 {
-	char path[512];
+	struct fe_error ignored;
+	char path[512], *line;
 	struct stat st;
-	FILE *f;
 
 	if (stat(file, &st))
 		return;
@@ -367,12 +383,11 @@ static void note_uprobe_file(const char *group, const char *name, const char *fi
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
 		return;		/* then list cannot tell; nothing else depends on it */
 	state_path(path, sizeof(path), group, name);
-	f = fopen(path, "we");
-	if (!f)
+	if (asprintf(&line, "%llu %llu %s\n", (unsigned long long)st.st_dev,
+		     (unsigned long long)st.st_ino, file) < 0)
 		return;
-	fprintf(f, "%llu %llu %s\n", (unsigned long long)st.st_dev,
-		(unsigned long long)st.st_ino, file);
-	fclose(f);
+	fe_out_write_text(path, line, &ignored);
+	free(line);
 }
 
 int fe_uprobe_file_changed(const struct fe_event_info *e)
@@ -427,8 +442,8 @@ static void values_path(char *buf, size_t size, const char *group, const char *n
  */
 static void note_values(const char *group, const char *name, const char *values)
 {
+	struct fe_error ignored;
 	char path[512];
-	FILE *f;
 
 	values_path(path, sizeof(path), group, name);
 	unlink(path);
@@ -438,12 +453,7 @@ static void note_values(const char *group, const char *name, const char *values)
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
 		return;
 	values_path(path, sizeof(path), group, name);
-	f = fopen(path, "we");
-	if (!f)
-		return;
-	fputs(values, f);
-	if (ferror(f) | fclose(f))
-		unlink(path);
+	fe_out_write_text(path, values, &ignored);
 }
 
 char *fe_event_values(const char *group, const char *name)
@@ -472,18 +482,17 @@ static void place_path(char *buf, size_t size, const char *group, const char *na
 /* The place a line or offset was written as: what list shows of it. */
 static void note_place(const struct fe_definition *def)
 {
-	char path[512];
-	FILE *f;
+	struct fe_error ignored;
+	char path[512], *line;
 
 	snprintf(path, sizeof(path), STATE_DIR "/%s", def->group);
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
 		return;		/* then list shows FUNC+OFF */
 	place_path(path, sizeof(path), def->group, def->event);
-	f = fopen(path, "we");
-	if (!f)
+	if (asprintf(&line, "%d %d %s\n", def->place_index, def->place_count, def->place) < 0)
 		return;
-	fprintf(f, "%d %d %s\n", def->place_index, def->place_count, def->place);
-	fclose(f);
+	fe_out_write_text(path, line, &ignored);
+	free(line);
 }
 
 int fe_event_place(const char *group, const char *event, char *place, size_t size, int *index,
@@ -591,8 +600,8 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 		 * beside the events (gone at reboot, as they are) and
 		 * applies it to each call in record, report and stats.
 		 */
-		char path[512];
-		FILE *f;
+		char path[512], *line;
+		int ret;
 
 		snprintf(path, sizeof(path), STATE_DIR "/%s", def->group);
 		if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) ||
@@ -600,13 +609,11 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 			return fe_err(err, 0, "cannot keep the filter of %s/%s in %s: %s", def->group,
 				      def->event, path, strerror(errno));
 		filter_path(path, sizeof(path), def->group, def->event);
-		f = fopen(path, "we");
-		if (!f)
-			return fe_err(err, 0, "cannot write %s: %s", path, strerror(errno));
-		fprintf(f, "%s\n", def->filter);
-		if (ferror(f) | fclose(f))
-			return fe_err(err, 0, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-		return 0;
+		if (asprintf(&line, "%s\n", def->filter) < 0)
+			return fe_err(err, 0, "out of memory");
+		ret = fe_out_write_text(path, line, err);
+		free(line);
+		return ret ? -1 : 0;
 	}
 
 	if (tracefs_event_file_write(NULL, def->group, name, "filter", def->filter) >= 0)

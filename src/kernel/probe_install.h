@@ -18,6 +18,7 @@ struct tracefs_instance;
  * Find tracefs (--tracefs DIR, or where it is mounted; mounted at
  * /sys/kernel/tracing if it is nowhere) and check that this kernel and
  * user can do what is asked: root, kprobe_events or uprobe_events.
+ * 0; -2 when DIR is not a tracefs (bad usage); -1.
  */
 int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_error *err);
 

@@ -90,6 +90,20 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+void fe_record_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/*
+	 * Whatever was inherited: a background job of a shell without job
+	 * control starts with SIGINT ignored, and a SIGINT sent to fevent
+	 * must still end the recording cleanly (as trace-cmd and perf
+	 * record do).  Installed first thing, so none is lost in the set-up.
+	 */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 /* SIGCHLD: only to end the wait in poll() when the command exits */
 static void on_child(int sig)
 {
@@ -798,10 +812,7 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 	if (!s->chunk)
 		return fe_err(err, 0, "out of memory");
 	if (o->output) {
-		s->td = fe_tracedat_create(o->output, s->nr_cpus, s->page_size, err);
-		if (!s->td)
-			return -1;
-		return 0;
+		return fe_tracedat_create(&s->td, o->output, s->nr_cpus, s->page_size, err);
 	}
 	s->spool = malloc(s->nr_cpus * sizeof(*s->spool));
 	s->spooled = calloc(s->nr_cpus, sizeof(*s->spooled));
@@ -1402,9 +1413,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	struct session s = { .o = o, .profile_fd = { -1, -1 }, .pipe = { -1, -1 } };
 	struct fe_event_info *ev = NULL;
 	struct fe_view *v = NULL;
-	struct sigaction sa = { .sa_handler = on_signal }, sa_child = { 0 };
+	struct sigaction sa_child = { 0 };
 	bool *chosen = NULL;
-	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1;
+	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1, sret;
 	pid_t child = -1;
 	double start, deadline, next_report;
 	struct pollfd *pfd = NULL;
@@ -1417,6 +1428,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		o->counted_in_kernel ? arm_counters : enable_events;
 
 	*status = 0;
+	fe_record_catch_signals();
 	if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
 		return fe_err(err, 0, "no process with pid %d", o->pid);
 	if (fe_list_events(o->group, &ev, &n, err))
@@ -1450,14 +1462,16 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		if (!v)
 			goto out;
 	}
-	if (start_session(&s, o, err))
+	/* a refused -o FILE is bad usage (-2) */
+	sret = start_session(&s, o, err);
+	if (sret) {
+		ret = sret;
 		goto out;
+	}
 	/* before the command runs: its first calls are counted too */
 	if (v)
 		watch_start(&s, v, ev, n, chosen);
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	/* the command's end wakes the loop; other calls go on */
 	sa_child.sa_handler = on_child;
 	sa_child.sa_flags = SA_RESTART | SA_NOCLDSTOP;
@@ -1476,13 +1490,24 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 			wait_blocked(child);
 		if (child < 0 || follow_pid(&s, child, err) || arm(&s, ev, n, chosen, err))
 			goto out;
-		/* armed: let it exec */
-		if (write(go, "g", 1) != 1) {
+		if (stop_signal) {
+			/* stopped in the set-up: the command never runs (its
+			 * read of the go pipe sees the end), and its status is
+			 * the one the signal would have given it */
+			close(go);
+			go = -1;
+			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+				;
+			child = -1;
+			*status = 128 + stop_signal;
+		} else if (write(go, "g", 1) != 1) {
 			fe_err(err, 0, "cannot start %s: %s", o->command[0], strerror(errno));
 			goto out;
+		} else {
+			/* armed: it execs */
+			close(go);
+			go = -1;
 		}
-		close(go);
-		go = -1;
 	} else {
 		if ((o->target == FE_RECORD_PID && follow_pid(&s, o->pid, err)) ||
 		    (o->target == FE_RECORD_ALL && leave_out_self(&s, err)) ||

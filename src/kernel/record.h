@@ -57,6 +57,9 @@ struct fe_record_opts {
  * usage (an unknown event); err says why.
  */
 int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err);
+/* SIGINT and SIGTERM end the recording (drained, written), whatever
+ * disposition fevent inherited: the commands call it first thing. */
+void fe_record_catch_signals(void);
 /* Is event one of names (-e), or the __return of one?  No names: all. */
 bool fe_record_wanted(const char *event, char *const *names, int n);
 /* Remember the descriptors fevent was started with, before it opens any:

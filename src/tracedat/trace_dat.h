@@ -38,10 +38,11 @@ struct fe_tracedat_event {
 	bool uprobe;		/* its kernel stack is not shown */
 };
 
-/* Start a file; pages are kept aside until fe_tracedat_finish.  The
- * temporaries of FILE whose recorder was killed are removed first. */
-struct fe_tracedat *fe_tracedat_create(const char *path, int nr_cpus, int page_size,
-				       struct fe_error *err);
+/* Start a file (through out_file.h's writer); pages are kept aside
+ * until fe_tracedat_finish.  0; -2 when the path is refused (bad usage);
+ * -1. */
+int fe_tracedat_create(struct fe_tracedat **td, const char *path, int nr_cpus, int page_size,
+		       struct fe_error *err);
 int fe_tracedat_page(struct fe_tracedat *td, int cpu, const void *page, int size);
 /*
  * The file holding cpu's pages until the end, for a writer that moves
@@ -53,11 +54,6 @@ int fe_tracedat_grew(struct fe_tracedat *td, int cpu, unsigned long long bytes);
 unsigned long long fe_tracedat_cpu_size(const struct fe_tracedat *td, int cpu);
 /* A write into the file failed: finish will fail and leave no file. */
 void fe_tracedat_failed(struct fe_tracedat *td);
-/*
- * Remove the temporaries (.FILE.PID.XXXXXX) of recordings whose recorder
- * is gone (killed), wherever they were written; returns how many.
- */
-int fe_tracedat_remove_orphans(void);
 
 struct fe_tracedat_meta {
 	const char *header_page;

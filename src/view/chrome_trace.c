@@ -130,21 +130,16 @@ static void put_us(FILE *f, unsigned long long ns)
 	fprintf(f, "%llu.%03llu", ns / 1000, ns % 1000);
 }
 
-int fe_chrome_write(struct fe_chrome *ch, const char *path, struct fe_error *err)
+int fe_chrome_write(struct fe_chrome *ch, struct fe_out *out, struct fe_error *err)
 {
 	struct fe_buf name = { 0 };
-	FILE *f;
+	FILE *f = fe_out_stream(out);
 	int i, ret = 0;
 
 	if (ch->failed) {
 		fe_chrome_free(ch);
+		fe_out_abort(out);
 		return fe_err(err, 0, "out of memory");
-	}
-	f = fopen(path, "we");
-	if (!f) {
-		ret = fe_err(err, 0, "cannot write %s: %s", path, strerror(errno));
-		fe_chrome_free(ch);
-		return ret;
 	}
 	qsort(ch->slices, ch->nr_slices, sizeof(*ch->slices), by_time);
 	fputs("{\"traceEvents\":[\n", f);
@@ -173,8 +168,7 @@ int fe_chrome_write(struct fe_chrome *ch, const char *path, struct fe_error *err
 	}
 	fputs("],\"displayTimeUnit\":\"ns\"}\n", f);
 	fe_buf_free(&name);
-	if (ferror(f) | fclose(f))
-		ret = fe_err(err, 0, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+	ret = fe_out_commit(out, err);
 	fe_chrome_free(ch);
 	return ret;
 }

@@ -11,14 +11,16 @@
 
 #include "fe_error.h"
 #include "live_view.h"
+#include "out_file.h"
 
 struct fe_chrome;
 
 struct fe_chrome *fe_chrome_new(void);
 /* The view's call_fn (ctx: the fe_chrome), the view's values in JSON. */
 void fe_chrome_call(void *ctx, const struct fe_view_call *c);
-/* Write everything collected to path; frees ch. */
-int fe_chrome_write(struct fe_chrome *ch, const char *path, struct fe_error *err);
+/* Write everything collected to out and commit it (out_file.h); frees
+ * ch and out. */
+int fe_chrome_write(struct fe_chrome *ch, struct fe_out *out, struct fe_error *err);
 void fe_chrome_free(struct fe_chrome *ch);
 
 #endif
