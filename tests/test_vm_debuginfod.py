@@ -276,8 +276,8 @@ def test_ko_names_the_modules_dwarf_of_its_own_build_only():
     p, err = module_parts()
     expect_eq(p["ko"], MOD_DEFS.splitlines()[0] + "\nrc=0\nrc=2\n", err)
     check(f"fevent: error: column 30: a line needs DWARF line tables: --ko /other/binfmt_misc.ko "
-          f"is another build of module 'binfmt_misc' (build-id {OTHER_ID}, the running kernel's "
-          f"module has {MOD_ID})\n    {MOD_LINE}\n" in err, err)
+          f"is another build of module 'binfmt_misc' (build-id {OTHER_ID}; "
+          f"{LIB}/kernel/fs/binfmt_misc.ko: {MOD_ID})\n    {MOD_LINE}\n" in err, err)
 
 
 def test_a_module_without_btf_is_typed_from_the_dbg_packages_dwarf():
