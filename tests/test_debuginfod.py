@@ -5,16 +5,18 @@ the download lands in libdebuginfod's cache; progress shows on a terminal
 and nothing on a pipe (unless the server is slow: below); no server, or a
 server without the file, is an error naming what was tried.
 
-Hostile servers (issue 33), a small http.server in this process: one that
-sends another build's file, for a stripped binary (-x) and for the
-running kernel (lines, compile), is refused with both build-ids and the
-URL, and the file leaves the cache (one already cached too); one that
-streams zeros under a 64 GiB Content-Length, or without a length, stops
-at the size bound; one that never answers, or trickles a byte every 2 s,
-stops at DEBUGINFOD_TIMEOUT, and after a second a line says what is
-waited for; each is asked once.  Installed files of
-another build (a vmlinux where the -dbg package puts it) and add
---vmlinux of another build are refused alike.  Nothing leaves 127.0.0.1."""
+Hostile servers (issue 33), a small http.server in this process: one
+that sends another build's file, for a stripped binary (-x) and for the
+running kernel (lines, compile), or a file that is not ELF, is refused
+with both build-ids and the URL, and the file leaves the cache (one
+already cached too); one that streams zeros under a 64 GiB
+Content-Length, or without a length, stops at the size bound; one that
+never answers, or trickles a byte every 2 s, stops at
+DEBUGINFOD_TIMEOUT, and after a second a line says what is waited for;
+each is asked once. Installed files of another build (a vmlinux where
+the -dbg package puts it) and add --vmlinux of another build are refused
+alike; a binary's installed debug file of another build (by build-id, by
+debuglink) libdwfl does not read. Nothing leaves 127.0.0.1."""
 import http.server
 import os
 import pty
@@ -314,7 +316,7 @@ def hostile_setup():
     check(build_id(other) != build_id(stripped), "two builds, two build-ids")
     with open(other, "rb") as f:
         body = f.read()
-    _hostile.update(tmp=tmp, stripped=stripped, id=build_id(stripped), other=other,
+    _hostile.update(tmp=tmp, full=full, stripped=stripped, id=build_id(stripped), other=other,
                     other_id=build_id(other), body=body)
     return _hostile
 
@@ -378,6 +380,24 @@ def test_a_server_of_another_build_is_refused_for_a_binary():
                    env=env(srv.url, cache))
         expect_eq((r.returncode, r.stdout), (2, ""), r.stderr)
         check(wrong.replace("\n", "") in r.stderr, r.stderr)
+
+
+def test_a_server_sending_garbage_is_refused_and_asked_again():
+    """Not an ELF file: fevent said "has it now: run again", and failed
+    the same way at every run from the cache."""
+    h = hostile_setup()
+    cache = os.path.join(h["tmp"], "cache-garbage")
+    with Hostile("file", b"<html>not found</html>\n" * 100) as srv:
+        for n in (1, 2):
+            r = fe.run("lines", "-x", h["stripped"], "walk", env=env(srv.url, cache))
+            expect_eq((r.returncode, r.stdout), (2, ""), r.stderr)
+            check(r.stderr.endswith(
+                f"debuginfod: {srv.url}/buildid/{h['id']}/debuginfo has no build-id: nothing "
+                f"says it is the build of {h['stripped']} (asked for: {h['id']}); removed it "
+                "from the cache\n"), r.stderr)
+            check("run again" not in r.stderr, r.stderr)
+            expect_eq(os.listdir(os.path.join(cache, h["id"])), [], "removed from the cache")
+            expect_eq(srv.requests, n, "asked once per run")
 
 
 def test_another_builds_file_in_the_cache_is_removed():
@@ -525,3 +545,37 @@ def test_a_silent_or_trickling_server_is_asked_once_for_debuginfod_timeout():
         check(f"debuginfod ({url}) gave no DWARF for {what} (build-id {bid}): the server did "
               "not answer in time (DEBUGINFOD_TIMEOUT: 3 s)" in err, err)
         expect_eq(asked, 1, f"{mode}: asked once\n{err}")
+
+
+def test_installed_debug_files_of_another_build_are_not_read_for_a_binary():
+    """A binary's separate DWARF where the -dbg packages put it (by
+    build-id, by debuglink): libdwfl reads it only if its build-id is the
+    binary's, so another build's gives no lines, not its lines."""
+    h = hostile_setup()
+    if os.geteuid() != 0:
+        raise fe.Skip("needs root to write /usr/lib/debug/.build-id")
+    placed = f"/usr/lib/debug/.build-id/{h['id'][:2]}/{h['id'][2:]}.debug"
+    if os.path.exists(placed):
+        raise fe.Skip(f"{placed} exists already")
+    e = env("", os.path.join(h["tmp"], "cache-installed"))
+    os.makedirs(os.path.dirname(placed), exist_ok=True)
+    try:
+        shutil.copy(h["other"], placed)
+        r = fe.run("lines", "-x", h["stripped"], "walk", env=e)
+    finally:
+        os.unlink(placed)
+    expect_eq((r.returncode, r.stdout), (2, ""), r.stderr)
+    check(f"no DWARF for {h['stripped']}" in r.stderr, r.stderr)
+    linked = os.path.join(h["tmp"], "fx_places.linked")
+    debug = os.path.join(h["tmp"], "fx_places.linked.debug")
+    shutil.copy(h["other"], debug)
+    subprocess.run(["objcopy", f"--add-gnu-debuglink={debug}", h["stripped"], linked],
+                   check=True)
+    r = fe.run("lines", "-x", linked, "walk", env=e)
+    expect_eq((r.returncode, r.stdout), (2, ""), r.stderr)
+    check(f"no DWARF for {linked}" in r.stderr, r.stderr)
+    # the same place with the binary's own debug file gives its lines
+    subprocess.run(["objcopy", "--only-keep-debug", h["full"], debug], check=True)
+    r = fe.run("lines", "-x", linked, "walk", env=e)
+    want = fe.run("lines", "-x", h["full"], "walk")
+    expect_eq((r.returncode, r.stdout, r.stderr), (0, want.stdout, ""))
