@@ -569,15 +569,16 @@ static bool running_kernel_vmlinux(char *path, size_t size, struct fe_buf *tried
 	struct utsname u;
 	char id[128];
 	size_t i;
-	bool known;
+	int known = -1;		/* read when a file is there */
 
 	if (uname(&u))
 		return false;
-	known = !fe_kernel_build_id(id, sizeof(id), &e);
 	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
 		snprintf(path, size, places[i], u.release);
 		if (access(path, R_OK))
 			continue;
+		if (known < 0)
+			known = !fe_kernel_build_id(id, sizeof(id), &e);
 		if (!known || !fe_debug_file_check(path, NULL, "the running kernel", id, FE_KERNEL_NOTES, &e))
 			return true;
 		if (tried)
