@@ -14,8 +14,10 @@ removed (objcopy, here) is typed from the DWARF of the -dbg package's
 binfmt_misc.ko (tests/fetch-vmlinux-dbg extracts it from the same
 package), found first where the package installs it, then through the
 server by the module's build-id; a line probe with locals in it records
-the format binfmt_misc matched.  One boot with 2 GB (the vmlinux lands
-in the VM's tmpfs)."""
+the format binfmt_misc matched.  A server that sends another build of
+the module (test_debuginfod's Hostile, on this machine's loopback) is
+refused with both build-ids, and its file leaves the cache.  One boot
+with 2 GB (the vmlinux lands in the VM's tmpfs)."""
 import json
 import os
 import shutil
@@ -25,7 +27,7 @@ import tempfile
 
 import fe
 from fe import check, expect_eq
-from test_debuginfod import Server
+from test_debuginfod import Hostile, Server
 from test_kernel_dwarf import need_vmlinux
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
@@ -84,6 +86,9 @@ K=/lib/modules/$R/kernel/fs/binfmt_misc.ko
 cp $K /tmp/nobtf.ko; cp /dbg/binfmt_misc.ko $K
 fevent compile 'MOD_LINE'; echo rc=$?
 cp /tmp/nobtf.ko $K
+echo @@wrongbuild
+DEBUGINFOD_URLS=http://10.0.2.2:WRONG fevent compile 'MOD_LINE'; echo rc=$?
+ls /tmp/mcache/MOD_ID
 echo @@debuginfod
 export DEBUGINFOD_URLS=http://10.0.2.2:PORT
 fevent compile 'MOD_LINE' 'MOD_ENTRY'; echo rc=$?
@@ -166,14 +171,20 @@ def result():
             subprocess.run(["objcopy", "--remove-section", ".BTF", ko, nobtf], check=True)
             files[vko] = nobtf
             files["/dbg/binfmt_misc.ko"] = dko
-            files["/other/binfmt_misc.ko"] = other_build(dko, tmp)
+            other = other_build(dko, tmp)
+            files["/other/binfmt_misc.ko"] = other
+            with open(other, "rb") as f:
+                wrong = Hostile("file", f.read())	# another build's, for the module
             snippet = load + SNIPPET.replace("PORT", str(server.port)) \
                 .replace("BUILD_ID", BUILD_ID).replace("PROTOS", " ".join(f"'{p}'" for p in PROTOS))
             msnippet = MODULE_SNIPPET.replace("PORT", str(server.port)) \
                 .replace("MOD_ID", MOD_ID).replace("MOD_LINE", MOD_LINE) \
-                .replace("MOD_ENTRY", MOD_ENTRY).replace("MOD_COPY", MOD_COPY)
-            got = vm.run_once("debuginfod", [("debuginfod", snippet), ("module", msnippet)],
-                              files=files, mem=2048, net=True)
+                .replace("MOD_ENTRY", MOD_ENTRY).replace("MOD_COPY", MOD_COPY) \
+                .replace("WRONG", wrong.url.rsplit(":", 1)[1])
+            with wrong:
+                got = vm.run_once("debuginfod", [("debuginfod", snippet), ("module", msnippet)],
+                                  files=files, mem=2048, net=True)
+            _result["wrong_port"] = wrong.url.rsplit(":", 1)[1]
             _result["v"] = got["debuginfod"]
             _result["module"] = got["module"]
         finally:
@@ -276,8 +287,8 @@ def test_ko_names_the_modules_dwarf_of_its_own_build_only():
     p, err = module_parts()
     expect_eq(p["ko"], MOD_DEFS.splitlines()[0] + "\nrc=0\nrc=2\n", err)
     check(f"fevent: error: column 30: a line needs DWARF line tables: --ko /other/binfmt_misc.ko "
-          f"is another build of module 'binfmt_misc' (build-id {OTHER_ID}, the running kernel's "
-          f"module has {MOD_ID})\n    {MOD_LINE}\n" in err, err)
+          f"is another build of module 'binfmt_misc' (build-id {OTHER_ID}; "
+          f"{LIB}/kernel/fs/binfmt_misc.ko: {MOD_ID})\n    {MOD_LINE}\n" in err, err)
 
 
 def test_a_module_without_btf_is_typed_from_the_dbg_packages_dwarf():
@@ -306,6 +317,16 @@ def test_a_modules_file_that_kept_its_dwarf_gives_its_lines():
     # the -dbg package's file in the module's place: its own DWARF, no
     # debuginfod asked (DEBUGINFOD_URLS is not set in that step)
     expect_eq(p["ownfile"], MOD_DEFS.splitlines()[0] + "\nrc=0\n", err)
+
+
+def test_a_modules_dwarf_of_another_build_from_debuginfod_is_refused():
+    p, err = module_parts()
+    # refused, and not left in the cache: the next step fetches the right one
+    expect_eq(p["wrongbuild"], "rc=2\n", err)
+    url = f"http://10.0.2.2:{_result['wrong_port']}/buildid/{MOD_ID}/debuginfo"
+    check(f"fevent: error: column 30: a line needs DWARF line tables: {NO_DWARF}debuginfod: "
+          f"{url} is another build of module 'binfmt_misc' (build-id {OTHER_ID}; asked for: "
+          f"{MOD_ID}); removed it from the cache\n" in err, err)
 
 
 def test_a_module_without_btf_is_typed_from_dwarf_fetched_by_build_id():

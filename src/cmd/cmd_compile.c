@@ -44,6 +44,7 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 	int i, failed, unloaded = 0;
 
 	fe_cli_compile_opts(cli, &opts);
+	opts.installs = !strcmp(command, "add");
 	/*
 	 * add installs on the running kernel: its kprobe return events carry
 	 * the entry's arguments where its return probes read $arg<N>.

@@ -114,10 +114,10 @@ bool fe_ko_names(const char *path, const char *module)
 }
 
 /* The running kernel's build-id of module in hex (a loaded module's from
- * sysfs, else its file's), or ""; its file's readable copy in plain ("" if
- * none). */
-static void module_build_id(const char *module, char *id, size_t size, char *plain,
-			    size_t psize)
+ * sysfs, else its file's), or ""; where it was read in whose; its file's
+ * readable copy in plain ("" if none). */
+static void module_build_id(const char *module, char *id, size_t size, char *whose,
+			    size_t wsize, char *plain, size_t psize)
 {
 	char notes[400], file[PATH_MAX], name[256];
 	struct fe_error e = { 0 };
@@ -133,8 +133,10 @@ static void module_build_id(const char *module, char *id, size_t size, char *pla
 		if (name[i] == '-')
 			name[i] = '_';
 	snprintf(notes, sizeof(notes), "/sys/module/%s/notes/.note.gnu.build-id", name);
+	snprintf(whose, wsize, "%s", notes);
 	if (fe_kmod_loaded(module) == 1 && !fe_notes_build_id(notes, id, size, &e))
 		return;
+	snprintf(whose, wsize, "%s", file);
 	if (!plain[0] || fe_elf_build_id(plain, id, size))
 		id[0] = 0;
 }
@@ -144,7 +146,8 @@ static void module_build_id(const char *module, char *id, size_t size, char *pla
 static int ko_dwarf(const struct fe_compile_opts *opts, const char *module, bool running,
 		    struct fe_dbg **dbg, struct fe_error *why)
 {
-	char id[128], did[128], plain[PATH_MAX], kplain[PATH_MAX];
+	char id[128], whose[PATH_MAX + 32], what[300], plain[PATH_MAX], kplain[PATH_MAX];
+	struct fe_error e = { 0 };
 	const char *path = NULL;
 	int i;
 
@@ -163,10 +166,10 @@ static int ko_dwarf(const struct fe_compile_opts *opts, const char *module, bool
 	}
 	/* another build's offsets would be wrong: only the module's own */
 	if (running) {
-		module_build_id(module, id, sizeof(id), plain, sizeof(plain));
-		if (id[0] && !fe_elf_build_id(kplain, did, sizeof(did)) && strcmp(did, id)) {
-			fe_err(why, 0, "--ko %s is another build of module '%s' (build-id %s, the running kernel's module has %s)",
-			       path, module, did, id);
+		module_build_id(module, id, sizeof(id), whose, sizeof(whose), plain, sizeof(plain));
+		snprintf(what, sizeof(what), "module '%s'", module);
+		if (id[0] && fe_debug_file_check(kplain, path, what, id, whose, &e)) {
+			fe_err(why, 0, "--ko %s", e.msg);
 			return 1;
 		}
 	}
@@ -185,8 +188,8 @@ static int ko_dwarf(const struct fe_compile_opts *opts, const char *module, bool
 struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *module,
 			       struct fe_error *why)
 {
-	char plain[PATH_MAX], dpath[PATH_MAX];
-	char id[128] = "", did[128], *fetched = NULL, what[300];
+	char plain[PATH_MAX], dpath[PATH_MAX], whose[PATH_MAX + 32];
+	char id[128] = "", *fetched = NULL, what[300];
 	struct fe_error e = { 0 };
 	struct fe_buf tried = { 0 };
 	struct fe_dbg *dbg = NULL;
@@ -200,21 +203,21 @@ struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *m
 		       module);
 		return NULL;
 	}
-	module_build_id(module, id, sizeof(id), plain, sizeof(plain));
+	module_build_id(module, id, sizeof(id), whose, sizeof(whose), plain, sizeof(plain));
+	snprintf(what, sizeof(what), "module '%s'", module);
 	/* the module's file itself, when it kept its DWARF (a kernel built
 	 * here, installed without INSTALL_MOD_STRIP) and is the build that
 	 * is loaded */
 	if (plain[0] && fe_elf_has_dwarf(plain) &&
-	    (!id[0] || (!fe_elf_build_id(plain, did, sizeof(did)) && !strcmp(did, id))))
+	    (!id[0] || !fe_debug_file_check(plain, NULL, what, id, whose, &e)))
 		return fe_dbg_open_dwarf(plain, why);
 	listed = fe_kmod_debug_file(module, dpath, sizeof(dpath));
 	if (listed == 1 && access(dpath, R_OK) == 0) {
 		/* a -dbg package of another build of the same release would
 		 * give wrong offsets: only the module's own build */
-		if (!id[0] || fe_elf_build_id(dpath, did, sizeof(did)) || !strcmp(did, id))
+		if (!id[0] || !fe_debug_file_check(dpath, NULL, what, id, whose, &e))
 			return fe_dbg_open_dwarf(dpath, why);
-		fe_buf_printf(&tried, "%s is another build's (build-id %s, the module's is %s)",
-			      dpath, did, id);
+		fe_buf_printf(&tried, "%s", e.msg);
 	} else if (listed == 1) {
 		fe_buf_printf(&tried, "no %s (the kernel's -dbg package: Debian's linux-image-$(uname -r)-dbg)",
 			      dpath);
@@ -235,7 +238,6 @@ struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *m
 		       module, tried.s, getenv("DEBUGINFOD_URLS"));
 		goto out;
 	}
-	snprintf(what, sizeof(what), "module '%s'", module);
 	if (fe_debuginfod_find(id, what, &fetched, &e)) {
 		fe_err(why, 0, "no DWARF for module '%s': %s, and %s", module, tried.s, e.msg);
 		goto out;
@@ -549,9 +551,13 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 
 /*
  * A kernel without BTF: its DWARF vmlinux where distributions and kernel
- * builds put it (Debian's -dbg package, a build tree), as perf looks.
+ * builds put it (Debian's -dbg package, a build tree), as perf looks;
+ * only one of the running kernel's build (/sys/kernel/notes), where that
+ * is readable: a package of another build of the same release, or a
+ * build tree rebuilt since boot, would give wrong offsets.  Files of
+ * another build are said in tried, when given.
  */
-static bool running_kernel_vmlinux(char *path, size_t size)
+static bool running_kernel_vmlinux(char *path, size_t size, struct fe_buf *tried)
 {
 	static const char *const places[] = {
 		"/usr/lib/debug/boot/vmlinux-%s",
@@ -559,15 +565,24 @@ static bool running_kernel_vmlinux(char *path, size_t size)
 		"/lib/modules/%s/build/vmlinux",
 		"/boot/vmlinux-%s",
 	};
+	struct fe_error e = { 0 };
 	struct utsname u;
+	char id[128];
 	size_t i;
+	int known = -1;		/* read when a file is there */
 
 	if (uname(&u))
 		return false;
 	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
 		snprintf(path, size, places[i], u.release);
-		if (access(path, R_OK) == 0)
+		if (access(path, R_OK))
+			continue;
+		if (known < 0)
+			known = !fe_kernel_build_id(id, sizeof(id), &e);
+		if (!known || !fe_debug_file_check(path, NULL, "the running kernel", id, FE_KERNEL_NOTES, &e))
 			return true;
+		if (tried)
+			fe_buf_printf(tried, "%s; ", e.msg);
 	}
 	return false;
 }
@@ -576,23 +591,33 @@ struct fe_dbg *fe_running_kernel_dwarf(struct fe_error *why)
 {
 	char path[512], id[128], *fetched;
 	struct fe_error e = { 0 };
-	struct fe_dbg *dbg;
+	struct fe_buf tried = { 0 };
+	struct fe_dbg *dbg = NULL;
 
 	/* installed files first, as perf and SystemTap look */
-	if (running_kernel_vmlinux(path, sizeof(path)))
+	if (running_kernel_vmlinux(path, sizeof(path), &tried)) {
+		fe_buf_free(&tried);
 		return fe_dbg_open_dwarf(path, why);
+	}
+	if (tried.failed) {
+		fe_err(why, 0, "out of memory");
+		goto out;
+	}
 	if (!fe_debuginfod_configured()) {
-		fe_err(why, 0, "the running kernel's DWARF is not installed: give --vmlinux FILE, install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg), or set DEBUGINFOD_URLS to fetch it by its build-id");
-		return NULL;
+		fe_err(why, 0, "the running kernel's DWARF is not installed: %sgive --vmlinux FILE, install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg), or set DEBUGINFOD_URLS to fetch it by its build-id",
+		       tried.s ? tried.s : "");
+		goto out;
 	}
 	if (fe_kernel_build_id(id, sizeof(id), &e) ||
 	    fe_debuginfod_find(id, "the running kernel's vmlinux", &fetched, &e)) {
-		fe_err(why, 0, "the running kernel's DWARF is not installed, and %s: give --vmlinux FILE, or install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg)",
-		       e.msg);
-		return NULL;
+		fe_err(why, 0, "the running kernel's DWARF is not installed, %sand %s: give --vmlinux FILE, or install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg)",
+		       tried.s ? tried.s : "", e.msg);
+		goto out;
 	}
 	dbg = fe_dbg_open_dwarf(fetched, why);
 	free(fetched);
+out:
+	fe_buf_free(&tried);
 	return dbg;
 }
 
@@ -615,7 +640,7 @@ static int check_offset(struct fe_compiled *it, const struct fe_compile_opts *op
 
 	if (proto->module)
 		return 0;
-	if (!file && !opts->btf && !opts->kallsyms && running_kernel_vmlinux(path, sizeof(path)))
+	if (!file && !opts->btf && !opts->kallsyms && running_kernel_vmlinux(path, sizeof(path), NULL))
 		file = path;
 	if (!file)
 		return 0;
@@ -657,6 +682,15 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		return *dbg || !err->msg[0] ? 0 : -1;
 	}
 	if (opts->vmlinux) {
+		char id[128];
+
+		/* add puts the probes on this kernel: another build's
+		 * offsets would be wrong there */
+		if (opts->installs && !fe_kernel_build_id(id, sizeof(id), &ignored) &&
+		    fe_debug_file_check(opts->vmlinux, NULL, "the running kernel", id,
+					FE_KERNEL_NOTES, &ignored))
+			return fe_err(err, 0, "--vmlinux %s: add puts its probes on the running kernel ('fevent compile --vmlinux FILE' writes them for the kernel FILE is)",
+				      ignored.msg);
 		*dbg = fe_dbg_open_dwarf(opts->vmlinux, err);
 		return *dbg ? 0 : -1;
 	}

@@ -72,6 +72,9 @@ struct fe_compile_opts {
 	/* kprobe return probes read $arg<N> (the running kernel's README
 	 * says so): return events carry the entry's arguments */
 	bool ret_with_args;
+	/* add: the probes go on the running kernel, so a --vmlinux must be
+	 * its build (compile writes them for any kernel) */
+	bool installs;
 };
 
 #define FE_GLOB_MAX_DEFAULT	1000

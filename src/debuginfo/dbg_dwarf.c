@@ -28,7 +28,7 @@ static char *debuginfo_path;
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = fe_dwfl_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -186,8 +186,6 @@ static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_erro
 		fe_err(err, 0, "libdwfl: %s", dwfl_errmsg(-1));
 		goto fail;
 	}
-	/* separate debug info by build-id may be a download */
-	fe_debuginfod_watch(dbg->dwfl, path);
 	dwfl_report_begin(dbg->dwfl);
 	dbg->mod = dwfl_report_offline(dbg->dwfl, path, path, -1);
 	dwfl_report_end(dbg->dwfl, NULL, NULL);

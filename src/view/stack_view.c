@@ -16,6 +16,7 @@
 #include <elfutils/libdwfl.h>
 #include <event-parse.h>
 
+#include "debuginfod.h"
 #include "stack_view.h"
 
 struct proc_maps {
@@ -166,7 +167,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = fe_dwfl_find_debuginfo,	/* debuginfod bounded and checked */
 };
 
 static Dwfl *dwfl_of(struct proc_maps *p)
