@@ -108,6 +108,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 	int status, ret;
 
 	fe_record_note_given_fds();
+	fe_record_catch_signals();
 	if (cli->json && cli->graph) {
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;

@@ -1174,6 +1174,7 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	char why[512] = "";
 
 	fe_record_note_given_fds();
+	fe_record_catch_signals();
 	if (cli->hist && cli->latency) {
 		fe_say_error("--hist and --latency: one histogram at a time\n");
 		return FE_EXIT_USAGE;

@@ -90,6 +90,34 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* The signals that end a recording (record's and stats'). */
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/*
+ * Before anything is made in tracefs, and before the work that precedes
+ * it: from then on these signals only ask the recording to end, which
+ * removes what it made.  No SA_RESTART: the wait in poll() ends at once.
+ */
+void fe_record_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	static bool caught;
+
+	if (caught)
+		return;
+	caught = true;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* SIGCHLD: only to end the wait in poll() when the command exits */
 static void on_child(int sig)
 {
@@ -1301,7 +1329,8 @@ static void watch_misses(struct session *s, struct fe_view *v, struct fe_event_i
 }
 
 /* Fork the command stopped: it waits on a pipe until the filter is armed. */
-static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
+static pid_t spawn_stopped(char *const *argv, int *go, const sigset_t *unblocked,
+			   struct fe_error *err)
 {
 	int fds[2];
 	pid_t pid;
@@ -1320,7 +1349,10 @@ static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
 		close(fds[1]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);	/* fevent ignores it; the command must not */
+		/* fevent blocks them while it sets up: the command must not */
+		sigprocmask(SIG_SETMASK, unblocked, NULL);
 		if (nr_given_fds < 0)
 			_exit(127);
 		close_own_fds(fds[0]);
@@ -1402,8 +1434,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	struct session s = { .o = o, .profile_fd = { -1, -1 }, .pipe = { -1, -1 } };
 	struct fe_event_info *ev = NULL;
 	struct fe_view *v = NULL;
-	struct sigaction sa = { .sa_handler = on_signal }, sa_child = { 0 };
-	bool *chosen = NULL;
+	struct sigaction sa_child = { 0 };
+	sigset_t stops, unblocked;
+	bool *chosen = NULL, blocked = false;
 	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1;
 	pid_t child = -1;
 	double start, deadline, next_report;
@@ -1417,6 +1450,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		o->counted_in_kernel ? arm_counters : enable_events;
 
 	*status = 0;
+	fe_record_catch_signals();
 	if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
 		return fe_err(err, 0, "no process with pid %d", o->pid);
 	if (fe_list_events(o->group, &ev, &n, err))
@@ -1450,14 +1484,23 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		if (!v)
 			goto out;
 	}
+	/*
+	 * From the instance's creation until everything is armed, the stop
+	 * signals wait: a half-made instance, trigger or synthetic event is
+	 * never left to a signal.  One that came meanwhile ends the loop
+	 * at its first look, and the end takes down all that was made.
+	 */
+	stop_signals(&stops);
+	if (!sigprocmask(SIG_BLOCK, &stops, &unblocked))
+		blocked = true;
+	else
+		sigprocmask(SIG_SETMASK, NULL, &unblocked);
 	if (start_session(&s, o, err))
 		goto out;
 	/* before the command runs: its first calls are counted too */
 	if (v)
 		watch_start(&s, v, ev, n, chosen);
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	/* the command's end wakes the loop; other calls go on */
 	sa_child.sa_handler = on_child;
 	sa_child.sa_flags = SA_RESTART | SA_NOCLDSTOP;
@@ -1471,7 +1514,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	 * removed its instance: the write fails with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
 	if (o->target == FE_RECORD_COMMAND) {
-		child = spawn_stopped(o->command, &go, err);
+		child = spawn_stopped(o->command, &go, &unblocked, err);
 		if (child > 0)
 			wait_blocked(child);
 		if (child < 0 || follow_pid(&s, child, err) || arm(&s, ev, n, chosen, err))
@@ -1488,6 +1531,10 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		    (o->target == FE_RECORD_ALL && leave_out_self(&s, err)) ||
 		    arm(&s, ev, n, chosen, err))
 			goto out;
+	}
+	if (blocked) {
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
+		blocked = false;
 	}
 
 	start = now();
@@ -1609,6 +1656,8 @@ out:
 	if (child > 0 && ret)	/* a failure ends the command too */
 		kill(child, SIGTERM);
 	session_end(&s);
+	if (blocked)	/* a failure while arming: all is taken down now */
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	free(pfd);
 	free(given_fds);
 	given_fds = NULL;
