@@ -62,6 +62,7 @@ int fe_cmd_add(const struct fe_cli *cli)
 		ret = i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 		goto out;
 	}
+	fe_say_leftovers();
 	defs = calloc(set.nr, sizeof(*defs));
 	if (!defs) {
 		fprintf(stderr, "fevent: out of memory\n");

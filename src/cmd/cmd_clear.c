@@ -11,6 +11,14 @@
 #include "probe_install.h"
 #include "out_file.h"
 
+void fe_say_leftovers(void)
+{
+	char msg[256];
+
+	if (fe_remove_leftovers(msg, sizeof(msg)))
+		fe_say_warning("%s\n", msg);
+}
+
 int fe_cmd_clear(const struct fe_cli *cli)
 {
 	const char *group = cli->group ? cli->group : FE_DEFAULT_GROUP;
@@ -24,7 +32,8 @@ int fe_cmd_clear(const struct fe_cli *cli)
 		fe_say_error("%s\n", err.msg);
 		return i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
-	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &w, &undone, &err);
+	fe_say_leftovers();
+	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &undone, &err);
 	/* record -o's temporaries that a killed recorder left */
 	i = fe_out_remove_orphans();
 	if (i > 0)

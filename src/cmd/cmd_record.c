@@ -124,6 +124,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 		fe_say_error("%s\n", err.msg);
 		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
+	fe_say_leftovers();
 	ret = errors_view(cli, &o.view, &errs);
 	if (ret)
 		return ret;

@@ -1191,6 +1191,7 @@ int fe_cmd_stats(const struct fe_cli *cli)
 		ret = i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 		goto out;
 	}
+	fe_say_leftovers();
 	if (fe_list_events(o.group, &ev, &n, &err)) {
 		fe_say_error("%s\n", err.msg);
 		ret = FE_EXIT_FAIL;

@@ -78,6 +78,9 @@ int fe_cmd_compile(const struct fe_cli *cli);
 int fe_cmd_add(const struct fe_cli *cli);
 int fe_cmd_list(const struct fe_cli *cli);
 int fe_cmd_clear(const struct fe_cli *cli);
+/* Remove what killed fevents left in tracefs (fe_remove_leftovers) and
+ * say so in one warning: every command that makes things there first. */
+void fe_say_leftovers(void);
 int fe_cmd_record(const struct fe_cli *cli);
 int fe_cmd_report(const struct fe_cli *cli);
 int fe_cmd_stats(const struct fe_cli *cli);

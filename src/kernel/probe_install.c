@@ -5,6 +5,7 @@
  * its error_log, with the caret mapped back to the prototype's argument.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1340,6 +1341,65 @@ static void remove_triggers(struct tracefs_instance *inst)
 	tracefs_dynevent_list_free(all);
 }
 
+/*
+ * Is pid's process an fevent?  Its name, its program's or one of its
+ * arguments' (fevent under valgrind or gdb) begins with "fevent".  When
+ * /proc does not say, it may be: what it owns is kept.
+ */
+static bool is_fevent(long pid)
+{
+	char path[64], buf[4096];
+	const char *base;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		base = strrchr(buf, '/');
+		if (!strncmp(base ? base + 1 : buf, "fevent", 6))
+			return true;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || !strncmp(buf, "fevent", 6))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return true;
+	buf[n] = 0;
+	for (i = 0; i < n; i += strlen(buf + i) + 1) {
+		base = strrchr(buf + i, '/');
+		if (!strncmp(base ? base + 1 : buf + i, "fevent", 6))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is the fevent whose pid a tracefs name carries gone: no such process,
+ * or one that is no fevent (the pid was reused)?  A live fevent's names
+ * are never taken, nor this one's.
+ */
+static bool owner_gone(long pid)
+{
+	if (pid <= 0 || pid == (long)getpid())
+		return false;
+	if (kill(pid, 0) == 0)
+		return !is_fevent(pid);
+	return errno == ESRCH;
+}
+
 /* fevent-PID instances of processes that are gone: a killed record's. */
 static int remove_stale(const char *name, void *arg)
 {
@@ -1352,8 +1412,8 @@ static int remove_stale(const char *name, void *arg)
 		return 0;
 	pid = strtol(name + strlen(OWN_INSTANCE_PREFIX), &end, 10);
 	/* fevent-PID, and the fevent-PID-countN instances beside it */
-	if ((*end && strncmp(end, "-count", 6)) || pid <= 0 || kill(pid, 0) == 0 ||
-	    errno != ESRCH)
+	if (end == name + strlen(OWN_INSTANCE_PREFIX) || (*end && strncmp(end, "-count", 6)) ||
+	    !owner_gone(pid))
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst)
@@ -1372,9 +1432,12 @@ static int remove_stale(const char *name, void *arg)
  */
 static int remove_stale_synthetic(void)
 {
-	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_SYNTH, NULL);
+	struct tracefs_dynevent **all;
 	int i, removed = 0;
 
+	if (!tracefs_file_exists(NULL, "synthetic_events"))
+		return 0;
+	all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_SYNTH, NULL);
 	for (i = 0; all && all[i]; i++) {
 		char *system = NULL, *event = NULL, *end;
 		long pid;
@@ -1382,7 +1445,7 @@ static int remove_stale_synthetic(void)
 		tracefs_dynevent_info(all[i], &system, &event, NULL, NULL, NULL);
 		if (event && !strncmp(event, "fevent_", 7)) {
 			pid = strtol(event + 7, &end, 10);
-			if (*end == '_' && pid > 0 && kill(pid, 0) && errno == ESRCH &&
+			if (end != event + 7 && *end == '_' && owner_gone(pid) &&
 			    tracefs_dynevent_destroy(all[i], true) == 0)
 				removed++;
 		}
@@ -1393,25 +1456,37 @@ static int remove_stale_synthetic(void)
 	return removed;
 }
 
+int fe_remove_leftovers(char *msg, size_t size)
+{
+	int inst = 0, synth;
+
+	*msg = 0;
+	tracefs_instances_walk(remove_stale, &inst);
+	synth = remove_stale_synthetic();
+	if (inst && synth)
+		snprintf(msg, size, "removed %d stale %s* instance%s and %d synthetic event%s "
+			 "of records that are gone", inst, OWN_INSTANCE_PREFIX, inst == 1 ? "" : "s",
+			 synth, synth == 1 ? "" : "s");
+	else if (inst)
+		snprintf(msg, size, "removed %d stale %s* instance%s of records that are gone",
+			 inst, OWN_INSTANCE_PREFIX, inst == 1 ? "" : "s");
+	else if (synth)
+		snprintf(msg, size, "removed %d stale synthetic event%s of records that are gone",
+			 synth, synth == 1 ? "" : "s");
+	return inst + synth;
+}
+
 static bool selected(const struct fe_event_info *e, char *const *names, int nr)
 {
 	return fe_event_named_any(e->event, names, nr);
 }
 
 int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
-		    struct fe_warnings *w, struct fe_warnings *undone, struct fe_error *err)
+		    struct fe_warnings *undone, struct fe_error *err)
 {
 	struct fe_event_info *ev;
-	int i, j, n, removed = 0, stale = 0;
+	int i, j, n, removed = 0;
 
-	tracefs_instances_walk(remove_stale, &stale);
-	if (stale)
-		fe_warn(w, "removed %d stale %s* instance%s of records that are gone", stale,
-			OWN_INSTANCE_PREFIX, stale == 1 ? "" : "s");
-	stale = remove_stale_synthetic();
-	if (stale)
-		fe_warn(w, "removed %d synthetic event%s of fevent stats runs that are gone",
-			stale, stale == 1 ? "" : "s");
 	if (fe_list_events(group, &ev, &n, err))
 		return -1;
 	for (i = 0; i < nr_names; i++) {

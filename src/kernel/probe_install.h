@@ -127,10 +127,18 @@ int fe_event_place(const char *group, const char *event, char *place, size_t siz
 /*
  * Remove fevent's events: all of the group, or the named ones (with their
  * __return events).  An event enabled where fevent does not own it stays,
- * with a warning, unless force.  Stale fevent-PID instances whose process
- * is gone are removed first.  Returns the number removed, or -1.
+ * with a warning, unless force.  Returns the number removed, or -1.
  */
 int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
-		    struct fe_warnings *w, struct fe_warnings *undone, struct fe_error *err);
+		    struct fe_warnings *undone, struct fe_error *err);
+
+/*
+ * What fevent processes that are gone (killed) left in tracefs: their
+ * fevent-PID[-countN] instances (triggers first) and fevent_PID_N
+ * synthetic events, where PID is no process or one that is no fevent (a
+ * reused pid).  A live fevent's are kept.  msg: one line saying what was
+ * removed, or "".  Returns how many.
+ */
+int fe_remove_leftovers(char *msg, size_t size);
 
 #endif

@@ -90,18 +90,35 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* The signals that end a recording (record's and stats'). */
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/*
+ * Before anything is made in tracefs, and before the work that precedes
+ * it: from then on these signals only ask the recording to end, which
+ * removes what it made.  Whatever was inherited: a background job of a
+ * shell without job control starts with SIGINT ignored, and a SIGINT
+ * sent to fevent must still end the recording cleanly (as trace-cmd and
+ * perf record do).  No SA_RESTART: the wait in poll() ends at once.
+ */
 void fe_record_catch_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	static bool caught;
 
-	/*
-	 * Whatever was inherited: a background job of a shell without job
-	 * control starts with SIGINT ignored, and a SIGINT sent to fevent
-	 * must still end the recording cleanly (as trace-cmd and perf
-	 * record do).  Installed first thing, so none is lost in the set-up.
-	 */
+	if (caught)
+		return;
+	caught = true;
+	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* SIGCHLD: only to end the wait in poll() when the command exits */
@@ -1312,7 +1329,8 @@ static void watch_misses(struct session *s, struct fe_view *v, struct fe_event_i
 }
 
 /* Fork the command stopped: it waits on a pipe until the filter is armed. */
-static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
+static pid_t spawn_stopped(char *const *argv, int *go, const sigset_t *unblocked,
+			   struct fe_error *err)
 {
 	int fds[2];
 	pid_t pid;
@@ -1331,7 +1349,10 @@ static pid_t spawn_stopped(char *const *argv, int *go, struct fe_error *err)
 		close(fds[1]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);	/* fevent ignores it; the command must not */
+		/* fevent blocks them while it sets up: the command must not */
+		sigprocmask(SIG_SETMASK, unblocked, NULL);
 		if (nr_given_fds < 0)
 			_exit(127);
 		close_own_fds(fds[0]);
@@ -1414,7 +1435,8 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	struct fe_event_info *ev = NULL;
 	struct fe_view *v = NULL;
 	struct sigaction sa_child = { 0 };
-	bool *chosen = NULL;
+	sigset_t stops, unblocked;
+	bool *chosen = NULL, blocked = false;
 	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1, sret;
 	pid_t child = -1;
 	double start, deadline, next_report;
@@ -1462,6 +1484,17 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		if (!v)
 			goto out;
 	}
+	/*
+	 * From the instance's creation until everything is armed, the stop
+	 * signals wait: a half-made instance, trigger or synthetic event is
+	 * never left to a signal.  One that came meanwhile ends the loop
+	 * at its first look, and the end takes down all that was made.
+	 */
+	stop_signals(&stops);
+	if (!sigprocmask(SIG_BLOCK, &stops, &unblocked))
+		blocked = true;
+	else
+		sigprocmask(SIG_SETMASK, NULL, &unblocked);
 	/* a refused -o FILE is bad usage (-2) */
 	sret = start_session(&s, o, err);
 	if (sret) {
@@ -1485,7 +1518,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	 * removed its instance: the write fails with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
 	if (o->target == FE_RECORD_COMMAND) {
-		child = spawn_stopped(o->command, &go, err);
+		child = spawn_stopped(o->command, &go, &unblocked, err);
 		if (child > 0)
 			wait_blocked(child);
 		if (child < 0 || follow_pid(&s, child, err) || arm(&s, ev, n, chosen, err))
@@ -1513,6 +1546,10 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		    (o->target == FE_RECORD_ALL && leave_out_self(&s, err)) ||
 		    arm(&s, ev, n, chosen, err))
 			goto out;
+	}
+	if (blocked) {
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
+		blocked = false;
 	}
 
 	start = now();
@@ -1634,6 +1671,8 @@ out:
 	if (child > 0 && ret)	/* a failure ends the command too */
 		kill(child, SIGTERM);
 	session_end(&s);
+	if (blocked)	/* a failure while arming: all is taken down now */
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	free(pfd);
 	free(given_fds);
 	given_fds = NULL;

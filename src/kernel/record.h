@@ -65,5 +65,11 @@ bool fe_record_wanted(const char *event, char *const *names, int n);
 /* Remember the descriptors fevent was started with, before it opens any:
  * the traced command is given exactly these. */
 void fe_record_note_given_fds(void);
+/*
+ * SIGINT, SIGTERM and SIGHUP end the recording from now on (fe_record
+ * calls it too): called before the work that precedes it, so that no
+ * moment of the set-up dies of one, and nothing it made is left behind.
+ */
+void fe_record_catch_signals(void);
 
 #endif

@@ -23,8 +23,9 @@
 struct fe_khist {
 	struct tracefs_hist *hist;	/* on the event, or on the synthetic event */
 	struct tracefs_synth *synth;	/* --latency */
-	char *start_trigger;		/* the synthetic event's, moved to the instance */
+	char *start_trigger;		/* the synthetic event's, in the instance */
 	char *end_trigger;
+	bool start_armed, end_armed;	/* written there */
 	char *system, *event, *ret_event;
 	struct fe_khist_key keys[MAX_KEYS];
 	char *key_names[MAX_KEYS];	/* as the hist file prints them */
@@ -430,48 +431,100 @@ static int append_trigger(struct tracefs_instance *inst, const char *system, con
 	return ret < 0 ? -1 : 0;
 }
 
+/*
+ * What tracefs_synth_echo_cmd prints as its line i: "echo 'TEXT' >> FILE",
+ * TEXT (0: the synthetic event, 1: the start trigger, 2: the end one).
+ */
+static char *echo_text(const char *cmds, int i)
+{
+	const char *line = cmds, *end, *close;
+
+	for (; line && i > 0; i--) {
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	if (!line || strncmp(line, "echo '", 6))
+		return NULL;
+	line += 6;
+	end = strchr(line, '\n');
+	if (!end)
+		end = line + strlen(line);
+	/* the last "' >> " of the line: TEXT may hold quotes of its own */
+	for (close = end; close > line && strncmp(close, "' >> ", 5); close--)
+		;
+	return close > line ? strndup(line, close - line) : NULL;
+}
+
+/*
+ * The synthetic event and the triggers that feed it, made as
+ * tracefs_synth_create would make them but with the triggers in fevent's
+ * instance from the start: libtracefs 1.6 puts them at the top level
+ * (tracefs_synth_set_instance came in 1.7), where a fevent killed before
+ * it moved them would leave triggers on the events that no clear
+ * recognises as its.  The synthetic event's name carries fevent's pid.
+ */
+static int synth_create(struct fe_khist *h, struct tracefs_instance *inst, struct fe_error *err)
+{
+	struct trace_seq seq;
+	char *def = NULL;
+	const char *name = tracefs_synth_get_name(h->synth);
+	int ret = -1;
+
+	trace_seq_init(&seq);
+	if (tracefs_synth_echo_cmd(&seq, h->synth) || seq.state != TRACE_SEQ__GOOD) {
+		fe_err(err, 0, "cannot describe the synthetic event %s: %s", name,
+		       strerror(errno));
+		goto out;
+	}
+	trace_seq_terminate(&seq);
+	def = echo_text(seq.buffer, 0);
+	h->start_trigger = echo_text(seq.buffer, 1);
+	h->end_trigger = echo_text(seq.buffer, 2);
+	if (!def || !h->start_trigger || !h->end_trigger) {
+		fe_err(err, 0, "cannot describe the synthetic event %s", name);
+		goto out;
+	}
+	/* synthetic_events' own syntax, whichever file libtracefs names */
+	if (tracefs_instance_file_append(NULL, "synthetic_events",
+					 strncmp(def, "s:", 2) ? def : def + 2) < 0) {
+		fe_err(err, 0, "the kernel refused the synthetic event %s: %s", name,
+		       strerror(errno));
+		goto out;
+	}
+	h->synth_created = true;
+	if (!tracefs_synth_get_event(h->tep, h->synth)) {
+		fe_err(err, 0, "cannot read the format of the synthetic event %s", name);
+		goto out;
+	}
+	if (build_hist(h, "synthetic", name, err))
+		goto out;
+	/* start before end: the end's onmatch() reads the start's variables */
+	if (append_trigger(inst, h->system, h->event, NULL, h->start_trigger)) {
+		fe_err(err, 0, "the kernel refused the trigger '%s' on %s/%s: %s",
+		       h->start_trigger, h->system, h->event, strerror(errno));
+		free(h->start_trigger);
+		h->start_trigger = NULL;
+		goto out;
+	}
+	h->start_armed = true;
+	if (append_trigger(inst, h->system, h->ret_event, NULL, h->end_trigger)) {
+		fe_err(err, 0, "the kernel refused the trigger '%s' on %s/%s: %s",
+		       h->end_trigger, h->system, h->ret_event, strerror(errno));
+		goto out;
+	}
+	h->end_armed = true;
+	ret = 0;
+out:
+	free(def);
+	trace_seq_destroy(&seq);
+	return ret;
+}
+
 int fe_khist_start(struct fe_khist *h, struct tracefs_instance *inst, struct fe_error *err)
 {
-	if (h->synth) {
-		const char *start, *end;
-
-		/*
-		 * libtracefs 1.6 makes a synthetic event's triggers at the top
-		 * level only (tracefs_synth_set_instance came in 1.7): they are
-		 * made there, then moved to fevent's instance, whose pid filter
-		 * and filters they must obey.  Until then they feed nothing:
-		 * the synthetic event has no trigger at the top level.
-		 */
-		if (tracefs_synth_create(h->synth))
-			return fe_err(err, 0, "the kernel refused the synthetic event %s: %s",
-				      tracefs_synth_get_name(h->synth), strerror(errno));
-		h->synth_created = true;
-		if (!tracefs_synth_get_event(h->tep, h->synth))
-			return fe_err(err, 0, "cannot read the format of the synthetic event %s",
-				      tracefs_synth_get_name(h->synth));
-		if (build_hist(h, "synthetic", tracefs_synth_get_name(h->synth), err))
-			return -1;
-		start = tracefs_synth_show_start_hist(h->synth);
-		end = tracefs_synth_show_end_hist(h->synth);
-		h->start_trigger = start ? strdup(start) : NULL;
-		h->end_trigger = end ? strdup(end) : NULL;
-		if (!h->start_trigger || !h->end_trigger)
-			return fe_err(err, 0, "out of memory");
-		append_trigger(NULL, h->system, h->ret_event, "!", h->end_trigger);
-		append_trigger(NULL, h->system, h->event, "!", h->start_trigger);
-		if (append_trigger(inst, h->system, h->event, NULL, h->start_trigger)) {
-			free(h->start_trigger);
-			h->start_trigger = NULL;
-			return fe_err(err, 0, "the kernel refused the trigger '%s' on %s/%s: %s",
-				      start, h->system, h->event, strerror(errno));
-		}
-		if (append_trigger(inst, h->system, h->ret_event, NULL, h->end_trigger)) {
-			free(h->end_trigger);
-			h->end_trigger = NULL;
-			return fe_err(err, 0, "the kernel refused the trigger '%s' on %s/%s: %s",
-				      end, h->system, h->ret_event, strerror(errno));
-		}
-	}
+	if (h->synth && synth_create(h, inst, err))
+		return -1;
 	if (tracefs_hist_start(inst, h->hist))
 		return fe_err(err, 0, "the kernel refused the hist trigger on %s/%s: %s",
 			      tracefs_hist_get_system(h->hist), tracefs_hist_get_event(h->hist),
@@ -488,15 +541,20 @@ void fe_khist_stop(struct fe_khist *h, struct tracefs_instance *inst)
 	if (h->started)
 		tracefs_hist_destroy(inst, h->hist);
 	h->started = false;
-	if (h->end_trigger)
+	if (h->end_armed)
 		append_trigger(inst, h->system, h->ret_event, "!", h->end_trigger);
-	if (h->start_trigger)
+	if (h->start_armed)
 		append_trigger(inst, h->system, h->event, "!", h->start_trigger);
+	h->end_armed = h->start_armed = false;
 	free(h->end_trigger);
 	free(h->start_trigger);
 	h->end_trigger = h->start_trigger = NULL;
-	if (h->synth_created)
-		tracefs_synth_destroy(h->synth);
+	if (h->synth_created) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "!%s", tracefs_synth_get_name(h->synth));
+		tracefs_instance_file_append(NULL, "synthetic_events", cmd);
+	}
 	h->synth_created = false;
 }
 

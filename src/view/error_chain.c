@@ -30,10 +30,22 @@ struct link {
 	int cpu;
 };
 
+/*
+ * Links a chain keeps at most: its innermost CHAIN_HEAD (where the error
+ * began) and its outermost CHAIN_TAIL so far (a ring); those between are
+ * counted and said.  Without, a task whose failed calls nested 100,000
+ * deep held as many links, and as many more at every round.
+ */
+#define CHAIN_HEAD	512
+#define CHAIN_TAIL	512
+
 struct task {
 	int pid;
 	struct link *chain;	/* innermost first */
 	int nr;
+	struct link *tail;	/* CHAIN_TAIL slots, the outermost from tail_start */
+	int nr_tail, tail_start;
+	unsigned long long dropped;	/* links between them not kept */
 	int depth;		/* of its outermost call */
 };
 
@@ -69,9 +81,47 @@ static void chain_drop(struct task *t)
 
 	for (i = 0; i < t->nr; i++)
 		link_free(&t->chain[i]);
+	for (i = 0; i < t->nr_tail; i++)
+		link_free(&t->tail[(t->tail_start + i) % CHAIN_TAIL]);
 	free(t->chain);
-	t->chain = NULL;
-	t->nr = 0;
+	free(t->tail);
+	t->chain = t->tail = NULL;
+	t->nr = t->nr_tail = t->tail_start = 0;
+	t->dropped = 0;
+}
+
+/* The i-th link kept, innermost first (the head, then the tail). */
+static struct link *link_at(const struct task *t, int i)
+{
+	return i < t->nr ? &t->chain[i] : &t->tail[(t->tail_start + i - t->nr) % CHAIN_TAIL];
+}
+
+static int nr_links(const struct task *t)
+{
+	return t->nr + t->nr_tail;
+}
+
+/* A slot for the next link out: past the head, the tail's oldest is
+ * given up when it is full.  NULL when out of memory. */
+static struct link *next_link(struct task *t)
+{
+	struct link *l;
+
+	if (t->nr < CHAIN_HEAD)
+		return fe_grow(&t->chain, &t->nr, sizeof(*t->chain));
+	if (!t->tail) {
+		t->tail = calloc(CHAIN_TAIL, sizeof(*t->tail));
+		if (!t->tail)
+			return NULL;
+	}
+	if (t->nr_tail < CHAIN_TAIL)
+		return &t->tail[(t->tail_start + t->nr_tail++) % CHAIN_TAIL];
+	l = &t->tail[t->tail_start];
+	link_free(l);
+	memset(l, 0, sizeof(*l));
+	t->tail_start = (t->tail_start + 1) % CHAIN_TAIL;
+	t->dropped++;
+	return l;
 }
 
 void fe_errors_free(struct fe_errors *e)
@@ -161,7 +211,7 @@ static void json_string(struct fe_buf *b, const char *s)
 static void show_text(struct fe_errors *e, const struct fe_view_call *root, struct task *t,
 		      struct fe_buf *b)
 {
-	const struct link *top = &t->chain[t->nr - 1];
+	const struct link *top = link_at(t, nr_links(t) - 1);
 	unsigned long long ts = top->has_entry ? top->entry_ts : top->return_ts;
 	char who[64];
 	int i, n;
@@ -175,9 +225,13 @@ static void show_text(struct fe_errors *e, const struct fe_view_call *root, stru
 		      ts % 1000000000ULL / 1000, top->func);
 	put_value(b, top->err, top->ptr);
 	fe_buf_addc(b, '\n');
-	for (i = 0; i < t->nr; i++) {
-		const struct link *l = &t->chain[i];
+	for (i = 0; i < nr_links(t); i++) {
+		const struct link *l = link_at(t, i);
 
+		if (i == t->nr && t->dropped)
+			fe_buf_printf(b, "     <- ... %llu call%s not kept (a chain keeps its %d "
+				      "innermost and %d outermost)\n", t->dropped,
+				      t->dropped == 1 ? "" : "s", CHAIN_HEAD, CHAIN_TAIL);
 		fe_buf_printf(b, "%s%s(%s) = ", i ? "     <- " : "        ", l->func,
 			      l->args ? l->args : "?");
 		put_value(b, l->err, l->ptr);
@@ -191,7 +245,7 @@ static void show_text(struct fe_errors *e, const struct fe_view_call *root, stru
 
 static void show_json(const struct fe_view_call *root, struct task *t, struct fe_buf *b)
 {
-	const struct link *top = &t->chain[t->nr - 1];
+	const struct link *top = link_at(t, nr_links(t) - 1);
 	unsigned long long ts = top->has_entry ? top->entry_ts : top->return_ts;
 	const char *name = fe_errno_name(top->err);
 	int i;
@@ -205,8 +259,8 @@ static void show_json(const struct fe_view_call *root, struct task *t, struct fe
 		json_string(b, name);
 	}
 	fe_buf_add(b, ",\"chain\":[", 10);
-	for (i = 0; i < t->nr; i++) {
-		const struct link *l = &t->chain[i];
+	for (i = 0; i < nr_links(t); i++) {
+		const struct link *l = link_at(t, i);
 
 		if (i)
 			fe_buf_addc(b, ',');
@@ -218,7 +272,11 @@ static void show_json(const struct fe_view_call *root, struct task *t, struct fe
 			fe_buf_printf(b, ",\"dur_ns\":%llu", l->return_ts - l->entry_ts);
 		fe_buf_addc(b, '}');
 	}
-	fe_buf_add(b, "]}\n", 3);
+	fe_buf_addc(b, ']');
+	/* links between the innermost and outermost kept */
+	if (t->dropped)
+		fe_buf_printf(b, ",\"dropped\":%llu", t->dropped);
+	fe_buf_add(b, "}\n", 2);
 }
 
 void fe_errors_call(void *ctx, const struct fe_view_call *c)
@@ -243,7 +301,7 @@ void fe_errors_call(void *ctx, const struct fe_view_call *c)
 	}
 	if (!t->nr || t->depth != c->depth + 1)
 		chain_drop(t);	/* the error begins here */
-	l = fe_grow(&t->chain, &t->nr, sizeof(*l));
+	l = next_link(t);
 	if (!l)
 		return;
 	l->func = strdup(c->func);

@@ -148,6 +148,17 @@ static const char *item_val(const struct item *it)
 /* Entries held for a call filter at most: beyond, the oldest is given up
  * (counted as a call whose return was not seen). */
 #define MAX_HELD	65536
+/*
+ * Entries waiting for their returns, to pair them: a task's at most, and
+ * all tasks' at most.  An entry beyond is not held: it shows at once, and
+ * its return apart (a task's calls are nested, so the returns of the
+ * calls it did not hold come first).  Without, a task whose calls nest
+ * deep (a recursion; uretprobes fire on 64 levels only, so 100,000 levels
+ * leave that many entries whose returns never come, at every round) held
+ * entries without end, and the view's memory grew with them.
+ */
+#define MAX_TASK_PENDING	1024
+#define MAX_PENDING		65536
 /* bytes of lines gathered for one write at most */
 #define OUT_BATCH	(64 << 10)
 /* --graph: bytes of lines one held call keeps back at most */
@@ -235,6 +246,16 @@ struct fe_view {
 	 * kallsyms and formatted once, not at every event */
 	struct sym *syms;
 	unsigned int syms_cap, nr_syms;
+	/* each task's entries waiting for their returns (an open-addressed
+	 * table by pid + 1; 0: a free slot), and the calls open beyond them
+	 * whose entries were not held */
+	struct task_open {
+		int key;
+		int held;
+		unsigned long long unheld;
+	} *tasks;
+	unsigned int tasks_cap, nr_tasks;
+	unsigned long long not_held;	/* entries not held, in all */
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -337,6 +358,7 @@ void fe_view_free(struct fe_view *v)
 		item_clear(&v->pending[i]);
 	free(v->queue);
 	free(v->pending);
+	free(v->tasks);
 	for (i = 0; i < v->nr_evs; i++) {
 		for (j = 0; j < v->evs[i].nr_fields; j++) {
 			struct field_spec *s = &v->evs[i].fields[j];
@@ -1940,6 +1962,8 @@ static void put_stacks(struct fe_view *v, struct fe_buf *l, const struct item *e
 			   u->ev->is_return);
 }
 
+static struct task_open *task_open(struct fe_view *v, int pid);
+
 /* entry (may be NULL) and/or return (may be NULL) as one line */
 static void print_call(struct fe_view *v, const struct item *entry, const struct item *ret)
 {
@@ -1956,7 +1980,6 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 			.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
 			.caller = entry ? entry->caller : NULL,
 		};
-		int i;
 
 		if (v->opts.json) {
 			c.args = entry ? item_val(entry) : ret->args;
@@ -1965,10 +1988,15 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 			c.args = entry ? item_val(entry) : ret->args;
 			c.ret = ret && ret->ev->ret ? item_val(ret) : NULL;
 		}
-		/* the task's entries waiting for their returns, begun before it */
-		for (i = 0; i < v->nr_pending; i++)
-			c.depth += v->pending[i].pid == first->pid && &v->pending[i] != entry &&
-				   v->pending[i].ts < first->ts;
+		/* the task's calls open around it: counted as its entry came,
+		 * or those still open as its return comes */
+		if (entry) {
+			c.depth = entry->depth;
+		} else {
+			struct task_open *t = task_open(v, ret->pid);
+
+			c.depth = t ? t->held + (int)t->unheld : 0;
+		}
 
 		v->opts.call_fn(v->opts.call_ctx, &c);
 		return;
@@ -2206,6 +2234,47 @@ static void print_lost(struct fe_view *v, const struct item *it)
 	}
 }
 
+/* The calls of pid open in the view; NULL when out of memory. */
+static struct task_open *task_open(struct fe_view *v, int pid)
+{
+	unsigned int i, mask;
+
+	if (2 * (v->nr_tasks + 1) > v->tasks_cap) {
+		unsigned int cap = v->tasks_cap ? 2 * v->tasks_cap : 64, k;
+		struct task_open *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (k = 0; k < v->tasks_cap; k++) {
+			if (!v->tasks[k].key)
+				continue;
+			for (i = (unsigned int)v->tasks[k].key * 2654435761u & (cap - 1); t[i].key;
+			     i = (i + 1) & (cap - 1))
+				;
+			t[i] = v->tasks[k];
+		}
+		free(v->tasks);
+		v->tasks = t;
+		v->tasks_cap = cap;
+	}
+	mask = v->tasks_cap - 1;
+	for (i = (unsigned int)(pid + 1) * 2654435761u & mask; v->tasks[i].key;
+	     i = (i + 1) & mask)
+		if (v->tasks[i].key == pid + 1)
+			return &v->tasks[i];
+	v->tasks[i].key = pid + 1;
+	v->nr_tasks++;
+	return &v->tasks[i];
+}
+
+static void count_held(struct fe_view *v, int pid, int n)
+{
+	struct task_open *t = task_open(v, pid);
+
+	if (t)
+		t->held += n;
+}
+
 static int push_pending(struct fe_view *v, struct item *it)
 {
 	if (v->nr_pending == v->cap_pending) {
@@ -2218,7 +2287,40 @@ static int push_pending(struct fe_view *v, struct item *it)
 		v->cap_pending = cap;
 	}
 	v->pending[v->nr_pending++] = *it;
+	count_held(v, it->pid, 1);
 	return 0;
+}
+
+/*
+ * An entry that waits for its return, unless its task has MAX_TASK_PENDING
+ * waiting (or calls open beyond them) or all tasks MAX_PENDING: then it is
+ * not held (counted) and false.  Its depth: the calls open around it.
+ */
+static bool hold_for_return(struct fe_view *v, struct item *it)
+{
+	struct task_open *t = task_open(v, it->pid);
+
+	if (t && !t->unheld && t->held < MAX_TASK_PENDING && v->nr_pending < MAX_PENDING) {
+		it->depth = t->held;
+		if (push_pending(v, it) == 0)
+			return true;
+	}
+	if (t) {
+		it->depth = t->held + (int)t->unheld;
+		t->unheld++;
+	}
+	v->not_held++;
+	return false;
+}
+
+/* A return with no entry held for it.  The calls not held are the
+ * task's innermost: the first returns are theirs. */
+static void unheld_return(struct fe_view *v, const struct item *ret)
+{
+	struct task_open *t = task_open(v, ret->pid);
+
+	if (t && t->unheld)
+		t->unheld--;
 }
 
 /* The innermost waiting entry of this task for this function. */
@@ -2238,6 +2340,7 @@ static int find_pending(struct fe_view *v, const struct item *ret)
 
 static void drop_pending(struct fe_view *v, int p)
 {
+	count_held(v, v->pending[p].pid, -1);
 	if (v->pending[p].filtered)
 		v->nr_held--;
 	if (v->held > p)
@@ -2527,7 +2630,11 @@ static bool emit_graph(struct fe_view *v, struct item *it)
 		return false;
 	}
 	if (it->ev->is_return) {
-		p = find_pending(v, it);
+		struct task_open *t = task_open(v, it->pid);
+
+		p = t && t->unheld ? -1 : find_pending(v, it);
+		if (p < 0)
+			unheld_return(v, it);
 		if (p >= 0 && p == v->held) {
 			print_graph(v, &v->pending[p], it, v->pending[p].depth, G_LEAF);
 			v->held = -1;
@@ -2544,9 +2651,12 @@ static bool emit_graph(struct fe_view *v, struct item *it)
 	}
 	release_held(v);
 	if (it->ev->has_return) {
-		it->depth = depth_of(v, it->pid);
+		int depth = depth_of(v, it->pid);
+
 		it->opened = false;
-		if (push_pending(v, it) == 0) {
+		if (hold_for_return(v, it)) {
+			it = &v->pending[v->nr_pending - 1];
+			it->depth = depth;
 			v->held = v->nr_pending - 1;
 			return true;
 		}
@@ -2601,19 +2711,18 @@ static void emit(struct fe_view *v, int n)
 		} else if (!it->ev) {
 			print_lost(v, it);
 		} else if (it->ev->is_return) {
-			int p = find_pending(v, it);
+			struct task_open *t = task_open(v, it->pid);
+			int p = t && t->unheld ? -1 : find_pending(v, it);
 
 			if (p >= 0) {
 				print_call(v, &v->pending[p], it);
-				item_clear(&v->pending[p]);
-				memmove(&v->pending[p], &v->pending[p + 1],
-					(v->nr_pending - p - 1) * sizeof(*v->pending));
-				v->nr_pending--;
+				drop_pending(v, p);
 			} else {
+				unheld_return(v, it);
 				print_call(v, NULL, it);
 			}
 		} else if (it->ev->has_return) {
-			if (push_pending(v, it) == 0)
+			if (hold_for_return(v, it))
 				continue;	/* the pending list owns it now */
 			print_call(v, it, NULL);
 		} else {
@@ -2679,8 +2788,15 @@ void fe_view_flush(struct fe_view *v, bool final)
 		v->nr_pending = 0;
 		v->nr_held = 0;
 		v->held = -1;
+		if (v->tasks)
+			memset(v->tasks, 0, v->tasks_cap * sizeof(*v->tasks));
+		v->nr_tasks = 0;
 	}
 	drain(v);
+	/* JSON readers see it in the stream, as lost events */
+	if (final && v->opts.json && v->not_held && !v->out_errno)
+		fprintf(v->opts.out, "{\"not_held\":%llu,\"task_max\":%d,\"max\":%d}\n",
+			v->not_held, MAX_TASK_PENDING, MAX_PENDING);
 	if (!v->out_errno && fflush(v->opts.out))
 		output_failed(v);
 }
@@ -2753,7 +2869,7 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 	int cpu, i;
 	bool lost = false, uncounted = false;
 
-	if (v->opts.quiet && !fe_view_lost(v) && !v->losses.len)
+	if (v->opts.quiet && !fe_view_lost(v) && !v->losses.len && !v->not_held)
 		return;
 	if (v->out_errno == EPIPE)	/* whoever read the events has quit */
 		return;
@@ -2802,6 +2918,13 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 	}
 	if (v->losses.len) {
 		fprintf(out, "%s %s", lost ? "," : "; LOST:", v->losses.s);
+		lost = true;
+	}
+	if (v->not_held) {
+		fprintf(out, "%s %llu call%s not paired with %s return (entries held at most: %d "
+			"calls open in a task, %d in all; beyond, each shows apart)",
+			lost ? "," : "; LOST:", v->not_held, v->not_held == 1 ? "" : "s",
+			v->not_held == 1 ? "its" : "their", MAX_TASK_PENDING, MAX_PENDING);
 		lost = true;
 	}
 	for (i = 0; i < v->nr_evs; i++) {

@@ -1,0 +1,94 @@
+"""record --errors under a task whose failed calls nest 100,000 deep
+(issue 33, item 6), with uprobes on this machine: tests/fixtures/
+fx_deep_errors.c recurses dive(n) 100,000 levels down, the innermost
+returns -ENOENT and every caller passes it on, round after round.
+Uretprobes fire on the outermost 64 levels only, so the entries of the
+others never see a return: the view holds 1,024 calls open in a task at
+most (65,536 in all) and says how many it did not pair, in text and JSON;
+fevent's memory stays bounded, and SIGINT ends it at once (before, it
+grew without end and was still busy minutes after SIGINT).  The chain's
+own cap (512 innermost and 512 outermost links) is tests/unit/
+test_error_chain.c's: no uprobe chain gets that long."""
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+
+import fe
+from fe import check, expect_eq
+from test_events_host import need_uprobes
+
+GROUP = "fe_deep" + fe.TAG
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+_fx = {}
+MAX_RSS_KB = 100 * 1024
+NOT_PAIRED = re.compile(r"LOST: (\d+) calls not paired with their return \(entries held at "
+                        r"most: 1024 calls open in a task, 65536 in all; beyond, each shows "
+                        r"apart\)")
+
+
+def fixture():
+    if "path" not in _fx:
+        tmp = fe.tmpdir("fevent-deep-")
+        os.chmod(tmp, 0o755)
+        path = os.path.join(tmp, "fx_deep_errors")
+        subprocess.run(["gcc", "-g", "-O2", "-pthread", os.path.join(FIXTURES,
+                        "fx_deep_errors.c"), "-o", path], check=True)
+        _fx["path"] = path
+    return _fx["path"]
+
+
+def interrupted(*opts, run_for=5, timeout=20):
+    """record --errors OPTS of the endless recursion, given SIGINT after
+    run_for seconds: (exit status, stdout, stderr, max RSS in KB), or a
+    failure when it has not ended timeout seconds after the SIGINT."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--errors", *opts, "--",
+                              fixture(), "100000"], stdout=out, stderr=err)
+        try:
+            fe.wait_armed(p, GROUP)
+            time.sleep(run_for)
+            os.kill(p.pid, signal.SIGINT)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+                if pid == p.pid:
+                    p.returncode = os.waitstatus_to_exitcode(status)
+                    break
+                time.sleep(0.05)
+            else:
+                raise AssertionError(f"fevent has not ended {timeout} s after SIGINT")
+        finally:
+            if p.returncode is None:
+                p.kill()
+                p.wait()
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read(), err.read(), usage.ru_maxrss
+
+
+def test_deep_failed_calls_held_within_bounds_and_sigint_ends_at_once():
+    need_uprobes()
+    fe.run("clear", "-g", GROUP, "--force")
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", fixture(), "int dive(n)")
+        expect_eq(r.returncode, 0, r.stderr)
+        # the command ends of the SIGINT it is given too: its status
+        rc, out, err, rss = interrupted()
+        expect_eq(rc, 128 + signal.SIGINT, err)
+        m = NOT_PAIRED.search(err)
+        check(m and int(m.group(1)) > 1024, err)
+        check(rss < MAX_RSS_KB, f"max RSS {rss} KB")
+        # no chain of the task is whole: none shown
+        expect_eq(out, "")
+
+        rc, out, err, rss = interrupted("--json", run_for=3)
+        expect_eq(rc, 128 + signal.SIGINT, err)
+        m = NOT_PAIRED.search(err)
+        check(m, err)
+        expect_eq(out, f'{{"not_held":{m.group(1)},"task_max":1024,"max":65536}}\n')
+        check(rss < MAX_RSS_KB, f"max RSS {rss} KB")
+    finally:
+        fe.run("clear", "-g", GROUP, "--force")
