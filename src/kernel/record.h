@@ -57,18 +57,16 @@ struct fe_record_opts {
  * usage (an unknown event); err says why.
  */
 int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err);
-/* SIGINT and SIGTERM end the recording (drained, written), whatever
- * disposition fevent inherited: the commands call it first thing. */
-void fe_record_catch_signals(void);
 /* Is event one of names (-e), or the __return of one?  No names: all. */
 bool fe_record_wanted(const char *event, char *const *names, int n);
 /* Remember the descriptors fevent was started with, before it opens any:
  * the traced command is given exactly these. */
 void fe_record_note_given_fds(void);
 /*
- * SIGINT, SIGTERM and SIGHUP end the recording from now on (fe_record
- * calls it too): called before the work that precedes it, so that no
- * moment of the set-up dies of one, and nothing it made is left behind.
+ * SIGINT, SIGTERM and SIGHUP end the recording from now on (drained,
+ * written), whatever disposition fevent inherited (fe_record calls it
+ * too): the commands call it first thing, so that no moment of the
+ * set-up dies of one, and nothing it made is left behind.
  */
 void fe_record_catch_signals(void);
 
