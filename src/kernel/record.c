@@ -829,7 +829,19 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 	if (!s->chunk)
 		return fe_err(err, 0, "out of memory");
 	if (o->output) {
-		return fe_tracedat_create(&s->td, o->output, s->nr_cpus, s->page_size, err);
+		sigset_t stops, was;
+		int ret;
+
+		/*
+		 * Opening a FIFO waits for its reader, however long: there a
+		 * stop signal must end the wait (the open fails with EINTR and
+		 * the end takes the instance down), so it is let through.
+		 */
+		stop_signals(&stops);
+		sigprocmask(SIG_UNBLOCK, &stops, &was);
+		ret = fe_tracedat_create(&s->td, o->output, s->nr_cpus, s->page_size, err);
+		sigprocmask(SIG_SETMASK, &was, NULL);
+		return ret;
 	}
 	s->spool = malloc(s->nr_cpus * sizeof(*s->spool));
 	s->spooled = calloc(s->nr_cpus, sizeof(*s->spooled));
