@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbg_locate.h"
 #include "elf_target.h"
 #include "fe_util.h"
 #include "kmodule.h"
@@ -187,6 +188,11 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
 			return fe_err(err, p->func_col, "no function '%s' in %s; did you mean '%s'?",
 				      p->func, ctx->binary, near);
+		/* stripped, and no debug file to stand for its symbols */
+		if (!ctx->dbg && ctx->dbg_why && fe_locate_stripped(ctx->binary))
+			return fe_err(err, p->func_col,
+				      "no function '%s' in %s, which has no symbol table: %s",
+				      p->func, ctx->binary, ctx->dbg_why);
 		return fe_err(err, p->func_col, "no function '%s' in %s", p->func, ctx->binary);
 	}
 	p->uprobe = true;

@@ -176,10 +176,12 @@ def test_no_server_or_no_file_is_an_error_naming_what_was_tried():
     r = fe.run("compile", "-x", s["stripped"], proto,
                env=env(dead, os.path.join(s["tmp"], "cache-dead")))
     expect_eq((r.returncode, r.stdout), (2, ""))
-    check(f"a line needs DWARF line tables: this binary has no DWARF (build it with -g, or "
-          f"install its debuginfo); debuginfod ({dead}) gave no DWARF for {s['stripped']} "
-          f"(build-id {s['id']}): connection refused (no server listening there)\n" in r.stderr,
-          r.stderr)
+    bid = s["id"]
+    check(f"a line needs DWARF line tables: no DWARF for {s['stripped']}: tried the file itself "
+          f"(no DWARF of its own); /usr/lib/debug/.build-id/{bid[:2]}/{bid[2:]}.debug (not there); "
+          f"its .gnu_debuglink (none); debuginfod ({dead}) gave no DWARF for {s['stripped']} "
+          f"(build-id {bid}): connection refused (no server listening there): build it with -g, "
+          "or install its debug info (a -dbg or -dbgsym package)\n" in r.stderr, r.stderr)
     r = fe.run("lines", "-x", s["stripped"], "walk",
                env=env(dead, os.path.join(s["tmp"], "cache-dead")))
     expect_eq((r.returncode, r.stdout), (2, ""))
@@ -202,6 +204,7 @@ def test_no_server_or_no_file_is_an_error_naming_what_was_tried():
                    env=env(other.url, os.path.join(s["tmp"], "cache-none")))
         expect_eq((r.returncode, r.stdout), (2, ""))
         check(f"debuginfod ({other.url}) gave no DWARF for {s['stripped']} (build-id {s['id']}): "
-              "the servers have no file of that build-id\n" in r.stderr, r.stderr)
+              "the servers have no file of that build-id: build it with -g, or install its debug "
+              "info (a -dbg or -dbgsym package)\n" in r.stderr, r.stderr)
     finally:
         other.stop()

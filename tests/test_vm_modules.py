@@ -186,9 +186,11 @@ def test_a_compressed_module_file_is_read_decompressed():
     check(f"fevent: error: column 41: unknown parameter 'bprm': module 'binfmt_misc' is not "
           f"loaded, and {lib}/kernel/fs/binfmt_misc.ko.zst is cut: its zstd data ends inside a "
           "frame; or read its arguments by their slots ('x64 NAME'); no DWARF for module "
-          f"'binfmt_misc': no /usr/lib/debug{lib}/kernel/fs/binfmt_misc.ko (the kernel's -dbg "
-          "package: Debian's linux-image-$(uname -r)-dbg), and DEBUGINFOD_URLS is not set to "
-          "fetch it\n" in err, err)
+          f"'binfmt_misc': tried {lib}/kernel/fs/binfmt_misc.ko.zst (unreadable); "
+          f"/usr/lib/debug{lib}/kernel/fs/binfmt_misc.ko (not there: the kernel's -dbg package, "
+          "Debian's linux-image-6.1.0-56-cloud-amd64-dbg); debuginfod (DEBUGINFOD_URLS is not "
+          "set): give --ko FILE (its .ko with DWARF), or set DEBUGINFOD_URLS to fetch it by its "
+          "build-id\n" in err, err)
 
 
 def test_probes_added_before_the_module_loads_record_its_init():
