@@ -325,6 +325,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.other_kernel = opts->btf || opts->vmlinux || opts->kallsyms,
 		.dbg_why = it->dbg_why ? it->dbg_why : dbg ? NULL : fe_compile_dbg_why(opts),
 	};
+	struct fe_locate_mod lm;
 	struct fe_emit_opts eopts = {
 		.group = opts->group,
 		.event = it->event ? it->event : opts->event,
@@ -337,6 +338,9 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (fe_tp_named(it->proto, opts, dbg, ksyms))
 		return fe_tp_compile(it, dbg, opts);
 	fe_compile_symtabs(opts, &ctx.symtab_elf, &ctx.kallsyms_path);
+	locate_mod(opts, &lm);
+	if (it->proto->module && !opts->binary)
+		ctx.module_ko = fe_locate_ko(&lm, it->proto->module);
 	if (it->proto->at != FE_AT_ENTRY && !it->has_site) {
 		struct fe_site *sites;
 		int nr;
@@ -374,6 +378,8 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		ret = drop_lost(it, places, &lost, &why);
 	if (!ret)
 		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
+	if (!ret)
+		it->def.module_waits = it->probe->module_waits;
 	free(places);
 	if (!ret && lost.len)
 		fe_warn(&it->warnings,

@@ -272,10 +272,15 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx, str
 		/* a warning: the kernel takes such a probe, and arms it when
 		 * the module loads */
 		p->module_unloaded = true;
+		/* its file: the one installed, else --ko FILE (DESIGN.md
+		 * section 15, "Modules before they load") */
 		if (!ctx->other_kernel && ctx->kallsyms_path &&
-		    !strcmp(ctx->kallsyms_path, "/proc/kallsyms") &&
-		    fe_kmod_builtin(p->module) != 1 && fe_kmod_file(p->module, file, sizeof(file)) == 1)
-			return module_waits(p, ctx, file, err);
+		    !strcmp(ctx->kallsyms_path, "/proc/kallsyms") && fe_kmod_builtin(p->module) != 1) {
+			if (fe_kmod_file(p->module, file, sizeof(file)) == 1)
+				return module_waits(p, ctx, file, err);
+			if (ctx->module_ko)
+				return module_waits(p, ctx, ctx->module_ko, err);
+		}
 		fe_kmod_not_loaded(p->module, ctx->kallsyms_path, why, sizeof(why));
 		return ctx->warnings ? fe_warn(ctx->warnings, "%s", why) : 0;
 	}
