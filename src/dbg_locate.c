@@ -109,10 +109,8 @@ static struct located *remember(const char *path, const char *debugfile, const c
 	for (i = 0; i < n && located[i].path; i++)
 		;
 	if (i == n) {
-		/* full: forget the oldest (this run has many files) */
-		free(located[0].path);
-		free(located[0].debugfile);
-		free(located[0].why);
+		/* full (a run of many files): forget the oldest, but keep its
+		 * strings, which callers may hold: answers live for the run */
 		memmove(&located[0], &located[1], (n - 1) * sizeof(located[0]));
 		i = n - 1;
 	}
