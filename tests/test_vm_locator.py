@@ -2,8 +2,8 @@
 that is not loaded and whose file is not under /lib/modules (binfmt_misc.ko
 copied to /data, taken out of /lib/modules, depmod run).  Without --ko,
 add and lines name every place they looked for a file of it; with
-`--ko /data/binfmt_misc.ko` the probes are typed from that file (its BTF
-over the kernel's) and wait for the module (DESIGN.md section 15, "Modules
+`--ko /data/binfmt_misc.ko` proto and the probes are typed from that file
+(its BTF over the kernel's) and wait for the module (DESIGN.md section 15, "Modules
 before they load"): list shows them waiting, and insmod fires the init
 function's probe."""
 import os
@@ -24,6 +24,8 @@ echo @@noko
 fevent add 'int binfmt_misc:init_misc_binfmt()'; echo rc=$?
 fevent lines binfmt_misc:load_misc_binary; echo rc=$?
 cat $T/dynamic_events
+echo @@proto
+fevent proto --ko /data/binfmt_misc.ko binfmt_misc:load_misc_binary; echo rc=$?
 echo @@ko
 fevent add --ko /data/binfmt_misc.ko 'int binfmt_misc:init_misc_binfmt()' \
 	'int binfmt_misc:load_misc_binary(string bprm->filename)'; echo rc=$?
@@ -99,6 +101,16 @@ def test_ko_types_the_probe_and_it_waits_for_the_module():
                         "maxactive 64  "))) + "rc=0\n", err)
     check("module 'binfmt_misc' is not loaded: the probe waits for it, and the kernel arms "
           "it when the module loads (/data/binfmt_misc.ko)" in err, err)
+
+
+def test_proto_reads_the_types_of_the_ko_file():
+    p, err = parts()
+    expect_eq(p["proto"],
+              "int binfmt_misc:load_misc_binary(struct linux_binprm *bprm)\n"
+              "#   p:functions/load_misc_binary binfmt_misc:load_misc_binary "
+              "__caller=$stack0:symbol bprm=%di:x64\n"
+              "#   r:functions/load_misc_binary__return binfmt_misc:load_misc_binary "
+              "ret=$retval:s32\nrc=0\n", err)
 
 
 def test_the_waiting_probe_fires_when_the_module_loads():
