@@ -207,14 +207,19 @@ def parts():
 def test_no_server_is_an_error_naming_what_was_tried():
     p, err = parts()
     expect_eq((p["nourl"], p["offline"]), ("rc=2\n", "rc=2\n"))
+    r = "6.1.0-56-cloud-amd64"
+    places = ("tried /sys/kernel/btf/vmlinux (BTF: types, but no lines or locals); "
+              f"/usr/lib/debug/boot/vmlinux-{r}, /usr/lib/debug/lib/modules/{r}/vmlinux, "
+              f"/lib/modules/{r}/build/vmlinux, /boot/vmlinux-{r} (not there); ")
     expect_eq(err.splitlines()[:2], [
-        "fevent: error: the running kernel's DWARF is not installed: give --vmlinux FILE, install "
-        "the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg), or set DEBUGINFOD_URLS "
-        "to fetch it by its build-id",
-        "fevent: error: the running kernel's DWARF is not installed, and debuginfod "
-        f"(http://10.0.2.2:1) gave no DWARF for the running kernel's vmlinux (build-id {BUILD_ID}): "
-        "connection refused (no server listening there): give --vmlinux FILE, or install the "
-        "kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg)"])
+        f"fevent: error: no DWARF for the running kernel: {places}"
+        "debuginfod (DEBUGINFOD_URLS is not set): give --vmlinux FILE, or install the kernel's "
+        f"-dbg package (Debian: linux-image-{r}-dbg), or set DEBUGINFOD_URLS to fetch it by its "
+        "build-id",
+        f"fevent: error: no DWARF for the running kernel: {places}debuginfod (http://10.0.2.2:1) "
+        f"gave no DWARF for the running kernel's vmlinux (build-id {BUILD_ID}): connection "
+        "refused (no server listening there): give --vmlinux FILE, or install the kernel's -dbg "
+        f"package (Debian: linux-image-{r}-dbg)"])
 
 
 def test_lines_of_the_fetched_vmlinux_are_those_of_the_installed_one():
@@ -256,8 +261,15 @@ MOD_DEFS = ("p:functions/load_misc_binary_L19 binfmt_misc:load_misc_binary+214 "
             "p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol "
             "filename=+0(+96(%di)):string\n"
             "r:functions/load_misc_binary__return binfmt_misc:load_misc_binary ret=$retval:s32\n")
-NO_DWARF = (f"no DWARF for module 'binfmt_misc': no {DBG} (the kernel's -dbg package: Debian's "
-            "linux-image-$(uname -r)-dbg), and ")
+# every place tried, as the locator says them (no server, then one not there)
+TRIED = (f"tried {LIB}/kernel/fs/binfmt_misc.ko (no DWARF of its own); {DBG} (not there: the "
+         "kernel's -dbg package, Debian's linux-image-6.1.0-56-cloud-amd64-dbg); debuginfod ")
+NO_DWARF = (f"no DWARF for module 'binfmt_misc' (build-id {MOD_ID}): {TRIED}(DEBUGINFOD_URLS is "
+            "not set): give --ko FILE (its .ko with DWARF), or set DEBUGINFOD_URLS to fetch it by "
+            "its build-id")
+NO_SERVER = (f"no DWARF for module 'binfmt_misc': {TRIED}(http://10.0.2.2:1) gave no DWARF for "
+             f"module 'binfmt_misc' (build-id {MOD_ID}): connection refused (no server listening "
+             "there): give --ko FILE (its .ko with DWARF)")
 
 
 def test_a_module_without_dwarf_names_what_was_tried():
@@ -265,22 +277,20 @@ def test_a_module_without_dwarf_names_what_was_tried():
     # nothing compiled; add too: the line fails, the entry beside it is
     # not added either, and nothing is left in tracefs
     expect_eq(p["nodwarf"], "rc=1\nrc=2\nrc=2\nrc=2\nrc=2\n", err)
-    unset = f"DEBUGINFOD_URLS is not set to fetch it by its build-id ({MOD_ID})"
-    check(f"fevent: error: column 30: a line needs DWARF line tables: {NO_DWARF}{unset}\n"
+    check(f"fevent: error: column 30: a line needs DWARF line tables: {NO_DWARF}\n"
           f"    {MOD_LINE}\n" in err.split("connection refused")[1], err)
     expect_eq(err.splitlines()[:8], [
         "fevent: error: module 'binfmt_misc' is not loaded, and its file has no BTF to type it "
-        f"({LIB}/kernel/fs/binfmt_misc.ko: an ELF file without a .BTF section); {NO_DWARF}{unset}",
-        f"fevent: error: column 30: a line needs DWARF line tables: {NO_DWARF}{unset}",
+        f"({LIB}/kernel/fs/binfmt_misc.ko: an ELF file without a .BTF section); {NO_DWARF}",
+        f"fevent: error: column 30: a line needs DWARF line tables: {NO_DWARF}",
         f"    {MOD_LINE}",
         "                                 ^",
         "fevent: error: column 41: unknown parameter 'bprm': module 'binfmt_misc' is not loaded, "
         f"and its file has no BTF to type it ({LIB}/kernel/fs/binfmt_misc.ko: an ELF file without "
-        f"a .BTF section); {NO_DWARF}{unset}",
+        f"a .BTF section); {NO_DWARF}",
         f"    {MOD_ENTRY}",
         "                                            ^",
-        f"fevent: error: {NO_DWARF}debuginfod (http://10.0.2.2:1) gave no DWARF for module "
-        f"'binfmt_misc' (build-id {MOD_ID}): connection refused (no server listening there)"])
+        f"fevent: error: {NO_SERVER}"])
 
 
 def test_ko_names_the_modules_dwarf_of_its_own_build_only():

@@ -145,6 +145,14 @@ WAITS = ("module 'binfmt_misc' is not loaded: the probe waits for it, and the ke
          "when the module loads (/lib/modules/6.1.0-56-cloud-amd64/kernel/fs/binfmt_misc.ko)")
 
 
+# every place a file of it was looked for (tests/test_vm_locator.py)
+NO_FILE = ("module 'nosuchmod' is not loaded, and this kernel has no file of it to type it and "
+           "to wait for it: tried /proc/kallsyms (not loaded); /lib/modules/6.1.0-56-cloud-amd64/"
+           "modules.dep (names no file of it); /lib/modules/6.1.0-56-cloud-amd64/modules.builtin "
+           "(not built in); --ko FILE (none names it): give --ko FILE (the module's .ko), or "
+           "load it")
+
+
 def test_a_module_not_loaded_is_typed_from_its_file():
     parts, err = result()
     expect_eq(parts["modules.dep"], "kernel/fs/binfmt_misc.ko:\n")
@@ -165,12 +173,10 @@ def test_a_module_not_loaded_is_typed_from_its_file():
               f"({lib}/kernel/fs/binfmt_misc.ko); did you mean 'binfmt_misc:load_misc_binary'?\n"
               "    binfmt_misc:load_misc_binry(x64 bprm)\n"
               "                ^\n"
-              "fevent: error: module 'nosuchmod' is not loaded (not in /proc/kallsyms), and this "
-              f"kernel has no module of that name ({lib}/modules.dep)\n"
+              f"fevent: error: {NO_FILE}\n"
               f"fevent: error: module 'binfmt_elf' is built into the kernel ({lib}/modules.builtin): "
               "its functions are the kernel's, written without 'binfmt_elf:'\n"
-              f"fevent: error: column 1: module 'nosuchmod' is not loaded (not in /proc/kallsyms), "
-              f"and this kernel has no module of that name ({lib}/modules.dep)\n"
+              f"fevent: error: column 1: {NO_FILE}\n"
               "    nosuchmod:f(x64 a)\n"
               "    ^\n")
 
@@ -186,9 +192,11 @@ def test_a_compressed_module_file_is_read_decompressed():
     check(f"fevent: error: column 41: unknown parameter 'bprm': module 'binfmt_misc' is not "
           f"loaded, and {lib}/kernel/fs/binfmt_misc.ko.zst is cut: its zstd data ends inside a "
           "frame; or read its arguments by their slots ('x64 NAME'); no DWARF for module "
-          f"'binfmt_misc': no /usr/lib/debug{lib}/kernel/fs/binfmt_misc.ko (the kernel's -dbg "
-          "package: Debian's linux-image-$(uname -r)-dbg), and DEBUGINFOD_URLS is not set to "
-          "fetch it\n" in err, err)
+          f"'binfmt_misc': tried {lib}/kernel/fs/binfmt_misc.ko.zst (unreadable); "
+          f"/usr/lib/debug{lib}/kernel/fs/binfmt_misc.ko (not there: the kernel's -dbg package, "
+          "Debian's linux-image-6.1.0-56-cloud-amd64-dbg); debuginfod (DEBUGINFOD_URLS is not "
+          "set): give --ko FILE (its .ko with DWARF), or set DEBUGINFOD_URLS to fetch it by its "
+          "build-id\n" in err, err)
 
 
 def test_probes_added_before_the_module_loads_record_its_init():

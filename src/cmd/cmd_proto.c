@@ -281,10 +281,15 @@ static struct fe_dbg *open_module(const struct fe_compile_opts *opts, struct fe_
 	int loaded = -1, k;
 	bool running;
 
-	/* --ko FILE: the module's DWARF asked for */
+	/* --ko FILE: the module's DWARF asked for; else (a .ko as
+	 * distributions ship it) its BTF over the kernel's */
 	for (k = 0; k < opts->nr_kos; k++)
 		if (fe_ko_names(opts->kos[k], module)) {
+			struct fe_error berr = { 0 };
+
 			m = fe_module_dwarf(opts, module, &err);
+			if (!m && dbg && !strcmp(fe_dbg_kind(dbg), "BTF"))
+				m = fe_dbg_open_btf_module_file(dbg, module, opts->kos[k], &berr);
 			if (!m) {
 				fe_say_error("%s\n", err.msg);
 				*ret = FE_EXIT_USAGE;
@@ -405,9 +410,11 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		return FE_EXIT_USAGE;
 	}
 	if (!dbg) {
-		if (cli->binary)
-			fe_say_error("no DWARF for %s: install its debug info\n",
-				cli->binary);
+		const char *why = fe_compile_dbg_why(&opts);
+
+		/* the locator's places, as every command says them */
+		if (why)
+			fe_say_error("%s\n", why);
 		else
 			fe_say_error("no debug info: the running kernel has no %s; give --btf FILE or --vmlinux FILE\n",
 				FE_RUNNING_KERNEL_BTF);

@@ -96,157 +96,22 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 	return ret;
 }
 
-/* A --ko FILE's module: its name up to the first '.' (MODULE.ko,
- * MODULE.ko.debug, MODULE.ko.xz), '-' and '_' alike. */
-bool fe_ko_names(const char *path, const char *module)
+/* The locator's view of the options: --ko FILEs, and whether the
+ * modules are the running kernel's. */
+static void locate_mod(const struct fe_compile_opts *opts, struct fe_locate_mod *lm)
 {
-	const char *base = strrchr(path, '/');
-	size_t i, len;
-
-	base = base ? base + 1 : path;
-	len = strcspn(base, ".");
-	if (len != strlen(module))
-		return false;
-	for (i = 0; i < len; i++)
-		if ((base[i] == '-' ? '_' : base[i]) != (module[i] == '-' ? '_' : module[i]))
-			return false;
-	return true;
+	lm->kos = opts ? opts->kos : NULL;
+	lm->nr_kos = opts ? opts->nr_kos : 0;
+	lm->running = !opts || (!opts->btf && !opts->vmlinux && !opts->kallsyms);
 }
 
-/* The running kernel's build-id of module in hex (a loaded module's from
- * sysfs, else its file's), or ""; where it was read in whose; its file's
- * readable copy in plain ("" if none). */
-static void module_build_id(const char *module, char *id, size_t size, char *whose,
-			    size_t wsize, char *plain, size_t psize)
-{
-	char notes[400], file[PATH_MAX], name[256];
-	struct fe_error e = { 0 };
-	size_t i;
-
-	id[0] = plain[0] = 0;
-	if (!(fe_kmod_file(module, file, sizeof(file)) == 1 &&
-	      !fe_kmod_plain(file, plain, psize, &e)))
-		plain[0] = 0;
-	/* sysfs names a module with '_' for '-' */
-	snprintf(name, sizeof(name), "%s", module);
-	for (i = 0; name[i]; i++)
-		if (name[i] == '-')
-			name[i] = '_';
-	snprintf(notes, sizeof(notes), "/sys/module/%s/notes/.note.gnu.build-id", name);
-	snprintf(whose, wsize, "%s", notes);
-	if (fe_kmod_loaded(module) == 1 && !fe_notes_build_id(notes, id, size, &e))
-		return;
-	snprintf(whose, wsize, "%s", file);
-	if (!plain[0] || fe_elf_build_id(plain, id, size))
-		id[0] = 0;
-}
-
-/* A --ko FILE for module: 1 with *dbg (NULL and why set if it is not
- * the module's, or does not open), 0 when no --ko names module. */
-static int ko_dwarf(const struct fe_compile_opts *opts, const char *module, bool running,
-		    struct fe_dbg **dbg, struct fe_error *why)
-{
-	char id[128], whose[PATH_MAX + 32], what[300], plain[PATH_MAX], kplain[PATH_MAX];
-	struct fe_error e = { 0 };
-	const char *path = NULL;
-	int i;
-
-	*dbg = NULL;
-	for (i = 0; opts && i < opts->nr_kos; i++)
-		if (fe_ko_names(opts->kos[i], module))
-			path = opts->kos[i];
-	if (!path)
-		return 0;
-	/* a compressed debug file reads as a module file does */
-	if (fe_kmod_plain(path, kplain, sizeof(kplain), why)) {
-		size_t len = strlen(why->msg);
-
-		snprintf(why->msg + len, sizeof(why->msg) - len, " (--ko)");
-		return 1;
-	}
-	/* another build's offsets would be wrong: only the module's own */
-	if (running) {
-		module_build_id(module, id, sizeof(id), whose, sizeof(whose), plain, sizeof(plain));
-		snprintf(what, sizeof(what), "module '%s'", module);
-		if (id[0] && fe_debug_file_check(kplain, path, what, id, whose, &e)) {
-			fe_err(why, 0, "--ko %s", e.msg);
-			return 1;
-		}
-	}
-	*dbg = fe_dbg_open_dwarf(kplain, why);
-	return 1;
-}
-
-/*
- * A module's own DWARF (DESIGN.md section 15): --ko FILE, then for the
- * running kernel the module's file if it kept its DWARF, Debian's -dbg
- * package's file of it, then debuginfod by the module's build-id (a
- * loaded module's from /sys/module, else its file's).  A module file's
- * addresses are section-relative, but a probe is MODULE:FUNC+OFF, so
- * only offsets into a function, which the file's DWARF gives, are used.
- */
 struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *module,
 			       struct fe_error *why)
 {
-	char plain[PATH_MAX], dpath[PATH_MAX], whose[PATH_MAX + 32];
-	char id[128] = "", *fetched = NULL, what[300];
-	struct fe_error e = { 0 };
-	struct fe_buf tried = { 0 };
-	struct fe_dbg *dbg = NULL;
-	bool running = !opts || (!opts->btf && !opts->vmlinux && !opts->kallsyms);
-	int listed;
+	struct fe_locate_mod lm;
 
-	if (ko_dwarf(opts, module, running, &dbg, why))
-		return dbg;
-	if (!running) {
-		fe_err(why, 0, "no DWARF for module '%s': another kernel's module (--btf, --vmlinux or --kallsyms) is read from --ko FILE only",
-		       module);
-		return NULL;
-	}
-	module_build_id(module, id, sizeof(id), whose, sizeof(whose), plain, sizeof(plain));
-	snprintf(what, sizeof(what), "module '%s'", module);
-	/* the module's file itself, when it kept its DWARF (a kernel built
-	 * here, installed without INSTALL_MOD_STRIP) and is the build that
-	 * is loaded */
-	if (plain[0] && fe_elf_has_dwarf(plain) &&
-	    (!id[0] || !fe_debug_file_check(plain, NULL, what, id, whose, &e)))
-		return fe_dbg_open_dwarf(plain, why);
-	listed = fe_kmod_debug_file(module, dpath, sizeof(dpath));
-	if (listed == 1 && access(dpath, R_OK) == 0) {
-		/* a -dbg package of another build of the same release would
-		 * give wrong offsets: only the module's own build */
-		if (!id[0] || !fe_debug_file_check(dpath, NULL, what, id, whose, &e))
-			return fe_dbg_open_dwarf(dpath, why);
-		fe_buf_printf(&tried, "%s", e.msg);
-	} else if (listed == 1) {
-		fe_buf_printf(&tried, "no %s (the kernel's -dbg package: Debian's linux-image-$(uname -r)-dbg)",
-			      dpath);
-	} else {
-		fe_buf_printf(&tried, "modules.dep names no file of it");
-	}
-	if (tried.failed) {
-		fe_err(why, 0, "out of memory");
-		goto out;
-	}
-	if (!fe_debuginfod_configured()) {
-		fe_err(why, 0, "no DWARF for module '%s': %s, and DEBUGINFOD_URLS is not set to fetch it%s%s%s",
-		       module, tried.s, id[0] ? " by its build-id (" : "", id, id[0] ? ")" : "");
-		goto out;
-	}
-	if (!id[0]) {
-		fe_err(why, 0, "no DWARF for module '%s': %s, and its build-id is unknown (not loaded, no file of it) to ask debuginfod (%s)",
-		       module, tried.s, getenv("DEBUGINFOD_URLS"));
-		goto out;
-	}
-	if (fe_debuginfod_find(id, what, &fetched, &e)) {
-		fe_err(why, 0, "no DWARF for module '%s': %s, and %s", module, tried.s, e.msg);
-		goto out;
-	}
-	dbg = fe_dbg_open_dwarf(fetched, why);
-out:
-	free(fetched);
-	fe_buf_free(&tried);
-	return dbg;
+	locate_mod(opts, &lm);
+	return fe_locate_module(&lm, module, why);
 }
 
 /* Modules' DWARF looked for so far in this run (each once: debuginfod is
@@ -319,31 +184,36 @@ static struct fe_dbg *dbg_for(struct module_dbgs *mods, struct fe_dbg *dbg,
 	struct fe_error err = { 0 };
 	char file[PATH_MAX];
 	struct fe_dbg *m;
+	const char *ko = NULL;
 	int i, loaded;
 
 	if (proto->module && !opts->binary) {
+		struct fe_locate_mod lm;
 		const char *dwhy;
-		int k;
 
+		locate_mod(opts, &lm);
 		/* --ko FILE: the module's DWARF asked for, as --vmlinux is
-		 * the kernel's */
-		for (k = 0; k < opts->nr_kos; k++)
-			if (fe_ko_names(opts->kos[k], proto->module)) {
-				m = module_dwarf(opts, proto->module, &dwhy);
-				if (!m) {
-					free(it->dbg_why);
-					it->dbg_why = strdup(dwhy);
-				}
-				return m;
+		 * the kernel's; a .ko as distributions ship it has none, but
+		 * its BTF over the kernel's (below) */
+		ko = fe_locate_ko(&lm, proto->module);
+		if (ko) {
+			m = module_dwarf(opts, proto->module, &dwhy);
+			if (!m) {
+				free(it->dbg_why);
+				it->dbg_why = strdup(dwhy);
 			}
+			if (m || !dbg || strcmp(fe_dbg_kind(dbg), "BTF"))
+				return m;
+		}
 	}
 	if (!proto->module || !dbg)
 		return dbg;
-	/* not loaded: the running kernel's file of it has its types, else
-	 * the resolver says the module is not loaded */
+	/* not loaded: the running kernel's file of it (or --ko FILE) has
+	 * its types, else the resolver says the module is not loaded */
 	loaded = fe_ksyms_module_loaded(ksyms, proto->module);
 	if (loaded == 0 && (!running || fe_kmod_builtin(proto->module) == 1 ||
-			    fe_kmod_file(proto->module, file, sizeof(file)) != 1))
+			    (fe_kmod_file(proto->module, file, sizeof(file)) != 1 &&
+			     (!ko || (size_t)snprintf(file, sizeof(file), "%s", ko) >= sizeof(file)))))
 		return NULL;
 	for (i = 0; i < mods->nr; i++)
 		if (!strcmp(mods->names[i], proto->module)) {
@@ -453,8 +323,9 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		.in_glob = it->glob != 0,
 		.tracefs = opts->tracefs,
 		.other_kernel = opts->btf || opts->vmlinux || opts->kallsyms,
-		.dbg_why = it->dbg_why,
+		.dbg_why = it->dbg_why ? it->dbg_why : dbg ? NULL : fe_compile_dbg_why(opts),
 	};
+	struct fe_locate_mod lm;
 	struct fe_emit_opts eopts = {
 		.group = opts->group,
 		.event = it->event ? it->event : opts->event,
@@ -467,6 +338,9 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (fe_tp_named(it->proto, opts, dbg, ksyms))
 		return fe_tp_compile(it, dbg, opts);
 	fe_compile_symtabs(opts, &ctx.symtab_elf, &ctx.kallsyms_path);
+	locate_mod(opts, &lm);
+	if (it->proto->module && !opts->binary)
+		ctx.module_ko = fe_locate_ko(&lm, it->proto->module);
 	if (it->proto->at != FE_AT_ENTRY && !it->has_site) {
 		struct fe_site *sites;
 		int nr;
@@ -504,6 +378,8 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		ret = drop_lost(it, places, &lost, &why);
 	if (!ret)
 		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
+	if (!ret)
+		it->def.module_waits = it->probe->module_waits;
 	free(places);
 	if (!ret && lost.len)
 		fe_warn(&it->warnings,
@@ -549,76 +425,9 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	return ret;
 }
 
-/*
- * A kernel without BTF: its DWARF vmlinux where distributions and kernel
- * builds put it (Debian's -dbg package, a build tree), as perf looks;
- * only one of the running kernel's build (/sys/kernel/notes), where that
- * is readable: a package of another build of the same release, or a
- * build tree rebuilt since boot, would give wrong offsets.  Files of
- * another build are said in tried, when given.
- */
-static bool running_kernel_vmlinux(char *path, size_t size, struct fe_buf *tried)
-{
-	static const char *const places[] = {
-		"/usr/lib/debug/boot/vmlinux-%s",
-		"/usr/lib/debug/lib/modules/%s/vmlinux",
-		"/lib/modules/%s/build/vmlinux",
-		"/boot/vmlinux-%s",
-	};
-	struct fe_error e = { 0 };
-	struct utsname u;
-	char id[128];
-	size_t i;
-	int known = -1;		/* read when a file is there */
-
-	if (uname(&u))
-		return false;
-	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
-		snprintf(path, size, places[i], u.release);
-		if (access(path, R_OK))
-			continue;
-		if (known < 0)
-			known = !fe_kernel_build_id(id, sizeof(id), &e);
-		if (!known || !fe_debug_file_check(path, NULL, "the running kernel", id, FE_KERNEL_NOTES, &e))
-			return true;
-		if (tried)
-			fe_buf_printf(tried, "%s; ", e.msg);
-	}
-	return false;
-}
-
 struct fe_dbg *fe_running_kernel_dwarf(struct fe_error *why)
 {
-	char path[512], id[128], *fetched;
-	struct fe_error e = { 0 };
-	struct fe_buf tried = { 0 };
-	struct fe_dbg *dbg = NULL;
-
-	/* installed files first, as perf and SystemTap look */
-	if (running_kernel_vmlinux(path, sizeof(path), &tried)) {
-		fe_buf_free(&tried);
-		return fe_dbg_open_dwarf(path, why);
-	}
-	if (tried.failed) {
-		fe_err(why, 0, "out of memory");
-		goto out;
-	}
-	if (!fe_debuginfod_configured()) {
-		fe_err(why, 0, "the running kernel's DWARF is not installed: %sgive --vmlinux FILE, install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg), or set DEBUGINFOD_URLS to fetch it by its build-id",
-		       tried.s ? tried.s : "");
-		goto out;
-	}
-	if (fe_kernel_build_id(id, sizeof(id), &e) ||
-	    fe_debuginfod_find(id, "the running kernel's vmlinux", &fetched, &e)) {
-		fe_err(why, 0, "the running kernel's DWARF is not installed, %sand %s: give --vmlinux FILE, or install the kernel's -dbg package (Debian: linux-image-$(uname -r)-dbg)",
-		       tried.s ? tried.s : "", e.msg);
-		goto out;
-	}
-	dbg = fe_dbg_open_dwarf(fetched, why);
-	free(fetched);
-out:
-	fe_buf_free(&tried);
-	return dbg;
+	return fe_locate_kernel_dwarf(why);
 }
 
 /*
@@ -640,7 +449,7 @@ static int check_offset(struct fe_compiled *it, const struct fe_compile_opts *op
 
 	if (proto->module)
 		return 0;
-	if (!file && !opts->btf && !opts->kallsyms && running_kernel_vmlinux(path, sizeof(path), NULL))
+	if (!file && !opts->btf && !opts->kallsyms && fe_locate_kernel_vmlinux(path, sizeof(path)))
 		file = path;
 	if (!file)
 		return 0;
@@ -668,18 +477,32 @@ static int check_offset(struct fe_compiled *it, const struct fe_compile_opts *op
 	return 0;
 }
 
+const char *fe_compile_dbg_why(const struct fe_compile_opts *opts)
+{
+	const char *debugfile, *why;
+
+	if (opts->binary)
+		return fe_locate_elf(opts->binary, &debugfile, &why) == 1 ? NULL : why;
+	if (opts->btf || opts->vmlinux || opts->kallsyms)
+		return NULL;
+	return fe_locate_kernel_why(false);
+}
+
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err)
 {
 	struct fe_error ignored = { 0 };
+	bool none;
 
 	*dbg = NULL;
 	if (opts->binary) {
-		/* a binary without DWARF still takes typed slot reads; one
-		 * that cannot be read, or whose DWARF is malformed, is bad
-		 * input */
-		*dbg = fe_dbg_open_dwarf_if_any(opts->binary, err);
-		return *dbg || !err->msg[0] ? 0 : -1;
+		/* a binary without DWARF still takes typed slot reads (the
+		 * locator keeps why it has none); one that cannot be read, or
+		 * whose DWARF is malformed, is bad input */
+		*dbg = fe_dbg_open_dwarf_if_any(opts->binary, &none, err);
+		if (none)
+			err->msg[0] = 0;
+		return *dbg || none ? 0 : -1;
 	}
 	if (opts->vmlinux) {
 		char id[128];
@@ -809,13 +632,12 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 }
 
 /* The DWARF for lines and locals: the debug info asked for if it is
- * DWARF, else the running kernel's from where distributions put it. */
-static struct fe_error kernel_dwarf_why;	/* why line_dbg found none */
-static bool kernel_dwarf_tried;
-
+ * DWARF, else the running kernel's where the locator finds it. */
 static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts *opts,
 			       struct fe_dbg **opened, const char *module)
 {
+	struct fe_error ignored = { 0 };
+
 	/* a module's lines and locals are in its own DWARF, for the running
 	 * kernel's modules (another kernel's are not at hand) */
 	if (module && !opts->binary) {
@@ -827,36 +649,33 @@ static struct fe_dbg *line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts 
 		return dbg;
 	if (opts->binary || opts->btf || opts->kallsyms)
 		return dbg;
-	/* once: a debuginfod that has none is not asked again per line */
-	if (!*opened && !kernel_dwarf_tried) {
-		kernel_dwarf_tried = true;
-		*opened = fe_running_kernel_dwarf(&kernel_dwarf_why);
-	}
+	/* once: the locator keeps why there is none */
+	if (!*opened && !fe_locate_kernel_why(true))
+		*opened = fe_running_kernel_dwarf(&ignored);
 	return *opened ? *opened : dbg;
 }
 
-/* Why there is no DWARF for lines and locals, and how to get some. */
-static const char *no_dwarf_why(const struct fe_compile_opts *opts, struct fe_dbg *d,
-				const char *module, char *buf, size_t size)
+/* Why there is no DWARF for lines and locals: the locator's places. */
+static const char *no_dwarf_why(const struct fe_compile_opts *opts, const char *module,
+				char *buf, size_t size)
 {
-	char why[FE_ERR_MSG_MAX / 2];
-	const char *mwhy;
+	const char *why, *debugfile;
 
 	if (module && !opts->binary) {
-		if (!module_dwarf(opts, module, &mwhy) && mwhy)
-			snprintf(buf, size, "%.900s", mwhy);
+		if (!module_dwarf(opts, module, &why) && why)
+			snprintf(buf, size, "%.900s", why);
 		else
 			snprintf(buf, size, "module '%s' has no DWARF", module);
 	} else if (opts->binary) {
-		fe_debuginfod_why_not(opts->binary, why, sizeof(why));
-		snprintf(buf, size, "this binary has no DWARF (build it with -g, or install its debuginfo%s)%s%.400s",
-			 fe_debuginfod_configured() ? "" : ", or set DEBUGINFOD_URLS to fetch it",
-			 why[0] ? "; " : "", why);
-	} else if (kernel_dwarf_tried && kernel_dwarf_why.msg[0]) {
-		snprintf(buf, size, "%s%.900s", d ? "BTF has none; " : "", kernel_dwarf_why.msg);
+		if (fe_locate_elf(opts->binary, &debugfile, &why) == 1)
+			snprintf(buf, size, "%s has no DWARF", opts->binary);	/* not reached */
+		else
+			snprintf(buf, size, "%.900s", why);
+	} else if (!opts->vmlinux && (why = fe_locate_kernel_why(true))) {
+		snprintf(buf, size, "%.900s", why);
 	} else {
 		snprintf(buf, size, "%sgive --vmlinux FILE (the kernel's DWARF vmlinux, e.g. from the linux-image-*-dbg package)",
-			 d ? "BTF has none; " : "");
+			 opts->btf ? "BTF has none; " : "");
 	}
 	return buf;
 }
@@ -884,7 +703,7 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 			char why[FE_ERR_MSG_MAX];
 
 			fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables: %s",
-			       no_dwarf_why(opts, d, it->proto->module, why, sizeof(why)));
+			       no_dwarf_why(opts, it->proto->module, why, sizeof(why)));
 			it->failed = true;
 			continue;
 		}
@@ -1975,8 +1794,7 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 			char why[FE_ERR_MSG_MAX];
 
 			fe_err(err, 0, "the variables in scope come from DWARF: %s",
-			       no_dwarf_why(opts, NULL, set.items[0].proto->module, why,
-					    sizeof(why)));
+			       no_dwarf_why(opts, set.items[0].proto->module, why, sizeof(why)));
 			goto fail;
 		}
 		at = fe_grow(&all, &nr, sizeof(*at));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "btf_or_dwarf.h"
+#include "dbg_locate.h"
 #include "fe_error.h"
 #include "kprobe_emit.h"
 #include "proto_parse.h"
@@ -79,8 +80,6 @@ struct fe_compile_opts {
 
 #define FE_GLOB_MAX_DEFAULT	1000
 
-#define FE_RUNNING_KERNEL_BTF	"/sys/kernel/btf/vmlinux"
-
 /* Add one prototype from the command line (position is 1-based). */
 int fe_compile_add_text(struct fe_compile_set *set, const char *text, int position);
 
@@ -95,24 +94,27 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path);
  * The debug info the options select: --btf FILE, or the running kernel's
  * BTF when the target is the running kernel.  *dbg may be NULL (none).
  */
-/* The running kernel's DWARF from where distributions put it (the -dbg
- * package's vmlinux), or NULL. */
+/* The running kernel's DWARF where the locator finds it (installed, or
+ * from debuginfod), or NULL with why naming every place tried. */
 struct fe_dbg *fe_running_kernel_dwarf(struct fe_error *why);
 
-/* A module's own DWARF: --ko FILE of it (opts may be NULL); for the
- * running kernel's modules (no --btf, --vmlinux, --kallsyms) then the
- * module's file if it kept its DWARF, the -dbg package's file of it
- * (/usr/lib/debug/lib/modules/RELEASE/...), else fetched through
- * debuginfod by the module's build-id; NULL with why saying what was
- * tried (the path, the build-id, the servers). */
-/* Does --ko FILE path name module (MODULE.ko[.debug|.xz|...])? */
-bool fe_ko_names(const char *path, const char *module);
-
+/* A module's own DWARF, as fe_locate_module finds it for these options
+ * (opts may be NULL: the running kernel's, no --ko). */
 struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *module,
 			       struct fe_error *why);
 
+/*
+ * The debug info the options select: -x BIN's DWARF, --vmlinux, --btf, or
+ * the running kernel's BTF (else its DWARF).  *dbg may be NULL (none:
+ * fe_compile_dbg_why says why); -1 with err set when the file asked for
+ * cannot be read.
+ */
 int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 		       struct fe_error *err);
+
+/* Why fe_open_debug_info found no debug info for these options: the
+ * locator's sentence naming every place it tried, or NULL. */
+const char *fe_compile_dbg_why(const struct fe_compile_opts *opts);
 
 /*
  * Run the pipeline on every item; returns the number that failed, or -1

@@ -63,6 +63,9 @@ struct fe_definition {
 	bool filter_on_call;
 	/* the return event carries the entry's arguments ($arg<N>) too */
 	bool ret_has_args;
+	/* MODULE:func of a module not loaded whose file typed it (installed,
+	 * or --ko FILE): the kernel keeps the probe and arms it at load */
+	bool module_waits;
 	/* a line or offset: the place as written ("walk:7", "f.c:21",
 	 * "walk+11"), and which of its place_count addresses this is (list
 	 * shows the place, kept in /run/fevent/GROUP/EVENT.place); NULL at

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbg_locate.h"
 #include "elf_target.h"
 #include "fe_util.h"
 #include "kmodule.h"
@@ -187,6 +188,11 @@ static int pick_user_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx
 		if (ctx->dbg && fe_dbg_closest_func(ctx->dbg, p->func, near, sizeof(near)))
 			return fe_err(err, p->func_col, "no function '%s' in %s; did you mean '%s'?",
 				      p->func, ctx->binary, near);
+		/* stripped, and no debug file to stand for its symbols */
+		if (!ctx->dbg && ctx->dbg_why && fe_locate_stripped(ctx->binary))
+			return fe_err(err, p->func_col,
+				      "no function '%s' in %s, which has no symbol table: %s",
+				      p->func, ctx->binary, ctx->dbg_why);
 		return fe_err(err, p->func_col, "no function '%s' in %s", p->func, ctx->binary);
 	}
 	p->uprobe = true;
@@ -266,10 +272,15 @@ static int pick_target(struct fe_probe *p, const struct fe_resolve_ctx *ctx, str
 		/* a warning: the kernel takes such a probe, and arms it when
 		 * the module loads */
 		p->module_unloaded = true;
+		/* its file: the one installed, else --ko FILE (DESIGN.md
+		 * section 15, "Modules before they load") */
 		if (!ctx->other_kernel && ctx->kallsyms_path &&
-		    !strcmp(ctx->kallsyms_path, "/proc/kallsyms") &&
-		    fe_kmod_builtin(p->module) != 1 && fe_kmod_file(p->module, file, sizeof(file)) == 1)
-			return module_waits(p, ctx, file, err);
+		    !strcmp(ctx->kallsyms_path, "/proc/kallsyms") && fe_kmod_builtin(p->module) != 1) {
+			if (fe_kmod_file(p->module, file, sizeof(file)) == 1)
+				return module_waits(p, ctx, file, err);
+			if (ctx->module_ko)
+				return module_waits(p, ctx, ctx->module_ko, err);
+		}
 		fe_kmod_not_loaded(p->module, ctx->kallsyms_path, why, sizeof(why));
 		return ctx->warnings ? fe_warn(ctx->warnings, "%s", why) : 0;
 	}

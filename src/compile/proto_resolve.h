@@ -160,6 +160,8 @@ struct fe_resolve_ctx {
 	const char *symtab_elf;		/* or an ELF file's: the binary, the vmlinux */
 	struct fe_warnings *warnings;
 	const char *dbg_why;		/* why dbg is NULL, when known */
+	const char *module_ko;		/* --ko FILE of the prototype's module:
+					 * its file when none is installed */
 	bool strict;			/* --strict: a typed slot that contradicts
 					 * the debug info is an error */
 	bool in_glob;			/* one of the functions a glob names: a

@@ -119,12 +119,12 @@ struct fe_dbg *fe_dbg_open_btf_module_file(struct fe_dbg *base, const char *modu
 					   const char *path, struct fe_error *err);
 
 /* Open DWARF of an ELF file through libdwfl: from the file itself or its
- * separate debuginfo, found by build-id or debuglink.  NULL with err set
+ * separate debuginfo where the locator finds it (dbg_locate.h).  NULL with err set
  * when the file cannot be read, its DWARF is malformed, or it has none. */
 struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err);
-/* The same for a file that may have no DWARF (a user binary): then NULL
- * with err->msg "". */
-struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, struct fe_error *err);
+/* The same for a file that may have no DWARF (a user binary): then NULL,
+ * *none true and err saying every place the locator tried. */
+struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, bool *none, struct fe_error *err);
 
 /* Does the ELF file at path have DWARF of its own (a .debug_info with
  * contents), not only a link to separate debug info? */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dbg_backend.h"
+#include "dbg_locate.h"
 #include "debuginfod.h"
 #include "fe_util.h"
 #include "input_file.h"
@@ -24,11 +25,41 @@ static const struct fe_dbg_ops dwarf_ops;
 static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 		       const char *inlined, struct fe_dfunc *out, struct fe_error *err);
 
+/*
+ * libdwfl asks for the separate debug file (of a file without DWARF, or
+ * without a symbol table) here: the locator's answer, so that every
+ * command finds the same file in the same order, and says the same when
+ * there is none (dbg_locate.h).
+ */
+static int find_located(Dwfl_Module *mod, void **userdata, const char *modname,
+			Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *debugfile, *why;
+	int fd;
+
+	if (!file_name || fe_locate_elf(file_name, &debugfile, &why) != 1)
+		return -1;
+	/* a file with DWARF of its own is asked about for its dwz file
+	 * (.gnu_debugaltlink, Debian's -dbgsym packages): libdwfl's search
+	 * by that link's build-id, without its own debuginfod client (which
+	 * takes any file a server sends) */
+	if (!strcmp(debugfile, file_name))
+		return fe_dwfl_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	fd = open(debugfile, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !(*debuginfo_file_name = strdup(debugfile))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = fe_dwfl_find_debuginfo,
+	.find_debuginfo = find_located,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -168,7 +199,7 @@ bool fe_elf_has_dwarf(const char *path)
 	return has;
 }
 
-static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_error *err)
+static struct fe_dbg *open_dwarf(const char *path, bool *none, struct fe_error *err)
 {
 	struct fe_error why = { 0 };
 	struct fe_dbg *dbg;
@@ -194,20 +225,19 @@ static struct fe_dbg *open_dwarf(const char *path, bool optional, struct fe_erro
 		goto fail;
 	}
 	dbg->dw = dwfl_module_getdwarf(dbg->mod, &dbg->bias);
-	fe_debuginfod_done();
 	if (!dbg->dw) {
-		if (has_debug_info(dbg->mod))
-			fe_err(err, 0, "cannot read %s: malformed DWARF (%s)", path, dwfl_errmsg(-1));
-		else if (optional)
-			err->msg[0] = '\0';
-		else {
-			char why[FE_ERR_MSG_MAX / 2];
+		const char *debugfile, *located;
 
-			fe_debuginfod_why_not(path, why, sizeof(why));
-			fe_err(err, 0, "no DWARF for %s (%s): install its debug info (a -dbg or -dbgsym package)%s%s",
-			       path, dwfl_errmsg(-1),
-			       fe_debuginfod_configured() ? "; " : ", or set DEBUGINFOD_URLS to fetch it",
-			       why);
+		if (has_debug_info(dbg->mod)) {
+			fe_err(err, 0, "cannot read %s: malformed DWARF (%s)", path, dwfl_errmsg(-1));
+		} else if (fe_locate_elf(path, &debugfile, &located) == 1) {
+			fe_err(err, 0, "cannot read %s: malformed DWARF in %s (%s)", path, debugfile,
+			       dwfl_errmsg(-1));
+		} else {
+			/* the places the locator tried */
+			fe_err(err, 0, "%s", located);
+			if (none)
+				*none = true;
 		}
 		goto fail;
 	}
@@ -223,12 +253,13 @@ fail:
 
 struct fe_dbg *fe_dbg_open_dwarf(const char *path, struct fe_error *err)
 {
-	return open_dwarf(path, false, err);
+	return open_dwarf(path, NULL, err);
 }
 
-struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, struct fe_error *err)
+struct fe_dbg *fe_dbg_open_dwarf_if_any(const char *path, bool *none, struct fe_error *err)
 {
-	return open_dwarf(path, true, err);
+	*none = false;
+	return open_dwarf(path, none, err);
 }
 
 static void dwarf_close(struct fe_dbg *dbg)

@@ -439,20 +439,3 @@ int fe_dwfl_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
 	*debuginfo_file_name = path;
 	return fd;
 }
-
-void fe_debuginfod_why_not(const char *path, char *buf, size_t size)
-{
-	struct fe_error e = { 0 };
-	char id[128], *found;
-
-	buf[0] = 0;
-	if (!fe_debuginfod_configured() || fe_elf_build_id(path, id, sizeof(id)))
-		return;
-	if (fe_debuginfod_find(id, path, &found, &e) == 0) {
-		/* the file of its build-id, yet libdwfl read no DWARF in it */
-		snprintf(buf, size, "debuginfod's file of build-id %s, %s, has no DWARF", id, found);
-		free(found);
-		return;
-	}
-	snprintf(buf, size, "%s", e.msg);
-}

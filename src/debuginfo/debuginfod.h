@@ -82,9 +82,4 @@ int fe_dwfl_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
 /* A progress line shown ends (the file is there, or not). */
 void fe_debuginfod_done(void);
 
-/* Why debuginfod has no DWARF for the ELF file at path (the answer of the
- * run's request, for the error, after libdwfl found none): a sentence in
- * buf, or "" when DEBUGINFOD_URLS is not set or the file has no build-id. */
-void fe_debuginfod_why_not(const char *path, char *buf, size_t size);
-
 #endif

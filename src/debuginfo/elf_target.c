@@ -8,11 +8,16 @@
 #include <unistd.h>
 
 #include "elf_target.h"
+#include "dbg_locate.h"
 #include "input_file.h"
 
 struct elf_file {
 	int fd;
 	Elf *elf;
+	/* a file stripped of its symbol table: the separate debug file's,
+	 * which has the same addresses (dbg_locate.h); else -1, NULL */
+	int sym_fd;
+	Elf *sym_elf;
 };
 
 /*
@@ -24,6 +29,42 @@ static struct {
 	char *path;
 	struct elf_file ef;
 } last;
+
+/* The symbol table of the separate debug file of a file stripped of its
+ * own, into ef; nothing when there is none (or it cannot be read). */
+static void open_sym_file(const char *path, struct elf_file *ef)
+{
+	const char *debugfile = fe_locate_symtab(path);
+	struct fe_error why = { 0 };
+	off_t size;
+
+	ef->sym_fd = -1;
+	ef->sym_elf = NULL;
+	if (!debugfile)
+		return;
+	ef->sym_fd = fe_input_open(debugfile, &size, &why);
+	if (ef->sym_fd < 0)
+		return;
+	if (!fe_input_check_elf(ef->sym_fd, size, &why))
+		ef->sym_elf = elf_begin(ef->sym_fd, ELF_C_READ_MMAP, NULL);
+	if (!ef->sym_elf || elf_kind(ef->sym_elf) != ELF_K_ELF) {
+		if (ef->sym_elf)
+			elf_end(ef->sym_elf);
+		close(ef->sym_fd);
+		ef->sym_fd = -1;
+		ef->sym_elf = NULL;
+	}
+}
+
+static void elf_end_file(struct elf_file *ef)
+{
+	if (ef->sym_elf) {
+		elf_end(ef->sym_elf);
+		close(ef->sym_fd);
+	}
+	elf_end(ef->elf);
+	close(ef->fd);
+}
 
 static int elf_open_file(const char *path, struct elf_file *ef, struct fe_error *err)
 {
@@ -50,9 +91,9 @@ static int elf_open_file(const char *path, struct elf_file *ef, struct fe_error 
 		close(ef->fd);
 		return fe_err(err, 0, "cannot read %s: %s", path, elf_errmsg(-1));
 	}
+	open_sym_file(path, ef);
 	if (last.path) {
-		elf_end(last.ef.elf);
-		close(last.ef.fd);
+		elf_end_file(&last.ef);
 		free(last.path);
 	}
 	last.path = strdup(path);
@@ -65,8 +106,7 @@ static void elf_close_file(struct elf_file *ef)
 {
 	if (last.path && ef->elf == last.ef.elf)
 		return;		/* kept for the next question */
-	elf_end(ef->elf);
-	close(ef->fd);
+	elf_end_file(ef);
 }
 
 static int vaddr_to_offset(Elf *elf, unsigned long addr, unsigned long *off)
@@ -94,18 +134,18 @@ static int vaddr_to_offset(Elf *elf, unsigned long addr, unsigned long *off)
  * table is not of that form (the caller walks it symbol by symbol);
  * *found says whether fn returned true.
  */
-static bool each_symbol_raw(Elf *elf, const GElf_Shdr *sh, Elf_Data *data,
+static bool each_symbol_raw(Elf *elf, Elf *sym_elf, const GElf_Shdr *sh, Elf_Data *data,
 			    bool (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *arg),
 			    void *arg, bool *found)
 {
-	Elf_Scn *str_scn = elf_getscn(elf, sh->sh_link);
+	Elf_Scn *str_scn = elf_getscn(sym_elf, sh->sh_link);
 	Elf_Data *strs = str_scn ? elf_getdata(str_scn, NULL) : NULL;
 	const Elf64_Sym *syms = data->d_buf;
 	const char *names;
 	size_t i, n;
 
 	*found = false;
-	if (gelf_getclass(elf) != ELFCLASS64 || data->d_type != ELF_T_SYM || !syms || !strs ||
+	if (gelf_getclass(sym_elf) != ELFCLASS64 || data->d_type != ELF_T_SYM || !syms || !strs ||
 	    !strs->d_buf || !strs->d_size || ((const char *)strs->d_buf)[strs->d_size - 1])
 		return false;
 	names = strs->d_buf;
@@ -125,20 +165,25 @@ static bool each_symbol_raw(Elf *elf, const GElf_Shdr *sh, Elf_Data *data,
 }
 
 /*
- * Call fn with each defined symbol of .symtab, then .dynsym, and its
- * name, until fn returns true; returns whether one did.
+ * Call fn with each defined symbol of .symtab (the debug file's for a
+ * file stripped of its own), then .dynsym, and its name, until fn returns
+ * true; returns whether one did.  fn gets the file's own ELF: its program
+ * headers place the symbols.
  */
-static bool each_symbol(Elf *elf, bool (*fn)(Elf *elf, const GElf_Sym *sym, const char *name,
-					     void *arg), void *arg)
+static bool each_symbol(const struct elf_file *ef,
+			bool (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *arg),
+			void *arg)
 {
 	static const Elf64_Word kinds[] = { SHT_SYMTAB, SHT_DYNSYM };
+	Elf *elf = ef->elf;
 	size_t k;
 
 	for (k = 0; k < 2; k++) {
+		Elf *sym_elf = k == 0 && ef->sym_elf ? ef->sym_elf : elf;
 		Elf_Scn *scn = NULL;
 		bool found;
 
-		while ((scn = elf_nextscn(elf, scn))) {
+		while ((scn = elf_nextscn(sym_elf, scn))) {
 			GElf_Shdr sh;
 			Elf_Data *data;
 			size_t i, n;
@@ -149,7 +194,7 @@ static bool each_symbol(Elf *elf, bool (*fn)(Elf *elf, const GElf_Sym *sym, cons
 			if (!data)
 				continue;
 			n = sh.sh_size / sh.sh_entsize;
-			if (each_symbol_raw(elf, &sh, data, fn, arg, &found)) {
+			if (each_symbol_raw(elf, sym_elf, &sh, data, fn, arg, &found)) {
 				if (found)
 					return true;
 				continue;
@@ -160,7 +205,7 @@ static bool each_symbol(Elf *elf, bool (*fn)(Elf *elf, const GElf_Sym *sym, cons
 
 				if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF)
 					continue;
-				s = elf_strptr(elf, sh.sh_link, sym.st_name);
+				s = elf_strptr(sym_elf, sh.sh_link, sym.st_name);
 				if (s && fn(elf, &sym, s, arg))
 					return true;
 			}
@@ -196,20 +241,21 @@ static bool named(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
 /* Search .symtab, then .dynsym: for name itself, or with clone set for a
  * compiler's clone of it ("name.constprop.0", "name.isra.0"), whose name
  * goes to clone. */
-static int find_symbol_or_clone(Elf *elf, const char *name, bool want_func,
+static int find_symbol_or_clone(const struct elf_file *ef, const char *name, bool want_func,
 				unsigned long *addr, char *clone, size_t clone_size)
 {
 	struct by_name q = { name, strlen(name), want_func, 0, clone, clone_size };
 
-	if (!each_symbol(elf, named, &q))
+	if (!each_symbol(ef, named, &q))
 		return 0;
 	*addr = q.addr;
 	return 1;
 }
 
-static int find_symbol(Elf *elf, const char *name, bool want_func, unsigned long *addr)
+static int find_symbol(const struct elf_file *ef, const char *name, bool want_func,
+		       unsigned long *addr)
 {
-	return find_symbol_or_clone(elf, name, want_func, addr, NULL, 0);
+	return find_symbol_or_clone(ef, name, want_func, addr, NULL, 0);
 }
 
 struct at_offset {
@@ -246,10 +292,10 @@ int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size)
 	/* a function that starts there first: a zero-size symbol holds
 	 * nothing */
 	q.inside = false;
-	ret = each_symbol(ef.elf, starts_at, &q);
+	ret = each_symbol(&ef, starts_at, &q);
 	if (!ret) {
 		q.inside = true;
-		ret = each_symbol(ef.elf, starts_at, &q);
+		ret = each_symbol(&ef, starts_at, &q);
 	}
 	elf_close_file(&ef);
 	if (ret && q.delta)
@@ -266,7 +312,7 @@ int fe_elf_clone_of(const char *path, const char *func, char *clone, size_t size
 
 	if (elf_open_file(path, &ef, &err))
 		return 0;
-	ret = find_symbol_or_clone(ef.elf, func, true, &addr, clone, size);
+	ret = find_symbol_or_clone(&ef, func, true, &addr, clone, size);
 	elf_close_file(&ef);
 	return ret;
 }
@@ -280,7 +326,7 @@ int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,
 
 	if (elf_open_file(path, &ef, err))
 		return -1;
-	if (find_symbol(ef.elf, name, want_func, &addr)) {
+	if (find_symbol(&ef, name, want_func, &addr)) {
 		ret = vaddr_to_offset(ef.elf, addr, off);
 		if (!ret)
 			ret = fe_err(err, 0, "'%s' of %s is in no loaded segment", name, path);
@@ -298,9 +344,9 @@ int fe_elf_fetch_offset(const char *path, const char *func, const char *symbol,
 
 	if (elf_open_file(path, &ef, err))
 		return -1;
-	if (!find_symbol(ef.elf, func, true, &faddr) || !vaddr_to_offset(ef.elf, faddr, &foff))
+	if (!find_symbol(&ef, func, true, &faddr) || !vaddr_to_offset(ef.elf, faddr, &foff))
 		goto out;
-	if (symbol && !find_symbol(ef.elf, symbol, false, &addr))
+	if (symbol && !find_symbol(&ef, symbol, false, &addr))
 		goto out;
 	*off = addr - (faddr - foff);
 	ret = 1;
@@ -339,7 +385,7 @@ int fe_elf_func_code(const char *path, const char *func, uint64_t *addr, unsigne
 	*code = NULL;
 	if (elf_open_file(path, &ef, err))
 		return -1;
-	if (!each_symbol(ef.elf, func_named, &q)) {
+	if (!each_symbol(&ef, func_named, &q)) {
 		ret = 0;
 		goto out;
 	}
@@ -397,7 +443,7 @@ int fe_elf_has_func(const char *path, const char *name, struct fe_error *err)
 
 	if (elf_open_file(path, &ef, err))
 		return -1;
-	found = each_symbol(ef.elf, named, &q);
+	found = each_symbol(&ef, named, &q);
 	elf_close_file(&ef);
 	return found;
 }

@@ -180,8 +180,10 @@ void fe_kmod_not_loaded(const char *module, const char *kallsyms, char *buf, siz
 		snprintf(buf, size, "module '%s' is not loaded (not in %s): 'modprobe %s' loads it",
 			 module, PROC_KALLSYMS, module);
 	else if (dep == 0)
-		snprintf(buf, size, "module '%s' is not loaded (not in %s), and this kernel has no module of that name (%s)",
-			 module, PROC_KALLSYMS, path);
+		/* every place a file of it was looked for (dbg_locate.h):
+		 * --ko FILE would have been taken before */
+		snprintf(buf, size, "module '%s' is not loaded, and this kernel has no file of it to type it and to wait for it: tried %s (not loaded); %s (names no file of it); %s/modules.builtin (not built in); --ko FILE (none names it): give --ko FILE (the module's .ko), or load it",
+			 module, PROC_KALLSYMS, path, dir);
 	else
 		snprintf(buf, size, "module '%s' is not loaded (not in %s)", module, PROC_KALLSYMS);
 }

@@ -50,7 +50,7 @@ int fe_kmod_plain(const char *path, char *plain, size_t size, struct fe_error *e
  * or a warning: module is not loaded per kallsyms (the symbol table that
  * was read).  For the running kernel's /proc/kallsyms, also what
  * /lib/modules/RELEASE says: modprobe can load it, it is built in, or
- * there is no such module.
+ * there is no file of it (then every place looked in, and --ko FILE).
  */
 void fe_kmod_not_loaded(const char *module, const char *kallsyms, char *buf, size_t size);
 

@@ -159,8 +159,9 @@ static int check_target(const struct fe_definition *def, const struct fe_kprobe_
 
 			/* the kernel keeps it and arms it when the module
 			 * loads; its rules are judged then */
-			if (fe_kmod_builtin(module) != 1 &&
-			    fe_kmod_file(module, file, sizeof(file)) == 1)
+			if (def->module_waits ||
+			    (fe_kmod_builtin(module) != 1 &&
+			     fe_kmod_file(module, file, sizeof(file)) == 1))
 				return 0;
 			return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
 				      module, def->event);
