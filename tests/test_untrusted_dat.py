@@ -379,3 +379,19 @@ def test_names_from_the_file_cannot_control_the_terminal():
                                                               f"\\x1bx_prog-{parent} ")))
     comms = {json.loads(l)["comm"] for l in report(esc, "--json").stdout.splitlines()}
     expect_eq(comms, {"\x1bx_prog", "fx_prog"}, "JSON escapes it as \\u001b")
+
+
+def test_an_empty_buffer_is_no_damage():
+    """An instance buffer whose CPUs hold nothing at an offset past the
+    file's end (trace-cmd's last buffer whose event never fired) reads as
+    empty; a size past the end at that offset is still refused."""
+    b, _ = seed("v6-empty-instance.dat")
+    ref, _ = seed("fork.dat")
+    r, want = report(b), report(ref)
+    expect_eq((r.returncode, r.stdout), (0, want.stdout))
+    check(r.stderr.endswith("fevent: inst: 0 events; none lost in the buffers\n"), r.stderr)
+    at = b.rindex(b"flyrecord\0") + 10
+    off, size = struct.unpack_from("<QQ", b, at)
+    expect_eq((size, off > len(b)), (0, True), "the seed's shape")
+    fails(put(b, at + 8, "<Q", 4096), f"buffer inst: cpu 0's entry at offset {at:#x}: data at "
+          f"offset {off:#x}, 4096 bytes, is beyond the file's {len(b)} bytes")
