@@ -977,6 +977,19 @@ static int read_v7(struct tfile *t, struct reader *r)
 	if (!t->sec_at[SEC_HEADER - SEC_FIRST])
 		return fe_err(t->err, 0, "%s: no header_page section (no option names one)",
 			      t->name);
+	/* trace-cmd convert leaves out a buffer with no data: a file whose
+	 * every buffer was empty names none, and trace-cmd reads it as a trace
+	 * of no events; so does fevent, as a top buffer of no CPU */
+	if (!t->nr_bufs) {
+		struct buffer *b = new_buffer(t, "", 0, "");
+
+		if (!b)
+			return -1;
+		b->page_size = t->page_size;
+		b->cpus = calloc(1, sizeof(*b->cpus));
+		if (!b->cpus)
+			return fe_err(t->err, 0, "out of memory");
+	}
 	for (i = 0; i <= SEC_LAST - SEC_FIRST; i++) {
 		int rc;
 

@@ -220,7 +220,9 @@ def empty_files():
     empty CPUs point at the next page, past the file's end."""
     if _empty:
         return _empty
-    files()     # trace-cmd, uprobes
+    need_uprobes()
+    if not shutil.which("trace-cmd"):
+        raise fe.Skip("trace-cmd not installed")
     tmp = tempfile.mkdtemp(prefix="fevent-tcmd-")
     atexit.register(shutil.rmtree, tmp, True)
     clean()
@@ -241,6 +243,8 @@ def empty_files():
                 f.write("0")
         # extract writes the buffers in the reverse order: D, empty, last
         tc("extract", "-k", "-B", BUF_D, "-B", BUF_C, "-o", v7)
+        # D alone: every buffer empty
+        tc("extract", "-k", "-B", BUF_D, "-o", os.path.join(tmp, "d-v7-zstd.dat"))
     finally:
         for i in inst:
             if os.path.isdir(i):
@@ -256,6 +260,14 @@ def empty_files():
         fp.write(tracedat7.write7(d))
     _empty["v6"] = os.path.join(tmp, "v6.dat")
     tc("convert", "-i", v7, "--file-version", "6", "-o", _empty["v6"])
+    # converted, the file of D alone names no buffer in version 7 (convert
+    # leaves out a buffer with no data)
+    d = os.path.join(tmp, "d-v7-zstd.dat")
+    for name, opts in (("d-v7", ("--compression", "none")), ("d-v7-zstd", ("--compression", "zstd")),
+                       ("d-v6", ("--file-version", "6"))):
+        path = os.path.join(tmp, f"{name}-converted.dat")
+        tc("convert", "-i", d, *opts, "-o", path)
+        _empty[name] = path
     return _empty
 
 
@@ -274,7 +286,8 @@ def test_an_empty_instance_buffer_is_read_as_empty():
         opts = tc("dump", "--options", "-i", f[name]).stdout
         check(re.search(rf'"{BUF_D}" \[name\]\n"\w+" \[clock\]\n\d+ \[Page size, bytes\]\n'
                         r"0 \[CPUs\]:", opts), opts)
-    for name, path in f.items():
+    for name in ("v7", "v7-zstd", "v6"):
+        path = f[name]
         want_e, want_r = trace_cmd_events(path)
         got_e, got_r, summary = fevent_events(path)
         expect_eq(len(want_e), 6, f"{name}: trace-cmd's entries")
@@ -282,3 +295,22 @@ def test_an_empty_instance_buffer_is_read_as_empty():
         for buf, n in ((BUF_C, 6), (BUF_D, 0)):
             check(f"fevent: {buf}: {n} events; none lost in the buffers\n" in summary,
                   f"{name}: {summary}")
+
+
+def test_a_file_of_empty_buffers_is_an_empty_trace():
+    """trace-cmd convert of a file whose one instance buffer is empty: in
+    version 7 no option names a buffer, in version 6 the buffer's CPUs
+    point past the file's end; trace-cmd reports no event, and so does
+    fevent, exit status 0 (issue 33.8: "holds no buffer of events")."""
+    f = empty_files()
+    for name in ("d-v7", "d-v7-zstd"):
+        opts = tc("dump", "--options", "-i", f[name]).stdout
+        check("[Option BUFFER" not in opts, opts)
+    for name in ("d-v7", "d-v7-zstd", "d-v6"):
+        expect_eq(trace_cmd_events(f[name]), ([], []), name)
+        for opts in ((), ("--json",)):
+            r = fe.run("report", *opts, "-i", f[name])
+            summary = ("fevent: 0 events; none lost in the buffers\n" if name != "d-v6" else
+                       f"fevent: top buffer: 0 events; none lost in the buffers\n"
+                       f"fevent: {BUF_D}: 0 events; none lost in the buffers\n")
+            expect_eq((r.returncode, r.stdout, r.stderr), (0, "", summary), f"{name} {opts}")

@@ -106,7 +106,9 @@ def test_the_seeds_decode_cleanly():
         for opts in ((), ("--json",)):
             r = report(b, *opts)
             expect_eq(r.returncode, 0, f"{name}: {r.stderr}")
-            check(r.stdout and "warning" not in r.stderr, f"{name}: {r.stderr}")
+            # v7-no-buffer.dat: a trace of no events (issue 33.8)
+            check((r.stdout or name == "v7-no-buffer.dat") and "warning" not in r.stderr,
+                  f"{name}: {r.stderr}")
     r = report(seed("lost.dat")[0])
     check("[CPU 0: lost 7469 events]\n" in r.stdout, r.stdout[:500])
     expect_eq(r.stderr.splitlines()[-1], "fevent: 291 events; LOST: cpu0 7469 and an unknown "
