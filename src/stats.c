@@ -559,8 +559,9 @@ static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_b
 
 			t.len = 0;
 			put_key_text(&t, s->o.key_kinds[k], p, len);
-			if (t.len > width[k])
-				width[k] = t.len;
+			/* columns, not bytes: a name may hold UTF-8 */
+			if (fe_text_cols(t.s ? t.s : "", t.len) > width[k])
+				width[k] = fe_text_cols(t.s ? t.s : "", t.len);
 		}
 		fe_buf_free(&t);
 		if ((size_t)snprintf(num, sizeof(num), "%llu", g[i].count) > cw)
@@ -573,13 +574,16 @@ static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_b
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < nk; k++) {
 			struct fe_buf t = { 0 };
-			size_t len;
+			size_t len, c;
 			const char *p = nth_key(g[i].keys, k, &len);
 
 			if (s->o.key_kinds[k] == FE_KEY_STACK)
 				continue;	/* under the row */
 			put_key_text(&t, s->o.key_kinds[k], p, len);
-			fe_buf_printf(b, "  %-*s", (int)width[k], t.s ? t.s : "");
+			fe_buf_add(b, "  ", 2);
+			fe_buf_add(b, t.s ? t.s : "", t.len);
+			for (c = fe_text_cols(t.s ? t.s : "", t.len); c < width[k]; c++)
+				fe_buf_addc(b, ' ');
 			fe_buf_free(&t);
 		}
 		fe_buf_printf(b, "  %*llu\n", (int)cw, g[i].count);

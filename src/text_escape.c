@@ -84,6 +84,15 @@ void fe_text_quote(struct fe_buf *b, const char *s, size_t len)
 	text(b, s, len, true);
 }
 
+size_t fe_text_cols(const char *s, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len && s[i]; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
 bool fe_json_quote(struct fe_buf *b, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;

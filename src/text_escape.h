@@ -32,6 +32,10 @@ void fe_text_name(struct fe_buf *b, const char *s, size_t len);
 /* A string for the terminal, quoted: "\"a\\xff\"". */
 void fe_text_quote(struct fe_buf *b, const char *s, size_t len);
 
+/* The columns s takes on a terminal, once shown by the rule above: its
+ * characters (a wide one counted as one). */
+size_t fe_text_cols(const char *s, size_t len);
+
 /* s as a JSON string; true when a byte was not UTF-8 (written U+FFFD). */
 bool fe_json_quote(struct fe_buf *b, const char *s, size_t len);
 /* ,"KEY@hex":"6162..." where json_key is "\"KEY\":" as the member's own

@@ -59,5 +59,6 @@ int main(void)
 		  "not UTF-8: U+FFFD and the bytes beside");
 	member_is("\x9b" "31m\xc2\x9b", 6,
 		  "\"k\":\"\\ufffd31m\\u009b\",\"k@hex\":\"9b33316dc29b\"", "a C1 name");
+	tap_ok(fe_text_cols("\\x9b\xc3\xa9\xe2\x82\xac", 9) == 6, "columns count characters");
 	return tap_done();
 }
