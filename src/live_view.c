@@ -1193,6 +1193,13 @@ static void put_string(struct fe_buf *b, const struct field_spec *s, const char 
 		fe_json_hex(b, key, strlen(key), str, len);
 }
 
+/* the caller's name quoted, "caller@hex" beside it when it is not UTF-8 */
+static void caller_json(struct fe_buf *b, const char *caller)
+{
+	if (fe_json_quote(b, caller, strlen(caller)))
+		fe_json_hex(b, "\"caller\":", 9, caller, strlen(caller));
+}
+
 /* One field of a record, formatted. */
 static void field_value(struct fe_view *v, const struct field_spec *s, const void *data,
 			int size, bool json, struct fe_buf *b)
@@ -1959,13 +1966,6 @@ static void put_stacks(struct fe_view *v, struct fe_buf *l, const struct item *e
 	else
 		put_frames(v, l, "ustack", true, u->tgid, u->ustack, u->nr_ustack, NULL,
 			   u->ev->is_return);
-}
-
-/* the caller's name quoted, "caller@hex" beside it when it is not UTF-8 */
-static void caller_json(struct fe_buf *b, const char *caller)
-{
-	if (fe_json_quote(b, caller, strlen(caller)))
-		fe_json_hex(b, "\"caller\":", 9, caller, strlen(caller));
 }
 
 /* entry (may be NULL) and/or return (may be NULL) as one line */
