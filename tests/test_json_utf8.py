@@ -1,8 +1,9 @@
 """--json is UTF-8 whatever the traced process holds: a process named with
 bytes that are no UTF-8 ("\\xc1\\xbb", PR_SET_NAME) and a string argument
 of invalid sequences, in record, report and stats.  A byte that is not
-part of well-formed UTF-8 is written \\u00XX (the byte's value); a valid
-sequence (e acute) is kept as it is."""
+part of well-formed UTF-8 is written U+FFFD, and the member "KEY@hex"
+beside the string holds its exact bytes (docs/decisions.md, "One escaping
+rule"); a valid sequence (e acute) is kept as it is."""
 import json
 import os
 import subprocess
@@ -17,9 +18,9 @@ PROTO = "int say(string s, int n)"
 # fx_utf8.c's string: "a", overlong c1 bb, a lone continuation, a surrogate
 # (ed a0 80), past U+10FFFF (f4 90 80 80), overlong e0 80 af, e acute, a
 # cut e2 82
-WANT_S = ('"a\\u00c1\\u00bb\\u0080\\u00ed\\u00a0\\u0080\\u00f4\\u0090\\u0080\\u0080'
-          '\\u00e0\\u0080\\u00af\u00e9\\u00e2\\u0082"')
-WANT_COMM = '"\\u00c1\\u00bb"'
+S = b"a\xc1\xbb\x80\xed\xa0\x80\xf4\x90\x80\x80\xe0\x80\xaf\xc3\xa9\xe2\x82"
+WANT_S = '"a' + "\\ufffd" * 13 + '\u00e9' + "\\ufffd" * 2 + f'","s@hex":"{S.hex()}"'
+WANT_COMM = '"\\ufffd\\ufffd","comm@hex":"c1bb"'
 _prog = {}
 
 
@@ -64,7 +65,9 @@ def check_calls(text, objs):
     expect_eq(len(objs), 2, text)
     child = [o for o in objs if o["args"]["n"] == 1]
     expect_eq(len(child), 1, text)
-    expect_eq(child[0]["comm"], "\u00c1\u00bb")
+    expect_eq(child[0]["comm"], "\ufffd\ufffd")
+    expect_eq(bytes.fromhex(child[0]["comm@hex"]), b"\xc1\xbb")
+    expect_eq(bytes.fromhex(child[0]["args"]["s@hex"]), S)
     for line in text.splitlines():
         check(f'"args":{{"s":{WANT_S},' in line, line)
     check(f'"comm":{WANT_COMM},' in [l for l in text.splitlines() if '"n":1}' in l][0], text)

@@ -252,6 +252,7 @@ def test_strings_are_escaped_in_text_and_json():
         check('s="\\xff\\x80ok\\n"' in r.stdout, r.stdout)
         r = record("--json", "--", prog(), "1", "bytes")
         obj = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")][0]
-        expect_eq(obj["args"]["s"], "\u00ff\u0080ok\n")
+        # bytes that are no UTF-8: U+FFFD, the exact bytes beside
+        expect_eq((obj["args"]["s"], obj["args"]["s@hex"]), ("\ufffd\ufffdok\n", "ff806f6b0a"))
     finally:
         clean()

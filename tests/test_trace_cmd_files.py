@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,7 @@ import tracedat7  # noqa: E402
 PROTO = "long traced(n, string s, r->id, string r->name)"
 # not "fevent-...": those are fevent's own, which other tests count
 BUF_A, BUF_B = f"tcmd{fe.TAG}_a", f"tcmd{fe.TAG}_b"
+BUF_C, BUF_D = f"tcmd{fe.TAG}_c", f"tcmd{fe.TAG}_d"
 _files = {}
 
 
@@ -205,3 +207,110 @@ def test_fevents_own_file_converted_by_trace_cmd_reads_the_same():
     finally:
         shutil.rmtree(tmp)
         clean()
+
+
+_empty = {}
+
+
+def empty_files():
+    """Files whose last instance buffer is empty (issue 33.8): C records
+    traced(), D's one event (recurse(), which fx_prog never calls here)
+    never fires.  v7-zstd as extract wrote it (a BUFFER option listing no
+    CPU, over a section of no data), the same uncompressed, and v6, where D's
+    empty CPUs point at the next page, past the file's end."""
+    if _empty:
+        return _empty
+    need_uprobes()
+    if not shutil.which("trace-cmd"):
+        raise fe.Skip("trace-cmd not installed")
+    tmp = tempfile.mkdtemp(prefix="fevent-tcmd-")
+    atexit.register(shutil.rmtree, tmp, True)
+    clean()
+    r = fe.run("add", "-g", GROUP, "-x", prog(), PROTO, "int recurse(depth)")
+    expect_eq(r.returncode, 0, r.stderr)
+    inst = [os.path.join(TRACEFS, "instances", b) for b in (BUF_C, BUF_D)]
+    v7 = os.path.join(tmp, "v7-zstd.dat")
+    try:
+        for i in inst:
+            os.mkdir(i)
+        with open(os.path.join(inst[0], "events", GROUP, "traced", "enable"), "w") as f:
+            f.write("1")
+        with open(os.path.join(inst[1], "events", GROUP, "recurse", "enable"), "w") as f:
+            f.write("1")
+        subprocess.run([prog(), "3", "fork"], check=True, capture_output=True)
+        for i in inst:
+            with open(os.path.join(i, "events", "enable"), "w") as f:
+                f.write("0")
+        # extract writes the buffers in the reverse order: D, empty, last
+        tc("extract", "-k", "-B", BUF_D, "-B", BUF_C, "-o", v7)
+        # D alone: every buffer empty
+        tc("extract", "-k", "-B", BUF_D, "-o", os.path.join(tmp, "d-v7-zstd.dat"))
+    finally:
+        for i in inst:
+            if os.path.isdir(i):
+                os.rmdir(i)
+        clean()
+    _empty["v7-zstd"] = v7
+    # trace-cmd 3.1.6 convert leaves the empty buffer out: rewritten as
+    # its record writes it, the empty buffer a BUFFER option of no CPU
+    _empty["v7"] = os.path.join(tmp, "v7.dat")
+    with open(v7, "rb") as fp:
+        d = tracedat7.read(fp.read())
+    with open(_empty["v7"], "wb") as fp:
+        fp.write(tracedat7.write7(d))
+    _empty["v6"] = os.path.join(tmp, "v6.dat")
+    tc("convert", "-i", v7, "--file-version", "6", "-o", _empty["v6"])
+    # converted, the file of D alone names no buffer in version 7 (convert
+    # leaves out a buffer with no data)
+    d = os.path.join(tmp, "d-v7-zstd.dat")
+    for name, opts in (("d-v7", ("--compression", "none")), ("d-v7-zstd", ("--compression", "zstd")),
+                       ("d-v6", ("--file-version", "6"))):
+        path = os.path.join(tmp, f"{name}-converted.dat")
+        tc("convert", "-i", d, *opts, "-o", path)
+        _empty[name] = path
+    return _empty
+
+
+def test_an_empty_instance_buffer_is_read_as_empty():
+    f = empty_files()
+    # the shapes: v6's empty CPUs of D at or past the file's end, v7's D
+    # a buffer of no CPU
+    dump = tc("dump", "--options", "-i", f["v6"]).stdout
+    at = int(re.search(rf'(\d+) \[offset\]\n"{BUF_D}" \[name\]', dump).group(1))
+    with open(f["v6"], "rb") as fp:
+        b = fp.read()
+    expect_eq(b[at:at + 10], b"flyrecord\0")
+    cpus = [struct.unpack_from("<QQ", b, at + 10 + 16 * i) for i in range(len(b[at + 10:]) // 16)]
+    check(cpus and all(n == 0 and off >= len(b) for off, n in cpus), f"{len(b)} {cpus}")
+    for name in ("v7", "v7-zstd"):
+        opts = tc("dump", "--options", "-i", f[name]).stdout
+        check(re.search(rf'"{BUF_D}" \[name\]\n"\w+" \[clock\]\n\d+ \[Page size, bytes\]\n'
+                        r"0 \[CPUs\]:", opts), opts)
+    for name in ("v7", "v7-zstd", "v6"):
+        path = f[name]
+        want_e, want_r = trace_cmd_events(path)
+        got_e, got_r, summary = fevent_events(path)
+        expect_eq(len(want_e), 6, f"{name}: trace-cmd's entries")
+        expect_eq((got_e, got_r), (want_e, want_r), name)
+        for buf, n in ((BUF_C, 6), (BUF_D, 0)):
+            check(f"fevent: {buf}: {n} events; none lost in the buffers\n" in summary,
+                  f"{name}: {summary}")
+
+
+def test_a_file_of_empty_buffers_is_an_empty_trace():
+    """trace-cmd convert of a file whose one instance buffer is empty: in
+    version 7 no option names a buffer, in version 6 the buffer's CPUs
+    point past the file's end; trace-cmd reports no event, and so does
+    fevent, exit status 0 (issue 33.8: "holds no buffer of events")."""
+    f = empty_files()
+    for name in ("d-v7", "d-v7-zstd"):
+        opts = tc("dump", "--options", "-i", f[name]).stdout
+        check("[Option BUFFER" not in opts, opts)
+    for name in ("d-v7", "d-v7-zstd", "d-v6"):
+        expect_eq(trace_cmd_events(f[name]), ([], []), name)
+        for opts in ((), ("--json",)):
+            r = fe.run("report", *opts, "-i", f[name])
+            summary = ("fevent: 0 events; none lost in the buffers\n" if name != "d-v6" else
+                       f"fevent: top buffer: 0 events; none lost in the buffers\n"
+                       f"fevent: {BUF_D}: 0 events; none lost in the buffers\n")
+            expect_eq((r.returncode, r.stdout, r.stderr), (0, "", summary), f"{name} {opts}")

@@ -75,12 +75,6 @@ void *fe_grow(void *arr_ptr, int *nr, size_t size);
  */
 size_t fe_utf8_seq(const unsigned char *s, size_t avail);
 
-/* s as a JSON string, quoted and escaped; a byte that is not part of
- * well-formed UTF-8 as \u00XX, so the output is UTF-8 whatever s holds. */
-/* s quoted, C-style or JSON; bytes outside well-formed UTF-8 escaped */
-void fe_buf_quote(struct fe_buf *b, const unsigned char *s, size_t len, bool json);
-void fe_json_string(FILE *out, const char *s);
-
 /* write(2) until all n bytes are written: 0, or -1 with errno set */
 int fe_write_all(int fd, const void *p, size_t n);
 /* A read-write file in P_tmpdir with no name (nothing of it is left

@@ -20,6 +20,7 @@
 #include "compile.h"
 #include "diag.h"
 #include "fe_util.h"
+#include "text_escape.h"
 
 enum cell_state { SAME, MOVED, DRIFT, MISSING, INLINED };
 

@@ -4,6 +4,7 @@
  * arguments, the prototype rendered back, hits and misses, and where each
  * is enabled.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "diag.h"
 #include "elf_target.h"
 #include "fe_util.h"
+#include "text_escape.h"
 #include "kmodule.h"
 #include "kprobe_emit.h"
 #include "probe_install.h"
@@ -285,6 +287,18 @@ static char *carried_return(const struct fe_event_info *ev, int n, int i, struct
 	return both;
 }
 
+/* s shown on a terminal by the one rule (a file name may hold any byte);
+ * "?" when out of memory */
+static char *shown(const char *s, size_t len)
+{
+	struct fe_buf b = { 0 };
+
+	fe_text_name(&b, s, len);
+	if (!b.s)
+		fe_buf_add(&b, "", 0);
+	return b.failed ? strdup("?") : fe_buf_take(&b);
+}
+
 /* note: the place a line or offset was written as, where the prototype
  * cannot say it ("walk:7, address 1 of 2"), or NULL; a '#' comment after
  * the prototype, which 'add -f' takes */
@@ -292,9 +306,13 @@ static void print_text(const struct fe_event_info *e, const char *proto, const c
 		       const char *return_of)
 {
 	int i, changed;
+	size_t file_len = strrchr(e->target, ':') ? (size_t)(strrchr(e->target, ':') - e->target) :
+			  strlen(e->target);
+	char *target = shown(e->target, SIZE_MAX), *file = shown(e->target, file_len);
+	char *args = shown(e->args, SIZE_MAX), *prot = proto ? shown(proto, SIZE_MAX) : NULL;
 
 	printf("%s/%s  %s  %s  hits ", e->group, e->event, fe_event_kind_name(e->kind),
-	       e->target);
+	       target ? target : "?");
 	printf(e->no_hits ? "-" : "%llu", e->hits);
 	if (e->kind == FE_KIND_KPROBE || e->kind == FE_KIND_KRETPROBE)
 		printf("  misses %llu", e->misses);
@@ -308,23 +326,37 @@ static void print_text(const struct fe_event_info *e, const char *proto, const c
 		printf("%s%s", i ? "," : "", e->enabled_in[i][0] ? e->enabled_in[i] : "top");
 	if (return_of)
 		printf("\n    (the return of %s, which its prototype adds)\n    %s\n", return_of,
-		       e->args);
+		       args ? args : "?");
 	else
-		printf("\n    %s%s%s\n    %s\n", proto ? proto : "?", note ? "  # " : "",
-		       note ? note : "", e->args);
+		printf("\n    %s%s%s\n    %s\n", prot ? prot : "?", note ? "  # " : "",
+		       note ? note : "", args ? args : "?");
 	changed = fe_uprobe_file_changed(e);
 	if (changed == 1)
-		printf("    ! %.*s was replaced since the event was added (rebuilt?): the probe still "
+		printf("    ! %s was replaced since the event was added (rebuilt?): the probe still "
 		       "watches the old file and never fires; 'fevent add --force' re-creates it\n",
-		       (int)(strrchr(e->target, ':') ? strrchr(e->target, ':') - e->target :
-			     (long)strlen(e->target)), e->target);
+		       file ? file : "?");
 	else if (changed == 2)
-		printf("    ! the process whose root %.*s was named through has exited: the probe "
+		printf("    ! the process whose root %s was named through has exited: the probe "
 		       "stays on that file, for any process that runs it; a new event needs a live "
-		       "process's path\n",
-		       (int)(strrchr(e->target, ':') ? strrchr(e->target, ':') - e->target :
-			     (long)strlen(e->target)), e->target);
+		       "process's path\n", file ? file : "?");
 	print_module_gone(e);
+	free(target);
+	free(file);
+	free(args);
+	free(prot);
+}
+
+/* "key":"s" to standard output by the one JSON rule */
+static void json_member(const char *key, const char *s)
+{
+	struct fe_buf b = { 0 };
+
+	fe_json_member(&b, key, s, strlen(s));
+	if (b.s && !b.failed)
+		printf("%s", b.s);
+	else
+		printf("\"%s\":null", key);
+	fe_buf_free(&b);
 }
 
 static void print_json(const struct fe_event_info *e, const char *proto, const char *note,
@@ -337,14 +369,15 @@ static void print_json(const struct fe_event_info *e, const char *proto, const c
 	fe_json_string(stdout, e->group);
 	printf(",\"event\":");
 	fe_json_string(stdout, e->event);
-	printf(",\"kind\":\"%s\",\"target\":", fe_event_kind_name(e->kind));
-	fe_json_string(stdout, e->target);
-	printf(",\"args\":");
-	fe_json_string(stdout, e->args);
-	printf(",\"definition\":");
-	fe_json_string(stdout, e->definition);
-	printf(",\"prototype\":");
-	fe_json_string(stdout, proto ? proto : "");
+	printf(",\"kind\":\"%s\",", fe_event_kind_name(e->kind));
+	/* a file name may hold any byte: "KEY@hex" beside one that is not UTF-8 */
+	json_member("target", e->target);
+	printf(",");
+	json_member("args", e->args);
+	printf(",");
+	json_member("definition", e->definition);
+	printf(",");
+	json_member("prototype", proto ? proto : "");
 	if (return_of) {
 		/* no prototype adds a return event alone */
 		printf(",\"return_of\":");

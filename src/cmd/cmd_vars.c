@@ -12,6 +12,7 @@
 #include "compile.h"
 #include "diag.h"
 #include "fe_util.h"
+#include "text_escape.h"
 
 static void print_text(const struct fe_scope_at *at)
 {

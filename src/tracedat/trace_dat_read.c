@@ -977,6 +977,19 @@ static int read_v7(struct tfile *t, struct reader *r)
 	if (!t->sec_at[SEC_HEADER - SEC_FIRST])
 		return fe_err(t->err, 0, "%s: no header_page section (no option names one)",
 			      t->name);
+	/* trace-cmd convert leaves out a buffer with no data: a file whose
+	 * every buffer was empty names none, and trace-cmd reads it as a trace
+	 * of no events; so does fevent, as a top buffer of no CPU */
+	if (!t->nr_bufs) {
+		struct buffer *b = new_buffer(t, "", 0, "");
+
+		if (!b)
+			return -1;
+		b->page_size = t->page_size;
+		b->cpus = calloc(1, sizeof(*b->cpus));
+		if (!b->cpus)
+			return fe_err(t->err, 0, "out of memory");
+	}
 	for (i = 0; i <= SEC_LAST - SEC_FIRST; i++) {
 		int rc;
 
@@ -1089,6 +1102,11 @@ static int check_cpu_data(struct tfile *t, struct damage *d)
 			/* compressed: the chunk count before what the size counts */
 			uint64_t len = c->len + (b->compressed && c->len && c->len <= t->size ? 4 : 0);
 
+			/* no data: its offset points nowhere (trace-cmd puts an
+			 * empty CPU at the next page, past the file's end when it
+			 * is the last); an empty buffer is no damage */
+			if (!c->len)
+				continue;
 			if (c->off > t->size || len > t->size - c->off) {
 				free(rg);
 				return fe_err(t->err, 0, "%s: %scpu %d's entry at offset 0x%zx: data at "
@@ -1134,11 +1152,12 @@ static int check_cpu_data(struct tfile *t, struct damage *d)
 
 		for (j = 0; j < b->nr_cpus; j++) {
 			struct cpu_data *c = &b->cpus[j];
-			struct reader r = file_reader(t, c->off);
+			struct reader r;
 
+			if (!c->len)	/* empty: nothing to read, wherever it points */
+				continue;
+			r = file_reader(t, c->off);
 			if (b->compressed) {
-				if (!c->len)
-					continue;
 				c->z = part_of(&r, r.p, c->len + 4, "its data");
 				c->chunks = get(&c->z, 4, "chunk count");
 				continue;

@@ -8,19 +8,40 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text_escape.h"
 #include "trace_dat_text.h"
 
 const char *fe_tracedat_shown(const char *s, char *buf, size_t size)
 {
-	size_t i;
+	struct fe_buf b = { 0 };
+	size_t i = 0, n, cut = 0;
 
-	for (i = 0; s[i] && i + 4 < size; i++)
-		buf[i] = s[i] > ' ' && s[i] < 0x7f ? s[i] : '?';
-	if (s[i]) {	/* cut: room was kept for "..." */
-		memcpy(buf + i, "...", 3);
-		i += 3;
+	/* the one rule for the terminal (text_escape.h); cut between two
+	 * characters or escapes, with room kept for "..." */
+	fe_text_name(&b, s, strlen(s));
+	if (b.failed || !b.s) {
+		fe_buf_free(&b);
+		snprintf(buf, size, "?");
+		return buf;
 	}
-	buf[i] = 0;
+	if (b.len < size) {
+		memcpy(buf, b.s, b.len + 1);
+		fe_buf_free(&b);
+		return buf;
+	}
+	while (i < b.len) {
+		unsigned char c = b.s[i];
+
+		n = c == '\\' ? (b.s[i + 1] == 'x' ? 4 : 2) : c < 0x80 ? 1 :
+		    c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+		if (i + n + 4 > size)
+			break;
+		i += n;
+		cut = i;
+	}
+	memcpy(buf, b.s, cut);
+	memcpy(buf + cut, "...", 4);
+	fe_buf_free(&b);
 	return buf;
 }
 

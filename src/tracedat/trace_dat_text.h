@@ -16,8 +16,8 @@
 #define FE_TRACEDAT_MAX_DECL		256
 #define FE_TRACEDAT_MAX_PAGE_SIZE	(1U << 27)	/* the commit word's 27 bits */
 
-/* A name from the file, fit to print: what is not printable ASCII is '?',
- * cut with "..." to size. */
+/* A name from the file, fit to print by the one rule (text_escape.h), cut
+ * with "..." to size. */
 const char *fe_tracedat_shown(const char *s, char *buf, size_t size);
 
 /* System, event and buffer names: what the kernel allows, and nothing

@@ -13,6 +13,7 @@
 
 #include "chrome_trace.h"
 #include "fe_util.h"
+#include "text_escape.h"
 
 struct slice {
 	unsigned long long ts, dur;
@@ -103,8 +104,8 @@ void fe_chrome_call(void *ctx, const struct fe_view_call *c)
 	if (c->ret)
 		fe_buf_printf(&b, ",\"ret\":%s", c->ret);
 	if (c->caller) {
-		fe_buf_add(&b, ",\"caller\":", 10);
-		json_string(&b, c->caller);
+		fe_buf_addc(&b, ',');
+		fe_json_member(&b, "caller", c->caller, strlen(c->caller));
 	}
 	fe_buf_printf(&b, ",\"cpu\":%d}", c->cpu);
 	if (!s->complete)
@@ -146,14 +147,15 @@ int fe_chrome_write(struct fe_chrome *ch, struct fe_out *out, struct fe_error *e
 	/* each task a process of its own: the trace.dat does not say which
 	 * threads share one */
 	for (i = 0; i < ch->nr_tasks; i++) {
+		/* "name", and "name@hex" when the name is not UTF-8 */
 		name.len = 0;
-		json_string(&name, ch->tasks[i].comm);
+		fe_json_member(&name, "name", ch->tasks[i].comm, strlen(ch->tasks[i].comm));
 		fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-			"\"args\":{\"name\":%s}},\n", ch->tasks[i].pid, ch->tasks[i].pid,
-			name.s ? name.s : "\"\"");
+			"\"args\":{%s}},\n", ch->tasks[i].pid, ch->tasks[i].pid,
+			name.s ? name.s : "\"name\":\"\"");
 		fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-			"\"args\":{\"name\":%s}},\n", ch->tasks[i].pid, ch->tasks[i].pid,
-			name.s ? name.s : "\"\"");
+			"\"args\":{%s}},\n", ch->tasks[i].pid, ch->tasks[i].pid,
+			name.s ? name.s : "\"name\":\"\"");
 	}
 	for (i = 0; i < ch->nr_slices; i++) {
 		const struct slice *s = &ch->slices[i];

@@ -8,12 +8,14 @@
  * error was handled); a failed call anywhere else starts a new one.  When
  * the outermost call (depth 0) returns, a failure shows its chain.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errno_names.h"
 #include "error_chain.h"
 #include "fe_util.h"
+#include "text_escape.h"
 
 /* The names of errno values come from the kernel's headers, through
  * fe_errno_name() (errno_names.c). */
@@ -213,14 +215,17 @@ static void show_text(struct fe_errors *e, const struct fe_view_call *root, stru
 {
 	const struct link *top = link_at(t, nr_links(t) - 1);
 	unsigned long long ts = top->has_entry ? top->entry_ts : top->return_ts;
-	char who[64];
-	int i, n;
+	struct fe_buf who = { 0 };
+	size_t n;
+	int i;
 
-	n = snprintf(who, sizeof(who), "%s-%d", root->comm ? root->comm : "<...>", root->pid);
-	for (i = n; i < 20; i++)
+	/* a task's name by the one rule: no terminal controls */
+	fe_text_name(&who, root->comm ? root->comm : "<...>", SIZE_MAX);
+	fe_buf_printf(&who, "-%d", root->pid);
+	for (n = who.len; n < 20; n++)
 		fe_buf_addc(b, ' ');
-	for (i = 0; who[i]; i++)	/* no terminal controls from a task's name */
-		fe_buf_addc(b, (unsigned char)who[i] < 0x20 ? '?' : who[i]);
+	fe_buf_add(b, who.s ? who.s : "", who.len);
+	fe_buf_free(&who);
 	fe_buf_printf(b, " [%03d] %6llu.%06llu: %s failed: ", top->cpu, ts / 1000000000ULL,
 		      ts % 1000000000ULL / 1000, top->func);
 	put_value(b, top->err, top->ptr);
@@ -252,7 +257,9 @@ static void show_json(const struct fe_view_call *root, struct task *t, struct fe
 
 	fe_buf_printf(b, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":", ts / 1000000000ULL,
 		      ts % 1000000000ULL, top->cpu, root->pid);
-	json_string(b, root->comm ? root->comm : "<...>");
+	/* "comm@hex" beside it when the name is not UTF-8 */
+	if (fe_json_quote(b, root->comm ? root->comm : "<...>", SIZE_MAX))
+		fe_json_hex(b, "\"comm\":", 7, root->comm, SIZE_MAX);
 	fe_buf_printf(b, ",\"errno\":%d", -top->err);
 	if (name) {
 		fe_buf_add(b, ",\"error\":", 9);

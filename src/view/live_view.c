@@ -24,6 +24,7 @@
 #include "call_filter.h"
 #include "errno_names.h"
 #include "fe_util.h"
+#include "text_escape.h"
 #include "field_name.h"
 #include "live_view.h"
 #include "stack_view.h"
@@ -1146,7 +1147,7 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 					fe_buf_quote(b, (const unsigned char *)s->enums[i].name,
 					      strlen(s->enums[i].name), true);
 				else
-					fe_buf_add(b, s->enums[i].name, strlen(s->enums[i].name));
+					fe_text_name(b, s->enums[i].name, strlen(s->enums[i].name));
 				return;
 			}
 	}
@@ -1180,9 +1181,9 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 			n = sym.len;
 		}
 		if (json)
-			fe_buf_quote(b, (const unsigned char *)t, n, true);
+			fe_json_quote(b, t, n);
 		else
-			fe_buf_add(b, t, strlen(t));
+			fe_text_name(b, t, n);
 		fe_buf_free(&sym);
 		break;
 	}
@@ -1192,6 +1193,33 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 		else
 			fe_buf_add_u64(b, u);
 	}
+}
+
+/*
+ * A string field: quoted by the one rule; in JSON, a string that is not
+ * UTF-8 has its exact bytes beside it, "KEY@hex" (text_escape.h).
+ */
+static void put_string(struct fe_buf *b, const struct field_spec *s, const char *str, size_t len,
+		       bool json)
+{
+	const char *key;
+
+	if (!json) {
+		fe_text_quote(b, str, len);
+		return;
+	}
+	if (!fe_json_quote(b, str, len))
+		return;
+	key = s->group ? s->member_json_key : s->json_key;
+	if (key)
+		fe_json_hex(b, key, strlen(key), str, len);
+}
+
+/* the caller's name quoted, "caller@hex" beside it when it is not UTF-8 */
+static void caller_json(struct fe_buf *b, const char *caller)
+{
+	if (fe_json_quote(b, caller, strlen(caller)))
+		fe_json_hex(b, "\"caller\":", 9, caller, strlen(caller));
 }
 
 /* One field of a record, formatted. */
@@ -1211,13 +1239,13 @@ static void field_value(struct fe_view *v, const struct field_spec *s, const voi
 			fe_buf_printf(b, json ? "null" : "(fault)");
 			return;
 		}
-		fe_buf_quote(b, (const unsigned char *)data + off, len, json);
+		put_string(b, s, (const char *)data + off, len, json);
 		return;
 	}
 	if (s->kind == V_TEXT) {
 		const unsigned char *nul = memchr(p, 0, s->count);
 
-		fe_buf_quote(b, p, nul ? (size_t)(nul - p) : s->count, json);
+		put_string(b, s, (const char *)p, nul ? (size_t)(nul - p) : s->count, json);
 		return;
 	}
 	if (!s->count) {
@@ -1776,7 +1804,9 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 			const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
 
 			who->len = 0;
-			fe_buf_quote(who, (const unsigned char *)comm, strlen(comm), true);
+			/* "comm@hex" beside it when the name is not UTF-8 */
+			if (fe_json_quote(who, comm, strlen(comm)))
+				fe_json_hex(who, "\"comm\":", 7, comm, strlen(comm));
 			if (who->failed)
 				who->len = 0;
 			v->who_pid = it->pid;
@@ -1784,14 +1814,14 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 		}
 		fe_buf_add(l, who->s ? who->s : "", who->len);
 		if (v->opts.buffer && *v->opts.buffer) {
-			fe_buf_add(l, ",\"buffer\":", 10);
-			fe_buf_quote(l, (const unsigned char *)v->opts.buffer, strlen(v->opts.buffer), true);
+			fe_buf_addc(l, ',');
+			fe_json_member(l, "buffer", v->opts.buffer, strlen(v->opts.buffer));
 		}
 		fe_buf_addc(l, ',');
 		return;
 	}
 	if (v->opts.buffer && *v->opts.buffer) {
-		fe_buf_add(l, v->opts.buffer, strlen(v->opts.buffer));
+		fe_text_name(l, v->opts.buffer, strlen(v->opts.buffer));
 		fe_buf_add(l, ": ", 2);
 	}
 	{
@@ -1807,9 +1837,7 @@ static void put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
 
 			who->len = 0;
 			/* a name from a file or a task's own prctl: no terminal controls */
-			for (n = 0; comm[n]; n++)
-				fe_buf_addc(who, (unsigned char)comm[n] < 0x20 || comm[n] == 0x7f ?
-					    '?' : comm[n]);
+			fe_text_name(who, comm, strlen(comm));
 			fe_buf_addc(who, '-');
 			fe_buf_add_s64(who, it->pid);
 			if (who->failed)
@@ -2030,14 +2058,12 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 				v->caller_src = strdup(entry->caller);
 				v->caller_json.len = 0;
 				v->caller_json.failed = false;
-				fe_buf_quote(&v->caller_json, (const unsigned char *)entry->caller,
-					     strlen(entry->caller), true);
+				caller_json(&v->caller_json, entry->caller);
 			}
 			if (v->caller_src && !v->caller_json.failed)
 				fe_buf_add(l, v->caller_json.s, v->caller_json.len);
 			else
-				fe_buf_quote(l, (const unsigned char *)entry->caller,
-					     strlen(entry->caller), true);
+				caller_json(l, entry->caller);
 		}
 		fe_buf_add(l, ",\"args\":", 8);
 		if (entry)
@@ -2060,7 +2086,8 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 		return;
 	}
 	if (entry && entry->caller) {
-		fe_buf_add(l, entry->caller, strlen(entry->caller));
+		/* a symbol from a file's kallsyms: shown by the one rule */
+		fe_text_name(l, entry->caller, strlen(entry->caller));
 		fe_buf_add(l, "->", 2);
 	}
 	fe_buf_add(l, e->func, strlen(e->func));
@@ -2220,8 +2247,9 @@ static void print_lost(struct fe_view *v, const struct item *it)
 		if (b) {
 			struct fe_buf q = { 0 };
 
-			fe_buf_quote(&q, (const unsigned char *)b, strlen(b), true);
-			fprintf(v->opts.out, ",\"buffer\":%s", q.s ? q.s : "null");
+			fe_buf_addc(&q, ',');
+			fe_json_member(&q, "buffer", b, strlen(b));
+			fprintf(v->opts.out, "%s", q.s && !q.failed ? q.s : "");
 			fe_buf_free(&q);
 		}
 		fprintf(v->opts.out, "}\n");

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "debuginfod.h"
 #include "stack_view.h"
+#include "text_escape.h"
 
 struct proc_maps {
 	int tgid;
@@ -268,22 +270,6 @@ void fe_kstack_frame(struct tep_handle *tep, unsigned long long addr, struct fe_
 		fe_buf_printf(out, "0x%llx", addr);
 }
 
-static void json_string(struct fe_buf *b, const char *s)
-{
-	fe_buf_addc(b, '"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fe_buf_printf(b, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fe_buf_printf(b, "\\u%04x", c);
-		else
-			fe_buf_addc(b, c);
-	}
-	fe_buf_addc(b, '"');
-}
-
 void fe_stack_put(struct fe_buf *l, bool json, const char *key, char *const *frames, int n)
 {
 	int i;
@@ -293,11 +279,17 @@ void fe_stack_put(struct fe_buf *l, bool json, const char *key, char *const *fra
 		for (i = 0; i < n; i++) {
 			if (i)
 				fe_buf_addc(l, ',');
-			json_string(l, frames[i] ? frames[i] : "?");
+			/* a frame of an array: U+FFFD says where a name is
+			 * not UTF-8 (text_escape.h) */
+			fe_json_quote(l, frames[i] ? frames[i] : "?", SIZE_MAX);
 		}
 		fe_buf_addc(l, ']');
 		return;
 	}
-	for (i = 0; i < n; i++)
-		fe_buf_printf(l, "        => %s\n", frames[i] ? frames[i] : "?");
+	for (i = 0; i < n; i++) {
+		/* symbols and file names: the one rule, no terminal controls */
+		fe_buf_add(l, "        => ", 11);
+		fe_text_name(l, frames[i] ? frames[i] : "?", SIZE_MAX);
+		fe_buf_addc(l, '\n');
+	}
 }

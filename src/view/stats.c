@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "fe_util.h"
+#include "text_escape.h"
 #include "stats.h"
 
 #define NR_BUCKETS	66	/* negatives, 0, 1, then [2^k, 2^(k+1)) to k = 63 */
@@ -336,19 +337,7 @@ static const char *nth_key(const char *keys, int i, size_t *len)
 
 static void json_text(struct fe_buf *b, const char *s, size_t len)
 {
-	char *t = strndup(s, len);
-	char *mem = NULL;
-	size_t size = 0;
-	FILE *f;
-
-	/* fe_json_string escapes for a FILE: borrow a memory stream */
-	if (t && (f = open_memstream(&mem, &size))) {
-		fe_json_string(f, t);
-		fclose(f);
-		fe_buf_add(b, mem ? mem : "\"\"", mem ? size : 2);
-	}
-	free(mem);
-	free(t);
+	fe_json_quote(b, s, len);
 }
 
 static void put_key_text(struct fe_buf *b, enum fe_stats_key_kind kind, const char *s, size_t len)
@@ -365,9 +354,8 @@ static void put_key_text(struct fe_buf *b, enum fe_stats_key_kind kind, const ch
 		free(t);
 		return;
 	}
-	/* a comm or a string from the traced program: no terminal controls */
-	for (; len; len--, s++)
-		fe_buf_addc(b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	/* a comm or a string from the traced program: the one rule */
+	fe_text_name(b, s, len);
 }
 
 static const char *field_name(const struct fe_stats *s)
@@ -388,6 +376,11 @@ static void print_json(struct fe_stats *s, const struct group *g, int interval, 
 
 		if (k)
 			fe_buf_addc(b, ',');
+		if (s->o.key_kinds[k] == FE_KEY_TEXT) {
+			/* "KEY@hex" beside a key that is not UTF-8 */
+			fe_json_member(b, s->o.keys[k], t, len);
+			continue;
+		}
 		json_text(b, s->o.keys[k], strlen(s->o.keys[k]));
 		fe_buf_addc(b, ':');
 		if (s->o.key_kinds[k] == FE_KEY_STACK) {
@@ -404,7 +397,7 @@ static void print_json(struct fe_stats *s, const struct group *g, int interval, 
 					fe_buf_addc(b, ',');
 			}
 			fe_buf_addc(b, ']');
-		} else if (s->o.key_kinds[k] == FE_KEY_TEXT || !len) {
+		} else if (!len) {
 			json_text(b, t, len);
 		} else {
 			fe_buf_add(b, t, len);
@@ -475,8 +468,7 @@ static void put_stack(struct fe_stats *s, const struct group *g, struct fe_buf *
 			if (!nl)
 				nl = end;
 			fe_buf_add(b, "        ", 8);
-			for (; t < nl; t++)
-				fe_buf_addc(b, (unsigned char)*t < 0x20 || *t == 0x7f ? '?' : *t);
+			fe_text_name(b, t, nl - t);
 			fe_buf_addc(b, '\n');
 			t = nl + (nl < end);
 		}
@@ -567,8 +559,9 @@ static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_b
 
 			t.len = 0;
 			put_key_text(&t, s->o.key_kinds[k], p, len);
-			if (t.len > width[k])
-				width[k] = t.len;
+			/* columns, not bytes: a name may hold UTF-8 */
+			if (fe_text_cols(t.s ? t.s : "", t.len) > width[k])
+				width[k] = fe_text_cols(t.s ? t.s : "", t.len);
 		}
 		fe_buf_free(&t);
 		if ((size_t)snprintf(num, sizeof(num), "%llu", g[i].count) > cw)
@@ -581,13 +574,16 @@ static void print_counts(struct fe_stats *s, struct group *g, int n, struct fe_b
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < nk; k++) {
 			struct fe_buf t = { 0 };
-			size_t len;
+			size_t len, c;
 			const char *p = nth_key(g[i].keys, k, &len);
 
 			if (s->o.key_kinds[k] == FE_KEY_STACK)
 				continue;	/* under the row */
 			put_key_text(&t, s->o.key_kinds[k], p, len);
-			fe_buf_printf(b, "  %-*s", (int)width[k], t.s ? t.s : "");
+			fe_buf_add(b, "  ", 2);
+			fe_buf_add(b, t.s ? t.s : "", t.len);
+			for (c = fe_text_cols(t.s ? t.s : "", t.len); c < width[k]; c++)
+				fe_buf_addc(b, ' ');
 			fe_buf_free(&t);
 		}
 		fe_buf_printf(b, "  %*llu\n", (int)cw, g[i].count);

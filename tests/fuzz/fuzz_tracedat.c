@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: trace.dat bytes through the reader 'fevent report -i'
- * runs (fe_tracedat_report_buf) into the live view's decoder, its events,
- * summary and warnings thrown away, but for JSON: its events must be UTF-8
- * (RFC 8259 section 8.1), or the target aborts.  The first byte picks the output: bit
+ * runs (fe_tracedat_report_buf) into the live view's decoder, its summary
+ * and warnings thrown away.  Its events, text or JSON, must be UTF-8 (RFC
+ * 8259 section 8.1) with nothing a terminal takes for a control: no C0 byte
+ * but newline, no DEL, no C1 character (text_escape.h), or the target
+ * aborts.  The first byte picks the output: bit
  * 0 JSON, bit 1 -q, bit 2 --graph; the rest is the file, so a crash input
  * reproduces with 'tail -c +2 CRASH > t.dat; fevent report -i t.dat
  * [--json | --graph] [-q]'.
@@ -64,6 +66,20 @@ static int is_utf8(const unsigned char *s, size_t len)
 	return 1;
 }
 
+/* UTF-8 with no C0 but newline, no DEL, no U+0080..U+009F */
+static int terminal_safe(const unsigned char *s, size_t len)
+{
+	size_t i;
+
+	if (!is_utf8(s, len))
+		return 0;
+	for (i = 0; i < len; i++)
+		if ((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7f ||
+		    (s[i] == 0xc2 && i + 1 < len && s[i + 1] < 0xa0))
+			return 0;
+	return 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fe_view_opts opts = { .out = devnull };
@@ -75,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.json = data[0] & 1;
 	opts.quiet = data[0] & 2;
 	opts.graph = data[0] & 4;
-	if (opts.json) {
+	{
 		char *mem = NULL;
 		size_t len = 0;
 
@@ -83,14 +99,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!opts.out)
 			abort();
 		fe_tracedat_report_buf("fuzz.dat", data + 1, size - 1, &opts, devnull, &warn, &err);
-		if (fclose(opts.out) || !is_utf8((const unsigned char *)mem, len)) {
-			fprintf(stderr, "fuzz_tracedat: --json wrote what is not UTF-8:\n%.*s\n",
-				(int)len, mem);
+		if (fclose(opts.out) || !terminal_safe((const unsigned char *)mem, len)) {
+			fprintf(stderr, "fuzz_tracedat: report%s wrote what is not UTF-8 or a "
+				"terminal control:\n%.*s\n", opts.json ? " --json" : "", (int)len, mem);
 			abort();
 		}
 		free(mem);
-	} else {
-		fe_tracedat_report_buf("fuzz.dat", data + 1, size - 1, &opts, devnull, &warn, &err);
 	}
 	fe_warnings_free(&warn);
 	return 0;

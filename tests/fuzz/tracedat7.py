@@ -238,9 +238,13 @@ def write6(d):
     out += table("")
     for name in others:
         out += table(name)
+    # an empty CPU is written nowhere: its offset is the next page, past
+    # the file's end when it comes last (trace-cmd 3.1.6 record)
     for name in [""] + others:
         for cpu in range(nr_cpus):
-            out = _pad(out, ps) + bufs.get(name, {}).get(cpu, b"")
+            data = bufs.get(name, {}).get(cpu, b"")
+            if data:
+                out = _pad(out, ps) + data
     return out
 
 
