@@ -73,10 +73,10 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 	 * given: that kernel's capabilities decide the definitions */
 	if (!strcmp(command, "add"))
 		opts.kcaps = fe_kcaps_at(cli->tracefs ? cli->tracefs : tracefs_tracing_dir());
-	if (cli->verbose)
-		fprintf(stderr, "fevent: definitions for %s%s\n",
-			opts.kcaps ? "the kernel of the tracefs at " : "any kernel with kprobe events",
-			opts.kcaps ? opts.kcaps->dir : "");
+	/* which kernel (none in particular: what every kernel takes) */
+	if (cli->verbose && opts.kcaps)
+		fprintf(stderr, "fevent: definitions for the kernel of the tracefs at %s\n",
+			opts.kcaps->dir);
 	memset(set, 0, sizeof(*set));
 	if (strcmp(command, "add") && cli->tracefs && !cli->portable && !opts.kcaps) {
 		fe_say_error("cannot read %s/README: --tracefs names the tracefs of the kernel the definitions are for, or a directory with a copy of its README\n",

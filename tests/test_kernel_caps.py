@@ -94,9 +94,11 @@ def test_verbose_says_which_kernel_and_an_unreadable_tracefs_is_refused():
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq(r.stderr.splitlines()[0],
               f"fevent: definitions for the kernel of the tracefs at {d}")
-    r = compile_("-v", "--btf", "/nonexistent", "ksys_read(unsigned int fd)")
-    check(r.stderr.startswith("fevent: definitions for any kernel with kprobe events\n"),
-          r.stderr)
+    # for no kernel in particular (another kernel's debug info) it says
+    # nothing of one
+    r = compile_("-v", "ksys_read(unsigned int fd)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check("definitions for" not in r.stderr, r.stderr)
     r = compile_("--tracefs", os.path.join(tmp, "none"), "ksys_read(unsigned int fd)")
     expect_eq((r.returncode, r.stdout), (2, ""), r.stderr)
     check(f"cannot read {tmp}/none/README" in r.stderr, r.stderr)
