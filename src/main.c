@@ -143,12 +143,18 @@ struct command {
 static const struct command commands[] = {
 	{
 		"compile", fe_cmd_compile,
-		"fevent compile [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [-v] [-q] PROTO...",
+		"fevent compile [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [--tracefs DIR] [-v] [-q] PROTO...",
 		"Print the kprobe_events definition of each prototype; touch nothing.\n"
 		"Needs neither root nor tracefs.  A function the running kernel lacks\n"
-		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n",
+		"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n"
+		"The definitions are those add makes on the kernel whose tracefs README\n"
+		"is read: the running kernel's (root), --tracefs DIR's; with none read,\n"
+		"or for another kernel (--btf, --vmlinux, --kallsyms), what every kernel\n"
+		"with kprobe events takes.\n",
 		"fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
-		{ COMPILE_OPTS, { OPT_PORTABLE, NULL }, COMMON_OPTS },
+		{ COMPILE_OPTS, { OPT_PORTABLE, NULL },
+		  { OPT_TRACEFS, "the tracefs of the kernel the definitions are for,\n"
+				 "or a directory with a copy of its README" }, COMMON_OPTS },
 	},
 	{
 		"add", fe_cmd_add,

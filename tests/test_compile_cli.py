@@ -1,5 +1,6 @@
 """fevent compile from the command line: DESIGN.md's table, -f, errors."""
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -298,10 +299,15 @@ def test_touches_no_tracefs():
                            timeout=60)
         trace = log.read()
     expect_eq(r.returncode, 0, r.stderr)
-    # reading the running kernel's BTF is fine; tracefs, debugfs and mounts are not
+    # reading the running kernel's BTF is fine, and its tracefs README
+    # (what the kernel can do: compile answers as add does), with a look
+    # at which files tracefs has; anything else of tracefs, debugfs and
+    # mounts is not
+    readme = re.compile(r'^\d+ (openat\(AT_FDCWD, "/sys/kernel/tracing/README", O_RDONLY\|O_CLOEXEC\)'
+                        r'|access\("/sys/kernel/tracing/[a-z_]+", F_OK\)) = ')
     opened = [l for l in trace.splitlines()
-              if "tracing" in l or "/sys/kernel/debug" in l or "mount(" in l
-              or ("/sys/" in l and "/sys/kernel/btf/" not in l)]
+              if ("tracing" in l or "/sys/kernel/debug" in l or "mount(" in l
+                  or ("/sys/" in l and "/sys/kernel/btf/" not in l)) and not readme.match(l)]
     expect_eq(opened, [], "tracefs, debugfs, sysfs or mount calls")
     check("/proc/kallsyms" in trace, "reads /proc/kallsyms for the function check")
 
@@ -326,6 +332,12 @@ def test_verbose_says_where_types_came_from():
     r = compile_("-v", "ip_rcv(x64 skb)", SEED)
     expect_eq(r.returncode, 0, r.stderr)
     lines = r.stderr.splitlines()
+    # which kernel's capabilities it answers for: this machine's, where
+    # it has kprobe events and its tracefs can be read (else none is said)
+    if lines and lines[0].startswith("fevent: definitions for "):
+        check(re.fullmatch(r"fevent: definitions for the kernel of the tracefs at /\S+",
+                           lines[0]), lines[0])
+        lines = lines[1:]
     expect_eq(lines, ["fevent: ip_rcv: probe on ip_rcv; no debug info for it",
                       "fevent: SyS_openat: probe on __x64_sys_openat (system call wrapper: "
                       "arguments in pt_regs); no debug info for it"])

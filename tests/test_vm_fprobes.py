@@ -1,8 +1,9 @@
 """fprobe events in place of kprobes (issue 20, DESIGN.md section 14): where
 the kernel's tracefs README lists f: events (trixie's 6.12, sid's 7.2) add
-makes a function's entry event an fprobe, the kprobe line compile prints
-with its argument registers as $argN, since fprobes cost the traced
-program less (bench/fprobe_cost.py); an entry with a return event, one
+makes a function's entry event an fprobe, the kprobe line with its
+argument registers as $argN, since fprobes cost the traced program less
+(bench/fprobe_cost.py), and compile on that kernel prints what add makes
+(compile for another kernel, --btf, prints kprobes); an entry with a return event, one
 reading a string (record counts a kprobe's drops from its hits), an
 offset, and a kernel without them (bookworm's 6.1) keep kprobes.  list,
 record, stats and clear treat them as the kprobes they replace."""
@@ -28,7 +29,8 @@ QUOTED = " ".join(f"'{p}'" for p in PROTOS)
 
 SNIPPET = f"""T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
-echo ::compile; fevent compile {QUOTED}; echo rc=$?
+echo ::compile; fevent compile --btf /sys/kernel/btf/vmlinux {QUOTED}; echo rc=$?
+echo ::running; fevent compile {QUOTED}; echo rc=$?
 echo ::add; fevent add {QUOTED}; echo rc=$?
 echo ::dyn; cat $T/dynamic_events
 echo ::list; fevent list --json; echo rc=$?
@@ -92,6 +94,7 @@ def _suite(suite, fprobes):
                     head, ret = l.rsplit(" ", 1)
                     want[i] = f"{head} {args} {ret}"
         expect_eq(add[:-1], want)
+        expect_eq(parts["running"], parts["add"], "compile on this kernel prints what add makes")
         defs = [l for l in add[:-1] if not l.startswith("#")]
         # (the kernel lists a kretprobe with its maxactive: r10:)
         expect_eq(sorted(re.sub(r"^r\d+:", "r:", l) for l in parts["dyn"].splitlines()),

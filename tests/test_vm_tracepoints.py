@@ -4,8 +4,9 @@ tracepoint's raw arguments are recorded, counted, listed and cleared like
 any event, checked against what the workload (tests/fixtures/fx_tp.c)
 prints of itself: the parent's and children's pids of sched_process_fork,
 and the signal it sends itself (signal_generate).  Where it lists none
-(bullseye's 5.10, bookworm's 6.1) add refuses naming the feature, exit 1,
-and leaves nothing behind; compile still prints the line."""
+(bullseye's 5.10, bookworm's 6.1) compile and add refuse naming the
+feature, exit 2, and leave nothing behind; compile for another kernel
+(--btf) still prints the line."""
 import json
 import os
 import re
@@ -42,7 +43,8 @@ echo ::left; cat $T/dynamic_events; ls $T/events | grep -c '^functions$'; true
 
 OLD = f"""T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
-echo ::compile; fevent compile 'tp:signal_generate(int sig)'; echo rc=$?
+echo ::compile; fevent compile --btf /sys/kernel/btf/vmlinux 'tp:signal_generate(int sig)'; echo rc=$?
+echo ::running; fevent compile 'tp:signal_generate(int sig)' 2>&1; echo rc=$?
 echo ::add; fevent add 'tp:signal_generate(int sig)'; echo rc=$?
 echo ::left; cat $T/dynamic_events; ls $T/events | grep -c '^functions$'; true
 """
@@ -169,13 +171,16 @@ def _old_kernel(suite):
         parts, err = sections(suite, OLD)
         expect_eq(parts["compile"].splitlines(),
                   ["t:functions/signal_generate signal_generate sig=$arg1:s32", "rc=0"],
-                  "compile prints the line for a kernel that has them")
-        expect_eq(parts["add"].strip(), "rc=1")
-        check("fevent: error: this kernel has no tracepoint probe events, which "
-              "functions/signal_generate needs: its tracefs README (/sys/kernel/tracing/README) "
-              "has no 't[:[<group>/][<event>]] <tracepoint> [<args>]' line "
-              "(CONFIG_FPROBE_EVENTS is off, or the kernel predates them)\n"
-              "fevent: nothing was added\n" in err, err)
+                  "compile for another kernel prints the line for one that has them")
+        refusal = ("fevent: error: column 4: this kernel has no tracepoint probe events (t:), "
+                   "which tp:signal_generate needs: its tracefs README "
+                   "(/sys/kernel/tracing/README) has no 't[:[<group>/][<event>]] <tracepoint>' "
+                   "line (CONFIG_FPROBE_EVENTS is off, or the kernel predates them)\n"
+                   "    tp:signal_generate(int sig)\n"
+                   "       ^\n")
+        expect_eq(parts["running"], refusal + "rc=2\n", "compile answers as add does")
+        expect_eq(parts["add"].strip(), "rc=2")
+        check(refusal in err, err)
         expect_eq(parts["left"].strip(), "0", "nothing left behind")
     return test_refused_naming_the_feature
 

@@ -122,6 +122,7 @@ static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
 	opts.vmlinux = k->is_vmlinux ? k->path : NULL;
 	opts.binary = k->is_binary ? k->path : NULL;
 	opts.strict = false;	/* drift is a cell, not a failure */
+	opts.kcaps = NULL;	/* each column is another kernel: what any takes */
 	for (i = 0; i < nr; i++)
 		if (fe_compile_add_text(&set, texts[i], i + 1)) {
 			fe_err(err, 0, "out of memory");

@@ -5,6 +5,7 @@
  * line is printed, so a bad one leaves stdout empty.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,31 @@
 #include "kmodule.h"
 #include "proto_render.h"
 #include "tracepoint.h"
-#include "kprobe_rules.h"
+#include "kernel_caps.h"
 #include <tracefs.h>
+
+/*
+ * The kernel whose capabilities compile answers for (docs/decisions.md,
+ * "What the kernel can do"): --tracefs DIR's; another kernel's (--btf,
+ * --vmlinux, --kallsyms) or --portable's: none in particular; else the
+ * running kernel's, through its mounted tracefs (nothing is mounted, and
+ * as non-root it cannot be read: none), where it has kprobe events: a
+ * machine without them prepares definitions for another.
+ */
+static const struct fe_kcaps *compile_kcaps(const struct fe_cli *cli)
+{
+	const struct fe_kcaps *caps;
+	char dir[PATH_MAX];
+
+	if (cli->portable)
+		return NULL;
+	if (cli->tracefs)
+		return fe_kcaps_at(cli->tracefs);
+	if (cli->btf || cli->vmlinux || cli->kallsyms)
+		return NULL;
+	caps = fe_kcaps_mounted_dir(dir, sizeof(dir)) ? fe_kcaps_at(dir) : NULL;
+	return fe_kcaps_can(caps, FE_CAP_KPROBE_EVENTS) ? caps : NULL;
+}
 
 void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 {
@@ -34,6 +58,7 @@ void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 	opts->max = cli->max;
 	opts->verbose = cli->verbose > 0;
 	opts->tracefs = cli->tracefs;
+	opts->kcaps = compile_kcaps(cli);
 }
 
 int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set)
@@ -45,16 +70,20 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 
 	fe_cli_compile_opts(cli, &opts);
 	opts.installs = !strcmp(command, "add");
-	/*
-	 * add installs on the running kernel: its kprobe return events carry
-	 * the entry's arguments where its return probes read $arg<N>.
-	 * compile touches no tracefs and prints what every kernel takes.
-	 */
-	if (!strcmp(command, "add") && !cli->binary && !cli->kallsyms && !cli->btf &&
-	    !cli->vmlinux)
-		opts.ret_with_args = fe_kernel_return_args(cli->tracefs ? cli->tracefs :
-							   tracefs_tracing_dir());
+	/* add installs on the running kernel, whatever debug info it is
+	 * given: that kernel's capabilities decide the definitions */
+	if (!strcmp(command, "add"))
+		opts.kcaps = fe_kcaps_at(cli->tracefs ? cli->tracefs : tracefs_tracing_dir());
+	/* which kernel (none in particular: what every kernel takes) */
+	if (cli->verbose && opts.kcaps)
+		fprintf(stderr, "fevent: definitions for the kernel of the tracefs at %s\n",
+			opts.kcaps->dir);
 	memset(set, 0, sizeof(*set));
+	if (strcmp(command, "add") && cli->tracefs && !cli->portable && !opts.kcaps) {
+		fe_say_error("cannot read %s/README: --tracefs names the tracefs of the kernel the definitions are for, or a directory with a copy of its README\n",
+			     cli->tracefs);
+		return FE_EXIT_USAGE;
+	}
 	for (i = 0; i < cli->nr_args; i++) {
 		if (fe_compile_add_text(set, cli->args[i], i + 1)) {
 			fprintf(stderr, "fevent: out of memory\n");

@@ -18,7 +18,9 @@
 #include "insn_boundary.h"
 #include "fe_util.h"
 #include "fetch_map_x86_64.h"
+#include "fprobe.h"
 #include "func_glob.h"
+#include "kernel_caps.h"
 #include "kmodule.h"
 #include "ksyms.h"
 #include "proto_render.h"
@@ -329,7 +331,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	struct fe_emit_opts eopts = {
 		.group = opts->group,
 		.event = it->event ? it->event : opts->event,
-		.ret_with_args = opts->ret_with_args,
+		.ret_with_args = fe_kcaps_can(opts->kcaps, FE_CAP_RETPROBE_ARGS),
 	};
 	struct fe_place *places;
 	struct fe_buf lost = { 0 }, why = { 0 };
@@ -414,6 +416,11 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 						 it->def.ret_values, &it->def.filter,
 						 &it->def.filter_on_return,
 						 &it->def.filter_on_call, &it->err);
+	/* an entry alone is an fprobe where the kernel has them: they cost
+	 * the traced program less (docs/speed.md); what it cannot be stays */
+	if (!ret && fe_kcaps_can(opts->kcaps, FE_CAP_FPROBE_EVENTS) &&
+	    fe_fprobe_convert(&it->def) < 0)
+		ret = fe_err(&it->err, 0, "out of memory");
 	/* at an inlined copy's code: say which copy, and where */
 	if (ret && it->has_site && it->site.inlined && !strstr(it->err.msg, "inlined into")) {
 		size_t len = strlen(it->err.msg);

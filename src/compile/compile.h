@@ -70,13 +70,20 @@ struct fe_compile_opts {
 	bool verbose;		/* -v: each function a glob skips, with why */
 	const char *tracefs;	/* --tracefs DIR: the running kernel's system
 				 * call formats; NULL: a mounted tracefs */
-	/* kprobe return probes read $arg<N> (the running kernel's README
-	 * says so): return events carry the entry's arguments */
-	bool ret_with_args;
 	/* add: the probes go on the running kernel, so a --vmlinux must be
 	 * its build (compile writes them for any kernel) */
 	bool installs;
+	/*
+	 * The kernel the definitions are for (kernel_caps.h): its return
+	 * probes carry the entry's arguments where it can, an entry alone
+	 * is an fprobe where it has them, a tracepoint is refused where it
+	 * has no tracepoint probe events.  NULL: no kernel in particular,
+	 * what every kernel with kprobe events takes.
+	 */
+	const struct fe_kcaps *kcaps;
 };
+
+struct fe_kcaps;
 
 #define FE_GLOB_MAX_DEFAULT	1000
 

@@ -22,6 +22,7 @@
 #include "event_filter.h"
 #include "fe_util.h"
 #include "fetch_map_x86_64.h"
+#include "kernel_caps.h"
 #include "ksyms.h"
 #include "tracepoint.h"
 
@@ -333,6 +334,15 @@ int fe_tp_compile(struct fe_compiled *it, struct fe_dbg *dbg, const struct fe_co
 	struct fe_dbg *view;
 	int ret;
 
+	/* first: on such a kernel nothing else about it matters (its BTF
+	 * may name no argument, 6.1) */
+	if (opts->kcaps && !fe_kcaps_can(opts->kcaps, FE_CAP_TPROBE_EVENTS)) {
+		char user[300];
+
+		snprintf(user, sizeof(user), FE_TP_PREFIX ":%s", proto->func);
+		return fe_kcaps_refuse(opts->kcaps, FE_CAP_TPROBE_EVENTS, user, proto->func_col,
+				       &it->err);
+	}
 	if (proto->at != FE_AT_ENTRY)
 		return fe_err(&it->err, proto->at_col,
 			      "a tracepoint has no lines or offsets: name it alone (tp:NAME)");

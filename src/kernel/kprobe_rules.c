@@ -24,36 +24,6 @@ struct fe_kprobe_rules {
 	struct name_set traceable;	/* available_filter_functions */
 };
 
-bool fe_kernel_return_args(const char *dir)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[4096], line[512];
-	bool found = false;
-	size_t i;
-
-	for (i = 0; i < 2 && !found; i++) {
-		const char *d = dir && *dir ? dir : dirs[i];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/kprobe_events", d);
-		if (access(path, F_OK))
-			continue;
-		snprintf(path, sizeof(path), "%s/README", d);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (!found && fgets(line, sizeof(line), f)) {
-			const char *p = strstr(line, "kernel return probes support:");
-
-			found = p && strstr(p, "$arg<N>");
-		}
-		fclose(f);
-		if (dir && *dir)
-			break;
-	}
-	return found;
-}
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

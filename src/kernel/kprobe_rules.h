@@ -23,13 +23,4 @@ void fe_kprobe_rules_free(struct fe_kprobe_rules *r);
  * else why not. */
 const char *fe_kprobe_rules_refuse(const struct fe_kprobe_rules *r, const char *func);
 
-/*
- * Do the running kernel's kprobe return probes carry the entry's
- * arguments ($arg<N> in an r: probe)?  Read from its tracefs README
- * ("kernel return probes support: $retval, $arg<N>, $comm"; 6.12 has it,
- * 6.1 lists $retval alone), and only where kprobe_events exists.  tracefs
- * is the one mounted already (dir, or the usual places); nothing mounted.
- */
-bool fe_kernel_return_args(const char *dir);
-
 #endif

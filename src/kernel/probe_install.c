@@ -20,7 +20,7 @@
 #include <tracefs.h>
 
 #include "fe_util.h"
-#include "fprobe.h"
+#include "kernel_caps.h"
 #include "kprobe_rules.h"
 #include "kmodule.h"
 #include "out_file.h"
@@ -32,8 +32,6 @@
 #define OWN_INSTANCE_PREFIX	"fevent-"
 
 #define TRACEFS_MOUNT	"/sys/kernel/tracing"
-#define FE_TPROBE_README	"t[:[<group>/][<event>]] <tracepoint>"
-#define FE_FPROBE_README	"f[:[<group>/][<event>]] <func-name>"
 
 int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_error *err)
 {
@@ -64,47 +62,15 @@ int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_erro
 		if (tracefs_set_tracing_dir(TRACEFS_MOUNT) || !tracefs_file_exists(NULL, "trace"))
 			return fe_err(err, 0, "no tracefs at %s", TRACEFS_MOUNT);
 	}
-	if (kprobes && !tracefs_file_exists(NULL, "kprobe_events"))
+	if (kprobes && !fe_kernel_can(FE_CAP_KPROBE_EVENTS))
 		return fe_err(err, 0,
 			      "this kernel has no kprobe events (no kprobe_events in %s: CONFIG_KPROBE_EVENTS is off); probe a user-space binary with -x BIN, or run kernel probes in the test VM (scripts/demo does)",
 			      tracefs_tracing_dir());
-	if (uprobes && !tracefs_file_exists(NULL, "uprobe_events"))
+	if (uprobes && !fe_kernel_can(FE_CAP_UPROBE_EVENTS))
 		return fe_err(err, 0,
 			      "this kernel has no uprobe events (no uprobe_events in %s: CONFIG_UPROBE_EVENTS is off)",
 			      tracefs_tracing_dir());
 	return 0;
-}
-
-/* Does the README of tracefs have a line starting (blanks aside) with
- * prefix? */
-static bool readme_lists(const char *prefix)
-{
-	/* read once: add asks for every definition, a glob's hundreds */
-	static char *text;
-	const char *line;
-	bool found = false;
-
-	if (!text)
-		text = tracefs_instance_file_read(NULL, "README", NULL);
-
-	for (line = text; line && *line && !found; ) {
-		line += strspn(line, " \t");
-		found = !strncmp(line, prefix, strlen(prefix));
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return found;
-}
-
-bool fe_tracefs_has_tprobes(void)
-{
-	return readme_lists(FE_TPROBE_README);
-}
-
-bool fe_tracefs_has_fprobes(void)
-{
-	return readme_lists(FE_FPROBE_README);
 }
 
 void fe_refusal_clear(struct fe_refusal *r)
@@ -219,16 +185,6 @@ static unsigned int maxactive_wanted(void)
 	if (n < MAXACTIVE_MIN)
 		n = MAXACTIVE_MIN;
 	return n > MAXACTIVE_MAX ? MAXACTIVE_MAX : n;
-}
-
-/* Does the kernel take "r[maxactive]" (its tracefs README says so)? */
-static bool maxactive_offered(void)
-{
-	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
-	bool yes = readme && strstr(readme, "r[maxactive]");
-
-	free(readme);
-	return yes;
 }
 
 /* The maxactive in a listed definition, "r10:G/E ...": 0 if none. */
@@ -642,7 +598,7 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 
 	if (ma && !ma->learnt) {
 		ma->learnt = true;
-		if (maxactive_offered())
+		if (fe_kernel_can(FE_CAP_KRETPROBE_MAXACTIVE))
 			want = maxactive_wanted();
 	}
 	if (ma && ma->use) {
@@ -707,24 +663,21 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	int i, pass;
 
 	fe_refusal_clear(refusal);
-	for (i = 0; i < n; i++)
-		if (defs[i]->tracepoint && !fe_tracefs_has_tprobes())
-			return fe_err(err, 0,
-				      "this kernel has no tracepoint probe events, which %s/%s needs: its tracefs README (%s/README) has no '%s [<args>]' line (CONFIG_FPROBE_EVENTS is off, or the kernel predates them)",
-				      defs[i]->group, defs[i]->event, tracefs_tracing_dir(),
-				      FE_TPROBE_README);
+	/* compile refused these for this kernel already (add compiles for
+	 * it); definitions made elsewhere are checked again */
+	for (i = 0; i < n; i++) {
+		char user[300];
+
+		snprintf(user, sizeof(user), "%s/%s", defs[i]->group, defs[i]->event);
+		if ((defs[i]->tracepoint && !fe_kernel_can(FE_CAP_TPROBE_EVENTS)) ||
+		    (defs[i]->fprobe && !fe_kernel_can(FE_CAP_FPROBE_EVENTS)))
+			return fe_kcaps_refuse(fe_kernel_caps(), defs[i]->tracepoint ?
+					       FE_CAP_TPROBE_EVENTS : FE_CAP_FPROBE_EVENTS,
+					       user, 0, err);
+	}
 	for (i = 0; i < n && !rules; i++)
 		if (!defs[i]->uprobe && !defs[i]->tracepoint)
 			rules = fe_kprobe_rules_load();
-	/* fprobes where the kernel has them: they cost the traced program
-	 * less than kprobes (docs/speed.md) */
-	for (i = 0; i < n; i++)
-		if (!defs[i]->uprobe && !defs[i]->tracepoint && !defs[i]->fprobe &&
-		    !getenv("FEVENT_NO_FPROBES") && fe_tracefs_has_fprobes() &&
-		    fe_fprobe_convert(defs[i]) < 0) {
-			fe_kprobe_rules_free(rules);
-			return fe_err(err, 0, "out of memory");
-		}
 	for (i = 0; i < n; i++)
 		if (check_target(defs[i], rules, err)) {
 			fe_kprobe_rules_free(rules);

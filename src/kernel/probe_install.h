@@ -53,17 +53,6 @@ static inline bool fe_kind_is_uprobe(enum fe_event_kind kind)
 	return kind == FE_KIND_UPROBE || kind == FE_KIND_URETPROBE;
 }
 
-/*
- * Does this kernel take tracepoint probe events?  Its tracefs README lists
- * "t[:[<group>/][<event>]] <tracepoint> [<args>]" (CONFIG_FPROBE_EVENTS).
- * Call after fe_tracefs_ready.
- */
-bool fe_tracefs_has_tprobes(void);
-/* ...and fprobe events ("f[:[<group>/][<event>]] <func-name>..."),
- * which add uses in place of kprobes at a function's entry and return
- * (fprobe.h); FEVENT_NO_FPROBES=1 in the environment keeps kprobes. */
-bool fe_tracefs_has_fprobes(void);
-
 struct fe_event_info {
 	char *group;
 	char *event;

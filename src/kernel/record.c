@@ -16,6 +16,7 @@
 #include <tracefs.h>
 
 #include "fe_util.h"
+#include "kernel_caps.h"
 #include "live_view.h"
 #include "probe_install.h"
 #include "record.h"
@@ -661,7 +662,8 @@ static void refresh_comms(struct fe_view *v)
  * has one, else the page size. */
 static int subbuf_size(struct tracefs_instance *inst)
 {
-	char *kb = tracefs_instance_file_read(inst, "buffer_subbuf_size_kb", NULL);
+	char *kb = fe_kernel_can(FE_CAP_SUBBUF_SIZE) ?
+		   tracefs_instance_file_read(inst, "buffer_subbuf_size_kb", NULL) : NULL;
 	int size = kb ? atoi(kb) * 1024 : 0;
 
 	free(kb);

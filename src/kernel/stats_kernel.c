@@ -7,6 +7,7 @@
 #include <tracefs.h>
 
 #include "fe_util.h"
+#include "kernel_caps.h"
 #include "stats_kernel.h"
 
 #define MAX_KEYS	8
@@ -41,12 +42,9 @@ struct fe_khist {
 
 bool fe_khist_supported(const char *system, const char *event, bool latency)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "events/%s/%s/hist", system, event);
-	if (!tracefs_file_exists(NULL, path))
-		return false;
-	return !latency || tracefs_file_exists(NULL, "synthetic_events");
+	(void)system, (void)event;	/* every event has a hist file where any has */
+	return fe_kernel_can(FE_CAP_HIST_TRIGGERS) &&
+	       (!latency || fe_kernel_can(FE_CAP_SYNTH_EVENTS));
 }
 
 /* --- the events' filters, handed to libtracefs piece by piece --- */
@@ -197,16 +195,7 @@ static enum tracefs_hist_key_type key_type(const struct fe_khist_key *k)
  */
 static const char *stack_key(void)
 {
-	static const char *name;
-
-	if (!name) {
-		char *readme = tracefs_instance_file_read(NULL, "README", NULL);
-
-		name = readme && strstr(readme, "common_stacktrace") ? "common_stacktrace" :
-		       "stacktrace";
-		free(readme);
-	}
-	return name;
+	return fe_kernel_can(FE_CAP_HIST_COMMON_STACKTRACE) ? "common_stacktrace" : "stacktrace";
 }
 
 /* The name a key has on the event its hist is on. */

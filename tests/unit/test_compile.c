@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "compile.h"
+#include "kernel_caps.h"
 #include "tap.h"
 
 static char kallsyms[] = "/tmp/fevent-test-kallsyms-XXXXXX";
@@ -204,7 +205,8 @@ static void test_warnings(void)
  * carries the entry's arguments, and the filter of the call is its. */
 static void expect_ret_args(const char *text, const char *ret, const char *filter)
 {
-	struct fe_compile_opts opts = { .kallsyms = kallsyms, .ret_with_args = true };
+	static const struct fe_kcaps caps = { .can = { [FE_CAP_RETPROBE_ARGS] = true } };
+	struct fe_compile_opts opts = { .kallsyms = kallsyms, .kcaps = &caps };
 	struct fe_compile_set set = { 0 };
 	struct fe_error err;
 	struct fe_compiled *it;
