@@ -21,6 +21,7 @@
 #include "kprobe_rules.h"
 #include "kmodule.h"
 #include "probe_install.h"
+#include "value_format.h"
 #include "event_names.h"
 
 #define PROBE_TYPES (TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | \
@@ -1234,8 +1235,18 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	qsort(ev, count, sizeof(*ev), by_name);
 	if (call_filters(ev, count))
 		goto oom;
-	for (i = 0; i < count; i++)
-		ev[i].values = fe_event_values(ev[i].group, ev[i].event);
+	/* how the view shows the fields: what each definition says, then
+	 * what add kept beside it (value_format.h) */
+	for (i = 0; i < count; i++) {
+		char *kept = fe_event_values(ev[i].group, ev[i].event);
+		bool oom;
+
+		ev[i].values = fe_values_of_event(ev[i].args, fe_kind_is_uprobe(ev[i].kind), kept,
+						  &oom);
+		free(kept);
+		if (oom)
+			goto oom;
+	}
 	*out = ev;
 	tracefs_dynevent_list_free(all);
 	free(kprof);

@@ -221,6 +221,9 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 			fe_view_free(v);
 			return NULL;
 		}
+		/* a uprobe's returns are numbers (value_format.h) */
+		if (fe_kind_is_uprobe(ev[i].kind))
+			fe_view_uprobe_event(v, ev[i].group, ev[i].event);
 		if (ev[i].values && fe_view_values(v, ev[i].group, ev[i].event, ev[i].values, err)) {
 			fe_view_free(v);
 			return NULL;
