@@ -187,3 +187,46 @@ def test_kernel_names_in_filters_and_struct_limits():
                    r"event, __caller included; 'p' has \d+ members to read \(nested structs "
                    r"flattened\): name the ones wanted", r.stderr), r.stderr)
     expect_eq(caret_column(r.stderr), 17)
+
+
+def stats_rows(*args):
+    r = fe.run("stats", "-g", GROUP, "--json", *args, "--", binary(), "2")
+    expect_eq(r.returncode, 0, r.stderr)
+    rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+    return sorted((tuple(sorted(o["keys"].items())), o["count"]) for o in rows)
+
+
+def test_stats_keys_read_as_record_shows_them():
+    """stats --by an enum field shows its enumerators as record does (a
+    value no enumerator names stays its number), in the table and in
+    --json (strings then), and --by takes keys from an entry and its
+    return together (calls paired as filters pair them): step's argument
+    with the enumerator it returned, fails' argument with its return."""
+    added("enum fx_state step(s, how->st)", "int fails(n)")
+    try:
+        expect_eq(stats_rows("--by", "s,st", "-e", "step"), [
+            ((("s", "5"), ("st", "FX_DONE")), 1),
+            ((("s", "FX_IDLE"), ("st", "FX_DONE")), 1),
+            ((("s", "FX_RUNNING"), ("st", "FX_DONE")), 1)])
+        r = fe.run("stats", "-g", GROUP, "--by", "s", "-e", "step", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        rows = [l.split() for l in r.stdout.splitlines() if l.startswith("  ")]
+        expect_eq(sorted(rows[1:]), [["5", "1"], ["FX_IDLE", "1"], ["FX_RUNNING", "1"]])
+        # a key from the entry and one from its return: each call once
+        expect_eq(stats_rows("--by", "s,ret", "-e", "step"), [
+            ((("ret", "5"), ("s", "5")), 1),
+            ((("ret", "FX_DONE"), ("s", "FX_RUNNING")), 1),
+            ((("ret", "FX_RUNNING"), ("s", "FX_IDLE")), 1)])
+        expect_eq(stats_rows("--by", "n,ret", "-e", "fails"), [((("n", 2), ("ret", -2)), 1)])
+        # the return's field alone counts the return events, as before
+        expect_eq(stats_rows("--by", "ret", "-e", "step"), [
+            ((("ret", "5"),), 1), ((("ret", "FX_DONE"),), 1), ((("ret", "FX_RUNNING"),), 1)])
+        # --hist of the return's value, by the entry's argument
+        r = fe.run("stats", "-g", GROUP, "--json", "--by", "n", "--hist", "ret", "-e", "fails",
+                   "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        o = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(x["keys"], x["count"], x["min"], x["max"]) for x in o],
+                  [({"n": 2}, 1, -2, -2)])
+    finally:
+        clean()
