@@ -24,6 +24,7 @@
 #include "stats_kernel.h"
 #include "event_names.h"
 #include "value_format.h"
+#include "value_derive.h"
 
 #include <event-parse.h>
 
@@ -1392,6 +1393,26 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	}
 	r.ev = ev;
 	r.nr_ev = n;
+	/* names add could not keep beside the events: from debug info */
+	{
+		struct fe_warnings w = { 0 };
+
+		bool *wanted = calloc(n, sizeof(*wanted));
+
+		for (i = 0; wanted && i < n; i++)
+			wanted[i] = fe_record_wanted(ev[i].event, cli->events, cli->nr_events);
+		if (!wanted || fe_values_derive(ev, n, wanted, fe_quiet ? NULL : &w)) {
+			free(wanted);
+			fe_warnings_free(&w);
+			fe_say_error("out of memory\n");
+			ret = FE_EXIT_FAIL;
+			goto out;
+		}
+		free(wanted);
+		for (i = 0; i < w.nr; i++)
+			fe_say_warning("%s\n", w.msgs[i]);
+		fe_warnings_free(&w);
+	}
 	if (choose(&r, ev, n))
 		goto out;
 

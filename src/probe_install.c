@@ -421,10 +421,12 @@ static void values_path(char *buf, size_t size, const char *group, const char *n
 }
 
 /*
- * How the view shows the event's fields beyond their fetch types (errno
- * names, enumerators, whole structs: fe_definition's *_values), kept
- * beside the event like its filter.  Without it the values are numbers,
- * so a failure here loses names, not events.
+ * How the view shows the event's fields beyond their fetch types
+ * (enumerators, whole structs: fe_definition's *_values), kept beside the
+ * event like its filter; empty when there is nothing to say, so that a
+ * missing file means "not kept" and the view asks the debug info again
+ * (value_derive.h).  Errno names and error pointers are the definition's
+ * own (value_format.h).
  */
 static void note_values(const char *group, const char *name, const char *values)
 {
@@ -433,8 +435,8 @@ static void note_values(const char *group, const char *name, const char *values)
 
 	values_path(path, sizeof(path), group, name);
 	unlink(path);
-	if (!values || !*values)
-		return;
+	if (!values)
+		values = "";
 	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
 		return;
@@ -447,7 +449,7 @@ static void note_values(const char *group, const char *name, const char *values)
 		unlink(path);
 }
 
-char *fe_event_values(const char *group, const char *name)
+char *fe_event_values(const char *group, const char *name, bool *kept)
 {
 	char path[512];
 	FILE *f;
@@ -457,6 +459,7 @@ char *fe_event_values(const char *group, const char *name)
 
 	values_path(path, sizeof(path), group, name);
 	f = fopen(path, "re");
+	*kept = f != NULL;
 	if (!f)
 		return NULL;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
@@ -1238,7 +1241,7 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	/* how the view shows the fields: what each definition says, then
 	 * what add kept beside it (value_format.h) */
 	for (i = 0; i < count; i++) {
-		char *kept = fe_event_values(ev[i].group, ev[i].event);
+		char *kept = fe_event_values(ev[i].group, ev[i].event, &ev[i].values_kept);
 		bool oom;
 
 		ev[i].values = fe_values_of_event(ev[i].args, fe_kind_is_uprobe(ev[i].kind), kept,

@@ -19,6 +19,7 @@
 #include "live_view.h"
 #include "probe_install.h"
 #include "record.h"
+#include "value_derive.h"
 #include "record_stacks.h"
 #include "trace_dat.h"
 #include "event_names.h"
@@ -1445,6 +1446,21 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		fe_err(err, 0, "group '%s' has no events to record: add some with 'fevent add'",
 		       o->group);
 		goto out;
+	}
+	/* names add could not keep beside the events: from debug info (stats
+	 * asked already, and said what it could not find) */
+	if (!o->counted_in_kernel) {
+		struct fe_warnings w = { 0 };
+		bool say = !o->view.sink && !o->view.quiet;
+
+		if (fe_values_derive(ev, n, chosen, say ? &w : NULL)) {
+			fe_warnings_free(&w);
+			fe_err(err, 0, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < w.nr; i++)
+			fprintf(stderr, "fevent: warning: %s\n", w.msgs[i]);
+		fe_warnings_free(&w);
 	}
 	if (!o->counted_in_kernel) {
 		if (formats_read(&fm, ev, n, chosen, err))
