@@ -56,8 +56,8 @@ char *fe_values_of_event(const char *args, bool user, const char *kept, bool *oo
 			fe_buf_printf(&b, "%.*s\n", (int)len, line);
 		line += len + (line[len] == '\n');
 	}
-	if (b.failed) {
-		*oom = true;
+	if (b.failed || !b.len) {
+		*oom = b.failed;
 		fe_buf_free(&b);
 		return NULL;
 	}
