@@ -296,6 +296,40 @@ static int find_field(struct fparser *fp, const char *name, size_t len, const ch
 	return -1;
 }
 
+/*
+ * A char * return is its pointer and, in LABEL__c, its string
+ * (field_name.h): compared with a string ('~', or a quoted value), the
+ * label means the string; with a number, the pointer.
+ */
+static const struct field *string_at(struct fparser *fp, const struct field *f)
+{
+	const char *p = fp->p;
+	char name[sizeof(f->name) + 4];
+	int i;
+
+	if (f->type == F_STRING)
+		return f;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '~') {
+		p++;
+	} else if ((*p == '=' || *p == '!') && p[1] == '=') {
+		p += 2;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '"' && *p != '\'')
+			return f;
+	} else {
+		return f;
+	}
+	snprintf(name, sizeof(name), "%s__%c", f->name, FE_FLAG_STRING_AT);
+	for (i = 0; i < fp->nr_fields; i++)
+		if (fp->fields[i].type == F_STRING && fp->fields[i].on_return == f->on_return &&
+		    !strcmp(fp->fields[i].name, name))
+			return &fp->fields[i];
+	return f;
+}
+
 static const char *const num_ops[] = { "==", "!=", "<=", ">=", "<", ">", "&" };
 static const char *const str_ops[] = { "==", "!=", "~" };
 
@@ -314,6 +348,7 @@ static int predicate(struct fparser *fp)
 		fp->p++;
 	if (find_field(fp, start, fp->p - start, at, &f))
 		return -1;
+	f = string_at(fp, f);
 	if (f->type == F_ARRAY)
 		return fe_err(fp->err, col_of(fp, at), "'%s' is an array, which kernel filters cannot compare",
 			      f->name);
