@@ -1448,12 +1448,11 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		goto out;
 	}
 	/* names add could not keep beside the events: from debug info (stats
-	 * asked already, and said what it could not find) */
-	if (!o->counted_in_kernel) {
+	 * asked already for its keys, and a sink shows no values) */
+	if (!o->counted_in_kernel && !o->view.sink) {
 		struct fe_warnings w = { 0 };
-		bool say = !o->view.sink && !o->view.quiet;
 
-		if (fe_values_derive(ev, n, chosen, say ? &w : NULL)) {
+		if (fe_values_derive(ev, n, chosen, o->view.quiet ? NULL : &w)) {
 			fe_warnings_free(&w);
 			fe_err(err, 0, "out of memory");
 			goto out;
