@@ -151,7 +151,7 @@ def test_float_parameters():
 def test_return_type_from_debug_info():
     r = compile_btf("-r", "fx_name(o)")
     expect_eq(r.returncode, 0, r.stderr)
-    expect_eq(r.stdout.splitlines()[1], "r:functions/fx_name__return fx_name ret=+0($retval):string")
+    expect_eq(r.stdout.splitlines()[1], "r:functions/fx_name__return fx_name ret=$retval:x64 ret__c=+0($retval):string")
 
 
 def test_slot_label_naming_another_parameter_warns():

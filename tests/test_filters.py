@@ -4,6 +4,7 @@ and did-you-mean, types), rewritten in the kernel's field names, written
 to the event's filter file, applied in record's own instance, and shown
 by list in a prototype that compiles back to it."""
 import json
+import os
 import re
 
 import fe
@@ -112,3 +113,18 @@ def test_record_keeps_exactly_the_matching_calls():
                   ("", "walk"))
     finally:
         clean()
+
+
+def test_a_char_pointer_return_compares_as_its_string_or_its_pointer():
+    """A kernel char * return is its pointer (ret) and its string (ret__c):
+    compared with a string, ret means the string; with a number or an errno
+    name, the pointer."""
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        raise fe.Skip("no kernel BTF here")
+    for cond, want in (('ret ~ "/tmp*"', 'ret__c ~ "/tmp*"'),
+                       ('ret == "/x" || ret == 0', 'ret__c == "/x" || ret == 0'),
+                       ("ret == -ENOENT", "ret == 0xfffffffffffffffe"),
+                       ("ret != 0", "ret != 0")):
+        r = fe.run("compile", "char *d_path(path) if " + cond)
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(filters(r.stdout), {"d_path__return": want}, r.stdout)

@@ -150,11 +150,11 @@ def test_a_star_after_a_return_type_is_the_pointer():
         raise fe.Skip("no kernel BTF here")
     r = fe.run("compile", "char *d_path(const struct path *path, char *buf, int buflen)")
     expect_eq(r.returncode, 0, r.stderr)
-    check("r:functions/d_path__return d_path ret=+0($retval):string\n" in r.stdout, r.stdout)
+    check("r:functions/d_path__return d_path ret=$retval:x64 ret__c=+0($retval):string\n" in r.stdout, r.stdout)
     # the same return type on every function a glob names
     r = fe.run("compile", "char *d_pat*(...)")
     expect_eq(r.returncode, 0, r.stderr)
-    check("r:functions/d_path__return d_path ret=+0($retval):string\n" in r.stdout, r.stdout)
+    check("r:functions/d_path__return d_path ret=$retval:x64 ret__c=+0($retval):string\n" in r.stdout, r.stdout)
     r = fe.run("compile", "*_path(...)")
     expect_eq(r.returncode, 2 if len(funcs("*_path")) > 1000 else 0, r.stderr)
     check("p:functions/d_path d_path " in r.stdout or "more than 1000" in r.stderr, r.stderr)

@@ -9,6 +9,7 @@ here against this kernel's BTF; test_vm_values.py records them."""
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import fe
@@ -187,3 +188,122 @@ def test_kernel_names_in_filters_and_struct_limits():
                    r"event, __caller included; 'p' has \d+ members to read \(nested structs "
                    r"flattened\): name the ones wanted", r.stderr), r.stderr)
     expect_eq(caret_column(r.stderr), 17)
+
+
+def stats_rows(*args):
+    r = fe.run("stats", "-g", GROUP, "--json", *args, "--", binary(), "2")
+    expect_eq(r.returncode, 0, r.stderr)
+    rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+    return sorted((tuple(sorted(o["keys"].items())), o["count"]) for o in rows)
+
+
+def test_stats_keys_read_as_record_shows_them():
+    """stats --by an enum field shows its enumerators as record does (a
+    value no enumerator names stays its number), in the table and in
+    --json (strings then), and --by takes keys from an entry and its
+    return together (calls paired as filters pair them): step's argument
+    with the enumerator it returned, fails' argument with its return."""
+    added("enum fx_state step(s, how->st)", "int fails(n)")
+    try:
+        expect_eq(stats_rows("--by", "s,st", "-e", "step"), [
+            ((("s", "5"), ("st", "FX_DONE")), 1),
+            ((("s", "FX_IDLE"), ("st", "FX_DONE")), 1),
+            ((("s", "FX_RUNNING"), ("st", "FX_DONE")), 1)])
+        r = fe.run("stats", "-g", GROUP, "--by", "s", "-e", "step", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        rows = [l.split() for l in r.stdout.splitlines() if l.startswith("  ")]
+        expect_eq(sorted(rows[1:]), [["5", "1"], ["FX_IDLE", "1"], ["FX_RUNNING", "1"]])
+        # a key from the entry and one from its return: each call once
+        expect_eq(stats_rows("--by", "s,ret", "-e", "step"), [
+            ((("ret", "5"), ("s", "5")), 1),
+            ((("ret", "FX_DONE"), ("s", "FX_RUNNING")), 1),
+            ((("ret", "FX_RUNNING"), ("s", "FX_IDLE")), 1)])
+        expect_eq(stats_rows("--by", "n,ret", "-e", "fails"), [((("n", 2), ("ret", -2)), 1)])
+        # the return's field alone counts the return events, as before
+        expect_eq(stats_rows("--by", "ret", "-e", "step"), [
+            ((("ret", "5"),), 1), ((("ret", "FX_DONE"),), 1), ((("ret", "FX_RUNNING"),), 1)])
+        # --hist of the return's value, by the entry's argument
+        r = fe.run("stats", "-g", GROUP, "--json", "--by", "n", "--hist", "ret", "-e", "fails",
+                   "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        o = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(x["keys"], x["count"], x["min"], x["max"]) for x in o],
+                  [({"n": 2}, 1, -2, -2)])
+    finally:
+        clean()
+
+
+def in_private_run(*cmd, writable=True):
+    """fevent with its own empty /run (a mount namespace of its own): as on
+    a machine without /run, or another namespace than add's; read-only: a
+    /run that add cannot write."""
+    mount = "mount -t tmpfs %s tmpfs /run" % ("" if writable else "-o ro")
+    return subprocess.run(["unshare", "-m", "sh", "-c", mount + ' && exec "$@"', "sh",
+                           fe.binary(), *cmd],
+                          capture_output=True, text=True)
+
+
+def test_names_do_not_depend_on_the_side_file():
+    """What a value means comes from the event and the debug info of what
+    it probes, not only from what add kept under /run: an add that could
+    not write there, and a record that cannot see it, still show the
+    enumerators (record, --json, stats), and say nothing is missing."""
+    need_uprobes()
+    if not shutil.which("unshare"):
+        raise fe.Skip("no unshare")
+    clean()
+    try:
+        r = in_private_run("add", "-q", "-g", GROUP, "-x", binary(),
+                           "enum fx_state step(s, how->st)", "int fails(n)", writable=False)
+        expect_eq(r.returncode, 0, r.stderr)
+        for where in ("here", "private"):
+            args = ("record", "-g", GROUP, "--", binary(), "2")
+            r = fe.run(*args) if where == "here" else in_private_run(*args)
+            expect_eq(r.returncode, 0, r.stderr)
+            got = calls(r.stdout)
+            expect_eq(len(got), 4, r.stdout)
+            for line, want in zip(got, [r"step\(s=FX_IDLE, st=FX_DONE\) = FX_RUNNING",
+                                        r"step\(s=FX_RUNNING, st=FX_DONE\) = FX_DONE",
+                                        r"step\(s=5, st=FX_DONE\) = 5",
+                                        r"fails\(n=2\) = -2"]):
+                check(re.fullmatch(want + DUR, line), (where, line))
+            check("warning" not in r.stderr, r.stderr)
+        r = fe.run("record", "-g", GROUP, "--json", "-e", "step", "--", binary(), "2")
+        objs = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(o["args"]["s"], o["ret"]) for o in objs],
+                  [("FX_IDLE", "FX_RUNNING"), ("FX_RUNNING", "FX_DONE"), (5, 5)])
+        expect_eq(stats_rows("--by", "st", "-e", "step"), [((("st", "FX_DONE"),), 3)])
+    finally:
+        clean()
+    # the same added normally, recorded where /run is another (empty) one
+    added("enum fx_state step(s)")
+    try:
+        r = in_private_run("record", "-g", GROUP, "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        check(re.fullmatch(r"step\(s=FX_IDLE\) = FX_RUNNING" + DUR, calls(r.stdout)[0]),
+              r.stdout)
+    finally:
+        clean()
+
+
+def test_a_missing_side_file_without_debug_info_is_said():
+    need_uprobes()
+    if not shutil.which("unshare"):
+        raise fe.Skip("no unshare")
+    stripped = os.path.join(fe.tmpdir("fevent-named-"), "fx_stripped")
+    subprocess.run(["cp", binary(), stripped], check=True)
+    subprocess.run(["strip", "-g", stripped], check=True)
+    clean()
+    try:
+        r = in_private_run("add", "-q", "-g", GROUP, "-x", stripped, "u32 step(u32 s)",
+                           writable=False)
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("record", "-g", GROUP, "--", stripped, "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(r.stderr.splitlines()[0],
+                  f"fevent: warning: how the fields of {GROUP}/step, {GROUP}/step__return are "
+                  "shown was not kept beside them (/run/fevent/GROUP/EVENT.values), and no "
+                  "debug info of what they probe says it: enumerators show as numbers")
+        check(re.fullmatch(r"step\(s=0\) = 1" + DUR, calls(r.stdout)[0]), r.stdout)
+    finally:
+        clean()

@@ -11,9 +11,13 @@
  * the definition alone (list, the live view, a trace.dat's formats) tells
  * it: LABEL [__N] [__FLAG], __N for a repeated label, and FLAG
  *   s  a bitfield (b<w>@<o>/<c>) cut from a signed C type: sign-extend;
- *   t  u8[N] read from a char[N]: text up to the first NUL.
+ *   t  u8[N] read from a char[N]: text up to the first NUL;
+ *   c  the string at field LABEL's pointer (a kernel function's char *
+ *      return: LABEL=$retval:x64 LABEL__c=+0($retval):string), shown in
+ *      LABEL's place unless LABEL is NULL or an error pointer.
  */
 #define FE_FLAG_SIGNED		's'
 #define FE_FLAG_TEXT		't'
+#define FE_FLAG_STRING_AT	'c'
 
 #endif

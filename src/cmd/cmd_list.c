@@ -242,6 +242,25 @@ static char *event_filter(const struct fe_event_info *e)
 }
 
 /*
+ * The return type a return event's arguments say: "TYPE" of its
+ * ret=$retval:TYPE, "string" for a char * read as pointer and string
+ * (field_name.h); NULL: none (void).
+ */
+static const char *ret_type(const char *args, int *len)
+{
+	const char *type = strstr(args, "=$retval:");
+
+	if (type && strstr(args, "__c=+0($retval):string")) {
+		*len = 6;
+		return "string";
+	}
+	if (!type)
+		return NULL;
+	*len = (int)strcspn(type + 9, " ");
+	return type + 9;
+}
+
+/*
  * A filter over both halves of a call, kept beside the events: shown on
  * the entry as the prototype that adds both, 'RTYPE FUNC(ARGS) if
  * FILTER', the return type read from the return event's ret=$retval:TYPE.
@@ -251,13 +270,12 @@ static char *with_call_filter(const struct fe_event_info *ev, int n, int i, char
 	size_t len = strlen(ev[i].event);
 	const char *type = NULL;
 	char *both;
-	int j;
+	int j, tl = 0;
 
 	for (j = 0; j < n && !type; j++)
 		if (!strncmp(ev[j].event, ev[i].event, len) && !strcmp(ev[j].event + len, "__return"))
-			type = strstr(ev[j].args, "=$retval:");
-	if (!type || asprintf(&both, "%.*s %s if %s", (int)strcspn(type + 9, " "), type + 9, proto,
-			      ev[i].call_filter) < 0)
+			type = ret_type(ev[j].args, &tl);
+	if (!type || asprintf(&both, "%.*s %s if %s", tl, type, proto, ev[i].call_filter) < 0)
 		return proto;
 	free(proto);
 	return both;
@@ -271,16 +289,16 @@ static char *with_call_filter(const struct fe_event_info *ev, int n, int i, char
 static char *carried_return(const struct fe_event_info *ev, int n, int i, struct kernel_dbg *kd)
 {
 	size_t len = strlen(ev[i].event) - strlen(FE_RETURN_SUFFIX);
+	int j, tl = 0;
 	const char *type = strlen(ev[i].event) > strlen(FE_RETURN_SUFFIX) ?
-			   strstr(ev[i].args, "=$retval:") : NULL;
+			   ret_type(ev[i].args, &tl) : NULL;
 	char *proto = NULL, *both = NULL, *note = NULL;
-	int j;
 
 	for (j = 0; j < n && type; j++)
 		if (strlen(ev[j].event) == len && !strncmp(ev[j].event, ev[i].event, len) &&
 		    ev[j].kind == FE_KIND_KPROBE)
 			proto = rendered(&ev[j], kd, &note);
-	if (proto && asprintf(&both, "%.*s %s", (int)strcspn(type + 9, " "), type + 9, proto) < 0)
+	if (proto && asprintf(&both, "%.*s %s", tl, type, proto) < 0)
 		both = NULL;
 	free(proto);
 	free(note);	/* an entry: no line's */
@@ -448,11 +466,12 @@ static int other_half(const struct fe_event_info *ev, int n, int i)
  */
 static char *with_return(const struct fe_event_info *ret, char *proto, bool has_filter)
 {
-	const char *type = strstr(ret->args, "=$retval:");
+	int tl = 4;
+	const char *type = ret_type(ret->args, &tl);
 	char *rf = has_filter ? NULL : event_filter(ret), *both;
 
-	if (asprintf(&both, "%.*s %s%s%s", type ? (int)strcspn(type + 9, " ") : 4,
-		     type ? type + 9 : "void", proto, rf ? " if " : "", rf ? rf : "") < 0) {
+	if (asprintf(&both, "%.*s %s%s%s", tl, type ? type : "void", proto, rf ? " if " : "",
+		     rf ? rf : "") < 0) {
 		free(rf);
 		return proto;
 	}

@@ -23,6 +23,8 @@
 #include "stats.h"
 #include "stats_kernel.h"
 #include "event_names.h"
+#include "value_format.h"
+#include "value_derive.h"
 
 #include <event-parse.h>
 
@@ -51,6 +53,16 @@ struct counted {
 	unsigned long long measured;	/* --latency in the kernel: samples shown */
 	bool ret_filtered;	/* the return has a filter: the kernel's samples
 				 * are the calls it kept, not all it paired */
+	/* keys (or the --hist field) from the return event, the rest from
+	 * the entry (--by n,ret): calls are counted, each entry's keys held
+	 * until its return (in ret) comes, as filters pair them */
+	bool paired;
+	bool key_on_ret[MAX_BY];
+	bool key_signed[MAX_BY];	/* a signed field: the kernel prints its u64 bits */
+	bool value_on_ret;
+	/* how each key's values are shown (value_format.h): enumerators,
+	 * errno names, as record shows them */
+	struct fe_vmeaning mean[MAX_BY];
 };
 
 struct run {
@@ -59,6 +71,8 @@ struct run {
 	char *by[MAX_BY];
 	enum key_src src[MAX_BY];
 	enum fe_stats_key_kind kinds[MAX_BY];
+	enum fe_stats_key_kind shown_kinds[MAX_BY];	/* a named key's is text */
+	bool named[MAX_BY];		/* some event shows the key's values by name */
 	int nr_by;
 	struct counted *c;
 	int nr_c;
@@ -266,6 +280,44 @@ static void explain_no_key(struct run *r, struct fe_event_info *ev, int n)
 }
 
 /*
+ * Whether a return event has every key (and the --hist field) itself: a
+ * return that carries its entry's arguments (DESIGN.md section 14) then
+ * counts each call alone, and its entry is not paired with it.
+ */
+static bool returns_count_calls(struct run *r, const struct fe_event_info *ret,
+				struct field *f, int n)
+{
+	bool amb;
+	int k;
+
+	for (k = 0; k < r->nr_by; k++)
+		if ((r->src[k] == K_FIELD && !find_field(ret, f, n, r->by[k], &amb)) ||
+		    r->src[k] == K_SYMBOL)
+			return false;
+	return !r->cli->hist || find_field(ret, f, n, r->cli->hist, &amb);
+}
+
+/* How the keys of c are shown: as record shows the fields. */
+static int values_shown(struct run *r, struct counted *c)
+{
+	struct fe_error err = { 0 };
+	int k;
+
+	for (k = 0; k < r->nr_by; k++) {
+		const struct fe_event_info *e = c->key_on_ret[k] ? c->ret : c->ev;
+
+		if (r->src[k] != K_FIELD || !e->values)
+			continue;
+		if (fe_vmeaning_of(e->values, c->key_field[k], &c->mean[k], &err)) {
+			fe_say_error("%s/%s: %s\n", e->group, e->event, err.msg);
+			return -1;
+		}
+		r->named[k] |= c->mean[k].show != FE_VSHOW_PLAIN;
+	}
+	return 0;
+}
+
+/*
  * Which events count and by which of their fields; a name an event
  * lacks is a usage error when the event was asked for by name, and
  * leaves the event out otherwise.
@@ -302,11 +354,11 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		struct field *f = NULL;
-		int nf = 0;
+		struct field *f = NULL, *rf = NULL;
+		int nf = 0, nrf = 0;
 		bool named = false, amb;
 		struct counted *c;
-		struct fe_event_info *ret = NULL;
+		struct fe_event_info *ret = NULL, *half = NULL;
 		char retname[512];
 
 		if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
@@ -337,6 +389,21 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 			fields_free(f, nf);
 			fe_say_error("out of memory\n");
 			return -1;
+		}
+		/* an entry's return: keys the entry lacks may be its */
+		if (r->mode != FE_STATS_LATENCY && !is_return(ev[i].event)) {
+			int j;
+
+			snprintf(retname, sizeof(retname), "%s%s", ev[i].event, RETURN_SUFFIX);
+			for (j = 0; j < n && strcmp(ev[j].event, retname); j++)
+				;
+			if (j < n && parse_fields(ev[j].args, &rf, &nrf)) {
+				fields_free(f, nf);
+				fields_free(rf, nrf);
+				fe_say_error("out of memory\n");
+				return -1;
+			}
+			half = j < n ? &ev[j] : NULL;
 		}
 		c = fe_grow(&r->c, &r->nr_c, sizeof(*c));
 		if (!c) {
@@ -372,6 +439,11 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 				}
 			} else {
 				hit = find_field(&ev[i], f, nf, r->by[k], &amb);
+				if (!hit && !amb && half &&
+				    (hit = find_field(half, rf, nrf, r->by[k], &amb))) {
+					c->key_on_ret[k] = true;
+					c->paired = true;
+				}
 				if (!hit && !named && !amb)
 					goto skip;	/* --by len over all: those with a len */
 				if (!hit) {
@@ -395,11 +467,17 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 					      hit->is_hex ? FE_KEY_HEX : FE_KEY_NUMBER;
 				if (hit->is_symbol)
 					r->src[k] = K_SYMBOL;
+				c->key_signed[k] = hit->is_signed && !hit->is_string;
 			}
 			c->key_field[k] = strdup(hit->name);
 		}
 		if (r->mode == FE_STATS_HIST) {
 			const struct field *hit = find_field(&ev[i], f, nf, cli->hist, &amb);
+
+			if (!hit && !amb && half && (hit = find_field(half, rf, nrf, cli->hist, &amb))) {
+				c->value_on_ret = true;
+				c->paired = true;
+			}
 
 			if (!hit && !named) {
 				/* --hist len over all events: those with a len */
@@ -427,9 +505,17 @@ static int choose(struct run *r, struct fe_event_info *ev, int n)
 			c->value_field = strdup(hit->name);
 			c->value_signed = hit->is_signed;
 		}
+		if (c->paired && returns_count_calls(r, half, rf, nrf))
+			goto skip;	/* the return carries the arguments: it counts */
+		if (c->paired)
+			c->ret = half;
+		if (values_shown(r, c))
+			goto bad;
 		fields_free(f, nf);
+		fields_free(rf, nrf);
 		continue;
 skip:
+		fields_free(rf, nrf);
 		fields_free(f, nf);
 		free(c->name);
 		for (k = 0; k < r->nr_by; k++)
@@ -437,6 +523,7 @@ skip:
 		r->nr_c--;
 		continue;
 bad:
+		fields_free(rf, nrf);
 		fields_free(f, nf);
 		return -1;
 	}
@@ -627,11 +714,54 @@ static int seen_call(struct run *r, const struct fe_view_event *e)
 	return 1;
 }
 
+/*
+ * --by n,ret: a return completes the call its entry began (the entry's
+ * keys held in r->pairs, the --hist value last when it is the entry's).
+ */
+static int count_paired_return(struct run *r, struct fe_view *v, struct counted *c,
+			       const struct fe_view_event *e)
+{
+	struct fe_buf text[MAX_BY] = { 0 };
+	const char *const *entry_keys;
+	const char *keys[MAX_BY];
+	unsigned long long us, value = 0, num;
+	bool is_signed;
+	int k;
+
+	if (!fe_stats_pairs_return(r->pairs, c->ev->event, e->pid, e->ts, &us, &entry_keys))
+		return 0;	/* its entry came before counting began */
+	for (k = 0; k < r->nr_by; k++) {
+		keys[k] = entry_keys[k];
+		if (!c->key_on_ret[k])
+			continue;
+		fe_buf_add(&text[k], "", 0);
+		if (fe_view_field(v, e, c->key_field[k], &text[k], &num, &is_signed))
+			goto out;	/* a record too short: the view said so */
+		keys[k] = text[k].s ? text[k].s : "";
+	}
+	if (c->value_on_ret) {
+		struct fe_buf t = { 0 };
+		int bad = fe_view_field(v, e, c->value_field, &t, &value, &is_signed);
+
+		fe_buf_free(&t);
+		if (bad)
+			goto out;
+	} else if (c->value_field) {
+		value = strtoull(entry_keys[r->nr_by], NULL, 10);
+	}
+	if (fe_stats_add(r->raw, c->name, keys, value, c->value_signed, 1))
+		r->failed = true;
+out:
+	for (k = 0; k < r->nr_by; k++)
+		fe_buf_free(&text[k]);
+	return 0;
+}
+
 static int count_event(void *ctx, struct fe_view *v, const struct fe_view_event *e)
 {
 	struct run *r = ctx;
 	struct fe_buf text[MAX_BY] = { 0 };
-	const char *keys[MAX_BY];
+	const char *keys[MAX_BY + 1];
 	unsigned long long value = 0, num;
 	bool as_return, is_signed;
 	struct counted *c = counted_of(r, e->event, &as_return);
@@ -639,6 +769,8 @@ static int count_event(void *ctx, struct fe_view *v, const struct fe_view_event 
 
 	if (!c)
 		return 0;
+	if (as_return && c->paired)
+		return count_paired_return(r, v, c, e);
 	if (as_return) {
 		const char *const *entry_keys;
 
@@ -648,7 +780,7 @@ static int count_event(void *ctx, struct fe_view *v, const struct fe_view_event 
 			r->failed = true;
 		return 0;
 	}
-	if (r->mode != FE_STATS_LATENCY) {
+	if (r->mode != FE_STATS_LATENCY && !c->paired) {
 		int seen = seen_call(r, e);
 
 		if (seen < 0)
@@ -685,10 +817,31 @@ static int count_event(void *ctx, struct fe_view *v, const struct fe_view_event 
 			break;
 		}
 		default:
+			if (c->key_on_ret[k])
+				break;	/* the return's, when it comes */
 			if (fe_view_field(v, e, c->key_field[k], &text[k], &num, &is_signed))
 				goto out;	/* a record too short: the view said so */
 		}
 		keys[k] = text[k].s ? text[k].s : "";
+	}
+	if (c->paired) {
+		struct fe_buf t = { 0 };
+
+		/* the entry's --hist value rides last among its keys */
+		fe_buf_add(&t, "", 0);
+		if (c->value_field && !c->value_on_ret &&
+		    fe_view_field(v, e, c->value_field, &t, &value, &is_signed)) {
+			fe_buf_free(&t);
+			goto out;
+		}
+		t.len = 0;
+		fe_buf_add_u64(&t, value);
+		keys[r->nr_by] = t.s ? t.s : "0";
+		if (fe_stats_pairs_entry(r->pairs, c->ev->event, e->pid, e->ts, keys,
+					 r->nr_by + 1))
+			r->failed = true;
+		fe_buf_free(&t);
+		goto out;
 	}
 	if (r->mode == FE_STATS_LATENCY) {
 		if (fe_stats_pairs_entry(r->pairs, c->ev->event, e->pid, e->ts, keys, r->nr_by))
@@ -733,19 +886,36 @@ static void comm_of(struct run *r, const char *pid_text, struct fe_buf *out)
 	fe_buf_add(out, line, strlen(line));
 }
 
+/* A field's key as record shows the field: its enumerator, errno name. */
+static void named_key(const struct counted *c, int k, const char *text, struct fe_buf *out,
+		      const char **shown)
+{
+	if (!c || c->mean[k].show == FE_VSHOW_PLAIN)
+		return;
+	fe_value_key_text(&c->mean[k], text, out);
+	if (out->s && !out->failed)
+		*shown = out->s;
+}
+
 static int shown_from_raw(void *ctx, const char *event, const char *const *keys,
 			  unsigned long long value, bool is_signed, unsigned long long n)
 {
 	struct run *r = ctx;
 	struct fe_buf comm[MAX_BY] = { 0 };
 	const char *k2[MAX_BY];
+	const struct counted *c = NULL;
 	int k, ret;
 
+	for (k = 0; k < r->nr_c && !c; k++)
+		if (r->c[k].name && !strcmp(r->c[k].name, event))
+			c = &r->c[k];
 	for (k = 0; k < r->nr_by; k++) {
 		k2[k] = keys[k];
 		if (r->src[k] == K_COMM) {
 			comm_of(r, keys[k], &comm[k]);
 			k2[k] = comm[k].s ? comm[k].s : "";
+		} else if (r->src[k] == K_FIELD) {
+			named_key(c, k, keys[k], &comm[k], &k2[k]);
 		}
 	}
 	ret = fe_stats_add(r->shown, event, k2, value, is_signed, n);
@@ -786,6 +956,8 @@ static int shown_from_kernel(void *ctx, const char *const *keys, unsigned long l
 		if (rc->r->src[k] == K_STACK) {
 			normalize_stack(rc->c, keys[k], &stack[k]);
 			k2[k] = stack[k].s ? stack[k].s : "";
+		} else if (rc->r->src[k] == K_FIELD) {
+			named_key(rc->c, k, keys[k], &stack[k], &k2[k]);
 		}
 	}
 	rc->c->measured += hits;
@@ -1073,6 +1245,16 @@ static int build_counters(struct run *r, char *why, size_t size)
 		}
 	}
 
+	/* keys from both halves: a trigger sees one event (the kernel's way
+	 * is a return that carries the arguments, counted alone) */
+	for (i = 0; i < r->nr_c; i++)
+		if (r->c[i].paired) {
+			snprintf(why, size, "--by %s takes keys from both %s and its return, "
+				 "which this kernel's return probe does not carry; fevent pairs "
+				 "each entry with its return", r->cli->by ? r->cli->by : "",
+				 r->c[i].name);
+			return -1;
+		}
 	for (i = 0; i < r->nr_c; i++)
 		if (!fe_khist_supported(r->c[i].ev->group, r->c[i].ev->event,
 					r->mode == FE_STATS_LATENCY)) {
@@ -1108,7 +1290,8 @@ static int build_counters(struct run *r, char *why, size_t size)
 				      r->src[k] == K_STACK ? FE_KSRC_STACK : FE_KSRC_FIELD;
 			keys[k].field = c->key_field[k];
 			keys[k].is_string = r->kinds[k] == FE_KEY_TEXT && r->src[k] == K_FIELD;
-			keys[k].is_signed = false;
+			/* -2, as the stream shows it, not 18446744073709551614 */
+			keys[k].is_signed = r->src[k] == K_FIELD && c->key_signed[k];
 		}
 		/* comm and pid both: one key, the kernel prints both for it */
 		snprintf(tag, sizeof(tag), "fevent_%d_%d", (int)getpid(), i);
@@ -1135,8 +1318,10 @@ static void run_free(struct run *r)
 	for (i = 0; i < r->nr_c; i++) {
 		free(r->c[i].name);
 		free(r->c[i].value_field);
-		for (k = 0; k < r->nr_by; k++)
+		for (k = 0; k < r->nr_by; k++) {
 			free(r->c[i].key_field[k]);
+			fe_vmeaning_clear(&r->c[i].mean[k]);
+		}
 		fe_khist_free(r->c[i].khist);
 	}
 	free(r->c);
@@ -1211,6 +1396,26 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	}
 	r.ev = ev;
 	r.nr_ev = n;
+	/* names add could not keep beside the events: from debug info */
+	{
+		struct fe_warnings w = { 0 };
+
+		bool *wanted = calloc(n, sizeof(*wanted));
+
+		for (i = 0; wanted && i < n; i++)
+			wanted[i] = fe_record_wanted(ev[i].event, cli->events, cli->nr_events);
+		if (!wanted || fe_values_derive(ev, n, wanted, fe_quiet ? NULL : &w)) {
+			free(wanted);
+			fe_warnings_free(&w);
+			fe_say_error("out of memory\n");
+			ret = FE_EXIT_FAIL;
+			goto out;
+		}
+		free(wanted);
+		for (i = 0; i < w.nr; i++)
+			fe_say_warning("%s\n", w.msgs[i]);
+		fe_warnings_free(&w);
+	}
 	if (choose(&r, ev, n))
 		goto out;
 
@@ -1222,6 +1427,10 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	so.json = cli->json;
 	so.out = stdout;
 	r.raw = fe_stats_new(&so);
+	/* keys shown by name (enumerators, errno names) are text */
+	for (i = 0; i < r.nr_by; i++)
+		r.shown_kinds[i] = r.named[i] ? FE_KEY_TEXT : r.kinds[i];
+	so.key_kinds = r.shown_kinds;
 	r.shown = fe_stats_new(&so);
 	r.pairs = fe_stats_pairs_new();
 	if (!r.raw || !r.shown || !r.pairs) {

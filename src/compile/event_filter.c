@@ -281,6 +281,31 @@ static int find_field(struct fparser *fp, const char *name, size_t len, const ch
 	return -1;
 }
 
+/*
+ * A char * return is its pointer and, in LABEL__c, its string
+ * (field_name.h): compared with a string ('~', or a quoted value), the
+ * label means the string; with a number, the pointer.
+ */
+static const struct field *string_at(struct fparser *fp, const struct field *f,
+				     const struct fe_fnode *n)
+{
+	const char *op = fp->text + n->op;
+	char name[sizeof(f->name) + 4];
+	int i;
+
+	if (f->type == F_STRING || !n->op_len)
+		return f;
+	if (!(n->op_len == 1 && *op == '~') &&
+	    !(n->op_len == 2 && (*op == '=' || *op == '!') && n->quote))
+		return f;
+	snprintf(name, sizeof(name), "%s__%c", f->name, FE_FLAG_STRING_AT);
+	for (i = 0; i < fp->nr_fields; i++)
+		if (fp->fields[i].type == F_STRING && fp->fields[i].on_return == f->on_return &&
+		    !strcmp(fp->fields[i].name, name))
+			return &fp->fields[i];
+	return f;
+}
+
 static const char *const str_ops[] = { "==", "!=", "~" };
 
 /* A number's value as written (a word), checked as the kernel reads it. */
@@ -324,6 +349,7 @@ static int comparison(struct fparser *fp, const struct fe_fnode *n, struct fe_bu
 
 	if (find_field(fp, t + n->field, n->field_len, t + n->field, &f))
 		return -1;
+	f = string_at(fp, f, n);
 	if (f->type == F_ARRAY)
 		return fe_err(fp->err, col_of(fp, t + n->field),
 			      "'%s' is an array, which kernel filters cannot compare", f->name);

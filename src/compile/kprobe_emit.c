@@ -11,6 +11,7 @@
 
 #include "fe_util.h"
 #include "kprobe_emit.h"
+#include "value_format.h"
 
 /* trace_probe.c reserved_field_names[], plus our own caller field */
 static const char *const reserved_fields[] = {
@@ -532,6 +533,35 @@ no:
 	return 0;
 }
 
+/*
+ * The return value's field.  A kernel function's char * return is read
+ * twice: the pointer ($retval:x64), then its string (ret__c, field_name.h),
+ * which the kernel's fetch cannot read from NULL or an error pointer
+ * (ERR_PTR(-EXDEV) of path_init): the view shows one or the other.
+ */
+static int emit_ret(const struct fe_probe *probe, const struct fe_place *places,
+		    struct fe_buf *args, struct fe_error *err)
+{
+	const struct fe_field *f = &probe->ret;
+	struct fe_field ptr;
+	char name[FE_KERNEL_MAX_ARG_NAME + 8];
+
+	/* the string at the value itself: one dereference at +0 */
+	if (probe->uprobe || f->type.kind != FE_FT_STRING || f->type.array || f->nr_ops != 1 ||
+	    f->ops[0].kind != FE_OP_DEREF || f->ops[0].off || f->src != FE_SRC_RETVAL)
+		return emit_field(probe, places, f, f->label, args, err);
+	ptr = *f;
+	ptr.nr_ops = 0;
+	memset(&ptr.type, 0, sizeof(ptr.type));
+	ptr.type.kind = FE_FT_X;
+	ptr.type.size = 8;
+	snprintf(name, sizeof(name), "%s__%c", f->label, FE_FLAG_STRING_AT);
+	if (emit_field(probe, places, &ptr, f->label, args, err) ||
+	    emit_field(probe, places, f, name, args, err))
+		return -1;
+	return 0;
+}
+
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	    const struct fe_emit_opts *opts, struct fe_definition *def,
 	    struct fe_error *err)
@@ -656,7 +686,7 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		/* a void function's return event: its time, no value */
 		if (!probe->ret_void &&
 		    (!unique_name(&used, probe->ret.label, probe->ret.col, err) ||
-		     emit_field(probe, places, &probe->ret, probe->ret.label, &args, err)))
+		     emit_ret(probe, places, &args, err)))
 			goto fail;
 		if (!probe->ret_void)
 			fe_field_values(&values, &probe->ret, &args, 0);
@@ -679,7 +709,17 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		}
 		if (values.failed)
 			goto oom;
-		def->ret_values = fe_buf_take(&values);
+		{
+			/* errno and error pointers: what the definition says,
+			 * as the view reads it (value_format.h) */
+			char *kept = fe_buf_take(&values);
+			bool oom;
+
+			def->ret_values = fe_values_of_event(def->ret_args, probe->uprobe, kept, &oom);
+			free(kept);
+			if (oom)
+				goto oom;
+		}
 		def->ret = full_line('r', group, def->ret_event, probe->target, def->ret_args);
 		if (!def->ret)
 			goto oom;

@@ -25,6 +25,7 @@
 #include "kmodule.h"
 #include "out_file.h"
 #include "probe_install.h"
+#include "value_format.h"
 #include "event_names.h"
 
 #define PROBE_TYPES (TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | \
@@ -393,10 +394,12 @@ static void values_path(char *buf, size_t size, const char *group, const char *n
 }
 
 /*
- * How the view shows the event's fields beyond their fetch types (errno
- * names, enumerators, whole structs: fe_definition's *_values), kept
- * beside the event like its filter.  Without it the values are numbers,
- * so a failure here loses names, not events.
+ * How the view shows the event's fields beyond their fetch types
+ * (enumerators, whole structs: fe_definition's *_values), kept beside the
+ * event like its filter; empty when there is nothing to say, so that a
+ * missing file means "not kept" and the view asks the debug info again
+ * (value_derive.h).  Errno names and error pointers are the definition's
+ * own (value_format.h).
  */
 static void note_values(const char *group, const char *name, const char *values)
 {
@@ -405,8 +408,8 @@ static void note_values(const char *group, const char *name, const char *values)
 
 	values_path(path, sizeof(path), group, name);
 	unlink(path);
-	if (!values || !*values)
-		return;
+	if (!values)
+		values = "";
 	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
 		return;
@@ -414,7 +417,7 @@ static void note_values(const char *group, const char *name, const char *values)
 	fe_out_write_text(path, values, &ignored);
 }
 
-char *fe_event_values(const char *group, const char *name)
+char *fe_event_values(const char *group, const char *name, bool *kept)
 {
 	char path[512];
 	FILE *f;
@@ -424,6 +427,7 @@ char *fe_event_values(const char *group, const char *name)
 
 	values_path(path, sizeof(path), group, name);
 	f = fopen(path, "re");
+	*kept = f != NULL;
 	if (!f)
 		return NULL;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
@@ -1196,8 +1200,18 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	qsort(ev, count, sizeof(*ev), by_name);
 	if (call_filters(ev, count))
 		goto oom;
-	for (i = 0; i < count; i++)
-		ev[i].values = fe_event_values(ev[i].group, ev[i].event);
+	/* how the view shows the fields: what each definition says, then
+	 * what add kept beside it (value_format.h) */
+	for (i = 0; i < count; i++) {
+		char *kept = fe_event_values(ev[i].group, ev[i].event, &ev[i].values_kept);
+		bool oom;
+
+		ev[i].values = fe_values_of_event(ev[i].args, fe_kind_is_uprobe(ev[i].kind), kept,
+						  &oom);
+		free(kept);
+		if (oom)
+			goto oom;
+	}
 	*out = ev;
 	tracefs_dynevent_list_free(all);
 	free(kprof);

@@ -78,13 +78,17 @@ struct fe_event_info {
 	/* an entry whose return event carries the arguments and has a
 	 * filter: the kernel filters whole calls there (not call_filter) */
 	bool calls_filtered_in_kernel;
-	/* how the view shows its fields (fe_event_values), or NULL */
+	/* how the view shows its fields (value_format.h), or NULL */
 	char *values;
+	/* add's lines of them were found (/run/fevent/GROUP/EVENT.values);
+	 * else value_derive.h asks the debug info */
+	bool values_kept;
 };
 
 /* The "values" lines add kept beside an event (fe_definition's
- * entry_values, ret_values), or NULL: how the view shows its fields. */
-char *fe_event_values(const char *group, const char *name);
+ * entry_values, ret_values), or NULL: how the view shows its fields.
+ * *kept: the file was there (it may hold nothing). */
+char *fe_event_values(const char *group, const char *name, bool *kept);
 
 /* fevent's events (the group), sorted by name. */
 int fe_list_events(const char *group, struct fe_event_info **out, int *n,

@@ -20,6 +20,7 @@
 #include "live_view.h"
 #include "probe_install.h"
 #include "record.h"
+#include "value_derive.h"
 #include "record_stacks.h"
 #include "trace_dat.h"
 #include "event_names.h"
@@ -253,6 +254,9 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 			fe_view_free(v);
 			return NULL;
 		}
+		/* a uprobe's returns are numbers (value_format.h) */
+		if (fe_kind_is_uprobe(ev[i].kind))
+			fe_view_uprobe_event(v, ev[i].group, ev[i].event);
 		if (ev[i].values && fe_view_values(v, ev[i].group, ev[i].event, ev[i].values, err)) {
 			fe_view_free(v);
 			return NULL;
@@ -1490,6 +1494,20 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		fe_err(err, 0, "group '%s' has no events to record: add some with 'fevent add'",
 		       o->group);
 		goto out;
+	}
+	/* names add could not keep beside the events: from debug info (stats
+	 * asked already for its keys, and a sink shows no values) */
+	if (!o->counted_in_kernel && !o->view.sink) {
+		struct fe_warnings w = { 0 };
+
+		if (fe_values_derive(ev, n, chosen, o->view.quiet ? NULL : &w)) {
+			fe_warnings_free(&w);
+			fe_err(err, 0, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < w.nr; i++)
+			fprintf(stderr, "fevent: warning: %s\n", w.msgs[i]);
+		fe_warnings_free(&w);
 	}
 	if (!o->counted_in_kernel) {
 		if (formats_read(&fm, ev, n, chosen, err))

@@ -1309,8 +1309,9 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 			if (add_format(t->name, v, &formats[n], t->opt, t->err))
 				goto out;
 		call_filters(v, t->opt, t->name, d->warn);
-		view_values(v, t->opt, t->name, d->warn);
+		/* uprobes first: their returns are numbers whatever a line says */
 		uprobes(v, t->opt);
+		view_values(v, t->opt, t->name, d->warn);
 		if (t->maps)
 			fe_view_maps_load(v, t->maps);
 		if (t->kallsyms && *t->kallsyms)

@@ -16,10 +16,10 @@
 #include "error_chain.h"
 #include "fe_util.h"
 #include "text_escape.h"
+#include "value_format.h"
 
 /* The names of errno values come from the kernel's headers, through
  * fe_errno_name() (errno_names.c). */
-#define MAX_ERRNO	FE_MAX_ERRNO	/* include/linux/err.h */
 
 struct link {
 	char *func;
@@ -143,42 +143,6 @@ unsigned long long fe_errors_shown(const struct fe_errors *e)
 	return e->shown;
 }
 
-int fe_errors_errno_of(const char *ret, bool *ptr)
-{
-	const char *p = ret;
-	char *end;
-
-	*ptr = false;
-	if (!p)
-		return 0;
-	if (*p == '"')
-		p++;
-	/* the view's own error pointer: "ERR_PTR(-2) (ENOENT)" */
-	if (!strncmp(p, "ERR_PTR(-", 9)) {
-		long long v = strtoll(p + 8, &end, 10);
-
-		if (*end != ')' || v >= 0 || v < -MAX_ERRNO)
-			return 0;
-		*ptr = true;
-		return (int)-v;
-	}
-	if (!strncmp(p, "0x", 2)) {
-		/* a hex value: an error pointer if it is -4095..-1 as 64 bits */
-		unsigned long long u = strtoull(p + 2, &end, 16);
-
-		if (end - p != 18 || u < -(unsigned long long)MAX_ERRNO)
-			return 0;
-		*ptr = true;
-		return (int)-(long long)u;
-	}
-	if (*p == '-' && p[1] >= '0' && p[1] <= '9') {
-		long long v = strtoll(p, &end, 10);
-
-		return v < 0 && v >= -MAX_ERRNO ? (int)-v : 0;
-	}
-	return 0;
-}
-
 static struct task *task_of(struct fe_errors *e, int pid)
 {
 	struct task *t;
@@ -193,16 +157,13 @@ static struct task *task_of(struct fe_errors *e, int pid)
 	return t;
 }
 
-static void put_value(struct fe_buf *b, int err, bool ptr)
+/* A kernel error by name; a user-space one as the view showed it. */
+static void put_value(struct fe_buf *b, const struct link *l)
 {
-	const char *name = fe_errno_name(err);
-
-	if (ptr)
-		fe_buf_printf(b, "ERR_PTR(-%d)", err);
+	if (l->err)
+		fe_value_put_error(b, l->err, l->ptr);
 	else
-		fe_buf_printf(b, "-%d", err);
-	if (name)
-		fe_buf_printf(b, " (%s)", name);
+		fe_buf_add(b, l->ret, strlen(l->ret));
 }
 
 static void json_string(struct fe_buf *b, const char *s)
@@ -228,7 +189,7 @@ static void show_text(struct fe_errors *e, const struct fe_view_call *root, stru
 	fe_buf_free(&who);
 	fe_buf_printf(b, " [%03d] %6llu.%06llu: %s failed: ", top->cpu, ts / 1000000000ULL,
 		      ts % 1000000000ULL / 1000, top->func);
-	put_value(b, top->err, top->ptr);
+	put_value(b, top);
 	fe_buf_addc(b, '\n');
 	for (i = 0; i < nr_links(t); i++) {
 		const struct link *l = link_at(t, i);
@@ -239,7 +200,7 @@ static void show_text(struct fe_errors *e, const struct fe_view_call *root, stru
 				      t->dropped == 1 ? "" : "s", CHAIN_HEAD, CHAIN_TAIL);
 		fe_buf_printf(b, "%s%s(%s) = ", i ? "     <- " : "        ", l->func,
 			      l->args ? l->args : "?");
-		put_value(b, l->err, l->ptr);
+		put_value(b, l);
 		if (l->has_entry)
 			fe_buf_printf(b, " <%llu.%03llu us>", (l->return_ts - l->entry_ts) / 1000,
 				      (l->return_ts - l->entry_ts) % 1000);
@@ -252,7 +213,7 @@ static void show_json(const struct fe_view_call *root, struct task *t, struct fe
 {
 	const struct link *top = link_at(t, nr_links(t) - 1);
 	unsigned long long ts = top->has_entry ? top->entry_ts : top->return_ts;
-	const char *name = fe_errno_name(top->err);
+	const char *name = top->err ? fe_errno_name(top->err) : NULL;
 	int i;
 
 	fe_buf_printf(b, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":", ts / 1000000000ULL,
@@ -260,7 +221,11 @@ static void show_json(const struct fe_view_call *root, struct task *t, struct fe
 	/* "comm@hex" beside it when the name is not UTF-8 */
 	if (fe_json_quote(b, root->comm ? root->comm : "<...>", SIZE_MAX))
 		fe_json_hex(b, "\"comm\":", 7, root->comm, SIZE_MAX);
-	fe_buf_printf(b, ",\"errno\":%d", -top->err);
+	/* user space: the value, no errno (it is not in the value) */
+	if (top->err)
+		fe_buf_printf(b, ",\"errno\":%d", -top->err);
+	else
+		fe_buf_printf(b, ",\"ret\":%s", top->ret);
 	if (name) {
 		fe_buf_add(b, ",\"error\":", 9);
 		json_string(b, name);
@@ -273,8 +238,9 @@ static void show_json(const struct fe_view_call *root, struct task *t, struct fe
 			fe_buf_addc(b, ',');
 		fe_buf_add(b, "{\"event\":", 9);
 		json_string(b, l->func);
-		fe_buf_printf(b, ",\"args\":%s,\"ret\":%s,\"errno\":%d", l->args ? l->args : "{}",
-			      l->ret, -l->err);
+		fe_buf_printf(b, ",\"args\":%s,\"ret\":%s", l->args ? l->args : "{}", l->ret);
+		if (l->err)
+			fe_buf_printf(b, ",\"errno\":%d", -l->err);
 		if (l->has_entry)
 			fe_buf_printf(b, ",\"dur_ns\":%llu", l->return_ts - l->entry_ts);
 		fe_buf_addc(b, '}');
@@ -291,16 +257,13 @@ void fe_errors_call(void *ctx, const struct fe_view_call *c)
 	struct fe_errors *e = ctx;
 	struct task *t;
 	struct link *l;
-	bool ptr;
-	int err;
 
 	if (!c->has_return || !c->ret)
 		return;		/* no value: no error */
 	t = task_of(e, c->pid);
 	if (!t)
 		return;
-	err = fe_errors_errno_of(c->ret, &ptr);
-	if (!err) {
+	if (!c->failed) {
 		/* it handled the error of a call inside it (or had none) */
 		if (t->nr && t->depth == c->depth + 1)
 			chain_drop(t);
@@ -314,8 +277,8 @@ void fe_errors_call(void *ctx, const struct fe_view_call *c)
 	l->func = strdup(c->func);
 	l->args = c->args ? strdup(c->args) : NULL;
 	l->ret = strdup(c->ret);
-	l->err = err;
-	l->ptr = ptr;
+	l->err = c->err;
+	l->ptr = c->err_ptr;
 	l->has_entry = c->has_entry;
 	l->entry_ts = c->entry_ts;
 	l->return_ts = c->return_ts;

@@ -23,10 +23,4 @@ void fe_errors_call(void *ctx, const struct fe_view_call *c);
 unsigned long long fe_errors_shown(const struct fe_errors *e);
 void fe_errors_free(struct fe_errors *e);
 
-/*
- * A return value as the view wrote it (text or JSON: "-2", "\"0x...\""):
- * the errno it holds (2), or 0.  *ptr: an error pointer (ERR_PTR).
- */
-int fe_errors_errno_of(const char *ret, bool *ptr);
-
 #endif

@@ -26,6 +26,7 @@
 #include "fe_util.h"
 #include "text_escape.h"
 #include "field_name.h"
+#include "value_format.h"
 #include "live_view.h"
 #include "stack_view.h"
 
@@ -46,14 +47,6 @@
 
 enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL, V_TEXT };
 
-/* beyond the fetch type (fe_view_values) */
-enum vshow { SHOW_PLAIN, SHOW_ERRNO, SHOW_ERR_PTR, SHOW_ENUM };
-
-struct enumerator {
-	long long value;
-	char *name;
-};
-
 struct field_spec {
 	struct tep_format_field *f;
 	char *label;		/* without fevent's __N suffix */
@@ -65,9 +58,11 @@ struct field_spec {
 	unsigned int elem;	/* element size */
 	unsigned int count;	/* array length, 0 for one value */
 	unsigned int sign_bits;	/* a signed bitfield: its width */
-	enum vshow show;
-	struct enumerator *enums;	/* SHOW_ENUM */
-	int nr_enums;
+	struct fe_vmeaning m;	/* beyond the fetch type (value_format.h) */
+	/* a kernel return declared char *: its pointer ($retval:x64) holds
+	 * this string field (LABEL__c), shown unless the pointer is NULL or
+	 * an error pointer, which the string's fetch cannot read */
+	struct field_spec *text;
 	/* one member of a whole struct: shown inside "group={...}" */
 	char *group;
 	char *group_text_key;	/* "how={" */
@@ -139,6 +134,11 @@ struct item {
 	 * it, out once its return decides (NULL: none yet) */
 	struct fe_buf *captured;
 	bool spilled;		/* they grew too large and went out already */
+	/* a return: a failed call (value_format.h), its errno (0: none
+	 * named) and whether an error pointer */
+	bool failed;
+	bool err_ptr;
+	int err;
 };
 
 static const char *item_val(const struct item *it)
@@ -363,14 +363,11 @@ void fe_view_free(struct fe_view *v)
 	for (i = 0; i < v->nr_evs; i++) {
 		for (j = 0; j < v->evs[i].nr_fields; j++) {
 			struct field_spec *s = &v->evs[i].fields[j];
-			int k;
 
 			free(s->label);
 			free(s->text_key);
 			free(s->json_key);
-			for (k = 0; k < s->nr_enums; k++)
-				free(s->enums[k].name);
-			free(s->enums);
+			fe_vmeaning_clear(&s->m);
 			free(s->group);
 			free(s->group_text_key);
 			free(s->group_json_key);
@@ -440,7 +437,8 @@ static size_t without_flag(const char *name, char *flag)
 
 	*flag = 0;
 	if (n > 3 && name[n - 3] == '_' && name[n - 2] == '_' &&
-	    (name[n - 1] == FE_FLAG_SIGNED || name[n - 1] == FE_FLAG_TEXT)) {
+	    (name[n - 1] == FE_FLAG_SIGNED || name[n - 1] == FE_FLAG_TEXT ||
+	     name[n - 1] == FE_FLAG_STRING_AT)) {
 		*flag = name[n - 1];
 		return n - 3;
 	}
@@ -605,6 +603,25 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		e->nr_fields++;
 	}
 	free(fields);
+	/* LABEL__c: the string at field LABEL's pointer, shown in its place */
+	for (i = 0; i < e->nr_fields; i++) {
+		struct field_spec *s = &e->fields[i];
+		char flag;
+		size_t base = without_flag(s->f->name, &flag);
+		int k;
+
+		if (flag != FE_FLAG_STRING_AT || s->kind != V_STRING)
+			continue;
+		for (k = 0; k < e->nr_fields; k++) {
+			struct field_spec *o = &e->fields[k];
+
+			if (strlen(o->f->name) == base && !strncmp(o->f->name, s->f->name, base) &&
+			    o->kind == V_HEX && o->elem == 8 && !o->count) {
+				o->text = s;
+				s->hidden = true;
+			}
+		}
+	}
 	/* an entry and its return event know each other */
 	for (i = 0; i < v->nr_evs - 1; i++) {
 		struct ev_info *o = &v->evs[i];
@@ -874,41 +891,6 @@ static bool plain_name(const char *s, size_t n)
 	return true;
 }
 
-static int enum_values(struct field_spec *s, const char *p, size_t n, struct fe_error *err)
-{
-	const char *end = p + n;
-
-	while (p < end) {
-		size_t len = strcspn(p, " ");
-		const char *eq = memchr(p, '=', len < (size_t)(end - p) ? len : (size_t)(end - p));
-		struct enumerator *en;
-		char num[32], *stop;
-
-		if (len > (size_t)(end - p))
-			len = end - p;
-		if (!len) {
-			p++;
-			continue;
-		}
-		if (!eq || !plain_name(p, eq - p) || (size_t)(p + len - eq - 1) >= sizeof(num) ||
-		    p + len == eq + 1)
-			return fe_err(err, 0, "an enumerator is not NAME=VALUE: '%.*s'", (int)len, p);
-		snprintf(num, sizeof(num), "%.*s", (int)(p + len - eq - 1), eq + 1);
-		en = fe_grow(&s->enums, &s->nr_enums, sizeof(*en));
-		if (!en)
-			return fe_err(err, 0, "out of memory");
-		errno = 0;
-		en->value = strtoll(num, &stop, 10);
-		en->name = strndup(p, eq - p);
-		if (!en->name)
-			return fe_err(err, 0, "out of memory");
-		if (*stop || errno)
-			return fe_err(err, 0, "an enumerator's value is no number: '%s'", num);
-		p += len;
-	}
-	return 0;
-}
-
 static int set_group(struct field_spec *s, const char *group, size_t gl, const char *member,
 		     size_t ml, struct fe_error *err)
 {
@@ -976,16 +958,18 @@ int fe_view_values(struct fe_view *v, const char *group, const char *event,
 		kl = strcspn(kw, " \n");
 		rest = kw + kl + (kw[kl] == ' ');
 		if (kl == 5 && !strncmp(kw, "errno", 5)) {
-			if (s->kind == V_SIGNED && !s->count)
-				s->show = SHOW_ERRNO;
+			/* user space returns no errno values */
+			if (s->kind == V_SIGNED && !s->count && !e->uprobe)
+				s->m.show = FE_VSHOW_ERRNO;
 		} else if (kl == 7 && !strncmp(kw, "err_ptr", 7)) {
-			if ((s->kind == V_HEX || s->kind == V_UNSIGNED) && s->elem == 8 && !s->count)
-				s->show = SHOW_ERR_PTR;
+			if ((s->kind == V_HEX || s->kind == V_UNSIGNED) && s->elem == 8 && !s->count &&
+			    !e->uprobe)
+				s->m.show = FE_VSHOW_ERR_PTR;
 		} else if (kl == 4 && !strncmp(kw, "enum", 4)) {
-			if (enum_values(s, rest, line + len - rest, err))
+			if (fe_vmeaning_enums(&s->m, rest, line + len - rest, err))
 				return -1;
 			if (s->kind == V_SIGNED || s->kind == V_UNSIGNED)
-				s->show = SHOW_ENUM;
+				s->m.show = FE_VSHOW_ENUM;
 		} else if (kl == 2 && !strncmp(kw, "in", 2)) {
 			const char *m = memchr(rest, ' ', line + len - rest);
 
@@ -1137,19 +1121,16 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 	unsigned long long u = number(v, p, s->elem);
 	long long sv = (long long)sign_extended(s, u);
 
-	if (s->show == SHOW_ENUM && !bare_symbol) {
-		long long want = s->kind == V_SIGNED ? sv : (long long)u;
-		int i;
+	if (s->m.show == FE_VSHOW_ENUM && !bare_symbol) {
+		const char *name = fe_value_enum_name(&s->m, s->kind == V_SIGNED ? sv : (long long)u);
 
-		for (i = 0; i < s->nr_enums; i++)
-			if (s->enums[i].value == want) {
-				if (json)
-					fe_buf_quote(b, (const unsigned char *)s->enums[i].name,
-					      strlen(s->enums[i].name), true);
-				else
-					fe_text_name(b, s->enums[i].name, strlen(s->enums[i].name));
-				return;
-			}
+		if (name) {
+			if (json)
+				fe_buf_quote(b, (const unsigned char *)name, strlen(name), true);
+			else
+				fe_text_name(b, name, strlen(name));
+			return;
+		}
 	}
 	switch (s->kind) {
 	case V_SIGNED:
@@ -1360,27 +1341,51 @@ static void return_value(struct fe_view *v, const struct field_spec *s, const vo
 {
 	const unsigned char *p = (const unsigned char *)data + s->f->offset;
 	unsigned long long u;
-	long long sv;
 	const char *name;
+	bool ptr;
+	int err;
 
-	if (s->show != SHOW_ERRNO && s->show != SHOW_ERR_PTR) {
+	if (s->m.show != FE_VSHOW_ERRNO && s->m.show != FE_VSHOW_ERR_PTR) {
 		field_value(v, s, data, size, json, b);
 		return;
 	}
 	u = number(v, p, s->elem);
-	sv = s->show == SHOW_ERRNO ? (long long)sign_extended(s, u) : (long long)u;
-	name = fe_is_errno(sv) ? fe_errno_name((int)-sv) : NULL;
-	if (s->show == SHOW_ERR_PTR && fe_is_errno(sv) && !json) {
-		fe_buf_printf(b, "ERR_PTR(%lld)", sv);
-	} else {
-		field_value(v, s, data, size, json, b);
-	}
-	if (!name)
+	if (s->m.show == FE_VSHOW_ERRNO)
+		u = sign_extended(s, u);
+	if (!fe_value_failed(s->m.show, false, u, 8, true, false, &err, &ptr)) {
+		/* a pointer to a string: NULL, or the string */
+		if (s->text && !u)
+			fe_buf_add(b, json ? "null" : "NULL", 4);
+		else
+			field_value(v, s->text ? s->text : s, data, size, json, b);
 		return;
-	if (json)
+	}
+	if (!json) {
+		fe_value_put_error(b, err, ptr);
+		return;
+	}
+	field_value(v, s, data, size, json, b);
+	name = fe_errno_name(err);
+	if (name)
 		fe_buf_printf(b, ",\"error\":\"%s\"", name);
-	else
-		fe_buf_printf(b, " (%s)", name);
+}
+
+/* Whether a return event's record is a failed call (value_format.h). */
+static bool return_failed(struct fe_view *v, const struct ev_info *e, const void *data,
+			  int *err, bool *ptr)
+{
+	const struct field_spec *s = e->ret;
+	unsigned long long u;
+
+	*err = 0;
+	*ptr = false;
+	if (!s || s->count || !(s->kind == V_SIGNED || s->kind == V_HEX || s->kind == V_UNSIGNED))
+		return false;
+	u = number(v, (const unsigned char *)data + s->f->offset, s->elem);
+	if (s->kind == V_SIGNED)
+		u = sign_extended(s, u);
+	return fe_value_failed(s->m.show, e->uprobe, u, s->kind == V_SIGNED ? 8 : s->elem,
+			       s->kind == V_SIGNED, s->kind == V_HEX, err, ptr);
 }
 
 /*
@@ -1420,7 +1425,7 @@ static void put_fields(struct fe_view *v, const struct ev_info *e, const void *d
 			else
 				fe_buf_add(b, s->text_key, s->text_key_len);
 			/* a plain number, as value() writes it, without its calls */
-			if (!json && !s->count && s->show == SHOW_PLAIN &&
+			if (!json && !s->count && s->m.show == FE_VSHOW_PLAIN &&
 			    (s->kind == V_SIGNED || s->kind == V_UNSIGNED || s->kind == V_HEX)) {
 				unsigned long long u = number(v, (const char *)data + s->f->offset,
 							      s->elem);
@@ -1553,7 +1558,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 		struct fe_buf c = { 0 };
 
 		/* the same few callers at every event: the view's copy */
-		if (e->caller->kind == V_SYMBOL && !e->caller->count && e->caller->show == SHOW_PLAIN)
+		if (e->caller->kind == V_SYMBOL && !e->caller->count && e->caller->m.show == FE_VSHOW_PLAIN)
 			y = symbol(v, number(v, (char *)data + e->caller->f->offset, e->caller->elem),
 				   true);
 		if (y) {
@@ -1568,6 +1573,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	f->len = 0;
 	f->failed = false;
 	if (e->is_return && e->ret) {
+		it->failed = return_failed(v, e, data, &it->err, &it->err_ptr);
 		return_value(v, e->ret, data, size, v->opts.json, f);
 		if (e->carried) {
 			struct fe_buf a = { 0 };
@@ -2007,6 +2013,8 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 			.has_entry = entry != NULL, .has_return = ret != NULL,
 			.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
 			.caller = entry ? entry->caller : NULL,
+			.failed = ret && ret->failed, .err = ret ? ret->err : 0,
+			.err_ptr = ret && ret->err_ptr,
 		};
 
 		if (v->opts.json) {

@@ -54,6 +54,12 @@ struct fe_view_call {
 	const char *args;	/* "name=value, ..." or "{...}"; NULL when not known */
 	const char *ret;	/* or NULL: no return, or a void function's */
 	int depth;		/* calls of its task open around it */
+	/* the return as the value formatter judges it (value_format.h): a
+	 * failure, the errno it names (a kernel return's; 0 for user
+	 * space, whose errno is not in the value) and whether an ERR_PTR */
+	bool failed;
+	int err;
+	bool err_ptr;
 };
 
 typedef void (*fe_view_call_fn)(void *ctx, const struct fe_view_call *c);

@@ -92,7 +92,7 @@ static void test_types(void)
 	expect_line("char *do_sys_openat2(ustring s, unsigned char[16] mac, short sh)",
 		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol "
 		    "s=+0(%di):ustring mac__t=+0(%si):u8[16] sh=%dx:s16",
-		    "r:functions/do_sys_openat2__return do_sys_openat2 ret=+0($retval):string");
+		    "r:functions/do_sys_openat2__return do_sys_openat2 ret=$retval:x64 ret__c=+0($retval):string");
 	/* void: a return event with no value, for the call's duration */
 	expect_line("void do_sys_openat2(x32 a)",
 		    "p:functions/do_sys_openat2 do_sys_openat2 __caller=$stack0:symbol a=%di:x32",
