@@ -334,9 +334,10 @@ def test_a_modules_dwarf_of_another_build_from_debuginfod_is_refused():
     # refused, and not left in the cache: the next step fetches the right one
     expect_eq(p["wrongbuild"], "rc=2\n", err)
     url = f"http://10.0.2.2:{_result['wrong_port']}/buildid/{MOD_ID}/debuginfo"
-    check(f"fevent: error: column 30: a line needs DWARF line tables: {NO_DWARF}debuginfod: "
-          f"{url} is another build of module 'binfmt_misc' (build-id {OTHER_ID}; asked for: "
-          f"{MOD_ID}); removed it from the cache\n" in err, err)
+    check(f"fevent: error: column 30: a line needs DWARF line tables: no DWARF for module "
+          f"'binfmt_misc': {TRIED.rstrip()}: {url} is another build of module 'binfmt_misc' (build-id "
+          f"{OTHER_ID}; asked for: {MOD_ID}); removed it from the cache: give --ko FILE (its .ko "
+          "with DWARF)\n" in err, err)
 
 
 def test_a_module_without_btf_is_typed_from_dwarf_fetched_by_build_id():
