@@ -31,6 +31,8 @@ static char *chain_of(bool json, int depth_max)
 			.comm = "deep", .has_entry = true, .has_return = true,
 			.entry_ts = 1000, .return_ts = 2000 + d, .depth = d,
 			.ret = "-2",
+			/* a kernel return of -ENOENT, as the view judges it */
+			.failed = true, .err = 2,
 		};
 
 		snprintf(args, sizeof(args), json ? "{\"n\":%d}" : "n=%d", d);
