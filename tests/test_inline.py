@@ -241,8 +241,10 @@ def test_where_only_btf_is_at_hand_the_refusal_says_dwarf_is_needed():
             "package; or set DEBUGINFOD_URLS to a debuginfod server)")
     r = fe.run("compile", "--btf", v, "do_fsync(fd)")
     expect_eq((r.returncode, r.stdout), (2, ""))
+    # BTF alone cannot tell inlined from renamed: the near name, as add
+    # says it, and the way to the copies
     expect_eq(r.stderr.splitlines()[0], f"fevent: error: column 10: unknown parameter 'fd': {v} "
-              f"does not describe 'do_fsync' {hint}")
+              f"does not describe 'do_fsync'; did you mean 'io_fsync'? {hint}")
     r = fe.run("proto", "--btf", v, "do_fsync")
     expect_eq((r.returncode, r.stdout), (2, ""))
     check(r.stderr.startswith(f"fevent: error: no function 'do_fsync' in {v}")

@@ -145,11 +145,18 @@ void fe_print_error(FILE *out, const struct fe_compiled *it)
 
 void fe_print_warnings(FILE *out, const struct fe_compiled *it)
 {
+	fe_print_warnings_but(out, it, NULL);
+}
+
+void fe_print_warnings_but(FILE *out, const struct fe_compiled *it, const char *but)
+{
 	int i;
 
 	if (fe_quiet)
 		return;
 	for (i = 0; i < it->warnings.nr; i++) {
+		if (but && strstr(it->warnings.msgs[i], but))
+			continue;
 		prefix(out, "warning", "1;33");
 		if (it->file)
 			fprintf(out, "%s:%d: ", it->file, it->line);

@@ -24,5 +24,8 @@ void fe_say_loss(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "fevent: error: FILE:LINE:COL: reason", the prototype, a caret under COL */
 void fe_print_error(FILE *out, const struct fe_compiled *it);
 void fe_print_warnings(FILE *out, const struct fe_compiled *it);
+/* The same, leaving out those that contain but (what the caller says
+ * otherwise). */
+void fe_print_warnings_but(FILE *out, const struct fe_compiled *it, const char *but);
 
 #endif
