@@ -17,12 +17,12 @@ static const char hex_digits[] = "0123456789abcdef";
  * of a character that is no C1 control (2 to 4); 0 for a byte that must
  * be escaped.
  */
-static size_t plain(const unsigned char *s, size_t avail, bool quoted)
+static size_t plain(const unsigned char *s, size_t avail, bool quoted, bool syntax)
 {
 	unsigned char c = s[0];
 
 	if (c >= 0x20 && c < 0x7f)
-		return c == '\\' || (quoted && c == '"') ? 0 : 1;
+		return (c == '\\' && !syntax) || (quoted && c == '"') ? 0 : 1;
 	if (c < 0x80)
 		return 0;
 	/* U+0080..U+009F, c2 80..c2 9f: a terminal may take them for CSI */
@@ -31,7 +31,7 @@ static size_t plain(const unsigned char *s, size_t avail, bool quoted)
 	return fe_utf8_seq(s, avail);
 }
 
-static void text(struct fe_buf *b, const char *str, size_t len, bool quoted)
+static void text(struct fe_buf *b, const char *str, size_t len, bool quoted, bool syntax)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, run = 0;
@@ -39,7 +39,7 @@ static void text(struct fe_buf *b, const char *str, size_t len, bool quoted)
 	if (quoted)
 		fe_buf_addc(b, '"');
 	while (i < len && s[i]) {
-		size_t n = plain(s + i, len - i, quoted);
+		size_t n = plain(s + i, len - i, quoted, syntax);
 		char esc[8];
 		int elen = 0;
 
@@ -76,12 +76,17 @@ static void text(struct fe_buf *b, const char *str, size_t len, bool quoted)
 
 void fe_text_name(struct fe_buf *b, const char *s, size_t len)
 {
-	text(b, s, len, false);
+	text(b, s, len, false, false);
 }
 
 void fe_text_quote(struct fe_buf *b, const char *s, size_t len)
 {
-	text(b, s, len, true);
+	text(b, s, len, true, false);
+}
+
+void fe_text_syntax(struct fe_buf *b, const char *s, size_t len)
+{
+	text(b, s, len, false, true);
 }
 
 size_t fe_text_cols(const char *s, size_t len)

@@ -31,6 +31,10 @@
 void fe_text_name(struct fe_buf *b, const char *s, size_t len);
 /* A string for the terminal, quoted: "\"a\\xff\"". */
 void fe_text_quote(struct fe_buf *b, const char *s, size_t len);
+/* Text in a syntax where a backslash means something (a definition's
+ * fetch arguments, '\0'; a prototype rendered back): as a name, but a
+ * backslash passes as it is. */
+void fe_text_syntax(struct fe_buf *b, const char *s, size_t len);
 
 /* The columns s takes on a terminal, once shown by the rule above: its
  * characters (a wide one counted as one). */

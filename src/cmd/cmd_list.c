@@ -306,12 +306,16 @@ static char *carried_return(const struct fe_event_info *ev, int n, int i, struct
 }
 
 /* s shown on a terminal by the one rule (a file name may hold any byte);
+ * syntax: fetch arguments or a prototype, whose backslashes are theirs;
  * "?" when out of memory */
-static char *shown(const char *s, size_t len)
+static char *shown_as(const char *s, size_t len, bool syntax)
 {
 	struct fe_buf b = { 0 };
 
-	fe_text_name(&b, s, len);
+	if (syntax)
+		fe_text_syntax(&b, s, len);
+	else
+		fe_text_name(&b, s, len);
 	if (!b.s)
 		fe_buf_add(&b, "", 0);
 	return b.failed ? strdup("?") : fe_buf_take(&b);
@@ -326,8 +330,10 @@ static void print_text(const struct fe_event_info *e, const char *proto, const c
 	int i, changed;
 	size_t file_len = strrchr(e->target, ':') ? (size_t)(strrchr(e->target, ':') - e->target) :
 			  strlen(e->target);
-	char *target = shown(e->target, SIZE_MAX), *file = shown(e->target, file_len);
-	char *args = shown(e->args, SIZE_MAX), *prot = proto ? shown(proto, SIZE_MAX) : NULL;
+	char *target = shown_as(e->target, SIZE_MAX, false);
+	char *file = shown_as(e->target, file_len, false);
+	char *args = shown_as(e->args, SIZE_MAX, true);
+	char *prot = proto ? shown_as(proto, SIZE_MAX, true) : NULL;
 
 	printf("%s/%s  %s  %s  hits ", e->group, e->event, fe_event_kind_name(e->kind),
 	       target ? target : "?");
