@@ -35,7 +35,8 @@ def need_uprobes():
 
 
 def dynamic_events():
-    with open(os.path.join(TRACEFS, "dynamic_events")) as f:
+    # any byte: another tool's event may name a file that is not UTF-8
+    with open(os.path.join(TRACEFS, "dynamic_events"), errors="replace") as f:
         return f.read()
 
 
