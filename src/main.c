@@ -137,6 +137,7 @@ struct command {
 	const char *synopsis;
 	const char *about;
 	const char *example;
+	unsigned int flags;		/* FE_CMD_* */
 	struct command_opt opts[24];	/* ends at val 0 */
 };
 
@@ -152,6 +153,7 @@ static const struct command commands[] = {
 		"or for another kernel (--btf, --vmlinux, --kallsyms), what every kernel\n"
 		"with kprobe events takes.\n",
 		"fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
+		0,
 		{ COMPILE_OPTS, { OPT_PORTABLE, NULL },
 		  { OPT_TRACEFS, "the tracefs of the kernel the definitions are for,\n"
 				 "or a directory with a copy of its README" }, COMMON_OPTS },
@@ -162,6 +164,7 @@ static const struct command commands[] = {
 		"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
 		"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
 		"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
+		FE_CMD_INSTALLS,
 		{ COMPILE_OPTS, { OPT_FORCE, NULL }, { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
 	{
@@ -173,6 +176,7 @@ static const struct command commands[] = {
 		"arguments; a line starting with '!' under a kprobe whose module is not\n"
 		"loaded.\n",
 		"fevent list -g demo --json",
+		0,
 		{ { 'g', "the group to list (default: functions)" }, { OPT_JSON, NULL },
 		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
 	},
@@ -184,6 +188,7 @@ static const struct command commands[] = {
 		"somewhere stays, with a message, unless --force.  Instances left by\n"
 		"records that are gone are removed.\n",
 		"fevent clear SyS_openat",
+		0,
 		{ { 'g', "the group to clear (default: functions)" },
 		  { OPT_FORCE, "also remove events that are enabled somewhere" },
 		  { OPT_TRACEFS, NULL }, COMMON_OPTS },
@@ -199,6 +204,7 @@ static const struct command commands[] = {
 		"SIGTERM (passed on to the command) or after -d SECS; lost events are\n"
 		"always reported.\n",
 		"fevent record -- cat /etc/hostname",
+		FE_CMD_PID_TARGET,
 		{ { 'g', "the group whose events to record (default: functions)" },
 		  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { 'b', NULL },
 		  { 'd', "stop recording after this long; a command given\n"
@@ -215,6 +221,7 @@ static const struct command commands[] = {
 		"error naming the part and its offset; a damaged page is decoded as far\n"
 		"as it can be, and a warning says what was skipped.\n",
 		"fevent report -i trace.dat",
+		0,
 		{ { 'i', NULL }, { OPT_JSON, NULL }, { OPT_GRAPH, NULL }, { OPT_CHROME, NULL },
 		  { OPT_ERRORS, NULL }, { 'v', NULL },
 		  { 'q', "no warnings but what a damaged file made skip,\n"
@@ -231,6 +238,7 @@ static const struct command commands[] = {
 		"with a synthetic event for --latency), else from the event stream; -v\n"
 		"says which.  Targets, filters and the end are as record's.\n",
 		"fevent stats --by comm --hist count -e ksys_read -d 2 -a",
+		FE_CMD_PID_TARGET,
 		{ { 'g', "the group whose events to count (default: functions)" },
 		  { 'e', "count this event (and its __return); default all;\n"
 			 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
@@ -252,6 +260,7 @@ static const struct command commands[] = {
 		"declaration), 'missing' (a function, parameter or member gone) or\n"
 		"'inlined'.  Exit status 0 only when every cell is same or moved.\n",
 		"fevent check -f probes.txt --btf /sys/kernel/btf/vmlinux --btf vmlinux-6.1",
+		FE_CMD_BUILDS,
 		{ { 'g', NULL }, { OPT_KALLSYMS, NULL }, { 'f', NULL },
 		  { 'x', "a build of a user binary; repeat for each build" },
 		  { OPT_BTF, "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
@@ -268,6 +277,7 @@ static const struct command commands[] = {
 		"DWARF (--ko FILE, the -dbg package's, debuginfod's); a module that is\n"
 		"not loaded is typed from its file.\n",
 		"fevent proto do_sys_openat2",
+		0,
 		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_BTF, NULL }, { OPT_VMLINUX, NULL },
 		  { OPT_KO, NULL }, { OPT_KALLSYMS, NULL }, COMMON_OPTS },
 	},
@@ -279,6 +289,7 @@ static const struct command commands[] = {
 		"loaded modules' as MODULE:FUNC ('binfmt_misc:*' picks one module's);\n"
 		"with --btf FILE alone, that BTF's functions.\n",
 		"fevent funcs 'vfs_*'",
+		0,
 		{ DEBUG_INFO_OPTS, COMMON_OPTS },
 	},
 	{
@@ -291,6 +302,7 @@ static const struct command commands[] = {
 		"FUNC+OFF places of the functions defined there.  Needs DWARF: the\n"
 		"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
 		"fevent lines -x ./fx_places walk",
+		0,
 		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_VMLINUX, NULL }, { OPT_KO, NULL },
 		  { OPT_SOURCE, NULL }, COMMON_OPTS },
 	},
@@ -302,6 +314,7 @@ static const struct command commands[] = {
 		"the fetch a read by name compiles to there, or why it cannot be read\n"
 		"(as perf probe -V).  Needs DWARF, like lines.\n",
 		"fevent vars -x ./fx_places walk:13",
+		0,
 		{ { 'x', NULL }, { 'p', PID_X_HELP }, { OPT_VMLINUX, NULL }, { OPT_KO, NULL },
 		  { OPT_JSON, NULL }, COMMON_OPTS },
 	},
@@ -557,6 +570,8 @@ int main(int argc, char **argv)
 		return FE_EXIT_USAGE;
 	}
 
+	cli.command = cmd->name;
+	cli.flags = cmd->flags;
 	cli.files = calloc(argc, sizeof(*cli.files));
 	cli.events = calloc(argc, sizeof(*cli.events));
 	cli.kernels = calloc(argc, sizeof(*cli.kernels));
@@ -739,7 +754,7 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			/* check compares builds of a binary, in order */
-			if (!strcmp(cmd->name, "check")) {
+			if (cmd->flags & FE_CMD_BUILDS) {
 				cli.kernels[cli.nr_kernels].path = optarg;
 				cli.kernels[cli.nr_kernels++].is_binary = true;
 				break;
@@ -765,7 +780,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cli.pid && !x_arg && strcmp(cmd->name, "record") && strcmp(cmd->name, "stats")) {
+	if (cli.pid && !x_arg && !(cmd->flags & FE_CMD_PID_TARGET)) {
 		fprintf(stderr, "fevent %s: -p PID says whose view of -x BIN's path to take; "
 			"give -x\n", cmd->name);
 		ret = FE_EXIT_USAGE;

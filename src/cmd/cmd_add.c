@@ -49,7 +49,7 @@ int fe_cmd_add(const struct fe_cli *cli)
 	bool kprobes = false, uprobes = false;
 	int i, ret;
 
-	ret = fe_compile_cli(cli, "add", &set);
+	ret = fe_compile_cli(cli, &set);
 	if (ret != FE_EXIT_OK)
 		goto out;
 	for (i = 0; i < set.nr; i++) {

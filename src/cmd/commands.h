@@ -14,7 +14,17 @@ struct fe_kernel_arg {
 	bool owned;		/* path is allocated */
 };
 
+/*
+ * What a command is, where shared code must know: asked as a property of
+ * the command (its table entry's flags), never by testing its name.
+ */
+#define FE_CMD_INSTALLS		(1u << 0)	/* makes the events on the running kernel (add) */
+#define FE_CMD_PID_TARGET	(1u << 1)	/* -p PID is whom to trace, not -x's view (record, stats) */
+#define FE_CMD_BUILDS		(1u << 2)	/* -x repeats: builds of a binary to compare (check) */
+
 struct fe_cli {
+	const char *command;	/* the command's name, for messages */
+	unsigned int flags;	/* the command's FE_CMD_* */
 	const char *group;	/* -g */
 	const char *event;	/* -n */
 	const char *kallsyms;	/* --kallsyms */
@@ -70,7 +80,7 @@ void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 
 /* Compile the prototypes of the command line and -f files, printing their
  * errors and warnings; returns an exit status. */
-int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set);
+int fe_compile_cli(const struct fe_cli *cli, struct fe_compile_set *set);
 /* Print the definitions of a compiled set, one per line. */
 int fe_print_definitions(const struct fe_compile_set *set);
 
