@@ -87,3 +87,14 @@ out:
 	fe_compile_set_free(&set);
 	return ret;
 }
+
+/* add's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_add = {
+	"add", fe_cmd_add,
+	"fevent add [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
+	"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
+	"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
+	"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
+	FE_CMD_INSTALLS,
+	{ FE_COMPILE_OPTS, { FE_OPT_FORCE, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+};

@@ -339,3 +339,24 @@ out:
 	free(texts);
 	return ret;
 }
+
+/* check's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_check = {
+	"check", fe_cmd_check,
+	"fevent check [-g GROUP] [--kallsyms FILE] [-f FILE]... ((--btf FILE | --vmlinux FILE)... | (-x BIN)...) [--json] [-v] [-q] [PROTO...]",
+	"Compile each prototype against each kernel's debug info, or each\n"
+	"build of a user binary (-x, uprobes), the first the reference, and\n"
+	"print one row per prototype: 'same' (the\n"
+	"reference's definition), 'moved' (compiles, other offsets or\n"
+	"registers), 'drift' (a typed read contradicts that kernel's\n"
+	"declaration), 'missing' (a function, parameter or member gone) or\n"
+	"'inlined'.  Exit status 0 only when every cell is same or moved.\n",
+	"fevent check -f probes.txt --btf /sys/kernel/btf/vmlinux --btf vmlinux-6.1",
+	FE_CMD_BUILDS,
+	{ { 'g', NULL }, { FE_OPT_KALLSYMS, NULL }, { 'f', NULL },
+	  { 'x', "a build of a user binary; repeat for each build" },
+	  { FE_OPT_BTF, "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
+		     "for each kernel" },
+	  { FE_OPT_VMLINUX, "a kernel's DWARF vmlinux; repeat for each kernel" },
+	  { FE_OPT_JSON, "one object per prototype, a cell per kernel" }, FE_COMMON_OPTS },
+};

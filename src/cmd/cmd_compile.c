@@ -246,3 +246,21 @@ int fe_cmd_compile(const struct fe_cli *cli)
 	fe_compile_set_free(&set);
 	return ret;
 }
+
+/* compile's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_compile = {
+	"compile", fe_cmd_compile,
+	"fevent compile [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [--tracefs DIR] [-v] [-q] PROTO...",
+	"Print the kprobe_events definition of each prototype; touch nothing.\n"
+	"Needs neither root nor tracefs.  A function the running kernel lacks\n"
+	"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n"
+	"The definitions are those add makes on the kernel whose tracefs README\n"
+	"is read: the running kernel's (root), --tracefs DIR's; with none read,\n"
+	"or for another kernel (--btf, --vmlinux, --kallsyms), what every kernel\n"
+	"with kprobe events takes.\n",
+	"fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
+	0,
+	{ FE_COMPILE_OPTS, { FE_OPT_PORTABLE, NULL },
+	  { FE_OPT_TRACEFS, "the tracefs of the kernel the definitions are for,\n"
+			 "or a directory with a copy of its README" }, FE_COMMON_OPTS },
+};
