@@ -317,18 +317,253 @@ static int positive_number(const struct fe_command *cmd, const struct option_des
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* A shared option with a value into cli; 0, or an exit status after
+ * saying what is wrong. */
+static int take_value(const struct fe_command *cmd, const struct option_desc *d,
+		      char *arg, struct fe_cli *cli, const char **x_arg)
+{
+	struct fe_error err;
+	double number;
+	char *end;
+	long v;
+
+	switch (d->val) {
+	case 'g':
+		cli->group = arg;
+		break;
+	case 'n':
+		cli->event = arg;
+		break;
+	case 'f':
+		cli->files[cli->nr_files++] = arg;
+		break;
+	case FE_OPT_KALLSYMS:
+		if (fe_input_check_text(arg, &err)) {
+			fprintf(stderr, "fevent %s: --kallsyms %s: %s\n", cmd->name, arg, err.msg);
+			return FE_EXIT_USAGE;
+		}
+		cli->kallsyms = arg;
+		break;
+	case FE_OPT_BTF:
+	case FE_OPT_VMLINUX:
+		/* check takes many kernels, in order */
+		cli->kernels[cli->nr_kernels].path = arg;
+		cli->kernels[cli->nr_kernels++].is_vmlinux = d->val == FE_OPT_VMLINUX;
+		if (d->val == FE_OPT_BTF)
+			cli->btf = arg;
+		else
+			cli->vmlinux = arg;
+		break;
+	case FE_OPT_KO:
+		cli->kos[cli->nr_kos++] = arg;
+		break;
+	case 'e':
+		cli->events[cli->nr_events++] = arg;
+		break;
+	case 'o':
+		cli->output = arg;
+		break;
+	case 'i':
+		cli->input = arg;
+		break;
+	case FE_OPT_BY:
+		cli->by = arg;
+		break;
+	case FE_OPT_HIST:
+		cli->hist = arg;
+		break;
+	case FE_OPT_MAX:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (*end || end == arg || v <= 0 || v > 1000000 || errno) {
+			fprintf(stderr, "fevent %s: --max wants a number of functions from 1 "
+				"to 1000000, not '%s'\n", cmd->name, arg);
+			return FE_EXIT_USAGE;
+		}
+		cli->max = (int)v;
+		break;
+	case 'p':
+	case 'b':
+	case 'd':
+		if (positive_number(cmd, d, arg, &number))
+			return FE_EXIT_USAGE;
+		if (d->val == 'p')
+			cli->pid = (int)number;
+		else if (d->val == 'b')
+			cli->buffer_kb = (unsigned long)number;
+		else
+			cli->duration = number;
+		break;
+	case FE_OPT_CHROME:
+		cli->chrome = arg;
+		break;
+	case FE_OPT_TRACEFS:
+		cli->tracefs = arg;
+		break;
+	case FE_OPT_SOURCE:
+		cli->source = arg;
+		break;
+	case 'x':
+		*x_arg = arg;
+		break;
+	}
+	return 0;
+}
+
+/* A shared flag into cli */
+static void take_flag(int val, struct fe_cli *cli)
+{
+	switch (val) {
+	case FE_OPT_FORCE:
+		cli->force = true;
+		break;
+	case 'a':
+		cli->all = true;
+		break;
+	case FE_OPT_LATENCY:
+		cli->latency = true;
+		break;
+	case FE_OPT_STREAM:
+		cli->stream = true;
+		break;
+	case FE_OPT_STRICT:
+		cli->strict = true;
+		break;
+	case FE_OPT_PORTABLE:
+		cli->portable = true;
+		break;
+	case FE_OPT_JSON:
+		cli->json = true;
+		break;
+	case FE_OPT_GRAPH:
+		cli->graph = true;
+		break;
+	case FE_OPT_STACK:
+		cli->stack = true;
+		break;
+	case FE_OPT_ERRORS:
+		cli->errors = true;
+		break;
+	case 'r':
+		cli->want_return = true;
+		break;
+	case 'v':
+		cli->verbose++;
+		break;
+	case 'q':
+		fe_quiet = true;
+		break;
+	}
+}
+
+/* Is c an option of cmd?  NULL after saying why not. */
+static const struct option_desc *known_option(const struct fe_command *cmd, int c, char **argv)
+{
+	const struct option_desc *d = option_by_val(c);
+
+	if (c == ':') {
+		fprintf(stderr, "fevent %s: option '%s' needs a value\n", cmd->name,
+			argv[optind - 1]);
+		return NULL;
+	}
+	if (!d) {
+		fprintf(stderr, "fevent %s: unknown option '%s'; see 'fevent %s --help'\n",
+			cmd->name, argv[optind - 1], cmd->name);
+		return NULL;
+	}
+	if (c != FE_OPT_VERSION && !command_takes(cmd, c)) {
+		if (c < 256)
+			fprintf(stderr, "fevent %s: -%c (--%s) is not an option of '%s'; "
+				"see 'fevent %s --help'\n", cmd->name, c, d->name,
+				cmd->name, cmd->name);
+		else
+			fprintf(stderr, "fevent %s: --%s is not an option of '%s'; "
+				"see 'fevent %s --help'\n", cmd->name, d->name, cmd->name,
+				cmd->name);
+		return NULL;
+	}
+	return d;
+}
+
+/*
+ * The options of cmd into cli: the command's own parser first (its
+ * values, its checks), then the shared one.  -1 when the command is to
+ * run, else the exit status (--help and --version end here too).
+ */
+static int parse_options(const struct fe_command *cmd, int argc, char **argv,
+			 struct fe_cli *cli, const char **x_arg)
 {
 	struct option longs[NR_OPTIONS + 1];
 	char shorts[2 * NR_OPTIONS + 2];
-	const struct fe_command *cmd = NULL;
-	struct fe_cli cli = { 0 };
-	char *binary = NULL;
-	const char *x_arg = NULL;
-	size_t i;
-	int c, ret, k;
+	int c, ret;
 
-	fe_diag_init();
+	getopt_tables(longs, shorts);
+	/* options may follow operands; "--" ends them */
+	optind = 2;
+	opterr = 0;
+	for (;;) {
+		const struct option_desc *d;
+		int longindex = -1;
+
+		c = getopt_long(argc, argv, shorts, longs, &longindex);
+		if (c == -1)
+			return -1;
+		/* -i is stats' --interval, everywhere else --input */
+		if (c == 'i' && longindex < 0 && command_takes(cmd, FE_OPT_INTERVAL))
+			c = FE_OPT_INTERVAL;
+		d = known_option(cmd, c, argv);
+		if (!d)
+			return FE_EXIT_USAGE;
+		if (c == 'h') {
+			command_help(cmd);
+			return FE_EXIT_OK;
+		}
+		if (c == FE_OPT_VERSION) {
+			printf("fevent %s\n", FE_VERSION);
+			return FE_EXIT_OK;
+		}
+		ret = cmd->option ? cmd->option(cli, c, optarg) : FE_OPT_SHARED;
+		if (ret == FE_OPT_SHARED)
+			ret = d->arg ? take_value(cmd, d, optarg, cli, x_arg) : (take_flag(c, cli), 0);
+		if (ret)
+			return ret;
+	}
+}
+
+/* -x BIN made absolute, as the kernel (or -p PID) resolves it, after the
+ * command's own checks; 0, or an exit status after saying what is wrong. */
+static int resolve_exec(const struct fe_command *cmd, struct fe_cli *cli, const char *x_arg,
+			char **binary)
+{
+	char *why;
+	int ret;
+
+	if (cli->pid && !x_arg && !(cmd->flags & FE_CMD_PID_TARGET)) {
+		fprintf(stderr, "fevent %s: -p PID says whose view of -x BIN's path to take; "
+			"give -x\n", cmd->name);
+		return FE_EXIT_USAGE;
+	}
+	if (cmd->check) {
+		ret = cmd->check(cli);
+		if (ret)
+			return ret;
+	}
+	if (!x_arg)
+		return 0;
+	/* uprobe_events wants the path as the kernel resolves it; with
+	 * -p, as that process resolves it (its mount namespace) */
+	if (fe_exec_path(x_arg, cli->pid, binary, &why)) {
+		fprintf(stderr, "fevent %s: -x %s\n", cmd->name, why ? why : strerror(ENOMEM));
+		free(why);
+		return FE_EXIT_USAGE;
+	}
+	cli->binary = *binary;
+	return 0;
+}
+
+/* fevent's own arguments (no command): -1 when argv[1] is a command */
+static int top_level(int argc, char **argv)
+{
 	if (argc < 2) {
 		usage(stderr);
 		return FE_EXIT_USAGE;
@@ -348,6 +583,22 @@ int main(int argc, char **argv)
 		}
 		return help_command(argc == 3 ? argv[2] : NULL);
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const struct fe_command *cmd = NULL;
+	struct fe_cli cli = { 0 };
+	char *binary = NULL;
+	const char *x_arg = NULL;
+	size_t i;
+	int ret, k;
+
+	fe_diag_init();
+	ret = top_level(argc, argv);
+	if (ret >= 0)
+		return ret;
 	for (i = 0; i < NR_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i]->name))
 			cmd = commands[i];
@@ -367,245 +618,12 @@ int main(int argc, char **argv)
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
-	getopt_tables(longs, shorts);
-	/* options may follow operands; "--" ends them */
-	optind = 2;
-	opterr = 0;
-	for (;;) {
-		const struct option_desc *d;
-		int longindex = -1;
-		double number;
-
-		c = getopt_long(argc, argv, shorts, longs, &longindex);
-		if (c == -1)
-			break;
-		/* -i is stats' --interval, everywhere else --input */
-		if (c == 'i' && longindex < 0 && command_takes(cmd, FE_OPT_INTERVAL))
-			c = FE_OPT_INTERVAL;
-		d = option_by_val(c);
-
-		if (c == ':') {
-			fprintf(stderr, "fevent %s: option '%s' needs a value\n",
-				cmd->name, argv[optind - 1]);
-			ret = FE_EXIT_USAGE;
-			goto out;
-		}
-		if (!d) {
-			fprintf(stderr, "fevent %s: unknown option '%s'; see 'fevent %s --help'\n",
-				cmd->name, argv[optind - 1], cmd->name);
-			ret = FE_EXIT_USAGE;
-			goto out;
-		}
-		if (c != FE_OPT_VERSION && !command_takes(cmd, c)) {
-			if (c < 256)
-				fprintf(stderr, "fevent %s: -%c (--%s) is not an option of '%s'; "
-					"see 'fevent %s --help'\n", cmd->name, c, d->name,
-					cmd->name, cmd->name);
-			else
-				fprintf(stderr, "fevent %s: --%s is not an option of '%s'; "
-					"see 'fevent %s --help'\n", cmd->name, d->name,
-					cmd->name, cmd->name);
-			ret = FE_EXIT_USAGE;
-			goto out;
-		}
-		switch (c) {
-		case 'g':
-			cli.group = optarg;
-			break;
-		case 'n':
-			cli.event = optarg;
-			break;
-		case 'f':
-			cli.files[cli.nr_files++] = optarg;
-			break;
-		case FE_OPT_KALLSYMS: {
-			struct fe_error err;
-
-			if (fe_input_check_text(optarg, &err)) {
-				fprintf(stderr, "fevent %s: --kallsyms %s: %s\n", cmd->name, optarg,
-					err.msg);
-				ret = FE_EXIT_USAGE;
-				goto out;
-			}
-			cli.kallsyms = optarg;
-			break;
-		}
-		case FE_OPT_BTF:
-		case FE_OPT_VMLINUX:
-			/* check takes many kernels, in order */
-			cli.kernels[cli.nr_kernels].path = optarg;
-			cli.kernels[cli.nr_kernels++].is_vmlinux = c == FE_OPT_VMLINUX;
-			if (c == FE_OPT_BTF)
-				cli.btf = optarg;
-			else
-				cli.vmlinux = optarg;
-			break;
-		case FE_OPT_KO:
-			cli.kos[cli.nr_kos++] = optarg;
-			break;
-		case FE_OPT_FORCE:
-			cli.force = true;
-			break;
-		case 'e':
-			cli.events[cli.nr_events++] = optarg;
-			break;
-		case 'a':
-			cli.all = true;
-			break;
-		case 'o':
-			cli.output = optarg;
-			break;
-		case 'i':
-			cli.input = optarg;
-			break;
-		case FE_OPT_INTERVAL: {
-			char *end;
-
-			cli.interval = strtod(optarg, &end);
-			if (*end || end == optarg || !(cli.interval > 0)) {
-				fprintf(stderr, "fevent stats: -i wants a positive number of "
-					"seconds, not '%s'\n", optarg);
-				ret = FE_EXIT_USAGE;
-				goto out;
-			}
-			break;
-		}
-		case FE_OPT_BY:
-			cli.by = optarg;
-			break;
-		case FE_OPT_HIST:
-			cli.hist = optarg;
-			break;
-		case FE_OPT_LATENCY:
-			cli.latency = true;
-			break;
-		case FE_OPT_STREAM:
-			cli.stream = true;
-			break;
-		case FE_OPT_STRICT:
-			cli.strict = true;
-			break;
-		case FE_OPT_PORTABLE:
-			cli.portable = true;
-			break;
-		case FE_OPT_MAX: {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v <= 0 || v > 1000000 || errno) {
-				fprintf(stderr, "fevent %s: --max wants a number of functions from 1 "
-					"to 1000000, not '%s'\n", cmd->name, optarg);
-				ret = FE_EXIT_USAGE;
-				goto out;
-			}
-			cli.max = (int)v;
-			break;
-		}
-		case 'p':
-		case 'b':
-		case 'd':
-			if (positive_number(cmd, d, optarg, &number)) {
-				ret = FE_EXIT_USAGE;
-				goto out;
-			}
-			if (c == 'p')
-				cli.pid = (int)number;
-			else if (c == 'b')
-				cli.buffer_kb = (unsigned long)number;
-			else
-				cli.duration = number;
-			break;
-		case FE_OPT_JSON:
-			cli.json = true;
-			break;
-		case FE_OPT_GRAPH:
-			cli.graph = true;
-			break;
-		case FE_OPT_STACK:
-			cli.stack = true;
-			break;
-		case FE_OPT_ERRORS:
-			cli.errors = true;
-			break;
-		case FE_OPT_CHROME:
-			cli.chrome = optarg;
-			break;
-		case FE_OPT_TRACEFS:
-			cli.tracefs = optarg;
-			break;
-		case FE_OPT_SOURCE:
-			cli.source = optarg;
-			break;
-		case 'x':
-			/* check compares builds of a binary, in order */
-			if (cmd->flags & FE_CMD_BUILDS) {
-				cli.kernels[cli.nr_kernels].path = optarg;
-				cli.kernels[cli.nr_kernels++].is_binary = true;
-				break;
-			}
-			x_arg = optarg;
-			break;
-		case 'r':
-			cli.want_return = true;
-			break;
-		case 'v':
-			cli.verbose++;
-			break;
-		case 'q':
-			fe_quiet = true;
-			break;
-		case 'h':
-			command_help(cmd);
-			ret = FE_EXIT_OK;
-			goto out;
-		case FE_OPT_VERSION:
-			printf("fevent %s\n", FE_VERSION);
-			ret = FE_EXIT_OK;
-			goto out;
-		}
-	}
-	if (cli.pid && !x_arg && !(cmd->flags & FE_CMD_PID_TARGET)) {
-		fprintf(stderr, "fevent %s: -p PID says whose view of -x BIN's path to take; "
-			"give -x\n", cmd->name);
-		ret = FE_EXIT_USAGE;
+	ret = parse_options(cmd, argc, argv, &cli, &x_arg);
+	if (ret >= 0)
 		goto out;
-	}
-	for (k = 0; k < cli.nr_kernels; k++) {
-		char *why, *path;
-
-		if (!cli.kernels[k].is_binary)
-			continue;
-		if (cli.btf || cli.vmlinux) {
-			fprintf(stderr, "fevent %s: -x compares builds of a binary, --btf and "
-				"--vmlinux kernels: not both\n", cmd->name);
-			ret = FE_EXIT_USAGE;
-			goto out;
-		}
-		if (fe_exec_path(cli.kernels[k].path, 0, &path, &why)) {
-			fprintf(stderr, "fevent %s: -x %s\n", cmd->name, why ? why : strerror(ENOMEM));
-			free(why);
-			ret = FE_EXIT_USAGE;
-			goto out;
-		}
-		cli.kernels[k].path = path;
-		cli.kernels[k].owned = true;
-	}
-	if (x_arg) {
-		char *why;
-
-		/* uprobe_events wants the path as the kernel resolves it; with
-		 * -p, as that process resolves it (its mount namespace) */
-		if (fe_exec_path(x_arg, cli.pid, &binary, &why)) {
-			fprintf(stderr, "fevent %s: -x %s\n", cmd->name,
-				why ? why : strerror(ENOMEM));
-			free(why);
-			ret = FE_EXIT_USAGE;
-			goto out;
-		}
-		cli.binary = binary;
-	}
+	ret = resolve_exec(cmd, &cli, x_arg, &binary);
+	if (ret)
+		goto out;
 	/* a script that asks for quiet means it, whatever else is on the line */
 	if (fe_quiet)
 		cli.verbose = 0;

@@ -97,4 +97,5 @@ const struct fe_command fe_command_add = {
 	"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
 	FE_CMD_INSTALLS,
 	{ FE_COMPILE_OPTS, { FE_OPT_FORCE, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
 };

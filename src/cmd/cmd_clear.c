@@ -71,4 +71,5 @@ const struct fe_command fe_command_clear = {
 	{ { 'g', "the group to clear (default: functions)" },
 	  { FE_OPT_FORCE, "also remove events that are enabled somewhere" },
 	  { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
 };

@@ -193,4 +193,5 @@ const struct fe_command fe_command_funcs = {
 	"fevent funcs 'vfs_*'",
 	0,
 	{ FE_DEBUG_INFO_OPTS, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
 };

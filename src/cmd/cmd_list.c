@@ -554,4 +554,5 @@ const struct fe_command fe_command_list = {
 	0,
 	{ { 'g', "the group to list (default: functions)" }, { FE_OPT_JSON, NULL },
 	  { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
 };

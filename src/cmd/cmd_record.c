@@ -225,6 +225,7 @@ const struct fe_command fe_command_record = {
 		 "when it ends" },
 	  { 'o', NULL }, { FE_OPT_JSON, NULL }, { FE_OPT_GRAPH, NULL }, { FE_OPT_STACK, NULL },
 	  { FE_OPT_ERRORS, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
 };
 
 /* report's entry in the command table: its help, the options it takes */
@@ -242,4 +243,5 @@ const struct fe_command fe_command_report = {
 	  { 'q', "no warnings but what a damaged file made skip,\n"
 		 "no summary (unless events were lost)" },
 	  { 'h', NULL } },
+	NULL, NULL,	/* no options of its own, no checks */
 };

@@ -1488,6 +1488,22 @@ out:
 	return ret;
 }
 
+/* -i/--interval SECS, stats' own */
+static int stats_option(struct fe_cli *cli, int opt, char *arg)
+{
+	char *end;
+
+	if (opt != FE_OPT_INTERVAL)
+		return FE_OPT_SHARED;
+	cli->interval = strtod(arg, &end);
+	if (*end || end == arg || !(cli->interval > 0)) {
+		fprintf(stderr, "fevent stats: -i wants a positive number of seconds, not '%s'\n",
+			arg);
+		return FE_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* stats's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_stats = {
 	"stats", fe_cmd_stats,
@@ -1509,4 +1525,5 @@ const struct fe_command fe_command_stats = {
 	  { FE_OPT_INTERVAL, NULL },
 	  { FE_OPT_JSON, "one JSON object per event and key" },
 	  { FE_OPT_STREAM, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	.option = stats_option,
 };

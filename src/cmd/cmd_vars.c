@@ -110,4 +110,5 @@ const struct fe_command fe_command_vars = {
 	0,
 	{ { 'x', NULL }, { 'p', FE_PID_X_HELP }, { FE_OPT_VMLINUX, NULL }, { FE_OPT_KO, NULL },
 	  { FE_OPT_JSON, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
 };

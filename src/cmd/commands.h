@@ -20,7 +20,6 @@ struct fe_kernel_arg {
  */
 #define FE_CMD_INSTALLS		(1u << 0)	/* makes the events on the running kernel (add) */
 #define FE_CMD_PID_TARGET	(1u << 1)	/* -p PID is whom to trace, not -x's view (record, stats) */
-#define FE_CMD_BUILDS		(1u << 2)	/* -x repeats: builds of a binary to compare (check) */
 
 struct fe_cli {
 	const char *command;	/* the command's name, for messages */
@@ -124,7 +123,18 @@ struct fe_command {
 	const char *example;
 	unsigned int flags;		/* FE_CMD_* */
 	struct fe_command_opt opts[24];	/* ends at val 0 */
+	/*
+	 * The options the command parses itself (its own values and checks),
+	 * or NULL: 0 when taken, FE_OPT_SHARED for main.c's shared parser,
+	 * else an exit status after saying what is wrong.
+	 */
+	int (*option)(struct fe_cli *cli, int opt, char *arg);
+	/* after the options, or NULL: 0, else an exit status after saying
+	 * what is wrong */
+	int (*check)(struct fe_cli *cli);
 };
+
+#define FE_OPT_SHARED	(-1)
 
 extern const struct fe_command fe_command_compile;
 extern const struct fe_command fe_command_add;
