@@ -3,10 +3,12 @@
  * fevent: function prototypes -> kprobe/uprobe trace events.
  * This file only parses the command line and dispatches.
  *
- * Every option is described once (options[]); each command lists the ones
- * it takes (git's parse-options habit), so an option that means nothing to
- * a command is a usage error instead of being ignored, and --help prints
- * exactly the options the command accepts.
+ * Every option is described once (options[]); each command's entry in the
+ * command table (its cmd_*.c, fe_command_NAME) lists the ones it takes
+ * (git's parse-options habit), so an option that means nothing to a
+ * command is a usage error instead of being ignored, and --help prints
+ * exactly the options the command accepts.  The shared parser here fills
+ * struct fe_cli; a command's own options and checks are its entry's hooks.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,17 +40,17 @@ static const struct option_desc options[] = {
 	{ 'f', "file", "FILE", "read prototypes from FILE ('-': standard input),\n"
 			       "one per line, '#' starts a comment" },
 	{ FE_OPT_BTF, "btf", "FILE", "BTF to resolve against (raw, or an ELF with .BTF);\n"
-				  "default: the running kernel's, /sys/kernel/btf/vmlinux" },
+				     "default: the running kernel's, /sys/kernel/btf/vmlinux" },
 	{ FE_OPT_VMLINUX, "vmlinux", "FILE", "kernel DWARF to resolve against instead of BTF" },
 	{ FE_OPT_KO, "ko", "FILE", "a kernel module's DWARF (MODULE.ko with its debug info,\n"
-				"named by the file: MODULE.ko[.debug]) for MODULE:FUNC;\n"
-				"repeat for several modules" },
+				   "named by the file: MODULE.ko[.debug]) for MODULE:FUNC;\n"
+				   "repeat for several modules" },
 	{ FE_OPT_KALLSYMS, "kallsyms", "FILE", "symbol table to check functions against (another\n"
-					    "machine's: then the running kernel's BTF is not used)" },
+					       "machine's: then the running kernel's BTF is not used)" },
 	{ FE_OPT_FORCE, "force", NULL, "replace events of the same names" },
 	{ FE_OPT_TRACEFS, "tracefs", "DIR", "where tracefs is (default: found, or mounted)" },
 	{ FE_OPT_SOURCE, "source", "DIR", "where the source files are (default: the path the\n"
-				       "DWARF gives, under its compilation directory)" },
+					  "DWARF gives, under its compilation directory)" },
 	{ 'e', "event", "EVENT", "record this event (and its __return); default all;\n"
 				 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
 	{ 'a', "all", NULL, "the whole system (fevent itself left out)" },
@@ -59,30 +61,30 @@ static const struct option_desc options[] = {
 	{ 'i', "input", "FILE", "the trace.dat to read" },
 	/* stats' -i: its short form is -i, which is --input elsewhere */
 	{ FE_OPT_INTERVAL, "interval", "SECS", "print the table every SECS seconds, each\n"
-					    "counting that interval only" },
+					       "counting that interval only" },
 	{ FE_OPT_JSON, "json", NULL, "one JSON object per line" },
 	{ FE_OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
-	  "a call without calls inside on one line" },
+				       "a call without calls inside on one line" },
 	{ FE_OPT_STACK, "stack", NULL, "each event's stack under it: the kernel's for kernel\n"
-				    "events, the user's for uprobes, named" },
+				       "events, the user's for uprobes, named" },
 	{ FE_OPT_ERRORS, "errors", NULL, "per task, the chain of probed calls through which a\n"
-				      "negative errno rose, innermost first; failed calls only" },
+					 "negative errno rose, innermost first; failed calls only" },
 	{ FE_OPT_CHROME, "chrome", "FILE", "write the calls as Chrome trace-event JSON (Perfetto,\n"
-					"chrome://tracing): a slice per call, nested per thread" },
+					   "chrome://tracing): a slice per call, nested per thread" },
 	{ FE_OPT_BY, "by", "KEY[,KEY]...", "count per key: a field as the prototype names it,\n"
-					"comm, pid, cpu, caller or stack" },
+					   "comm, pid, cpu, caller or stack" },
 	{ FE_OPT_HIST, "hist", "FIELD", "a power-of-two histogram of a numeric field,\n"
-				     "with count, min, avg and max per key" },
+					"with count, min, avg and max per key" },
 	{ FE_OPT_LATENCY, "latency", NULL, "a histogram of the microseconds from each call's\n"
-					"entry to its return (needs the return event)" },
+					   "entry to its return (needs the return event)" },
 	{ FE_OPT_STREAM, "stream", NULL, "count in fevent from the event stream, even where\n"
-				      "the kernel has hist triggers" },
+					 "the kernel has hist triggers" },
 	{ FE_OPT_STRICT, "strict", NULL, "a typed slot that contradicts the debug info (a\n"
-				      "kind or size) is an error, not a warning" },
+					 "kind or size) is an error, not a warning" },
 	{ FE_OPT_MAX, "max", "N", "a glob may name up to N functions (default 1000)" },
 	{ FE_OPT_PORTABLE, "portable", NULL, "print each kprobe as a prototype of the kernel's own\n"
-					  "fetches, which 'add -f' takes on a machine with no\n"
-					  "debug info (a line compiled here, added there)" },
+					     "fetches, which 'add -f' takes on a machine with no\n"
+					     "debug info (a line compiled here, added there)" },
 	{ 'v', "verbose", NULL, "say more" },
 	{ 'q', "quiet", NULL, "no warnings, summaries or listings of what was added" },
 	{ 'h', "help", NULL, "show this help" },

@@ -395,7 +395,7 @@ const struct fe_command fe_command_check = {
 	{ { 'g', NULL }, { FE_OPT_KALLSYMS, NULL }, { 'f', NULL },
 	  { 'x', "a build of a user binary; repeat for each build" },
 	  { FE_OPT_BTF, "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
-		     "for each kernel" },
+			"for each kernel" },
 	  { FE_OPT_VMLINUX, "a kernel's DWARF vmlinux; repeat for each kernel" },
 	  { FE_OPT_JSON, "one object per prototype, a cell per kernel" }, FE_COMMON_OPTS },
 	.option = check_option,

@@ -262,6 +262,6 @@ const struct fe_command fe_command_compile = {
 	0,
 	{ FE_COMPILE_OPTS, { FE_OPT_PORTABLE, NULL },
 	  { FE_OPT_TRACEFS, "the tracefs of the kernel the definitions are for,\n"
-			 "or a directory with a copy of its README" }, FE_COMMON_OPTS },
+			    "or a directory with a copy of its README" }, FE_COMMON_OPTS },
 	NULL, NULL,	/* no options of its own, no checks */
 };
