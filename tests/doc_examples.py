@@ -45,6 +45,7 @@ never meet) and is written back as GROUP.  A command traced with
 '-- CMD' prints its own lines among fevent's, in any order: they are run
 alone first, and taken out of both sides (each must be in both).
 """
+import glob
 import os
 import re
 import shlex
@@ -205,10 +206,13 @@ def all_blocks():
 
 
 def help_examples():
-    """{command: its --help example} from src/main.c's table."""
-    src = open(os.path.join(ROOT, "src", "main.c")).read()
+    """{command: its --help example} from the command table: each
+    command's entry (src/cmd/cmd_*.c), the example line before its flags."""
+    src = "".join(open(p).read() for p in sorted(
+        glob.glob(os.path.join(ROOT, "src", "cmd", "cmd_*.c"))
+        + [os.path.join(ROOT, "src", "main.c")]))
     return {cmd: full for full, cmd in
-            re.findall(r'^\t\t"(fevent (\w+) [^"]*)",\n\t\t\{', src, re.M)}
+            re.findall(r'^\t+"(fevent (\w+) [^"]*)",\n\t+[\w |]+,\n\t+\{', src, re.M)}
 
 
 # --- the output rule ---------------------------------------------------

@@ -49,7 +49,7 @@ int fe_cmd_add(const struct fe_cli *cli)
 	bool kprobes = false, uprobes = false;
 	int i, ret;
 
-	ret = fe_compile_cli(cli, "add", &set);
+	ret = fe_compile_cli(cli, &set);
 	if (ret != FE_EXIT_OK)
 		goto out;
 	for (i = 0; i < set.nr; i++) {
@@ -87,3 +87,15 @@ out:
 	fe_compile_set_free(&set);
 	return ret;
 }
+
+/* add's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_add = {
+	"add", fe_cmd_add,
+	"fevent add [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
+	"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
+	"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
+	"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
+	FE_CMD_INSTALLS,
+	{ FE_COMPILE_OPTS, { FE_OPT_FORCE, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};

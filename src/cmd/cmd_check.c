@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "compile.h"
 #include "diag.h"
+#include "exec_path.h"
 #include "fe_util.h"
 #include "text_escape.h"
 
@@ -339,3 +340,64 @@ out:
 	free(texts);
 	return ret;
 }
+
+/* -x: a build of the binary, in order among the kernels (check compares
+ * builds as it compares kernels) */
+static int check_option(struct fe_cli *cli, int opt, char *arg)
+{
+	if (opt != 'x')
+		return FE_OPT_SHARED;
+	cli->kernels[cli->nr_kernels].path = arg;
+	cli->kernels[cli->nr_kernels++].is_binary = true;
+	return 0;
+}
+
+/* the builds made absolute; builds and kernels are not compared */
+static int check_check(struct fe_cli *cli)
+{
+	int k;
+
+	for (k = 0; k < cli->nr_kernels; k++) {
+		char *why, *path;
+
+		if (!cli->kernels[k].is_binary)
+			continue;
+		if (cli->btf || cli->vmlinux) {
+			fprintf(stderr, "fevent %s: -x compares builds of a binary, --btf and "
+				"--vmlinux kernels: not both\n", cli->command);
+			return FE_EXIT_USAGE;
+		}
+		if (fe_exec_path(cli->kernels[k].path, 0, &path, &why)) {
+			fprintf(stderr, "fevent %s: -x %s\n", cli->command,
+				why ? why : strerror(ENOMEM));
+			free(why);
+			return FE_EXIT_USAGE;
+		}
+		cli->kernels[k].path = path;
+		cli->kernels[k].owned = true;
+	}
+	return 0;
+}
+
+/* check's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_check = {
+	"check", fe_cmd_check,
+	"fevent check [-g GROUP] [--kallsyms FILE] [-f FILE]... ((--btf FILE | --vmlinux FILE)... | (-x BIN)...) [--json] [-v] [-q] [PROTO...]",
+	"Compile each prototype against each kernel's debug info, or each\n"
+	"build of a user binary (-x, uprobes), the first the reference, and\n"
+	"print one row per prototype: 'same' (the\n"
+	"reference's definition), 'moved' (compiles, other offsets or\n"
+	"registers), 'drift' (a typed read contradicts that kernel's\n"
+	"declaration), 'missing' (a function, parameter or member gone) or\n"
+	"'inlined'.  Exit status 0 only when every cell is same or moved.\n",
+	"fevent check -f probes.txt --btf /sys/kernel/btf/vmlinux --btf vmlinux-6.1",
+	0,
+	{ { 'g', NULL }, { FE_OPT_KALLSYMS, NULL }, { 'f', NULL },
+	  { 'x', "a build of a user binary; repeat for each build" },
+	  { FE_OPT_BTF, "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
+			"for each kernel" },
+	  { FE_OPT_VMLINUX, "a kernel's DWARF vmlinux; repeat for each kernel" },
+	  { FE_OPT_JSON, "one object per prototype, a cell per kernel" }, FE_COMMON_OPTS },
+	.option = check_option,
+	.check = check_check,
+};

@@ -57,3 +57,19 @@ int fe_cmd_clear(const struct fe_cli *cli)
 			removed == 1 ? "" : "s", group);
 	return ret;
 }
+
+/* clear's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_clear = {
+	"clear", fe_cmd_clear,
+	"fevent clear [-g GROUP] [--force] [--tracefs DIR] [-v] [-q] [EVENT...]",
+	"Remove fevent's events: all of its group, or the named ones with their\n"
+	"__return events.  Another group is never touched.  An event enabled\n"
+	"somewhere stays, with a message, unless --force.  Instances left by\n"
+	"records that are gone are removed.\n",
+	"fevent clear SyS_openat",
+	0,
+	{ { 'g', "the group to clear (default: functions)" },
+	  { FE_OPT_FORCE, "also remove events that are enabled somewhere" },
+	  { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};

@@ -61,7 +61,7 @@ void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 	opts->kcaps = compile_kcaps(cli);
 }
 
-int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set)
+int fe_compile_cli(const struct fe_cli *cli, struct fe_compile_set *set)
 {
 	struct fe_compile_opts opts;
 	struct fe_error err = { 0 };
@@ -69,17 +69,17 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 	int i, failed, unloaded = 0;
 
 	fe_cli_compile_opts(cli, &opts);
-	opts.installs = !strcmp(command, "add");
+	opts.installs = cli->flags & FE_CMD_INSTALLS;
 	/* add installs on the running kernel, whatever debug info it is
 	 * given: that kernel's capabilities decide the definitions */
-	if (!strcmp(command, "add"))
+	if (opts.installs)
 		opts.kcaps = fe_kcaps_at(cli->tracefs ? cli->tracefs : tracefs_tracing_dir());
 	/* which kernel (none in particular: what every kernel takes) */
 	if (cli->verbose && opts.kcaps)
 		fprintf(stderr, "fevent: definitions for the kernel of the tracefs at %s\n",
 			opts.kcaps->dir);
 	memset(set, 0, sizeof(*set));
-	if (strcmp(command, "add") && cli->tracefs && !cli->portable && !opts.kcaps) {
+	if (!opts.installs && cli->tracefs && !cli->portable && !opts.kcaps) {
 		fe_say_error("cannot read %s/README: --tracefs names the tracefs of the kernel the definitions are for, or a directory with a copy of its README\n",
 			     cli->tracefs);
 		return FE_EXIT_USAGE;
@@ -100,7 +100,7 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 	}
 	if (set->nr == 0) {
 		fe_say_error("no prototype given (see 'fevent %s --help')\n",
-			command);
+			cli->command);
 		return FE_EXIT_USAGE;
 	}
 	if (cli->event && set->nr > 1) {
@@ -128,8 +128,7 @@ int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_comp
 				fe_print_error(stderr, it);
 			continue;
 		}
-		if (it->probe->module_unloaded && !it->probe->module_waits &&
-		    !strcmp(command, "add")) {
+		if (it->probe->module_unloaded && !it->probe->module_waits && opts.installs) {
 			char why[FE_ERR_MSG_MAX / 2];
 			int col = it->proto->func_col - (int)strlen(it->probe->module) - 1;
 
@@ -240,10 +239,29 @@ static int print_portable(const struct fe_compile_set *set)
 int fe_cmd_compile(const struct fe_cli *cli)
 {
 	struct fe_compile_set set;
-	int ret = fe_compile_cli(cli, "compile", &set);
+	int ret = fe_compile_cli(cli, &set);
 
 	if (ret == FE_EXIT_OK)
 		ret = cli->portable ? print_portable(&set) : fe_print_definitions(&set);
 	fe_compile_set_free(&set);
 	return ret;
 }
+
+/* compile's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_compile = {
+	"compile", fe_cmd_compile,
+	"fevent compile [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [--tracefs DIR] [-v] [-q] PROTO...",
+	"Print the kprobe_events definition of each prototype; touch nothing.\n"
+	"Needs neither root nor tracefs.  A function the running kernel lacks\n"
+	"(per /proc/kallsyms, or --kallsyms FILE) is a warning, not an error.\n"
+	"The definitions are those add makes on the kernel whose tracefs README\n"
+	"is read: the running kernel's (root), --tracefs DIR's; with none read,\n"
+	"or for another kernel (--btf, --vmlinux, --kallsyms), what every kernel\n"
+	"with kprobe events takes.\n",
+	"fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
+	0,
+	{ FE_COMPILE_OPTS, { FE_OPT_PORTABLE, NULL },
+	  { FE_OPT_TRACEFS, "the tracefs of the kernel the definitions are for,\n"
+			    "or a directory with a copy of its README" }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};

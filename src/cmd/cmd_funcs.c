@@ -181,3 +181,17 @@ out:
 	fe_dbg_close(dbg);
 	return ret;
 }
+
+/* funcs's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_funcs = {
+	"funcs", fe_cmd_funcs,
+	"fevent funcs [-x BIN [-p PID]] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] GLOB",
+	"List the traceable functions matching a shell glob: the running\n"
+	"kernel's text symbols (/proc/kallsyms) that its BTF describes, then\n"
+	"loaded modules' as MODULE:FUNC ('binfmt_misc:*' picks one module's);\n"
+	"with --btf FILE alone, that BTF's functions.\n",
+	"fevent funcs 'vfs_*'",
+	0,
+	{ FE_DEBUG_INFO_OPTS, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};

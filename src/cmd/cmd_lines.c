@@ -397,3 +397,20 @@ out:
 	fe_dbg_close(dbg);
 	return ret;
 }
+
+/* lines's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_lines = {
+	"lines", fe_cmd_lines,
+	"fevent lines [-x BIN [-p PID]] [--vmlinux FILE] [--ko FILE]... [--source DIR] [-v] [-q] [MODULE:]FUNC[:N[-M]] | FILE:N[-M]",
+	"Print a function's source lines numbered from its declaration (as\n"
+	"perf probe -L numbers them); each line a probe can be put on shows the\n"
+	"offsets of its addresses from the function's entry.  FILE:N[-M] prints\n"
+	"lines of a source file (matched by the end of its path) with the\n"
+	"FUNC+OFF places of the functions defined there.  Needs DWARF: the\n"
+	"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
+	"fevent lines -x ./fx_places walk",
+	0,
+	{ { 'x', NULL }, { 'p', FE_PID_X_HELP }, { FE_OPT_VMLINUX, NULL }, { FE_OPT_KO, NULL },
+	  { FE_OPT_SOURCE, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};

@@ -546,3 +546,19 @@ int fe_cmd_list(const struct fe_cli *cli)
 	fe_dbg_close(kd.dbg);
 	return fflush(stdout) ? FE_EXIT_FAIL : FE_EXIT_OK;
 }
+
+/* list's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_list = {
+	"list", fe_cmd_list,
+	"fevent list [-g GROUP] [--json] [--tracefs DIR] [-v] [-q]",
+	"List fevent's events: kind, target, hits (and misses for kprobes, and a\n"
+	"return probe's maxactive: its return instances), where each is enabled,\n"
+	"the prototype rendered back from the kernel's definition and its fetch\n"
+	"arguments; a line starting with '!' under a kprobe whose module is not\n"
+	"loaded.\n",
+	"fevent list -g demo --json",
+	0,
+	{ { 'g', "the group to list (default: functions)" }, { FE_OPT_JSON, NULL },
+	  { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};

@@ -557,3 +557,19 @@ int fe_cmd_proto(const struct fe_cli *cli)
 	fe_dbg_close(dbg);
 	return ret;
 }
+
+/* proto's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_proto = {
+	"proto", fe_cmd_proto,
+	"fevent proto [-x BIN [-p PID]] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-v] [-q] FUNC...",
+	"Print each function's signature from debug info as a ready-to-edit\n"
+	"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n"
+	"MODULE:FUNC reads the module's BTF (/sys/kernel/btf/MODULE), or its\n"
+	"DWARF (--ko FILE, the -dbg package's, debuginfod's); a module that is\n"
+	"not loaded is typed from its file.\n",
+	"fevent proto do_sys_openat2",
+	0,
+	{ { 'x', NULL }, { 'p', FE_PID_X_HELP }, { FE_OPT_BTF, NULL }, { FE_OPT_VMLINUX, NULL },
+	  { FE_OPT_KO, NULL }, { FE_OPT_KALLSYMS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};

@@ -204,3 +204,44 @@ int fe_cmd_report(const struct fe_cli *cli)
 	}
 	return FE_EXIT_OK;
 }
+
+/* record's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_record = {
+	"record", fe_cmd_record,
+	"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+	"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
+	"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
+	"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
+	"traces the command and its children from its first instruction and\n"
+	"exits with its status.  Ends when the command exits, on Ctrl-C or\n"
+	"SIGTERM (passed on to the command) or after -d SECS; lost events are\n"
+	"always reported.\n",
+	"fevent record -- cat /etc/hostname",
+	FE_CMD_PID_TARGET,
+	{ { 'g', "the group whose events to record (default: functions)" },
+	  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { 'b', NULL },
+	  { 'd', "stop recording after this long; a command given\n"
+		 "with -- runs on, and fevent exits with its status\n"
+		 "when it ends" },
+	  { 'o', NULL }, { FE_OPT_JSON, NULL }, { FE_OPT_GRAPH, NULL }, { FE_OPT_STACK, NULL },
+	  { FE_OPT_ERRORS, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};
+
+/* report's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_report = {
+	"report", fe_cmd_report,
+	"fevent report -i FILE [--json | --graph | --chrome FILE | --errors] [-v] [-q]",
+	"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
+	"entry and return events paired.  A file that cannot be read is an\n"
+	"error naming the part and its offset; a damaged page is decoded as far\n"
+	"as it can be, and a warning says what was skipped.\n",
+	"fevent report -i trace.dat",
+	0,
+	{ { 'i', NULL }, { FE_OPT_JSON, NULL }, { FE_OPT_GRAPH, NULL }, { FE_OPT_CHROME, NULL },
+	  { FE_OPT_ERRORS, NULL }, { 'v', NULL },
+	  { 'q', "no warnings but what a damaged file made skip,\n"
+		 "no summary (unless events were lost)" },
+	  { 'h', NULL } },
+	NULL, NULL,	/* no options of its own, no checks */
+};

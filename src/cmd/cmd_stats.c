@@ -1487,3 +1487,43 @@ out:
 	fe_event_infos_free(ev, n);
 	return ret;
 }
+
+/* -i/--interval SECS, stats' own */
+static int stats_option(struct fe_cli *cli, int opt, char *arg)
+{
+	char *end;
+
+	if (opt != FE_OPT_INTERVAL)
+		return FE_OPT_SHARED;
+	cli->interval = strtod(arg, &end);
+	if (*end || end == arg || !(cli->interval > 0)) {
+		fprintf(stderr, "fevent stats: -i wants a positive number of seconds, not '%s'\n",
+			arg);
+		return FE_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* stats's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_stats = {
+	"stats", fe_cmd_stats,
+	"fevent stats [-g GROUP] [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency] [-d SECS] [-i SECS] [--json] [--stream] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+	"Count the events instead of printing them: hits per event, per key\n"
+	"with --by, a power-of-two histogram of a field with --hist, or of each\n"
+	"call's duration with --latency; a table at the end (and every -i SECS).\n"
+	"In the kernel where it has hist triggers (in fevent's own instance,\n"
+	"with a synthetic event for --latency), else from the event stream; -v\n"
+	"says which.  Targets, filters and the end are as record's.\n",
+	"fevent stats --by comm --hist count -e ksys_read -d 2 -a",
+	FE_CMD_PID_TARGET,
+	{ { 'g', "the group whose events to count (default: functions)" },
+	  { 'e', "count this event (and its __return); default all;\n"
+		 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
+	  { FE_OPT_BY, NULL }, { FE_OPT_HIST, NULL }, { FE_OPT_LATENCY, NULL },
+	  { 'a', NULL }, { 'p', NULL },
+	  { 'd', "stop counting after this long" },
+	  { FE_OPT_INTERVAL, NULL },
+	  { FE_OPT_JSON, "one JSON object per event and key" },
+	  { FE_OPT_STREAM, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
+	.option = stats_option,
+};

@@ -97,3 +97,18 @@ int fe_cmd_vars(const struct fe_cli *cli)
 	fe_scopes_free(scopes, nr);
 	return fflush(stdout) ? FE_EXIT_FAIL : FE_EXIT_OK;
 }
+
+/* vars's entry in the command table: its help, the options it takes */
+const struct fe_command fe_command_vars = {
+	"vars", fe_cmd_vars,
+	"fevent vars [-x BIN [-p PID]] [--vmlinux FILE] [--ko FILE]... [--json] [-v] [-q] PLACE",
+	"At each address of a line or offset (FUNC:N, FILE:N, FUNC+OFF), list\n"
+	"the parameters and local variables in scope with their C types and\n"
+	"the fetch a read by name compiles to there, or why it cannot be read\n"
+	"(as perf probe -V).  Needs DWARF, like lines.\n",
+	"fevent vars -x ./fx_places walk:13",
+	0,
+	{ { 'x', NULL }, { 'p', FE_PID_X_HELP }, { FE_OPT_VMLINUX, NULL }, { FE_OPT_KO, NULL },
+	  { FE_OPT_JSON, NULL }, FE_COMMON_OPTS },
+	NULL, NULL,	/* no options of its own, no checks */
+};

@@ -14,7 +14,16 @@ struct fe_kernel_arg {
 	bool owned;		/* path is allocated */
 };
 
+/*
+ * What a command is, where shared code must know: asked as a property of
+ * the command (its table entry's flags), never by testing its name.
+ */
+#define FE_CMD_INSTALLS		(1u << 0)	/* makes the events on the running kernel (add) */
+#define FE_CMD_PID_TARGET	(1u << 1)	/* -p PID is whom to trace, not -x's view (record, stats) */
+
 struct fe_cli {
+	const char *command;	/* the command's name, for messages */
+	unsigned int flags;	/* the command's FE_CMD_* */
 	const char *group;	/* -g */
 	const char *event;	/* -n */
 	const char *kallsyms;	/* --kallsyms */
@@ -57,6 +66,89 @@ struct fe_cli {
 	int nr_args;
 };
 
+
+/*
+ * The command table: each command's entry, in its own cmd_*.c, lists the
+ * options it takes (main.c's options[] describes each once, as git's
+ * parse-options does), with help of its own where the shared wording does
+ * not fit, and its properties as FE_CMD_* flags.
+ */
+/* options without a short letter */
+enum fe_opt {
+	FE_OPT_KALLSYMS = 256,
+	FE_OPT_BTF,
+	FE_OPT_VMLINUX,
+	FE_OPT_FORCE,
+	FE_OPT_JSON,
+	FE_OPT_TRACEFS,
+	FE_OPT_SOURCE,
+	FE_OPT_GRAPH,
+	FE_OPT_BY,
+	FE_OPT_HIST,
+	FE_OPT_LATENCY,
+	FE_OPT_STREAM,
+	FE_OPT_STRICT,
+	FE_OPT_MAX,
+	FE_OPT_INTERVAL,
+	FE_OPT_PORTABLE,
+	FE_OPT_VERSION,
+	FE_OPT_STACK,
+	FE_OPT_ERRORS,
+	FE_OPT_CHROME,
+	FE_OPT_KO,
+};
+
+/* An option a command takes, with help of its own where the default's
+ * wording does not fit that command. */
+struct fe_command_opt {
+	int val;
+	const char *help;
+};
+
+#define FE_COMMON_OPTS { 'v', NULL }, { 'q', NULL }, { 'h', NULL }
+/* -p beside -x: the binary's path as that process sees it */
+#define FE_PID_X_HELP "with -x: BIN is the path process PID sees (its mount\n" \
+	"namespace: a container's), PID as this machine numbers it"
+#define FE_COMPILE_OPTS { 'x', NULL }, { 'p', FE_PID_X_HELP }, { 'r', NULL }, { 'g', NULL }, { 'n', NULL }, \
+	{ 'f', NULL }, { FE_OPT_BTF, NULL }, { FE_OPT_VMLINUX, NULL }, { FE_OPT_KO, NULL }, \
+	{ FE_OPT_KALLSYMS, NULL }, { FE_OPT_STRICT, NULL }, { FE_OPT_MAX, NULL }
+#define FE_DEBUG_INFO_OPTS { 'x', NULL }, { 'p', FE_PID_X_HELP }, { FE_OPT_BTF, NULL }, { FE_OPT_VMLINUX, NULL }, \
+	{ FE_OPT_KALLSYMS, NULL }
+
+struct fe_command {
+	const char *name;
+	int (*fn)(const struct fe_cli *cli);
+	const char *synopsis;
+	const char *about;
+	const char *example;
+	unsigned int flags;		/* FE_CMD_* */
+	struct fe_command_opt opts[24];	/* ends at val 0 */
+	/*
+	 * The options the command parses itself (its own values and checks),
+	 * or NULL: 0 when taken, FE_OPT_SHARED for main.c's shared parser,
+	 * else an exit status after saying what is wrong.
+	 */
+	int (*option)(struct fe_cli *cli, int opt, char *arg);
+	/* after the options, or NULL: 0, else an exit status after saying
+	 * what is wrong */
+	int (*check)(struct fe_cli *cli);
+};
+
+#define FE_OPT_SHARED	(-1)
+
+extern const struct fe_command fe_command_compile;
+extern const struct fe_command fe_command_add;
+extern const struct fe_command fe_command_list;
+extern const struct fe_command fe_command_clear;
+extern const struct fe_command fe_command_record;
+extern const struct fe_command fe_command_report;
+extern const struct fe_command fe_command_stats;
+extern const struct fe_command fe_command_check;
+extern const struct fe_command fe_command_proto;
+extern const struct fe_command fe_command_funcs;
+extern const struct fe_command fe_command_lines;
+extern const struct fe_command fe_command_vars;
+
 /* exit statuses */
 #define FE_EXIT_OK	0
 #define FE_EXIT_FAIL	1
@@ -70,7 +162,7 @@ void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
 
 /* Compile the prototypes of the command line and -f files, printing their
  * errors and warnings; returns an exit status. */
-int fe_compile_cli(const struct fe_cli *cli, const char *command, struct fe_compile_set *set);
+int fe_compile_cli(const struct fe_cli *cli, struct fe_compile_set *set);
 /* Print the definitions of a compiled set, one per line. */
 int fe_print_definitions(const struct fe_compile_set *set);
 
