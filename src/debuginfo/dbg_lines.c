@@ -14,7 +14,7 @@
 
 #include "dbg_backend.h"
 #include "dbg_lines.h"
-#include "proto_resolve.h"
+#include "fe_site.h"
 
 #define MAX_DEPTH	64	/* DIE nesting followed; DWARF is untrusted */
 
