@@ -10,8 +10,21 @@
 
 #include <stdbool.h>
 
+/* What kind of place a site is: a zeroed site is a function's entry. */
+enum fe_site_kind {
+	FE_SITE_ENTRY,		/* a function's entry: the ABI places its arguments */
+	FE_SITE_RETURN,		/* a function's return */
+	FE_SITE_LINE,		/* an address of a source line (FUNC:N, FILE:N) */
+	FE_SITE_OFFSET,		/* FUNC+OFF */
+	FE_SITE_COPY,		/* the entry of a copy inlined into another function */
+	FE_SITE_SDT,		/* a user-space SDT probe (USDT note) */
+	FE_SITE_TRACEPOINT,	/* a tracepoint: its arguments are $argN */
+	FE_SITE_SYSCALL,	/* a system call: its arguments are user memory */
+};
+
 /* A probe inside a function, or a tracepoint. */
 struct fe_site {
+	enum fe_site_kind kind;
 	const char *func;	/* the function holding the address */
 	unsigned long off;	/* bytes past its entry */
 	long line;		/* a line's, from the function's declaration */
@@ -24,9 +37,6 @@ struct fe_site {
 	bool copy_entry;		/* the entry of that copy: FUNC(...) */
 	unsigned long long copy_pc;	/* the copy's address in the debug info */
 	const char *skip;		/* why no probe can go there, or NULL */
-	/* not a place in a body: the arguments are where the debug info's
-	 * view puts them (a tracepoint's $argN) */
-	bool args_as_viewed;
 };
 
 #endif

@@ -578,6 +578,7 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 		s = fe_grow(sites, nr, sizeof(*s));
 		if (!s)
 			return fe_err(&it->err, 0, "out of memory");
+		s->kind = FE_SITE_OFFSET;
 		s->func = proto->func;
 		s->off = proto->offset;
 		snprintf(s->suffix, sizeof(s->suffix), "_%lu", proto->offset);
@@ -612,6 +613,7 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 			}
 			/* an address of an inlined copy is one of the
 			 * function holding it, in the copy's scope */
+			s->kind = FE_SITE_LINE;
 			s->func = l->in[k] ? l->in[k] : proto->func;
 			s->inlined = l->in[k] ? proto->func : NULL;
 			s->off = l->offs[k];

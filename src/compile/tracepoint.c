@@ -319,7 +319,7 @@ static void tp_places(const struct fe_probe *probe, struct fe_place *places)
 int fe_tp_compile(struct fe_compiled *it, struct fe_dbg *dbg, const struct fe_compile_opts *opts)
 {
 	const struct fe_proto *proto = it->proto;
-	struct fe_site site = { .func = proto->func, .args_as_viewed = true };
+	struct fe_site site = { .kind = FE_SITE_TRACEPOINT, .func = proto->func };
 	struct fe_resolve_ctx ctx = {
 		.site = &site,
 		.warnings = &it->warnings,

@@ -366,6 +366,7 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 		s = fe_grow(sites, nr, sizeof(*s));
 		if (!s)
 			goto oom;
+		s->kind = FE_SITE_COPY;
 		s->inlined = w.name;
 		s->copy_entry = true;
 		s->copy_pc = w.pcs[i];
