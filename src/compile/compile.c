@@ -311,76 +311,120 @@ static int drop_lost(struct fe_compiled *it, const struct fe_place *places, stru
 static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 		      const struct fe_compile_opts *opts, struct fe_site **sites, int *nr);
 
-int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
-		   struct fe_dbg *dbg, const struct fe_compile_opts *opts)
+/* A line or offset fe_compile_run did not expand: its first address. */
+static int first_site(struct fe_compiled *it, struct fe_dbg *dbg,
+		      const struct fe_compile_opts *opts)
 {
-	struct fe_resolve_ctx ctx = {
-		.site = it->has_site ? &it->site : NULL,
-		.ksyms = ksyms,
-		.dbg = dbg,
-		.want_return = opts->want_return,
-		.binary = opts->binary,
-		.warnings = &it->warnings,
-		.strict = opts->strict,
-		.in_glob = it->glob != 0,
-		.tracefs = opts->tracefs,
-		.other_kernel = opts->btf || opts->vmlinux || opts->kallsyms,
-		.dbg_why = it->dbg_why ? it->dbg_why : dbg ? NULL : fe_compile_dbg_why(opts),
-	};
+	struct fe_site *sites;
+	int nr;
+
+	if (it->proto->at != FE_AT_OFFSET && (!dbg || strcmp(fe_dbg_kind(dbg), "DWARF")))
+		return fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables");
+	if (find_sites(it, dbg, opts, &sites, &nr))
+		return -1;
+	it->site = sites[0];
+	it->site.count = nr;
+	it->site_func = strdup(sites[0].func);
+	it->site_inlined = sites[0].inlined ? strdup(sites[0].inlined) : NULL;
+	if (!it->site_func || (sites[0].inlined && !it->site_inlined)) {
+		free(sites);
+		return fe_err(&it->err, 0, "out of memory");
+	}
+	free(sites);
+	it->site.func = it->site_func;
+	it->site.inlined = it->site_inlined;
+	it->has_site = true;
+	return 0;
+}
+
+/* The place a line's or offset's definition says it probes, as written. */
+static int place_of(struct fe_compiled *it)
+{
+	const struct fe_proto *p = it->proto;
+	int n = p->at == FE_AT_FILE_LINE ?
+		asprintf(&it->def.place, "%s:%ld", p->file, p->line) :
+		p->at == FE_AT_OFFSET ?
+		asprintf(&it->def.place, "%s%s%s+%lu", p->module ? p->module : "",
+			 p->module ? ":" : "", p->func, p->offset) :
+		asprintf(&it->def.place, "%s%s%s:%ld", p->module ? p->module : "",
+			 p->module ? ":" : "", p->func, p->line);
+
+	if (n < 0) {
+		it->def.place = NULL;
+		return fe_err(&it->err, 0, "out of memory");
+	}
+	it->def.place_index = it->site.index;
+	it->def.place_count = it->site.count ? it->site.count : 1;
+	return 0;
+}
+
+/*
+ * Where resolve reads it->proto: at a tracepoint, its site and a view of
+ * the debug info that holds its arguments alone (*view, closed by the
+ * caller); else at the item's site or the function's entry, with the
+ * target's symbols, module and system call formats.
+ */
+static int resolve_at(struct fe_compiled *it, const struct fe_ksyms *ksyms, struct fe_dbg *dbg,
+		      const struct fe_compile_opts *opts, struct fe_site *tp,
+		      struct fe_dbg **view, struct fe_resolve_ctx *ctx)
+{
 	struct fe_locate_mod lm;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->warnings = &it->warnings;
+	ctx->strict = opts->strict;
+	if (fe_tp_named(it->proto, opts->binary, dbg, ksyms)) {
+		if (fe_tp_site(it->proto, dbg, opts->kcaps, opts->want_return, tp, view,
+			       &it->err))
+			return -1;
+		ctx->site = tp;
+		ctx->dbg = *view;
+		return 0;
+	}
+	ctx->ksyms = ksyms;
+	ctx->dbg = dbg;
+	ctx->want_return = opts->want_return;
+	ctx->binary = opts->binary;
+	ctx->in_glob = it->glob != 0;
+	ctx->tracefs = opts->tracefs;
+	ctx->other_kernel = opts->btf || opts->vmlinux || opts->kallsyms;
+	ctx->dbg_why = it->dbg_why ? it->dbg_why : dbg ? NULL : fe_compile_dbg_why(opts);
+	fe_compile_symtabs(opts, &ctx->symtab_elf, &ctx->kallsyms_path);
+	locate_mod(opts, &lm);
+	if (it->proto->module && !opts->binary)
+		ctx->module_ko = fe_locate_ko(&lm, it->proto->module);
+	if (it->proto->at != FE_AT_ENTRY && !it->has_site && first_site(it, dbg, opts))
+		return -1;
+	ctx->site = it->has_site ? &it->site : NULL;
+	return 0;
+}
+
+/* Map and emit the resolved probe at its site. */
+static int place_and_emit(struct fe_compiled *it, bool tracepoint,
+			  const struct fe_compile_opts *opts)
+{
 	struct fe_emit_opts eopts = {
 		.group = opts->group,
 		.event = it->event ? it->event : opts->event,
-		.ret_with_args = fe_kcaps_can(opts->kcaps, FE_CAP_RETPROBE_ARGS),
+		.ret_with_args = !tracepoint && fe_kcaps_can(opts->kcaps, FE_CAP_RETPROBE_ARGS),
 	};
 	struct fe_place *places;
 	struct fe_buf lost = { 0 }, why = { 0 };
 	int ret;
 
-	if (fe_tp_named(it->proto, opts, dbg, ksyms))
-		return fe_tp_compile(it, dbg, opts);
-	fe_compile_symtabs(opts, &ctx.symtab_elf, &ctx.kallsyms_path);
-	locate_mod(opts, &lm);
-	if (it->proto->module && !opts->binary)
-		ctx.module_ko = fe_locate_ko(&lm, it->proto->module);
-	if (it->proto->at != FE_AT_ENTRY && !it->has_site) {
-		struct fe_site *sites;
-		int nr;
-
-		/* not expanded by fe_compile_run: the place's first address */
-		if (it->proto->at != FE_AT_OFFSET && (!dbg || strcmp(fe_dbg_kind(dbg), "DWARF")))
-			return fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables");
-		if (find_sites(it, dbg, opts, &sites, &nr))
-			return -1;
-		it->site = sites[0];
-		it->site.count = nr;
-		it->site_func = strdup(sites[0].func);
-		it->site_inlined = sites[0].inlined ? strdup(sites[0].inlined) : NULL;
-		if (!it->site_func || (sites[0].inlined && !it->site_inlined)) {
-			free(sites);
-			return fe_err(&it->err, 0, "out of memory");
-		}
-		free(sites);
-		it->site.func = it->site_func;
-		it->site.inlined = it->site_inlined;
-		it->has_site = true;
-		ctx.site = &it->site;
-	}
-	if (dbg)
-		snprintf(it->debug_info, sizeof(it->debug_info), "%s %s", fe_dbg_kind(dbg),
-			 fe_dbg_source(dbg));
-	if (fe_resolve(it->proto, &ctx, &it->probe, &it->err))
-		return -1;
 	places = calloc(it->probe->nr_params ? it->probe->nr_params : 1,
 			sizeof(*places));
 	if (!places)
 		return fe_err(&it->err, 0, "out of memory");
-	ret = fe_map_params(it->probe, places, &it->err);
-	if (!ret && it->has_site && it->site.copy_entry)
+	ret = tracepoint ? fe_tp_places(it->probe, it->proto->func, places, &it->err) :
+	      fe_map_params(it->probe, places, &it->err);
+	if (!ret && !tracepoint && it->has_site && it->site.copy_entry)
 		ret = drop_lost(it, places, &lost, &why);
 	if (!ret)
 		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
-	if (!ret)
+	if (!ret && tracepoint)
+		fe_tp_definition(&it->def);
+	else if (!ret)
 		it->def.module_waits = it->probe->module_waits;
 	free(places);
 	if (!ret && lost.len)
@@ -390,23 +434,35 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 			strchr(lost.s, ',') ? "them" : "it", why.s);
 	fe_buf_free(&lost);
 	fe_buf_free(&why);
-	if (!ret && it->has_site && it->proto->at != FE_AT_ENTRY) {
-		const struct fe_proto *p = it->proto;
-		int n = p->at == FE_AT_FILE_LINE ?
-			asprintf(&it->def.place, "%s:%ld", p->file, p->line) :
-			p->at == FE_AT_OFFSET ?
-			asprintf(&it->def.place, "%s%s%s+%lu", p->module ? p->module : "",
-				 p->module ? ":" : "", p->func, p->offset) :
-			asprintf(&it->def.place, "%s%s%s:%ld", p->module ? p->module : "",
-				 p->module ? ":" : "", p->func, p->line);
+	return ret;
+}
 
-		if (n < 0) {
-			it->def.place = NULL;
-			return fe_err(&it->err, 0, "out of memory");
-		}
-		it->def.place_index = it->site.index;
-		it->def.place_count = it->site.count ? it->site.count : 1;
+int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
+		   struct fe_dbg *dbg, const struct fe_compile_opts *opts)
+{
+	struct fe_resolve_ctx ctx;
+	struct fe_site tp;
+	struct fe_dbg *view = NULL;
+	bool tracepoint;
+	int ret;
+
+	if (resolve_at(it, ksyms, dbg, opts, &tp, &view, &ctx))
+		return -1;
+	tracepoint = ctx.site && ctx.site->kind == FE_SITE_TRACEPOINT;
+	if (ctx.dbg)
+		snprintf(it->debug_info, sizeof(it->debug_info), "%s %s", fe_dbg_kind(ctx.dbg),
+			 fe_dbg_source(ctx.dbg));
+	/* resolve's errors name the place themselves */
+	if (fe_resolve(it->proto, &ctx, &it->probe, &it->err)) {
+		if (tracepoint)
+			fe_tp_resolve_error(&it->err, view, it->proto->func);
+		fe_dbg_close(view);
+		return -1;
 	}
+	ret = place_and_emit(it, tracepoint, opts);
+	fe_dbg_close(view);
+	if (!ret && it->has_site && it->proto->at != FE_AT_ENTRY)
+		ret = place_of(it);
 	/* a return event with the arguments has every field: the kernel
 	 * filters the whole call there */
 	if (!ret && it->proto->filter)
@@ -422,7 +478,7 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	    fe_fprobe_convert(&it->def) < 0)
 		ret = fe_err(&it->err, 0, "out of memory");
 	/* at an inlined copy's code: say which copy, and where */
-	if (ret && it->has_site && it->site.inlined && !strstr(it->err.msg, "inlined into")) {
+	if (ret && !tracepoint && it->has_site && it->site.inlined && !strstr(it->err.msg, "inlined into")) {
 		size_t len = strlen(it->err.msg);
 
 		snprintf(it->err.msg + len, sizeof(it->err.msg) - len,
@@ -578,6 +634,7 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 		s = fe_grow(sites, nr, sizeof(*s));
 		if (!s)
 			return fe_err(&it->err, 0, "out of memory");
+		s->kind = FE_SITE_OFFSET;
 		s->func = proto->func;
 		s->off = proto->offset;
 		snprintf(s->suffix, sizeof(s->suffix), "_%lu", proto->offset);
@@ -612,6 +669,7 @@ static int find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 			}
 			/* an address of an inlined copy is one of the
 			 * function holding it, in the copy's scope */
+			s->kind = FE_SITE_LINE;
 			s->func = l->in[k] ? l->in[k] : proto->func;
 			s->inlined = l->in[k] ? proto->func : NULL;
 			s->off = l->offs[k];
@@ -1063,7 +1121,7 @@ static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 				c->text = strdup(it->text);
 				c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
 				if (c->proto)
-					fe_tp_take_prefix(c->proto, opts);
+					fe_tp_take_prefix(c->proto, opts->binary);
 			}
 			c->glob = globs;
 			c->glob_name = strdup(glob);
@@ -1392,7 +1450,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		if (!it->proto)
 			it->failed = true;
 		else
-			fe_tp_take_prefix(it->proto, opts);
+			fe_tp_take_prefix(it->proto, opts->binary);
 	}
 	if (expand_globs(set, dbg, opts))
 		goto oom;

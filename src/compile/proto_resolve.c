@@ -2748,7 +2748,7 @@ int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	/* a line, an offset or an inlined copy is a place in the body, even
 	 * at +0 (no caller, no ABI places); a tracepoint's arguments are
 	 * its view's */
-	p->in_body = ctx->site && !ctx->site->args_as_viewed;
+	p->in_body = ctx->site && ctx->site->kind != FE_SITE_TRACEPOINT;
 	if (ctx->site)
 		snprintf(p->name_suffix, sizeof(p->name_suffix), "%s", ctx->site->suffix);
 	p->func = strdup(ctx->site ? ctx->site->func : proto->func);

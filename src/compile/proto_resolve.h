@@ -16,6 +16,7 @@
 #include "btf_or_dwarf.h"
 #include "ctypes.h"
 #include "fe_error.h"
+#include "fe_site.h"
 #include "ksyms.h"
 #include "proto_parse.h"
 
@@ -129,25 +130,6 @@ struct fe_probe {
 				 * loads */
 	bool module_unloaded;	/* MODULE:func, and the symbol table has no
 				 * MODULE: the command says what that means */
-};
-
-/* A probe inside a function (DESIGN.md section 8). */
-struct fe_site {
-	const char *func;	/* the function holding the address */
-	unsigned long off;	/* bytes past its entry */
-	long line;		/* a line's, from the function's declaration */
-	char suffix[40];	/* of the event name: "_L12", "_L12_1", "_26" */
-	int index, count;	/* address index (0-based) of the place's count */
-	/* the address is code of this function's copy inlined into func:
-	 * the scope is the copy's, and the event is named after it; NULL:
-	 * func's own code */
-	const char *inlined;
-	bool copy_entry;		/* the entry of that copy: FUNC(...) */
-	unsigned long long copy_pc;	/* the copy's address in the debug info */
-	const char *skip;		/* why no probe can go there, or NULL */
-	/* not a place in a body: the arguments are where the debug info's
-	 * view puts them (a tracepoint's $argN) */
-	bool args_as_viewed;
 };
 
 struct fe_resolve_ctx {

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "dbg_backend.h"
-#include "event_filter.h"
 #include "fe_util.h"
 #include "fetch_map_x86_64.h"
 #include "kernel_caps.h"
@@ -157,14 +156,14 @@ static struct fe_dbg *view_new(struct fe_dbg *base, const char *name)
 
 /* ---- which prototypes name a tracepoint ---- */
 
-bool fe_tp_prefixed(const struct fe_proto *proto, const struct fe_compile_opts *opts)
+bool fe_tp_prefixed(const struct fe_proto *proto, const char *binary)
 {
-	return !opts->binary && proto->module && !strcmp(proto->module, FE_TP_PREFIX);
+	return !binary && proto->module && !strcmp(proto->module, FE_TP_PREFIX);
 }
 
-int fe_tp_take_prefix(struct fe_proto *proto, const struct fe_compile_opts *opts)
+int fe_tp_take_prefix(struct fe_proto *proto, const char *binary)
 {
-	if (!fe_tp_prefixed(proto, opts))
+	if (!fe_tp_prefixed(proto, binary))
 		return 0;
 	free(proto->module);
 	proto->module = NULL;
@@ -172,8 +171,8 @@ int fe_tp_take_prefix(struct fe_proto *proto, const struct fe_compile_opts *opts
 	return 1;
 }
 
-bool fe_tp_named(const struct fe_proto *proto, const struct fe_compile_opts *opts,
-		 struct fe_dbg *dbg, const struct fe_ksyms *ksyms)
+bool fe_tp_named(const struct fe_proto *proto, const char *binary, struct fe_dbg *dbg,
+		 const struct fe_ksyms *ksyms)
 {
 	struct fe_dfunc f;
 	int found;
@@ -181,7 +180,7 @@ bool fe_tp_named(const struct fe_proto *proto, const struct fe_compile_opts *opt
 	if (proto->tracepoint)
 		return true;
 	/* a bare name: a tracepoint only where no function has it */
-	if (opts->binary || proto->module || proto->is_glob || proto->at != FE_AT_ENTRY ||
+	if (binary || proto->module || proto->is_glob || proto->at != FE_AT_ENTRY ||
 	    !proto->func || !dbg)
 		return false;
 	found = fe_dbg_func(dbg, proto->func, &f, NULL);
@@ -255,7 +254,7 @@ int fe_tp_glob(struct fe_dbg *dbg, const char *glob, struct fe_func_names *out,
 	return 0;
 }
 
-/* ---- compile ---- */
+/* ---- its site, for the compile driver ---- */
 
 /* The resolver speaks of a place in a function, "in scope at NAME:0
  * (NAME+0)": here it is the tracepoint's arguments. */
@@ -295,11 +294,78 @@ static void tp_unnamed(struct fe_error *err, struct fe_dbg *dbg, const char *nam
 	fe_dfunc_clear(&f);
 }
 
-/* $argN for each argument that fits one; else why not */
-static void tp_places(const struct fe_probe *probe, struct fe_place *places)
+void fe_tp_resolve_error(struct fe_error *err, struct fe_dbg *view, const char *name)
+{
+	tp_words(err, name);
+	tp_unnamed(err, view ? base_of(view) : NULL, name);
+}
+
+/* Without BTF the tracepoint's arguments are known only as the kernel
+ * spells them (what list renders): every argument must be. */
+static int tp_without_btf(const struct fe_proto *proto, struct fe_error *err)
+{
+	int i, j;
+
+	for (i = 0; i < proto->nr_args; i++)
+		for (j = 0; j < proto->args[i].nr_alts; j++)
+			if (proto->args[i].alts[j].kind != FE_ALT_FETCH)
+				return fe_err(err, proto->args[i].alts[j].col,
+					      "a tracepoint's arguments come from BTF (typedef btf_trace_%s): give the kernel's BTF (--btf FILE), or write each as TYPE NAME=$argN",
+					      proto->func);
+	return 0;
+}
+
+int fe_tp_site(const struct fe_proto *proto, struct fe_dbg *dbg, const struct fe_kcaps *kcaps,
+	       bool want_return, struct fe_site *site, struct fe_dbg **view,
+	       struct fe_error *err)
+{
+	struct fe_dfunc f;
+
+	*view = NULL;
+	/* first: on such a kernel nothing else about it matters (its BTF
+	 * may name no argument, 6.1) */
+	if (kcaps && !fe_kcaps_can(kcaps, FE_CAP_TPROBE_EVENTS)) {
+		char user[300];
+
+		snprintf(user, sizeof(user), FE_TP_PREFIX ":%s", proto->func);
+		return fe_kcaps_refuse(kcaps, FE_CAP_TPROBE_EVENTS, user, proto->func_col, err);
+	}
+	if (proto->at != FE_AT_ENTRY)
+		return fe_err(err, proto->at_col,
+			      "a tracepoint has no lines or offsets: name it alone (tp:NAME)");
+	if (proto->rtype)
+		return fe_err(err, proto->rtype->col,
+			      "a tracepoint returns nothing: drop the return type");
+	if (want_return)
+		return fe_err(err, proto->func_col,
+			      "a tracepoint returns nothing: -r does not apply to tp:%s", proto->func);
+	if (proto->is_glob)
+		return fe_err(err, proto->func_col,
+			      "a tracepoint is named one at a time (no globs after tp:)");
+	memset(site, 0, sizeof(*site));
+	site->kind = FE_SITE_TRACEPOINT;
+	site->func = proto->func;
+	if (!dbg || strcmp(fe_dbg_kind(dbg), "BTF"))
+		return tp_without_btf(proto, err);
+	/* no memory asked for: err is NULL */
+	if (fe_btf_tracepoint(dbg, proto->func, &f, NULL) != 1)
+		return fe_err(err, proto->func_col,
+			      "no tracepoint '%s' in %s (no typedef btf_trace_%s)", proto->func,
+			      fe_dbg_source(dbg), proto->func);
+	*view = view_new(dbg, proto->func);
+	return *view ? 0 : fe_err(err, 0, "out of memory");
+}
+
+int fe_tp_places(struct fe_probe *probe, const char *name, struct fe_place *places,
+		 struct fe_error *err)
 {
 	int i;
 
+	free(probe->target);
+	probe->target = strdup(name);
+	if (!probe->target)
+		return fe_err(err, 0, "out of memory");
+	/* $argN for each argument that fits one; else why not */
 	for (i = 0; i < probe->nr_params; i++) {
 		const struct fe_param *pa = &probe->params[i];
 		struct fe_place *pl = &places[i];
@@ -314,105 +380,16 @@ static void tp_places(const struct fe_probe *probe, struct fe_place *places)
 			pl->why = "a tracepoint probe reads an argument through $argN, one register's worth";
 		}
 	}
+	/* no caller: $stack0 of a tracepoint's probe is the tracing code's
+	 * own return address */
+	probe->in_body = true;
+	return 0;
 }
 
-int fe_tp_compile(struct fe_compiled *it, struct fe_dbg *dbg, const struct fe_compile_opts *opts)
+void fe_tp_definition(struct fe_definition *def)
 {
-	const struct fe_proto *proto = it->proto;
-	struct fe_site site = { .func = proto->func, .args_as_viewed = true };
-	struct fe_resolve_ctx ctx = {
-		.site = &site,
-		.warnings = &it->warnings,
-		.strict = opts->strict,
-	};
-	struct fe_emit_opts eopts = {
-		.group = opts->group,
-		.event = it->event ? it->event : opts->event,
-	};
-	struct fe_place *places = NULL;
-	struct fe_dfunc f;
-	struct fe_dbg *view;
-	int ret;
-
-	/* first: on such a kernel nothing else about it matters (its BTF
-	 * may name no argument, 6.1) */
-	if (opts->kcaps && !fe_kcaps_can(opts->kcaps, FE_CAP_TPROBE_EVENTS)) {
-		char user[300];
-
-		snprintf(user, sizeof(user), FE_TP_PREFIX ":%s", proto->func);
-		return fe_kcaps_refuse(opts->kcaps, FE_CAP_TPROBE_EVENTS, user, proto->func_col,
-				       &it->err);
-	}
-	if (proto->at != FE_AT_ENTRY)
-		return fe_err(&it->err, proto->at_col,
-			      "a tracepoint has no lines or offsets: name it alone (tp:NAME)");
-	if (proto->rtype)
-		return fe_err(&it->err, proto->rtype->col,
-			      "a tracepoint returns nothing: drop the return type");
-	if (opts->want_return)
-		return fe_err(&it->err, proto->func_col,
-			      "a tracepoint returns nothing: -r does not apply to tp:%s", proto->func);
-	if (proto->is_glob)
-		return fe_err(&it->err, proto->func_col,
-			      "a tracepoint is named one at a time (no globs after tp:)");
-	if (!dbg || strcmp(fe_dbg_kind(dbg), "BTF")) {
-		/* the kernel's own spelling needs none (what list renders) */
-		int i, j;
-
-		for (i = 0; i < proto->nr_args; i++)
-			for (j = 0; j < proto->args[i].nr_alts; j++)
-				if (proto->args[i].alts[j].kind != FE_ALT_FETCH)
-					return fe_err(&it->err, proto->args[i].alts[j].col,
-						      "a tracepoint's arguments come from BTF (typedef btf_trace_%s): give the kernel's BTF (--btf FILE), or write each as TYPE NAME=$argN",
-						      proto->func);
-		dbg = NULL;
-	} else if (fe_btf_tracepoint(dbg, proto->func, &f, NULL) != 1) {
-		return fe_err(&it->err, proto->func_col,
-			      "no tracepoint '%s' in %s (no typedef btf_trace_%s)", proto->func,
-			      fe_dbg_source(dbg), proto->func);
-	}
-	if (dbg)
-		snprintf(it->debug_info, sizeof(it->debug_info), "%s %s", fe_dbg_kind(dbg),
-			 fe_dbg_source(dbg));
-	view = dbg ? view_new(dbg, proto->func) : NULL;
-	if (dbg && !view)
-		return fe_err(&it->err, 0, "out of memory");
-	ctx.dbg = view;
-	ret = fe_resolve(proto, &ctx, &it->probe, &it->err);
-	if (ret) {
-		tp_words(&it->err, proto->func);
-		tp_unnamed(&it->err, dbg, proto->func);
-	}
-	if (!ret) {
-		places = calloc(it->probe->nr_params ? it->probe->nr_params : 1, sizeof(*places));
-		if (!places)
-			ret = fe_err(&it->err, 0, "out of memory");
-	}
-	if (!ret) {
-		free(it->probe->target);
-		it->probe->target = strdup(proto->func);
-		if (!it->probe->target)
-			ret = fe_err(&it->err, 0, "out of memory");
-	}
-	if (!ret) {
-		tp_places(it->probe, places);
-		/* no caller: $stack0 of a tracepoint's probe is the
-		 * tracing code's own return address */
-		it->probe->in_body = true;
-		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
-	}
-	if (!ret) {
-		it->def.entry[0] = FE_TP_KIND;
-		it->def.tracepoint = true;
-	}
-	free(places);
-	fe_dbg_close(view);
-	if (!ret && proto->filter)
-		ret = fe_filter_translate_values(proto->filter, proto->filter_col,
-						 it->def.entry_args, NULL, it->def.entry_values,
-						 NULL, &it->def.filter, &it->def.filter_on_return,
-						 &it->def.filter_on_call, &it->err);
-	return ret;
+	def->entry[0] = FE_TP_KIND;
+	def->tracepoint = true;
 }
 
 /* ---- rendered back ---- */

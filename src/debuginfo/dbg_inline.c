@@ -16,7 +16,7 @@
 
 #include "dbg_backend.h"
 #include "dbg_inline.h"
-#include "proto_resolve.h"
+#include "fe_site.h"
 
 #define MAX_DEPTH	64	/* DIE nesting followed; DWARF is untrusted */
 
@@ -366,6 +366,7 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 		s = fe_grow(sites, nr, sizeof(*s));
 		if (!s)
 			goto oom;
+		s->kind = FE_SITE_COPY;
 		s->inlined = w.name;
 		s->copy_entry = true;
 		s->copy_pc = w.pcs[i];

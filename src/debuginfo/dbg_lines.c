@@ -14,7 +14,7 @@
 
 #include "dbg_backend.h"
 #include "dbg_lines.h"
-#include "proto_resolve.h"
+#include "fe_site.h"
 
 #define MAX_DEPTH	64	/* DIE nesting followed; DWARF is untrusted */
 
@@ -608,6 +608,7 @@ static int func_sites(const char *name, const char *path, const char *comp_dir, 
 				fe_func_lines_clear(&fl);
 				return fe_err(fs->err, 0, "out of memory");
 			}
+			s->kind = FE_SITE_LINE;
 			s->func = l->in[k] ? l->in[k] : name;
 			s->inlined = l->in[k] ? name : NULL;
 			s->off = l->offs[k];

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where a probe goes (DESIGN.md section 8): a site is one address and the
+ * scope its arguments are read in.  The debug info finds sites (a line's
+ * addresses, a function's inlined copies), the compiler finds the rest,
+ * and resolve reads a prototype at one; so it lives here, below both.
+ */
+#ifndef FE_SITE_H
+#define FE_SITE_H
+
+#include <stdbool.h>
+
+/* What kind of place a site is: a zeroed site is a function's entry. */
+enum fe_site_kind {
+	FE_SITE_ENTRY,		/* a function's entry: the ABI places its arguments */
+	FE_SITE_RETURN,		/* a function's return */
+	FE_SITE_LINE,		/* an address of a source line (FUNC:N, FILE:N) */
+	FE_SITE_OFFSET,		/* FUNC+OFF */
+	FE_SITE_COPY,		/* the entry of a copy inlined into another function */
+	FE_SITE_SDT,		/* a user-space SDT probe (USDT note) */
+	FE_SITE_TRACEPOINT,	/* a tracepoint: its arguments are $argN */
+	FE_SITE_SYSCALL,	/* a system call: its arguments are user memory */
+};
+
+/* A probe inside a function, or a tracepoint. */
+struct fe_site {
+	enum fe_site_kind kind;
+	const char *func;	/* the function holding the address */
+	unsigned long off;	/* bytes past its entry */
+	long line;		/* a line's, from the function's declaration */
+	char suffix[40];	/* of the event name: "_L12", "_L12_1", "_26" */
+	int index, count;	/* address index (0-based) of the place's count */
+	/* the address is code of this function's copy inlined into func:
+	 * the scope is the copy's, and the event is named after it; NULL:
+	 * func's own code */
+	const char *inlined;
+	bool copy_entry;		/* the entry of that copy: FUNC(...) */
+	unsigned long long copy_pc;	/* the copy's address in the debug info */
+	const char *skip;		/* why no probe can go there, or NULL */
+};
+
+#endif
