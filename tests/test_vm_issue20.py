@@ -133,10 +133,14 @@ def test_old_kernel_module_without_btf_says_why():
            "its DWARF (the -dbg package's, or debuginfod's), or read its arguments by their "
            "slots ('x64 NAME'), which need no debug info")
     # compile looks for the module's DWARF too, and says where
-    nodwarf = ("; no DWARF for module 'binfmt_misc': no /usr/lib/debug/lib/modules/"
-               "5.10.0-46-cloud-amd64/kernel/fs/binfmt_misc.ko (the kernel's -dbg package: "
-               "Debian's linux-image-$(uname -r)-dbg), and DEBUGINFOD_URLS is not set to fetch "
-               "it by its build-id (393df51a15baaf7b78de814b8965375841448977)")
+    # (the locator's sentence: every place tried)
+    lib = "/lib/modules/5.10.0-46-cloud-amd64"
+    nodwarf = ("; no DWARF for module 'binfmt_misc' (build-id "
+               f"393df51a15baaf7b78de814b8965375841448977): tried {lib}/kernel/fs/binfmt_misc.ko "
+               f"(no DWARF of its own); /usr/lib/debug{lib}/kernel/fs/binfmt_misc.ko (not there: "
+               "the kernel's -dbg package, Debian's linux-image-5.10.0-46-cloud-amd64-dbg); "
+               "debuginfod (DEBUGINFOD_URLS is not set): give --ko FILE (its .ko with DWARF), or "
+               "set DEBUGINFOD_URLS to fetch it by its build-id")
     expect_eq(parts["modbtf"].splitlines(), [
         "rc=0",
         "vmlinux",

@@ -128,6 +128,11 @@ struct item {
 	int nr_ustack;
 	int tgid;		/* whose user stack it is */
 	int depth;		/* --graph: calls of its task it is inside */
+	/* the calls of its task open around it, every held entry counted
+	 * (--errors' depth; --graph does not nest in a call whose return is
+	 * the call) */
+	int open_calls;
+	bool has_open_calls;
 	bool opened;		/* --graph: its 'f(args) {' line is out */
 	bool filtered;		/* held for its call's filter: not a line yet */
 	/* --graph, held for its call's filter: the lines of the calls inside
@@ -2027,7 +2032,7 @@ static void print_call(struct fe_view *v, const struct item *entry, const struct
 		/* the task's calls open around it: counted as its entry came,
 		 * or those still open as its return comes */
 		if (entry) {
-			c.depth = entry->depth;
+			c.depth = entry->has_open_calls ? entry->open_calls : entry->depth;
 		} else {
 			struct task_open *t = task_open(v, ret->pid);
 
@@ -2337,12 +2342,14 @@ static bool hold_for_return(struct fe_view *v, struct item *it)
 	struct task_open *t = task_open(v, it->pid);
 
 	if (t && !t->unheld && t->held < MAX_TASK_PENDING && v->nr_pending < MAX_PENDING) {
-		it->depth = t->held;
+		it->depth = it->open_calls = t->held;
+		it->has_open_calls = true;
 		if (push_pending(v, it) == 0)
 			return true;
 	}
 	if (t) {
-		it->depth = t->held + (int)t->unheld;
+		it->depth = it->open_calls = t->held + (int)t->unheld;
+		it->has_open_calls = true;
 		t->unheld++;
 	}
 	v->not_held++;
@@ -2514,6 +2521,12 @@ static bool hold_entry(struct fe_view *v, struct item *it)
 			}
 	it->filtered = true;
 	it->depth = depth_of(v, it->pid);
+	{
+		struct task_open *t = task_open(v, it->pid);
+
+		it->open_calls = t ? t->held + (int)t->unheld : it->depth;
+		it->has_open_calls = true;
+	}
 	if (push_pending(v, it))
 		return false;
 	v->nr_held++;
