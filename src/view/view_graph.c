@@ -101,31 +101,6 @@ void fe_view_print_graph(struct fe_view *v, const struct item *entry, const stru
 	fe_view_graph_put(v, l, first->pid);
 }
 
-/* The calls of pid still open: the depth of its next one. */
-int fe_view_depth_of(struct fe_view *v, int pid)
-{
-	int i, d = 0;
-
-	/* a call held for its filter is a depth (the lines inside it wait
-	 * in it, see graph_put); one held where the return is the call
-	 * is not */
-	for (i = 0; i < v->nr_pending; i++)
-		d += v->pending[i].pid == pid &&
-		     (!v->pending[i].filtered || v->pending[i].ev->call_filter);
-	return d;
-}
-
-/* Another event came between the held entry and its return: it has
- * calls inside, or others' events between; its line opens a block. */
-void fe_view_release_held(struct fe_view *v)
-{
-	if (v->held < 0)
-		return;
-	fe_view_print_graph(v, &v->pending[v->held], NULL, v->pending[v->held].depth, G_OPEN);
-	v->pending[v->held].opened = true;
-	v->held = -1;
-}
-
 /* --graph lines one level out: the two spaces of a depth after each
  * line's head (which ends at its first ': '). */
 void fe_view_graph_dedent(struct fe_buf *c)
@@ -150,54 +125,4 @@ void fe_view_graph_dedent(struct fe_buf *c)
 	c->len = o;
 	if (c->s)
 		c->s[o] = 0;
-}
-
-/*
- * --graph: an entry is held until the next event shows whether it has
- * calls inside (time order is kept: whatever comes next releases it).
- * Returns true when the pending list took the item.
- */
-bool fe_view_emit_graph(struct fe_view *v, struct item *it)
-{
-	int p;
-
-	if (!it->ev) {
-		fe_view_release_held(v);
-		fe_view_print_lost(v, it);
-		return false;
-	}
-	if (it->ev->is_return) {
-		struct task_open *t = fe_view_task_open(v, it->pid);
-
-		p = t && t->unheld ? -1 : fe_view_find_pending(v, it);
-		if (p < 0)
-			fe_view_unheld_return(v, it);
-		if (p >= 0 && p == v->held) {
-			fe_view_print_graph(v, &v->pending[p], it, v->pending[p].depth, G_LEAF);
-			v->held = -1;
-			fe_view_drop_pending(v, p);
-		} else if (p >= 0) {
-			fe_view_release_held(v);
-			fe_view_print_graph(v, &v->pending[p], it, v->pending[p].depth, G_CLOSE);
-			fe_view_drop_pending(v, p);
-		} else {
-			fe_view_release_held(v);
-			fe_view_print_graph(v, NULL, it, fe_view_depth_of(v, it->pid), G_PLAIN);
-		}
-		return false;
-	}
-	fe_view_release_held(v);
-	if (it->ev->has_return) {
-		int depth = fe_view_depth_of(v, it->pid);
-
-		it->opened = false;
-		if (fe_view_hold_for_return(v, it)) {
-			it = &v->pending[v->nr_pending - 1];
-			it->depth = depth;
-			v->held = v->nr_pending - 1;
-			return true;
-		}
-	}
-	fe_view_print_graph(v, it, NULL, fe_view_depth_of(v, it->pid), G_PLAIN);
-	return false;
 }

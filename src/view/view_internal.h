@@ -324,17 +324,10 @@ bool fe_view_return_failed(struct fe_view *v, const struct ev_info *e, const voi
 			   int *err, bool *ptr);
 /* view_graph.c */
 void fe_view_graph_dedent(struct fe_buf *c);
-int fe_view_depth_of(struct fe_view *v, int pid);
-bool fe_view_emit_graph(struct fe_view *v, struct item *it);
 void fe_view_graph_put(struct fe_view *v, struct fe_buf *l, int pid);
 void fe_view_print_graph(struct fe_view *v, const struct item *entry, const struct item *ret,
 			 int depth, enum graph_line kind);
-void fe_view_release_held(struct fe_view *v);
 /* view_pair.c */
-void fe_view_drop_pending(struct fe_view *v, int p);
-int fe_view_find_pending(struct fe_view *v, const struct item *ret);
-bool fe_view_hold_for_return(struct fe_view *v, struct item *it);
-void fe_view_unheld_return(struct fe_view *v, const struct item *ret);
 struct task_open *fe_view_task_open(struct fe_view *v, int pid);
 /* view_text.c */
 void fe_view_drain(struct fe_view *v);

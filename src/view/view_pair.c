@@ -62,6 +62,31 @@ struct task_open *fe_view_task_open(struct fe_view *v, int pid)
 	return &v->tasks[i];
 }
 
+/* The calls of pid still open: the depth of its next one. */
+static int depth_of(struct fe_view *v, int pid)
+{
+	int i, d = 0;
+
+	/* a call held for its filter is a depth (the lines inside it wait
+	 * in it, see graph_put); one held where the return is the call
+	 * is not */
+	for (i = 0; i < v->nr_pending; i++)
+		d += v->pending[i].pid == pid &&
+		     (!v->pending[i].filtered || v->pending[i].ev->call_filter);
+	return d;
+}
+
+/* Another event came between the held entry and its return: it has
+ * calls inside, or others' events between; its line opens a block. */
+static void release_held(struct fe_view *v)
+{
+	if (v->held < 0)
+		return;
+	fe_view_print_graph(v, &v->pending[v->held], NULL, v->pending[v->held].depth, G_OPEN);
+	v->pending[v->held].opened = true;
+	v->held = -1;
+}
+
 static void count_held(struct fe_view *v, int pid, int n)
 {
 	struct task_open *t = fe_view_task_open(v, pid);
@@ -91,7 +116,7 @@ static int push_pending(struct fe_view *v, struct item *it)
  * waiting (or calls open beyond them) or all tasks MAX_PENDING: then it is
  * not held (counted) and false.  Its depth: the calls open around it.
  */
-bool fe_view_hold_for_return(struct fe_view *v, struct item *it)
+static bool hold_for_return(struct fe_view *v, struct item *it)
 {
 	struct task_open *t = fe_view_task_open(v, it->pid);
 
@@ -110,7 +135,7 @@ bool fe_view_hold_for_return(struct fe_view *v, struct item *it)
 
 /* A return with no entry held for it.  The calls not held are the
  * task's innermost: the first returns are theirs. */
-void fe_view_unheld_return(struct fe_view *v, const struct item *ret)
+static void unheld_return(struct fe_view *v, const struct item *ret)
 {
 	struct task_open *t = fe_view_task_open(v, ret->pid);
 
@@ -119,7 +144,7 @@ void fe_view_unheld_return(struct fe_view *v, const struct item *ret)
 }
 
 /* The innermost waiting entry of this task for this function. */
-int fe_view_find_pending(struct fe_view *v, const struct item *ret)
+static int find_pending(struct fe_view *v, const struct item *ret)
 {
 	int i;
 
@@ -133,7 +158,7 @@ int fe_view_find_pending(struct fe_view *v, const struct item *ret)
 	return -1;
 }
 
-void fe_view_drop_pending(struct fe_view *v, int p)
+static void drop_pending(struct fe_view *v, int p)
 {
 	count_held(v, v->pending[p].pid, -1);
 	if (v->pending[p].filtered)
@@ -259,7 +284,7 @@ static bool hold_entry(struct fe_view *v, struct item *it)
 		for (i = v->nr_pending - 1; i >= 0; i--)
 			if (v->pending[i].filtered && same_call(&v->pending[i], it) &&
 			    ++same >= MAX_CARRIED_DEPTH) {
-				fe_view_drop_pending(v, i);
+				drop_pending(v, i);
 				break;
 			}
 	}
@@ -268,11 +293,11 @@ static bool hold_entry(struct fe_view *v, struct item *it)
 			if (v->pending[i].filtered) {
 				if (v->pending[i].ev->call_filter)
 					v->pending[i].ev->unreturned++;
-				fe_view_drop_pending(v, i);
+				drop_pending(v, i);
 				break;
 			}
 	it->filtered = true;
-	it->depth = fe_view_depth_of(v, it->pid);
+	it->depth = depth_of(v, it->pid);
 	if (push_pending(v, it))
 		return false;
 	v->nr_held++;
@@ -327,7 +352,7 @@ static void decide_carried(struct fe_view *v, struct item *ret)
 			p = i;
 	for (i = v->nr_pending - 1; p >= 0 && i > p; i--)
 		if (v->pending[i].filtered && same_call(&v->pending[i], ret))
-			fe_view_drop_pending(v, i);
+			drop_pending(v, i);
 	if (p >= 0)
 		entry = &v->pending[p];
 	if (v->opts.sink) {
@@ -335,14 +360,14 @@ static void decide_carried(struct fe_view *v, struct item *ret)
 			to_sink(v, entry);
 		to_sink(v, ret);
 	} else if (v->opts.graph) {
-		fe_view_release_held(v);
+		release_held(v);
 		fe_view_print_graph(v, entry, ret,
-				    entry ? entry->depth : fe_view_depth_of(v, ret->pid), G_LEAF);
+				    entry ? entry->depth : depth_of(v, ret->pid), G_LEAF);
 	} else {
 		fe_view_print_call(v, entry, ret);
 	}
 	if (p >= 0)
-		fe_view_drop_pending(v, p);
+		drop_pending(v, p);
 }
 
 
@@ -354,7 +379,7 @@ static void decide_carried(struct fe_view *v, struct item *ret)
  */
 static void decide_call(struct fe_view *v, struct item *ret)
 {
-	int p = fe_view_find_pending(v, ret);
+	int p = find_pending(v, ret);
 	struct item *entry;
 
 	if (p < 0 || !v->pending[p].filtered)
@@ -367,12 +392,12 @@ static void decide_call(struct fe_view *v, struct item *ret)
 			to_sink(v, ret);
 		} else if (v->opts.graph && entry->captured && entry->captured->len &&
 			   !entry->spilled) {
-			fe_view_release_held(v);
+			release_held(v);
 			fe_view_print_graph(v, entry, NULL, entry->depth, G_OPEN);
 			fe_view_graph_put(v, entry->captured, entry->pid);
 			fe_view_print_graph(v, entry, ret, entry->depth, G_CLOSE);
 		} else if (v->opts.graph) {
-			fe_view_release_held(v);
+			release_held(v);
 			fe_view_print_graph(v, entry, ret, entry->depth, G_LEAF);
 		} else {
 			fe_view_print_call(v, entry, ret);
@@ -383,7 +408,57 @@ static void decide_call(struct fe_view *v, struct item *ret)
 		fe_view_graph_put(v, entry->captured, entry->pid);
 	}
 	v->deciding = -1;
-	fe_view_drop_pending(v, p);
+	drop_pending(v, p);
+}
+
+/*
+ * --graph: an entry is held until the next event shows whether it has
+ * calls inside (time order is kept: whatever comes next releases it).
+ * Returns true when the pending list took the item.
+ */
+static bool emit_graph(struct fe_view *v, struct item *it)
+{
+	int p;
+
+	if (!it->ev) {
+		release_held(v);
+		fe_view_print_lost(v, it);
+		return false;
+	}
+	if (it->ev->is_return) {
+		struct task_open *t = fe_view_task_open(v, it->pid);
+
+		p = t && t->unheld ? -1 : find_pending(v, it);
+		if (p < 0)
+			unheld_return(v, it);
+		if (p >= 0 && p == v->held) {
+			fe_view_print_graph(v, &v->pending[p], it, v->pending[p].depth, G_LEAF);
+			v->held = -1;
+			drop_pending(v, p);
+		} else if (p >= 0) {
+			release_held(v);
+			fe_view_print_graph(v, &v->pending[p], it, v->pending[p].depth, G_CLOSE);
+			drop_pending(v, p);
+		} else {
+			release_held(v);
+			fe_view_print_graph(v, NULL, it, depth_of(v, it->pid), G_PLAIN);
+		}
+		return false;
+	}
+	release_held(v);
+	if (it->ev->has_return) {
+		int depth = depth_of(v, it->pid);
+
+		it->opened = false;
+		if (hold_for_return(v, it)) {
+			it = &v->pending[v->nr_pending - 1];
+			it->depth = depth;
+			v->held = v->nr_pending - 1;
+			return true;
+		}
+	}
+	fe_view_print_graph(v, it, NULL, depth_of(v, it->pid), G_PLAIN);
+	return false;
 }
 
 static void to_sink(struct fe_view *v, const struct item *it)
@@ -427,23 +502,23 @@ static void emit(struct fe_view *v, int n)
 		} else if (v->opts.sink) {
 			to_sink(v, it);
 		} else if (v->opts.graph) {
-			if (fe_view_emit_graph(v, it))
+			if (emit_graph(v, it))
 				continue;	/* the pending list owns it now */
 		} else if (!it->ev) {
 			fe_view_print_lost(v, it);
 		} else if (it->ev->is_return) {
 			struct task_open *t = fe_view_task_open(v, it->pid);
-			int p = t && t->unheld ? -1 : fe_view_find_pending(v, it);
+			int p = t && t->unheld ? -1 : find_pending(v, it);
 
 			if (p >= 0) {
 				fe_view_print_call(v, &v->pending[p], it);
-				fe_view_drop_pending(v, p);
+				drop_pending(v, p);
 			} else {
-				fe_view_unheld_return(v, it);
+				unheld_return(v, it);
 				fe_view_print_call(v, NULL, it);
 			}
 		} else if (it->ev->has_return) {
-			if (fe_view_hold_for_return(v, it))
+			if (hold_for_return(v, it))
 				continue;	/* the pending list owns it now */
 			fe_view_print_call(v, it, NULL);
 		} else {
