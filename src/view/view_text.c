@@ -23,132 +23,144 @@ static const char digit_pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* "comm-pid [cpu] secs.usecs: " or the JSON object's common members */
-void fe_view_put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
+/* the JSON object's common members: "{"ts":S.NS,"cpu":C,...," */
+static void json_head(struct fe_view *v, struct fe_buf *l, const struct item *it,
+		      unsigned long long secs, unsigned long long ns)
 {
-	unsigned long long secs = it->ts / 1000000000ULL, ns = it->ts % 1000000000ULL;
 	char num[32];
+	struct fe_buf *who = &v->who;
+	int i;
 
-	if (v->opts.json) {
-		struct fe_buf *who = &v->who;
-		int i;
-
-		fe_buf_add(l, "{\"ts\":", 6);
-		fe_buf_add_u64(l, secs);
-		/* ".%09llu" */
-		num[0] = '.';
-		num[1] = '0' + ns / 100000000 % 10;
-		ns %= 100000000;
-		for (i = 8; i >= 2; i -= 2) {
-			memcpy(num + i, &digit_pairs[2 * (ns % 100)], 2);
-			ns /= 100;
-		}
-		fe_buf_add(l, num, 10);
-		fe_buf_add(l, ",\"cpu\":", 7);
-		fe_buf_add_u64(l, it->cpu);
-		fe_buf_add(l, ",\"pid\":", 7);
-		fe_buf_add_s64(l, it->pid);
-		fe_buf_add(l, ",\"comm\":", 8);
-		/* the JSON view's who: the command quoted, made again as the
-		 * text view's is */
-		if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen) {
-			const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
-
-			who->len = 0;
-			/* "comm@hex" beside it when the name is not UTF-8 */
-			if (fe_json_quote(who, comm, strlen(comm)))
-				fe_json_hex(who, "\"comm\":", 7, comm, strlen(comm));
-			if (who->failed)
-				who->len = 0;
-			v->who_pid = it->pid;
-			v->who_gen = v->comms_gen;
-		}
-		fe_buf_add(l, who->s ? who->s : "", who->len);
-		if (v->opts.buffer && *v->opts.buffer) {
-			fe_buf_addc(l, ',');
-			fe_json_member(l, "buffer", v->opts.buffer, strlen(v->opts.buffer));
-		}
-		fe_buf_addc(l, ',');
-		return;
+	fe_buf_add(l, "{\"ts\":", 6);
+	fe_buf_add_u64(l, secs);
+	/* ".%09llu" */
+	num[0] = '.';
+	num[1] = '0' + ns / 100000000 % 10;
+	ns %= 100000000;
+	for (i = 8; i >= 2; i -= 2) {
+		memcpy(num + i, &digit_pairs[2 * (ns % 100)], 2);
+		ns /= 100;
 	}
+	fe_buf_add(l, num, 10);
+	fe_buf_add(l, ",\"cpu\":", 7);
+	fe_buf_add_u64(l, it->cpu);
+	fe_buf_add(l, ",\"pid\":", 7);
+	fe_buf_add_s64(l, it->pid);
+	fe_buf_add(l, ",\"comm\":", 8);
+	/* the JSON view's who: the command quoted, made again as the
+	 * text view's is */
+	if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen) {
+		const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
+
+		who->len = 0;
+		/* "comm@hex" beside it when the name is not UTF-8 */
+		if (fe_json_quote(who, comm, strlen(comm)))
+			fe_json_hex(who, "\"comm\":", 7, comm, strlen(comm));
+		if (who->failed)
+			who->len = 0;
+		v->who_pid = it->pid;
+		v->who_gen = v->comms_gen;
+	}
+	fe_buf_add(l, who->s ? who->s : "", who->len);
+	if (v->opts.buffer && *v->opts.buffer) {
+		fe_buf_addc(l, ',');
+		fe_json_member(l, "buffer", v->opts.buffer, strlen(v->opts.buffer));
+	}
+	fe_buf_addc(l, ',');
+}
+
+/* "%20s [%03d] %6llu.%06llu: " (comm-pid, cpu, seconds) without printf:
+ * every line has one */
+static void text_head(struct fe_view *v, struct fe_buf *l, const struct item *it,
+		      unsigned long long secs, unsigned long long ns)
+{
+	struct fe_buf *who = &v->who;
+	char tmp[24], *p;
+	unsigned long long us = ns / 1000, t;
+	size_t n;
+	int i;
+
 	if (v->opts.buffer && *v->opts.buffer) {
 		fe_text_name(l, v->opts.buffer, strlen(v->opts.buffer));
 		fe_buf_add(l, ": ", 2);
 	}
-	{
-		/* "%20s [%03d] %6llu.%06llu: " without printf: every line has one */
-		struct fe_buf *who = &v->who;
-		char tmp[24], *p;
-		unsigned long long us = ns / 1000, t;
-		size_t n;
-		int i;
 
-		if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen) {
-			const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
+	if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen) {
+		const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
 
+		who->len = 0;
+		/* a name from a file or a task's own prctl: no terminal controls */
+		fe_text_name(who, comm, strlen(comm));
+		fe_buf_addc(who, '-');
+		fe_buf_add_s64(who, it->pid);
+		if (who->failed)
 			who->len = 0;
-			/* a name from a file or a task's own prctl: no terminal controls */
-			fe_text_name(who, comm, strlen(comm));
-			fe_buf_addc(who, '-');
-			fe_buf_add_s64(who, it->pid);
-			if (who->failed)
-				who->len = 0;
-			v->who_pid = it->pid;
-			v->who_gen = v->comms_gen;
-		}
-		/* one reserve, then the bytes in place: "%20s [%03d] %6llu.%06llu: " */
-		if (!fe_buf_reserve(l, who->len + 64))
+		v->who_pid = it->pid;
+		v->who_gen = v->comms_gen;
+	}
+	/* one reserve, then the bytes in place: "%20s [%03d] %6llu.%06llu: " */
+	if (!fe_buf_reserve(l, who->len + 64))
+		return;
+	p = l->s + l->len;
+	if (who->len < 20) {
+		memset(p, ' ', 20 - who->len);
+		p += 20 - who->len;
+	}
+	memcpy(p, who->s ? who->s : "", who->len);
+	p += who->len;
+	if (it->cpu >= 0 && it->cpu < 1000) {
+		memcpy(p, " [000] ", 7);
+		p[2] = '0' + it->cpu / 100 % 10;
+		p[3] = '0' + it->cpu / 10 % 10;
+		p[4] = '0' + it->cpu % 10;
+		p += 7;
+	} else {
+		l->len = p - l->s;
+		fe_buf_add(l, " [", 2);
+		fe_buf_add_s64(l, it->cpu);
+		fe_buf_add(l, "] ", 2);
+		if (!fe_buf_reserve(l, 64))
 			return;
 		p = l->s + l->len;
-		if (who->len < 20) {
-			memset(p, ' ', 20 - who->len);
-			p += 20 - who->len;
-		}
-		memcpy(p, who->s ? who->s : "", who->len);
-		p += who->len;
-		if (it->cpu >= 0 && it->cpu < 1000) {
-			memcpy(p, " [000] ", 7);
-			p[2] = '0' + it->cpu / 100 % 10;
-			p[3] = '0' + it->cpu / 10 % 10;
-			p[4] = '0' + it->cpu % 10;
-			p += 7;
-		} else {
-			l->len = p - l->s;
-			fe_buf_add(l, " [", 2);
-			fe_buf_add_s64(l, it->cpu);
-			fe_buf_add(l, "] ", 2);
-			if (!fe_buf_reserve(l, 64))
-				return;
-			p = l->s + l->len;
-		}
-		/* the seconds right-aligned in 6 columns, as trace-cmd (made
-		 * again when they change, once a second of events) */
-		if (!v->secs_len || v->secs != secs) {
-			i = sizeof(tmp);
-			t = secs;
-			do {
-				tmp[--i] = '0' + t % 10;
-				t /= 10;
-			} while (t);
-			for (n = sizeof(tmp) - i; n < 6; n++)
-				tmp[--i] = ' ';
-			v->secs_len = sizeof(tmp) - i;
-			memcpy(v->secs_text, tmp + i, v->secs_len);
-			v->secs = secs;
-		}
-		memcpy(p, v->secs_text, v->secs_len);
-		p += v->secs_len;
-		p[0] = '.';
-		for (i = 6; i >= 2; i -= 2) {
-			memcpy(p + i - 1, &digit_pairs[2 * (us % 100)], 2);
-			us /= 100;
-		}
-		p[7] = ':';
-		p[8] = ' ';
-		p += 9;
-		*p = 0;
-		l->len = p - l->s;
 	}
+	/* the seconds right-aligned in 6 columns, as trace-cmd (made
+	 * again when they change, once a second of events) */
+	if (!v->secs_len || v->secs != secs) {
+		i = sizeof(tmp);
+		t = secs;
+		do {
+			tmp[--i] = '0' + t % 10;
+			t /= 10;
+		} while (t);
+		for (n = sizeof(tmp) - i; n < 6; n++)
+			tmp[--i] = ' ';
+		v->secs_len = sizeof(tmp) - i;
+		memcpy(v->secs_text, tmp + i, v->secs_len);
+		v->secs = secs;
+	}
+	memcpy(p, v->secs_text, v->secs_len);
+	p += v->secs_len;
+	p[0] = '.';
+	for (i = 6; i >= 2; i -= 2) {
+		memcpy(p + i - 1, &digit_pairs[2 * (us % 100)], 2);
+		us /= 100;
+	}
+	p[7] = ':';
+	p[8] = ' ';
+	p += 9;
+	*p = 0;
+	l->len = p - l->s;
+}
+
+/* "comm-pid [cpu] secs.usecs: " or the JSON object's common members */
+void fe_view_put_head(struct fe_view *v, struct fe_buf *l, const struct item *it)
+{
+	unsigned long long secs = it->ts / 1000000000ULL, ns = it->ts % 1000000000ULL;
+
+	if (v->opts.json)
+		json_head(v, l, it, secs, ns);
+	else
+		text_head(v, l, it, secs, ns);
 }
 
 /* The lines gathered in v->out go to the output: one fwrite for many
@@ -241,101 +253,109 @@ static void put_stacks(struct fe_view *v, struct fe_buf *l, const struct item *e
 			   u->ev->is_return);
 }
 
-/* entry (may be NULL) and/or return (may be NULL) as one line */
-void fe_view_print_call(struct fe_view *v, const struct item *entry, const struct item *ret)
+/* A call handed to the caller's function (stats, --errors) instead of
+ * printed. */
+static void call_to_fn(struct fe_view *v, const struct item *entry, const struct item *ret)
 {
-	struct fe_buf *l = &v->line;
 	const struct item *first = entry ? entry : ret;
 	const struct ev_info *e = first->ev;
+	struct fe_view_call c = {
+		.group = e->group, .func = e->func, .event = e->name,
+		.pid = first->pid, .cpu = first->cpu,
+		.comm = tep_data_comm_from_pid(v->tep, first->pid),
+		.has_entry = entry != NULL, .has_return = ret != NULL,
+		.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
+		.caller = entry ? entry->caller : NULL,
+		.failed = ret && ret->failed, .err = ret ? ret->err : 0,
+		.err_ptr = ret && ret->err_ptr,
+	};
 
-	if (v->opts.call_fn) {
-		struct fe_view_call c = {
-			.group = e->group, .func = e->func, .event = e->name,
-			.pid = first->pid, .cpu = first->cpu,
-			.comm = tep_data_comm_from_pid(v->tep, first->pid),
-			.has_entry = entry != NULL, .has_return = ret != NULL,
-			.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
-			.caller = entry ? entry->caller : NULL,
-			.failed = ret && ret->failed, .err = ret ? ret->err : 0,
-			.err_ptr = ret && ret->err_ptr,
-		};
+	/* as text or as JSON: the view's one output */
+	c.args = entry ? item_val(entry) : ret->args;
+	c.ret = ret && ret->ev->ret ? item_val(ret) : NULL;
+	/* the task's calls open around it: counted as its entry came,
+	 * or those still open as its return comes */
+	if (entry) {
+		c.depth = entry->depth;
+	} else {
+		struct task_open *t = fe_view_task_open(v, ret->pid);
 
-		if (v->opts.json) {
-			c.args = entry ? item_val(entry) : ret->args;
-			c.ret = ret && ret->ev->ret ? item_val(ret) : NULL;
-		} else {
-			c.args = entry ? item_val(entry) : ret->args;
-			c.ret = ret && ret->ev->ret ? item_val(ret) : NULL;
-		}
-		/* the task's calls open around it: counted as its entry came,
-		 * or those still open as its return comes */
-		if (entry) {
-			c.depth = entry->depth;
-		} else {
-			struct task_open *t = fe_view_task_open(v, ret->pid);
-
-			c.depth = t ? t->held + (int)t->unheld : 0;
-		}
-
-		v->opts.call_fn(v->opts.call_ctx, &c);
-		return;
+		c.depth = t ? t->held + (int)t->unheld : 0;
 	}
-	fe_view_put_head(v, l, first);
-	if (v->opts.json) {
-		const struct ev_info *ne = entry ? entry->ev : ret->ev;
+	v->opts.call_fn(v->opts.call_ctx, &c);
+}
 
-		if (!ne->json_names) {
-			struct fe_buf n = { 0 };
+/* "group" and "event" of a JSON line, made at its event's first line */
+static void json_names(struct fe_buf *l, const struct ev_info *e, const struct ev_info *ne)
+{
+	if (!ne->json_names) {
+		struct fe_buf n = { 0 };
 
-			fe_buf_add(&n, "\"group\":", 8);
-			fe_buf_quote(&n, (const unsigned char *)e->group, strlen(e->group), true);
-			fe_buf_add(&n, ",\"event\":", 9);
-			fe_buf_quote(&n, (const unsigned char *)ne->name, strlen(ne->name), true);
-			((struct ev_info *)ne)->json_names = fe_buf_take(&n);
+		fe_buf_add(&n, "\"group\":", 8);
+		fe_buf_quote(&n, (const unsigned char *)e->group, strlen(e->group), true);
+		fe_buf_add(&n, ",\"event\":", 9);
+		fe_buf_quote(&n, (const unsigned char *)ne->name, strlen(ne->name), true);
+		((struct ev_info *)ne)->json_names = fe_buf_take(&n);
+	}
+	if (ne->json_names) {
+		fe_buf_add(l, ne->json_names, strlen(ne->json_names));
+	} else {
+		fe_buf_add(l, "\"group\":", 8);
+		fe_buf_quote(l, (const unsigned char *)e->group, strlen(e->group), true);
+		fe_buf_add(l, ",\"event\":", 9);
+		fe_buf_quote(l, (const unsigned char *)ne->name, strlen(ne->name), true);
+	}
+}
+
+/* the rest of a call's JSON object, after its common members */
+static void json_call(struct fe_view *v, struct fe_buf *l, const struct item *entry,
+		      const struct item *ret)
+{
+	const struct ev_info *e = (entry ? entry : ret)->ev;
+	const struct ev_info *ne = entry ? entry->ev : ret->ev;
+
+	json_names(l, e, ne);
+	if (entry && entry->caller) {
+		fe_buf_add(l, ",\"caller\":", 10);
+		/* the same callers again and again: quoted once */
+		if (!v->caller_src || strcmp(v->caller_src, entry->caller)) {
+			free(v->caller_src);
+			v->caller_src = strdup(entry->caller);
+			v->caller_json.len = 0;
+			v->caller_json.failed = false;
+			fe_view_caller_json(&v->caller_json, entry->caller);
 		}
-		if (ne->json_names) {
-			fe_buf_add(l, ne->json_names, strlen(ne->json_names));
-		} else {
-			fe_buf_add(l, "\"group\":", 8);
-			fe_buf_quote(l, (const unsigned char *)e->group, strlen(e->group), true);
-			fe_buf_add(l, ",\"event\":", 9);
-			fe_buf_quote(l, (const unsigned char *)ne->name, strlen(ne->name), true);
-		}
-		if (entry && entry->caller) {
-			fe_buf_add(l, ",\"caller\":", 10);
-			/* the same callers again and again: quoted once */
-			if (!v->caller_src || strcmp(v->caller_src, entry->caller)) {
-				free(v->caller_src);
-				v->caller_src = strdup(entry->caller);
-				v->caller_json.len = 0;
-				v->caller_json.failed = false;
-				fe_view_caller_json(&v->caller_json, entry->caller);
-			}
-			if (v->caller_src && !v->caller_json.failed)
-				fe_buf_add(l, v->caller_json.s, v->caller_json.len);
-			else
-				fe_view_caller_json(l, entry->caller);
-		}
-		fe_buf_add(l, ",\"args\":", 8);
-		if (entry)
-			fe_buf_add(l, item_val(entry), entry->val_len);
-		else if (ret->args)
-			fe_buf_add(l, ret->args, strlen(ret->args));
+		if (v->caller_src && !v->caller_json.failed)
+			fe_buf_add(l, v->caller_json.s, v->caller_json.len);
 		else
-			fe_buf_add(l, "{}", 2);
-		if (ret && ret->ev->ret) {	/* a void function's: no value */
-			fe_buf_add(l, ",\"ret\":", 7);
-			fe_buf_add(l, item_val(ret), ret->val_len);
-		}
-		if (entry && ret) {
-			fe_buf_add(l, ",\"dur_ns\":", 10);
-			fe_buf_add_u64(l, ret->ts - entry->ts);
-		}
-		put_stacks(v, l, entry, ret);
-		fe_buf_add(l, "}\n", 2);
-		fe_view_put_line(v, l);
-		return;
+			fe_view_caller_json(l, entry->caller);
 	}
+	fe_buf_add(l, ",\"args\":", 8);
+	if (entry)
+		fe_buf_add(l, item_val(entry), entry->val_len);
+	else if (ret->args)
+		fe_buf_add(l, ret->args, strlen(ret->args));
+	else
+		fe_buf_add(l, "{}", 2);
+	if (ret && ret->ev->ret) {	/* a void function's: no value */
+		fe_buf_add(l, ",\"ret\":", 7);
+		fe_buf_add(l, item_val(ret), ret->val_len);
+	}
+	if (entry && ret) {
+		fe_buf_add(l, ",\"dur_ns\":", 10);
+		fe_buf_add_u64(l, ret->ts - entry->ts);
+	}
+	put_stacks(v, l, entry, ret);
+	fe_buf_add(l, "}\n", 2);
+	fe_view_put_line(v, l);
+}
+
+/* the rest of a call's text line, after its head */
+static void text_call(struct fe_view *v, struct fe_buf *l, const struct item *entry,
+		      const struct item *ret)
+{
+	const struct ev_info *e = (entry ? entry : ret)->ev;
+
 	if (entry && entry->caller) {
 		/* a symbol from a file's kallsyms: shown by the one rule */
 		fe_text_name(l, entry->caller, strlen(entry->caller));
@@ -364,6 +384,22 @@ void fe_view_print_call(struct fe_view *v, const struct item *entry, const struc
 	fe_buf_addc(l, '\n');
 	put_stacks(v, l, entry, ret);
 	fe_view_put_line(v, l);
+}
+
+/* entry (may be NULL) and/or return (may be NULL) as one line */
+void fe_view_print_call(struct fe_view *v, const struct item *entry, const struct item *ret)
+{
+	struct fe_buf *l = &v->line;
+
+	if (v->opts.call_fn) {
+		call_to_fn(v, entry, ret);
+		return;
+	}
+	fe_view_put_head(v, l, entry ? entry : ret);
+	if (v->opts.json)
+		json_call(v, l, entry, ret);
+	else
+		text_call(v, l, entry, ret);
 }
 
 void fe_view_print_lost(struct fe_view *v, const struct item *it)
