@@ -263,6 +263,121 @@ static int check_fields(struct fe_view *v, struct ev_info *e, struct fe_error *e
 	return ret;
 }
 
+/* One field of e as the view shows it, from its fetch type in args (the
+ * probe's definition, if fevent's).  -1: out of memory. */
+static int field_spec_of(struct ev_info *e, struct field_spec *s, struct tep_format_field *tf,
+			 const char *args)
+{
+	char tbuf[64];
+	const char *t = fetch_type(args, tf->name, tbuf, sizeof(tbuf));
+	bool typed = t != NULL;
+	char flag;
+	size_t base = without_flag(tf->name, &flag);
+	struct fe_buf k = { 0 };
+
+	s->f = tf;
+	s->label = label_of(tf->name, base);
+	if (!s->label)
+		return -1;
+	/* an event not fevent's (a trace.dat from trace-cmd): what
+	 * libtraceevent made of its format, strings as strings */
+	if (!t && tf->flags & TEP_FIELD_IS_DYNAMIC && strstr(tf->type, "char"))
+		t = "string";
+	if (!t)
+		t = tf->flags & TEP_FIELD_IS_SIGNED ? "s" : "u";
+	s->kind = !strncmp(t, "string", 6) || !strncmp(t, "ustring", 7) ? V_STRING :
+		  !strncmp(t, "symbol", 6) ? V_SYMBOL :
+		  t[0] == 's' ? V_SIGNED : t[0] == 'x' ? V_HEX : V_UNSIGNED;
+	/* "s8 arr[]" in the format: the length is in the fetch type */
+	s->count = 0;
+	if (s->kind != V_STRING && strchr(t, '['))
+		s->count = strtoul(strchr(t, '[') + 1, NULL, 10);
+	else if (s->kind != V_STRING && tf->flags & TEP_FIELD_IS_ARRAY)
+		s->count = tf->arraylen;
+	if (s->count && tf->size % s->count)
+		s->count = 0;
+	s->elem = s->count ? (unsigned int)tf->size / s->count : (unsigned int)tf->size;
+	/* "b4@0/32" of a signed C type: sign-extend from bit 4 */
+	if (flag == FE_FLAG_SIGNED && t[0] == 'b' && !s->count) {
+		s->kind = V_SIGNED;
+		s->sign_bits = strtoul(t + 1, NULL, 10);
+	}
+	/* char[N]: N bytes read, shown as the text before any NUL */
+	if ((flag == FE_FLAG_TEXT || (!typed && strstr(tf->type, "char"))) &&
+	    s->elem == 1 && s->count)
+		s->kind = V_TEXT;
+	/* a string's __data_loc word is read whatever size the field says */
+	if (s->kind == V_STRING && tf->size < 4 && (unsigned int)tf->offset + 4 > e->min_size)
+		e->min_size = tf->offset + 4;
+	if (!strcmp(tf->name, CALLER_FIELD))
+		e->caller = s;
+	else if (e->is_return && !strcmp(tf->name, "ret"))
+		e->ret = s;
+	s->hidden = s == e->caller || !strncmp(tf->name, "common_", 7) ||
+		    !strncmp(tf->name, "__probe", 7);
+	/* JSON keys must be unique: the kernel's field name ("label__1" for
+	 * a repeated label); text shows labels */
+	fe_buf_quote(&k, (const unsigned char *)tf->name, base, true);
+	fe_buf_addc(&k, ':');
+	s->json_key = fe_buf_take(&k);
+	if (asprintf(&s->text_key, "%s=", s->label) < 0)
+		s->text_key = NULL;
+	if (!s->json_key || !s->text_key)
+		return -1;
+	s->json_key_len = strlen(s->json_key);
+	s->text_key_len = strlen(s->text_key);
+	return 0;
+}
+
+/* LABEL__c: the string at field LABEL's pointer, shown in its place */
+static void string_at_pointers(struct ev_info *e)
+{
+	int i;
+
+	for (i = 0; i < e->nr_fields; i++) {
+		struct field_spec *s = &e->fields[i];
+		char flag;
+		size_t base = without_flag(s->f->name, &flag);
+		int k;
+
+		if (flag != FE_FLAG_STRING_AT || s->kind != V_STRING)
+			continue;
+		for (k = 0; k < e->nr_fields; k++) {
+			struct field_spec *o = &e->fields[k];
+
+			if (strlen(o->f->name) == base && !strncmp(o->f->name, s->f->name, base) &&
+			    o->kind == V_HEX && o->elem == 8 && !o->count) {
+				o->text = s;
+				s->hidden = true;
+			}
+		}
+	}
+}
+
+/* an entry and its return event know each other */
+static void pair_halves(struct fe_view *v, struct ev_info *e)
+{
+	int i;
+
+	for (i = 0; i < v->nr_evs - 1; i++) {
+		struct ev_info *o = &v->evs[i];
+
+		if (!strcmp(o->group, e->group) && !strcmp(o->func, e->func) &&
+		    o->is_return != e->is_return) {
+			struct ev_info *r = e->is_return ? e : o;
+			int k, own = 0;
+
+			if (e->is_return)
+				o->has_return = true;
+			else
+				e->has_return = true;
+			for (k = 0; k < r->nr_fields; k++)
+				own += !r->fields[k].hidden && &r->fields[k] != r->ret;
+			o->carried = e->carried = r->ret && own > 0;
+		}
+	}
+}
+
 int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		      const char *format, const char *args, struct fe_error *err)
 {
@@ -299,114 +414,15 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 		return fe_err(err, 0, "out of memory");
 	}
 	for (i = 0; i < n; i++) {
-		struct field_spec *s = &e->fields[e->nr_fields];
-		struct tep_format_field *tf = fields[i];
-		char tbuf[64];
-		const char *t = fetch_type(args, tf->name, tbuf, sizeof(tbuf));
-
-		bool typed = t != NULL;
-		char flag;
-		size_t base = without_flag(tf->name, &flag);
-
-		s->f = tf;
-		s->label = label_of(tf->name, base);
-		if (!s->label) {
+		if (field_spec_of(e, &e->fields[e->nr_fields], fields[i], args)) {
 			free(fields);
 			return fe_err(err, 0, "out of memory");
-		}
-		/* an event not fevent's (a trace.dat from trace-cmd): what
-		 * libtraceevent made of its format, strings as strings */
-		if (!t && tf->flags & TEP_FIELD_IS_DYNAMIC && strstr(tf->type, "char"))
-			t = "string";
-		if (!t)
-			t = tf->flags & TEP_FIELD_IS_SIGNED ? "s" : "u";
-		s->kind = !strncmp(t, "string", 6) || !strncmp(t, "ustring", 7) ? V_STRING :
-			  !strncmp(t, "symbol", 6) ? V_SYMBOL :
-			  t[0] == 's' ? V_SIGNED : t[0] == 'x' ? V_HEX : V_UNSIGNED;
-		/* "s8 arr[]" in the format: the length is in the fetch type */
-		s->count = 0;
-		if (s->kind != V_STRING && strchr(t, '['))
-			s->count = strtoul(strchr(t, '[') + 1, NULL, 10);
-		else if (s->kind != V_STRING && tf->flags & TEP_FIELD_IS_ARRAY)
-			s->count = tf->arraylen;
-		if (s->count && tf->size % s->count)
-			s->count = 0;
-		s->elem = s->count ? (unsigned int)tf->size / s->count : (unsigned int)tf->size;
-		/* "b4@0/32" of a signed C type: sign-extend from bit 4 */
-		if (flag == FE_FLAG_SIGNED && t[0] == 'b' && !s->count) {
-			s->kind = V_SIGNED;
-			s->sign_bits = strtoul(t + 1, NULL, 10);
-		}
-		/* char[N]: N bytes read, shown as the text before any NUL */
-		if ((flag == FE_FLAG_TEXT || (!typed && strstr(tf->type, "char"))) &&
-		    s->elem == 1 && s->count)
-			s->kind = V_TEXT;
-		/* a string's __data_loc word is read whatever size the field says */
-		if (s->kind == V_STRING && tf->size < 4 && (unsigned int)tf->offset + 4 > e->min_size)
-			e->min_size = tf->offset + 4;
-		if (!strcmp(tf->name, CALLER_FIELD))
-			e->caller = s;
-		else if (e->is_return && !strcmp(tf->name, "ret"))
-			e->ret = s;
-		s->hidden = s == e->caller || !strncmp(tf->name, "common_", 7) ||
-			    !strncmp(tf->name, "__probe", 7);
-		{
-			struct fe_buf k = { 0 };
-
-			/* JSON keys must be unique: the kernel's field name
-			 * ("label__1" for a repeated label); text shows labels */
-			fe_buf_quote(&k, (const unsigned char *)tf->name, base, true);
-			fe_buf_addc(&k, ':');
-			s->json_key = fe_buf_take(&k);
-			if (asprintf(&s->text_key, "%s=", s->label) < 0)
-				s->text_key = NULL;
-			if (!s->json_key || !s->text_key) {
-				free(fields);
-				return fe_err(err, 0, "out of memory");
-			}
-			s->json_key_len = strlen(s->json_key);
-			s->text_key_len = strlen(s->text_key);
 		}
 		e->nr_fields++;
 	}
 	free(fields);
-	/* LABEL__c: the string at field LABEL's pointer, shown in its place */
-	for (i = 0; i < e->nr_fields; i++) {
-		struct field_spec *s = &e->fields[i];
-		char flag;
-		size_t base = without_flag(s->f->name, &flag);
-		int k;
-
-		if (flag != FE_FLAG_STRING_AT || s->kind != V_STRING)
-			continue;
-		for (k = 0; k < e->nr_fields; k++) {
-			struct field_spec *o = &e->fields[k];
-
-			if (strlen(o->f->name) == base && !strncmp(o->f->name, s->f->name, base) &&
-			    o->kind == V_HEX && o->elem == 8 && !o->count) {
-				o->text = s;
-				s->hidden = true;
-			}
-		}
-	}
-	/* an entry and its return event know each other */
-	for (i = 0; i < v->nr_evs - 1; i++) {
-		struct ev_info *o = &v->evs[i];
-
-		if (!strcmp(o->group, e->group) && !strcmp(o->func, e->func) &&
-		    o->is_return != e->is_return) {
-			struct ev_info *r = e->is_return ? e : o;
-			int k, own = 0;
-
-			if (e->is_return)
-				o->has_return = true;
-			else
-				e->has_return = true;
-			for (k = 0; k < r->nr_fields; k++)
-				own += !r->fields[k].hidden && &r->fields[k] != r->ret;
-			o->carried = e->carried = r->ret && own > 0;
-		}
-	}
+	string_at_pointers(e);
+	pair_halves(v, e);
 	return 0;
 }
 
