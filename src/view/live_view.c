@@ -15,9 +15,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
-#include <poll.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +23,6 @@
 #include <kbuffer.h>
 
 #include "call_filter.h"
-#include "errno_names.h"
 #include "fe_util.h"
 #include "text_escape.h"
 #include "field_name.h"
@@ -34,6 +30,7 @@
 #include "live_view.h"
 #include "stack_view.h"
 #include "view_internal.h"
+
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
 			    struct fe_error *err)

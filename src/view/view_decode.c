@@ -6,18 +6,14 @@
  * values formatted at once (the page's memory is reused); stacks join the
  * event before them, fork and exec name tasks.
  */
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event-parse.h>
 #include <kbuffer.h>
 
-#include "text_escape.h"
 #include "view_internal.h"
 
 /*

@@ -5,20 +5,13 @@
  * text_escape), what value_format decides (enums, errno, ERR_PTR) and
  * symbols, looked up once each.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 
 #include "errno_names.h"
 #include "text_escape.h"
-#include "field_name.h"
 #include "view_internal.h"
 
 /* Integers a JSON reader holds exactly in a double: |x| <= 2^53. */

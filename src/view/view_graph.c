@@ -3,16 +3,8 @@
  * The --graph sink: calls as a tree per task, an entry held until the
  * next event shows whether calls are inside it.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <event-parse.h>
-#include <kbuffer.h>
 
 #include "view_internal.h"
 

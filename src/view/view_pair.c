@@ -5,17 +5,10 @@
  * task (held, within bounds), filters over whole calls decided, and each
  * item handed to its sink.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <event-parse.h>
-#include <kbuffer.h>
 
 #include "call_filter.h"
 #include "view_internal.h"

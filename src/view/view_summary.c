@@ -3,16 +3,9 @@
  * The view's last words: the loss summary (events lost, dropped, missed,
  * uncounted) and the counts behind it.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
-#include <stdint.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <event-parse.h>
-#include <kbuffer.h>
 
 #include "view_internal.h"
 

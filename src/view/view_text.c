@@ -4,16 +4,11 @@
  * line or one JSON object, with its stacks; lost events where they
  * happened; lines gathered and written in batches.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 
 #include "text_escape.h"
 #include "view_internal.h"
