@@ -31,6 +31,9 @@
 #include "stack_view.h"
 #include "view_internal.h"
 
+#define RETURN_SUFFIX	"__return"
+#define CALLER_FIELD	"__caller"
+
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
 			    struct fe_error *err)

@@ -16,6 +16,15 @@
 
 #include "view_internal.h"
 
+/* A ring-buffer page as a 64-bit little-endian kernel writes it: a
+ * timestamp and a commit word, then commit bytes of events. */
+#define PAGE_HEADER	16
+#define MISSING_EVENTS	(1ULL << 31)
+#define MISSING_STORED	(1ULL << 30)	/* their count follows the data */
+#define TYPE_PADDING	29
+#define TYPE_TIME_EXTEND 30
+#define TYPE_TIME_STAMP	31
+
 /*
  * options/stacktrace and userstacktrace write the stacks right after their
  * event, in the same CPU's buffer (kernel first): they belong to the last

@@ -14,6 +14,9 @@
 #include "text_escape.h"
 #include "view_internal.h"
 
+/* symbols kept at most: beyond, each is looked up as it comes */
+#define MAX_SYMS	65536
+
 /* Integers a JSON reader holds exactly in a double: |x| <= 2^53. */
 #define FE_JSON_EXACT (1LL << 53)
 

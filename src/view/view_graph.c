@@ -8,6 +8,9 @@
 
 #include "view_internal.h"
 
+/* --graph: bytes of lines one held call keeps back at most */
+#define MAX_CAPTURED	(1 << 20)
+
 /*
  * --graph: a line of pid's goes into the innermost call of pid held for
  * its filter (not the one being decided), to be shown inside that call

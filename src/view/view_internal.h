@@ -25,18 +25,9 @@
 #include "stack_view.h"
 #include "value_format.h"
 
-#define RETURN_SUFFIX	"__return"
-#define CALLER_FIELD	"__caller"
 #define MAX_CPUS	FE_VIEW_MAX_CPUS
-/* A ring-buffer page as a 64-bit little-endian kernel writes it: a
- * timestamp and a commit word, then commit bytes of events. */
-#define PAGE_HEADER	16
+/* a ring-buffer page's commit word: the length of its data */
 #define COMMIT_MASK	((1U << 27) - 1)
-#define MISSING_EVENTS	(1ULL << 31)
-#define MISSING_STORED	(1ULL << 30)	/* their count follows the data */
-#define TYPE_PADDING	29
-#define TYPE_TIME_EXTEND 30
-#define TYPE_TIME_STAMP	31
 /* no field of an event lies beyond what a page can hold */
 #define MAX_RECORD	((int)COMMIT_MASK)
 
@@ -141,9 +132,6 @@ static inline const char *item_val(const struct item *it)
 	return it->val ? it->val : it->inl;
 }
 
-/* Entries held for a call filter at most: beyond, the oldest is given up
- * (counted as a call whose return was not seen). */
-#define MAX_HELD	65536
 /*
  * Entries waiting for their returns, to pair them: a task's at most, and
  * all tasks' at most.  An entry beyond is not held: it shows at once, and
@@ -155,11 +143,6 @@ static inline const char *item_val(const struct item *it)
  */
 #define MAX_TASK_PENDING	1024
 #define MAX_PENDING		65536
-/* bytes of lines gathered for one write at most */
-#define OUT_BATCH	(64 << 10)
-/* --graph: bytes of lines one held call keeps back at most */
-#define MAX_CAPTURED	(1 << 20)
-
 
 /* An address as a 'symbol' field shows it ("fn+0x1a"; bare: "fn"). */
 struct sym {
@@ -168,9 +151,6 @@ struct sym {
 	char *text;		/* NULL: a free slot */
 	size_t len;
 };
-
-/* symbols kept at most: beyond, each is looked up as it comes */
-#define MAX_SYMS	65536
 
 struct fe_view {
 	struct fe_view_opts opts;

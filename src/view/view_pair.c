@@ -13,6 +13,10 @@
 #include "call_filter.h"
 #include "view_internal.h"
 
+/* Entries held for a call filter at most: beyond, the oldest is given up
+ * (counted as a call whose return was not seen). */
+#define MAX_HELD	65536
+
 static int by_time(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
