@@ -42,7 +42,7 @@ static unsigned int sym_slot(const struct fe_view *v, unsigned long long u, bool
 
 /* u as a symbol, from v->syms (added there the first time); NULL when
  * they are full or out of memory: the caller formats it itself */
-static const struct sym *symbol(struct fe_view *v, unsigned long long u, bool bare)
+const struct sym *fe_view_sym(struct fe_view *v, unsigned long long u, bool bare)
 {
 	struct fe_buf b = { 0 };
 	unsigned int i;
@@ -90,8 +90,8 @@ static const struct sym *symbol(struct fe_view *v, unsigned long long u, bool ba
 	return &v->syms[i];
 }
 
-static void value(struct fe_view *v, const struct field_spec *s, const void *p, bool json,
-		  bool bare_symbol, struct fe_buf *b)
+void fe_view_value(struct fe_view *v, const struct field_spec *s, const void *p, bool json,
+		   bool bare_symbol, struct fe_buf *b)
 {
 	unsigned long long u = number(v, p, s->elem);
 	long long sv = (long long)sign_extended(s, u);
@@ -123,7 +123,7 @@ static void value(struct fe_view *v, const struct field_spec *s, const void *p, 
 			fe_buf_add_hex(b, u);
 		break;
 	case V_SYMBOL: {
-		const struct sym *y = symbol(v, u, bare_symbol);
+		const struct sym *y = fe_view_sym(v, u, bare_symbol);
 		struct fe_buf sym = { 0 };
 		const char *t;
 		size_t n;
@@ -205,14 +205,14 @@ static void field_value(struct fe_view *v, const struct field_spec *s, const voi
 		return;
 	}
 	if (!s->count) {
-		value(v, s, p, json, false, b);
+		fe_view_value(v, s, p, json, false, b);
 		return;
 	}
 	fe_buf_addc(b, json ? '[' : '{');
 	for (i = 0; i < s->count; i++) {
 		if (i)
 			fe_buf_addc(b, ',');
-		value(v, s, p + i * s->elem, json, false, b);
+		fe_view_value(v, s, p + i * s->elem, json, false, b);
 	}
 	fe_buf_addc(b, json ? ']' : '}');
 }
@@ -265,7 +265,7 @@ int fe_view_field(struct fe_view *v, const struct fe_view_event *ve, const char 
 		*num = sign_extended(s, *num);
 		fe_buf_add_s64(text, (long long)*num);
 	} else if (s->kind == V_SYMBOL) {
-		value(v, s, (const char *)ve->data + s->f->offset, false, true, text);
+		fe_view_value(v, s, (const char *)ve->data + s->f->offset, false, true, text);
 	} else {
 		fe_buf_add_u64(text, *num);
 	}
@@ -282,8 +282,8 @@ const char *fe_view_comm(struct fe_view *v, int pid)
  * "-2 (ENOENT)", "ERR_PTR(-12) (ENOMEM)"; in JSON the value, then
  * "error":"ENOENT" beside it.  Other values as they are.
  */
-static void return_value(struct fe_view *v, const struct field_spec *s, const void *data,
-			 int size, bool json, struct fe_buf *b)
+void fe_view_return_value(struct fe_view *v, const struct field_spec *s, const void *data,
+			  int size, bool json, struct fe_buf *b)
 {
 	const unsigned char *p = (const unsigned char *)data + s->f->offset;
 	unsigned long long u;
@@ -317,8 +317,8 @@ static void return_value(struct fe_view *v, const struct field_spec *s, const vo
 }
 
 /* Whether a return event's record is a failed call (value_format.h). */
-static bool return_failed(struct fe_view *v, const struct ev_info *e, const void *data,
-			  int *err, bool *ptr)
+bool fe_view_return_failed(struct fe_view *v, const struct ev_info *e, const void *data,
+			   int *err, bool *ptr)
 {
 	const struct field_spec *s = e->ret;
 	unsigned long long u;
@@ -339,8 +339,8 @@ static bool return_failed(struct fe_view *v, const struct ev_info *e, const void
  * members, the members of a whole struct grouped back into one
  * "how={flags=0x88000, mode=0x0}" ("how":{...}).
  */
-static void put_fields(struct fe_view *v, const struct ev_info *e, const void *data, int size,
-		       bool json, const struct field_spec *skip, struct fe_buf *b)
+void fe_view_put_fields(struct fe_view *v, const struct ev_info *e, const void *data, int size,
+			bool json, const struct field_spec *skip, struct fe_buf *b)
 {
 	const char *open = NULL;
 	int i, shown = 0;
@@ -370,7 +370,7 @@ static void put_fields(struct fe_view *v, const struct ev_info *e, const void *d
 				fe_buf_add(b, s->json_key, s->json_key_len);
 			else
 				fe_buf_add(b, s->text_key, s->text_key_len);
-			/* a plain number, as value() writes it, without its calls */
+			/* a plain number, as fe_view_value() writes it, without its calls */
 			if (!json && !s->count && s->m.show == FE_VSHOW_PLAIN &&
 			    (s->kind == V_SIGNED || s->kind == V_UNSIGNED || s->kind == V_HEX)) {
 				unsigned long long u = number(v, (const char *)data + s->f->offset,
@@ -393,65 +393,4 @@ static void put_fields(struct fe_view *v, const struct ev_info *e, const void *d
 	}
 	if (open)
 		fe_buf_addc(b, '}');
-}
-
-/*
- * An item's values, formatted as it is queued (its record's memory is
- * reused), once, for the one output asked for: the caller, and the
- * arguments or the return value (with the arguments a return carries).
- */
-void fe_view_format_item(struct fe_view *v, struct item *it, const void *data, int size)
-{
-	const struct ev_info *e = it->ev;
-	struct fe_buf *f = &v->fmt;
-
-	if (e->caller) {
-		const struct sym *y = NULL;
-		struct fe_buf c = { 0 };
-
-		/* the same few callers at every event: the view's copy */
-		if (e->caller->kind == V_SYMBOL && !e->caller->count && e->caller->m.show == FE_VSHOW_PLAIN)
-			y = symbol(v, number(v, (const char *)data + e->caller->f->offset,
-					     e->caller->elem), true);
-		if (y) {
-			it->caller = y->text;
-		} else {
-			value(v, e->caller, (const char *)data + e->caller->f->offset, false, true,
-			      &c);
-			it->caller = fe_buf_take(&c);
-			it->caller_owned = true;
-		}
-	}
-	f->len = 0;
-	f->failed = false;
-	if (e->is_return && e->ret) {
-		it->failed = return_failed(v, e, data, &it->err, &it->err_ptr);
-		return_value(v, e->ret, data, size, v->opts.json, f);
-		if (e->carried) {
-			struct fe_buf a = { 0 };
-
-			if (v->opts.json)
-				fe_buf_addc(&a, '{');
-			put_fields(v, e, data, size, v->opts.json, e->ret, &a);
-			if (v->opts.json)
-				fe_buf_addc(&a, '}');
-			it->args = fe_buf_take(&a);
-		}
-	} else {
-		if (v->opts.json)
-			fe_buf_addc(f, '{');
-		put_fields(v, e, data, size, v->opts.json, NULL, f);
-		if (v->opts.json)
-			fe_buf_addc(f, '}');
-	}
-	/* most values are short: in the item, not a block of their own */
-	if (f->failed)
-		return;
-	it->val_len = f->len;
-	if (f->len < sizeof(it->inl)) {
-		if (f->len)
-			memcpy(it->inl, f->s, f->len);
-		it->inl[f->len] = 0;
-	} else if (!(it->val = strdup(f->s)))
-		it->val_len = 0;
 }

@@ -293,7 +293,15 @@ static inline unsigned long long sign_extended(const struct field_spec *s, unsig
 void fe_view_item_clear(struct item *it);
 /* view_format.c */
 void fe_view_caller_json(struct fe_buf *b, const char *caller);
-void fe_view_format_item(struct fe_view *v, struct item *it, const void *data, int size);
+const struct sym *fe_view_sym(struct fe_view *v, unsigned long long u, bool bare);
+void fe_view_value(struct fe_view *v, const struct field_spec *s, const void *p, bool json,
+		   bool bare_symbol, struct fe_buf *b);
+void fe_view_put_fields(struct fe_view *v, const struct ev_info *e, const void *data, int size,
+			bool json, const struct field_spec *skip, struct fe_buf *b);
+void fe_view_return_value(struct fe_view *v, const struct field_spec *s, const void *data,
+			  int size, bool json, struct fe_buf *b);
+bool fe_view_return_failed(struct fe_view *v, const struct ev_info *e, const void *data,
+			   int *err, bool *ptr);
 /* view_graph.c */
 void fe_view_graph_dedent(struct fe_buf *c);
 void fe_view_graph_put(struct fe_view *v, struct fe_buf *l, int pid);
