@@ -178,6 +178,67 @@ static int common_field(struct fe_view *v, struct tep_record *rec, struct common
 }
 
 /*
+ * An item's values, formatted as it is queued (its record's memory is
+ * reused), once, for the one output asked for: the caller, and the
+ * arguments or the return value (with the arguments a return carries).
+ */
+static void item_values(struct fe_view *v, struct item *it, void *data, int size)
+{
+	const struct ev_info *e = it->ev;
+	struct fe_buf *f = &v->fmt;
+
+	if (e->caller) {
+		const struct sym *y = NULL;
+		struct fe_buf c = { 0 };
+
+		/* the same few callers at every event: the view's copy */
+		if (e->caller->kind == V_SYMBOL && !e->caller->count && e->caller->m.show == FE_VSHOW_PLAIN)
+			y = fe_view_sym(v, number(v, (char *)data + e->caller->f->offset,
+						  e->caller->elem), true);
+		if (y) {
+			it->caller = y->text;
+		} else {
+			fe_view_value(v, e->caller, (char *)data + e->caller->f->offset, false, true,
+				      &c);
+			it->caller = fe_buf_take(&c);
+			it->caller_owned = true;
+		}
+	}
+	f->len = 0;
+	f->failed = false;
+	if (e->is_return && e->ret) {
+		it->failed = fe_view_return_failed(v, e, data, &it->err, &it->err_ptr);
+		fe_view_return_value(v, e->ret, data, size, v->opts.json, f);
+		if (e->carried) {
+			struct fe_buf a = { 0 };
+
+			if (v->opts.json)
+				fe_buf_addc(&a, '{');
+			fe_view_put_fields(v, e, data, size, v->opts.json, e->ret, &a);
+			if (v->opts.json)
+				fe_buf_addc(&a, '}');
+			it->args = fe_buf_take(&a);
+		}
+	} else {
+		if (v->opts.json)
+			fe_buf_addc(f, '{');
+		fe_view_put_fields(v, e, data, size, v->opts.json, NULL, f);
+		if (v->opts.json)
+			fe_buf_addc(f, '}');
+	}
+	/* most values are short: in the item, not a block of their own */
+	if (f->failed)
+		return;
+	it->val_len = f->len;
+	if (f->len < sizeof(it->inl)) {
+		if (f->len)
+			memcpy(it->inl, f->s, f->len);
+		it->inl[f->len] = 0;
+	} else if (!(it->val = strdup(f->s)))
+		it->val_len = 0;
+}
+
+/*
  * One record; at: where it is in its page.  A record too short for what
  * its format says it holds is skipped, and err says so.
  */
@@ -187,7 +248,6 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
 	struct tep_event *te;
 	struct ev_info *e;
-	struct fe_buf *f = &v->fmt;
 	struct item *it;
 	int type;
 
@@ -259,56 +319,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 		if (v->opts.sink)
 			return 0;
 	}
-	if (e->caller) {
-		const struct sym *y = NULL;
-		struct fe_buf c = { 0 };
-
-		/* the same few callers at every event: the view's copy */
-		if (e->caller->kind == V_SYMBOL && !e->caller->count && e->caller->m.show == FE_VSHOW_PLAIN)
-			y = fe_view_sym(v, number(v, (char *)data + e->caller->f->offset,
-						  e->caller->elem), true);
-		if (y) {
-			it->caller = y->text;
-		} else {
-			fe_view_value(v, e->caller, (char *)data + e->caller->f->offset, false, true,
-				      &c);
-			it->caller = fe_buf_take(&c);
-			it->caller_owned = true;
-		}
-	}
-	/* formatted once, for the one output asked for */
-	f->len = 0;
-	f->failed = false;
-	if (e->is_return && e->ret) {
-		it->failed = fe_view_return_failed(v, e, data, &it->err, &it->err_ptr);
-		fe_view_return_value(v, e->ret, data, size, v->opts.json, f);
-		if (e->carried) {
-			struct fe_buf a = { 0 };
-
-			if (v->opts.json)
-				fe_buf_addc(&a, '{');
-			fe_view_put_fields(v, e, data, size, v->opts.json, e->ret, &a);
-			if (v->opts.json)
-				fe_buf_addc(&a, '}');
-			it->args = fe_buf_take(&a);
-		}
-	} else {
-		if (v->opts.json)
-			fe_buf_addc(f, '{');
-		fe_view_put_fields(v, e, data, size, v->opts.json, NULL, f);
-		if (v->opts.json)
-			fe_buf_addc(f, '}');
-	}
-	/* most values are short: in the item, not a block of their own */
-	if (f->failed)
-		return 0;
-	it->val_len = f->len;
-	if (f->len < sizeof(it->inl)) {
-		if (f->len)
-			memcpy(it->inl, f->s, f->len);
-		it->inl[f->len] = 0;
-	} else if (!(it->val = strdup(f->s)))
-		it->val_len = 0;
+	item_values(v, it, data, size);
 	return 0;
 }
 
