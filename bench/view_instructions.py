@@ -62,8 +62,9 @@ def count(fevent, dat, mode, tmp):
                          capture_output=True, text=True, check=True).stdout
     total = 0
     for line in ann.splitlines():
-        # "123,456 (12.3%)  /path/src/live_view.c:fe_view_page [/path/fevent]"
-        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S*live_view\.c:(\w+) \[", line)
+        # "123,456 (12.3%)  /path/src/view_decode.c:fe_view_page [/path/fevent]"
+        # (live_view.c before the view's stages had files of their own)
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S*(?:live_view|view_\w+)\.c:(\w+) \[", line)
         if m and m.group(2) in VIEW:
             total += int(m.group(1).replace(",", ""))
     return total, events
