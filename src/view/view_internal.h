@@ -231,7 +231,9 @@ struct fe_view {
 	 * table by pid + 1; 0: a free slot), and the calls open beyond them
 	 * whose entries were not held */
 	struct task_open {
-		int key;
+		/* the pid's 32 bits plus one (0: a free slot), wide enough
+		 * for any pid a damaged file names */
+		unsigned long long key;
 		int held;
 		unsigned long long unheld;
 	} *tasks;

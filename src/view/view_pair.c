@@ -29,6 +29,7 @@ static int by_time(const void *a, const void *b)
 /* The calls of pid open in the view; NULL when out of memory. */
 struct task_open *fe_view_task_open(struct fe_view *v, int pid)
 {
+	unsigned long long key;
 	unsigned int i, mask;
 
 	if (2 * (v->nr_tasks + 1) > v->tasks_cap) {
@@ -50,11 +51,12 @@ struct task_open *fe_view_task_open(struct fe_view *v, int pid)
 		v->tasks_cap = cap;
 	}
 	mask = v->tasks_cap - 1;
-	for (i = (unsigned int)(pid + 1) * 2654435761u & mask; v->tasks[i].key;
+	key = (unsigned long long)(unsigned int)pid + 1;
+	for (i = (unsigned int)key * 2654435761u & mask; v->tasks[i].key;
 	     i = (i + 1) & mask)
-		if (v->tasks[i].key == pid + 1)
+		if (v->tasks[i].key == key)
 			return &v->tasks[i];
-	v->tasks[i].key = pid + 1;
+	v->tasks[i].key = key;
 	v->nr_tasks++;
 	return &v->tasks[i];
 }
