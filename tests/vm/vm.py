@@ -162,8 +162,10 @@ def run_once(tier, snippets, files=None, suite="bookworm", **kw):
     return _booted[key]
 
 
-def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, net=False):
+def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, net=False,
+        cpus=1):
     """Boot the VM once, run every snippet; name -> (rc, stdout, stderr).
+    cpus: vCPUs (qemu -smp; several only on 6.1, docs/testing.md says why);
     mem: MB of memory; net: a virtio NIC on qemu's user network, where
     10.0.2.2 is this machine's loopback (the snippet loads the NIC's
     modules, net_modules(), and sets 10.0.2.15 up)."""
@@ -179,6 +181,8 @@ def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, ne
                 "-serial", f"file:{console}", "-serial", f"file:{results}",
                 "-monitor", "none", "-display", "none"]
         argv.remove("-nographic")
+        if cpus > 1:
+            argv += ["-smp", str(cpus)]
         if net:
             argv += ["-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0"]
         try:
