@@ -5,7 +5,7 @@ Runs the C unit tests (TAP) built under BUILD/tests/unit and every test_*
 function of tests/test_*.py, prints one line per test and ends with the
 line "N passed, N failed, N skipped".  Exit status 1 if anything failed.
 
-The VM tiers (test_vm_*.py and test_demo.py: qemu, one CPU each) run in a second process
+The VM tiers (test_vm_*.py and test_demo.py: qemu, one vCPU each but test_vm_multicpu.py's) run in a second process
 beside the host tests, so the two halves of the suite overlap on a two-core
 machine; its lines are printed after the host tests'.  FEVENT_SERIAL=1 runs
 everything in one process, in order.
