@@ -166,3 +166,80 @@ def test_stack_is_not_for_graph():
     r = fe.run("record", "--stack", "--graph", "--", "true")
     expect_eq(r.returncode, 2, r.stderr)
     check("not with --graph" in r.stderr, r.stderr)
+
+
+def record_gone(*cmd, args=()):
+    """fevent record --stack of a command whose standard input is empty:
+    the fixture exits at once, before fevent names its stacks."""
+    r = subprocess.run([fe.binary(), "record", "-g", GROUP, "--stack", *args, "--", *cmd],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_stacks_of_a_command_that_exited_are_named():
+    """Issue 32 item 6: the maps of a process gone before its first stack is
+    decoded are the mappings the kernel reported while it ran (perf's
+    MMAP2 records, watched from its exec on), for it and for the processes
+    it starts; the same in the trace.dat report reads."""
+    added()
+    want = want_frames(return_offsets(fixture()))
+    tmp = tempfile.mkdtemp()
+    dat = os.path.join(tmp, "gone.dat")
+    try:
+        for _ in range(5):
+            rc, out, err = record_gone(fixture())
+            expect_eq(rc, 0, err)
+            stacks = text_stacks(out)
+            expect_eq({x: s[:3] for x, s in stacks.items()}, want, out)
+            check(all(re.match(r"__libc_start_call_main\+0x[0-9a-f]+ \(libc\.so\.6\)$", s[3])
+                      for s in stacks.values()), out)
+        # a grandchild, through a shell, into a trace.dat
+        rc, out, err = record_gone("sh", "-c", f"{fixture()}; {fixture()}", args=("-o", dat))
+        expect_eq(rc, 0, err)
+        r = fe.run("report", "-i", dat, "--json")
+        expect_eq(r.returncode, 0, r.stderr)
+        objs = [json.loads(l) for l in r.stdout.splitlines()]
+        expect_eq([o["ustack"][:3] for o in objs], [want[1], want[2]] * 2)
+        expect_eq(len({o["pid"] for o in objs}), 2)
+    finally:
+        shutil.rmtree(tmp)
+        fe.run("clear", "-g", GROUP, "--force")
+
+
+def test_stacks_in_another_mount_namespace_are_named():
+    """Issue 32 item 6: a process in its own mount namespace maps the
+    fixture from a path that names nothing in fevent's (a bind mount only
+    it has): its frames are named through its root while it lives, and
+    after it exited by the device and inode of the probed binary."""
+    if not shutil.which("unshare"):
+        raise fe.Skip("no unshare(1)")
+    added()
+    want = want_frames(return_offsets(fixture()))
+    tmp = tempfile.mkdtemp()
+    os.chmod(tmp, 0o755)
+    inside = os.path.join(tmp, "ns")
+    os.mkdir(inside)
+    script = (f"mount --make-rprivate / && mount --bind {os.path.dirname(fixture())} {inside} "
+              f"&& exec {inside}/fx_stack")
+    try:
+        rc, out, err = record_gone("unshare", "-m", "sh", "-c", script)
+        expect_eq(rc, 0, err)
+        expect_eq({x: s[:3] for x, s in text_stacks(out).items()}, want, out)
+        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--stack", "--",
+                              "unshare", "-m", "sh", "-c", script], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out = ""
+        deadline = time.monotonic() + 60
+        while out.count("=> main+") < 2 and time.monotonic() < deadline and p.poll() is None:
+            ready, _, _ = select.select([p.stdout], [], [], 1)
+            if ready:
+                chunk = os.read(p.stdout.fileno(), 65536).decode()
+                if not chunk:
+                    break
+                out += chunk
+        rest, err = p.communicate(input="", timeout=60)
+        expect_eq(p.returncode, 0, err)
+        expect_eq({x: s[:3] for x, s in text_stacks(out + rest).items()}, want, out + rest)
+    finally:
+        shutil.rmtree(tmp)
+        fe.run("clear", "-g", GROUP, "--force")

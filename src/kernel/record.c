@@ -21,6 +21,7 @@
 #include "probe_install.h"
 #include "record.h"
 #include "value_derive.h"
+#include "record_maps.h"
 #include "record_stacks.h"
 #include "trace_dat.h"
 #include "event_names.h"
@@ -1461,6 +1462,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	struct pollfd *pfd = NULL;
 	struct formats fm = { 0 };
 	bool quiet = false, partial = false;
+	struct fe_maps_watch *maps = NULL;
 	/* user stacks are named from their process's maps, read when the
 	 * first is decoded: before the process is gone */
 	bool eager = o->stacks;
@@ -1553,6 +1555,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		child = spawn_stopped(o->command, &go, &unblocked, err);
 		if (child > 0)
 			wait_blocked(child);
+		/* its mappings from its exec on, for stacks named after its exit */
+		if (child > 0 && o->stacks)
+			maps = fe_stacks_watch_maps(v, ev, n, chosen, child, true);
 		if (child < 0 || follow_pid(&s, child, err) || arm(&s, ev, n, chosen, err))
 			goto out;
 		if (stop_signal) {
@@ -1574,6 +1579,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 			go = -1;
 		}
 	} else {
+		/* -a: every process's mappings would be kept; not watched */
+		if (o->stacks && o->target == FE_RECORD_PID)
+			maps = fe_stacks_watch_maps(v, ev, n, chosen, o->pid, false);
 		if ((o->target == FE_RECORD_PID && follow_pid(&s, o->pid, err)) ||
 		    (o->target == FE_RECORD_ALL && leave_out_self(&s, err)) ||
 		    arm(&s, ev, n, chosen, err))
@@ -1644,6 +1652,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		 * command exits (SIGCHLD), a signal, or FE_QUIET_MS: then
 		 * whatever is there, the page being written too, is taken.
 		 */
+		fe_maps_watch_drain(maps);
 		timeout = FE_QUIET_MS;
 		if (deadline)
 			timeout = until(deadline, timeout);
@@ -1709,6 +1718,7 @@ out:
 	free(given_fds);
 	given_fds = NULL;
 	fe_view_free(v);
+	fe_maps_watch_close(maps);	/* the view's source of maps: after it */
 	formats_free(&fm, n);
 	fe_event_infos_free(ev, n);
 	free(chosen);

@@ -5,6 +5,7 @@
 
 #include <tracefs.h>
 
+#include "record_maps.h"
 #include "record_stacks.h"
 
 int fe_stacks_wanted(const struct fe_event_info *ev, int n, const bool *chosen)
@@ -45,6 +46,31 @@ int fe_stacks_view(struct fe_view *v, const struct fe_event_info *ev, int n, con
 	if (live && want & FE_STACK_USER)
 		fe_view_capture_maps(v);
 	return 0;
+}
+
+struct fe_maps_watch *fe_stacks_watch_maps(struct fe_view *v, const struct fe_event_info *ev,
+					   int n, const bool *chosen, pid_t pid, bool on_exec)
+{
+	struct fe_maps_watch *w;
+	int i;
+
+	if (!v || !(fe_stacks_wanted(ev, n, chosen) & FE_STACK_USER))
+		return NULL;
+	w = fe_maps_watch_open(pid, on_exec);
+	if (!w)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const char *colon = strrchr(ev[i].target, ':');
+		char *path;
+
+		if (chosen[i] && fe_kind_is_uprobe(ev[i].kind) && colon &&
+		    (path = strndup(ev[i].target, colon - ev[i].target))) {
+			fe_maps_watch_know(w, path);
+			free(path);
+		}
+	}
+	fe_view_maps_source(v, fe_maps_watch_text, w);
+	return w;
 }
 
 int fe_stacks_enable(struct tracefs_instance *inst, const struct fe_event_info *ev, int n,

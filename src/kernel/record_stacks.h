@@ -9,6 +9,7 @@
 #define RECORD_STACKS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "fe_error.h"
 #include "live_view.h"
@@ -25,6 +26,14 @@ int fe_stacks_wanted(const struct fe_event_info *ev, int n, const bool *chosen);
  * of the processes whose user stacks come). */
 int fe_stacks_view(struct fe_view *v, const struct fe_event_info *ev, int n, const bool *chosen,
 		   bool live, struct fe_error *err);
+/*
+ * Where user stacks are wanted, the mappings of pid and its children
+ * watched as the kernel reports them, and the view told to ask them of a
+ * process that left /proc before its stacks were named (NULL: none wanted,
+ * or no perf events here).  fe_maps_watch_close() after the view's end.
+ */
+struct fe_maps_watch *fe_stacks_watch_maps(struct fe_view *v, const struct fe_event_info *ev,
+					   int n, const bool *chosen, pid_t pid, bool on_exec);
 /* The instance writes them. */
 int fe_stacks_enable(struct tracefs_instance *inst, const struct fe_event_info *ev, int n,
 		     const bool *chosen, struct fe_error *err);

@@ -477,6 +477,13 @@ void fe_view_capture_maps(struct fe_view *v)
 	v->capture_maps = true;
 }
 
+void fe_view_maps_source(struct fe_view *v, fe_maps_source_fn fn, void *ctx)
+{
+	if (!v->ustacks)
+		v->ustacks = fe_ustacks_new();
+	fe_ustacks_source(v->ustacks, fn, ctx);
+}
+
 char *fe_view_maps_dump(struct fe_view *v)
 {
 	return fe_ustacks_dump(v->ustacks);

@@ -118,6 +118,9 @@ int fe_view_add_user_stack_event(struct fe_view *v, const char *format, struct f
 void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event);
 /* Live: keep each process's /proc/PID/maps when its first user stack comes. */
 void fe_view_capture_maps(struct fe_view *v);
+/* Where to ask the maps of a process that has left /proc (record's watch
+ * of the mappings the kernel reported): fn(ctx, tgid), maps lines or NULL. */
+void fe_view_maps_source(struct fe_view *v, char *(*fn)(void *ctx, int tgid), void *ctx);
 /* The maps kept, for a trace.dat (NULL: none), and read back from one. */
 char *fe_view_maps_dump(struct fe_view *v);
 void fe_view_maps_load(struct fe_view *v, const char *dump);

@@ -24,6 +24,7 @@
 struct proc_maps {
 	int tgid;
 	char *text;
+	int root_fd;		/* its root where its mount namespace is not ours, or -1 */
 	Dwfl *dwfl;		/* made on the first frame named */
 	bool dwfl_failed;
 };
@@ -31,7 +32,17 @@ struct proc_maps {
 struct fe_ustacks {
 	struct proc_maps *procs;
 	int nr_procs;
+	fe_maps_source_fn source;	/* the maps of a process gone from /proc */
+	void *source_ctx;
 };
+
+void fe_ustacks_source(struct fe_ustacks *u, fe_maps_source_fn fn, void *ctx)
+{
+	if (!u)
+		return;
+	u->source = fn;
+	u->source_ctx = ctx;
+}
 
 struct fe_ustacks *fe_ustacks_new(void)
 {
@@ -46,6 +57,8 @@ void fe_ustacks_free(struct fe_ustacks *u)
 		return;
 	for (i = 0; i < u->nr_procs; i++) {
 		free(u->procs[i].text);
+		if (u->procs[i].root_fd >= 0)
+			close(u->procs[i].root_fd);
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
 	}
@@ -63,22 +76,43 @@ static struct proc_maps *find_proc(const struct fe_ustacks *u, int tgid)
 	return NULL;
 }
 
-static void keep(struct fe_ustacks *u, int tgid, char *text)
+static struct proc_maps *keep(struct fe_ustacks *u, int tgid, char *text)
 {
 	struct proc_maps *p = fe_grow(&u->procs, &u->nr_procs, sizeof(*p));
 
 	if (!p) {
 		free(text);
-		return;
+		return NULL;
 	}
 	p->tgid = tgid;
 	p->text = text;
+	p->root_fd = -1;
+	return p;
+}
+
+/*
+ * The paths in a process's maps are its mount namespace's.  Where that is
+ * not fevent's (a container, unshare -m), its files are opened through
+ * its root, held open: that keeps the namespace's mounts reachable after
+ * the process is gone.
+ */
+static int foreign_root(int tgid)
+{
+	char path[64];
+	struct stat ours, theirs;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", tgid);
+	if (stat("/proc/self/ns/mnt", &ours) || stat(path, &theirs) ||
+	    (ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/root", tgid);
+	return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 void fe_ustacks_capture(struct fe_ustacks *u, int tgid)
 {
 	struct fe_buf b = { 0 };
-	char path[64], chunk[8192];
+	char path[64], chunk[8192], *text;
 	ssize_t r;
 	int fd;
 
@@ -86,17 +120,25 @@ void fe_ustacks_capture(struct fe_ustacks *u, int tgid)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;		/* gone already: its frames stay addresses */
-	while ((r = read(fd, chunk, sizeof(chunk))) > 0)
-		fe_buf_add(&b, chunk, r);
-	close(fd);
-	/* an exited process has no maps left: try again on its next stack */
-	if (b.failed || !b.len) {
-		fe_buf_free(&b);
+	if (fd >= 0) {
+		while ((r = read(fd, chunk, sizeof(chunk))) > 0)
+			fe_buf_add(&b, chunk, r);
+		close(fd);
+	}
+	if (!b.failed && b.len) {
+		struct proc_maps *p = keep(u, tgid, fe_buf_take(&b));
+
+		if (p)
+			p->root_fd = foreign_root(tgid);
 		return;
 	}
-	keep(u, tgid, fe_buf_take(&b));
+	fe_buf_free(&b);
+	/* gone already: the mappings the kernel reported while it ran, if
+	 * record watched them; else its frames stay addresses, and an
+	 * exited process is tried again on its next stack */
+	text = u->source ? u->source(u->source_ctx, tgid) : NULL;
+	if (text)
+		keep(u, tgid, text);
 }
 
 char *fe_ustacks_dump(const struct fe_ustacks *u)
@@ -172,8 +214,37 @@ static const Dwfl_Callbacks callbacks = {
 	.find_debuginfo = fe_dwfl_find_debuginfo,	/* debuginfod bounded and checked */
 };
 
+/* The maps with every file named through /proc/self/fd/ROOT_FD. */
+static char *through_root(const char *text, int root_fd)
+{
+	struct fe_buf b = { 0 };
+	const char *line = text;
+
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+		int n = 0;
+
+		sscanf(line, "%*s %*s %*s %*s %*s %n", &n);
+		if (n > 0 && (size_t)n < len && line[n] == '/') {
+			fe_buf_add(&b, line, n);
+			fe_buf_printf(&b, "/proc/self/fd/%d", root_fd);
+			fe_buf_add(&b, line + n, len - n);
+		} else {
+			fe_buf_add(&b, line, len);
+		}
+		fe_buf_addc(&b, '\n');
+		line += len + (line[len] == '\n');
+	}
+	if (b.failed) {
+		fe_buf_free(&b);
+		return NULL;
+	}
+	return fe_buf_take(&b);
+}
+
 static Dwfl *dwfl_of(struct proc_maps *p)
 {
+	char *text = p->text;
 	FILE *f;
 
 	if (p->dwfl || p->dwfl_failed)
@@ -182,8 +253,12 @@ static Dwfl *dwfl_of(struct proc_maps *p)
 	p->dwfl = dwfl_begin(&callbacks);
 	if (!p->dwfl)
 		return NULL;
-	f = fmemopen(p->text, strlen(p->text), "r");
+	if (p->root_fd >= 0 && !(text = through_root(p->text, p->root_fd)))
+		text = p->text;
+	f = fmemopen(text, strlen(text), "r");
 	if (!f) {
+		if (text != p->text)
+			free(text);
 		dwfl_end(p->dwfl);
 		p->dwfl = NULL;
 		return NULL;
@@ -192,6 +267,8 @@ static Dwfl *dwfl_of(struct proc_maps *p)
 	/* a file that cannot be opened is left out, the rest named */
 	dwfl_linux_proc_maps_report(p->dwfl, f);
 	fclose(f);
+	if (text != p->text)
+		free(text);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->dwfl_failed = false;
 	return p->dwfl;

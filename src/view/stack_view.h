@@ -19,8 +19,12 @@ struct fe_ustacks;
 struct fe_ustacks *fe_ustacks_new(void);
 void fe_ustacks_free(struct fe_ustacks *u);
 
-/* Keep /proc/TGID/maps as it is now, unless already kept (live). */
+/* Keep /proc/TGID/maps as it is now, unless already kept (live); of a
+ * process gone from /proc, what the source says it had mapped. */
 void fe_ustacks_capture(struct fe_ustacks *u, int tgid);
+/* maps lines of tgid (malloc'd) or NULL: record's watch of mappings */
+typedef char *(*fe_maps_source_fn)(void *ctx, int tgid);
+void fe_ustacks_source(struct fe_ustacks *u, fe_maps_source_fn fn, void *ctx);
 
 /* Every map kept, as "== TGID" lines each followed by its maps lines,
  * for the trace.dat; NULL if none (or out of memory). */
