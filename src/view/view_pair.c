@@ -489,6 +489,57 @@ static void to_sink(struct fe_view *v, const struct item *it)
 	v->opts.sink(v->opts.sink_ctx, v, &e);
 }
 
+/*
+ * A return probe replaces its function's return address on the stack
+ * with its trampoline's.  A function entered from there by a tail call
+ * (6.1's walk_component jumps to step_into) reads the trampoline as its
+ * caller; the address the trampoline stands for returns into the caller of
+ * the innermost call still open in the task, which is what the kernel's
+ * own unwinder shows.  A return probe fevent did not make leaves no open
+ * call here: the trampoline stays (record --stack shows the real frames).
+ */
+static bool is_trampoline(const char *caller)
+{
+	static const char *const names[] = {
+		"kretprobe_trampoline", "__kretprobe_trampoline", "arch_rethook_trampoline",
+		"return_to_handler",
+	};
+	size_t n = strcspn(caller, "+");
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strlen(names[i]) == n && !strncmp(caller, names[i], n))
+			return true;
+	return false;
+}
+
+static void real_caller(struct fe_view *v, struct item *it)
+{
+	struct task_open *t;
+	char *c;
+	int i;
+
+	if (!it->caller || !is_trampoline(it->caller))
+		return;
+	/* the task's innermost calls were not held: not known here */
+	t = fe_view_task_open(v, it->pid);
+	if (!t || t->unheld)
+		return;
+	for (i = v->nr_pending - 1; i >= 0; i--) {
+		const struct item *open = &v->pending[i];
+
+		if (open->pid != it->pid)
+			continue;
+		if (!open->caller || is_trampoline(open->caller) || !(c = strdup(open->caller)))
+			return;
+		if (it->caller_owned)
+			free((char *)it->caller);
+		it->caller = c;
+		it->caller_owned = true;
+		return;
+	}
+}
+
 /* Print queue[0..n) (sorted), then drop them from the queue. */
 static void emit(struct fe_view *v, int n)
 {
@@ -497,6 +548,8 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
+		if (it->ev && !it->ev->is_return)
+			real_caller(v, it);
 		if (it->ev && (it->ev->call_filter || it->ev->carried)) {
 			if (it->ev->is_return && it->ev->call_filter)
 				decide_call(v, it);
