@@ -296,75 +296,123 @@ out:
 	return ret;
 }
 
-int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
-{
-	struct session s = { .o = o, .profile_fd = { -1, -1 }, .pipe = { -1, -1 } };
-	struct fe_event_info *ev = NULL;
-	struct fe_view *v = NULL;
-	struct sigaction sa_child = { 0 };
-	sigset_t stops, unblocked;
-	bool *chosen = NULL, blocked = false;
-	int i, j, n = 0, nr_chosen = 0, ret = -1, go = -1, sret;
-	pid_t child = -1;
-	double start, deadline, next_report;
-	struct pollfd *pfd = NULL;
-	struct formats fm = { 0 };
-	bool quiet = false, partial = false;
-	/* user stacks are named from their process's maps, read when the
-	 * first is decoded: before the process is gone */
-	bool eager = o->stacks;
-	int (*arm)(struct session *, struct fe_event_info *, int, bool *, struct fe_error *) =
-		o->counted_in_kernel ? fe_rec_arm_counters : fe_rec_enable_events;
+/* One recording: the session and what fe_record's steps share. */
+struct run {
+	const struct fe_record_opts *o;
+	struct session s;
+	struct fe_event_info *ev;
+	int n;
+	bool *chosen;
+	struct fe_view *v;	/* NULL: counted in the kernel */
+	struct formats fm;
+	sigset_t unblocked;	/* the signal mask to restore */
+	bool blocked;		/* the stop signals wait meanwhile */
+	pid_t child;		/* -- CMD, or -1 */
+	int go;			/* its go pipe until it runs, or -1 */
+	struct pollfd *pfd;
+	int *status;
+};
 
-	*status = 0;
-	fe_record_catch_signals();
-	if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
-		return fe_err(err, 0, "no process with pid %d", o->pid);
-	if (fe_list_events(o->group, &ev, &n, err))
+/* The group's events and those chosen (-e).  -2: an unknown name. */
+static int choose_events(struct run *r, struct fe_error *err)
+{
+	const struct fe_record_opts *o = r->o;
+	int i, j, nr_chosen = 0;
+
+	if (fe_list_events(o->group, &r->ev, &r->n, err))
 		return -1;
-	chosen = calloc(n ? n : 1, sizeof(*chosen));
-	if (!chosen) {
-		fe_err(err, 0, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		nr_chosen += chosen[i] = fe_record_wanted(ev[i].event, o->events, o->nr_events);
+	r->chosen = calloc(r->n ? r->n : 1, sizeof(*r->chosen));
+	if (!r->chosen)
+		return fe_err(err, 0, "out of memory");
+	for (i = 0; i < r->n; i++)
+		nr_chosen += r->chosen[i] = fe_record_wanted(r->ev[i].event, o->events,
+							     o->nr_events);
 	for (j = 0; j < o->nr_events; j++) {
-		for (i = 0; i < n && !fe_event_named(ev[i].event, o->events[j]); i++)
+		for (i = 0; i < r->n && !fe_event_named(r->ev[i].event, o->events[j]); i++)
 			;
-		if (i == n) {
+		if (i == r->n) {
 			fe_err(err, 0, "no event '%s' in group '%s' (fevent list shows them)",
 			       o->events[j], o->group);
-			ret = -2;
-			goto out;
+			return -2;
 		}
 	}
-	if (!nr_chosen) {
-		fe_err(err, 0, "group '%s' has no events to record: add some with 'fevent add'",
-		       o->group);
-		goto out;
-	}
+	if (!nr_chosen)
+		return fe_err(err, 0, "group '%s' has no events to record: add some with "
+			      "'fevent add'", o->group);
+	return 0;
+}
+
+/* The names and formats the view needs, and the view (not for stats). */
+static int prepare_view(struct run *r, struct fe_error *err)
+{
+	const struct fe_record_opts *o = r->o;
+	int i;
+
 	/* names add could not keep beside the events: from debug info (stats
 	 * asked already for its keys, and a sink shows no values) */
 	if (!o->counted_in_kernel && !o->view.sink) {
 		struct fe_warnings w = { 0 };
 
-		if (fe_values_derive(ev, n, chosen, o->view.quiet ? NULL : &w)) {
+		if (fe_values_derive(r->ev, r->n, r->chosen, o->view.quiet ? NULL : &w)) {
 			fe_warnings_free(&w);
-			fe_err(err, 0, "out of memory");
-			goto out;
+			return fe_err(err, 0, "out of memory");
 		}
 		for (i = 0; i < w.nr; i++)
 			fprintf(stderr, "fevent: warning: %s\n", w.msgs[i]);
 		fe_warnings_free(&w);
 	}
-	if (!o->counted_in_kernel) {
-		if (formats_read(&fm, ev, n, chosen, err))
-			goto out;
-		v = make_view(o, ev, n, chosen, &fm, err);
-		if (!v)
-			goto out;
+	if (o->counted_in_kernel)
+		return 0;
+	if (formats_read(&r->fm, r->ev, r->n, r->chosen, err))
+		return -1;
+	r->v = make_view(o, r->ev, r->n, r->chosen, &r->fm, err);
+	return r->v ? 0 : -1;
+}
+
+/* The events or counters armed: the chosen events enabled, or stats'. */
+static int arm(struct run *r, struct fe_error *err)
+{
+	if (r->o->counted_in_kernel)
+		return fe_rec_arm_counters(&r->s, r->ev, r->n, r->chosen, err);
+	return fe_rec_enable_events(&r->s, r->ev, r->n, r->chosen, err);
+}
+
+/* -- CMD: started stopped, followed, armed, then let go. */
+static int start_command(struct run *r, struct fe_error *err)
+{
+	r->child = fe_rec_spawn_stopped(r->o->command, &r->go, &r->unblocked, err);
+	if (r->child > 0)
+		fe_rec_wait_blocked(r->child);
+	if (r->child < 0 || fe_rec_follow_pid(&r->s, r->child, err) || arm(r, err))
+		return -1;
+	if (fe_rec_stop_signal) {
+		/* stopped in the set-up: the command never runs (its read of
+		 * the go pipe sees the end), and its status is the one the
+		 * signal would have given it */
+		close(r->go);
+		r->go = -1;
+		while (waitpid(r->child, NULL, 0) < 0 && errno == EINTR)
+			;
+		r->child = -1;
+		*r->status = 128 + fe_rec_stop_signal;
+		return 0;
 	}
+	if (write(r->go, "g", 1) != 1)
+		return fe_err(err, 0, "cannot start %s: %s", r->o->command[0], strerror(errno));
+	/* armed: it execs */
+	close(r->go);
+	r->go = -1;
+	return 0;
+}
+
+/* The instance made, whom it traces set and its events armed. */
+static int set_up(struct run *r, struct fe_error *err)
+{
+	const struct fe_record_opts *o = r->o;
+	struct sigaction sa_child = { 0 };
+	sigset_t stops;
+	int ret;
+
 	/*
 	 * From the instance's creation until everything is armed, the stop
 	 * signals wait: a half-made instance, trigger or synthetic event is
@@ -372,80 +420,106 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	 * at its first look, and the end takes down all that was made.
 	 */
 	fe_rec_stop_signals(&stops);
-	if (!sigprocmask(SIG_BLOCK, &stops, &unblocked))
-		blocked = true;
+	if (!sigprocmask(SIG_BLOCK, &stops, &r->unblocked))
+		r->blocked = true;
 	else
-		sigprocmask(SIG_SETMASK, NULL, &unblocked);
+		sigprocmask(SIG_SETMASK, NULL, &r->unblocked);
 	/* a refused -o FILE is bad usage (-2) */
-	sret = fe_rec_start_session(&s, o, err);
-	if (sret) {
-		ret = sret;
-		goto out;
-	}
+	ret = fe_rec_start_session(&r->s, o, err);
+	if (ret)
+		return ret;
 	/* before the command runs: its first calls are counted too */
-	if (v)
-		fe_rec_watch_start(&s, v, ev, n, chosen);
+	if (r->v)
+		fe_rec_watch_start(&r->s, r->v, r->ev, r->n, r->chosen);
 
 	/* the command's end wakes the loop; other calls go on */
 	sa_child.sa_handler = fe_rec_on_child;
 	sa_child.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa_child, NULL);
-	pfd = calloc(s.nr_cpus ? s.nr_cpus : 1, sizeof(*pfd));
-	if (!pfd) {
-		fe_err(err, 0, "out of memory");
-		goto out;
-	}
+	r->pfd = calloc(r->s.nr_cpus ? r->s.nr_cpus : 1, sizeof(*r->pfd));
+	if (!r->pfd)
+		return fe_err(err, 0, "out of memory");
 	/* a reader that quits (head, less) must not kill fevent before it has
 	 * removed its instance: the write fails with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
 	if (o->target == FE_RECORD_COMMAND) {
-		child = fe_rec_spawn_stopped(o->command, &go, &unblocked, err);
-		if (child > 0)
-			fe_rec_wait_blocked(child);
-		if (child < 0 || fe_rec_follow_pid(&s, child, err) || arm(&s, ev, n, chosen, err))
-			goto out;
-		if (fe_rec_stop_signal) {
-			/* stopped in the set-up: the command never runs (its
-			 * read of the go pipe sees the end), and its status is
-			 * the one the signal would have given it */
-			close(go);
-			go = -1;
-			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-				;
-			child = -1;
-			*status = 128 + fe_rec_stop_signal;
-		} else if (write(go, "g", 1) != 1) {
-			fe_err(err, 0, "cannot start %s: %s", o->command[0], strerror(errno));
-			goto out;
-		} else {
-			/* armed: it execs */
-			close(go);
-			go = -1;
+		if (start_command(r, err))
+			return -1;
+	} else if ((o->target == FE_RECORD_PID && fe_rec_follow_pid(&r->s, o->pid, err)) ||
+		   (o->target == FE_RECORD_ALL && fe_rec_leave_out_self(&r->s, err)) ||
+		   arm(r, err)) {
+		return -1;
+	}
+	if (r->blocked) {
+		sigprocmask(SIG_SETMASK, &r->unblocked, NULL);
+		r->blocked = false;
+	}
+	return 0;
+}
+
+/*
+ * Sleep until a buffer is a quarter full (buffer_percent), the command
+ * exits (SIGCHLD), a signal, FE_QUIET_MS or the next deadline: then
+ * whatever is there, the page being written too, is taken.  *quiet:
+ * nothing woke fevent (or only the command's end); *partial: for a while,
+ * so the page being written is taken.
+ */
+static void wait_for_pages(struct run *r, double deadline, double next_report, bool decoding,
+			   bool *quiet, bool *partial)
+{
+	int timeout = FE_QUIET_MS, nr = 0, i, got;
+
+	if (deadline)
+		timeout = until(deadline, timeout);
+	if (next_report)
+		timeout = until(next_report, timeout);
+	if (decoding && fe_rec_backlog(&r->s, false))
+		timeout = 0;
+	for (i = 0; r->v && i < r->s.nr_cpus; i++)
+		if (r->s.raw[i] >= 0) {
+			r->pfd[nr].fd = r->s.raw[i];
+			r->pfd[nr++].events = POLLIN;
 		}
-	} else {
-		if ((o->target == FE_RECORD_PID && fe_rec_follow_pid(&s, o->pid, err)) ||
-		    (o->target == FE_RECORD_ALL && fe_rec_leave_out_self(&s, err)) ||
-		    arm(&s, ev, n, chosen, err))
-			goto out;
-	}
-	if (blocked) {
-		sigprocmask(SIG_SETMASK, &unblocked, NULL);
-		blocked = false;
-	}
+	got = poll(r->pfd, nr, timeout);
+	*quiet = got <= 0;
+	*partial = got == 0 && timeout > 0;
+}
 
-	start = now();
-	deadline = o->duration > 0 ? start + o->duration : 0;
-	next_report = o->interval > 0 ? start + o->interval : 0;
+/* An interval's report (stats): it counts what came in it, the spool too. */
+static int report(struct run *r, bool final, struct fe_error *err)
+{
+	if (r->v && !final) {
+		fe_rec_drain(&r->s);
+		while (fe_rec_decode_backlog(&r->s, r->v, 256))
+			fe_view_flush_before(r->v, fe_rec_shown_before(&r->s));
+	}
+	if (r->o->report(r->o->ctx, r->s.inst, r->v, final))
+		return fe_err(err, 0, "cannot read the kernel's counts");
+	return 0;
+}
+
+/* Until the command ends, its pid is gone, a stop signal, -d's end or a
+ * reader that quit. */
+static int record_loop(struct run *r, struct fe_error *err)
+{
+	const struct fe_record_opts *o = r->o;
+	struct fe_view *v = r->v;
+	double start = now();
+	double deadline = o->duration > 0 ? start + o->duration : 0;
+	double next_report = o->interval > 0 ? start + o->interval : 0;
+	bool quiet = false, partial = false;
+	/* user stacks are named from their process's maps, read when the
+	 * first is decoded: before the process is gone */
+	bool eager = o->stacks;
+	int wstatus;
+
 	for (;;) {
-		int wstatus, timeout, r;
-		long got = 0;
-
 		/* a fence when the view would decode and has nothing before
 		 * the last one (a quiet buffer's look is one anyway) */
-		if (v && (partial || ((quiet || eager) && !fe_rec_backlog(&s, true))))
-			fe_rec_drain(&s);
+		if (v && (partial || ((quiet || eager) && !fe_rec_backlog(&r->s, true))))
+			fe_rec_drain(&r->s);
 		else if (v)
-			fe_rec_move_all(&s, false);
+			fe_rec_move_all(&r->s, false);
 
 		/*
 		 * The view's lines when the buffers are quiet (nothing filled a
@@ -457,115 +531,108 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 		 * soon as the kernel wakes it.  (eager: --stack decodes as
 		 * it moves.)
 		 */
-		got = v && (quiet || eager) ? fe_rec_decode_backlog(&s, v, FE_DECODE_PAGES) : 0;
-		if (got) {
+		if (v && (quiet || eager) && fe_rec_decode_backlog(&r->s, v, FE_DECODE_PAGES)) {
 			if (fe_view_wants_comms(v))
 				refresh_comms(v);
-			fe_view_flush_before(v, fe_rec_shown_before(&s));
+			fe_view_flush_before(v, fe_rec_shown_before(&r->s));
 		}
-		if (child > 0 && waitpid(child, &wstatus, WNOHANG) == child) {
-			*status = fe_rec_exit_status(wstatus);
-			child = -1;
-			break;
+		if (r->child > 0 && waitpid(r->child, &wstatus, WNOHANG) == r->child) {
+			*r->status = fe_rec_exit_status(wstatus);
+			r->child = -1;
+			return 0;
 		}
 		if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
-			break;
+			return 0;
 		/* a reader that quit ends the recording even while nothing
 		 * is written (entries held for their returns, a quiet probe) */
 		if (next_report && now() >= next_report && o->report) {
-			/* an interval counts what came in it: the spool too */
-			if (v) {
-				fe_rec_drain(&s);
-				while (fe_rec_decode_backlog(&s, v, 256))
-					fe_view_flush_before(v, fe_rec_shown_before(&s));
-			}
-			if (o->report(o->ctx, s.inst, v, false)) {
-				fe_err(err, 0, "cannot read the kernel's counts");
-				goto out;
-			}
+			if (report(r, false, err))
+				return -1;
 			next_report += o->interval;
 		}
 		if (fe_rec_stop_signal || (deadline && now() >= deadline) ||
 		    (v && (fe_view_output_error(v) || fe_view_reader_quit(v))))
-			break;
-		/*
-		 * Sleep until a buffer is a quarter full (buffer_percent), the
-		 * command exits (SIGCHLD), a signal, or FE_QUIET_MS: then
-		 * whatever is there, the page being written too, is taken.
-		 */
-		timeout = FE_QUIET_MS;
-		if (deadline)
-			timeout = until(deadline, timeout);
-		if (next_report)
-			timeout = until(next_report, timeout);
-		if (v && (quiet || eager) && fe_rec_backlog(&s, false))
-			timeout = 0;
-		for (r = 0, i = 0; v && i < s.nr_cpus; i++)
-			if (s.raw[i] >= 0) {
-				pfd[r].fd = s.raw[i];
-				pfd[r++].events = POLLIN;
-			}
-		r = poll(pfd, r, timeout);
-
-		/* quiet: nothing woke fevent (or only the command's end);
-		 * partial: for a while, so the page being written is taken */
-		quiet = r <= 0;
-		partial = r == 0 && timeout > 0;
+			return 0;
+		wait_for_pages(r, deadline, next_report, v && (quiet || eager), &quiet, &partial);
 	}
+}
+
+/* The end: the rest of the buffers shown, the losses told, -o written. */
+static int finish(struct run *r, struct fe_error *err)
+{
+	struct fe_view *v = r->v;
+
 	if (v) {
-		fe_rec_watch_drops(&s, v, ev);
-		tracefs_event_disable(s.inst, NULL, NULL);
-		fe_rec_watch_misses(&s, v, ev, n, chosen);
-		fe_rec_move_all(&s, true);
-		fe_rec_drained_all(&s);
+		fe_rec_watch_drops(&r->s, v, r->ev);
+		tracefs_event_disable(r->s.inst, NULL, NULL);
+		fe_rec_watch_misses(&r->s, v, r->ev, r->n, r->chosen);
+		fe_rec_move_all(&r->s, true);
+		fe_rec_drained_all(&r->s);
 		/* the spool in parts: the view holds what it decoded until printed */
-		while (fe_rec_decode_backlog(&s, v, 256) && !fe_view_output_error(v)) {
+		while (fe_rec_decode_backlog(&r->s, v, 256) && !fe_view_output_error(v)) {
 			if (fe_view_wants_comms(v))
 				refresh_comms(v);
-			fe_view_flush_before(v, fe_rec_shown_before(&s));
+			fe_view_flush_before(v, fe_rec_shown_before(&r->s));
 		}
 		refresh_comms(v);
 		fe_view_flush(v, true);
-		fe_rec_overruns(&s, v);
+		fe_rec_overruns(&r->s, v);
 	}
-	if (o->report && o->report(o->ctx, s.inst, v, true)) {
-		fe_err(err, 0, "cannot read the kernel's counts");
-		goto out;
-	}
+	if (r->o->report && report(r, true, err))
+		return -1;
 	if (v)
 		fe_view_summary(v, stderr);
-	if (s.td && write_tracedat(&s, v, ev, n, chosen, &fm, err))
-		goto out;
-	if (s.spool_error && !s.td) {
-		fe_err(err, 0, "cannot keep the recorded pages in %s: %s", P_tmpdir,
-		       strerror(s.spool_error));
-		goto out;
-	}
-	if (v && fe_view_output_error(v) && fe_view_output_error(v) != EPIPE) {
-		fe_err(err, 0, "cannot write the output: %s", strerror(fe_view_output_error(v)));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (go >= 0)
-		close(go);
-	if (child > 0 && ret)	/* a failure ends the command too */
-		kill(child, SIGTERM);
-	fe_rec_session_end(&s);
-	if (blocked)	/* a failure while arming: all is taken down now */
-		sigprocmask(SIG_SETMASK, &unblocked, NULL);
-	free(pfd);
+	if (r->s.td && write_tracedat(&r->s, v, r->ev, r->n, r->chosen, &r->fm, err))
+		return -1;
+	if (r->s.spool_error && !r->s.td)
+		return fe_err(err, 0, "cannot keep the recorded pages in %s: %s", P_tmpdir,
+			      strerror(r->s.spool_error));
+	if (v && fe_view_output_error(v) && fe_view_output_error(v) != EPIPE)
+		return fe_err(err, 0, "cannot write the output: %s",
+			      strerror(fe_view_output_error(v)));
+	return 0;
+}
+
+int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
+{
+	struct run r = {
+		.o = o, .child = -1, .go = -1, .status = status,
+		.s = { .o = o, .profile_fd = { -1, -1 }, .pipe = { -1, -1 } },
+	};
+	int ret;
+
+	*status = 0;
+	fe_record_catch_signals();
+	if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
+		return fe_err(err, 0, "no process with pid %d", o->pid);
+	ret = choose_events(&r, err);
+	if (!ret)
+		ret = prepare_view(&r, err);
+	if (!ret)
+		ret = set_up(&r, err);
+	if (!ret)
+		ret = record_loop(&r, err);
+	if (!ret)
+		ret = finish(&r, err);
+	if (r.go >= 0)
+		close(r.go);
+	if (r.child > 0 && ret)	/* a failure ends the command too */
+		kill(r.child, SIGTERM);
+	fe_rec_session_end(&r.s);
+	if (r.blocked)	/* a failure while arming: all is taken down now */
+		sigprocmask(SIG_SETMASK, &r.unblocked, NULL);
+	free(r.pfd);
 	fe_rec_given_fds_free();
-	fe_view_free(v);
-	formats_free(&fm, n);
-	fe_event_infos_free(ev, n);
-	free(chosen);
+	fe_view_free(r.v);
+	formats_free(&r.fm, r.n);
+	fe_event_infos_free(r.ev, r.n);
+	free(r.chosen);
 	/*
 	 * The recording is over (the instance is gone); a command that -d or
 	 * a reader that quit left running runs on, and its status is fevent's
 	 * as always with -- CMD.
 	 */
-	if (child > 0)
-		fe_rec_wait_for_command(child, ret == 0 ? status : NULL);
+	if (r.child > 0)
+		fe_rec_wait_for_command(r.child, ret == 0 ? status : NULL);
 	return ret;
 }
