@@ -655,17 +655,14 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 	return ev;
 }
 
-int fe_install(struct fe_definition *const *defs, int n, bool force,
-	       struct fe_refusal *refusal, struct fe_error *err)
+/* Can this kernel take each definition?  compile refused these for it
+ * already (add compiles for it); definitions made elsewhere are checked
+ * again. */
+static int check_all(struct fe_definition *const *defs, int n, struct fe_error *err)
 {
-	struct maxactive ma = { 0 };
-	struct installed in = { 0 };
 	struct fe_kprobe_rules *rules = NULL;
-	int i, pass;
+	int i, ret = 0;
 
-	fe_refusal_clear(refusal);
-	/* compile refused these for this kernel already (add compiles for
-	 * it); definitions made elsewhere are checked again */
 	for (i = 0; i < n; i++) {
 		char user[300];
 
@@ -679,100 +676,127 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	for (i = 0; i < n && !rules; i++)
 		if (!defs[i]->uprobe && !defs[i]->tracepoint)
 			rules = fe_kprobe_rules_load();
-	for (i = 0; i < n; i++)
-		if (check_target(defs[i], rules, err)) {
-			fe_kprobe_rules_free(rules);
-			return -1;
-		}
+	for (i = 0; i < n && !ret; i++)
+		ret = check_target(defs[i], rules, err);
 	fe_kprobe_rules_free(rules);
+	return ret ? -1 : 0;
+}
+
+/* Room for every event the definitions make: an existing one is an
+ * error, or with --force replaced. */
+static int make_rooms(struct fe_definition *const *defs, int n, bool force,
+		      struct installed *in, struct fe_error *err)
+{
+	int i;
+
 	for (i = 0; i < n; i++) {
 		char old_ret[256];
 
-		if (make_room(defs[i]->group, defs[i]->event, force, &in, err) ||
+		if (make_room(defs[i]->group, defs[i]->event, force, in, err) ||
 		    (defs[i]->ret_event &&
-		     make_room(defs[i]->group, defs[i]->ret_event, force, &in, err)))
-			goto fail;
+		     make_room(defs[i]->group, defs[i]->ret_event, force, in, err)))
+			return -1;
 		/* --force replaces what the earlier prototype made: its return
 		 * event too, where the new one has none */
 		if (force && !defs[i]->ret_event &&
 		    (size_t)snprintf(old_ret, sizeof(old_ret), "%s__return", defs[i]->event) <
-		    sizeof(old_ret) && make_room(defs[i]->group, old_ret, force, &in, err))
-			goto fail;
+		    sizeof(old_ret) && make_room(defs[i]->group, old_ret, force, in, err))
+			return -1;
 	}
-	for (i = 0; i < n; i++) {
-		/*
-		 * The return probe first: the kernel runs the handlers of one
-		 * address in the order they were registered, and a kretprobe's
-		 * handler puts its trampoline in the return address that the
-		 * entry event's __caller=$stack0 reads.
-		 */
-		for (pass = 0; pass < 2; pass++) {
-			bool ret = pass == 0;
-			struct tracefs_dynevent *ev;
+	return 0;
+}
 
-			if (ret && !defs[i]->ret_event)
-				continue;
-			if (defs[i]->tracepoint || defs[i]->fprobe) {
-				const char *name = ret ? defs[i]->ret_event : defs[i]->event;
+/*
+ * A "t:" or "f:" event: libtracefs 1.6 knows none, so the line goes to
+ * dynamic_events as it is, and a kprobe of that name is only the note
+ * roll_back reads.
+ */
+static struct tracefs_dynevent *create_line_event(const struct fe_definition *def, bool ret,
+						  struct fe_refusal *refusal, int index,
+						  struct fe_error *err)
+{
+	const char *name = ret ? def->ret_event : def->event;
+	struct tracefs_dynevent *ev;
 
-				/*
-				 * libtracefs 1.6 knows no "t:" or "f:" events:
-				 * the line goes to dynamic_events as it is, and
-				 * a kprobe of that name is only the note
-				 * roll_back reads.
-				 */
-				tracefs_error_clear(NULL);
-				if (tracefs_instance_file_append(NULL, "dynamic_events",
-								 ret ? defs[i]->ret : defs[i]->entry) < 0) {
-					refuse(refusal, defs[i], i, ret, errno, err);
-					goto fail;
-				}
-				ev = tracefs_kprobe_alloc(defs[i]->group, name, defs[i]->target, NULL);
-				if (!ev) {
-					fe_probe_remove_event(defs[i]->group, name);
-					fe_err(err, 0, "out of memory");
-					goto fail;
-				}
-			} else if (!ret && defs[i]->ref_ctr) {
-				/*
-				 * An SDT probe's semaphore, '(0xREF)' after the
-				 * address: libtracefs 1.6's uprobe API has no
-				 * place for it, so the line is written as is
-				 * and the event read back to be undone with
-				 * the rest.
-				 */
-				tracefs_error_clear(NULL);
-				if (tracefs_instance_file_append(NULL, "uprobe_events",
-								 defs[i]->entry) < 0) {
-					refuse(refusal, defs[i], i, ret, errno, err);
-					goto fail;
-				}
-				ev = tracefs_dynevent_get(TRACEFS_DYNEVENT_UPROBE, defs[i]->group,
-							  defs[i]->event);
-				if (!ev) {
-					fe_probe_remove_event(defs[i]->group, defs[i]->event);
-					fe_err(err, 0, "cannot read back %s/%s", defs[i]->group,
-					       defs[i]->event);
-					goto fail;
-				}
-			} else {
-				bool kret = ret && !defs[i]->uprobe;
+	tracefs_error_clear(NULL);
+	if (tracefs_instance_file_append(NULL, "dynamic_events", ret ? def->ret : def->entry) < 0) {
+		refuse(refusal, def, index, ret, errno, err);
+		return NULL;
+	}
+	ev = tracefs_kprobe_alloc(def->group, name, def->target, NULL);
+	if (!ev) {
+		fe_probe_remove_event(def->group, name);
+		fe_err(err, 0, "out of memory");
+	}
+	return ev;
+}
 
-				ev = create_event(defs[i], ret, kret ? &ma : NULL, refusal, i, err);
-				if (!ev)
-					goto fail;
-			}
-			if (remember(&in, ev)) {
-				fe_probe_remove_event(defs[i]->group, ret ? defs[i]->ret_event : defs[i]->event);
-				tracefs_dynevent_free(ev);
-				fe_err(err, 0, "out of memory");
-				goto fail;
-			}
+/*
+ * An SDT probe's semaphore, '(0xREF)' after the address: libtracefs
+ * 1.6's uprobe API has no place for it, so the line is written as is and
+ * the event read back to be undone with the rest.
+ */
+static struct tracefs_dynevent *create_sdt_event(const struct fe_definition *def,
+						 struct fe_refusal *refusal, int index,
+						 struct fe_error *err)
+{
+	struct tracefs_dynevent *ev;
+
+	tracefs_error_clear(NULL);
+	if (tracefs_instance_file_append(NULL, "uprobe_events", def->entry) < 0) {
+		refuse(refusal, def, index, false, errno, err);
+		return NULL;
+	}
+	ev = tracefs_dynevent_get(TRACEFS_DYNEVENT_UPROBE, def->group, def->event);
+	if (!ev) {
+		fe_probe_remove_event(def->group, def->event);
+		fe_err(err, 0, "cannot read back %s/%s", def->group, def->event);
+	}
+	return ev;
+}
+
+/* One definition's events, remembered to be undone on a failure. */
+static int create_events(const struct fe_definition *def, int index, struct maxactive *ma,
+			 struct installed *in, struct fe_refusal *refusal,
+			 struct fe_error *err)
+{
+	int pass;
+
+	/*
+	 * The return probe first: the kernel runs the handlers of one
+	 * address in the order they were registered, and a kretprobe's
+	 * handler puts its trampoline in the return address that the entry
+	 * event's __caller=$stack0 reads.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		bool ret = pass == 0;
+		struct tracefs_dynevent *ev;
+
+		if (ret && !def->ret_event)
+			continue;
+		if (def->tracepoint || def->fprobe)
+			ev = create_line_event(def, ret, refusal, index, err);
+		else if (!ret && def->ref_ctr)
+			ev = create_sdt_event(def, refusal, index, err);
+		else
+			ev = create_event(def, ret, ret && !def->uprobe ? ma : NULL, refusal,
+					  index, err);
+		if (!ev)
+			return -1;
+		if (remember(in, ev)) {
+			fe_probe_remove_event(def->group, ret ? def->ret_event : def->event);
+			tracefs_dynevent_free(ev);
+			return fe_err(err, 0, "out of memory");
 		}
 	}
-	for (i = 0; i < n; i++)
-		if (defs[i]->filter && set_filter(defs[i], refusal, i, err))
-			goto fail;
+	return 0;
+}
+
+/* What the events cannot say of themselves, noted beside them. */
+static void note_all(struct fe_definition *const *defs, int n)
+{
+	int i;
+
 	for (i = 0; i < n; i++) {
 		char path[512];
 
@@ -794,6 +818,27 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 		if (defs[i]->ret_event)
 			note_uprobe_file(defs[i]->group, defs[i]->ret_event, defs[i]->target);
 	}
+}
+
+int fe_install(struct fe_definition *const *defs, int n, bool force,
+	       struct fe_refusal *refusal, struct fe_error *err)
+{
+	struct maxactive ma = { 0 };
+	struct installed in = { 0 };
+	int i;
+
+	fe_refusal_clear(refusal);
+	if (check_all(defs, n, err))
+		return -1;
+	if (make_rooms(defs, n, force, &in, err))
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (create_events(defs[i], i, &ma, &in, refusal, err))
+			goto fail;
+	for (i = 0; i < n; i++)
+		if (defs[i]->filter && set_filter(defs[i], refusal, i, err))
+			goto fail;
+	note_all(defs, n);
 	installed_free(&in);
 	return 0;
 fail:
