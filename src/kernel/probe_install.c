@@ -416,21 +416,12 @@ static void note_values(const char *group, const char *name, const char *values)
 
 char *fe_event_values(const char *group, const char *name, bool *kept)
 {
-	char path[512];
-	FILE *f;
-	struct fe_buf b = { 0 };
-	char buf[4096];
-	size_t n;
+	char path[512], *text;
 
 	values_path(path, sizeof(path), group, name);
-	f = fopen(path, "re");
-	*kept = f != NULL;
-	if (!f)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fe_buf_add(&b, buf, n);
-	fclose(f);
-	return fe_buf_take(&b);
+	text = fe_read_file(path);
+	*kept = text != NULL;
+	return text;
 }
 
 static void place_path(char *buf, size_t size, const char *group, const char *name)

@@ -180,18 +180,11 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 	}
 	if (symbols && !vo.discard && !o->no_symbols) {
 		/* __caller and other symbol fields are named from kallsyms */
-		FILE *f = fopen("/proc/kallsyms", "re");
-		struct fe_buf text = { 0 };
-		char chunk[1 << 16];
-		size_t r;
+		char *text = fe_read_file("/proc/kallsyms");
 
-		while (f && (r = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			fe_buf_printf(&text, "%.*s", (int)r, chunk);
-		if (f)
-			fclose(f);
-		if (text.s)
-			fe_view_kallsyms(v, text.s);
-		fe_buf_free(&text);
+		if (text)
+			fe_view_kallsyms(v, text);
+		free(text);
 	}
 	return v;
 }
@@ -226,7 +219,8 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	struct fe_tracedat_event *evs = calloc(n + 2, sizeof(*evs));
 	char *saved = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 	char *tasks = fe_view_task_names(v);
-	struct fe_buf kallsyms = { 0 }, cmdlines = { 0 };
+	struct fe_buf cmdlines = { 0 };
+	char *kallsyms = NULL;
 	struct fe_tracedat_meta m = { 0 };
 	char *stack_formats[2] = { NULL, NULL };
 	bool symbols = s->o->stacks;
@@ -259,23 +253,15 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 		evs[k].task_info = true;
 		k++;
 	}
-	if (symbols) {
-		FILE *f = fopen("/proc/kallsyms", "re");
-		char chunk[1 << 16];
-		size_t r;
-
-		while (f && (r = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			fe_buf_printf(&kallsyms, "%.*s", (int)r, chunk);
-		if (f)
-			fclose(f);
-	}
+	if (symbols)
+		kallsyms = fe_read_file("/proc/kallsyms");
 	/* names learned from fork and exec first: a reader keeps the first */
 	fe_buf_printf(&cmdlines, "%s%s", tasks ? tasks : "", saved ? saved : "");
 	m.header_page = fm->header_page;
 	m.header_event = fm->header_event;
 	m.events = evs;
 	m.nr_events = k;
-	m.kallsyms = kallsyms.s;
+	m.kallsyms = kallsyms;
 	m.cmdlines = cmdlines.s;
 	if (s->o->stacks) {
 		m.nr_ftrace_formats = fe_stacks_formats(ev, n, chosen, stack_formats);
@@ -291,7 +277,7 @@ out:
 	free(evs);
 	free(saved);
 	free(tasks);
-	fe_buf_free(&kallsyms);
+	free(kallsyms);
 	fe_buf_free(&cmdlines);
 	return ret;
 }
