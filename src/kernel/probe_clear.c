@@ -91,6 +91,24 @@ static void remove_triggers(struct tracefs_instance *inst)
 	tracefs_dynevent_list_free(all);
 }
 
+/* The start of /proc/PID/FILE, NUL-terminated: its bytes, or -1. */
+static ssize_t read_proc(long pid, const char *file, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
 /*
  * Is pid's process an fevent?  Its name, its program's or one of its
  * arguments' (fevent under valgrind or gdb) begins with "fevent".  When
@@ -101,7 +119,7 @@ static bool is_fevent(long pid)
 	char path[64], buf[4096];
 	const char *base;
 	ssize_t n;
-	int fd, i;
+	int i;
 
 	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
 	n = readlink(path, buf, sizeof(buf) - 1);
@@ -111,23 +129,12 @@ static bool is_fevent(long pid)
 		if (!strncmp(base ? base + 1 : buf, "fevent", 6))
 			return true;
 	}
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = read_proc(pid, "comm", buf, sizeof(buf));
 	if (n <= 0 || !strncmp(buf, "fevent", 6))
 		return true;
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = read_proc(pid, "cmdline", buf, sizeof(buf));
 	if (n < 0)
 		return true;
-	buf[n] = 0;
 	for (i = 0; i < n; i += strlen(buf + i) + 1) {
 		base = strrchr(buf + i, '/');
 		if (!strncmp(base ? base + 1 : buf + i, "fevent", 6))

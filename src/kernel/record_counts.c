@@ -147,17 +147,7 @@ static void count_commits(struct session *s, struct fe_view *v, struct fe_event_
 			goto fail;
 		}
 	snprintf(name, sizeof(name), "fevent-%d-count%d", (int)getpid(), n);
-	if (tracefs_instance_exists(name)) {
-		/* left by a crashed fevent of this pid */
-		struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
-
-		if (old) {
-			tracefs_event_disable(old, NULL, NULL);
-			tracefs_instance_destroy(old);
-			tracefs_instance_free(old);
-		}
-	}
-	c->inst = tracefs_instance_create(name);
+	c->inst = fe_rec_new_instance(name);
 	if (!c->inst) {
 		snprintf(why, sizeof(why), "cannot create the tracefs instance %s: %s", name,
 			 strerror(errno));

@@ -72,6 +72,21 @@ void fe_rec_session_end(struct session *s)
 	}
 }
 
+struct tracefs_instance *fe_rec_new_instance(const char *name)
+{
+	if (tracefs_instance_exists(name)) {
+		/* ours from a pid reused after a crash: take it over */
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
+
+		if (old) {
+			tracefs_event_disable(old, NULL, NULL);
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	return tracefs_instance_create(name);
+}
+
 /* The bytes of a ring-buffer page: the kernel's sub-buffer size where it
  * has one, else the page size. */
 static int subbuf_size(struct tracefs_instance *inst)
@@ -125,17 +140,7 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 	int cpu, opened = 0;
 
 	snprintf(name, sizeof(name), "fevent-%d", (int)getpid());
-	if (tracefs_instance_exists(name)) {
-		/* ours from a pid reused after a crash: take it over */
-		struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
-
-		if (old) {
-			tracefs_event_disable(old, NULL, NULL);
-			tracefs_instance_destroy(old);
-			tracefs_instance_free(old);
-		}
-	}
-	s->inst = tracefs_instance_create(name);
+	s->inst = fe_rec_new_instance(name);
 	if (!s->inst)
 		return fe_err(err, 0, "cannot create the tracefs instance %s: %s", name,
 			      strerror(errno));

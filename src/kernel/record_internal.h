@@ -112,6 +112,9 @@ int fe_rec_exit_status(int wstatus);
 void fe_rec_wait_for_command(pid_t child, int *status);
 
 /* record_instance.c */
+/* A new instance of this name (fevent's, PID in it): one a crashed
+ * fevent of a reused pid left is taken over.  NULL with errno set. */
+struct tracefs_instance *fe_rec_new_instance(const char *name);
 int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 			 struct fe_error *err);
 void fe_rec_session_end(struct session *s);
