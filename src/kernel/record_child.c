@@ -19,7 +19,6 @@
 
 volatile sig_atomic_t fe_rec_stop_signal;
 
-
 /*
  * The descriptors fevent was started with: the traced command gets exactly
  * these.  libtracefs opens trace_pipe_raw and friends without O_CLOEXEC,
