@@ -29,7 +29,6 @@
 #include "value_format.h"
 #include "event_names.h"
 
-
 #define TRACEFS_MOUNT	"/sys/kernel/tracing"
 
 int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_error *err)
@@ -251,7 +250,6 @@ static void refuse(struct fe_refusal *r, const struct fe_definition *def, int in
 		       "the kernel refused %s/%s (%s): '%s' may be notrace, __kprobes or blacklisted; dmesg says which",
 		       def->group, name, strerror(saved_errno), def->target);
 }
-
 
 struct installed {
 	struct tracefs_dynevent **created;
