@@ -267,6 +267,35 @@ int fe_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+char *fe_read_file(const char *path)
+{
+	struct fe_buf b = { 0 };
+	char chunk[1 << 16], *text;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), saved;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		fe_buf_add(&b, chunk, n);
+	}
+	saved = n < 0 ? errno : b.failed ? ENOMEM : 0;
+	close(fd);
+	if (saved) {
+		fe_buf_free(&b);
+		errno = saved;
+		return NULL;
+	}
+	text = fe_buf_take(&b);
+	if (!text)
+		errno = ENOMEM;
+	return text;
+}
+
 int fe_unnamed_file(void)
 {
 	int fd = open(P_tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);

@@ -77,6 +77,10 @@ size_t fe_utf8_seq(const unsigned char *s, size_t avail);
 
 /* write(2) until all n bytes are written: 0, or -1 with errno set */
 int fe_write_all(int fd, const void *p, size_t n);
+/* The whole of a file (a tracefs or /proc file, whose size says nothing),
+ * NUL-terminated, "" when empty: NULL with errno set (ENOMEM included)
+ * when it cannot be opened or read.  free() it. */
+char *fe_read_file(const char *path);
 /* A read-write file in P_tmpdir with no name (nothing of it is left
  * whatever ends fevent), close-on-exec; -1 with errno set */
 int fe_unnamed_file(void);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fe_util.h"
+#include "kernel_caps.h"
 #include "syscall_args.h"
 
 struct field {
@@ -135,43 +136,6 @@ fail:
 	return -1;
 }
 
-/* The mount point of a tracefs in /proc/mounts, or NULL. */
-static char *mounted_tracefs(void)
-{
-	char dev[256], dir[4096], type[64];
-	char *found = NULL;
-	FILE *f = fopen("/proc/mounts", "re");
-
-	if (!f)
-		return NULL;
-	while (!found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3)
-		if (!strcmp(type, "tracefs"))
-			found = strdup(dir);
-	fclose(f);
-	return found;
-}
-
-static char *read_all(const char *path)
-{
-	struct fe_buf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fe_buf_add(&b, chunk, n);
-	if (ferror(f) || !b.s) {
-		fe_buf_free(&b);
-		fclose(f);
-		errno = errno ? errno : EIO;
-		return NULL;
-	}
-	fclose(f);
-	return fe_buf_take(&b);
-}
-
 /* 1 read from dir, 0 not there (errno says why), -1 out of memory */
 static int read_from(const char *dir, const char *sc, struct fe_sc_args *out)
 {
@@ -180,7 +144,7 @@ static int read_from(const char *dir, const char *sc, struct fe_sc_args *out)
 
 	if (asprintf(&path, "%s/events/syscalls/sys_enter_%s/format", dir, sc) < 0)
 		return -1;
-	text = read_all(path);
+	text = fe_read_file(path);
 	if (!text) {
 		int e = errno;
 
@@ -203,7 +167,7 @@ int fe_sc_args_read(const char *tracefs_dir, const char *sc, struct fe_sc_args *
 		    char *why, size_t why_size)
 {
 	const char *dirs[3];
-	char *mounted = NULL, events[4200];
+	char mounted[4096], events[4200];
 	int i, n = 0, ret = 0, first_errno = 0;
 	const char *first_dir = NULL;
 
@@ -211,8 +175,7 @@ int fe_sc_args_read(const char *tracefs_dir, const char *sc, struct fe_sc_args *
 	if (tracefs_dir) {
 		dirs[n++] = tracefs_dir;
 	} else {
-		mounted = mounted_tracefs();
-		if (mounted)
+		if (fe_kcaps_mounted_dir(mounted, sizeof(mounted)))
 			dirs[n++] = mounted;
 		dirs[n++] = "/sys/kernel/tracing";
 		dirs[n++] = "/sys/kernel/debug/tracing";
@@ -257,7 +220,6 @@ int fe_sc_args_read(const char *tracefs_dir, const char *sc, struct fe_sc_args *
 				 "the running kernel has no trace event syscalls/sys_enter_%s (in %s)",
 				 sc, events);
 	}
-	free(mounted);
 	return ret;
 }
 

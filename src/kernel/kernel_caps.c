@@ -106,26 +106,6 @@ void fe_kcaps_parse(struct fe_kcaps *caps, const char *readme, const char *files
 	caps->can[FE_CAP_HIST_COMMON_STACKTRACE] &= caps->can[FE_CAP_HIST_TRIGGERS];
 }
 
-static char *read_text(const char *path)
-{
-	struct fe_buf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fe_buf_add(&b, chunk, n);
-	if (ferror(f) || b.failed) {
-		fclose(f);
-		fe_buf_free(&b);
-		return NULL;
-	}
-	fclose(f);
-	return b.s ? fe_buf_take(&b) : strdup("");
-}
-
 /* Every tracefs asked about, read once each (a command asks of one or two) */
 struct cache {
 	struct fe_kcaps caps;
@@ -153,7 +133,7 @@ const struct fe_kcaps *fe_kcaps_at(const char *dir)
 		return NULL;
 	snprintf(c->caps.dir, sizeof(c->caps.dir), "%s", dir);
 	snprintf(path, sizeof(path), "%s/README", dir);
-	readme = read_text(path);
+	readme = fe_read_file(path);
 	c->readable = readme != NULL;
 	for (i = 0; i < FE_CAP_NR; i++) {
 		if (!rules[i].file)

@@ -653,12 +653,69 @@ static bool printed_key(const struct fe_khist *h, int i)
 	return true;
 }
 
+/* The text of one hist row's fields, reused from row to row. */
+struct row_text {
+	struct fe_buf keys[MAX_KEYS];
+	struct fe_buf value;
+	struct fe_buf pid;
+};
+
+/*
+ * The fields of one row, "{ k1: v1, k2: v2 } hitcount: N", from *p (past
+ * the "{ ") in order, into r; *row_pid is the task's pid where a key
+ * names it.  0, or -1 where the row is not as expected.
+ */
+static int read_row(const struct fe_khist *h, const int *order, int n, int pid_key,
+		    const char **p, struct row_text *r, long *row_pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int o = order[i];
+		const struct fe_khist_key *k = o >= 0 ? &h->keys[o] : NULL;
+		struct fe_buf *b = o >= 0 ? &r->keys[o] : o == ORDER_PID ? &r->pid : &r->value;
+		char next[64];
+		const char *before;
+
+		b->len = 0;
+		fe_buf_add(b, "", 0);
+		if (i + 1 < n)
+			snprintf(next, sizeof(next), ", %s: ", order_name(h, order[i + 1]));
+		else
+			snprintf(next, sizeof(next), " }");
+		if (!expect_name(p, order_name(h, o)))
+			return -1;
+		before = *p;
+		if (read_key(k, p, next, b))
+			return -1;
+		if (k && k->src == FE_KSRC_COMM) {
+			/* "comm    [  1234]": the task's pid */
+			const char *br = strchr(before, '[');
+
+			*row_pid = br ? strtol(br + 1, NULL, 10) : -1;
+			if (pid_key >= 0) {
+				r->keys[pid_key].len = 0;
+				fe_buf_add(&r->keys[pid_key], "", 0);
+				fe_buf_add_u64(&r->keys[pid_key], *row_pid);
+			}
+		} else if ((k && k->src == FE_KSRC_PID) || o == ORDER_PID) {
+			*row_pid = strtol(b->s, NULL, 10);
+		}
+		if (i + 1 < n) {
+			if (**p != ',')
+				return -1;
+			(*p)++;
+		}
+	}
+	return 0;
+}
+
 int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_row_fn fn,
 		  void *ctx, unsigned long long *dropped, struct fe_error *err)
 {
 	char *text = tracefs_event_file_read(inst, tracefs_hist_get_system(h->hist),
 					     tracefs_hist_get_event(h->hist), "hist", NULL);
-	struct fe_buf keys[MAX_KEYS] = { 0 }, value = { 0 }, pid = { 0 };
+	struct row_text r = { 0 };
 	int order[MAX_KEYS + 3], n = key_order(h, order), i, ret = 0, pid_key = -1;
 	const char *line, *p, *next_line;
 
@@ -672,6 +729,7 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 			pid_key = i;
 	for (line = text; line && *line; line = next_line ? next_line + 1 : NULL) {
 		const char *ptrs[MAX_KEYS];
+		const char *close;
 		unsigned long long hits = 0;
 		long row_pid = -1;
 
@@ -685,54 +743,10 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 		p = line + 2;
 		/* a stack key makes a row of many lines; the next row starts
 		 * after the line holding this one's hitcount */
-		{
-			const char *close = strstr(line, "} hitcount:");
-
-			if (close)
-				next_line = strchr(close, '\n');
-		}
-		for (i = 0; i < n && !ret; i++) {
-			int o = order[i];
-			const struct fe_khist_key *k = o >= 0 ? &h->keys[o] : NULL;
-			struct fe_buf *b = o >= 0 ? &keys[o] : o == ORDER_PID ? &pid : &value;
-			char next[64];
-			const char *before;
-
-			b->len = 0;
-			fe_buf_add(b, "", 0);
-			if (i + 1 < n)
-				snprintf(next, sizeof(next), ", %s: ", order_name(h, order[i + 1]));
-			else
-				snprintf(next, sizeof(next), " }");
-			if (!expect_name(&p, order_name(h, o))) {
-				ret = -1;
-				break;
-			}
-			before = p;
-			if (read_key(k, &p, next, b)) {
-				ret = -1;
-				break;
-			}
-			if (k && k->src == FE_KSRC_COMM) {
-				/* "comm    [  1234]": the task's pid */
-				const char *br = strchr(before, '[');
-
-				row_pid = br ? strtol(br + 1, NULL, 10) : -1;
-				if (pid_key >= 0) {
-					keys[pid_key].len = 0;
-					fe_buf_add(&keys[pid_key], "", 0);
-					fe_buf_add_u64(&keys[pid_key], row_pid);
-				}
-			} else if ((k && k->src == FE_KSRC_PID) || o == ORDER_PID) {
-				row_pid = strtol(b->s, NULL, 10);
-			}
-			if (i + 1 < n) {
-				if (*p != ',')
-					ret = -1;
-				else
-					p++;
-			}
-		}
+		close = strstr(line, "} hitcount:");
+		if (close)
+			next_line = strchr(close, '\n');
+		ret = read_row(h, order, n, pid_key, &p, &r, &row_pid);
 		if (!ret) {
 			p = strstr(p, "hitcount:");
 			if (p)
@@ -747,18 +761,18 @@ int fe_khist_read(struct fe_khist *h, struct tracefs_instance *inst, fe_khist_ro
 			break;
 		}
 		for (i = 0; i < h->nr_keys; i++)
-			ptrs[i] = keys[i].s ? keys[i].s : "";
-		ret = fn(ctx, ptrs, h->has_value && value.s ? strtoull(value.s, NULL, 10) : 0, hits,
-			 row_pid);
+			ptrs[i] = r.keys[i].s ? r.keys[i].s : "";
+		ret = fn(ctx, ptrs, h->has_value && r.value.s ? strtoull(r.value.s, NULL, 10) : 0,
+			 hits, row_pid);
 		if (ret) {
 			fe_err(err, 0, "out of memory");
 			break;
 		}
 	}
 	for (i = 0; i < MAX_KEYS; i++)
-		fe_buf_free(&keys[i]);
-	fe_buf_free(&value);
-	fe_buf_free(&pid);
+		fe_buf_free(&r.keys[i]);
+	fe_buf_free(&r.value);
+	fe_buf_free(&r.pid);
 	free(text);
 	return ret;
 }

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent clear: a group's events removed, and what a fevent that died
+ * left behind (its instances, triggers and synthetic events).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "fe_util.h"
+#include "kernel_caps.h"
+#include "probe_install.h"
+#include "probe_internal.h"
+#include "event_names.h"
+
+#define OWN_INSTANCE_PREFIX	"fevent-"
+
+/* Take every trigger off one event of inst; -1 if one stays. */
+static int remove_event_triggers(struct tracefs_instance *inst, const char *system,
+				 const char *event)
+{
+	char *text = tracefs_event_file_read(inst, system, event, "trigger", NULL);
+	char *line, *save = NULL;
+	int ret = 0;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *state = strstr(line, " [");
+		char *cmd;
+
+		if (line[0] == '#')
+			continue;
+		if (state)
+			*state = 0;	/* " [active]": how it is, not what it is */
+		if (asprintf(&cmd, "!%s", line) < 0)
+			break;
+		if (tracefs_event_file_append(inst, system, event, "trigger", cmd) < 0)
+			ret = -1;
+		free(cmd);
+	}
+	free(text);
+	return ret;
+}
+
+/*
+ * A killed stats run's instance holds hist triggers, which keep the
+ * kernel from removing it (EBUSY) and hold its events and synthetic
+ * event.  They are on synthetic events and fevent's dynamic events only;
+ * one that another still uses (a variable onmatch() reads) goes in a
+ * later round.
+ */
+static void remove_triggers(struct tracefs_instance *inst)
+{
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_KPROBE |
+								 TRACEFS_DYNEVENT_KRETPROBE |
+								 TRACEFS_DYNEVENT_UPROBE |
+								 TRACEFS_DYNEVENT_URETPROBE |
+								 TRACEFS_DYNEVENT_SYNTH, NULL);
+	struct fe_event_info *other = NULL;	/* t: and f: events */
+	int round, i, nr_other = 0;
+	bool again = true;
+
+	if (fe_probe_add_tprobes(NULL, &other, &nr_other)) {
+		/* out of memory: their triggers stay */
+		fe_event_infos_free(other, nr_other);
+		other = NULL;
+		nr_other = 0;
+	}
+	for (round = 0; round < 3 && again; round++) {
+		again = false;
+		for (i = 0; all && all[i]; i++) {
+			char *system = NULL, *event = NULL;
+
+			tracefs_dynevent_info(all[i], &system, &event, NULL, NULL, NULL);
+			if (system && event && remove_event_triggers(inst, system, event))
+				again = true;
+			free(system);
+			free(event);
+		}
+		for (i = 0; i < nr_other; i++)
+			if (other[i].group && other[i].event &&
+			    remove_event_triggers(inst, other[i].group, other[i].event))
+				again = true;
+	}
+	fe_event_infos_free(other, nr_other);
+	tracefs_dynevent_list_free(all);
+}
+
+/* The start of /proc/PID/FILE, NUL-terminated: its bytes, or -1. */
+static ssize_t read_proc(long pid, const char *file, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+/*
+ * Is pid's process an fevent?  Its name, its program's or one of its
+ * arguments' (fevent under valgrind or gdb) begins with "fevent".  When
+ * /proc does not say, it may be: what it owns is kept.
+ */
+static bool is_fevent(long pid)
+{
+	char path[64], buf[4096];
+	const char *base;
+	ssize_t n;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		base = strrchr(buf, '/');
+		if (!strncmp(base ? base + 1 : buf, "fevent", 6))
+			return true;
+	}
+	n = read_proc(pid, "comm", buf, sizeof(buf));
+	if (n <= 0 || !strncmp(buf, "fevent", 6))
+		return true;
+	n = read_proc(pid, "cmdline", buf, sizeof(buf));
+	if (n < 0)
+		return true;
+	for (i = 0; i < n; i += strlen(buf + i) + 1) {
+		base = strrchr(buf + i, '/');
+		if (!strncmp(base ? base + 1 : buf + i, "fevent", 6))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is the fevent whose pid a tracefs name carries gone: no such process,
+ * or one that is no fevent (the pid was reused)?  A live fevent's names
+ * are never taken, nor this one's.
+ */
+static bool owner_gone(long pid)
+{
+	if (pid <= 0 || pid == (long)getpid())
+		return false;
+	if (kill(pid, 0) == 0)
+		return !is_fevent(pid);
+	return errno == ESRCH;
+}
+
+/* fevent-PID instances of processes that are gone: a killed record's. */
+static int remove_stale(const char *name, void *arg)
+{
+	struct tracefs_instance *inst;
+	int *removed = arg;
+	char *end;
+	long pid;
+
+	if (strncmp(name, OWN_INSTANCE_PREFIX, strlen(OWN_INSTANCE_PREFIX)))
+		return 0;
+	pid = strtol(name + strlen(OWN_INSTANCE_PREFIX), &end, 10);
+	/* fevent-PID, and the fevent-PID-countN instances beside it */
+	if (end == name + strlen(OWN_INSTANCE_PREFIX) || (*end && strncmp(end, "-count", 6)) ||
+	    !owner_gone(pid))
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (!inst)
+		return 0;
+	tracefs_event_disable(inst, NULL, NULL);
+	remove_triggers(inst);
+	if (tracefs_instance_destroy(inst) == 0)
+		(*removed)++;
+	tracefs_instance_free(inst);
+	return 0;
+}
+
+/*
+ * stats --latency's synthetic events (fevent_PID_N) of processes that are
+ * gone; after their instances, whose triggers were what held them.
+ */
+static int remove_stale_synthetic(void)
+{
+	struct tracefs_dynevent **all;
+	int i, removed = 0;
+
+	if (!tracefs_file_exists(NULL, "synthetic_events"))
+		return 0;
+	all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_SYNTH, NULL);
+	for (i = 0; all && all[i]; i++) {
+		char *system = NULL, *event = NULL, *end;
+		long pid;
+
+		tracefs_dynevent_info(all[i], &system, &event, NULL, NULL, NULL);
+		if (event && !strncmp(event, "fevent_", 7)) {
+			pid = strtol(event + 7, &end, 10);
+			if (end != event + 7 && *end == '_' && owner_gone(pid) &&
+			    tracefs_dynevent_destroy(all[i], true) == 0)
+				removed++;
+		}
+		free(system);
+		free(event);
+	}
+	tracefs_dynevent_list_free(all);
+	return removed;
+}
+
+int fe_remove_leftovers(char *msg, size_t size)
+{
+	int inst = 0, synth;
+
+	*msg = 0;
+	tracefs_instances_walk(remove_stale, &inst);
+	synth = remove_stale_synthetic();
+	if (inst && synth)
+		snprintf(msg, size, "removed %d stale %s* instance%s and %d synthetic event%s "
+			 "of records that are gone", inst, OWN_INSTANCE_PREFIX, inst == 1 ? "" : "s",
+			 synth, synth == 1 ? "" : "s");
+	else if (inst)
+		snprintf(msg, size, "removed %d stale %s* instance%s of records that are gone",
+			 inst, OWN_INSTANCE_PREFIX, inst == 1 ? "" : "s");
+	else if (synth)
+		snprintf(msg, size, "removed %d stale synthetic event%s of records that are gone",
+			 synth, synth == 1 ? "" : "s");
+	return inst + synth;
+}
+
+static bool selected(const struct fe_event_info *e, char *const *names, int nr)
+{
+	return fe_event_named_any(e->event, names, nr);
+}
+
+int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
+		    struct fe_warnings *undone, struct fe_error *err)
+{
+	struct fe_event_info *ev;
+	int i, j, n, removed = 0;
+
+	if (fe_list_events(group, &ev, &n, err))
+		return -1;
+	for (i = 0; i < nr_names; i++) {
+		for (j = 0; j < n && !fe_event_named(ev[j].event, names[i]); j++)
+			;
+		if (j == n)
+			fe_warn(undone, "no event '%s' in group '%s'", names[i], group);
+	}
+	for (i = 0; i < n; i++) {
+		if (!selected(&ev[i], names, nr_names))
+			continue;
+		if (ev[i].nr_enabled && !force) {
+			fe_warn(undone, "%s/%s is enabled in %s%s; left in place (--force disables and removes it)",
+				ev[i].group, ev[i].event,
+				ev[i].enabled_in[0][0] ? "instance " : "the top-level buffer",
+				ev[i].enabled_in[0]);
+			continue;
+		}
+		for (j = 0; j < ev[i].nr_enabled; j++) {
+			struct tracefs_instance *inst = ev[i].enabled_in[j][0] ?
+				tracefs_instance_alloc(NULL, ev[i].enabled_in[j]) : NULL;
+
+			fe_event_set_enabled(inst, ev[i].group, ev[i].event, false);
+			tracefs_instance_free(inst);
+		}
+		if (fe_probe_remove_event(ev[i].group, ev[i].event))
+			fe_warn(undone, "cannot remove %s/%s: %s", ev[i].group, ev[i].event,
+				strerror(errno));
+		else
+			removed++;
+	}
+	fe_event_infos_free(ev, n);
+	return removed;
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fevent list: the events of a group as tracefs has them (kprobes,
+ * uprobes, tracepoint probes), with their filters, whether an instance
+ * enables them, and their hits and misses from the probes' profiles.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracefs.h>
+
+#include "fe_util.h"
+#include "kernel_caps.h"
+#include "probe_install.h"
+#include "probe_internal.h"
+#include "value_format.h"
+#include "event_names.h"
+
+#define PROBE_TYPES (TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | \
+		     TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE)
+
+const char *fe_event_kind_name(enum fe_event_kind kind)
+{
+	static const char *const names[] = {
+		"kprobe", "kretprobe", "uprobe", "uretprobe", "tprobe", "fprobe", "fexit",
+	};
+
+	return names[kind];
+}
+
+/*
+ * hits and misses of one event from kprobe_profile / uprobe_profile.  The
+ * kernel prints no group there: uprobes are told apart by their file,
+ * kprobes of one name in two groups cannot be.
+ */
+static bool profile(const char *text, bool uprobe, const char *event, const char *target,
+		    unsigned long long *hits, unsigned long long *misses)
+{
+	size_t flen = 0;
+
+	if (uprobe && target && strrchr(target, ':'))
+		flen = strrchr(target, ':') - target;
+	const char *line = text;
+
+	*hits = *misses = 0;
+	while (line && *line) {
+		char f[3][512];
+		int n = sscanf(line, "%511s %511s %511s", f[0], f[1], f[2]);
+
+		/* kprobe_profile: EVENT HITS MISSES; uprobe_profile: FILE EVENT HITS */
+		if (!uprobe && n == 3 && !strcmp(f[0], event)) {
+			*hits = strtoull(f[1], NULL, 10);
+			*misses = strtoull(f[2], NULL, 10);
+			return true;
+		}
+		if (uprobe && n == 3 && !strcmp(f[1], event) &&
+		    (!flen || (strlen(f[0]) == flen && !strncmp(f[0], target, flen)))) {
+			*hits = strtoull(f[2], NULL, 10);
+			return true;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return false;
+}
+
+bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,
+		     unsigned long long *misses)
+{
+	if (e->no_hits)
+		return false;
+	return profile(text, fe_kind_is_uprobe(e->kind), e->event, e->target, hits, misses);
+}
+
+/*
+ * Its enable file, written: tracefs_event_enable() takes the names as
+ * regexes and lists every system, and the events of the group, at each
+ * call, which over a glob's hundreds of events is quadratic (322 kprobes
+ * in the test VM: seconds of record's start-up and end).
+ */
+int fe_event_set_enabled(struct tracefs_instance *inst, const char *group, const char *event,
+			 bool on)
+{
+	return tracefs_event_file_write(inst, group, event, "enable", on ? "1" : "0") < 0 ? -1 : 0;
+}
+
+int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
+{
+	char *kprof = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
+	char *uprof = tracefs_instance_file_read(NULL, "uprobe_profile", NULL);
+	int i, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		bool uprobe = fe_kind_is_uprobe(ev[i].kind);
+		bool found;
+
+		if (ev[i].no_hits)
+			continue;	/* no profile counts them */
+		found = profile(uprobe ? uprof : kprof, uprobe, ev[i].event, ev[i].target,
+				     &ev[i].hits, &ev[i].misses);
+
+		if (unread)
+			unread[i] = !found;
+		if (!found)
+			ret = -1;
+	}
+	free(kprof);
+	free(uprof);
+	return ret;
+}
+
+bool fe_probe_enabled_in(struct tracefs_instance *inst, const char *group, const char *event)
+{
+	char *s = tracefs_event_file_read(inst, group, event, "enable", NULL);
+	bool on = s && s[0] == '1';
+
+	free(s);
+	return on;
+}
+
+struct walk {
+	struct fe_event_info *ev;
+	int n;
+	bool failed;
+};
+
+static int add_enabled(struct fe_event_info *e, const char *where)
+{
+	char **v = realloc(e->enabled_in, (e->nr_enabled + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	e->enabled_in = v;
+	v[e->nr_enabled] = strdup(where);
+	if (!v[e->nr_enabled])
+		return -1;
+	e->nr_enabled++;
+	return 0;
+}
+
+static int walk_instance(const char *name, void *arg)
+{
+	struct walk *w = arg;
+	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
+	int i;
+
+	if (!inst)
+		return 0;
+	for (i = 0; i < w->n; i++)
+		if (fe_probe_enabled_in(inst, w->ev[i].group, w->ev[i].event) &&
+		    add_enabled(&w->ev[i], name))
+			w->failed = true;
+	tracefs_instance_free(inst);
+	return 0;
+}
+
+/* An event's filter file, or NULL when it has none. */
+static char *filter_file(const char *group, const char *event)
+{
+	char *f = tracefs_event_file_read(NULL, group, event, "filter", NULL);
+
+	if (f)
+		f[strcspn(f, "\n")] = 0;
+	if (f && (!f[0] || !strcmp(f, "none"))) {
+		free(f);
+		f = NULL;
+	}
+	return f;
+}
+
+/* The filter kept for a call over both of its events, or NULL. */
+static char *kept_filter(const char *group, const char *event)
+{
+	char path[512], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	fe_probe_filter_path(path, sizeof(path), group, event);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (getline(&line, &cap, f) <= 0) {
+		free(line);
+		line = NULL;
+	} else {
+		line[strcspn(line, "\n")] = 0;
+	}
+	fclose(f);
+	return line;
+}
+
+/* Each entry's filter on its calls (ev sorted by name). */
+static int call_filters(struct fe_event_info *ev, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(ev[i].event);
+		char *a, *b;
+
+		if (ev[i].kind != FE_KIND_KPROBE && ev[i].kind != FE_KIND_UPROBE)
+			continue;
+		for (j = 0; j < n; j++)
+			if ((ev[j].kind == FE_KIND_KRETPROBE || ev[j].kind == FE_KIND_URETPROBE) &&
+			    !strncmp(ev[j].event, ev[i].event, len) &&
+			    !strcmp(ev[j].event + len, "__return") &&
+			    !strcmp(ev[j].group, ev[i].group))
+				break;
+		if (j == n)
+			continue;
+		ev[i].call_filter = kept_filter(ev[i].group, ev[i].event);
+		if (ev[i].call_filter) {
+			ev[i].call_filter_kept = true;
+			continue;
+		}
+		a = filter_file(ev[i].group, ev[i].event);
+		b = filter_file(ev[j].group, ev[j].event);
+		if (!a && b && strstr(ev[j].args, "$arg")) {
+			/* the return is the whole call: the kernel filters it */
+			ev[i].calls_filtered_in_kernel = true;
+			free(b);
+			continue;
+		}
+		if (a && b) {
+			if (asprintf(&ev[i].call_filter, "(%s) && (%s)", a, b) < 0)
+				ev[i].call_filter = NULL;
+			free(a);
+			free(b);
+			if (!ev[i].call_filter)
+				return -1;
+		} else {
+			ev[i].call_filter = a ? a : b;
+		}
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct fe_event_info *x = a, *y = b;
+
+	return strcmp(x->event, y->event);
+}
+
+static void info_clear(struct fe_event_info *e)
+{
+	int j;
+
+	free(e->group);
+	free(e->event);
+	free(e->target);
+	free(e->args);
+	free(e->definition);
+	free(e->call_filter);
+	free(e->values);
+	for (j = 0; j < e->nr_enabled; j++)
+		free(e->enabled_in[j]);
+	free(e->enabled_in);
+	memset(e, 0, sizeof(*e));
+}
+
+/*
+ * libtracefs 1.6 reads a uprobe's "p:" line from dynamic_events as a kprobe
+ * too: the kind is decided here from the line itself, a uprobe's target
+ * being FILE:0xOFFSET.
+ */
+static enum fe_event_kind event_kind(enum tracefs_dynevent_type t, const char *prefix,
+				     const char *addr)
+{
+	bool ret = prefix ? prefix[0] == 'r' : (t == TRACEFS_DYNEVENT_KRETPROBE ||
+						t == TRACEFS_DYNEVENT_URETPROBE);
+	bool user = addr && addr[0] == '/' && strstr(addr, ":0x");
+
+	if (user)
+		return ret ? FE_KIND_URETPROBE : FE_KIND_UPROBE;
+	return ret ? FE_KIND_KRETPROBE : FE_KIND_KPROBE;
+}
+
+/* ...and lists it twice: keep one entry an event. */
+static int drop_doubles(struct fe_event_info *ev, int n)
+{
+	int i, j, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < kept; j++)
+			if (!strcmp(ev[j].group, ev[i].group) && !strcmp(ev[j].event, ev[i].event))
+				break;
+		if (j < kept) {
+			info_clear(&ev[i]);
+			continue;
+		}
+		if (kept != i)
+			ev[kept] = ev[i];
+		kept++;
+	}
+	return kept;
+}
+
+/*
+ * The "t:" and "f:" events of group, which libtracefs 1.6 does not list,
+ * from dynamic_events: "t:GROUP/EVENT TRACEPOINT ARGS", "f:GROUP/EVENT
+ * FUNC[%return] ARGS".  Appended to *ev (*count entries); -1 when out of
+ * memory.
+ */
+int fe_probe_add_tprobes(const char *group, struct fe_event_info **ev, int *count)
+{
+	char *all = tracefs_instance_file_read(NULL, "dynamic_events", NULL);
+	char *line, *save = NULL;
+	int ret = 0;
+
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *slash, *sp, *target, *args;
+		struct fe_event_info *e, *v;
+
+		if ((line[0] != 't' && line[0] != 'f') || line[1] != ':')
+			continue;
+		slash = strchr(line + 2, '/');
+		sp = strchr(line, ' ');
+		if (!slash || !sp || slash > sp ||
+		    (group && ((size_t)(slash - line - 2) != strlen(group) ||
+			       strncmp(line + 2, group, slash - line - 2))))
+			continue;
+		target = sp + 1;
+		args = target + strcspn(target, " ");
+		v = realloc(*ev, (*count + 1) * sizeof(*v));
+		if (!v) {
+			ret = -1;
+			break;
+		}
+		*ev = v;
+		e = &v[*count];
+		memset(e, 0, sizeof(*e));
+		e->kind = line[0] == 't' ? FE_KIND_TPROBE : FE_KIND_FPROBE;
+		if (line[0] == 'f' && args - target > 7 && !strncmp(args - 7, "%return", 7)) {
+			e->kind = FE_KIND_FEXIT;
+			args -= 7;	/* the function alone is the target */
+		}
+		e->no_hits = true;
+		e->group = strndup(line + 2, slash - line - 2);
+		e->event = strndup(slash + 1, sp - slash - 1);
+		e->target = strndup(target, args - target);
+		if (e->kind == FE_KIND_FEXIT)
+			args += 7;
+		e->args = strdup(*args ? args + 1 : "");
+		e->definition = strdup(line);
+		(*count)++;
+		if (!e->group || !e->event || !e->target || !e->args || !e->definition ||
+		    (fe_probe_enabled_in(NULL, e->group, e->event) && add_enabled(e, "")))
+			ret = -1;
+	}
+	free(all);
+	return ret;
+}
+
+int fe_list_events(const char *group, struct fe_event_info **out, int *n,
+		   struct fe_error *err)
+{
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(PROBE_TYPES, group);
+	char *kprof = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
+	char *uprof = tracefs_instance_file_read(NULL, "uprobe_profile", NULL);
+	struct fe_event_info *ev = NULL;
+	struct walk w;
+	int i, count = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; all && all[i]; i++)
+		count++;
+	ev = calloc(count ? count : 1, sizeof(*ev));
+	if (!ev)
+		goto oom;
+	for (i = 0; i < count; i++) {
+		char *sys = NULL, *name = NULL, *prefix = NULL, *addr = NULL, *format = NULL;
+		enum tracefs_dynevent_type t;
+
+		t = tracefs_dynevent_info(all[i], &sys, &name, &prefix, &addr, &format);
+		ev[i].group = sys;
+		ev[i].event = name;
+		ev[i].target = addr;
+		ev[i].args = format ? format : strdup("");
+		ev[i].kind = event_kind(t, prefix, addr);
+		if (ev[i].kind == FE_KIND_KRETPROBE)
+			ev[i].maxactive = fe_probe_listed_maxactive(prefix);
+		if (!sys || !name || !addr || !ev[i].args ||
+		    asprintf(&ev[i].definition, "%s:%s/%s %s%s%s", prefix ? prefix : "p", sys, name,
+			     addr, *ev[i].args ? " " : "", ev[i].args) < 0) {
+			free(prefix);
+			ev[i].definition = NULL;
+			*n = i + 1;
+			goto oom;
+		}
+		free(prefix);
+		profile(fe_kind_is_uprobe(ev[i].kind) ? uprof : kprof, fe_kind_is_uprobe(ev[i].kind),
+			name, addr, &ev[i].hits, &ev[i].misses);
+		if (fe_probe_enabled_in(NULL, sys, name) && add_enabled(&ev[i], "")) {
+			*n = i + 1;
+			goto oom;
+		}
+	}
+	*n = count;
+	if (fe_probe_add_tprobes(group, &ev, n))
+		goto oom;
+	count = drop_doubles(ev, *n);
+	*n = count;
+	w.ev = ev;
+	w.n = count;
+	w.failed = false;
+	if (count)
+		tracefs_instances_walk(walk_instance, &w);
+	if (w.failed)
+		goto oom;
+	qsort(ev, count, sizeof(*ev), by_name);
+	if (call_filters(ev, count))
+		goto oom;
+	/* how the view shows the fields: what each definition says, then
+	 * what add kept beside it (value_format.h) */
+	for (i = 0; i < count; i++) {
+		char *kept = fe_event_values(ev[i].group, ev[i].event, &ev[i].values_kept);
+		bool oom;
+
+		ev[i].values = fe_values_of_event(ev[i].args, fe_kind_is_uprobe(ev[i].kind), kept,
+						  &oom);
+		free(kept);
+		if (oom)
+			goto oom;
+	}
+	*out = ev;
+	tracefs_dynevent_list_free(all);
+	free(kprof);
+	free(uprof);
+	return 0;
+oom:
+	tracefs_dynevent_list_free(all);
+	free(kprof);
+	free(uprof);
+	fe_event_infos_free(ev, *n);
+	*n = 0;
+	return fe_err(err, 0, "out of memory");
+}
+
+
+void fe_event_infos_free(struct fe_event_info *ev, int n)
+{
+	int i;
+
+	if (!ev)
+		return;
+	for (i = 0; i < n; i++)
+		info_clear(&ev[i]);
+	free(ev);
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record's per-CPU readers: the pages of each CPU's ring buffer moved to
+ * a spool (or -o's file) and decoded for the view in time order, and
+ * what the kernel overwrote before they were read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "fe_util.h"
+#include "live_view.h"
+#include "record_internal.h"
+#include "trace_dat.h"
+
+/*
+ * The pages moved out of the kernel wait in a spool, one file a CPU, until
+ * the view decodes them: -o's files, or unnamed ones of fevent's own.
+ * Moving a page costs little and decoding it much, so the kernel's buffer
+ * is emptied first and the view catches up after (on one CPU, a view that
+ * decoded as it read would leave the buffer to overflow while it ran).
+ */
+static int spool_fd(const struct session *s, int cpu)
+{
+	return s->td ? fe_tracedat_cpu_fd(s->td, cpu) : s->spool[cpu];
+}
+
+static unsigned long long spool_size(const struct session *s, int cpu)
+{
+	return s->td ? fe_tracedat_cpu_size(s->td, cpu) : s->spooled[cpu];
+}
+
+static void spool_failed(struct session *s)
+{
+	if (s->td)
+		fe_tracedat_failed(s->td);
+	s->spool_error = s->spool_error ? s->spool_error : errno ? errno : EIO;
+}
+
+/* One page read from cpu (n bytes of it), spooled whole. */
+static int take_page(struct session *s, int cpu, void *page, int n)
+{
+	if (s->td) {
+		if (fe_tracedat_page(s->td, cpu, page, n))
+			goto fail;
+		return 0;
+	}
+	memset((char *)page + n, 0, s->page_size - n);
+	if (fe_write_all(s->spool[cpu], page, s->page_size))
+		goto fail;
+	s->spooled[cpu] += s->page_size;
+	return 0;
+fail:
+	spool_failed(s);
+	return -1;
+}
+
+/* n bytes of cpu's whole pages are in the pipe: on to the spool. */
+static int take_piped(struct session *s, int cpu, size_t n)
+{
+	int fd = spool_fd(s, cpu);
+	size_t left = n;
+	ssize_t r;
+
+	while (left) {
+		r = splice(s->pipe[0], NULL, fd, NULL, left, SPLICE_F_MOVE);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		left -= r;
+	}
+	/* a file system that takes no splice: through fevent */
+	while (left && (r = read(s->pipe[0], s->chunk, left)) > 0) {
+		if (fe_write_all(fd, s->chunk, r))
+			break;
+		left -= r;
+	}
+	if (left) {
+		spool_failed(s);
+		return -1;
+	}
+	if (s->td)
+		return fe_tracedat_grew(s->td, cpu, n);
+	s->spooled[cpu] += n;
+	return 0;
+}
+
+/*
+ * Move what cpu's buffer has: whole pages by splice; with partial (the
+ * end, or a quiet buffer), also the page being written, by read().
+ * Returns the bytes moved.
+ */
+static long move_cpu(struct session *s, int cpu, bool partial)
+{
+	long total = 0;
+	ssize_t n;
+
+	while (s->splice_ok && !s->spool_error) {
+		n = splice(s->raw[cpu], NULL, s->pipe[1], NULL, s->pipe_size,
+			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			if (take_piped(s, cpu, n))
+				break;
+			total += n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && !s->moved[cpu] && !total)
+			s->splice_ok = false;	/* read() from now on */
+		break;
+	}
+	while ((partial || !s->splice_ok) && !s->spool_error) {
+		n = read(s->raw[cpu], s->page, s->page_size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || take_page(s, cpu, s->page, n))
+			break;
+		total += n;
+	}
+	s->moved[cpu] += total;
+	return total;
+}
+
+/* Move what the buffers have; returns the bytes moved. */
+long fe_rec_move_all(struct session *s, bool partial)
+{
+	long total = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->raw[cpu] >= 0)
+			total += move_cpu(s, cpu, partial);
+	return total;
+}
+
+/*
+ * Move everything the buffers have, and set the fence: a task that moved
+ * to another CPU has its call's entry in one CPU's buffer and its return
+ * in another's, and no order across CPUs is known from one CPU's pages
+ * alone.  What the first pass spooled was written before the second
+ * began, and what the second and later moves find (a CPU it read was
+ * empty past what it took) was written after: so every event yet to be
+ * spooled, on any CPU, is later than every event before the fence.
+ */
+long fe_rec_drain(struct session *s)
+{
+	long total = fe_rec_move_all(s, true);
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->fence[cpu] = spool_size(s, cpu);
+	return total + fe_rec_move_all(s, true);
+}
+
+/* The end: nothing more comes, all that is spooled may be shown. */
+void fe_rec_drained_all(struct session *s)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->fence[cpu] = spool_size(s, cpu);
+	s->known = ULLONG_MAX;
+}
+
+/* The time of cpu's next spooled page (its header's): no event of the
+ * CPU still to be decoded is earlier. */
+static unsigned long long next_page_ts(struct session *s, int cpu)
+{
+	unsigned char b[8];
+	unsigned long long t = 0;
+	int i;
+
+	if (s->next_at[cpu] == s->decoded[cpu])
+		return s->next_ts[cpu];
+	/* unreadable: 0, decoded (and skipped) first */
+	if (pread(spool_fd(s, cpu), b, sizeof(b), s->decoded[cpu]) == sizeof(b))
+		for (i = 7; i >= 0; i--)
+			t = t << 8 | b[i];
+	s->next_at[cpu] = s->decoded[cpu];
+	return s->next_ts[cpu] = t;
+}
+
+/*
+ * The view may show the events before this time: each CPU's next page
+ * to decode is not earlier, nor is any event not spooled yet.
+ */
+unsigned long long fe_rec_shown_before(struct session *s)
+{
+	unsigned long long t = s->known == ULLONG_MAX ? ULLONG_MAX : s->known + 1, p;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->decoded[cpu] < spool_size(s, cpu) && (p = next_page_ts(s, cpu)) < t)
+			t = p;
+	return t;
+}
+
+/* Spooled bytes decoded before the space they took is given back */
+#define FE_SPOOL_PUNCH	(4 << 20)
+
+/*
+ * Decode up to max spooled pages from before the fence (all: max < 0),
+ * the earliest of the CPUs' next pages first.  Returns the pages decoded;
+ * the view may then show what is before fe_rec_shown_before().
+ */
+long fe_rec_decode_backlog(struct session *s, struct fe_view *v, long max)
+{
+	long done = 0;
+	int cpu, best;
+	unsigned long long at;
+
+	while (max < 0 || done < max) {
+		for (best = -1, cpu = 0; cpu < s->nr_cpus; cpu++)
+			if (s->decoded[cpu] < s->fence[cpu] &&
+			    (best < 0 || next_page_ts(s, cpu) < next_page_ts(s, best)))
+				best = cpu;
+		if (best < 0)
+			break;
+		at = s->decoded[best];
+		if (pread(spool_fd(s, best), s->page, s->page_size, at) == s->page_size) {
+			fe_view_page(v, best, s->page, s->page_size, NULL);
+			if (s->known != ULLONG_MAX && fe_view_last_ts(v) > s->known)
+				s->known = fe_view_last_ts(v);
+		}
+		s->decoded[best] += s->page_size;
+		done++;
+		/* fevent's own spool: what was decoded is not kept */
+		if (!s->td && s->decoded[best] / FE_SPOOL_PUNCH != at / FE_SPOOL_PUNCH)
+			fallocate(s->spool[best], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+				  s->decoded[best] / FE_SPOOL_PUNCH * FE_SPOOL_PUNCH);
+	}
+	return done;
+}
+
+/* Pages spooled and not decoded yet (fenced: only those before the fence) */
+bool fe_rec_backlog(const struct session *s, bool fenced)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->decoded[cpu] < (fenced ? s->fence[cpu] : spool_size(s, cpu)))
+			return true;
+	return false;
+}
+
+/*
+ * After the recording: what the kernel overwrote before fevent read it
+ * (per_cpu/cpuN/stats), and the buffer that would have held it: this one
+ * plus what was lost, at the size the events read had on average.
+ */
+void fe_rec_overruns(struct session *s, struct fe_view *v)
+{
+	unsigned long long lost = 0, bytes = 0, events = 0, kb;
+	char *size = tracefs_instance_file_read(s->inst, "buffer_size_kb", NULL);
+	unsigned long have = s->o->buffer_kb ? s->o->buffer_kb :
+			     size ? strtoul(size, NULL, 10) : 0, need;
+	int cpu;
+
+	free(size);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		char file[64], *text, *p;
+
+		if (s->raw[cpu] < 0)
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		text = tracefs_instance_file_read(s->inst, file, NULL);
+		if (!text)
+			continue;
+		if ((p = strstr(text, "\noverrun:")) || !strncmp(p = text, "overrun:", 8))
+			lost += strtoull(strchr(p, ':') + 1, NULL, 10);
+		if ((p = strstr(text, "dropped events:")))
+			lost += strtoull(p + 15, NULL, 10);
+		if ((p = strstr(text, "read events:")))
+			events += strtoull(p + 12, NULL, 10);
+		free(text);
+		bytes += s->moved[cpu];
+	}
+	if (!lost || !have)
+		return;
+	/* an average event, padding of pages read early included: generous */
+	kb = (lost * (events ? bytes / events : 64) + 1023) / 1024;
+	for (need = 64; need < have + kb && need < (1UL << 30); need *= 2)
+		;
+	fe_view_buffer_would_hold(v, need);
+	if (!s->o->view.quiet)
+		fprintf(stderr, "fevent: warning: the kernel overwrote %llu event%s before fevent "
+			"read %s (the buffer is %lu KB a CPU); -b %lu would have held %s\n",
+			lost, lost == 1 ? "" : "s", lost == 1 ? "it" : "them", have, need,
+			lost == 1 ? "it" : "them");
+}

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record's tracefs instance: made (its buffers opened, -o's file
+ * created), told whom to trace, its events enabled, and taken down.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "fe_util.h"
+#include "kernel_caps.h"
+#include "probe_install.h"
+#include "record_internal.h"
+#include "record_stacks.h"
+#include "trace_dat.h"
+#include "event_names.h"
+
+#define RETURN_SUFFIX	"__return"
+
+void fe_rec_session_end(struct session *s)
+{
+	int i;
+
+	fe_tracedat_abort(s->td);	/* written by then, or thrown away */
+	for (i = 0; i < s->nr_counters; i++) {
+		struct counter *c = &s->counters[i];
+
+		free(c->members);
+		if (!c->inst)
+			continue;
+		tracefs_event_disable(c->inst, NULL, NULL);
+		tracefs_instance_destroy(c->inst);
+		tracefs_instance_free(c->inst);
+	}
+	free(s->counters);
+	free(s->watch);
+	for (i = 0; i < 2; i++)
+		if (s->profile_fd[i] >= 0)
+			close(s->profile_fd[i]);
+	fe_buf_free(&s->text);
+	fe_buf_free(&s->uprobe_text);
+	for (i = 0; s->raw && i < s->nr_cpus; i++)
+		if (s->raw[i] >= 0)
+			close(s->raw[i]);
+	free(s->raw);
+	for (i = 0; i < 2; i++)
+		if (s->pipe[i] >= 0)
+			close(s->pipe[i]);
+	free(s->chunk);
+	for (i = 0; s->spool && i < s->nr_cpus; i++)
+		if (s->spool[i] >= 0)
+			close(s->spool[i]);
+	free(s->spool);
+	free(s->spooled);
+	free(s->decoded);
+	free(s->moved);
+	free(s->fence);
+	free(s->next_ts);
+	free(s->next_at);
+	free(s->page);
+	if (s->inst && s->o && s->o->disarm)
+		s->o->disarm(s->o->ctx, s->inst);
+	if (s->inst) {
+		tracefs_event_disable(s->inst, NULL, NULL);
+		tracefs_instance_destroy(s->inst);
+		tracefs_instance_free(s->inst);
+	}
+}
+
+struct tracefs_instance *fe_rec_new_instance(const char *name)
+{
+	if (tracefs_instance_exists(name)) {
+		/* ours from a pid reused after a crash: take it over */
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
+
+		if (old) {
+			tracefs_event_disable(old, NULL, NULL);
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	return tracefs_instance_create(name);
+}
+
+/* The bytes of a ring-buffer page: the kernel's sub-buffer size where it
+ * has one, else the page size. */
+static int subbuf_size(struct tracefs_instance *inst)
+{
+	char *kb = fe_kernel_can(FE_CAP_SUBBUF_SIZE) ?
+		   tracefs_instance_file_read(inst, "buffer_subbuf_size_kb", NULL) : NULL;
+	int size = kb ? atoi(kb) * 1024 : 0;
+
+	free(kb);
+	return size > 0 ? size : getpagesize();
+}
+
+/*
+ * The buffer a CPU without -b: FE_BUFFER_KB, or less where that is more
+ * than a hundredth of the memory for all CPUs, and never less than the
+ * kernel's own default.  fevent wakes when a quarter of it is full and
+ * has the other three quarters for the time it takes to be run: 3 MB,
+ * tens of milliseconds of a glob of hundreds of functions at millions of
+ * calls a second (a 64 KB buffer held a kprobe at its fastest in the
+ * test VM, bench/record_loss.py).
+ */
+#define FE_BUFFER_KB	4096UL
+
+static void default_buffer(struct tracefs_instance *inst, int nr_cpus)
+{
+	char *size = tracefs_instance_file_read(inst, "buffer_size_kb", NULL);
+	unsigned long have = size ? strtoul(size, NULL, 10) : 0, want = FE_BUFFER_KB;
+	long pages = sysconf(_SC_PHYS_PAGES);
+	unsigned long cap;
+
+	free(size);
+	if (pages > 0 && nr_cpus > 0) {
+		cap = (unsigned long)pages / 100 * (getpagesize() / 1024) / nr_cpus;
+		if (cap < want)
+			want = cap;
+	}
+	if (want > have)	/* best effort: the kernel's own is kept */
+		tracefs_instance_set_buffer_size(inst, want, -1);
+}
+
+/* The kernel wakes a reader when this share of its buffer is full */
+#define FE_WAKE_PERCENT	"25"
+/* and a splice moves at most this much */
+#define FE_PIPE_BYTES	(256 * 1024)
+
+
+int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
+			 struct fe_error *err)
+{
+	char name[64];
+	int cpu, opened = 0;
+
+	snprintf(name, sizeof(name), "fevent-%d", (int)getpid());
+	s->inst = fe_rec_new_instance(name);
+	if (!s->inst)
+		return fe_err(err, 0, "cannot create the tracefs instance %s: %s", name,
+			      strerror(errno));
+	if (o->buffer_kb && tracefs_instance_set_buffer_size(s->inst, o->buffer_kb, -1))
+		return fe_err(err, 0, "cannot set a %lu KB buffer: %s", o->buffer_kb, strerror(errno));
+	if (o->counted_in_kernel)
+		return 0;	/* nothing is read from the buffers */
+	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (!o->buffer_kb)
+		default_buffer(s->inst, s->nr_cpus);
+	s->raw = malloc(s->nr_cpus * sizeof(*s->raw));
+	s->decoded = calloc(s->nr_cpus, sizeof(*s->decoded));
+	s->moved = calloc(s->nr_cpus, sizeof(*s->moved));
+	s->fence = calloc(s->nr_cpus, sizeof(*s->fence));
+	s->next_ts = calloc(s->nr_cpus, sizeof(*s->next_ts));
+	s->next_at = malloc(s->nr_cpus * sizeof(*s->next_at));
+	if (!s->raw || !s->decoded || !s->moved || !s->fence || !s->next_ts || !s->next_at)
+		return fe_err(err, 0, "out of memory");
+	memset(s->next_at, 0xff, s->nr_cpus * sizeof(*s->next_at));
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		char file[64];
+
+		/* an offline CPU has none: nothing to read there */
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		s->raw[cpu] = tracefs_instance_file_open(s->inst, file,
+							 O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (s->raw[cpu] >= 0)
+			opened++;
+	}
+	s->page_size = subbuf_size(s->inst);
+	if (!opened || s->page_size <= 0)
+		return fe_err(err, 0, "cannot read the ring buffers of %s", name);
+	s->page = malloc(s->page_size);
+	if (!s->page)
+		return fe_err(err, 0, "out of memory");
+	/* wake when a quarter of a buffer is full: three quarters are left
+	 * for the time it takes fevent to run (a kernel without the file
+	 * wakes it on any data) */
+	tracefs_instance_file_write(s->inst, "buffer_percent", FE_WAKE_PERCENT);
+	if (!pipe2(s->pipe, O_CLOEXEC)) {
+		/* as many pages a splice as the pipe takes */
+		fcntl(s->pipe[1], F_SETPIPE_SZ, FE_PIPE_BYTES);
+		s->pipe_size = fcntl(s->pipe[1], F_GETPIPE_SZ);
+		s->pipe_size -= s->pipe_size % s->page_size;
+		s->splice_ok = s->pipe_size >= s->page_size;
+	}
+	s->chunk = malloc(s->pipe_size > s->page_size ? s->pipe_size : s->page_size);
+	if (!s->chunk)
+		return fe_err(err, 0, "out of memory");
+	if (o->output) {
+		sigset_t stops, was;
+		int ret;
+
+		/*
+		 * Opening a FIFO waits for its reader, however long: there a
+		 * stop signal must end the wait (the open fails with EINTR and
+		 * the end takes the instance down), so it is let through.
+		 */
+		fe_rec_stop_signals(&stops);
+		sigprocmask(SIG_UNBLOCK, &stops, &was);
+		ret = fe_tracedat_create(&s->td, o->output, s->nr_cpus, s->page_size, err);
+		sigprocmask(SIG_SETMASK, &was, NULL);
+		return ret;
+	}
+	s->spool = malloc(s->nr_cpus * sizeof(*s->spool));
+	s->spooled = calloc(s->nr_cpus, sizeof(*s->spooled));
+	if (!s->spool || !s->spooled)
+		return fe_err(err, 0, "out of memory");
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->spool[cpu] = -1;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (s->raw[cpu] < 0)
+			continue;
+		s->spool[cpu] = fe_unnamed_file();
+		if (s->spool[cpu] < 0)
+			return fe_err(err, 0, "cannot make a temporary file in %s: %s", P_tmpdir,
+				      strerror(errno));
+	}
+	return 0;
+}
+
+int fe_rec_follow_pid(struct session *s, int pid, struct fe_error *err)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "%d", pid);
+	if (tracefs_instance_file_write(s->inst, "set_event_pid", p) < 0)
+		return fe_err(err, 0, "cannot filter on pid %d: %s", pid, strerror(errno));
+	/* children too */
+	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK))
+		return fe_err(err, 0, "cannot set options/event-fork: %s", strerror(errno));
+	return 0;
+}
+
+/* -a: everything but fevent, whose own reads and writes would otherwise
+ * show up (and feed themselves, for an event on write()). */
+int fe_rec_leave_out_self(struct session *s, struct fe_error *err)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "%d", (int)getpid());
+	if (tracefs_instance_file_write(s->inst, "set_event_notrace_pid", p) < 0)
+		return fe_err(err, 0, "cannot leave fevent out (set_event_notrace_pid): %s",
+			      strerror(errno));
+	return 0;
+}
+
+/*
+ * An instance has its own copy of each event's filter: the one 'add'
+ * wrote at the top ('if FILTER') is set here too, so the instance records
+ * (and counts) the same events.  0, or -1 with errno set.
+ */
+static int copy_filter(struct tracefs_instance *inst, const char *group, const char *event)
+{
+	char *f = tracefs_event_file_read(NULL, group, event, "filter", NULL);
+	int ret = 0;
+
+	if (f) {
+		f[strcspn(f, "\n")] = 0;
+		if (f[0] && strcmp(f, "none"))
+			ret = tracefs_event_file_write(inst, group, event, "filter", f) < 0 ? -1 : 0;
+		free(f);
+	}
+	return ret;
+}
+
+static bool is_return(const struct fe_event_info *e)
+{
+	size_t len = strlen(e->event);
+
+	return len > strlen(RETURN_SUFFIX) &&
+	       !strcmp(e->event + len - strlen(RETURN_SUFFIX), RETURN_SUFFIX);
+}
+
+int fe_rec_enable_events(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
+			 struct fe_error *err)
+{
+	int i, pass;
+
+	for (i = 0; i < n; i++)
+		if (chosen[i] && !fe_rec_call_filter_of(ev, n, chosen, i) &&
+		    copy_filter(s->inst, ev[i].group, ev[i].event))
+			return fe_err(err, 0, "cannot set the filter of %s/%s in fevent's instance: %s",
+				      ev[i].group, ev[i].event, strerror(errno));
+	/* Return events first: the instance is tracing as they are enabled,
+	 * and an entry armed before its return would record calls whose
+	 * return comes before the return is armed, held unpaired to the end. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+			if (chosen[i] && is_return(&ev[i]) == !pass &&
+			    fe_event_set_enabled(s->inst, ev[i].group, ev[i].event, true))
+				return fe_err(err, 0, "cannot enable %s/%s: %s", ev[i].group,
+					      ev[i].event, strerror(errno));
+	if (s->o->stacks && fe_stacks_enable(s->inst, ev, n, chosen, err))
+		return -1;
+	/* for the names of tasks; a kernel without them names fewer */
+	fe_event_set_enabled(s->inst, "sched", "sched_process_fork", true);
+	fe_event_set_enabled(s->inst, "sched", "sched_process_exec", true);
+	return 0;
+}
+
+/* fevent stats in the kernel: its counters, and the events' filters in
+ * them (a trigger sees what the event's filter drops). */
+int fe_rec_arm_counters(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
+			struct fe_error *err)
+{
+	(void)ev;
+	(void)n;
+	(void)chosen;
+	return s->o->arm(s->o->ctx, s->inst, err);
+}
