@@ -370,15 +370,57 @@ static void keep_unit_variables(struct fe_dfunc *f)
 	f->nr_locals = n;
 }
 
+/*
+ * A system call behind its wrapper (__x64_sys_X): its arguments are
+ * fields of the wrapper's pt_regs, named by the trace event's format or
+ * described by its __do_sys_/__se_sys_ helper where that survived.  1 with
+ * the helper in r->dfunc, 0 if none (the format may name them), -1.
+ */
+static int find_syscall_helper(struct resolver *r, struct fe_dbg *dbg)
+{
+	static const char *const sys_helpers[] = { "__do_sys_%s", "__se_sys_%s" };
+	static const char *const regs[] = { "di", "si", "dx", "r10", "r8", "r9" };
+	struct fe_member m;
+	const char *sc;
+	fe_tid pt;
+	size_t i;
+	int ret;
+
+	if (fe_dbg_find_type(dbg, "struct", "pt_regs", &pt) == 1) {
+		for (i = 0; i < FE_SYSCALL_MAX_ARGS; i++) {
+			if (fe_dbg_member(dbg, pt, regs[i], &m) != 1)
+				break;
+			r->p->ptregs_off[i] = m.bit_offset / 8;
+		}
+		r->p->have_ptregs_off = i == FE_SYSCALL_MAX_ARGS;
+	}
+	sc = r->p->target + strlen(SYSCALL_PREFIX);
+	/* the running kernel's format names the arguments on every
+	 * kernel; another kernel's own description comes first */
+	if (!r->ctx->other_kernel && (ret = fe_rs_syscall_format(r, sc)))
+		return ret < 0 ? -1 : 0;
+	for (i = 0; i < sizeof(sys_helpers) / sizeof(sys_helpers[0]); i++) {
+		char name[128];
+
+		snprintf(name, sizeof(name), sys_helpers[i], sc);
+		ret = fe_dbg_func(dbg, name, &r->dfunc, r->err);
+		/* usually inlined into the wrapper: its unit has it */
+		if (!ret)
+			ret = fe_dbg_func_beside(dbg, name, r->p->target, &r->dfunc, r->err);
+		if (ret)
+			return ret;
+	}
+	if (r->ctx->other_kernel && fe_rs_syscall_format(r, sc) < 0)
+		return -1;
+	return 0;
+}
+
 /* Find the function in the debug info.  A system call's arguments are
  * named by its trace event's format, or described by its __do_sys_/
  * __se_sys_ helper where that survived. */
 static int find_dfunc(struct resolver *r)
 {
-	static const char *const sys_helpers[] = { "__do_sys_%s", "__se_sys_%s" };
 	struct fe_dbg *dbg = r->ctx->dbg;
-	const char *sc;
-	size_t i;
 	int ret;
 
 	if (!dbg) {
@@ -401,46 +443,17 @@ static int find_dfunc(struct resolver *r)
 		}
 		if (r->ctx->site->copy_entry)
 			keep_unit_variables(&r->dfunc);
-		goto found;
-	}
-	if (r->p->syscall_wrapper) {
-		static const char *const regs[] = { "di", "si", "dx", "r10", "r8", "r9" };
-		fe_tid pt;
-		struct fe_member m;
-
-		if (fe_dbg_find_type(dbg, "struct", "pt_regs", &pt) == 1) {
-			for (i = 0; i < FE_SYSCALL_MAX_ARGS; i++) {
-				if (fe_dbg_member(dbg, pt, regs[i], &m) != 1)
-					break;
-				r->p->ptregs_off[i] = m.bit_offset / 8;
-			}
-			r->p->have_ptregs_off = i == FE_SYSCALL_MAX_ARGS;
-		}
-		sc = r->p->target + strlen(SYSCALL_PREFIX);
-		/* the running kernel's format names the arguments on every
-		 * kernel; another kernel's own description comes first */
-		if (!r->ctx->other_kernel && (ret = fe_rs_syscall_format(r, sc)))
-			return ret < 0 ? -1 : 0;
-		for (i = 0; i < sizeof(sys_helpers) / sizeof(sys_helpers[0]); i++) {
-			char name[128];
-
-			snprintf(name, sizeof(name), sys_helpers[i], sc);
-			ret = fe_dbg_func(dbg, name, &r->dfunc, r->err);
-			/* usually inlined into the wrapper: its unit has it */
-			if (!ret)
-				ret = fe_dbg_func_beside(dbg, name, r->p->target, &r->dfunc, r->err);
-			if (ret)
-				goto found;
-		}
-		if (r->ctx->other_kernel && fe_rs_syscall_format(r, sc) < 0)
+	} else if (r->p->syscall_wrapper) {
+		ret = find_syscall_helper(r, dbg);
+		if (ret <= 0)
+			return ret;
+	} else {
+		ret = fe_dbg_func(dbg, r->p->func, &r->dfunc, r->err);
+		/* a kernel without wrappers whose debug info lacks sys_X */
+		if (ret == 0 && r->p->syscall &&
+		    fe_rs_syscall_format(r, fe_rs_syscall_name(r->p->func)) < 0)
 			return -1;
-		return 0;
 	}
-	ret = fe_dbg_func(dbg, r->p->func, &r->dfunc, r->err);
-	/* a kernel without wrappers whose debug info lacks sys_X */
-	if (ret == 0 && r->p->syscall && fe_rs_syscall_format(r, fe_rs_syscall_name(r->p->func)) < 0)
-		return -1;
-found:
 	if (ret < 0)
 		return -1;
 	if (ret == 1) {
@@ -454,26 +467,9 @@ found:
 				r->p->func, n, fe_dbg_source(dbg),
 				r->p->uprobe ? " symbol" : " in kallsyms");
 	} else if (!r->p->syscall && !r->p->uprobe && r->ctx->warnings &&
-		 fe_ksyms_has(r->ctx->ksyms, r->p->func, r->p->module) == -1)
-	{
+		   fe_ksyms_has(r->ctx->ksyms, r->p->func, r->p->module) == -1) {
 		/* no symbol table to ask: the debug info is the only witness */
-		char near[256];
-
-		if (fe_resolve_clone_of(r->ctx, r->p->func, near, sizeof(near)))
-			return fe_warn(r->ctx->warnings,
-				       "'%s' is not a function in %s, but its clone '%s' is: probe that",
-				       r->p->func, fe_dbg_source(dbg), near);
-		if (fe_dbg_inlined_only(dbg, r->p->func))
-			return fe_warn(r->ctx->warnings,
-				       "'%s' is inlined everywhere in %s: it has no code of its own to probe",
-				       r->p->func, fe_dbg_source(dbg));
-		if (fe_dbg_closest_func(dbg, r->p->func, near, sizeof(near)))
-			return fe_warn(r->ctx->warnings, "'%s' is not a function in %s; did you mean '%s'?%s",
-				       r->p->func, fe_dbg_source(dbg), near,
-				       is_btf(dbg) ? FE_INLINED_DWARF_HINT : "");
-		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s%s",
-			       r->p->func, fe_dbg_source(dbg),
-			       is_btf(dbg) ? FE_INLINED_DWARF_HINT : "");
+		return fe_rs_warn_not_described(r, dbg);
 	}
 	return 0;
 }

@@ -18,18 +18,12 @@
 #define RESOLVE_INTERNAL_H
 
 #include <stdbool.h>
-#include <string.h>
 
 #include "fe_util.h"
 #include "proto_resolve.h"
 #include "syscall_args.h"
 
 #define SYSCALL_PREFIX	"__x64_sys_"
-
-/* Where only BTF is at hand: BTF lists functions with code of their own,
- * so an inlined function is not in it; its copies are in DWARF. */
-#define FE_INLINED_DWARF_HINT \
-	" (if the compiler inlined it, its copies are found in the kernel's DWARF: give --vmlinux FILE, the vmlinux of the kernel's linux-image-*-dbg package; install that package; or set DEBUGINFOD_URLS to a debuginfod server)"
 
 struct resolver {
 	const struct fe_proto *proto;
@@ -47,11 +41,6 @@ struct resolver {
 	bool sc_format;
 	char sc_why[512];
 };
-
-static inline bool is_btf(struct fe_dbg *dbg)
-{
-	return dbg && !strcmp(fe_dbg_kind(dbg), "BTF");
-}
 
 /* resolve_target.c */
 const char *fe_rs_syscall_name(const char *func);
@@ -91,6 +80,7 @@ int fe_rs_describe_params(struct resolver *r);
 int fe_rs_undescribed_error(struct resolver *r, int col, const char *lead, bool for_return);
 int fe_rs_unknown_param(struct resolver *r, const struct fe_alt *alt);
 int fe_rs_label_hop_error(struct resolver *r, const struct fe_alt *alt, int slot, int k);
+int fe_rs_warn_not_described(struct resolver *r, struct fe_dbg *dbg);
 
 /* resolve_syscall.c */
 int fe_rs_syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,

@@ -131,8 +131,6 @@ static bool reads_slot(const struct fe_arg *arg)
 	return false;
 }
 
-/* Parameters: from debug info when it has the function, else from the
- * types the prototype's slots wrote. */
 /* Every typed slot against the debug info; with --strict one error that
  * names each contradiction, its caret at the first. */
 static int check_slots_drift(struct resolver *r)
@@ -157,10 +155,15 @@ static int check_slots_drift(struct resolver *r)
 	return -1;
 }
 
-int fe_rs_describe_params(struct resolver *r)
+/*
+ * How many parameters there are: the slots written, or more where the
+ * debug info or the system call's format names more.  A slot read past
+ * the last one is an error.  -1, or the count.
+ */
+static int count_params(struct resolver *r)
 {
 	const struct fe_proto *proto = r->proto;
-	int i, j, slots = 0, n, slot, nr_locals;
+	int i, slots = 0, n, slot;
 
 	for (i = 0; i < proto->nr_args; i++)
 		if (fe_arg_takes_slot(&proto->args[i]))
@@ -194,42 +197,27 @@ int fe_rs_describe_params(struct resolver *r)
 		if (r->sc.nr > n)
 			n = r->sc.nr;
 	}
-	if (r->dbg && r->dfunc.ret) {
-		struct fe_tdesc d;
-		unsigned int align;
+	return n;
+}
 
-		/* long double comes back in st0: only aggregates go in memory */
-		r->p->ret_in_memory = fe_dbg_describe(r->dbg, r->dfunc.ret, &d) == 0 &&
-				      (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) &&
-				      fe_rs_aggregate_class(r->dbg, &d, &align) == FE_CLASS_MEMORY;
-	}
-	nr_locals = r->dbg ? r->dfunc.nr_locals : 0;
-	r->p->nr_params = n + nr_locals;
-	r->p->params = calloc(n + nr_locals ? n + nr_locals : 1, sizeof(*r->p->params));
-	r->slot_type = calloc(n + nr_locals ? n + nr_locals : 1, sizeof(*r->slot_type));
-	r->read = calloc(n + nr_locals ? n + nr_locals : 1, sizeof(*r->read));
-	if (!r->p->params || !r->slot_type || !r->read)
-		return fe_err(r->err, 0, "out of memory");
-	/* at a line or offset, the locals in scope there follow the
-	 * parameters: named, never a slot */
-	for (i = 0; i < nr_locals; i++) {
-		const struct fe_dparam *dl = &r->dfunc.locals[i];
-		struct fe_param *pa = &r->p->params[n + i];
-		struct fe_tinfo ti;
+/* A parameter or variable as the debug info describes it. */
+static void param_from_dbg(struct resolver *r, struct fe_param *pa, const struct fe_dparam *dp)
+{
+	struct fe_tinfo ti;
 
-		pa->is_local = true;
-		pa->is_global = dl->global;
-		pa->name = strdup(dl->name);
-		if (!pa->name)
-			return fe_err(r->err, 0, "out of memory");
-		pa->type = dl->type;
-		pa->loc = dl->loc;
-		fe_rs_dbg_tinfo(r->dbg, pa->type, &ti);
-		pa->cls = ti.cls;
-		pa->size = ti.size ? ti.size : 8;
-		pa->align = ti.align;
-		pa->points_to_user = ti.points_to_user;
-	}
+	pa->type = dp->type;
+	pa->loc = dp->loc;
+	fe_rs_dbg_tinfo(r->dbg, pa->type, &ti);
+	pa->cls = ti.cls;
+	pa->size = ti.size ? ti.size : 8;
+	pa->align = ti.align;
+	pa->points_to_user |= ti.points_to_user;
+}
+
+/* The first n params: the function's parameters, by slot. */
+static int describe_slots(struct resolver *r, int n)
+{
+	int i;
 
 	for (i = 0; i < n; i++) {
 		struct fe_param *pa = &r->p->params[i];
@@ -243,26 +231,42 @@ int fe_rs_describe_params(struct resolver *r)
 				return fe_err(r->err, 0, "out of memory");
 		}
 		if (r->dbg && i < r->dfunc.nr_params) {
-			struct fe_tinfo ti;
-
 			if (r->dfunc.params[i].name) {
 				pa->name = strdup(r->dfunc.params[i].name);
 				if (!pa->name)
 					return fe_err(r->err, 0, "out of memory");
 			}
-			pa->type = r->dfunc.params[i].type;
-			pa->loc = r->dfunc.params[i].loc;
-			fe_rs_dbg_tinfo(r->dbg, pa->type, &ti);
-			pa->cls = ti.cls;
-			pa->size = ti.size ? ti.size : 8;
-			pa->align = ti.align;
-			pa->points_to_user |= ti.points_to_user;
+			param_from_dbg(r, pa, &r->dfunc.params[i]);
 		}
 	}
+	return 0;
+}
 
-	if (check_slots_drift(r))
-		return -1;
-	slot = 0;
+/* A label naming another of the n parameters is likely a slip. */
+static void warn_label_slip(struct resolver *r, const struct fe_alt *alt, int slot, int n)
+{
+	const struct fe_param *pa = &r->p->params[slot];
+	int k;
+
+	if (!pa->name || !strcmp(pa->name, alt->name) || !r->ctx->warnings)
+		return;
+	for (k = 0; k < n; k++)
+		if (r->p->params[k].name && !strcmp(r->p->params[k].name, alt->name))
+			break;
+	if (k < n)
+		fe_warn(r->ctx->warnings,
+			"column %d: slot %d of '%s' is '%s', but '%s' labels it; '%s' is parameter %d (read it by name: drop the type)",
+			alt->name_col, slot + 1, r->p->func, pa->name, alt->name,
+			alt->name, k + 1);
+}
+
+/* What the prototype's typed slots say: each slot's label and written
+ * type, and its class where the debug info has none. */
+static int label_slots(struct resolver *r, int n)
+{
+	const struct fe_proto *proto = r->proto;
+	int i, j, slot = 0;
+
 	for (i = 0; i < proto->nr_args; i++) {
 		const struct fe_arg *arg = &proto->args[i];
 		struct fe_param *pa;
@@ -289,22 +293,54 @@ int fe_rs_describe_params(struct resolver *r)
 			if (!pa->label)
 				return fe_err(r->err, 0, "out of memory");
 			r->slot_type[slot] = alt->type;
-			/* a label naming another parameter is likely a slip */
-			if (pa->name && strcmp(pa->name, alt->name) && r->ctx->warnings) {
-				int k;
-
-				for (k = 0; k < n; k++)
-					if (r->p->params[k].name && !strcmp(r->p->params[k].name, alt->name))
-						break;
-				if (k < n)
-					fe_warn(r->ctx->warnings,
-						"column %d: slot %d of '%s' is '%s', but '%s' labels it; '%s' is parameter %d (read it by name: drop the type)",
-						alt->name_col, slot + 1, r->p->func, pa->name, alt->name,
-						alt->name, k + 1);
-			}
+			warn_label_slip(r, alt, slot, n);
 			break;
 		}
 		slot++;
 	}
 	return 0;
+}
+
+/* Parameters: from debug info when it has the function, else from the
+ * types the prototype's slots wrote. */
+int fe_rs_describe_params(struct resolver *r)
+{
+	int i, n, nr_locals, total;
+
+	n = count_params(r);
+	if (n < 0)
+		return -1;
+	if (r->dbg && r->dfunc.ret) {
+		struct fe_tdesc d;
+		unsigned int align;
+
+		/* long double comes back in st0: only aggregates go in memory */
+		r->p->ret_in_memory = fe_dbg_describe(r->dbg, r->dfunc.ret, &d) == 0 &&
+				      (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) &&
+				      fe_rs_aggregate_class(r->dbg, &d, &align) == FE_CLASS_MEMORY;
+	}
+	nr_locals = r->dbg ? r->dfunc.nr_locals : 0;
+	total = n + nr_locals;
+	r->p->nr_params = total;
+	r->p->params = calloc(total ? total : 1, sizeof(*r->p->params));
+	r->slot_type = calloc(total ? total : 1, sizeof(*r->slot_type));
+	r->read = calloc(total ? total : 1, sizeof(*r->read));
+	if (!r->p->params || !r->slot_type || !r->read)
+		return fe_err(r->err, 0, "out of memory");
+	/* at a line or offset, the locals in scope there follow the
+	 * parameters: named, never a slot */
+	for (i = 0; i < nr_locals; i++) {
+		const struct fe_dparam *dl = &r->dfunc.locals[i];
+		struct fe_param *pa = &r->p->params[n + i];
+
+		pa->is_local = true;
+		pa->is_global = dl->global;
+		pa->name = strdup(dl->name);
+		if (!pa->name)
+			return fe_err(r->err, 0, "out of memory");
+		param_from_dbg(r, pa, dl);
+	}
+	if (describe_slots(r, n) || check_slots_drift(r))
+		return -1;
+	return label_slots(r, n);
 }

@@ -138,6 +138,80 @@ static void member_want(const struct fe_tspec *ts, struct fe_member_want *want)
 		*want = (struct fe_member_want){ FE_WANT_SCALAR, ti.ftype.size };
 }
 
+/* '[I]' on the object of C type d (tname): a pointer's element is
+ * elsewhere, read from memory (user memory from then on); an array's is in
+ * place. */
+static int walk_index(struct resolver *r, struct fe_field *f, const struct fe_step *s,
+		      const struct fe_tdesc *d, const char *tname, bool *user)
+{
+	struct fe_tdesc e;
+	unsigned long long off;
+
+	if (d->kind != FE_TK_PTR && d->kind != FE_TK_ARRAY)
+		return fe_err(r->err, s->col,
+			      "'[%llu]' on '%s', which is neither a pointer nor an array",
+			      s->num, tname);
+	if (fe_dbg_describe(r->dbg, d->target, &e) || e.size == 0)
+		return fe_err(r->err, s->col, "'%s' has elements of unknown size", tname);
+	if (d->kind == FE_TK_ARRAY && d->nelems && s->num >= d->nelems)
+		return fe_err(r->err, s->col, "index %llu is past the end of '%s' (%lu elements)",
+			      s->num, tname, d->nelems);
+	if (s->num > INT_MAX / e.size)
+		return fe_err(r->err, s->col, "index %llu is too large", s->num);
+	off = s->num * e.size;
+	if (d->kind == FE_TK_ARRAY)
+		return fe_rs_push_op(f, FE_OP_OFFSET, off, *user, s->col, r->err);
+	*user = *user || d->target_user;
+	return fe_rs_push_op(f, FE_OP_DEREF, off, *user, s->col, r->err);
+}
+
+/* struct or union c has no member step s names: say so, and name the
+ * member meant if one is near.  last: s ends the path, which the written
+ * TYPE reads. */
+static int no_member_error(struct resolver *r, const struct fe_alt *alt, const struct fe_step *s,
+			   const struct fe_tdesc *c, bool last)
+{
+	struct fe_member_want want = { FE_WANT_ANY, 0 };
+	char near[256];
+	bool has_near;
+
+	/* the written TYPE says what the last member holds */
+	if (last)
+		member_want(alt->type, &want);
+	has_near = fe_dbg_suggest_member(r->dbg, c->id, s->member, &want, near, sizeof(near));
+	return fe_err(r->err, s->col + (s->kind == FE_STEP_ARROW ? 2 : 1),
+		      "%s %s has no member '%s'%s%s%s", c->kind == FE_TK_STRUCT ?
+		      "struct" : "union", c->name ? c->name : "(anonymous)",
+		      s->member, has_near ? "; did you mean '" : "",
+		      has_near ? near : "", has_near ? "'?" : "");
+}
+
+/* A bitfield member m: read the declared type's container holding its
+ * bits; *byte_off where that container starts. */
+static int bitfield_read(struct resolver *r, const struct fe_step *s, const struct fe_member *m,
+			 struct fe_ftype *bf, unsigned long *byte_off)
+{
+	struct fe_tdesc mt;
+	unsigned int cbits;
+	unsigned long start;
+
+	if (fe_dbg_describe(r->dbg, m->type, &mt) || !mt.size)
+		return fe_err(r->err, s->col, "unreadable bitfield type");
+	cbits = mt.size * 8;
+	start = m->bit_offset - m->bit_offset % cbits;
+	if (m->bit_offset - start + m->bit_size > cbits) {
+		cbits = 64;
+		start = m->bit_offset & ~63UL;
+	}
+	*byte_off = start / 8;
+	bf->kind = FE_FT_BITFIELD;
+	bf->size = cbits / 8;
+	bf->bf_width = m->bit_size;
+	bf->bf_offset = m->bit_offset - start;
+	bf->sign_extend = mt.is_signed && !mt.is_bool;
+	return 0;
+}
+
 /*
  * Walk a member path with types from debug info.  On return *cur is the
  * C type of the object at the place the ops lead to, and *bf describes a
@@ -165,28 +239,8 @@ int fe_rs_walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt 
 			snprintf(tname, sizeof(tname), "?");
 
 		if (s->kind == FE_STEP_INDEX) {
-			struct fe_tdesc e;
-			unsigned long long off;
-
-			if (d.kind != FE_TK_PTR && d.kind != FE_TK_ARRAY)
-				return fe_err(r->err, s->col,
-					      "'[%llu]' on '%s', which is neither a pointer nor an array",
-					      s->num, tname);
-			if (fe_dbg_describe(r->dbg, d.target, &e) || e.size == 0)
-				return fe_err(r->err, s->col, "'%s' has elements of unknown size", tname);
-			if (d.kind == FE_TK_ARRAY && d.nelems && s->num >= d.nelems)
-				return fe_err(r->err, s->col, "index %llu is past the end of '%s' (%lu elements)",
-					      s->num, tname, d.nelems);
-			if (s->num > INT_MAX / e.size)
-				return fe_err(r->err, s->col, "index %llu is too large", s->num);
-			off = s->num * e.size;
-			if (d.kind == FE_TK_PTR) {
-				if (fe_rs_push_op(f, FE_OP_DEREF, off, user || d.target_user, s->col, r->err))
-					return -1;
-				user = user || d.target_user;
-			} else if (fe_rs_push_op(f, FE_OP_OFFSET, off, user, s->col, r->err)) {
+			if (walk_index(r, f, s, &d, tname, &user))
 				return -1;
-			}
 			*cur = d.target;
 			continue;
 		}
@@ -212,44 +266,11 @@ int fe_rs_walk_path(struct resolver *r, struct fe_field *f, const struct fe_alt 
 		if (c.kind != FE_TK_STRUCT && c.kind != FE_TK_UNION)
 			return fe_err(r->err, s->col, "'%s%s' on '%s', which is not a struct or union",
 				      fe_rs_step_text(s), s->member, tname);
-		if (fe_dbg_member(r->dbg, c.id, s->member, &m) != 1) {
-			struct fe_member_want want = { FE_WANT_ANY, 0 };
-			char near[256];
-			bool has_near;
-
-			/* the written TYPE says what the last member holds */
-			if (i == alt->nr_steps - 1)
-				member_want(alt->type, &want);
-			has_near = fe_dbg_suggest_member(r->dbg, c.id, s->member, &want, near,
-							 sizeof(near));
-			return fe_err(r->err, s->col + (s->kind == FE_STEP_ARROW ? 2 : 1),
-				      "%s %s has no member '%s'%s%s%s", c.kind == FE_TK_STRUCT ?
-				      "struct" : "union", c.name ? c.name : "(anonymous)",
-				      s->member, has_near ? "; did you mean '" : "",
-				      has_near ? near : "", has_near ? "'?" : "");
-		}
+		if (fe_dbg_member(r->dbg, c.id, s->member, &m) != 1)
+			return no_member_error(r, alt, s, &c, i == alt->nr_steps - 1);
 		byte_off = m.bit_offset / 8;
-		if (m.bit_size) {
-			struct fe_tdesc mt;
-			unsigned int cbits;
-			unsigned long start;
-
-			if (fe_dbg_describe(r->dbg, m.type, &mt) || !mt.size)
-				return fe_err(r->err, s->col, "unreadable bitfield type");
-			/* read the declared type's container holding the bits */
-			cbits = mt.size * 8;
-			start = m.bit_offset - m.bit_offset % cbits;
-			if (m.bit_offset - start + m.bit_size > cbits) {
-				cbits = 64;
-				start = m.bit_offset & ~63UL;
-			}
-			byte_off = start / 8;
-			bf->kind = FE_FT_BITFIELD;
-			bf->size = cbits / 8;
-			bf->bf_width = m.bit_size;
-			bf->bf_offset = m.bit_offset - start;
-			bf->sign_extend = mt.is_signed && !mt.is_bool;
-		}
+		if (m.bit_size && bitfield_read(r, s, &m, bf, &byte_off))
+			return -1;
 		if (fe_rs_push_op(f, s->kind == FE_STEP_ARROW ? FE_OP_DEREF : FE_OP_OFFSET,
 				  byte_off, user, s->col, r->err))
 			return -1;

@@ -24,6 +24,16 @@ static bool has_param(const struct fe_dfunc *f, const char *name)
 	return false;
 }
 
+/* Where only BTF is at hand: BTF lists functions with code of their own,
+ * so an inlined function is not in it; its copies are in DWARF. */
+#define FE_INLINED_DWARF_HINT \
+	" (if the compiler inlined it, its copies are found in the kernel's DWARF: give --vmlinux FILE, the vmlinux of the kernel's linux-image-*-dbg package; install that package; or set DEBUGINFOD_URLS to a debuginfod server)"
+
+static bool is_btf(struct fe_dbg *dbg)
+{
+	return dbg && !strcmp(fe_dbg_kind(dbg), "BTF");
+}
+
 /*
  * Why the function has no names and types: there is no debug info, or
  * it does not describe the function.  A compiler's clone may be what has
@@ -107,6 +117,32 @@ static bool undescribed(struct resolver *r, struct fe_buf *b, const char *param,
 			      r->ctx->binary ? "" : ", or give --vmlinux FILE for its DWARF");
 	fe_dfunc_clear(&f);
 	return true;
+}
+
+/*
+ * The debug info does not describe the function, and no symbol table
+ * says whether it exists: the debug info is the only witness.  A warning
+ * (0), or -1.
+ */
+int fe_rs_warn_not_described(struct resolver *r, struct fe_dbg *dbg)
+{
+	char near[256];
+
+	if (fe_resolve_clone_of(r->ctx, r->p->func, near, sizeof(near)))
+		return fe_warn(r->ctx->warnings,
+			       "'%s' is not a function in %s, but its clone '%s' is: probe that",
+			       r->p->func, fe_dbg_source(dbg), near);
+	if (fe_dbg_inlined_only(dbg, r->p->func))
+		return fe_warn(r->ctx->warnings,
+			       "'%s' is inlined everywhere in %s: it has no code of its own to probe",
+			       r->p->func, fe_dbg_source(dbg));
+	if (fe_dbg_closest_func(dbg, r->p->func, near, sizeof(near)))
+		return fe_warn(r->ctx->warnings, "'%s' is not a function in %s; did you mean '%s'?%s",
+			       r->p->func, fe_dbg_source(dbg), near,
+			       is_btf(dbg) ? FE_INLINED_DWARF_HINT : "");
+	return fe_warn(r->ctx->warnings, "'%s' is not a function in %s%s",
+		       r->p->func, fe_dbg_source(dbg),
+		       is_btf(dbg) ? FE_INLINED_DWARF_HINT : "");
 }
 
 /* An error at col: lead, then why the function is undescribed. */

@@ -14,6 +14,91 @@
 #include "resolve_internal.h"
 
 /*
+ * What a system call argument's format type names at the end of its
+ * pointers: a C integer type, or a type the debug info defines (*base).
+ */
+static int arg_type(struct resolver *r, const struct fe_alt *alt, const struct fe_sc_arg *a,
+		    struct fe_tdesc *d, fe_tid *base)
+{
+	const struct fe_tspec *ts = fe_sc_arg_type(a);
+	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
+			  "union" : ts->tag == FE_TAG_ENUM ? "enum" : NULL;
+	struct fe_dbg *dbg = r->ctx->dbg;
+
+	if (ts->is_int_kw) {
+		d->kind = FE_TK_INT;
+		d->size = ts->int_size;
+		d->is_signed = ts->is_signed;
+		d->is_plain_char = ts->is_plain_char;
+		return 0;
+	}
+	if (!dbg)
+		return fe_err(r->err, alt->steps[0].col,
+			      "'%s' walks into '%s' ('%s' in %s), which needs its type from debug info: there is none (give --btf FILE or --vmlinux FILE)",
+			      fe_rs_step_text(&alt->steps[0]), alt->name, a->type, r->sc.source);
+	if (!ts->name || fe_is_atom(ts->name) ||
+	    fe_dbg_find_type(dbg, tag, ts->name, base) != 1 || fe_dbg_describe(dbg, *base, d))
+		return fe_err(r->err, alt->steps[0].col, "'%s' walks into '%s', a '%s' (%s), whose type %s does not name",
+			      fe_rs_step_text(&alt->steps[0]), alt->name, a->type, r->sc.source,
+			      fe_dbg_source(dbg));
+	return 0;
+}
+
+/* steps, the first a '->' into a struct, as a walk from the struct
+ * itself: that one a '.'.  NULL when out of memory. */
+static struct fe_step *arrow_as_dot(struct resolver *r, const struct fe_step *from, int n)
+{
+	struct fe_step *steps = malloc(n * sizeof(*steps));
+
+	if (!steps) {
+		fe_err(r->err, 0, "out of memory");
+		return NULL;
+	}
+	memcpy(steps, from, n * sizeof(*steps));
+	steps[0].kind = FE_STEP_DOT;
+	steps[0].col++;
+	return steps;
+}
+
+/*
+ * The pointers are all followed (a '->' ends them): the value there, a
+ * pointer (a 'char *' is a string) or an integer, levels pointers short
+ * of d; a written type reads it as that.
+ */
+static int arg_value(struct resolver *r, struct fe_field *f, const struct fe_alt *alt,
+		     const struct fe_alt *rest, const struct fe_tdesc *d, int levels)
+{
+	const struct fe_tspec *ts = fe_sc_arg_type(&r->sc.args[f->param]);
+	struct fe_tinfo ti;
+	bool text;
+
+	if (rest->nr_steps)
+		return fe_err(r->err, rest->steps[0].col,
+			      "'%s' on %s'%s', which is an integer",
+			      fe_rs_step_text(&rest->steps[0]), ts->nr_ptr ? "an element of " : "",
+			      r->sc.args[f->param].type);
+	text = levels == 1 && d->kind == FE_TK_INT && d->is_plain_char;
+	memset(&ti, 0, sizeof(ti));
+	if (alt->type) {
+		if (fe_rs_tspec_info(r, alt->type, &ti))
+			return -1;
+	} else if (text) {
+		ti.ftype.kind = FE_FT_STRING;
+		ti.ftype.size = 8;
+		ti.is_string = true;
+	} else {
+		ti.ftype.kind = levels ? FE_FT_X : d->is_signed ? FE_FT_S : FE_FT_U;
+		ti.ftype.size = levels ? 8 : d->size;
+	}
+	f->type = ti.ftype;
+	if (ti.is_string && !ti.char_array) {
+		f->type.user = true;
+		return fe_rs_push_op(f, FE_OP_DEREF, 0, true, alt->col, r->err);
+	}
+	return 0;
+}
+
+/*
  * A path from a system call argument the trace event's format typed
  * ("struct open_how * how", "int * fildes", "const char *const * argv"):
  * each '[I]' or '->' through one of its pointers reads the caller's
@@ -26,36 +111,17 @@ int fe_rs_syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 {
 	const struct fe_sc_arg *a = &r->sc.args[slot];
 	const struct fe_tspec *ts = fe_sc_arg_type(a);
-	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
-			  "union" : ts->tag == FE_TAG_ENUM ? "enum" : NULL;
-	struct fe_dbg *dbg = r->ctx->dbg;
 	struct fe_alt rest = *alt;
 	struct fe_step *steps = NULL;
 	struct fe_ftype bf, none = { 0 };
 	struct fe_field *f;
 	struct fe_tdesc d = { 0 };
-	struct fe_tinfo ti;
 	struct fe_dbg *saved;
 	fe_tid base = 0, cur;
-	bool text;
 	int levels = ts->nr_ptr, i = 0, ret = -1;
 
-	if (ts->is_int_kw) {
-		d.kind = FE_TK_INT;
-		d.size = ts->int_size;
-		d.is_signed = ts->is_signed;
-		d.is_plain_char = ts->is_plain_char;
-	} else if (!dbg) {
-		return fe_err(r->err, alt->steps[0].col,
-			      "'%s' walks into '%s' ('%s' in %s), which needs its type from debug info: there is none (give --btf FILE or --vmlinux FILE)",
-			      fe_rs_step_text(&alt->steps[0]), alt->name, a->type, r->sc.source);
-	} else if (!ts->name || fe_is_atom(ts->name) ||
-		   fe_dbg_find_type(dbg, tag, ts->name, &base) != 1 || fe_dbg_describe(dbg, base, &d)) {
-		return fe_err(r->err, alt->steps[0].col, "'%s' walks into '%s', a '%s' (%s), whose type %s does not name",
-			      fe_rs_step_text(&alt->steps[0]), alt->name, a->type, r->sc.source,
-			      fe_dbg_source(dbg));
-	}
-	if (fe_rs_new_field(r, alt->col, &none, label, label_col, FE_SRC_PARAM, &f))
+	if (arg_type(r, alt, a, &d, &base) ||
+	    fe_rs_new_field(r, alt->col, &none, label, label_col, FE_SRC_PARAM, &f))
 		return -1;
 	f->param = slot;
 	/* the argument's pointers: the caller's memory */
@@ -73,12 +139,9 @@ int fe_rs_syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 			if (fe_rs_push_op(f, FE_OP_DEREF, 0, true, s->col, r->err))
 				return -1;
 			/* what '->' walks into is now the object: a '.' */
-			steps = malloc((alt->nr_steps - i) * sizeof(*steps));
+			steps = arrow_as_dot(r, alt->steps + i, alt->nr_steps - i);
 			if (!steps)
-				return fe_err(r->err, 0, "out of memory");
-			memcpy(steps, alt->steps + i, (alt->nr_steps - i) * sizeof(*steps));
-			steps[0].kind = FE_STEP_DOT;
-			steps[0].col++;
+				return -1;
 			levels = 0;
 			break;
 		}
@@ -90,39 +153,12 @@ int fe_rs_syscall_path(struct resolver *r, const struct fe_alt *alt, int slot,
 	}
 	rest.steps = steps ? steps : alt->steps + i;
 	rest.nr_steps = alt->nr_steps - i;
-	if (levels || ts->is_int_kw) {
-		/* the pointers are all followed (a '->' ends them) */
-		if (rest.nr_steps)
-			return fe_err(r->err, rest.steps[0].col,
-				      "'%s' on %s'%s', which is an integer",
-				      fe_rs_step_text(&rest.steps[0]), ts->nr_ptr ? "an element of " : "",
-				      a->type);
-		/* the value there: a pointer (a 'char *' is a string), or an
-		 * integer; a written type reads it as that */
-		text = levels == 1 && d.kind == FE_TK_INT && d.is_plain_char;
-		memset(&ti, 0, sizeof(ti));
-		if (alt->type) {
-			if (fe_rs_tspec_info(r, alt->type, &ti))
-				return -1;
-		} else if (text) {
-			ti.ftype.kind = FE_FT_STRING;
-			ti.ftype.size = 8;
-			ti.is_string = true;
-		} else {
-			ti.ftype.kind = levels ? FE_FT_X : d.is_signed ? FE_FT_S : FE_FT_U;
-			ti.ftype.size = levels ? 8 : d.size;
-		}
-		f->type = ti.ftype;
-		if (ti.is_string && !ti.char_array) {
-			f->type.user = true;
-			return fe_rs_push_op(f, FE_OP_DEREF, 0, true, alt->col, r->err);
-		}
-		return 0;
-	}
+	if (levels || ts->is_int_kw)
+		return arg_value(r, f, alt, &rest, &d, levels);
 	/* walk with the debug info's types, though it does not describe
 	 * the system call; a whole struct's walk has set them already */
 	saved = r->dbg;
-	r->dbg = dbg;
+	r->dbg = r->ctx->dbg;
 	if (!fe_rs_walk_path(r, f, &rest, base, true, &cur, &bf))
 		ret = fe_rs_finish_path(r, f, rest.nr_steps ? &rest : alt, cur, &bf, true);
 	r->dbg = saved;
@@ -163,12 +199,9 @@ int fe_rs_syscall_whole_type(struct resolver *r, const struct fe_alt *alt, int s
 		return fe_err(r->err, alt->steps[0].col, "'%s' on '%s', which is a pointer; use '->'",
 			      fe_rs_step_text(&alt->steps[0]), a->type);
 	/* what '->' walks into is the struct itself: a '.' from it */
-	steps = malloc(alt->nr_steps * sizeof(*steps));
+	steps = arrow_as_dot(r, alt->steps, alt->nr_steps);
 	if (!steps)
-		return fe_err(r->err, 0, "out of memory");
-	memcpy(steps, alt->steps, alt->nr_steps * sizeof(*steps));
-	steps[0].kind = FE_STEP_DOT;
-	steps[0].col++;
+		return -1;
 	rest.steps = steps;
 	ret = fe_rs_walk_path(r, &scratch, &rest, base, true, cur, &bf);
 	free(steps);
