@@ -121,7 +121,11 @@ const char *fe_rs_step_text(const struct fe_step *s)
 	return s->kind == FE_STEP_INDEX ? "[]" : s->kind == FE_STEP_ARROW ? "->" : ".";
 }
 
-/* What a written TYPE reads, for suggesting a member in its place. */
+/*
+ * What a written TYPE reads, for suggesting a member in its place.
+ * Characters are characters however they are read: a string, a char[N]
+ * or an array of bytes ('x8[4]') all want a member holding them.
+ */
 static void member_want(const struct fe_tspec *ts, struct fe_member_want *want)
 {
 	struct fe_error ignored = { 0 };
@@ -129,7 +133,8 @@ static void member_want(const struct fe_tspec *ts, struct fe_member_want *want)
 
 	if (!ts || fe_tspec_info(ts, &ti, &ignored))
 		return;
-	if (ti.ftype.kind == FE_FT_STRING || ti.is_string || ti.char_array)
+	if (ti.ftype.kind == FE_FT_STRING || ti.is_string || ti.char_array ||
+	    (ti.ftype.array && ti.ftype.size == 1))
 		*want = (struct fe_member_want){ FE_WANT_STRING, 0 };
 	else if (ti.is_pointer)
 		*want = (struct fe_member_want){ FE_WANT_SCALAR, 8 };
