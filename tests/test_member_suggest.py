@@ -52,6 +52,15 @@ def test_a_string_of_d_iname_suggests_d_shortname_string():
               "did you mean 'd_shortname.string'?")
 
 
+def test_an_array_of_bytes_suggests_what_a_string_does():
+    # issue 32 item 10b: the characters are where they are however they
+    # are read; 'x8[4]' and 'u8[32]' suggested d_name, one letter away
+    for t, col in (("x8[4]", 23), ("u8[32]", 24), ("s8[2]", 23), ("char[32]", 26)):
+        expect_eq(first_line(f"fx_dput({t} dentry->d_iname)"),
+                  f"fevent: error: column {col}: struct dentry has no member 'd_iname'; "
+                  "did you mean 'd_shortname.string'?")
+
+
 def test_the_suggestion_compiles():
     r = fe.run("compile", "--btf", built()["btf"], "fx_dput(string dentry->d_shortname.string)")
     expect_eq((r.returncode, r.stderr), (0, ""))

@@ -5,6 +5,10 @@
  * The text is cut into tokens first (so the parser can look a few tokens
  * ahead to tell "TYPE NAME" from "NAME"), then parsed by recursive descent.
  * Columns count characters, not bytes, so a caret lines up under the text.
+ *
+ * One file, though long: it is one grammar (DESIGN.md section 2), each
+ * production a function calling the next, sharing the tokenizer and its
+ * lookahead; cut into files, a reader would follow one rule across them.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -501,13 +505,98 @@ static int parse_bitfield(struct parser *ps, struct fe_tspec *ts)
 	return 0;
 }
 
+/* The integer keywords of a type ('unsigned long', 'u32 const'). */
+static int tspec_int_words(struct parser *ps, struct fe_tspec *ts, struct fe_buf *text)
+{
+	struct tok *kw[8];
+	int nkw = 0;
+
+	while (is_int_word(cur(ps)) || is_qualifier(cur(ps))) {
+		if (is_qualifier(cur(ps))) {
+			if (is_word(cur(ps), "__user"))
+				ts->user[0] = true;
+		} else if (nkw == (int)ARRAY_LEN(kw)) {
+			return fe_err(ps->err, cur(ps)->col, "too many type keywords");
+		} else {
+			kw[nkw++] = cur(ps);
+		}
+		spell(text, cur(ps));
+		ps->i++;
+	}
+	if (nkw == 0)
+		return unexpected(ps, cur(ps), "a type");
+	if (int_keywords(ps, ts, kw, nkw))
+		return -1;
+	/*
+	 * 'unsigned' alone is 'unsigned int', but 'unsigned x32' or
+	 * 'unsigned size_t' mean the writer took it for a modifier.
+	 */
+	if (ts->is_int_kw && nkw == 1 && (is_word(kw[0], "unsigned") || is_word(kw[0], "signed")) &&
+	    cur(ps)->kind == T_IDENT &&
+	    (is_atom_tok(cur(ps)) || peek(ps, 1)->kind == T_IDENT ||
+	     peek(ps, 1)->kind == T_STAR))
+		return fe_err(ps->err, cur(ps)->col,
+			      "'%.*s' applies to char, short, int and long, not to '%.*s'",
+			      kw[0]->len, kw[0]->start, cur(ps)->len, cur(ps)->start);
+	return 0;
+}
+
+/* What follows a type's name: qualifiers and pointer levels, then
+ * Rostedt's [N], an array of N elements at the address. */
+static int tspec_suffix(struct parser *ps, struct fe_tspec *ts, struct fe_buf *text)
+{
+	int level = 0;
+
+	for (;;) {
+		struct tok *t = cur(ps);
+
+		if (is_qualifier(t)) {
+			if (is_word(t, "__user"))
+				ts->user[level] = true;
+		} else if (t->kind == T_STAR) {
+			if (level == FE_MAX_PTR_LEVELS)
+				return fe_err(ps->err, t->col, "more than %d levels of pointers",
+					      FE_MAX_PTR_LEVELS);
+			level++;
+		} else {
+			break;
+		}
+		spell(text, t);
+		ps->i++;
+	}
+	ts->nr_ptr = level;
+	if (cur(ps)->kind == T_LBRACK) {
+		struct tok *n = peek(ps, 1);
+
+		if (n->kind != T_NUM)
+			return unexpected(ps, n, "an array length");
+		if (peek(ps, 2)->kind != T_RBRACK)
+			return unexpected(ps, peek(ps, 2), "']'");
+		ts->array = n->num;
+		ts->array_col = n->col;
+		if (ts->array == 0)
+			return fe_err(ps->err, n->col, "an array needs at least one element");
+		fe_buf_printf(text, "[%llu]", n->num);
+		ps->i += 3;
+	}
+	return 0;
+}
+
+/* A bitfield type, 'b4@3/32': one value, no array, no pointer. */
+static int tspec_bitfield(struct parser *ps, struct fe_tspec *ts, struct fe_buf *text)
+{
+	if (parse_bitfield(ps, ts))
+		return -1;
+	fe_buf_printf(text, "b%u@%u/%u", ts->bf_width, ts->bf_offset, ts->bf_container);
+	if (cur(ps)->kind == T_LBRACK || cur(ps)->kind == T_STAR)
+		return fe_err(ps->err, cur(ps)->col, "a bitfield type is one value: no array, no pointer");
+	return 0;
+}
+
 static int parse_tspec(struct parser *ps, struct fe_tspec **out)
 {
 	struct fe_tspec *ts;
 	struct fe_buf text = { 0 };
-	struct tok *kw[8];
-	int nkw = 0;
-	int level = 0;
 
 	ts = calloc(1, sizeof(*ts));
 	if (!ts)
@@ -515,20 +604,9 @@ static int parse_tspec(struct parser *ps, struct fe_tspec **out)
 	ts->col = cur(ps)->col;
 
 	if (is_bitfield_start(ps)) {
-		if (parse_bitfield(ps, ts))
+		if (tspec_bitfield(ps, ts, &text))
 			goto fail;
-		fe_buf_printf(&text, "b%u@%u/%u", ts->bf_width, ts->bf_offset, ts->bf_container);
-		if (cur(ps)->kind == T_LBRACK || cur(ps)->kind == T_STAR) {
-			fe_err(ps->err, cur(ps)->col, "a bitfield type is one value: no array, no pointer");
-			goto fail;
-		}
-		ts->text = fe_buf_take(&text);
-		if (!ts->text) {
-			oom(ps);
-			goto fail;
-		}
-		*out = ts;
-		return 0;
+		goto done;
 	}
 
 	/* leading qualifiers */
@@ -558,38 +636,8 @@ static int parse_tspec(struct parser *ps, struct fe_tspec **out)
 		spell(&text, cur(ps));
 		ps->i++;
 	} else if (is_int_word(cur(ps))) {
-		while (is_int_word(cur(ps)) || is_qualifier(cur(ps))) {
-			if (is_qualifier(cur(ps))) {
-				if (is_word(cur(ps), "__user"))
-					ts->user[0] = true;
-			} else if (nkw == (int)ARRAY_LEN(kw)) {
-				fe_err(ps->err, cur(ps)->col, "too many type keywords");
-				goto fail;
-			} else {
-				kw[nkw++] = cur(ps);
-			}
-			spell(&text, cur(ps));
-			ps->i++;
-		}
-		if (nkw == 0) {
-			unexpected(ps, cur(ps), "a type");
+		if (tspec_int_words(ps, ts, &text))
 			goto fail;
-		}
-		if (int_keywords(ps, ts, kw, nkw))
-			goto fail;
-		/*
-		 * 'unsigned' alone is 'unsigned int', but 'unsigned x32' or
-		 * 'unsigned size_t' mean the writer took it for a modifier.
-		 */
-		if (ts->is_int_kw && nkw == 1 && (is_word(kw[0], "unsigned") || is_word(kw[0], "signed")) &&
-		    cur(ps)->kind == T_IDENT &&
-		    (is_atom_tok(cur(ps)) || peek(ps, 1)->kind == T_IDENT ||
-		     peek(ps, 1)->kind == T_STAR)) {
-			fe_err(ps->err, cur(ps)->col,
-			       "'%.*s' applies to char, short, int and long, not to '%.*s'",
-			       kw[0]->len, kw[0]->start, cur(ps)->len, cur(ps)->start);
-			goto fail;
-		}
 	} else if (cur(ps)->kind == T_IDENT) {
 		ts->name = tok_dup(cur(ps));
 		if (!ts->name) {
@@ -602,51 +650,9 @@ static int parse_tspec(struct parser *ps, struct fe_tspec **out)
 		unexpected(ps, cur(ps), "a type");
 		goto fail;
 	}
-
-	/* trailing qualifiers and pointer levels */
-	for (;;) {
-		struct tok *t = cur(ps);
-
-		if (is_qualifier(t)) {
-			if (is_word(t, "__user"))
-				ts->user[level] = true;
-		} else if (t->kind == T_STAR) {
-			if (level == FE_MAX_PTR_LEVELS) {
-				fe_err(ps->err, t->col, "more than %d levels of pointers",
-				       FE_MAX_PTR_LEVELS);
-				goto fail;
-			}
-			level++;
-		} else {
-			break;
-		}
-		spell(&text, t);
-		ps->i++;
-	}
-	ts->nr_ptr = level;
-
-	/* Rostedt's TYPE[N]: an array of N elements at the address */
-	if (cur(ps)->kind == T_LBRACK) {
-		struct tok *n = peek(ps, 1);
-
-		if (n->kind != T_NUM) {
-			unexpected(ps, n, "an array length");
-			goto fail;
-		}
-		if (peek(ps, 2)->kind != T_RBRACK) {
-			unexpected(ps, peek(ps, 2), "']'");
-			goto fail;
-		}
-		ts->array = n->num;
-		ts->array_col = n->col;
-		if (ts->array == 0) {
-			fe_err(ps->err, n->col, "an array needs at least one element");
-			goto fail;
-		}
-		fe_buf_printf(&text, "[%llu]", n->num);
-		ps->i += 3;
-	}
-
+	if (tspec_suffix(ps, ts, &text))
+		goto fail;
+done:
 	ts->text = fe_buf_take(&text);
 	if (!ts->text) {
 		oom(ps);
@@ -819,124 +825,111 @@ static int adjacent(struct parser *ps, const struct tok *t, const char *wanted)
 	return 0;
 }
 
-/*
- * FETCH := '%'REG | '$stack' | '$stack'N | '$arg'N | '\\'IMM | '@'SYMBOL[+-N] |
- *          '@'ADDR | '@+'OFFSET | ('+'|'-')['u']N'(' FETCH ')'
- * as kprobetrace.rst writes it; derefs are appended innermost first.
- */
-static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth)
+static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth);
+
+/* '+N(FETCH)', '-N(...)', '+uN(...)': memory at the inner fetch's value plus N. */
+static int fetch_deref(struct parser *ps, struct fe_alt *alt, int depth, struct tok *t,
+		       struct tok *n)
 {
-	struct tok *t = cur(ps), *n = peek(ps, 1);
+	struct fe_deref *d;
+	unsigned long long off;
+	bool user = false;
+
+	if (n->kind == T_IDENT && n->start[0] == 'u' && n->len > 1 &&
+	    isdigit((unsigned char)n->start[1])) {
+		char *end;
+
+		errno = 0;
+		off = strtoull(n->start + 1, &end, 0);
+		if (errno || end != n->start + n->len)
+			return unexpected(ps, n, "an offset after '+u'");
+		user = true;
+	} else if (n->kind == T_NUM) {
+		off = n->num;
+	} else {
+		return unexpected(ps, n, "an offset after the sign");
+	}
+	if (adjacent(ps, n, "the offset") || adjacent(ps, peek(ps, 2), "'('"))
+		return -1;
+	if (off > 0x7fffffffULL + (t->kind == T_MINUS))
+		return fe_err(ps->err, n->col,
+			      "offset %llu does not fit the kernel's 32-bit fetch offset", off);
+	if (peek(ps, 2)->kind != T_LPAREN)
+		return unexpected(ps, peek(ps, 2), "'(' after the offset");
+	ps->i += 3;
+	if (parse_fetch(ps, alt, depth + 1))
+		return -1;
+	if (cur(ps)->kind != T_RPAREN)
+		return unexpected(ps, cur(ps), "')'");
+	if (adjacent(ps, cur(ps), "')'"))
+		return -1;
+	ps->i++;
+	d = fe_grow(&alt->derefs, &alt->nr_derefs, sizeof(*d));
+	if (!d)
+		return oom(ps);
+	d->off = t->kind == T_MINUS ? -(long long)off : (long long)off;
+	d->user = user;
+	d->col = t->col;
+	return 0;
+}
+
+/* \IMM: a constant (what DWARF gives a propagated value) */
+static int fetch_const(struct parser *ps, struct fe_alt *alt, int depth, struct tok *t,
+		       struct tok *n)
+{
+	bool neg = n->kind == T_MINUS;
+	const struct tok *num = neg ? peek(ps, 2) : n;
+
+	if (depth)
+		return fe_err(ps->err, t->col, "a constant cannot be dereferenced");
+	if (num->kind != T_NUM || adjacent(ps, n, "a number after '\\'") ||
+	    (neg && adjacent(ps, num, "a number after '\\-'")))
+		return unexpected(ps, num, "a number after '\\'");
+	if (num->num > (neg ? 0x8000000000000000ULL : ~0ULL))
+		return fe_err(ps->err, num->col, "constant out of range");
+	if ((neg && asprintf(&alt->base, "\\-%llu", num->num) < 0) ||
+	    (!neg && asprintf(&alt->base, "\\%llu", num->num) < 0)) {
+		alt->base = NULL;
+		return oom(ps);
+	}
+	ps->i += neg ? 3 : 2;
+	return 0;
+}
+
+/* %REG: an x86-64 register */
+static int fetch_register(struct parser *ps, struct fe_alt *alt, struct tok *n)
+{
 	char b[64];
 
-	if (depth > FE_MAX_FETCH_DEPTH)
-		return fe_err(ps->err, t->col, "more than %d nested '+N(...)'", FE_MAX_FETCH_DEPTH);
-	if (depth && adjacent(ps, t, "the fetch argument"))
+	if (n->kind != T_IDENT || !is_in(n, registers, ARRAY_LEN(registers)))
+		return fe_err(ps->err, n->col,
+			      "expected an x86-64 register after '%%' (%%di, %%si, %%dx, %%cx, %%r8, %%ax, %%sp, ...), found %s",
+			      describe(n, b, sizeof(b)));
+	if (adjacent(ps, n, "the register name"))
 		return -1;
-	if (t->kind == T_PLUS || t->kind == T_MINUS) {
-		struct fe_deref *d;
-		unsigned long long off;
-		bool user = false;
-
-		if (n->kind == T_IDENT && n->start[0] == 'u' && n->len > 1 &&
-		    isdigit((unsigned char)n->start[1])) {
-			char *end;
-
-			errno = 0;
-			off = strtoull(n->start + 1, &end, 0);
-			if (errno || end != n->start + n->len)
-				return unexpected(ps, n, "an offset after '+u'");
-			user = true;
-		} else if (n->kind == T_NUM) {
-			off = n->num;
-		} else {
-			return unexpected(ps, n, "an offset after the sign");
-		}
-		if (adjacent(ps, n, "the offset") || adjacent(ps, peek(ps, 2), "'('"))
-			return -1;
-		if (off > 0x7fffffffULL + (t->kind == T_MINUS))
-			return fe_err(ps->err, n->col,
-				      "offset %llu does not fit the kernel's 32-bit fetch offset", off);
-		if (peek(ps, 2)->kind != T_LPAREN)
-			return unexpected(ps, peek(ps, 2), "'(' after the offset");
-		ps->i += 3;
-		if (parse_fetch(ps, alt, depth + 1))
-			return -1;
-		if (cur(ps)->kind != T_RPAREN)
-			return unexpected(ps, cur(ps), "')'");
-		if (adjacent(ps, cur(ps), "')'"))
-			return -1;
-		ps->i++;
-		d = fe_grow(&alt->derefs, &alt->nr_derefs, sizeof(*d));
-		if (!d)
-			return oom(ps);
-		d->off = t->kind == T_MINUS ? -(long long)off : (long long)off;
-		d->user = user;
-		d->col = t->col;
-		return 0;
+	if (asprintf(&alt->base, "%%%.*s", n->len, n->start) < 0) {
+		alt->base = NULL;
+		return oom(ps);
 	}
-	if (t->kind == T_BSLASH) {
-		/* \IMM: a constant (what DWARF gives a propagated value) */
-		bool neg = n->kind == T_MINUS;
-		const struct tok *num = neg ? peek(ps, 2) : n;
+	ps->i += 2;
+	return 0;
+}
 
-		if (depth)
-			return fe_err(ps->err, t->col, "a constant cannot be dereferenced");
-		if (num->kind != T_NUM || adjacent(ps, n, "a number after '\\'") ||
-		    (neg && adjacent(ps, num, "a number after '\\-'")))
-			return unexpected(ps, num, "a number after '\\'");
-		if (num->num > (neg ? 0x8000000000000000ULL : ~0ULL))
-			return fe_err(ps->err, num->col, "constant out of range");
-		if ((neg && asprintf(&alt->base, "\\-%llu", num->num) < 0) ||
-		    (!neg && asprintf(&alt->base, "\\%llu", num->num) < 0)) {
-			alt->base = NULL;
-			return oom(ps);
-		}
-		ps->i += neg ? 3 : 2;
-		return 0;
-	}
-	if (t->kind == T_PERCENT) {
-		if (n->kind != T_IDENT || !is_in(n, registers, ARRAY_LEN(registers)))
-			return fe_err(ps->err, n->col,
-				      "expected an x86-64 register after '%%' (%%di, %%si, %%dx, %%cx, %%r8, %%ax, %%sp, ...), found %s",
-				      describe(n, b, sizeof(b)));
-		if (adjacent(ps, n, "the register name"))
-			return -1;
-		if (asprintf(&alt->base, "%%%.*s", n->len, n->start) < 0) {
-			alt->base = NULL;
-			return oom(ps);
-		}
-		ps->i += 2;
-		return 0;
-	}
-	if (t->kind == T_DOLLAR) {
-		bool stack = n->kind == T_IDENT && n->len >= 5 && !strncmp(n->start, "stack", 5);
-		/* $argN: a tracepoint probe's argument (tp:NAME) */
-		bool arg = n->kind == T_IDENT && n->len >= 4 && !strncmp(n->start, "arg", 3);
-		int i;
+/* $stack, $stackN, and a tracepoint probe's $argN */
+static int fetch_dollar(struct parser *ps, struct fe_alt *alt, struct tok *n)
+{
+	bool stack = n->kind == T_IDENT && n->len >= 5 && !strncmp(n->start, "stack", 5);
+	/* $argN: a tracepoint probe's argument (tp:NAME) */
+	bool arg = n->kind == T_IDENT && n->len >= 4 && !strncmp(n->start, "arg", 3);
+	char b[64];
+	int i;
 
-		for (i = 5; stack && i < n->len; i++)
-			stack = isdigit((unsigned char)n->start[i]);
-		for (i = 3; arg && i < n->len; i++)
-			arg = isdigit((unsigned char)n->start[i]);
-		if (arg) {
-			if (adjacent(ps, n, "'arg'"))
-				return -1;
-			if (asprintf(&alt->base, "$%.*s", n->len, n->start) < 0) {
-				alt->base = NULL;
-				return oom(ps);
-			}
-			ps->i += 2;
-			return 0;
-		}
-		if (!stack) {
-			if (is_word(n, "retval"))
-				return fe_err(ps->err, n->col,
-					      "the return value is read by a return type: write 'TYPE FUNC(...)'");
-			return fe_err(ps->err, n->col, "expected '$stack' or '$stackN' after '$', found %s",
-				      describe(n, b, sizeof(b)));
-		}
-		if (adjacent(ps, n, "'stack'"))
+	for (i = 5; stack && i < n->len; i++)
+		stack = isdigit((unsigned char)n->start[i]);
+	for (i = 3; arg && i < n->len; i++)
+		arg = isdigit((unsigned char)n->start[i]);
+	if (arg) {
+		if (adjacent(ps, n, "'arg'"))
 			return -1;
 		if (asprintf(&alt->base, "$%.*s", n->len, n->start) < 0) {
 			alt->base = NULL;
@@ -945,40 +938,85 @@ static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth)
 		ps->i += 2;
 		return 0;
 	}
-	if (t->kind == T_AT) {
-		if (adjacent(ps, n, "what follows '@'"))
-			return -1;
-		if (n->kind == T_PLUS) {
-			if (peek(ps, 2)->kind != T_NUM || adjacent(ps, peek(ps, 2), "the file offset"))
-				return unexpected(ps, peek(ps, 2), "a file offset after '@+'");
-			alt->file_offset = true;
-			alt->addr = peek(ps, 2)->num;
-			ps->i += 3;
-			return 0;
-		}
-		if (n->kind == T_NUM) {
-			alt->addr = n->num;
-			ps->i += 2;
-			return 0;
-		}
-		if (n->kind != T_IDENT)
-			return unexpected(ps, n, "a symbol, an address or '+OFFSET' after '@'");
-		alt->symbol = tok_dup(n);
-		if (!alt->symbol)
-			return oom(ps);
-		ps->i += 2;
-		t = cur(ps);
-		if ((t->kind == T_PLUS || t->kind == T_MINUS) && !t->space_before) {
-			n = peek(ps, 1);
-			if (n->kind != T_NUM || adjacent(ps, n, "the offset"))
-				return unexpected(ps, n, "an offset after the symbol");
-			if (n->num > 0x7fffffffULL)
-				return fe_err(ps->err, n->col, "offset %llu is too large", n->num);
-			alt->addr_off = t->kind == T_MINUS ? -(long long)n->num : (long long)n->num;
-			ps->i += 2;
-		}
+	if (!stack) {
+		if (is_word(n, "retval"))
+			return fe_err(ps->err, n->col,
+				      "the return value is read by a return type: write 'TYPE FUNC(...)'");
+		return fe_err(ps->err, n->col, "expected '$stack' or '$stackN' after '$', found %s",
+			      describe(n, b, sizeof(b)));
+	}
+	if (adjacent(ps, n, "'stack'"))
+		return -1;
+	if (asprintf(&alt->base, "$%.*s", n->len, n->start) < 0) {
+		alt->base = NULL;
+		return oom(ps);
+	}
+	ps->i += 2;
+	return 0;
+}
+
+/* @SYMBOL, @SYMBOL+N, @0xADDR, @+OFFSET: memory at an address */
+static int fetch_address(struct parser *ps, struct fe_alt *alt, struct tok *n)
+{
+	struct tok *t;
+
+	if (adjacent(ps, n, "what follows '@'"))
+		return -1;
+	if (n->kind == T_PLUS) {
+		if (peek(ps, 2)->kind != T_NUM || adjacent(ps, peek(ps, 2), "the file offset"))
+			return unexpected(ps, peek(ps, 2), "a file offset after '@+'");
+		alt->file_offset = true;
+		alt->addr = peek(ps, 2)->num;
+		ps->i += 3;
 		return 0;
 	}
+	if (n->kind == T_NUM) {
+		alt->addr = n->num;
+		ps->i += 2;
+		return 0;
+	}
+	if (n->kind != T_IDENT)
+		return unexpected(ps, n, "a symbol, an address or '+OFFSET' after '@'");
+	alt->symbol = tok_dup(n);
+	if (!alt->symbol)
+		return oom(ps);
+	ps->i += 2;
+	t = cur(ps);
+	if ((t->kind == T_PLUS || t->kind == T_MINUS) && !t->space_before) {
+		n = peek(ps, 1);
+		if (n->kind != T_NUM || adjacent(ps, n, "the offset"))
+			return unexpected(ps, n, "an offset after the symbol");
+		if (n->num > 0x7fffffffULL)
+			return fe_err(ps->err, n->col, "offset %llu is too large", n->num);
+		alt->addr_off = t->kind == T_MINUS ? -(long long)n->num : (long long)n->num;
+		ps->i += 2;
+	}
+	return 0;
+}
+
+/*
+ * FETCH := '%'REG | '$stack' | '$stack'N | '$arg'N | '\\'IMM | '@'SYMBOL[+-N] |
+ *          '@'ADDR | '@+'OFFSET | ('+'|'-')['u']N'(' FETCH ')'
+ * as kprobetrace.rst writes it; derefs are appended innermost first.
+ */
+static int parse_fetch(struct parser *ps, struct fe_alt *alt, int depth)
+{
+	struct tok *t = cur(ps), *n = peek(ps, 1);
+
+	if (depth > FE_MAX_FETCH_DEPTH)
+		return fe_err(ps->err, t->col, "more than %d nested '+N(...)'", FE_MAX_FETCH_DEPTH);
+	if (depth && adjacent(ps, t, "the fetch argument"))
+		return -1;
+	if (t->kind == T_PLUS || t->kind == T_MINUS)
+		return fetch_deref(ps, alt, depth, t, n);
+	if (t->kind == T_BSLASH)
+		return fetch_const(ps, alt, depth, t, n);
+	if (t->kind == T_PERCENT)
+		return fetch_register(ps, alt, n);
+	if (t->kind == T_DOLLAR)
+		return fetch_dollar(ps, alt, n);
+	if (t->kind == T_AT)
+		return fetch_address(ps, alt, n);
 	return unexpected(ps, t,
 			  "a register (%di), a stack slot ($stack1), an address (@SYMBOL, @0xADDR, @+OFFSET) or +OFFSET(...)");
 }
@@ -1005,55 +1043,60 @@ static int label_then_head(struct parser *ps, struct fe_alt *alt)
 	return set_name(ps, &alt->name, &alt->name_col);
 }
 
-static int parse_alt(struct parser *ps, struct fe_alt *alt)
+/* "TYPE NAME", "TYPE NAME->path", "TYPE LABEL=ADDR", "TYPE LABEL=FETCH",
+ * "TYPE LABEL=path": a read with a written type. */
+static int typed_alt(struct parser *ps, struct fe_alt *alt)
+{
+	const struct fe_step *add;
+
+	if (parse_tspec(ps, &alt->type))
+		return -1;
+	if (cur(ps)->kind != T_IDENT) {
+		char b[64];
+
+		return fe_err(ps->err, cur(ps)->col, "expected a name after the type '%s', found %s",
+			      alt->type->text, describe(cur(ps), b, sizeof(b)));
+	}
+	if (set_name(ps, &alt->name, &alt->name_col))
+		return -1;
+	if (cur(ps)->kind == T_EQ) {
+		ps->i++;
+		if (is_fetch_start(ps)) {
+			alt->kind = FE_ALT_FETCH;
+			return parse_fetch(ps, alt, 0);
+		}
+		if (cur(ps)->kind == T_NUM || cur(ps)->kind == T_AT)
+			return parse_addr(ps, alt);
+		if (cur(ps)->kind != T_IDENT)
+			return unexpected(ps, cur(ps), "an address (0xHEX or @symbol) or a parameter path after '='");
+		/* TYPE LABEL=EXPR */
+		if (label_then_head(ps, alt) || parse_steps(ps, alt))
+			return -1;
+	} else {
+		if (parse_steps(ps, alt))
+			return -1;
+		alt->kind = has_path_step(alt) ? FE_ALT_PATH : FE_ALT_SLOT;
+	}
+	if (alt->whole)
+		return fe_err(ps->err, alt->type->col,
+			      "a whole struct ('%s*') is read member by member, each by its own type: drop '%s'",
+			      alt->whole == FE_WHOLE_DEREF ? "->" : ".", alt->type->text);
+	add = first_step(alt, FE_STEP_ADD);
+	/* "x16 port=uaddr+2" is the resolver's to explain: which
+	 * slot 'uaddr' is in decides what to write instead */
+	if (alt->kind == FE_ALT_PATH && add && alt->label && !has_path_step(alt))
+		return 0;
+	if (alt->kind == FE_ALT_PATH && add)
+		return fe_err(ps->err, add->col,
+			      "'+N' hops and '->'/'.' member paths cannot be mixed in one argument");
+	return 0;
+}
+
+/* "NAME", "NAME->path", "*p", "LABEL=path": a read typed by the debug info. */
+static int named_alt(struct parser *ps, struct fe_alt *alt)
 {
 	struct tok *t = cur(ps);
 	const struct fe_step *add;
-
-	alt->col = t->col;
-	if (starts_with_type(ps)) {
-		if (parse_tspec(ps, &alt->type))
-			return -1;
-		if (cur(ps)->kind != T_IDENT) {
-			char b[64];
-
-			return fe_err(ps->err, cur(ps)->col, "expected a name after the type '%s', found %s",
-				      alt->type->text, describe(cur(ps), b, sizeof(b)));
-		}
-		if (set_name(ps, &alt->name, &alt->name_col))
-			return -1;
-		if (cur(ps)->kind == T_EQ) {
-			ps->i++;
-			if (is_fetch_start(ps)) {
-				alt->kind = FE_ALT_FETCH;
-				return parse_fetch(ps, alt, 0);
-			}
-			if (cur(ps)->kind == T_NUM || cur(ps)->kind == T_AT)
-				return parse_addr(ps, alt);
-			if (cur(ps)->kind != T_IDENT)
-				return unexpected(ps, cur(ps), "an address (0xHEX or @symbol) or a parameter path after '='");
-			/* TYPE LABEL=EXPR */
-			if (label_then_head(ps, alt) || parse_steps(ps, alt))
-				return -1;
-		} else {
-			if (parse_steps(ps, alt))
-				return -1;
-			alt->kind = has_path_step(alt) ? FE_ALT_PATH : FE_ALT_SLOT;
-		}
-		if (alt->whole)
-			return fe_err(ps->err, alt->type->col,
-				      "a whole struct ('%s*') is read member by member, each by its own type: drop '%s'",
-				      alt->whole == FE_WHOLE_DEREF ? "->" : ".", alt->type->text);
-		add = first_step(alt, FE_STEP_ADD);
-		/* "x16 port=uaddr+2" is the resolver's to explain: which
-		 * slot 'uaddr' is in decides what to write instead */
-		if (alt->kind == FE_ALT_PATH && add && alt->label && !has_path_step(alt))
-			return 0;
-		if (alt->kind == FE_ALT_PATH && add)
-			return fe_err(ps->err, add->col,
-				      "'+N' hops and '->'/'.' member paths cannot be mixed in one argument");
-		return 0;
-	}
 
 	if (t->kind == T_STAR && peek(ps, 1)->kind == T_IDENT) {
 		/* '*p': every member of the struct p points to */
@@ -1112,6 +1155,14 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 			      "a '+N' hop needs a type before the name, e.g. 'x64 %s+%llu'",
 			      alt->name, add->num);
 	return 0;
+}
+
+static int parse_alt(struct parser *ps, struct fe_alt *alt)
+{
+	alt->col = cur(ps)->col;
+	if (starts_with_type(ps))
+		return typed_alt(ps, alt);
+	return named_alt(ps, alt);
 }
 
 static void alt_clear(struct fe_alt *alt)
@@ -1332,68 +1383,65 @@ static int parse_at(struct parser *ps, struct fe_proto *proto, int start, int *e
 }
 
 /*
- * The function name is the run of tokens glued to the first '(':
- * "foo", "foo.isra.0", "ext4:ext4_sync_file", with a place after it
- * ("foo:12", "foo+0x1a", "fs/read_write.c:470").  Everything before it
- * is the return type.
+ * The run of tokens glued to the first '(' (*lp): [*start, *lp) is the
+ * function name with its place.
  */
-static int parse_head(struct parser *ps, struct fe_proto *proto)
+static int name_run(struct parser *ps, int *lp, int *start)
 {
-	int lp, start, end, i;
-	struct fe_buf name = { 0 };
-	bool glob = false;
-	int colon = -1;
+	int end;
 
-	for (lp = ps->i; lp < ps->nr_toks; lp++)
-		if (ps->toks[lp].kind == T_LPAREN || ps->toks[lp].kind == T_RPAREN ||
-		    ps->toks[lp].kind == T_EOF)
+	for (*lp = ps->i; *lp < ps->nr_toks; (*lp)++)
+		if (ps->toks[*lp].kind == T_LPAREN || ps->toks[*lp].kind == T_RPAREN ||
+		    ps->toks[*lp].kind == T_EOF)
 			break;
-	if (ps->toks[lp].kind != T_LPAREN) {
-		if (lp == ps->i)
-			return unexpected(ps, &ps->toks[lp], "a function name");
-		return unexpected(ps, &ps->toks[lp], "'(' after the function name");
+	if (ps->toks[*lp].kind != T_LPAREN) {
+		if (*lp == ps->i)
+			return unexpected(ps, &ps->toks[*lp], "a function name");
+		return unexpected(ps, &ps->toks[*lp], "'(' after the function name");
 	}
 
-	start = lp;
-	while (start > ps->i) {
-		struct tok *t = &ps->toks[start - 1];
-		struct tok *next = &ps->toks[start];
+	*start = *lp;
+	while (*start > ps->i) {
+		struct tok *t = &ps->toks[*start - 1];
+		struct tok *next = &ps->toks[*start];
 
-		if (start < lp && next->space_before)
+		if (*start < *lp && next->space_before)
 			break;
 		if (t->kind != T_IDENT && t->kind != T_NUM && t->kind != T_DOT &&
 		    t->kind != T_COLON && t->kind != T_PLUS && t->kind != T_SLASH &&
 		    t->kind != T_MINUS && !is_glob_tok(t) && t->kind != T_RBRACK &&
 		    t->kind != T_BANG)
 			break;
-		start--;
+		(*start)--;
 	}
-	end = lp;
+	end = *lp;
 	/*
 	 * The run must begin with a name or a glob: skip stray dots or
 	 * digits (a file's path may begin with them), and the '*' of a
 	 * pointer return type ("char *foo(").  A '*' that begins the whole
 	 * prototype is a glob ("*_read(...)").
 	 */
-	if (!(end - start >= 3 && ps->toks[end - 2].kind == T_COLON &&
-	      ps->toks[end - 1].kind == T_NUM && names_file(ps, start, end - 2)))
-		while (start < lp && ps->toks[start].kind != T_IDENT &&
-		       !(is_glob_tok(&ps->toks[start]) &&
-			 (ps->toks[start].kind != T_STAR || start == ps->i)))
-			start++;
-	if (start == lp)
-		return fe_err(ps->err, ps->toks[lp].col, "expected a function name before '('");
-	if (start + 1 == lp && (is_int_word(&ps->toks[start]) || is_qualifier(&ps->toks[start]) ||
-				is_tag_word(&ps->toks[start]) || is_atom_tok(&ps->toks[start])))
-		return fe_err(ps->err, ps->toks[start].col,
-			      "'%.*s' is a type, not a function name", ps->toks[start].len,
-			      ps->toks[start].start);
-	if (parse_at(ps, proto, start, &end))
-		return -1;
-	if (proto->at == FE_AT_FILE_LINE)
-		goto rtype;
-	if (end == start)
-		return fe_err(ps->err, ps->toks[start].col, "expected a function name");
+	if (!(end - *start >= 3 && ps->toks[end - 2].kind == T_COLON &&
+	      ps->toks[end - 1].kind == T_NUM && names_file(ps, *start, end - 2)))
+		while (*start < *lp && ps->toks[*start].kind != T_IDENT &&
+		       !(is_glob_tok(&ps->toks[*start]) &&
+			 (ps->toks[*start].kind != T_STAR || *start == ps->i)))
+			(*start)++;
+	if (*start == *lp)
+		return fe_err(ps->err, ps->toks[*lp].col, "expected a function name before '('");
+	if (*start + 1 == *lp && (is_int_word(&ps->toks[*start]) || is_qualifier(&ps->toks[*start]) ||
+				  is_tag_word(&ps->toks[*start]) || is_atom_tok(&ps->toks[*start])))
+		return fe_err(ps->err, ps->toks[*start].col,
+			      "'%.*s' is a type, not a function name", ps->toks[*start].len,
+			      ps->toks[*start].start);
+	return 0;
+}
+
+/* The tokens [start, end) of a function name: a glob's, a module's ':'
+ * (*colon, or -1), and nothing a function name cannot hold. */
+static int check_func_name(struct parser *ps, int start, int end, bool *glob, int *colon)
+{
+	int i;
 
 	for (i = start; i < end; i++) {
 		struct tok *t = &ps->toks[i];
@@ -1410,18 +1458,18 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 			if (k == end || ps->toks[k].kind != T_RBRACK || k == i + 1)
 				return fe_err(ps->err, t->col,
 					      "a glob's '[' needs letters and a ']' (as in 'vfs_[rw]*')");
-			glob = true;
+			*glob = true;
 			i = k;
 		} else if (t->kind == T_STAR || t->kind == T_QMARK) {
-			glob = true;
+			*glob = true;
 		} else if (t->kind == T_SLASH || t->kind == T_MINUS || t->kind == T_PLUS ||
 			   t->kind == T_RBRACK || t->kind == T_BANG) {
 			return fe_err(ps->err, t->col, "bad function name");
 		} else if (t->kind == T_COLON) {
-			if (colon >= 0 || i == start || i + 1 == end ||
+			if (*colon >= 0 || i == start || i + 1 == end ||
 			    (ps->toks[i + 1].kind != T_IDENT && !is_glob_tok(&ps->toks[i + 1])))
 				return fe_err(ps->err, t->col, "a module is written MODULE:function");
-			colon = i;
+			*colon = i;
 		} else if (t->kind == T_DOT && (i + 1 == end ||
 			   (ps->toks[i + 1].kind != T_IDENT && ps->toks[i + 1].kind != T_NUM &&
 			    !is_glob_tok(&ps->toks[i + 1])))) {
@@ -1432,16 +1480,25 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 			return fe_err(ps->err, t->col, "bad function name");
 		}
 	}
-	if (glob && proto->at != FE_AT_ENTRY)
-		return fe_err(ps->err, proto->at_col,
-			      "a glob names many functions: a line or offset needs one function");
+	return 0;
+}
+
+/* proto->module from the tokens before colon, proto->func from those after. */
+static int take_func_name(struct parser *ps, struct fe_proto *proto, int start, int end,
+			  int colon)
+{
+	struct fe_buf name = { 0 };
+	int i;
+
 	if (colon >= 0) {
 		for (i = start; i < colon; i++) {
 			if (ps->toks[i].kind != T_IDENT && ps->toks[i].kind != T_DOT &&
 			    ps->toks[i].kind != T_NUM && !is_glob_tok(&ps->toks[i]) &&
 			    ps->toks[i].kind != T_RBRACK && ps->toks[i].kind != T_MINUS &&
-			    ps->toks[i].kind != T_BANG)
+			    ps->toks[i].kind != T_BANG) {
+				fe_buf_free(&name);
 				return fe_err(ps->err, ps->toks[i].col, "bad module name");
+			}
 			fe_buf_printf(&name, "%.*s", ps->toks[i].len, ps->toks[i].start);
 		}
 		proto->module = fe_buf_take(&name);
@@ -1454,29 +1511,64 @@ static int parse_head(struct parser *ps, struct fe_proto *proto)
 	if (!proto->func)
 		return oom(ps);
 	proto->func_col = ps->toks[colon >= 0 ? colon + 1 : start].col;
-	proto->is_glob = glob;
+	return 0;
+}
 
-rtype:
+/* The return type: the tokens from ps->i to start, the function name's. */
+static int parse_rtype(struct parser *ps, struct fe_proto *proto, int start)
+{
+	/* the type ends where the name begins: a glob's '[a-k]' is no
+	 * array length ("int [a-k]*(...)") */
+	struct tok saved = ps->toks[start];
+	int ret;
+
+	ps->toks[start].kind = T_EOF;
+	ret = parse_tspec(ps, &proto->rtype);
+	ps->toks[start] = saved;
+	if (ret)
+		return -1;
+	if (ps->i != start)
+		return unexpected(ps, cur(ps), "the function name after the return type");
+	if (proto->rtype->array)
+		return fe_err(ps->err, proto->rtype->array_col,
+			      "a return type cannot be an array");
+	return 0;
+}
+
+/*
+ * The function name is the run of tokens glued to the first '(':
+ * "foo", "foo.isra.0", "ext4:ext4_sync_file", with a place after it
+ * ("foo:12", "foo+0x1a", "fs/read_write.c:470").  Everything before it
+ * is the return type.
+ */
+static int parse_head(struct parser *ps, struct fe_proto *proto)
+{
+	int lp = 0, start = 0, end;
+	bool glob = false;
+	int colon = -1;
+
+	if (name_run(ps, &lp, &start))
+		return -1;
+	end = lp;
+	if (parse_at(ps, proto, start, &end))
+		return -1;
+	if (proto->at != FE_AT_FILE_LINE) {
+		if (end == start)
+			return fe_err(ps->err, ps->toks[start].col, "expected a function name");
+		if (check_func_name(ps, start, end, &glob, &colon))
+			return -1;
+		if (glob && proto->at != FE_AT_ENTRY)
+			return fe_err(ps->err, proto->at_col,
+				      "a glob names many functions: a line or offset needs one function");
+		if (take_func_name(ps, proto, start, end, colon))
+			return -1;
+		proto->is_glob = glob;
+	}
 	/* storage-class words of a pasted declaration carry no type */
 	while (ps->i < start && is_in(cur(ps), storage_words, ARRAY_LEN(storage_words)))
 		ps->i++;
-	if (ps->i < start) {
-		/* the type ends where the name begins: a glob's '[a-k]' is no
-		 * array length ("int [a-k]*(...)") */
-		struct tok saved = ps->toks[start];
-		int ret;
-
-		ps->toks[start].kind = T_EOF;
-		ret = parse_tspec(ps, &proto->rtype);
-		ps->toks[start] = saved;
-		if (ret)
-			return -1;
-		if (ps->i != start)
-			return unexpected(ps, cur(ps), "the function name after the return type");
-		if (proto->rtype->array)
-			return fe_err(ps->err, proto->rtype->array_col,
-				      "a return type cannot be an array");
-	}
+	if (ps->i < start && parse_rtype(ps, proto, start))
+		return -1;
 	ps->i = lp + 1;
 	return 0;
 }

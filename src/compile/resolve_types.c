@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resolve: what a C type reads.  The fetch type of a debug-info type or a
+ * written one, and the SysV x86-64 class that says where a value of it is
+ * passed.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_util.h"
+#include "resolve_internal.h"
+
+/*
+ * SysV x86-64 classification of an aggregate passed by value: each
+ * eightbyte is INTEGER if anything but floating point lies in it, SSE if
+ * only floats do.  eb[] gets EB_INT / EB_SSE; bad if it cannot tell.
+ * An unaligned member or a long double (x87) puts it all in memory.
+ */
+enum { EB_NONE, EB_SSE, EB_INT };
+
+struct eightbytes {
+	struct fe_dbg *dbg;
+	fe_tid composite;	/* the struct or union being walked */
+	unsigned long base;	/* bytes */
+	unsigned char eb[2];
+	unsigned int align;	/* the largest member alignment */
+	int depth;
+	bool bad;
+	bool memory;		/* x87, or an unaligned member */
+	bool packed;		/* an unaligned member */
+};
+
+static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bool bitfield);
+
+static void classify_member(const char *name, fe_tid type, unsigned long bit_off, void *arg)
+{
+	struct eightbytes *c = arg;
+	struct fe_member m;
+	bool bitfield;
+
+	/* a bitfield's bits need no alignment of their own */
+	bitfield = bit_off % 8 || (name && fe_dbg_member(c->dbg, c->composite, name, &m) == 1 &&
+				   m.bit_size);
+	classify_type(c, type, c->base + bit_off / 8, bitfield);
+}
+
+/* x87 values (long double and its complex) go in memory, never xmm */
+static bool is_x87(const struct fe_tdesc *d)
+{
+	return d->kind == FE_TK_FLOAT && d->name && strstr(d->name, "long double");
+}
+
+/* A scalar's natural alignment: a complex one is aligned as its halves. */
+static unsigned int scalar_align(const struct fe_tdesc *d)
+{
+	unsigned long a = d->size;
+
+	if (d->kind == FE_TK_FLOAT && d->name && strstr(d->name, "complex"))
+		a /= 2;
+	return a > 16 ? 16 : a ? a : 1;
+}
+
+static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bool bitfield)
+{
+	struct fe_tdesc d, e;
+	unsigned long i, base = c->base;
+	fe_tid outer = c->composite;
+	unsigned int a;
+
+	if (c->bad || fe_dbg_describe(c->dbg, id, &d) || c->depth > 16) {
+		c->bad = true;
+		return;
+	}
+	switch (d.kind) {
+	case FE_TK_STRUCT:
+	case FE_TK_UNION:
+		c->depth++;
+		c->base = off;
+		c->composite = d.id;
+		fe_dbg_each_member(c->dbg, d.id, classify_member, c);
+		c->composite = outer;
+		c->base = base;
+		c->depth--;
+		return;
+	case FE_TK_ARRAY:
+		if (fe_dbg_describe(c->dbg, d.target, &e) || !e.size) {
+			c->bad = true;
+			return;
+		}
+		for (i = 0; i < d.nelems && i * e.size < 16; i++)
+			classify_type(c, d.target, off + i * e.size, false);
+		return;
+	default:
+		if (!d.size)
+			return;
+		a = scalar_align(&d);
+		if (a > c->align)
+			c->align = a;
+		if (!bitfield && off % a)
+			c->packed = true;
+		if (is_x87(&d) || c->packed)
+			c->memory = true;
+		/* every eightbyte the scalar covers (__int128, complex double) */
+		for (i = off / 8; i < 2 && i <= (off + d.size - 1) / 8; i++) {
+			if (d.kind != FE_TK_FLOAT)
+				c->eb[i] = EB_INT;
+			else if (c->eb[i] == EB_NONE)
+				c->eb[i] = EB_SSE;
+		}
+	}
+}
+
+enum fe_class fe_rs_aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *d,
+				    unsigned int *align)
+{
+	struct eightbytes c = { .dbg = dbg, .composite = d->id };
+
+	classify_type(&c, d->id, 0, false);
+	/* a packed struct's own alignment is a byte: a stack slot's */
+	*align = c.packed || c.bad ? 8 : c.align;
+	if (d->size > 16 || c.memory)
+		return FE_CLASS_MEMORY;
+	if (d->size == 0)
+		return FE_CLASS_NONE;	/* gcc and clang give it no register */
+	if (c.bad)	/* as before: integer registers */
+		return d->size > 8 ? FE_CLASS_INTEGER2 : FE_CLASS_INTEGER;
+	if (d->size <= 8)
+		return c.eb[0] == EB_SSE ? FE_CLASS_SSE : FE_CLASS_INTEGER;
+	if (c.eb[0] == EB_SSE)
+		return c.eb[1] == EB_SSE ? FE_CLASS_SSE : FE_CLASS_SSE_INT;
+	return c.eb[1] == EB_SSE ? FE_CLASS_INT_SSE : FE_CLASS_INTEGER2;
+}
+
+/* Fetch type and ABI class of a debug-info type. */
+int fe_rs_dbg_tinfo(struct fe_dbg *dbg, fe_tid id, struct fe_tinfo *ti)
+{
+	struct fe_tdesc d, e;
+
+	memset(ti, 0, sizeof(*ti));
+	if (fe_dbg_describe(dbg, id, &d))
+		return -1;
+	ti->size = d.size;
+	ti->cls = FE_CLASS_INTEGER;
+	switch (d.kind) {
+	case FE_TK_INT:
+	case FE_TK_ENUM:
+		if (d.size == 16) {
+			/* __int128: two general registers, 16-aligned on the stack */
+			ti->cls = FE_CLASS_INTEGER2;
+			ti->align = 16;
+		}
+		if (d.size != 1 && d.size != 2 && d.size != 4 && d.size != 8)
+			return -1;	/* __int128 and friends */
+		ti->ftype.kind = d.is_signed && !d.is_bool ? FE_FT_S : FE_FT_U;
+		ti->ftype.size = d.size;
+		return 0;
+	case FE_TK_PTR:
+		ti->is_pointer = true;
+		ti->points_to_user = d.target_user;
+		ti->ftype.size = 8;
+		ti->ftype.kind = FE_FT_X;
+		/* DESIGN: only char * is a string; "unsigned char *" is as
+		 * often packet data as text (qstr.name: write 'string') */
+		if (fe_dbg_describe(dbg, d.target, &e) == 0 && e.kind == FE_TK_INT &&
+		    e.is_plain_char) {
+			ti->ftype.kind = FE_FT_STRING;
+			ti->is_string = true;
+		}
+		return 0;
+	case FE_TK_FLOAT:
+		/* long double is x87: passed in memory, 16-aligned */
+		ti->cls = is_x87(&d) ? FE_CLASS_MEMORY : FE_CLASS_SSE;
+		ti->align = is_x87(&d) ? 16 : 8;
+		return -1;
+	case FE_TK_STRUCT:
+	case FE_TK_UNION:
+		ti->cls = fe_rs_aggregate_class(dbg, &d, &ti->align);
+		return -1;	/* a class, but no single fetch type */
+	default:
+		return -1;
+	}
+}
+
+/* Written types, resolved through the debug info where it knows them. */
+int fe_rs_tspec_info(struct resolver *r, const struct fe_tspec *ts, struct fe_tinfo *ti)
+{
+	const char *tag = ts->tag == FE_TAG_STRUCT ? "struct" : ts->tag == FE_TAG_UNION ?
+			  "union" : ts->tag == FE_TAG_ENUM ? "enum" : NULL;
+	fe_tid id;
+
+	if (r->ctx->dbg && ts->nr_ptr == 0 && !ts->array && ts->name &&
+	    !fe_is_atom(ts->name) && fe_dbg_find_type(r->ctx->dbg, tag, ts->name, &id) == 1 &&
+	    fe_rs_dbg_tinfo(r->ctx->dbg, id, ti) == 0)
+		return 0;
+	return fe_tspec_info(ts, ti, r->err);
+}
