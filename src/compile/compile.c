@@ -793,8 +793,8 @@ static int expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 				c->file = it->file;
 				c->line = it->line;
 				c->text = strdup(it->text);
-				c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
-				if (!c->proto) {
+				c->proto = fe_proto_dup(it->proto);
+				if (!c->text || !c->proto) {
 					free(sites);
 					return -1;
 				}
@@ -917,8 +917,8 @@ static int one_copies(struct fe_compile_set *set, int i, struct fe_dbg *d,
 			c->file = it->file;
 			c->line = it->line;
 			c->text = strdup(it->text);
-			c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
-			if (!c->proto)
+			c->proto = fe_proto_dup(it->proto);
+			if (!c->text || !c->proto)
 				goto oom;
 			if (opts->event && asprintf(&c->event, "%s_%d", opts->event, k) < 0) {
 				c->event = NULL;
@@ -1119,13 +1119,12 @@ static int expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 				c->file = it->file;
 				c->line = it->line;
 				c->text = strdup(it->text);
-				c->proto = c->text ? fe_proto_parse(c->text, &c->err) : NULL;
-				if (c->proto)
-					fe_tp_take_prefix(c->proto, opts->binary);
+				c->proto = fe_proto_dup(it->proto);
 			}
 			c->glob = globs;
 			c->glob_name = strdup(glob);
-			if (!c->glob_name || !c->proto || name_function(c->proto, names.v[k])) {
+			if (!c->glob_name || !c->text || !c->proto ||
+			    name_function(c->proto, names.v[k])) {
 				/* the rest stay zeroed: fe_compiled_clear takes them */
 				free(glob);
 				fe_func_names_free(&names);
@@ -1741,22 +1740,49 @@ char *fe_compile_render(const char *event, const char *target, const char *args,
 	return text;
 }
 
+/* place's prototype reading one variable by name, as PLACE(NAME) parses:
+ * a copy of the tree, not text parsed again.  NULL when out of memory. */
+static struct fe_proto *read_var(const struct fe_proto *place, const char *name)
+{
+	struct fe_proto *pr = fe_proto_dup(place);
+	struct fe_alt *alt;
+
+	if (!pr)
+		return NULL;
+	pr->args = calloc(1, sizeof(*pr->args));
+	alt = pr->args ? calloc(1, sizeof(*alt)) : NULL;
+	if (!alt)
+		goto oom;
+	pr->nr_args = 1;
+	pr->args[0].alts = alt;
+	pr->args[0].nr_alts = 1;
+	pr->args[0].col = place->end_col - 1;
+	alt->kind = FE_ALT_PATH;
+	alt->col = alt->name_col = pr->args[0].col;
+	alt->name = strdup(name);
+	if (!alt->name)
+		goto oom;
+	return pr;
+oom:
+	fe_proto_free(pr);
+	return NULL;
+}
+
 /* The fetch a read of var by name compiles to at site, or why not. */
-static int scope_var(const char *place, const struct fe_site *site, struct fe_dbg *dbg,
-		     const struct fe_compile_opts *opts, struct fe_scope_var *v)
+static int scope_var(const struct fe_proto *place, const struct fe_site *site,
+		     struct fe_dbg *dbg, const struct fe_compile_opts *opts,
+		     struct fe_scope_var *v)
 {
 	struct fe_compiled it = { 0 };
 	const char *eq;
 	int ret = 0;
 
-	if (asprintf(&it.text, "%s(%s)", place, v->name) < 0) {
-		it.text = NULL;
+	it.proto = read_var(place, v->name);
+	if (!it.proto)
 		return -1;
-	}
-	it.proto = fe_proto_parse(it.text, &it.err);
 	it.has_site = true;
 	it.site = *site;
-	if (!it.proto || fe_compile_one(&it, NULL, dbg, opts)) {
+	if (fe_compile_one(&it, NULL, dbg, opts)) {
 		const char *why = it.err.msg;
 		const char *colon = strstr(why, ": ");
 
@@ -1774,7 +1800,7 @@ static int scope_var(const char *place, const struct fe_site *site, struct fe_db
 	return ret;
 }
 
-static int scope_at(const char *place, const struct fe_site *site, struct fe_dbg *dbg,
+static int scope_at(const struct fe_proto *place, const struct fe_site *site, struct fe_dbg *dbg,
 		    const struct fe_compile_opts *opts, struct fe_scope_at *at,
 		    struct fe_error *err)
 {
@@ -1868,7 +1894,7 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 			goto fail;
 		}
 		memset(at, 0, sizeof(*at));
-		if (scope_at(place, &set.items[i].site, d, opts, at, err))
+		if (scope_at(set.items[i].proto, &set.items[i].site, d, opts, at, err))
 			goto fail;
 		if (set.items[i].proto->module &&
 		    !(at->module = strdup(set.items[i].proto->module))) {
