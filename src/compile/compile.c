@@ -281,6 +281,10 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		fe_dbg_close(view);
 		return -1;
 	}
+	/* a system call's arguments are user memory: its site says so to
+	 * whoever asks after resolve (an entry without a site of its own) */
+	if (!it->has_site && it->probe->syscall)
+		it->site.kind = FE_SITE_SYSCALL;
 	ret = place_and_emit(it, tracepoint, opts);
 	fe_dbg_close(view);
 	if (!ret && it->has_site && it->proto->at != FE_AT_ENTRY)
@@ -352,6 +356,19 @@ static int warn_same_events(struct fe_compile_set *set)
 	return 0;
 }
 
+/*
+ * What kind of place a prototype names, asked of its site from here on:
+ * tp:NAME a tracepoint, PROVIDER:NAME of a binary an SDT probe (placed by
+ * its note); else a function's entry, until a line, an offset or an
+ * inlined copy gives the item its own site, or resolve finds a system call.
+ */
+static void site_kind(struct fe_compiled *it, const struct fe_compile_opts *opts)
+{
+	fe_tp_take_prefix(it->proto, opts->binary);
+	if (opts->binary && it->proto->module)
+		it->site.kind = FE_SITE_SDT;
+}
+
 int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
 		   struct fe_error *err)
 {
@@ -380,7 +397,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		if (!it->proto)
 			it->failed = true;
 		else
-			fe_tp_take_prefix(it->proto, opts->binary);
+			site_kind(it, opts);
 	}
 	if (fe_compile_expand_globs(set, dbg, opts))
 		goto oom;
@@ -406,8 +423,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
-		if (!it->failed && opts->binary && it->proto->module) {
-			/* PROVIDER:NAME of a binary: an SDT probe */
+		if (!it->failed && it->site.kind == FE_SITE_SDT) {
 			if (fe_compile_usdt(it, opts))
 				it->failed = true;
 			continue;

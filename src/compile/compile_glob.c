@@ -108,7 +108,7 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			return -1;
 		}
 		fe_compile_symtabs(opts, &elf, &kallsyms);
-		if (opts->binary && it->proto->module)
+		if (it->site.kind == FE_SITE_SDT)
 			ret = usdt_glob(opts->binary, glob, &names, &it->err);
 		else if (it->proto->tracepoint)
 			ret = fe_tp_glob(dbg, glob, &names, &it->err);
@@ -119,9 +119,9 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			it->failed = true;
 		} else if (!names.nr) {
 			fe_err(&it->err, it->proto->func_col, "no %s matches '%s'%s",
-			       opts->binary && it->proto->module ? "SDT probe" :
+			       it->site.kind == FE_SITE_SDT ? "SDT probe" :
 			       it->proto->tracepoint ? "tracepoint" : "function", glob,
-			       opts->binary && it->proto->module ? "" :
+			       it->site.kind == FE_SITE_SDT ? "" :
 			       it->proto->tracepoint ? " ('fevent funcs \"tp:GLOB\"' lists them)" :
 			       opts->binary && !dbg ? ": the binary has no DWARF to list them from" :
 			       " ('fevent funcs GLOB' lists what can be probed)");
@@ -157,6 +157,7 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 				c->text = strdup(it->text);
 				c->proto = fe_proto_dup(it->proto);
 			}
+			c->site.kind = it->site.kind;
 			c->glob = globs;
 			c->glob_name = strdup(glob);
 			if (!c->glob_name || !c->text || !c->proto ||

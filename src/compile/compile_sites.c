@@ -403,7 +403,7 @@ int fe_compile_expand_copies(struct fe_compile_set *set, struct fe_dbg *dbg,
 
 		n = 1;
 		if (it->failed || !it->proto || it->proto->at != FE_AT_ENTRY || it->glob ||
-		    (it->proto->module && opts->binary) || it->proto->tracepoint || it->has_site)
+		    it->site.kind == FE_SITE_SDT || it->proto->tracepoint || it->has_site)
 			continue;
 		d = fe_compile_line_dbg(dbg, opts, ldbg, it->proto->module);
 		if (!d || strcmp(fe_dbg_kind(d), "DWARF"))
