@@ -204,6 +204,53 @@ static void gather_warnings(struct fe_compile_set *set, int from, int end, int g
 	set->items[good].warnings = all;
 }
 
+/* None of the glob's functions (items i..end-1) compiles: the first's
+ * error becomes the glob's, and the others are cleared. */
+static void none_compiles(struct fe_compile_set *set, int i, int end)
+{
+	struct fe_compiled *first = &set->items[i];
+	char why[FE_ERR_MSG_MAX];
+	int k;
+
+	snprintf(why, sizeof(why), "%s", first->err.msg);
+	if (end - i > 1)
+		fe_err(&first->err, first->err.col,
+		       "none of the %d functions '%s' names compiles; the first, %s%s%s: %s",
+		       end - i, first->glob_name,
+		       first->proto->module ? first->proto->module : "",
+		       first->proto->module ? ":" : "", first->proto->func, why);
+	for (k = i + 1; k < end; k++)
+		fe_compiled_clear(&set->items[k]);
+}
+
+/* On the glob's first function that compiled (good): how many it skipped
+ * (each with why under verbose) and how many an earlier prototype names. */
+static void skipped_warnings(struct fe_compile_set *set, int i, int end, int good,
+			     int nr_failed, int nr_named, bool verbose)
+{
+	struct fe_compiled *g = &set->items[good];
+	int k;
+
+	if (nr_failed) {
+		fe_warn(&g->warnings,
+			"%d of the %d functions '%s' names %s skipped: the prototype does not compile for %s%s",
+			nr_failed, end - i, g->glob_name, nr_failed == 1 ? "is" : "are",
+			nr_failed == 1 ? "it" : "them", verbose ? "" : " (-v says why)");
+		for (k = i; verbose && k < end; k++)
+			if (set->items[k].failed)
+				fe_warn(&g->warnings, "skipped %s%s%s: %s",
+					set->items[k].proto->module ?
+					set->items[k].proto->module : "",
+					set->items[k].proto->module ? ":" : "",
+					set->items[k].proto->func, set->items[k].err.msg);
+	}
+	if (nr_named)
+		fe_warn(&g->warnings,
+			"%d of the %d functions '%s' names %s left to the earlier prototype "
+			"that names %s too", nr_named, end - i, g->glob_name,
+			nr_named == 1 ? "is" : "are", nr_named == 1 ? "it" : "them");
+}
+
 /*
  * After compiling: a glob's functions that failed leave the set, said
  * once on its first function that compiled; when none did, the first
@@ -257,45 +304,15 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 			continue;
 		}
 		if (good < 0) {
-			struct fe_compiled *first = &set->items[i];
-			char why[FE_ERR_MSG_MAX];
-
-			snprintf(why, sizeof(why), "%s", first->err.msg);
-			if (end - i > 1)
-				fe_err(&first->err, first->err.col,
-				       "none of the %d functions '%s' names compiles; the first, %s%s%s: %s",
-				       end - i, first->glob_name,
-				       first->proto->module ? first->proto->module : "",
-				       first->proto->module ? ":" : "", first->proto->func, why);
+			none_compiles(set, i, end);
 			failed++;
-			set->items[out++] = *first;
-			for (k = i + 1; k < end; k++)
-				fe_compiled_clear(&set->items[k]);
+			set->items[out++] = set->items[i];
 			i = end;
 			continue;
 		}
 		if (end - i > 1)
 			gather_warnings(set, i, end, good, opts->verbose);
-		if (nr_failed) {
-			struct fe_compiled *g = &set->items[good];
-
-			fe_warn(&g->warnings,
-				"%d of the %d functions '%s' names %s skipped: the prototype does not compile for %s%s",
-				nr_failed, end - i, g->glob_name, nr_failed == 1 ? "is" : "are",
-				nr_failed == 1 ? "it" : "them", opts->verbose ? "" : " (-v says why)");
-			for (k = i; opts->verbose && k < end; k++)
-				if (set->items[k].failed)
-					fe_warn(&g->warnings, "skipped %s%s%s: %s",
-						set->items[k].proto->module ?
-						set->items[k].proto->module : "",
-						set->items[k].proto->module ? ":" : "",
-						set->items[k].proto->func, set->items[k].err.msg);
-		}
-		if (nr_named)
-			fe_warn(&set->items[good].warnings,
-				"%d of the %d functions '%s' names %s left to the earlier prototype "
-				"that names %s too", nr_named, end - i, set->items[good].glob_name,
-				nr_named == 1 ? "is" : "are", nr_named == 1 ? "it" : "them");
+		skipped_warnings(set, i, end, good, nr_failed, nr_named, opts->verbose);
 		for (k = i; k < end; k++) {
 			if (set->items[k].failed || set->items[k].named_by) {
 				fe_compiled_clear(&set->items[k]);

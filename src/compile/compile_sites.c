@@ -272,6 +272,55 @@ static void copies_text(const struct fe_site *s, int nr, struct fe_buf *b)
 }
 
 /*
+ * Items i..i+n-1 for FUNC(...)'s copies: the out-of-line copy's first
+ * (own), then one at each inlined copy's entry (ok), each a copy of the
+ * parsed prototype with its site.  -1 when out of memory.
+ */
+static int copy_items(struct fe_compile_set *set, int i, int n, bool own,
+		      const struct fe_site *ok, const struct fe_compile_opts *opts)
+{
+	struct fe_compiled *it = fe_compile_widen(set, i, n);
+	int k;
+
+	if (!it)
+		return -1;
+	for (k = 0; k < n; k++) {
+		struct fe_compiled *c = &it[k];
+		const struct fe_site *s;
+
+		c->copies = i + 1;
+		if (!k)
+			c->copies_said = c->warnings.nr;
+		if (k) {
+			c->file = it->file;
+			c->line = it->line;
+			c->text = strdup(it->text);
+			c->proto = fe_proto_dup(it->proto);
+			if (!c->text || !c->proto)
+				return -1;
+			if (opts->event && asprintf(&c->event, "%s_%d", opts->event, k) < 0) {
+				c->event = NULL;
+				return -1;
+			}
+		}
+		if (own && !k)
+			continue;
+		s = &ok[k - own];
+		c->has_site = true;
+		c->site = *s;
+		c->site_func = strdup(s->func);
+		c->site_inlined = strdup(s->inlined);
+		if (!c->site_func || !c->site_inlined)
+			return -1;
+		c->site.func = c->site_func;
+		c->site.inlined = c->site_inlined;
+		if (k)
+			snprintf(c->site.suffix, sizeof(c->site.suffix), "_%d", k);
+	}
+	return 0;
+}
+
+/*
  * The items of FUNC(...) for a function with inlined copies (DESIGN.md
  * section 15): the out-of-line copy's item, if there is one, then one per
  * inlined copy at its entry, named FUNC, FUNC_1, ...  A copy is not
@@ -338,42 +387,8 @@ static int one_copies(struct fe_compile_set *set, int i, struct fe_dbg *d,
 	n = own + nr_ok;
 	if (n == 1 && own)
 		goto out;
-	it = fe_compile_widen(set, i, n);
-	if (!it)
+	if (copy_items(set, i, n, own, ok, opts))
 		goto oom;
-	for (k = 0; k < n; k++) {
-		struct fe_compiled *c = &it[k];
-		const struct fe_site *s;
-
-		c->copies = i + 1;
-		if (!k)
-			c->copies_said = c->warnings.nr;
-		if (k) {
-			c->file = it->file;
-			c->line = it->line;
-			c->text = strdup(it->text);
-			c->proto = fe_proto_dup(it->proto);
-			if (!c->text || !c->proto)
-				goto oom;
-			if (opts->event && asprintf(&c->event, "%s_%d", opts->event, k) < 0) {
-				c->event = NULL;
-				goto oom;
-			}
-		}
-		if (own && !k)
-			continue;
-		s = &ok[k - own];
-		c->has_site = true;
-		c->site = *s;
-		c->site_func = strdup(s->func);
-		c->site_inlined = strdup(s->inlined);
-		if (!c->site_func || !c->site_inlined)
-			goto oom;
-		c->site.func = c->site_func;
-		c->site.inlined = c->site_inlined;
-		if (k)
-			snprintf(c->site.suffix, sizeof(c->site.suffix), "_%d", k);
-	}
 	ret = n;
 out:
 	free(all);
