@@ -243,6 +243,86 @@ static int float_error(const struct fe_probe *probe, const struct fe_place *plac
 	return fe_err(err, f->float_col, "%s", f->float_bits);
 }
 
+/* Follow the field's hops and dereferences from the cursor; -1 with err set. */
+static int follow_ops(const struct fe_probe *probe, const struct fe_field *f, struct cursor *c,
+		      struct fe_error *err)
+{
+	int i;
+
+	for (i = 0; i < f->nr_ops; i++) {
+		const struct fe_op *op = &f->ops[i];
+		struct fe_buf inner = { 0 };
+
+		if (op->kind == FE_OP_OFFSET) {
+			c->off += op->off;
+			continue;
+		}
+		if (c->kind == C_VALUE && select_register(c, 8, op->col, err))
+			return -1;
+		/* the current value becomes the base address */
+		render(c, probe->uprobe, false, &inner);
+		fe_buf_free(&c->expr);
+		c->expr = inner;
+		c->kind = C_MEM;
+		c->off = op->off;
+		c->user = op->user;
+		c->nr_deref++;
+		if (op->off > 0x7fffffffLL || op->off < -0x80000000LL)
+			return fe_err(err, op->col,
+				      "offset %lld does not fit the kernel's 32-bit fetch offset",
+				      op->off);
+	}
+	return 0;
+}
+
+/* Part of a struct held in registers: cut the bits out (*type becomes a
+ * bitfield of the register); -1 with err set. */
+static int cut_bits(const struct fe_field *f, struct cursor *c, struct fe_ftype *type,
+		    struct fe_error *err)
+{
+	unsigned int width = type->kind == FE_FT_BITFIELD ? type->bf_width : type->size * 8;
+	unsigned int first = type->kind == FE_FT_BITFIELD ? type->bf_offset : 0;
+
+	if (select_register(c, type->kind == FE_FT_BITFIELD ? 1 : type->size, f->col, err))
+		return -1;
+	if (type->kind == FE_FT_SYMBOL)
+		return fe_err(err, f->col, "a symbol must be a whole register");
+	if (c->off || type->kind == FE_FT_BITFIELD) {
+		/* a signed member cut from a register stays signed */
+		type->sign_extend = type->kind == FE_FT_S ||
+				    (type->kind == FE_FT_BITFIELD && type->sign_extend);
+		type->kind = FE_FT_BITFIELD;
+		type->bf_width = width;
+		type->bf_offset = c->off * 8 + first;
+		type->size = 8;
+	}
+	c->off = 0;
+	return 0;
+}
+
+/* NAME=BODY appended to line, the name flagged with what the fetch type
+ * cannot say (field_name.h); -1 with err set. */
+static int append_field(const struct fe_field *f, const struct fe_ftype *type, const char *name,
+			const char *body, struct fe_buf *line, struct fe_error *err)
+{
+	char flag = type->kind == FE_FT_BITFIELD && type->sign_extend ? FE_FLAG_SIGNED :
+		    type->text ? FE_FLAG_TEXT : 0;
+	char suffix[4] = { 0 };
+	size_t len;
+
+	if (flag)
+		snprintf(suffix, sizeof(suffix), "__%c", flag);
+	len = strlen(name) + strlen(suffix);
+	if (len > FE_KERNEL_MAX_ARG_NAME)
+		return fe_err(err, f->label_col,
+			      "the field name '%.*s%s' has %zu characters; the kernel allows at most %d",
+			      FE_KERNEL_MAX_ARG_NAME, name,
+			      strlen(name) > FE_KERNEL_MAX_ARG_NAME ? "..." : suffix,
+			      len, FE_KERNEL_MAX_ARG_NAME);
+	fe_buf_printf(line, "%s%s%s=%s", line->len ? " " : "", name, suffix, body);
+	return 0;
+}
+
 /* "NAME=FETCH:TYPE" for one field, appended to the arguments. */
 static int emit_field(const struct fe_probe *probe, const struct fe_place *places,
 		      const struct fe_field *f, const char *name,
@@ -253,7 +333,7 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 	struct cursor c = { .kind = C_VALUE };
 	char tname[32];
 	bool is_string = f->type.kind == FE_FT_STRING;
-	int i, ret = -1;
+	int ret = -1;
 
 	if (probe->uprobe && f->type.kind == FE_FT_SYMBOL) {
 		fe_err(err, f->col,
@@ -262,61 +342,15 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 	}
 	if (f->float_bits && float_error(probe, places, f, err))
 		goto out;
-	if (start_cursor(probe, places, f, &c, err))
+	if (start_cursor(probe, places, f, &c, err) || follow_ops(probe, f, &c, err))
 		goto out;
-	for (i = 0; i < f->nr_ops; i++) {
-		const struct fe_op *op = &f->ops[i];
-
-		if (op->kind == FE_OP_OFFSET) {
-			c.off += op->off;
-			continue;
-		}
-		if (c.kind == C_VALUE && select_register(&c, 8, op->col, err))
-			goto out;
-		/* the current value becomes the base address */
-		{
-			struct fe_buf inner = { 0 };
-
-			render(&c, probe->uprobe, false, &inner);
-			fe_buf_free(&c.expr);
-			c.expr = inner;
-			c.kind = C_MEM;
-			c.off = op->off;
-			c.user = op->user;
-			c.nr_deref++;
-		}
-		if (op->off > 0x7fffffffLL || op->off < -0x80000000LL) {
-			fe_err(err, op->col, "offset %lld does not fit the kernel's 32-bit fetch offset",
-			       op->off);
-			goto out;
-		}
-	}
 	if ((is_string || f->type.array) && c.kind == C_VALUE) {
 		fe_err(err, f->col, "strings and arrays can only be read from memory");
 		goto out;
 	}
-	if (c.kind == C_VALUE && (c.off || type.kind == FE_FT_BITFIELD)) {
-		/* part of a struct held in registers: cut the bits out */
-		unsigned int width = type.kind == FE_FT_BITFIELD ? type.bf_width : type.size * 8;
-		unsigned int first = type.kind == FE_FT_BITFIELD ? type.bf_offset : 0;
-
-		if (select_register(&c, type.kind == FE_FT_BITFIELD ? 1 : type.size, f->col, err))
-			goto out;
-		if (type.kind == FE_FT_SYMBOL) {
-			fe_err(err, f->col, "a symbol must be a whole register");
-			goto out;
-		}
-		if (c.off || type.kind == FE_FT_BITFIELD) {
-			/* a signed member cut from a register stays signed */
-			type.sign_extend = type.kind == FE_FT_S ||
-					   (type.kind == FE_FT_BITFIELD && type.sign_extend);
-			type.kind = FE_FT_BITFIELD;
-			type.bf_width = width;
-			type.bf_offset = c.off * 8 + first;
-			type.size = 8;
-		}
-		c.off = 0;
-	}
+	if (c.kind == C_VALUE && (c.off || type.kind == FE_FT_BITFIELD) &&
+	    cut_bits(f, &c, &type, err))
+		goto out;
 	if (c.kind == C_VALUE && c.expr.s && !strcmp(c.expr.s, FE_PLACE_SSE)) {
 		fe_err(err, f->col,
 		       "bytes 0..7 of the struct are %s an SSE (xmm) register, which probes cannot read",
@@ -349,27 +383,7 @@ static int emit_field(const struct fe_probe *probe, const struct fe_place *place
 		       body.s, body.len, FE_KERNEL_MAX_ARGSTR);
 		goto out;
 	}
-	{
-		/* what the fetch type cannot say, the name does (field_name.h) */
-		char flag = type.kind == FE_FT_BITFIELD && type.sign_extend ? FE_FLAG_SIGNED :
-			    type.text ? FE_FLAG_TEXT : 0;
-		char suffix[4] = { 0 };
-		size_t len;
-
-		if (flag)
-			snprintf(suffix, sizeof(suffix), "__%c", flag);
-		len = strlen(name) + strlen(suffix);
-		if (len > FE_KERNEL_MAX_ARG_NAME) {
-			fe_err(err, f->label_col,
-			       "the field name '%.*s%s' has %zu characters; the kernel allows at most %d",
-			       FE_KERNEL_MAX_ARG_NAME, name,
-			       strlen(name) > FE_KERNEL_MAX_ARG_NAME ? "..." : suffix,
-			       len, FE_KERNEL_MAX_ARG_NAME);
-			goto out;
-		}
-		fe_buf_printf(line, "%s%s%s=%s", line->len ? " " : "", name, suffix, body.s);
-	}
-	ret = 0;
+	ret = append_field(f, &type, name, body.s, line, err);
 out:
 	fe_buf_free(&c.expr);
 	fe_buf_free(&body);
@@ -562,23 +576,16 @@ static int emit_ret(const struct fe_probe *probe, const struct fe_place *places,
 	return 0;
 }
 
-int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
-	    const struct fe_emit_opts *opts, struct fe_definition *def,
-	    struct fe_error *err)
+/* The definition's group, event name and target; -1 with err set. */
+static int name_event(const struct fe_probe *probe, const struct fe_emit_opts *opts,
+		      const char *group, struct fe_definition *def, struct fe_error *err)
 {
-	const char *group = opts && opts->group ? opts->group : FE_DEFAULT_GROUP;
-	struct fe_buf args = { 0 }, values = { 0 };
-	struct names used = { 0 };
-	int nr_args = 0;
-	int i;
-
-	memset(def, 0, sizeof(*def));
 	if (fe_check_event_name(group, "group", 0, err))
 		return -1;
 	def->group = strdup(group);
 	if (opts && opts->event) {
 		if (fe_check_event_name(opts->event, "event", 0, err))
-			goto fail;
+			return -1;
 		def->event = strdup(opts->event);
 	} else {
 		char *name = fe_event_name(probe->inlined ? probe->inlined : probe->func);
@@ -595,57 +602,158 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	def->uprobe = probe->uprobe;
 	def->offset = probe->uprobe_offset;
 	def->target = strdup(probe->uprobe ? probe->uprobe_file : probe->target);
-	if (!def->event || !def->group || !def->target) {
-		fe_err(err, 0, "out of memory");
-		goto fail;
-	}
+	if (!def->event || !def->group || !def->target)
+		return fe_err(err, 0, "out of memory");
 	if (!(opts && opts->event) &&
 	    fe_check_event_name(def->event, "event", probe->func_col, err)) {
 		if (strlen(def->event) > FE_KERNEL_MAX_EVENT_NAME)
 			snprintf(err->msg + strlen(err->msg),
 				 sizeof(err->msg) - strlen(err->msg),
 				 " (name the event with -n)");
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
+
+/* More arguments than the kernel takes, at field f: say so, and how many
+ * members a whole struct's read has.  Always -1. */
+static int too_many_args(const struct fe_probe *probe, const struct fe_field *f,
+			 struct fe_error *err)
+{
+	int k, members = 0;
+
+	for (k = 0; f->group && k < probe->nr_fields; k++)
+		members += probe->fields[k].group && probe->fields[k].col == f->col;
+	fe_err(err, f->col, "too many arguments: the kernel allows %d per event%s",
+	       FE_KERNEL_MAX_ARGS, probe->uprobe || probe->in_body ? "" : ", __caller included");
+	if (members)
+		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+			 "; '%s' has %d members to read (nested structs flattened): name the ones wanted, or a nested struct ('%s->s.*')",
+			 f->group, members, f->group);
+	return -1;
+}
+
+/* The entry event's arguments (and what their values mean) into args and
+ * values; -1 with err set. */
+static int entry_fields(const struct fe_probe *probe, const struct fe_place *places,
+			struct fe_definition *def, struct fe_buf *args, struct fe_buf *values,
+			struct names *used, struct fe_error *err)
+{
+	int i, nr_args = 0;
 
 	if (!probe->uprobe && !probe->in_body) {
 		/* Rostedt's "caller->func(...)": the return address, on
 		 * top of the stack at the entry only */
-		if (note_arg(def, args.len, 0, err))
-			goto fail;
-		fe_buf_printf(&args, FE_CALLER_FIELD "=$stack0:symbol");
-		if (names_add(&used, strdup(FE_CALLER_FIELD), err))
-			goto fail;
+		if (note_arg(def, args->len, 0, err))
+			return -1;
+		fe_buf_printf(args, FE_CALLER_FIELD "=$stack0:symbol");
+		if (names_add(used, strdup(FE_CALLER_FIELD), err))
+			return -1;
 		nr_args++;
 	}
 	for (i = 0; i < probe->nr_fields; i++) {
 		const struct fe_field *f = &probe->fields[i];
+		size_t at = args->len;
 		const char *name;
 
-		if (++nr_args > FE_KERNEL_MAX_ARGS) {
-			int k, members = 0;
-
-			/* a whole struct's members: say how many it has */
-			for (k = 0; f->group && k < probe->nr_fields; k++)
-				members += probe->fields[k].group && probe->fields[k].col == f->col;
-			fe_err(err, f->col,
-			       "too many arguments: the kernel allows %d per event%s",
-			       FE_KERNEL_MAX_ARGS,
-			       probe->uprobe || probe->in_body ? "" : ", __caller included");
-			if (members)
-				snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
-					 "; '%s' has %d members to read (nested structs flattened): name the ones wanted, or a nested struct ('%s->s.*')",
-					 f->group, members, f->group);
-			goto fail;
-		}
-		size_t at = args.len;
-
-		name = unique_name(&used, f->label, f->label_col, err);
-		if (!name || note_arg(def, args.len + (args.len ? 1 : 0), f->col, err) ||
-		    emit_field(probe, places, f, name, &args, err))
-			goto fail;
-		fe_field_values(&values, f, &args, at);
+		if (++nr_args > FE_KERNEL_MAX_ARGS)
+			return too_many_args(probe, f, err);
+		name = unique_name(used, f->label, f->label_col, err);
+		if (!name || note_arg(def, args->len + (args->len ? 1 : 0), f->col, err) ||
+		    emit_field(probe, places, f, name, args, err))
+			return -1;
+		fe_field_values(values, f, args, at);
 	}
+	return 0;
+}
+
+/* The entry line longer than the kernel reads: say so.  Always -1. */
+static int entry_too_long(const struct fe_probe *probe, const struct fe_definition *def,
+			  struct fe_error *err)
+{
+	const struct fe_field *whole = NULL;
+	int i;
+
+	/* a whole struct's members make most lines that long */
+	for (i = 0; i < probe->nr_fields && !whole; i++)
+		if (probe->fields[i].group)
+			whole = &probe->fields[i];
+	return fe_err(err, whole ? whole->col : probe->func_col,
+		      "the definition is %zu characters; the kernel reads at most %d per line%s%s%s",
+		      strlen(def->entry), FE_KERNEL_MAX_LINE,
+		      whole ? " (the members of '" : "", whole ? whole->group : "",
+		      whole ? "': name the ones wanted)" : "");
+}
+
+/* The return event: its name, its value, the entry's arguments where
+ * the kernel carries them; -1 with err set. */
+static int emit_return(const struct fe_probe *probe, const struct fe_place *places,
+		       const struct fe_emit_opts *opts, const char *group,
+		       struct fe_definition *def, struct fe_buf *args, struct fe_buf *values,
+		       struct names *used, struct fe_error *err)
+{
+	char *kept;
+	bool oom;
+
+	if (asprintf(&def->ret_event, "%s" FE_RETURN_SUFFIX, def->event) < 0) {
+		def->ret_event = NULL;
+		return fe_err(err, 0, "out of memory");
+	}
+	if (strlen(def->ret_event) > FE_KERNEL_MAX_EVENT_NAME)
+		return fe_err(err, opts && opts->event ? 0 : probe->func_col,
+			      "the return event '%s' has %zu characters; the kernel allows at most %d (name the event with -n)",
+			      def->ret_event, strlen(def->ret_event), FE_KERNEL_MAX_EVENT_NAME);
+	names_free(used);
+	memset(used, 0, sizeof(*used));
+	/* a void function's return event: its time, no value */
+	if (!probe->ret_void &&
+	    (!unique_name(used, probe->ret.label, probe->ret.col, err) ||
+	     emit_ret(probe, places, args, err)))
+		return -1;
+	if (!probe->ret_void)
+		fe_field_values(values, &probe->ret, args, 0);
+	def->ret_args = fe_buf_take(args);
+	if (!def->ret_args)
+		return fe_err(err, 0, "out of memory");
+	if (opts && opts->ret_with_args && !probe->uprobe && !probe->in_body) {
+		char *with;
+
+		if (args_at_return(def->entry_args, def->ret_args, &with))
+			return fe_err(err, 0, "out of memory");
+		if (with) {
+			free(def->ret_args);
+			def->ret_args = with;
+			def->ret_has_args = true;
+			/* the same fields, by the same names */
+			if (def->entry_values)
+				fe_buf_printf(values, "%s", def->entry_values);
+		}
+	}
+	if (values->failed)
+		return fe_err(err, 0, "out of memory");
+	/* errno and error pointers: what the definition says, as the view
+	 * reads it (value_format.h) */
+	kept = fe_buf_take(values);
+	def->ret_values = fe_values_of_event(def->ret_args, probe->uprobe, kept, &oom);
+	free(kept);
+	if (oom)
+		return fe_err(err, 0, "out of memory");
+	def->ret = full_line('r', group, def->ret_event, probe->target, def->ret_args);
+	return def->ret ? 0 : fe_err(err, 0, "out of memory");
+}
+
+int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
+	    const struct fe_emit_opts *opts, struct fe_definition *def,
+	    struct fe_error *err)
+{
+	const char *group = opts && opts->group ? opts->group : FE_DEFAULT_GROUP;
+	struct fe_buf args = { 0 }, values = { 0 };
+	struct names used = { 0 };
+
+	memset(def, 0, sizeof(*def));
+	if (name_event(probe, opts, group, def, err) ||
+	    entry_fields(probe, places, def, &args, &values, &used, err))
+		goto fail;
 	if (values.failed)
 		goto oom;
 	def->entry_values = fe_buf_take(&values);
@@ -656,74 +764,12 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	if (!def->entry)
 		goto oom;
 	if (strlen(def->entry) > FE_KERNEL_MAX_LINE) {
-		const struct fe_field *whole = NULL;
-
-		/* a whole struct's members make most lines that long */
-		for (i = 0; i < probe->nr_fields && !whole; i++)
-			if (probe->fields[i].group)
-				whole = &probe->fields[i];
-		fe_err(err, whole ? whole->col : probe->func_col,
-		       "the definition is %zu characters; the kernel reads at most %d per line%s%s%s",
-		       strlen(def->entry), FE_KERNEL_MAX_LINE,
-		       whole ? " (the members of '" : "", whole ? whole->group : "",
-		       whole ? "': name the ones wanted)" : "");
+		entry_too_long(probe, def, err);
 		goto fail;
 	}
-
-	if (probe->has_ret) {
-		if (asprintf(&def->ret_event, "%s" FE_RETURN_SUFFIX, def->event) < 0) {
-			def->ret_event = NULL;
-			goto oom;
-		}
-		if (strlen(def->ret_event) > FE_KERNEL_MAX_EVENT_NAME) {
-			fe_err(err, opts && opts->event ? 0 : probe->func_col,
-			       "the return event '%s' has %zu characters; the kernel allows at most %d (name the event with -n)",
-			       def->ret_event, strlen(def->ret_event), FE_KERNEL_MAX_EVENT_NAME);
-			goto fail;
-		}
-		names_free(&used);
-		memset(&used, 0, sizeof(used));
-		/* a void function's return event: its time, no value */
-		if (!probe->ret_void &&
-		    (!unique_name(&used, probe->ret.label, probe->ret.col, err) ||
-		     emit_ret(probe, places, &args, err)))
-			goto fail;
-		if (!probe->ret_void)
-			fe_field_values(&values, &probe->ret, &args, 0);
-		def->ret_args = fe_buf_take(&args);
-		if (!def->ret_args)
-			goto oom;
-		if (opts && opts->ret_with_args && !probe->uprobe && !probe->in_body) {
-			char *with;
-
-			if (args_at_return(def->entry_args, def->ret_args, &with))
-				goto oom;
-			if (with) {
-				free(def->ret_args);
-				def->ret_args = with;
-				def->ret_has_args = true;
-				/* the same fields, by the same names */
-				if (def->entry_values)
-					fe_buf_printf(&values, "%s", def->entry_values);
-			}
-		}
-		if (values.failed)
-			goto oom;
-		{
-			/* errno and error pointers: what the definition says,
-			 * as the view reads it (value_format.h) */
-			char *kept = fe_buf_take(&values);
-			bool oom;
-
-			def->ret_values = fe_values_of_event(def->ret_args, probe->uprobe, kept, &oom);
-			free(kept);
-			if (oom)
-				goto oom;
-		}
-		def->ret = full_line('r', group, def->ret_event, probe->target, def->ret_args);
-		if (!def->ret)
-			goto oom;
-	}
+	if (probe->has_ret &&
+	    emit_return(probe, places, opts, group, def, &args, &values, &used, err))
+		goto fail;
 	names_free(&used);
 	return 0;
 oom:

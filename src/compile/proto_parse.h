@@ -166,6 +166,9 @@ void fe_tspec_free(struct fe_tspec *ts);
 struct fe_proto *fe_proto_parse(const char *text, struct fe_error *err);
 void fe_proto_free(struct fe_proto *proto);
 
+/* A deep copy (proto_copy.c), to change in place; NULL when out of memory. */
+struct fe_proto *fe_proto_dup(const struct fe_proto *proto);
+
 /* Is this an ATOM keyword of the grammar (u8 ... x64, symbol, string...)? */
 bool fe_is_atom(const char *name);
 

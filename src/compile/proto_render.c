@@ -150,28 +150,151 @@ struct item {
 	int slot;		/* of the Rostedt form; -1: takes no slot */
 };
 
+/* The definition's arguments, read once for rendering. */
+struct rendering {
+	struct item *items;
+	int nr_items;
+	char *ret_type;		/* $retval's type, where it has one */
+	bool retval;		/* the definition reads $retval */
+	bool syscall;		/* a system call wrapper's: its args are regs */
+	bool failed;		/* out of memory */
+};
+
+/* A system call wrapper's argument k is regs->(k-th register): slot k. */
+static void wrapper_slot(struct fetch *f)
+{
+	int k;
+
+	if (f->base != B_REG || f->slot != 0 || !f->nr_deref)
+		return;
+	for (k = 0; k < FE_SYSCALL_MAX_ARGS; k++)
+		if (fe_x86_64_ptregs_off[k] == f->deref[0])
+			break;
+	if (k < FE_SYSCALL_MAX_ARGS) {
+		memmove(f->deref, f->deref + 1, (f->nr_deref - 1) * sizeof(f->deref[0]));
+		f->nr_deref--;
+		f->slot = k;
+	}
+}
+
+/* One NAME=FETCH:TYPE of the definition (p..end) into r. */
+static void read_item(struct rendering *r, const char *p, const char *end, bool kernel_fetches)
+{
+	const char *eq = memchr(p, '=', end - p);
+	const char *colon = eq ? memrchr(eq, ':', end - eq) : NULL;
+	char name[64], type[64];
+	struct fetch f;
+	struct item *it;
+
+	if (!eq || !colon || eq - p >= (long)sizeof(name) ||
+	    end - colon - 1 >= (long)sizeof(type))
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - p), p);
+	snprintf(type, sizeof(type), "%.*s", (int)(end - colon - 1), colon + 1);
+	if (!strcmp(name, "__caller"))
+		return;
+	if (parse_fetch(eq + 1, colon - eq - 1, &f))
+		f.base = B_OTHER;
+	if (f.base == B_RETVAL) {
+		struct fe_buf alt = { 0 };
+		int slot;
+
+		r->retval = true;
+		if (render_arg(name, &f, type, &alt, &slot) == 0) {
+			free(r->ret_type);
+			r->ret_type = strdup(type);
+		}
+		fe_buf_free(&alt);
+		return;
+	}
+	if (r->syscall)
+		wrapper_slot(&f);
+	it = fe_grow(&r->items, &r->nr_items, sizeof(*it));
+	if (!it) {
+		r->failed = true;
+		return;
+	}
+	memset(it, 0, sizeof(*it));
+	render_fetch(&it->fetch, name, eq + 1, colon - eq - 1, type);
+	if (kernel_fetches || render_arg(name, &f, type, &it->rostedt, &it->slot) ||
+	    it->slot >= MAX_SLOTS) {
+		fe_buf_free(&it->rostedt);
+		it->slot = -1;
+	}
+}
+
+/*
+ * Rostedt's form where it says the argument in the same order: one
+ * whose slot comes after a later argument's is written in the
+ * kernel's spelling, which takes no slot and so stands anywhere.
+ */
+static void keep_order(struct rendering *r)
+{
+	int i, later_min = MAX_SLOTS;
+
+	for (i = r->nr_items - 1; i >= 0; i--) {
+		if (r->items[i].slot > later_min) {
+			fe_buf_free(&r->items[i].rostedt);
+			r->items[i].slot = -1;
+		} else if (r->items[i].slot >= 0) {
+			later_min = r->items[i].slot;
+		}
+	}
+}
+
+/* The ARGs of FUNC(...), in slot order with NULL for the slots skipped. */
+static void write_args(struct rendering *r, struct fe_buf *out)
+{
+	int i, nr_args = 0, cur_slot = -1;
+
+	for (i = 0; i < r->nr_items; i++) {
+		const struct item *it = &r->items[i];
+		const char *text = it->rostedt.len ? it->rostedt.s : it->fetch.s;
+		int k;
+
+		if (it->rostedt.failed || it->fetch.failed || !text) {
+			r->failed = true;
+			return;
+		}
+		if (nr_args && it->slot >= 0 && it->slot == cur_slot) {
+			/* '|' another read of the open ARG's slot */
+			fe_buf_printf(out, " | %s", text);
+			continue;
+		}
+		if (it->slot < 0) {
+			/* an address or a FETCH takes no slot: an ARG of its
+			 * own, ',' as in C (not '|', which reads as another
+			 * alternative of the slot before) */
+			fe_buf_printf(out, "%s%s", nr_args++ ? ", " : "", text);
+			continue;
+		}
+		/* a new ARG, after NULL for each slot skipped */
+		for (k = cur_slot + 1; k < it->slot; k++)
+			fe_buf_printf(out, "%sNULL", nr_args++ ? ", " : "");
+		fe_buf_printf(out, "%s%s", nr_args++ ? ", " : "", text);
+		if (it->slot >= 0)
+			cur_slot = it->slot;
+	}
+}
+
 char *fe_render_proto(const char *event, const char *target, const char *args,
 		      bool is_return, bool kernel_fetches)
 {
-	struct item *items = NULL;
+	struct rendering r = { 0 };
 	struct fe_buf out = { 0 };
 	const char *p = args;
 	char func[256];
-	bool syscall = target && !strncmp(target, "__x64_sys_", 10);
-	int i, nr_items = 0, nr_args = 0, cur_slot = -1, later_min;
-	char *ret_type = NULL;
-	bool failed = false, retval = false;
+	int i;
 
-	if (syscall)
+	/* the kernel's definition names no site: a wrapper's target says
+	 * it is a system call's */
+	r.syscall = target && !strncmp(target, "__x64_sys_", 10);
+	if (r.syscall)
 		snprintf(func, sizeof(func), "SyS_%s", target + 10);
 	else
 		snprintf(func, sizeof(func), "%s", target ? target : event);
-
-	while (*p) {
-		const char *end, *eq, *colon;
-		char name[64], type[64];
-		struct fetch f;
-		struct item *it;
+	while (*p && !r.failed) {
+		const char *end;
 
 		while (*p == ' ')
 			p++;
@@ -180,115 +303,25 @@ char *fe_render_proto(const char *event, const char *target, const char *args,
 		end = strchr(p, ' ');
 		if (!end)
 			end = p + strlen(p);
-		eq = memchr(p, '=', end - p);
-		colon = eq ? memrchr(eq, ':', end - eq) : NULL;
-		if (!eq || !colon || eq - p >= (long)sizeof(name) ||
-		    end - colon - 1 >= (long)sizeof(type)) {
-			p = end;
-			continue;
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - p), p);
-		snprintf(type, sizeof(type), "%.*s", (int)(end - colon - 1), colon + 1);
+		read_item(&r, p, end, kernel_fetches);
 		p = end;
-		if (!strcmp(name, "__caller"))
-			continue;
-		if (parse_fetch(eq + 1, colon - eq - 1, &f))
-			f.base = B_OTHER;
-		if (f.base == B_RETVAL) {
-			struct fe_buf alt = { 0 };
-			int slot;
-
-			retval = true;
-			if (render_arg(name, &f, type, &alt, &slot) == 0) {
-				free(ret_type);
-				ret_type = strdup(type);
-			}
-			fe_buf_free(&alt);
-			continue;
-		}
-		/* a system call wrapper's argument k is regs->(k-th register) */
-		if (syscall && f.base == B_REG && f.slot == 0 && f.nr_deref) {
-			int k;
-
-			for (k = 0; k < FE_SYSCALL_MAX_ARGS; k++)
-				if (fe_x86_64_ptregs_off[k] == f.deref[0])
-					break;
-			if (k < FE_SYSCALL_MAX_ARGS) {
-				memmove(f.deref, f.deref + 1, (f.nr_deref - 1) * sizeof(f.deref[0]));
-				f.nr_deref--;
-				f.slot = k;
-			}
-		}
-		it = fe_grow(&items, &nr_items, sizeof(*it));
-		if (!it) {
-			failed = true;
-			break;
-		}
-		memset(it, 0, sizeof(*it));
-		render_fetch(&it->fetch, name, eq + 1, colon - eq - 1, type);
-		if (kernel_fetches || render_arg(name, &f, type, &it->rostedt, &it->slot) ||
-		    it->slot >= MAX_SLOTS) {
-			fe_buf_free(&it->rostedt);
-			it->slot = -1;
-		}
 	}
-
-	/*
-	 * Rostedt's form where it says the argument in the same order: one
-	 * whose slot comes after a later argument's is written in the
-	 * kernel's spelling, which takes no slot and so stands anywhere.
-	 */
-	later_min = MAX_SLOTS;
-	for (i = nr_items - 1; i >= 0; i--) {
-		if (items[i].slot > later_min) {
-			fe_buf_free(&items[i].rostedt);
-			items[i].slot = -1;
-		} else if (items[i].slot >= 0) {
-			later_min = items[i].slot;
-		}
-	}
-
-	if (is_return && ret_type)
-		fe_buf_printf(&out, "%s ", ret_type);
-	else if (is_return && !retval)
+	keep_order(&r);
+	if (is_return && r.ret_type)
+		fe_buf_printf(&out, "%s ", r.ret_type);
+	else if (is_return && !r.retval)
 		fe_buf_printf(&out, "void ");	/* a return event with no value */
 	fe_buf_printf(&out, "%s(", func);
-	for (i = 0; i < nr_items; i++) {
-		const struct item *it = &items[i];
-		const char *text = it->rostedt.len ? it->rostedt.s : it->fetch.s;
-		int k;
-
-		if (it->rostedt.failed || it->fetch.failed || !text) {
-			failed = true;
-			break;
-		}
-		if (nr_args && it->slot >= 0 && it->slot == cur_slot) {
-			/* '|' another read of the open ARG's slot */
-			fe_buf_printf(&out, " | %s", text);
-			continue;
-		}
-		if (it->slot < 0) {
-			/* an address or a FETCH takes no slot: an ARG of its
-			 * own, ',' as in C (not '|', which reads as another
-			 * alternative of the slot before) */
-			fe_buf_printf(&out, "%s%s", nr_args++ ? ", " : "", text);
-			continue;
-		}
-		/* a new ARG, after NULL for each slot skipped */
-		for (k = cur_slot + 1; k < it->slot; k++)
-			fe_buf_printf(&out, "%sNULL", nr_args++ ? ", " : "");
-		fe_buf_printf(&out, "%s%s", nr_args++ ? ", " : "", text);
-		if (it->slot >= 0)
-			cur_slot = it->slot;
-	}
+	if (!r.failed)
+		write_args(&r, &out);
 	fe_buf_printf(&out, ")");
-	for (i = 0; i < nr_items; i++) {
-		fe_buf_free(&items[i].rostedt);
-		fe_buf_free(&items[i].fetch);
+	for (i = 0; i < r.nr_items; i++) {
+		fe_buf_free(&r.items[i].rostedt);
+		fe_buf_free(&r.items[i].fetch);
 	}
-	free(items);
-	free(ret_type);
-	if (failed || out.failed) {
+	free(r.items);
+	free(r.ret_type);
+	if (r.failed || out.failed) {
 		fe_buf_free(&out);
 		return NULL;
 	}

@@ -171,38 +171,101 @@ static int parse_args(struct fe_usdt *u)
 	return 0;
 }
 
+/* The ELF file the notes are read from, and where its .stapsdt.base is. */
+struct note_file {
+	Elf *elf;
+	const char *path;
+	GElf_Addr base_addr;
+	bool have_base;
+};
+
+/* .stapsdt.base: where the notes' base was when they were written */
+static void stapsdt_base(struct note_file *nf, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(nf->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(nf->elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".stapsdt.base")) {
+			nf->base_addr = sh.sh_addr;
+			nf->have_base = true;
+		}
+	}
+}
+
+/* One SDT note (desc, size bytes) added to *out; -1 with err set. */
+static int read_note(const struct note_file *nf, const char *desc, size_t size,
+		     struct fe_usdt **out, int *n, struct fe_error *err)
+{
+	const char *prov, *probe, *args, *limit = desc + size;
+	GElf_Addr pc, base, sem;
+	struct fe_usdt *u;
+
+	/* three addresses, then three strings, all inside the note */
+	if (size < 3 * 8 + 3)
+		return fe_err(err, 0, "%s: an SDT note of %zu bytes, too short for one",
+			      nf->path, size);
+	memcpy(&pc, desc, 8);
+	memcpy(&base, desc + 8, 8);
+	memcpy(&sem, desc + 16, 8);
+	prov = desc + 24;
+	probe = memchr(prov, 0, limit - prov) ? prov + strlen(prov) + 1 : NULL;
+	args = probe && probe < limit && memchr(probe, 0, limit - probe) ?
+	       probe + strlen(probe) + 1 : NULL;
+	if (!args || args >= limit || !memchr(args, 0, limit - args))
+		return fe_err(err, 0, "%s: an SDT note whose names run past its end", nf->path);
+	u = fe_grow(out, n, sizeof(*u));
+	if (!u)
+		return fe_err(err, 0, "out of memory");
+	u->provider = strdup(prov);
+	u->name = strdup(probe);
+	u->spec = strdup(args);
+	if (!u->provider || !u->name || !u->spec)
+		return fe_err(err, 0, "out of memory");
+	printable(u->provider);
+	printable(u->name);
+	printable(u->spec);
+	if (parse_args(u))
+		return fe_err(err, 0, "out of memory");
+	/* a prelinked binary moved: the base says by how much */
+	if (nf->have_base && base)
+		pc += nf->base_addr - base;
+	if (!file_offset(nf->elf, pc, &u->offset))
+		return fe_err(err, 0, "%s: SDT probe %s:%s at 0x%llx is in no loaded segment",
+			      nf->path, u->provider, u->name, (unsigned long long)pc);
+	if (sem) {
+		if (nf->have_base && base)
+			sem += nf->base_addr - base;
+		if (!file_offset(nf->elf, sem, &u->ref_ctr))
+			return fe_err(err, 0, "%s: the semaphore of %s:%s is in no loaded segment",
+				      nf->path, u->provider, u->name);
+	}
+	return 0;
+}
+
 int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
-	Elf *elf = NULL;
+	struct note_file nf = { .path = path };
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	GElf_Addr base_addr = 0;
-	bool have_base = false;
 
 	*out = NULL;
 	*n = 0;
 	if (fd < 0)
 		return fe_err(err, 0, "cannot open %s: %s", path, strerror(errno));
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
+	nf.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!nf.elf || elf_kind(nf.elf) != ELF_K_ELF || elf_getshdrstrndx(nf.elf, &shstrndx)) {
 		fe_err(err, 0, "%s is not an ELF file", path);
 		goto out;
 	}
-	/* .stapsdt.base: where the notes' base was when they were written */
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (!strcmp(name, ".stapsdt.base")) {
-			base_addr = sh.sh_addr;
-			have_base = true;
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
+	stapsdt_base(&nf, shstrndx);
+	while ((scn = elf_nextscn(nf.elf, scn))) {
 		GElf_Shdr sh;
 		GElf_Nhdr nh;
 		Elf_Data *data;
@@ -210,79 +273,28 @@ int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error
 		const char *name;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    !(name = elf_strptr(nf.elf, shstrndx, sh.sh_name)) ||
 		    strcmp(name, ".note.stapsdt") || !(data = elf_getdata(scn, NULL)))
 			continue;
 		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			const char *desc = (const char *)data->d_buf + desc_off;
 			const char *owner = (const char *)data->d_buf + name_off;
-			GElf_Addr pc, base, sem;
-			const char *prov, *probe, *args, *limit = desc + nh.n_descsz;
-			struct fe_usdt *u;
 
 			if (nh.n_type != NT_STAPSDT || nh.n_namesz != 8 || memcmp(owner, "stapsdt", 8))
 				continue;
-			/* three addresses, then three strings, all inside the note */
-			if (nh.n_descsz < 3 * 8 + 3) {
-				fe_err(err, 0, "%s: an SDT note of %u bytes, too short for one",
-				       path, nh.n_descsz);
+			if (read_note(&nf, (const char *)data->d_buf + desc_off, nh.n_descsz,
+				      out, n, err))
 				goto out;
-			}
-			memcpy(&pc, desc, 8);
-			memcpy(&base, desc + 8, 8);
-			memcpy(&sem, desc + 16, 8);
-			prov = desc + 24;
-			probe = memchr(prov, 0, limit - prov) ? prov + strlen(prov) + 1 : NULL;
-			args = probe && probe < limit && memchr(probe, 0, limit - probe) ?
-			       probe + strlen(probe) + 1 : NULL;
-			if (!args || args >= limit || !memchr(args, 0, limit - args)) {
-				fe_err(err, 0, "%s: an SDT note whose names run past its end", path);
-				goto out;
-			}
-			u = fe_grow(out, n, sizeof(*u));
-			if (!u)
-				goto oom;
-			u->provider = strdup(prov);
-			u->name = strdup(probe);
-			u->spec = strdup(args);
-			if (!u->provider || !u->name || !u->spec)
-				goto oom;
-			printable(u->provider);
-			printable(u->name);
-			printable(u->spec);
-			if (parse_args(u))
-				goto oom;
-			/* a prelinked binary moved: the base says by how much */
-			if (have_base && base)
-				pc += base_addr - base;
-			if (!file_offset(elf, pc, &u->offset)) {
-				fe_err(err, 0, "%s: SDT probe %s:%s at 0x%llx is in no loaded segment",
-				       path, u->provider, u->name, (unsigned long long)pc);
-				goto out;
-			}
-			if (sem) {
-				if (have_base && base)
-					sem += base_addr - base;
-				if (!file_offset(elf, sem, &u->ref_ctr)) {
-					fe_err(err, 0, "%s: the semaphore of %s:%s is in no loaded "
-					       "segment", path, u->provider, u->name);
-					goto out;
-				}
-			}
 		}
 	}
 	ret = 0;
-	goto out;
-oom:
-	fe_err(err, 0, "out of memory");
 out:
 	if (ret) {
 		fe_usdt_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 	}
-	if (elf)
-		elf_end(elf);
+	if (nf.elf)
+		elf_end(nf.elf);
 	close(fd);
 	return ret;
 }

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Globs (DESIGN.md section 12): one item per function, tracepoint or SDT
+ * probe a glob names, and the one warning for those that do not compile.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "btf_or_dwarf.h"
+#include "compile.h"
+#include "compile_int.h"
+#include "dbg_inline.h"
+#include "dbg_lines.h"
+#include "debuginfod.h"
+#include "elf_target.h"
+#include "usdt.h"
+#include "event_filter.h"
+#include "insn_boundary.h"
+#include "fe_util.h"
+#include "fetch_map_x86_64.h"
+#include "fprobe.h"
+#include "func_glob.h"
+#include "kernel_caps.h"
+#include "kmodule.h"
+#include "ksyms.h"
+#include "proto_render.h"
+#include "tracepoint.h"
+
+/* The SDT probes of the binary a 'PROVIDER:NAME' glob names. */
+static int usdt_glob(const char *binary, const char *glob, struct fe_func_names *out,
+		     struct fe_error *err)
+{
+	struct fe_usdt *u;
+	int n, i;
+
+	out->nr = 0;
+	if (fe_usdt_read(binary, &u, &n, err))
+		return -1;
+	out->v = calloc(n + 1, sizeof(*out->v));
+	for (i = 0; out->v && i < n; i++) {
+		char *full;
+
+		if (asprintf(&full, "%s:%s", u[i].provider, u[i].name) < 0)
+			break;
+		if (fnmatch(glob, full, 0))
+			free(full);
+		else
+			out->v[out->nr++] = full;
+	}
+	fe_usdt_free(u, n);
+	if (!out->v || i < n) {
+		fe_func_names_free(out);
+		return fe_err(err, 0, "out of memory");
+	}
+	return 0;
+}
+
+/* Name the function of an item parsed from a glob's text: "func", or
+ * "mod:func" (a module's, or an SDT probe's provider). */
+static int name_function(struct fe_proto *proto, const char *name)
+{
+	const char *colon = strchr(name, ':');
+	char *func = strdup(colon ? colon + 1 : name);
+	char *module = colon ? strndup(name, colon - name) : NULL;
+
+	if (!func || (colon && !module)) {
+		free(func);
+		free(module);
+		return -1;
+	}
+	free(proto->func);
+	free(proto->module);
+	proto->func = func;
+	proto->module = module;
+	proto->is_glob = false;
+	return 0;
+}
+
+/*
+ * Replace each glob item by one item per function it names (DESIGN.md
+ * section 12): the kernel's by funcs' rule, a binary's functions, or with
+ * -x an SDT provider's probes.  -1 only when out of memory.
+ */
+int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
+			const struct fe_compile_opts *opts)
+{
+	int i, k, globs = 0;
+	int max = opts->max > 0 ? opts->max : FE_GLOB_MAX_DEFAULT;
+
+	for (i = 0; i < set->nr; i++) {
+		struct fe_compiled *it = &set->items[i];
+		struct fe_func_names names = { 0 };
+		const char *elf, *kallsyms;
+		char *glob;
+		int ret;
+
+		if (it->failed || !it->proto || !it->proto->is_glob)
+			continue;
+		if (it->proto->module) {
+			if (asprintf(&glob, "%s:%s", it->proto->module, it->proto->func) < 0)
+				return -1;
+		} else if (!(glob = strdup(it->proto->func))) {
+			return -1;
+		}
+		fe_compile_symtabs(opts, &elf, &kallsyms);
+		if (it->site.kind == FE_SITE_SDT)
+			ret = usdt_glob(opts->binary, glob, &names, &it->err);
+		else if (it->proto->tracepoint)
+			ret = fe_tp_glob(dbg, glob, &names, &it->err);
+		else
+			ret = fe_func_glob(dbg, kallsyms, kallsyms && !opts->kallsyms, glob, &names,
+					   &it->err);
+		if (ret) {
+			it->failed = true;
+		} else if (!names.nr) {
+			fe_err(&it->err, it->proto->func_col, "no %s matches '%s'%s",
+			       it->site.kind == FE_SITE_SDT ? "SDT probe" :
+			       it->proto->tracepoint ? "tracepoint" : "function", glob,
+			       it->site.kind == FE_SITE_SDT ? "" :
+			       it->proto->tracepoint ? " ('fevent funcs \"tp:GLOB\"' lists them)" :
+			       opts->binary && !dbg ? ": the binary has no DWARF to list them from" :
+			       " ('fevent funcs GLOB' lists what can be probed)");
+			it->failed = true;
+		} else if (names.nr > max) {
+			fe_err(&it->err, it->proto->func_col,
+			       "'%s' matches %d functions: more than %d needs --max N", glob,
+			       names.nr, max);
+			it->failed = true;
+		} else if (opts->event && names.nr > 1) {
+			fe_err(&it->err, it->proto->func_col,
+			       "-n names one event, but '%s' matches %d functions", glob, names.nr);
+			it->failed = true;
+		}
+		if (it->failed) {
+			free(glob);
+			fe_func_names_free(&names);
+			continue;
+		}
+		it = fe_compile_widen(set, i, names.nr);
+		if (!it) {
+			free(glob);
+			fe_func_names_free(&names);
+			return -1;
+		}
+		globs++;
+		for (k = 0; k < names.nr; k++) {
+			struct fe_compiled *c = &it[k];
+
+			if (k) {
+				c->file = it->file;
+				c->line = it->line;
+				c->text = strdup(it->text);
+				c->proto = fe_proto_dup(it->proto);
+			}
+			c->site.kind = it->site.kind;
+			c->glob = globs;
+			c->glob_name = strdup(glob);
+			if (!c->glob_name || !c->text || !c->proto ||
+			    name_function(c->proto, names.v[k])) {
+				/* the rest stay zeroed: fe_compiled_clear takes them */
+				free(glob);
+				fe_func_names_free(&names);
+				return -1;
+			}
+		}
+		free(glob);
+		fe_func_names_free(&names);
+		i += k - 1;
+	}
+	return 0;
+}
+
+/*
+ * The warnings of a glob's functions, on its first that compiled (good):
+ * one line for them all, or each named by its function (verbose).
+ */
+static void gather_warnings(struct fe_compile_set *set, int from, int end, int good,
+			    bool verbose)
+{
+	struct fe_warnings all = { 0 };
+	int k, w, funcs = 0, nr = 0;
+
+	for (k = from; k < end; k++) {
+		struct fe_compiled *c = &set->items[k];
+
+		if (c->failed)
+			continue;
+		funcs += c->warnings.nr > 0;
+		for (w = 0; w < c->warnings.nr; w++, nr++)
+			if (verbose)
+				fe_warn(&all, "%s%s%s: %s", c->proto->module ? c->proto->module : "",
+					c->proto->module ? ":" : "", c->proto->func,
+					c->warnings.msgs[w]);
+		fe_warnings_free(&c->warnings);
+	}
+	if (nr && !verbose)
+		fe_warn(&all, "%d warning%s on %d of the functions '%s' names (-v shows them)", nr,
+			nr == 1 ? "" : "s", funcs, set->items[good].glob_name);
+	set->items[good].warnings = all;
+}
+
+/* None of the glob's functions (items i..end-1) compiles: the first's
+ * error becomes the glob's, and the others are cleared. */
+static void none_compiles(struct fe_compile_set *set, int i, int end)
+{
+	struct fe_compiled *first = &set->items[i];
+	char why[FE_ERR_MSG_MAX];
+	int k;
+
+	snprintf(why, sizeof(why), "%s", first->err.msg);
+	if (end - i > 1)
+		fe_err(&first->err, first->err.col,
+		       "none of the %d functions '%s' names compiles; the first, %s%s%s: %s",
+		       end - i, first->glob_name,
+		       first->proto->module ? first->proto->module : "",
+		       first->proto->module ? ":" : "", first->proto->func, why);
+	for (k = i + 1; k < end; k++)
+		fe_compiled_clear(&set->items[k]);
+}
+
+/* On the glob's first function that compiled (good): how many it skipped
+ * (each with why under verbose) and how many an earlier prototype names. */
+static void skipped_warnings(struct fe_compile_set *set, int i, int end, int good,
+			     int nr_failed, int nr_named, bool verbose)
+{
+	struct fe_compiled *g = &set->items[good];
+	int k;
+
+	if (nr_failed) {
+		fe_warn(&g->warnings,
+			"%d of the %d functions '%s' names %s skipped: the prototype does not compile for %s%s",
+			nr_failed, end - i, g->glob_name, nr_failed == 1 ? "is" : "are",
+			nr_failed == 1 ? "it" : "them", verbose ? "" : " (-v says why)");
+		for (k = i; verbose && k < end; k++)
+			if (set->items[k].failed)
+				fe_warn(&g->warnings, "skipped %s%s%s: %s",
+					set->items[k].proto->module ?
+					set->items[k].proto->module : "",
+					set->items[k].proto->module ? ":" : "",
+					set->items[k].proto->func, set->items[k].err.msg);
+	}
+	if (nr_named)
+		fe_warn(&g->warnings,
+			"%d of the %d functions '%s' names %s left to the earlier prototype "
+			"that names %s too", nr_named, end - i, g->glob_name,
+			nr_named == 1 ? "is" : "are", nr_named == 1 ? "it" : "them");
+}
+
+/*
+ * After compiling: a glob's functions that failed leave the set, said
+ * once on its first function that compiled; when none did, the first
+ * failure stays as the glob's error.  Returns how many failures remain.
+ */
+int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_opts *opts)
+{
+	int i = 0, out = 0, failed = 0, k;
+	/* where each item went; and the globs an earlier prototype covers,
+	 * said on the item that defines the first of their functions */
+	int *moved = malloc((set->nr ? set->nr : 1) * sizeof(*moved));
+	struct { int to; char *msg; } *covered = malloc((set->nr ? set->nr : 1) *
+							 sizeof(*covered));
+	int nr_covered = 0;
+
+	if (!moved || !covered) {
+		free(moved);
+		free(covered);
+		return -1;
+	}
+	while (i < set->nr) {
+		int end = i, good = -1, nr_failed = 0, nr_named = 0, named = -1;
+
+		while (end < set->nr && set->items[i].glob &&
+		       set->items[end].glob == set->items[i].glob)
+			end++;
+		if (end == i) {
+			failed += set->items[i].failed;
+			moved[i] = out;
+			set->items[out++] = set->items[i++];
+			continue;
+		}
+		for (k = i; k < end; k++) {
+			if (set->items[k].failed)
+				nr_failed++;
+			else if (set->items[k].named_by && nr_named++ == 0)
+				named = k;
+			else if (!set->items[k].named_by && good < 0)
+				good = k;
+		}
+		if (good < 0 && nr_named) {
+			/* earlier prototypes define all that it compiles
+			 * (out of memory: nothing said) */
+			if (asprintf(&covered[nr_covered].msg, "every function '%s' names that "
+				     "compiles is named by an earlier prototype: it adds none",
+				     set->items[named].glob_name) >= 0)
+				covered[nr_covered++].to = set->items[named].named_by - 1;
+			for (k = i; k < end; k++)
+				fe_compiled_clear(&set->items[k]);
+			i = end;
+			continue;
+		}
+		if (good < 0) {
+			none_compiles(set, i, end);
+			failed++;
+			set->items[out++] = set->items[i];
+			i = end;
+			continue;
+		}
+		if (end - i > 1)
+			gather_warnings(set, i, end, good, opts->verbose);
+		skipped_warnings(set, i, end, good, nr_failed, nr_named, opts->verbose);
+		for (k = i; k < end; k++) {
+			if (set->items[k].failed || set->items[k].named_by) {
+				fe_compiled_clear(&set->items[k]);
+			} else {
+				moved[k] = out;
+				set->items[out++] = set->items[k];
+			}
+		}
+		i = end;
+	}
+	for (k = 0; k < nr_covered; k++) {
+		/* the defining item is earlier, so it has moved already */
+		fe_warn(&set->items[moved[covered[k].to]].warnings, "%s", covered[k].msg);
+		free(covered[k].msg);
+	}
+	free(covered);
+	free(moved);
+	set->nr = out;
+	return failed;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside the compile driver (compile.c) and its helpers: the debug info
+ * each item compiles with (compile_dbg.c), lines and inlined copies
+ * (compile_sites.c), globs (compile_glob.c), SDT probes (compile_usdt.c)
+ * and scopes (compile_scope.c).  Not for other stages: compile.h is.
+ */
+#ifndef COMPILE_INT_H
+#define COMPILE_INT_H
+
+#include "compile.h"
+#include "ksyms.h"
+
+#define DEFAULT_KALLSYMS	"/proc/kallsyms"
+
+/* Module BTF opened so far, closed before the base they split from. */
+struct fe_module_dbgs {
+	char *names[32];
+	struct fe_dbg *dbg[32];
+	char *why[32];		/* why dbg[i] is NULL */
+	bool dwarf[32];		/* dbg[i] is the module's DWARF (module_dwarfs') */
+	int nr;
+};
+
+/* compile_dbg.c */
+
+/* The locator's view of the options: --ko FILEs, and whether the
+ * modules are the running kernel's. */
+void fe_compile_locate_mod(const struct fe_compile_opts *opts, struct fe_locate_mod *lm);
+
+/* Close the modules' DWARF fe_module_dwarf opened. */
+void fe_compile_module_dwarfs_close(void);
+
+/* The debug info for a prototype: a module's split BTF for MODULE:func.
+ * Without it, it->dbg_why says why, for the resolver's errors. */
+struct fe_dbg *fe_compile_dbg_for(struct fe_module_dbgs *mods, struct fe_dbg *dbg,
+				  const struct fe_ksyms *ksyms, struct fe_compiled *it,
+				  bool running, const struct fe_compile_opts *opts);
+
+/* The DWARF a line or an inlined copy needs (a module's own, or the
+ * kernel's when dbg is BTF); *opened keeps what it opened. */
+struct fe_dbg *fe_compile_line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts *opts,
+				   struct fe_dbg **opened, const char *module);
+
+/* Why there is no DWARF for module (or the target), in buf. */
+const char *fe_compile_no_dwarf_why(const struct fe_compile_opts *opts, const char *module,
+				    char *buf, size_t size);
+
+/* compile_sites.c */
+
+/* The addresses of an item's line or offset; -1 with it->err set. */
+int fe_compile_find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
+			  const struct fe_compile_opts *opts, struct fe_site **sites, int *nr);
+
+/* Make room for n items in place of item i (n >= 1); the new ones after
+ * it are zeroed.  NULL when out of memory. */
+struct fe_compiled *fe_compile_widen(struct fe_compile_set *set, int i, int n);
+
+/* One item per address of each line or offset item; -1 when out of memory. */
+int fe_compile_expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
+			    const struct fe_compile_opts *opts, struct fe_dbg **ldbg);
+
+/* One item per inlined copy of each FUNC(...) item; -1 when out of memory. */
+int fe_compile_expand_copies(struct fe_compile_set *set, struct fe_dbg *dbg,
+			     const struct fe_compile_opts *opts, struct fe_dbg **ldbg);
+
+/* The copies' warnings said once, on their first item. */
+int fe_compile_settle_copies(struct fe_compile_set *set, bool verbose);
+
+/* compile_glob.c */
+
+/* One item per function (tracepoint, SDT probe) each glob names; -1 only
+ * when out of memory. */
+int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
+			    const struct fe_compile_opts *opts);
+
+/* Drop a glob's functions that did not compile, said in one warning. */
+int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_opts *opts);
+
+/* compile_usdt.c */
+
+/* PROVIDER:NAME(ARGS) with -x BIN: an SDT probe; -1 with it->err set. */
+int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts);
+
+#endif

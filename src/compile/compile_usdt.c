@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PROVIDER:NAME(ARGS) with -x BIN: an SDT probe, placed and typed by its
+ * note, not by the resolver.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "btf_or_dwarf.h"
+#include "compile.h"
+#include "compile_int.h"
+#include "dbg_inline.h"
+#include "dbg_lines.h"
+#include "debuginfod.h"
+#include "elf_target.h"
+#include "usdt.h"
+#include "event_filter.h"
+#include "insn_boundary.h"
+#include "fe_util.h"
+#include "fetch_map_x86_64.h"
+#include "fprobe.h"
+#include "func_glob.h"
+#include "kernel_caps.h"
+#include "kmodule.h"
+#include "ksyms.h"
+#include "proto_render.h"
+#include "tracepoint.h"
+
+/* "s32", "u64": an SDT argument's type from its spec */
+static void spec_type(const struct fe_usdt_arg *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "%c%d", a->is_signed ? 's' : 'u', a->size * 8);
+}
+
+/* No SDT probe PROVIDER:NAME in the binary: say so, with the nearest
+ * name it has.  Always -1. */
+static int no_probe(struct fe_compiled *it, const struct fe_compile_opts *opts,
+		    const struct fe_usdt *all, int n)
+{
+	const struct fe_proto *pr = it->proto;
+	const char **cands = calloc(n > 0 ? (size_t)n : 1, sizeof(*cands));
+	struct fe_buf names = { 0 };
+	const char *near = NULL;
+	int i;
+
+	for (i = 0; cands && i < n; i++) {
+		char *full = NULL;
+
+		if (asprintf(&full, "%s:%s", all[i].provider, all[i].name) < 0)
+			full = NULL;
+		cands[i] = full;
+	}
+	fe_buf_printf(&names, "%s:%s", pr->module, pr->func);
+	if (cands && names.s)
+		near = fe_closest(names.s, cands, n);
+	if (!n)
+		fe_err(&it->err, pr->func_col - (int)strlen(pr->module) - 1,
+		       "%s has no SDT probes (no .note.stapsdt); PROVIDER:NAME names one",
+		       opts->binary);
+	else
+		fe_err(&it->err, pr->func_col - (int)strlen(pr->module) - 1,
+		       "no SDT probe '%s:%s' in %s%s%s%s", pr->module, pr->func,
+		       opts->binary, near ? "; did you mean '" : "", near ? near : "",
+		       near ? "'?" : "");
+	for (i = 0; cands && i < n; i++)
+		free((char *)cands[i]);
+	free(cands);
+	fe_buf_free(&names);
+	return -1;
+}
+
+/* One argument written in the prototype, read from SDT argument *slot
+ * (advanced), appended to args as NAME=FETCH:TYPE; -1 with it->err set. */
+static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struct fe_arg *arg,
+		    int *slot, struct fe_buf *args)
+{
+	const struct fe_alt *alt = arg->nr_alts ? &arg->alts[0] : NULL;
+	const struct fe_usdt_arg *a;
+	char type[32], loc[80];
+
+	if (arg->is_null) {
+		(*slot)++;
+		return 0;
+	}
+	if (arg->nr_alts != 1 ||
+	    !(alt->kind == FE_ALT_SLOT || (alt->kind == FE_ALT_PATH && !alt->type &&
+					   !alt->label && !alt->nr_steps)) ||
+	    (alt->kind == FE_ALT_SLOT && (alt->nr_steps || alt->type->array)))
+		return fe_err(&it->err, arg->col, "an SDT argument is read as 'TYPE NAME', 'NAME' or "
+			      "'...': it has no C type to follow");
+	if (*slot >= u->nr_args)
+		return fe_err(&it->err, arg->col, "%s:%s has %d argument%s (%s)", u->provider,
+			      u->name, u->nr_args, u->nr_args == 1 ? "" : "s", u->spec);
+	a = &u->args[(*slot)++];
+	if (a->why)
+		return fe_err(&it->err, arg->col, "argument %d of %s:%s cannot be read: its spec is %s",
+			      *slot, u->provider, u->name, a->why);
+	snprintf(loc, sizeof(loc), "%s", a->fetch);
+	if (alt->kind == FE_ALT_SLOT) {
+		struct fe_tinfo ti;
+
+		if (fe_tspec_info(alt->type, &ti, &it->err))
+			return -1;
+		if (ti.is_string)
+			snprintf(loc, sizeof(loc), "+0(%s)", a->fetch);
+		if (fe_ftype_name(&ti.ftype, false, true, type, sizeof(type)) < 0)
+			return fe_err(&it->err, alt->type->col, "'%s' cannot be read as one value",
+				      alt->type->text);
+	} else {
+		spec_type(a, type, sizeof(type));
+	}
+	fe_buf_printf(args, "%s%s=%s:%s", args->len ? " " : "", alt->name, loc, type);
+	return 0;
+}
+
+/* The fetch arguments of the prototype's slots, then '...''s; -1 with
+ * it->err set. */
+static int usdt_args(struct fe_compiled *it, const struct fe_usdt *u, struct fe_buf *args)
+{
+	const struct fe_proto *pr = it->proto;
+	int i, slot = 0;
+
+	for (i = 0; i < pr->nr_args; i++)
+		if (usdt_arg(it, u, &pr->args[i], &slot, args))
+			return -1;
+	for (; pr->ellipsis && slot < u->nr_args; slot++) {
+		const struct fe_usdt_arg *a = &u->args[slot];
+		char type[32];
+
+		if (a->why) {
+			fe_warn(&it->warnings, "'...' skips arg%d: its spec is %s", slot + 1, a->why);
+			continue;
+		}
+		spec_type(a, type, sizeof(type));
+		fe_buf_printf(args, "%sarg%d=%s:%s", args->len ? " " : "", slot + 1, a->fetch,
+			      type);
+	}
+	fe_buf_add(args, "", 0);
+	return args->failed ? fe_err(&it->err, 0, "out of memory") : 0;
+}
+
+/* The uprobe definition at the SDT probe, and what the commands ask of a
+ * compiled item's probe; -1 with it->err set. */
+static int usdt_definition(struct fe_compiled *it, const struct fe_compile_opts *opts,
+			   const struct fe_usdt *u, struct fe_buf *args)
+{
+	const struct fe_proto *pr = it->proto;
+	int ret;
+
+	it->def.group = strdup(opts->group ? opts->group : FE_DEFAULT_GROUP);
+	it->def.event = strdup(it->event ? it->event : opts->event ? opts->event : u->name);
+	it->def.target = strdup(opts->binary);
+	it->def.entry_args = fe_buf_take(args);
+	it->def.uprobe = true;
+	it->def.offset = u->offset;
+	it->def.ref_ctr = u->ref_ctr;
+	if (!it->def.group || !it->def.event || !it->def.target || !it->def.entry_args)
+		return fe_err(&it->err, 0, "out of memory");
+	if (u->ref_ctr)
+		ret = asprintf(&it->def.entry, "p:%s/%s %s:0x%lx(0x%lx)%s%s", it->def.group,
+			       it->def.event, opts->binary, u->offset, u->ref_ctr,
+			       *it->def.entry_args ? " " : "", it->def.entry_args);
+	else
+		ret = asprintf(&it->def.entry, "p:%s/%s %s:0x%lx%s%s", it->def.group,
+			       it->def.event, opts->binary, u->offset,
+			       *it->def.entry_args ? " " : "", it->def.entry_args);
+	if (ret < 0) {
+		it->def.entry = NULL;
+		return fe_err(&it->err, 0, "out of memory");
+	}
+	it->probe = calloc(1, sizeof(*it->probe));
+	if (!it->probe || !(it->probe->func = strdup(pr->func)) ||
+	    !(it->probe->target = strdup(it->def.entry + strlen(it->def.group) +
+					 strlen(it->def.event) + 4)) ||
+	    !(it->probe->uprobe_file = strdup(opts->binary)))
+		return fe_err(&it->err, 0, "out of memory");
+	*strchrnul(it->probe->target, ' ') = 0;
+	it->probe->uprobe = true;
+	it->probe->uprobe_offset = u->offset;
+	return 0;
+}
+
+/*
+ * PROVIDER:NAME(ARGS) with -x BIN: the SDT probe's note gives the place
+ * and the arguments.  A slot is 'TYPE NAME' (string: the text the
+ * argument points to), 'NAME' (typed by the spec's size and sign) or
+ * NULL; '...' is every argument left, arg1..argN.
+ */
+int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts)
+{
+	const struct fe_proto *pr = it->proto;
+	struct fe_usdt *all = NULL, *u = NULL;
+	struct fe_buf args = { 0 };
+	int n = 0, i, ret = -1;
+
+	if (fe_usdt_read(opts->binary, &all, &n, &it->err))
+		return -1;
+	for (i = 0; i < n && !u; i++)
+		if (!strcmp(all[i].provider, pr->module) && !strcmp(all[i].name, pr->func))
+			u = &all[i];
+	if (!u)
+		no_probe(it, opts, all, n);
+	else if (pr->at != FE_AT_ENTRY)
+		fe_err(&it->err, pr->at_col, "an SDT probe is one place: no line or offset");
+	else if (pr->rtype)
+		fe_err(&it->err, pr->rtype->col, "an SDT probe has no return value");
+	else if (!usdt_args(it, u, &args) && !usdt_definition(it, opts, u, &args))
+		ret = 0;
+	if (!ret && pr->filter)
+		ret = fe_filter_translate(pr->filter, pr->filter_col, it->def.entry_args, NULL,
+					  &it->def.filter, &it->def.filter_on_return,
+					  &it->def.filter_on_call, &it->err);
+	fe_buf_free(&args);
+	fe_usdt_free(all, n);
+	return ret;
+}
