@@ -43,8 +43,26 @@ static char *definition_of(const struct fe_compiled *it)
 	return s;
 }
 
-/* A uprobe definition as two builds compare: without the build's path
- * ("p:G/E /a/old:0x1139 ..." and "/a/new:0x1139" are the same probe). */
+/* Past "0x" and its hex digits at p, or p when there are none. */
+static const char *past_hex(const char *p)
+{
+	const char *q = p;
+
+	if (strncmp(q, "0x", 2))
+		return p;
+	for (q += 2; (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f'); q++)
+		;
+	return q;
+}
+
+/*
+ * A uprobe definition as two builds compare: without the build's path
+ * and the probe's address in it ("p:G/E /a/old:0x1139 ..." and
+ * "/a/new:0x1189" are the same probe).  A rebuild moves every address;
+ * what tells whether a probe still holds is its reads, so only other
+ * reads make a build's cell 'moved' (a kernel's function address is not
+ * in its definition, so kernels compare as they did).
+ */
 static char *comparable(const char *def, const struct fe_kernel_arg *k)
 {
 	struct fe_buf b = { 0 };
@@ -57,6 +75,15 @@ static char *comparable(const char *def, const struct fe_kernel_arg *k)
 		fe_buf_add(&b, p, at - p);
 		fe_buf_add(&b, "BIN", 3);
 		p = at + len;
+		/* BIN:0xADDR, and an SDT semaphore's (0xADDR) after it */
+		if (*p == ':' && past_hex(p + 1) != p + 1) {
+			fe_buf_add(&b, ":ADDR", 5);
+			p = past_hex(p + 1);
+			if (*p == '(' && past_hex(p + 1) != p + 1 && *past_hex(p + 1) == ')') {
+				fe_buf_add(&b, "(ADDR)", 6);
+				p = past_hex(p + 1) + 1;
+			}
+		}
 	}
 	fe_buf_add(&b, p, strlen(p));
 	return fe_buf_take(&b);
