@@ -588,6 +588,20 @@ static int top_level(int argc, char **argv)
 	return -1;
 }
 
+/* Does the command line name a command to run ("-- CMD")?  Its statuses
+ * are then the command's, and fevent's own failure is FE_EXIT_OWN. */
+static bool runs_a_command(const struct fe_command *cmd, int argc, char **argv)
+{
+	int i;
+
+	if (!(cmd->flags & FE_CMD_RUNS_COMMAND))
+		return false;
+	for (i = 2; i < argc - 1; i++)
+		if (!strcmp(argv[i], "--"))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	const struct fe_command *cmd = NULL;
@@ -621,11 +635,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = parse_options(cmd, argc, argv, &cli, &x_arg);
-	if (ret >= 0)
+	if (ret == 0)
 		goto out;
-	ret = resolve_exec(cmd, &cli, x_arg, &binary);
-	if (ret)
+	if (ret < 0)
+		ret = resolve_exec(cmd, &cli, x_arg, &binary);
+	if (ret) {
+		if (runs_a_command(cmd, argc, argv))
+			ret = FE_EXIT_OWN;
 		goto out;
+	}
 	/* a script that asks for quiet means it, whatever else is on the line */
 	if (fe_quiet)
 		cli.verbose = 0;

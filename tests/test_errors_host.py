@@ -99,8 +99,11 @@ def test_chains_of_failed_calls_innermost_first():
 
 def test_errors_is_its_own_view():
     for other in ("--graph", "--stack"):
-        r = fe.run("record", "--errors", other, "--", "true")
+        r = fe.run("record", "--errors", other, "-a")
         expect_eq(r.returncode, 2, r.stderr)
+        check("--errors shows the chains of failed calls" in r.stderr, r.stderr)
+        r = fe.run("record", "--errors", other, "--", "true")
+        expect_eq(r.returncode, 125, r.stderr)
         check("--errors shows the chains of failed calls" in r.stderr, r.stderr)
 
 

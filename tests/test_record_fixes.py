@@ -66,10 +66,10 @@ def test_event_as_group_slash_event():
         events = [l.split(": ", 1)[1] for l in r.stdout.splitlines() if ": " in l]
         expect_eq(events, ["main(argc=2)"], r.stdout)
         r = fe.run("record", "-g", "other", "-e", f"{GROUP}/main", "--", "true")
-        expect_eq((r.returncode, r.stderr), (2, f"fevent: error: -e {GROUP}/main is not in group "
+        expect_eq((r.returncode, r.stderr), (125, f"fevent: error: -e {GROUP}/main is not in group "
                                                 "'other'; one record takes one group\n"))
         r = fe.run("record", "-e", f"{GROUP}/nosuch", "--", "true")
-        expect_eq(r.returncode, 2)
+        expect_eq(r.returncode, 125)
         check(f"no event 'nosuch' in group '{GROUP}'" in r.stderr, r.stderr)
     finally:
         clean()

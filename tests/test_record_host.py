@@ -95,6 +95,12 @@ def test_exit_status_of_the_command():
     try:
         r = record("--", "sh", "-c", "exit 3")
         expect_eq(r.returncode, 3, r.stderr)
+        # the command's 1 and 2 are its own: fevent's failure is 125
+        for rc in (1, 2):
+            r = record("--", "sh", "-c", f"exit {rc}")
+            expect_eq((r.returncode, r.stderr), (rc, "fevent: 0 events; none lost\n"))
+        r = record("-e", "nosuch", "--", "sh", "-c", "echo ran; exit 2")
+        expect_eq((r.returncode, r.stdout), (125, ""), r.stderr)
         r = record("--", "/nonexistent/command")
         expect_eq(r.returncode, 127, r.stderr)
         check("cannot run /nonexistent/command" in r.stderr, r.stderr)
@@ -143,15 +149,21 @@ def test_duration_and_pid():
 def test_usage_errors():
     added(PROTO)
     try:
-        for args, words in [(("-e", "nosuch", "--", "true"), "no event 'nosuch'"),
-                            (("-a", "-p", "1"), "record one of"),
-                            ((), "record one of"),
-                            (("-b", "x", "-a"), "-b wants a positive integer")]:
+        # with -- CMD, fevent's own failure is 125 (CMD's 1 and 2 are its own)
+        for args, words, rc in [(("-e", "nosuch", "--", "true"), "no event 'nosuch'", 125),
+                                (("-a", "-p", "1"), "record one of", 2),
+                                ((), "record one of", 2),
+                                (("-b", "x", "-a"), "-b wants a positive integer", 2),
+                                (("-b", "x", "--", "true"), "-b wants a positive integer", 125),
+                                (("--bogus", "--", "true"), "unknown option '--bogus'", 125)]:
             r = record(*args)
-            expect_eq(r.returncode, 2, f"{args}: {r.stderr}")
+            expect_eq(r.returncode, rc, f"{args}: {r.stderr}")
             check(words in r.stderr, f"{args}: {r.stderr}")
         clean()
         r = record("--", "true")
+        expect_eq(r.returncode, 125, r.stderr)
+        check("has no events to record" in r.stderr, r.stderr)
+        r = record("-a", "-d", "0.1")
         expect_eq(r.returncode, 1, r.stderr)
         check("has no events to record" in r.stderr, r.stderr)
     finally:

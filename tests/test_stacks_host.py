@@ -163,6 +163,9 @@ def test_json_has_the_stack_as_an_array():
 
 
 def test_stack_is_not_for_graph():
-    r = fe.run("record", "--stack", "--graph", "--", "true")
+    r = fe.run("record", "--stack", "--graph", "-a")
     expect_eq(r.returncode, 2, r.stderr)
+    check("not with --graph" in r.stderr, r.stderr)
+    r = fe.run("record", "--stack", "--graph", "--", "true")
+    expect_eq(r.returncode, 125, r.stderr)
     check("not with --graph" in r.stderr, r.stderr)

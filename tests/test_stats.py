@@ -122,13 +122,14 @@ def test_a_key_named_count_leaves_the_tally_its_own_header():
 def test_a_key_no_event_has_is_named():
     setup()
     try:
+        # fevent's own failure with -- CMD: 125 (CMD's 1 and 2 are its own)
         r = fe.run("stats", "-g", GROUP, "--by", "caller", "--", binary(), "1")
-        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq((r.returncode, r.stdout), (125, ""))
         expect_eq(r.stderr, "fevent: error: --by caller: caller is the kernel function a "
                   f"kprobe's entry returns to, and no event of group '{GROUP}' has one "
                   "(uprobes and return events have none)\n")
         r = fe.run("stats", "-g", GROUP, "--by", "lenn", "--", binary(), "1")
-        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq((r.returncode, r.stdout), (125, ""))
         expect_eq(r.stderr, f"fevent: error: --by lenn: no event of group '{GROUP}' has a "
                   "field 'lenn'; did you mean 'len'? (keys: a field, comm, pid, cpu, caller, "
                   "stack)\n")
@@ -164,12 +165,16 @@ def test_usage_errors_exit_2_and_name_the_problem():
         ]
         for extra, msg in cases:
             r = fe.run("stats", "-g", GROUP, *extra, "--", binary(), "1")
+            expect_eq(r.returncode, 125, (extra, r.stderr))
+            r = fe.run("stats", "-g", GROUP, *extra, "-a", "-d", "0.1")
             expect_eq(r.returncode, 2, (extra, r.stderr))
             check(msg in r.stderr, (extra, r.stderr))
             expect_eq(r.stdout, "", extra)
         r = fe.run("stats", "-g", GROUP, "--hist", "nosuch", "-e", "tick", "--", binary(), "1")
         check("has the fields n" in r.stderr, r.stderr)
         r = fe.run("stats", "-g", GROUP, "-i", "0", "--", binary(), "1")
+        expect_eq(r.returncode, 125, r.stderr)
+        r = fe.run("stats", "-g", GROUP, "-i", "0", "-a")
         expect_eq(r.returncode, 2, r.stderr)
         r = fe.run("stats", "-g", GROUP)
         expect_eq(r.returncode, 2, r.stderr)

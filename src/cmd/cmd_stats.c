@@ -1341,7 +1341,9 @@ static void run_free(struct run *r)
 		tep_free(r->tep);
 }
 
-int fe_cmd_stats(const struct fe_cli *cli)
+/* 0 with the command's (or the counting's) status in *status, else
+ * fevent's own exit status after saying what is wrong. */
+static int count(const struct fe_cli *cli, int *status)
 {
 	struct run r = { .cli = cli };
 	struct fe_record_opts o = {
@@ -1355,7 +1357,7 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	struct fe_stats_opts so = { 0 };
 	struct fe_event_info *ev = NULL;
 	struct fe_error err = { 0 };
-	int n = 0, i, status = 0, ret = FE_EXIT_USAGE;
+	int n = 0, i, ret = FE_EXIT_USAGE;
 	char why[512] = "";
 
 	fe_record_note_given_fds();
@@ -1475,17 +1477,24 @@ int fe_cmd_stats(const struct fe_cli *cli)
 			fprintf(stderr, "stats: from the event stream (%s)\n", why);
 	}
 	o.ctx = &r;
-	ret = fe_record(&o, &status, &err);
+	ret = fe_record(&o, status, &err);
 	if (ret < 0) {
 		fe_say_error("%s\n", err.msg);
 		ret = ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 		goto out;
 	}
-	ret = status;
+	ret = 0;
 out:
 	run_free(&r);
 	fe_event_infos_free(ev, n);
 	return ret;
+}
+
+int fe_cmd_stats(const struct fe_cli *cli)
+{
+	int status = 0, ret = count(cli, &status);
+
+	return ret ? fe_own_failure(cli, ret) : status;
 }
 
 /* -i/--interval SECS, stats' own */
@@ -1515,7 +1524,7 @@ const struct fe_command fe_command_stats = {
 	"with a synthetic event for --latency), else from the event stream; -v\n"
 	"says which.  Targets, filters and the end are as record's.\n",
 	"fevent stats --by comm --hist count -e ksys_read -d 2 -a",
-	FE_CMD_PID_TARGET,
+	FE_CMD_PID_TARGET | FE_CMD_RUNS_COMMAND,
 	{ { 'g', "the group whose events to count (default: functions)" },
 	  { 'e', "count this event (and its __return); default all;\n"
 		 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
