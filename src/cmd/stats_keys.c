@@ -227,21 +227,16 @@ static int values_shown(struct run *r, struct counted *c)
 }
 
 /*
- * Which events count and by which of their fields; a name an event
- * lacks is a usage error when the event was asked for by name, and
- * leaves the event out otherwise.
+ * --by comm, pid or cpu where an event has a field of that name (a
+ * parameter named cpu, a tracepoint's pid): the field, as the kernel's
+ * filter reads 'cpu' (its event's own field first); the task's are then
+ * COMM, common_pid and CPU.
  */
-int fe_cmdstats_choose(struct run *r, struct fe_event_info *ev, int n)
+static int task_keys_as_fields(struct run *r, struct fe_event_info *ev, int n)
 {
 	const struct fe_cli *cli = r->cli;
 	int i, k;
 
-	/*
-	 * --by comm, pid or cpu where an event has a field of that name (a
-	 * parameter named cpu, a tracepoint's pid): the field, as the
-	 * kernel's filter reads 'cpu' (its event's own field first); the
-	 * task's are then COMM, common_pid and CPU.
-	 */
 	for (k = 0; k < r->nr_by; k++) {
 		if (!(r->src[k] == K_COMM || r->src[k] == K_PID || r->src[k] == K_CPU) ||
 		    strcmp(r->by[k], r->src[k] == K_COMM ? "comm" : r->src[k] == K_PID ? "pid" : "cpu"))
@@ -262,179 +257,209 @@ int fe_cmdstats_choose(struct run *r, struct fe_event_info *ev, int n)
 			fields_free(f, nf);
 		}
 	}
-	for (i = 0; i < n; i++) {
-		struct field *f = NULL, *rf = NULL;
-		int nf = 0, nrf = 0;
-		bool named = false, amb;
-		struct counted *c;
-		struct fe_event_info *ret = NULL, *half = NULL;
-		char retname[512];
+	return 0;
+}
 
-		if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
+/* One event being chosen: its fields, and its return's (the half that
+ * may hold keys the entry lacks). */
+struct pick {
+	struct fe_event_info *ev, *half;
+	struct field *f, *rf;
+	int nf, nrf;
+	bool named;		/* asked for by name: a lacking key is an error */
+};
+
+#define PICK_BAD	(-1)
+#define PICK_SKIP	1
+
+/* The --by keys of p into c: 0, PICK_SKIP (the event lacks one and was
+ * not named) or PICK_BAD after saying why. */
+static int pick_keys(struct run *r, struct pick *p, struct counted *c)
+{
+	struct fe_event_info *e = p->ev;
+	bool amb;
+	int k;
+
+	for (k = 0; k < r->nr_by; k++) {
+		const struct field *hit;
+
+		if (r->src[k] == K_STACK && fe_kind_is_uprobe(e->kind)) {
+			fe_say_error("--by stack: %s/%s is a uprobe; its kernel stack is the "
+				     "trap's, and user stacks are not read\n", e->group, e->event);
+			return PICK_BAD;
+		}
+		if (r->src[k] == K_COMM || r->src[k] == K_PID || r->src[k] == K_CPU ||
+		    r->src[k] == K_STACK)
 			continue;
-		/* asked for by name (a -e EVENT's __return only comes along) */
-		for (k = 0; k < cli->nr_events; k++)
-			named |= !strcmp(cli->events[k], ev[i].event);
-		if (r->mode == FE_STATS_LATENCY) {
-			int j;
-
-			if (fe_cmdstats_is_return(ev[i].event))
-				continue;
-			snprintf(retname, sizeof(retname), "%s%s", ev[i].event, RETURN_SUFFIX);
-			for (j = 0; j < n && strcmp(ev[j].event, retname); j++)
-				;
-			if (j == n) {
-				if (named) {
-					fe_say_error("--latency: %s/%s has no return event (add it with "
-						     "a return type, 'void' for a function that "
-						     "returns none, or -r)\n", ev[i].group, ev[i].event);
-					return -1;
-				}
-				continue;
+		if (r->src[k] == K_SYMBOL) {
+			hit = find_field(e, p->f, p->nf, CALLER_FIELD, &amb);
+			if (!hit && !p->named)
+				return PICK_SKIP;
+			if (!hit) {
+				fe_say_error("--by caller: %s/%s has no caller field (return "
+					     "events and uprobes have none)\n", e->group, e->event);
+				return PICK_BAD;
 			}
-			ret = &ev[j];
-		}
-		if (parse_fields(ev[i].args, &f, &nf)) {
-			fields_free(f, nf);
-			fe_say_error("out of memory\n");
-			return -1;
-		}
-		/* an entry's return: keys the entry lacks may be its */
-		if (r->mode != FE_STATS_LATENCY && !fe_cmdstats_is_return(ev[i].event)) {
-			int j;
-
-			snprintf(retname, sizeof(retname), "%s%s", ev[i].event, RETURN_SUFFIX);
-			for (j = 0; j < n && strcmp(ev[j].event, retname); j++)
-				;
-			if (j < n && parse_fields(ev[j].args, &rf, &nrf)) {
-				fields_free(f, nf);
-				fields_free(rf, nrf);
-				fe_say_error("out of memory\n");
-				return -1;
-			}
-			half = j < n ? &ev[j] : NULL;
-		}
-		c = fe_grow(&r->c, &r->nr_c, sizeof(*c));
-		if (!c) {
-			fields_free(f, nf);
-			fe_say_error("out of memory\n");
-			return -1;
-		}
-		c->ev = &ev[i];
-		c->ret = ret;
-		if (asprintf(&c->name, "%s/%s", ev[i].group, ev[i].event) < 0)
-			c->name = NULL;
-		for (k = 0; k < r->nr_by; k++) {
-			const struct field *hit;
-
-			if (r->src[k] == K_STACK && fe_kind_is_uprobe(ev[i].kind)) {
-				fe_say_error("--by stack: %s/%s is a uprobe; its kernel stack is the "
-					     "trap's, and user stacks are not read\n", ev[i].group,
-					     ev[i].event);
-				goto bad;
-			}
-			if (r->src[k] == K_COMM || r->src[k] == K_PID || r->src[k] == K_CPU ||
-			    r->src[k] == K_STACK)
-				continue;
-			if (r->src[k] == K_SYMBOL) {
-				hit = find_field(&ev[i], f, nf, CALLER_FIELD, &amb);
-				if (!hit && !named)
-					goto skip;
-				if (!hit) {
-					fe_say_error("--by caller: %s/%s has no caller field (return "
-						     "events and uprobes have none)\n", ev[i].group,
-						     ev[i].event);
-					goto bad;
-				}
-			} else {
-				hit = find_field(&ev[i], f, nf, r->by[k], &amb);
-				if (!hit && !amb && half &&
-				    (hit = find_field(half, rf, nrf, r->by[k], &amb))) {
-					c->key_on_ret[k] = true;
-					c->paired = true;
-				}
-				if (!hit && !named && !amb)
-					goto skip;	/* --by len over all: those with a len */
-				if (!hit) {
-					if (amb)
-						fe_say_error("--by %s: %s/%s has more than one field "
-							     "named so; use the kernel's name\n",
-							     r->by[k], ev[i].group, ev[i].event);
-					else
-						fe_say_error("--by %s: %s/%s has no such field\n",
-							     r->by[k], ev[i].group, ev[i].event);
-					say_fields(&ev[i], f, nf);
-					goto bad;
-				}
-				if (hit->is_array) {
-					fe_say_error("--by %s: %s/%s's %s is an array; a key is one "
-						     "value\n", r->by[k], ev[i].group, ev[i].event,
-						     hit->name);
-					goto bad;
-				}
-				r->kinds[k] = hit->is_string || hit->is_symbol ? FE_KEY_TEXT :
-					      hit->is_hex ? FE_KEY_HEX : FE_KEY_NUMBER;
-				if (hit->is_symbol)
-					r->src[k] = K_SYMBOL;
-				c->key_signed[k] = hit->is_signed && !hit->is_string;
-			}
-			c->key_field[k] = strdup(hit->name);
-		}
-		if (r->mode == FE_STATS_HIST) {
-			const struct field *hit = find_field(&ev[i], f, nf, cli->hist, &amb);
-
-			if (!hit && !amb && half && (hit = find_field(half, rf, nrf, cli->hist, &amb))) {
-				c->value_on_ret = true;
+		} else {
+			hit = find_field(e, p->f, p->nf, r->by[k], &amb);
+			if (!hit && !amb && p->half &&
+			    (hit = find_field(p->half, p->rf, p->nrf, r->by[k], &amb))) {
+				c->key_on_ret[k] = true;
 				c->paired = true;
 			}
-
-			if (!hit && !named) {
-				/* --hist len over all events: those with a len */
-				fields_free(f, nf);
-				free(c->name);
-				for (k = 0; k < r->nr_by; k++)
-					free(c->key_field[k]);
-				r->nr_c--;
-				continue;
-			}
+			if (!hit && !p->named && !amb)
+				return PICK_SKIP;	/* --by len over all: those with a len */
 			if (!hit) {
-				fe_say_error("--hist %s: %s/%s has %s\n", cli->hist, ev[i].group,
-					     ev[i].event, amb ? "more than one field named so; use "
-					     "the kernel's name" : "no such field");
-				say_fields(&ev[i], f, nf);
-				goto bad;
+				if (amb)
+					fe_say_error("--by %s: %s/%s has more than one field "
+						     "named so; use the kernel's name\n",
+						     r->by[k], e->group, e->event);
+				else
+					fe_say_error("--by %s: %s/%s has no such field\n",
+						     r->by[k], e->group, e->event);
+				say_fields(e, p->f, p->nf);
+				return PICK_BAD;
 			}
-			if (hit->is_string || hit->is_symbol || hit->is_array) {
-				fe_say_error("--hist %s: %s/%s's %s is %s, not a number\n", cli->hist,
-					     ev[i].group, ev[i].event, hit->name,
-					     hit->is_array ? "an array" : hit->is_string ? "a string" :
-					     "a symbol");
-				goto bad;
+			if (hit->is_array) {
+				fe_say_error("--by %s: %s/%s's %s is an array; a key is one "
+					     "value\n", r->by[k], e->group, e->event, hit->name);
+				return PICK_BAD;
 			}
-			c->value_field = strdup(hit->name);
-			c->value_signed = hit->is_signed;
+			r->kinds[k] = hit->is_string || hit->is_symbol ? FE_KEY_TEXT :
+				      hit->is_hex ? FE_KEY_HEX : FE_KEY_NUMBER;
+			if (hit->is_symbol)
+				r->src[k] = K_SYMBOL;
+			c->key_signed[k] = hit->is_signed && !hit->is_string;
 		}
-		if (c->paired && returns_count_calls(r, half, rf, nrf))
-			goto skip;	/* the return carries the arguments: it counts */
-		if (c->paired)
-			c->ret = half;
-		if (values_shown(r, c))
-			goto bad;
-		fields_free(f, nf);
-		fields_free(rf, nrf);
-		continue;
-skip:
-		fields_free(rf, nrf);
-		fields_free(f, nf);
+		c->key_field[k] = strdup(hit->name);
+	}
+	return 0;
+}
+
+/* The --hist field of p into c: 0, PICK_SKIP or PICK_BAD, as pick_keys. */
+static int pick_hist(struct run *r, struct pick *p, struct counted *c)
+{
+	const char *hist = r->cli->hist;
+	struct fe_event_info *e = p->ev;
+	const struct field *hit;
+	bool amb;
+
+	hit = find_field(e, p->f, p->nf, hist, &amb);
+	if (!hit && !amb && p->half && (hit = find_field(p->half, p->rf, p->nrf, hist, &amb))) {
+		c->value_on_ret = true;
+		c->paired = true;
+	}
+	if (!hit && !p->named)
+		return PICK_SKIP;	/* --hist len over all events: those with a len */
+	if (!hit) {
+		fe_say_error("--hist %s: %s/%s has %s\n", hist, e->group, e->event,
+			     amb ? "more than one field named so; use the kernel's name" :
+			     "no such field");
+		say_fields(e, p->f, p->nf);
+		return PICK_BAD;
+	}
+	if (hit->is_string || hit->is_symbol || hit->is_array) {
+		fe_say_error("--hist %s: %s/%s's %s is %s, not a number\n", hist, e->group,
+			     e->event, hit->name, hit->is_array ? "an array" :
+			     hit->is_string ? "a string" : "a symbol");
+		return PICK_BAD;
+	}
+	c->value_field = strdup(hit->name);
+	c->value_signed = hit->is_signed;
+	return 0;
+}
+
+/* ev[i]'s return event (NAME__return) in ev, or NULL. */
+static struct fe_event_info *return_of(struct fe_event_info *ev, int n, int i)
+{
+	char retname[512];
+	int j;
+
+	snprintf(retname, sizeof(retname), "%s%s", ev[i].event, RETURN_SUFFIX);
+	for (j = 0; j < n && strcmp(ev[j].event, retname); j++)
+		;
+	return j < n ? &ev[j] : NULL;
+}
+
+/* ev[i] counted (a new r->c) or left out: 0, or PICK_BAD after saying why. */
+static int choose_event(struct run *r, struct fe_event_info *ev, int n, int i)
+{
+	const struct fe_cli *cli = r->cli;
+	struct pick p = { .ev = &ev[i] };
+	struct fe_event_info *ret = NULL;
+	struct counted *c;
+	int k, got;
+
+	/* asked for by name (a -e EVENT's __return only comes along) */
+	for (k = 0; k < cli->nr_events; k++)
+		p.named |= !strcmp(cli->events[k], ev[i].event);
+	if (r->mode == FE_STATS_LATENCY) {
+		if (fe_cmdstats_is_return(ev[i].event))
+			return 0;
+		ret = return_of(ev, n, i);
+		if (!ret && p.named) {
+			fe_say_error("--latency: %s/%s has no return event (add it with a return "
+				     "type, 'void' for a function that returns none, or -r)\n",
+				     ev[i].group, ev[i].event);
+			return PICK_BAD;
+		}
+		if (!ret)
+			return 0;
+	}
+	/* an entry's return: keys the entry lacks may be its */
+	if (r->mode != FE_STATS_LATENCY && !fe_cmdstats_is_return(ev[i].event))
+		p.half = return_of(ev, n, i);
+	got = parse_fields(ev[i].args, &p.f, &p.nf) ||
+	      (p.half && parse_fields(p.half->args, &p.rf, &p.nrf)) ? PICK_BAD : 0;
+	c = got ? NULL : fe_grow(&r->c, &r->nr_c, sizeof(*c));
+	if (!c) {
+		fe_say_error("out of memory\n");
+		got = PICK_BAD;
+		goto out;
+	}
+	c->ev = &ev[i];
+	c->ret = ret;
+	if (asprintf(&c->name, "%s/%s", ev[i].group, ev[i].event) < 0)
+		c->name = NULL;
+	got = pick_keys(r, &p, c);
+	if (!got && r->mode == FE_STATS_HIST)
+		got = pick_hist(r, &p, c);
+	if (!got && c->paired && returns_count_calls(r, p.half, p.rf, p.nrf))
+		got = PICK_SKIP;	/* the return carries the arguments: it counts */
+	if (!got && c->paired)
+		c->ret = p.half;
+	if (!got && values_shown(r, c))
+		got = PICK_BAD;
+	if (got == PICK_SKIP) {
 		free(c->name);
 		for (k = 0; k < r->nr_by; k++)
 			free(c->key_field[k]);
 		r->nr_c--;
-		continue;
-bad:
-		fields_free(rf, nrf);
-		fields_free(f, nf);
+		got = 0;
+	}
+out:
+	fields_free(p.rf, p.nrf);
+	fields_free(p.f, p.nf);
+	return got;
+}
+
+/*
+ * Which events count and by which of their fields; a name an event
+ * lacks is a usage error when the event was asked for by name, and
+ * leaves the event out otherwise.
+ */
+int fe_cmdstats_choose(struct run *r, struct fe_event_info *ev, int n)
+{
+	const struct fe_cli *cli = r->cli;
+	int i;
+
+	if (task_keys_as_fields(r, ev, n))
 		return -1;
+	for (i = 0; i < n; i++) {
+		if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
+			continue;
+		if (choose_event(r, ev, n, i))
+			return -1;
 	}
 	if (!r->nr_c) {
 		if (r->mode == FE_STATS_HIST)
