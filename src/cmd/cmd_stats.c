@@ -369,11 +369,10 @@ fail:
  * The kernel's counters for every counted event, or a reason why the
  * stream way must count instead (why).
  */
-static int build_counters(struct run *r, char *why, size_t size)
+/* Why the kernel cannot count what r counts, into why: -1, else 0. */
+static int kernel_cannot(struct run *r, char *why, size_t size)
 {
-	bool by_pid = r->target != FE_RECORD_ALL;
-	struct tep_handle *tep;
-	int i, k;
+	int i;
 
 	/*
 	 * A filter on whole calls decides on an entry and its return
@@ -426,6 +425,55 @@ static int build_counters(struct run *r, char *why, size_t size)
 				 "hist triggers");
 			return -1;
 		}
+	return 0;
+}
+
+/* c's hist trigger (and a --latency's synthetic event), number i. */
+static int make_counter(struct run *r, struct counted *c, int i, bool by_pid, char *why,
+			size_t size)
+{
+	struct fe_khist_key keys[MAX_BY];
+	struct fe_error err = { 0 };
+	char *filter = filter_of(c->ev), *ret_filter = c->ret ? filter_of(c->ret) : NULL;
+	char tag[64];
+	int k;
+
+	for (k = 0; k < r->nr_by; k++) {
+		keys[k].src = r->src[k] == K_COMM ? FE_KSRC_COMM :
+			      r->src[k] == K_PID ? FE_KSRC_PID :
+			      r->src[k] == K_CPU ? FE_KSRC_CPU :
+			      r->src[k] == K_SYMBOL ? FE_KSRC_SYMBOL :
+			      r->src[k] == K_STACK ? FE_KSRC_STACK : FE_KSRC_FIELD;
+		keys[k].field = c->key_field[k];
+		keys[k].is_string = r->kinds[k] == FE_KEY_TEXT && r->src[k] == K_FIELD;
+		/* -2, as the stream shows it, not 18446744073709551614 */
+		keys[k].is_signed = r->src[k] == K_FIELD && c->key_signed[k];
+	}
+	/* comm and pid both: one key, the kernel prints both for it */
+	snprintf(tag, sizeof(tag), "fevent_%d_%d", (int)getpid(), i);
+	c->khist = fe_khist_new(r->tep, c->ev->group, c->ev->event,
+				c->ret ? c->ret->event : NULL, keys, r->nr_by,
+				c->value_field, c->value_signed, filter, ret_filter,
+				r->target == FE_RECORD_ALL ? (int)getpid() : 0, by_pid, tag,
+				&err);
+	c->ret_filtered = ret_filter != NULL;
+	free(filter);
+	free(ret_filter);
+	if (!c->khist) {
+		snprintf(why, size, "%.400s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int build_counters(struct run *r, char *why, size_t size)
+{
+	bool by_pid = r->target != FE_RECORD_ALL;
+	struct tep_handle *tep;
+	int i;
+
+	if (kernel_cannot(r, why, size))
+		return -1;
 	tep = r->tep = counted_formats(r, by_pid, why, size);
 	if (!tep)
 		return -1;
@@ -438,39 +486,9 @@ static int build_counters(struct run *r, char *why, size_t size)
 			return -1;
 		}
 	}
-	for (i = 0; i < r->nr_c; i++) {
-		struct counted *c = &r->c[i];
-		struct fe_khist_key keys[MAX_BY];
-		struct fe_error err = { 0 };
-		char *filter = filter_of(c->ev), *ret_filter = c->ret ? filter_of(c->ret) : NULL;
-		char tag[64];
-
-		for (k = 0; k < r->nr_by; k++) {
-			keys[k].src = r->src[k] == K_COMM ? FE_KSRC_COMM :
-				      r->src[k] == K_PID ? FE_KSRC_PID :
-				      r->src[k] == K_CPU ? FE_KSRC_CPU :
-				      r->src[k] == K_SYMBOL ? FE_KSRC_SYMBOL :
-				      r->src[k] == K_STACK ? FE_KSRC_STACK : FE_KSRC_FIELD;
-			keys[k].field = c->key_field[k];
-			keys[k].is_string = r->kinds[k] == FE_KEY_TEXT && r->src[k] == K_FIELD;
-			/* -2, as the stream shows it, not 18446744073709551614 */
-			keys[k].is_signed = r->src[k] == K_FIELD && c->key_signed[k];
-		}
-		/* comm and pid both: one key, the kernel prints both for it */
-		snprintf(tag, sizeof(tag), "fevent_%d_%d", (int)getpid(), i);
-		c->khist = fe_khist_new(tep, c->ev->group, c->ev->event,
-					c->ret ? c->ret->event : NULL, keys, r->nr_by,
-					c->value_field, c->value_signed, filter, ret_filter,
-					r->target == FE_RECORD_ALL ? (int)getpid() : 0, by_pid, tag,
-					&err);
-		c->ret_filtered = ret_filter != NULL;
-		free(filter);
-		free(ret_filter);
-		if (!c->khist) {
-			snprintf(why, size, "%.400s", err.msg);
+	for (i = 0; i < r->nr_c; i++)
+		if (make_counter(r, &r->c[i], i, by_pid, why, size))
 			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -504,6 +522,96 @@ static void run_free(struct run *r)
 		tep_free(r->tep);
 }
 
+/* Names add could not keep beside the events, from debug info: -1
+ * after saying why. */
+static int derive_names(const struct fe_cli *cli, struct fe_event_info *ev, int n)
+{
+	struct fe_warnings w = { 0 };
+	bool *wanted = calloc(n, sizeof(*wanted));
+	int i;
+
+	for (i = 0; wanted && i < n; i++)
+		wanted[i] = fe_record_wanted(ev[i].event, cli->events, cli->nr_events);
+	if (!wanted || fe_values_derive(ev, n, wanted, fe_quiet ? NULL : &w)) {
+		free(wanted);
+		fe_warnings_free(&w);
+		fe_say_error("out of memory\n");
+		return -1;
+	}
+	free(wanted);
+	for (i = 0; i < w.nr; i++)
+		fe_say_warning("%s\n", w.msgs[i]);
+	fe_warnings_free(&w);
+	return 0;
+}
+
+/* The tables r counts into (raw) and shows (shown), and the pairs of
+ * entries waiting for their returns: -1 after saying why. */
+static int new_tables(struct run *r)
+{
+	const struct fe_cli *cli = r->cli;
+	struct fe_stats_opts so = {
+		.mode = r->mode, .field = cli->hist, .keys = r->by, .key_kinds = r->kinds,
+		.nr_keys = r->nr_by, .json = cli->json, .out = stdout,
+	};
+	int i;
+
+	r->raw = fe_stats_new(&so);
+	/* keys shown by name (enumerators, errno names) are text */
+	for (i = 0; i < r->nr_by; i++)
+		r->shown_kinds[i] = r->named[i] ? FE_KEY_TEXT : r->kinds[i];
+	so.key_kinds = r->shown_kinds;
+	r->shown = fe_stats_new(&so);
+	r->pairs = fe_stats_pairs_new();
+	for (i = 0; r->raw && r->shown && r->pairs && i < r->nr_c; i++)
+		if (!r->c[i].name || fe_stats_event(r->shown, r->c[i].name))
+			break;
+	if (!r->raw || !r->shown || !r->pairs || i < r->nr_c) {
+		fe_say_error("out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* In the kernel (hist triggers) where it can, else from the stream: o
+ * set for the one r takes. */
+static void count_where(struct run *r, struct fe_record_opts *o)
+{
+	const struct fe_cli *cli = r->cli;
+	char why[512] = "";
+	int i;
+
+	if (cli->stream)
+		snprintf(why, sizeof(why), "--stream");
+	else if (!build_counters(r, why, sizeof(why)))
+		r->in_kernel = true;
+	if (r->in_kernel) {
+		o->counted_in_kernel = true;
+		o->arm = arm;
+		o->disarm = disarm;
+		if (cli->verbose)
+			fprintf(stderr, "stats: in the kernel (hist triggers%s)\n",
+				r->mode == FE_STATS_LATENCY ? " and a synthetic event" : "");
+		return;
+	}
+	/* only the counted events (and a latency's returns) are read */
+	for (i = 0; i < r->nr_c; i++)
+		fe_khist_free(r->c[i].khist), r->c[i].khist = NULL;
+	fe_ktasks_free(r->tasks);
+	r->tasks = NULL;
+	o->view.sink = fe_cmdstats_count_event;
+	/* kallsyms is read only for keys shown as symbols */
+	o->no_symbols = true;
+	for (i = 0; i < r->nr_by; i++) {
+		o->stacks |= r->src[i] == K_STACK;
+		if (r->src[i] == K_STACK || r->src[i] == K_SYMBOL)
+			o->no_symbols = false;
+	}
+	o->view.sink_ctx = r;
+	if (cli->verbose)
+		fprintf(stderr, "stats: from the event stream (%s)\n", why);
+}
+
 /* 0 with the command's (or the counting's) status in *status, else
  * fevent's own exit status after saying what is wrong. */
 static int count(const struct fe_cli *cli, int *status)
@@ -517,11 +625,9 @@ static int count(const struct fe_cli *cli, int *status)
 		.report = report,
 		.interval = cli->interval,
 	};
-	struct fe_stats_opts so = { 0 };
 	struct fe_event_info *ev = NULL;
 	struct fe_error err = { 0 };
 	int n = 0, i, ret = FE_EXIT_USAGE;
-	char why[512] = "";
 
 	fe_record_note_given_fds();
 	fe_record_catch_signals();
@@ -561,84 +667,17 @@ static int count(const struct fe_cli *cli, int *status)
 	}
 	r.ev = ev;
 	r.nr_ev = n;
-	/* names add could not keep beside the events: from debug info */
-	{
-		struct fe_warnings w = { 0 };
-
-		bool *wanted = calloc(n, sizeof(*wanted));
-
-		for (i = 0; wanted && i < n; i++)
-			wanted[i] = fe_record_wanted(ev[i].event, cli->events, cli->nr_events);
-		if (!wanted || fe_values_derive(ev, n, wanted, fe_quiet ? NULL : &w)) {
-			free(wanted);
-			fe_warnings_free(&w);
-			fe_say_error("out of memory\n");
-			ret = FE_EXIT_FAIL;
-			goto out;
-		}
-		free(wanted);
-		for (i = 0; i < w.nr; i++)
-			fe_say_warning("%s\n", w.msgs[i]);
-		fe_warnings_free(&w);
-	}
-	if (fe_cmdstats_choose(&r, ev, n))
-		goto out;
-
-	so.mode = r.mode;
-	so.field = cli->hist;
-	so.keys = r.by;
-	so.key_kinds = r.kinds;
-	so.nr_keys = r.nr_by;
-	so.json = cli->json;
-	so.out = stdout;
-	r.raw = fe_stats_new(&so);
-	/* keys shown by name (enumerators, errno names) are text */
-	for (i = 0; i < r.nr_by; i++)
-		r.shown_kinds[i] = r.named[i] ? FE_KEY_TEXT : r.kinds[i];
-	so.key_kinds = r.shown_kinds;
-	r.shown = fe_stats_new(&so);
-	r.pairs = fe_stats_pairs_new();
-	if (!r.raw || !r.shown || !r.pairs) {
-		fe_say_error("out of memory\n");
+	if (derive_names(cli, ev, n)) {
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 0; i < r.nr_c; i++)
-		if (!r.c[i].name || fe_stats_event(r.shown, r.c[i].name)) {
-			fe_say_error("out of memory\n");
-			ret = FE_EXIT_FAIL;
-			goto out;
-		}
-
-	if (cli->stream)
-		snprintf(why, sizeof(why), "--stream");
-	else if (!build_counters(&r, why, sizeof(why)))
-		r.in_kernel = true;
-	if (r.in_kernel) {
-		o.counted_in_kernel = true;
-		o.arm = arm;
-		o.disarm = disarm;
-		if (cli->verbose)
-			fprintf(stderr, "stats: in the kernel (hist triggers%s)\n",
-				r.mode == FE_STATS_LATENCY ? " and a synthetic event" : "");
-	} else {
-		/* only the counted events (and a latency's returns) are read */
-		for (i = 0; i < r.nr_c; i++)
-			fe_khist_free(r.c[i].khist), r.c[i].khist = NULL;
-		fe_ktasks_free(r.tasks);
-		r.tasks = NULL;
-		o.view.sink = fe_cmdstats_count_event;
-		/* kallsyms is read only for keys shown as symbols */
-		o.no_symbols = true;
-		for (i = 0; i < r.nr_by; i++) {
-			o.stacks |= r.src[i] == K_STACK;
-			if (r.src[i] == K_STACK || r.src[i] == K_SYMBOL)
-				o.no_symbols = false;
-		}
-		o.view.sink_ctx = &r;
-		if (cli->verbose)
-			fprintf(stderr, "stats: from the event stream (%s)\n", why);
+	if (fe_cmdstats_choose(&r, ev, n))
+		goto out;
+	if (new_tables(&r)) {
+		ret = FE_EXIT_FAIL;
+		goto out;
 	}
+	count_where(&r, &o);
 	o.ctx = &r;
 	ret = fe_record(&o, status, &err);
 	if (ret < 0) {

@@ -178,6 +178,50 @@ out:
 	return 0;
 }
 
+/* The stack of e as a --by stack key: its frames by name, one a line. */
+static void stack_key(struct fe_view *v, const struct counted *c, const struct fe_view_event *e,
+		      struct fe_buf *out)
+{
+	struct fe_buf raw = { 0 };
+	int f;
+
+	for (f = 0; f < e->nr_stack; f++) {
+		const char *name = fe_view_symbol(v, e->stack[f]);
+
+		if (f)
+			fe_buf_addc(&raw, '\n');
+		if (name)
+			fe_buf_add(&raw, name, strlen(name));
+		else
+			fe_buf_printf(&raw, "0x%llx", e->stack[f]);
+	}
+	fe_cmdstats_normalize_stack(c, raw.s ? raw.s : "", out);
+	fe_buf_free(&raw);
+}
+
+/* A paired entry's keys (keys[0..nr_by)) held until its return comes,
+ * the entry's --hist value riding last among them. */
+static void hold_paired_entry(struct run *r, struct fe_view *v, const struct counted *c,
+			      const struct fe_view_event *e, const char **keys)
+{
+	struct fe_buf t = { 0 };
+	unsigned long long value = 0;
+	bool is_signed;
+
+	fe_buf_add(&t, "", 0);
+	if (c->value_field && !c->value_on_ret &&
+	    fe_view_field(v, e, c->value_field, &t, &value, &is_signed)) {
+		fe_buf_free(&t);
+		return;
+	}
+	t.len = 0;
+	fe_buf_add_u64(&t, value);
+	keys[r->nr_by] = t.s ? t.s : "0";
+	if (fe_stats_pairs_entry(r->pairs, c->ev->event, e->pid, e->ts, keys, r->nr_by + 1))
+		r->failed = true;
+	fe_buf_free(&t);
+}
+
 int fe_cmdstats_count_event(void *ctx, struct fe_view *v, const struct fe_view_event *e)
 {
 	struct run *r = ctx;
@@ -219,24 +263,9 @@ int fe_cmdstats_count_event(void *ctx, struct fe_view *v, const struct fe_view_e
 		case K_CPU:
 			fe_buf_add_s64(&text[k], e->cpu);
 			break;
-		case K_STACK: {
-			struct fe_buf raw = { 0 };
-			int f;
-
-			for (f = 0; f < e->nr_stack; f++) {
-				const char *name = fe_view_symbol(v, e->stack[f]);
-
-				if (f)
-					fe_buf_addc(&raw, '\n');
-				if (name)
-					fe_buf_add(&raw, name, strlen(name));
-				else
-					fe_buf_printf(&raw, "0x%llx", e->stack[f]);
-			}
-			fe_cmdstats_normalize_stack(c, raw.s ? raw.s : "", &text[k]);
-			fe_buf_free(&raw);
+		case K_STACK:
+			stack_key(v, c, e, &text[k]);
 			break;
-		}
 		default:
 			if (c->key_on_ret[k])
 				break;	/* the return's, when it comes */
@@ -246,22 +275,7 @@ int fe_cmdstats_count_event(void *ctx, struct fe_view *v, const struct fe_view_e
 		keys[k] = text[k].s ? text[k].s : "";
 	}
 	if (c->paired) {
-		struct fe_buf t = { 0 };
-
-		/* the entry's --hist value rides last among its keys */
-		fe_buf_add(&t, "", 0);
-		if (c->value_field && !c->value_on_ret &&
-		    fe_view_field(v, e, c->value_field, &t, &value, &is_signed)) {
-			fe_buf_free(&t);
-			goto out;
-		}
-		t.len = 0;
-		fe_buf_add_u64(&t, value);
-		keys[r->nr_by] = t.s ? t.s : "0";
-		if (fe_stats_pairs_entry(r->pairs, c->ev->event, e->pid, e->ts, keys,
-					 r->nr_by + 1))
-			r->failed = true;
-		fe_buf_free(&t);
+		hold_paired_entry(r, v, c, e, keys);
 		goto out;
 	}
 	if (r->mode == FE_STATS_LATENCY) {
