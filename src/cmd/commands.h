@@ -137,6 +137,10 @@ struct fe_command {
 
 #define FE_OPT_SHARED	(-1)
 
+/* Run cmd with its command line (argv[1] is its name), parsed by the
+ * shared option parser (parse_options.c); its exit status. */
+int fe_command_run(const struct fe_command *cmd, int argc, char **argv);
+
 extern const struct fe_command fe_command_compile;
 extern const struct fe_command fe_command_add;
 extern const struct fe_command fe_command_list;
