@@ -99,3 +99,30 @@ def test_usage():
     r = fe.run("check", "-x", "/nonexistent/old", "stable(x)")
     expect_eq((r.returncode, r.stderr),
               (2, "fevent check: -x /nonexistent/old: No such file or directory\n"))
+
+
+def test_rebuild_that_only_moves_the_address_is_same():
+    # a function added before probed(): its address moves, its reads do
+    # not, so the probe still holds (issue 32 item 11)
+    tmp = tempfile.mkdtemp(prefix="fevent-padded-")
+    import atexit
+    atexit.register(shutil.rmtree, tmp, True)
+    a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    for out, extra in ((a, []), (b, ["-DPAD"])):
+        subprocess.run(["gcc", "-g", "-O2", *extra, os.path.join(FIXTURES, "fx_padded.c"),
+                        "-o", out], check=True)
+    check_moved = sym(a, "probed") != sym(b, "probed")
+    expect_eq(check_moved, True)
+    r = fe.run("check", "-x", a, "-x", b, "probed(n, string s, r->id)", "int probed(r->name)")
+    expect_eq((r.returncode, r.stderr), (0, ""))
+    expect_eq(r.stdout,
+              f"  [1] {a} (reference)\n"
+              f"  [2] {b}\n"
+              "probed(n, string s, r->id)  [1] same     [2] same\n"
+              "int probed(r->name)         [1] same     [2] same\n")
+    # the definitions still name each build's own address
+    r = fe.run("check", "-x", a, "-x", b, "probed(n)", "--json")
+    cells = json.loads(r.stdout)["kernels"]
+    expect_eq([(k["state"], k["definition"]) for k in cells],
+              [("same", f"p:functions/probed {a}:0x{sym(a, 'probed'):x} n=%di:s32"),
+               ("same", f"p:functions/probed {b}:0x{sym(b, 'probed'):x} n=%di:s32")])

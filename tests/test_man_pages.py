@@ -161,3 +161,17 @@ def test_completion_offers_help_and_its_commands():
     import test_completion
     check("help" in test_completion.complete("he"), "help completes")
     expect_eq(sorted(test_completion.complete("help", "st")), ["stats"])
+
+
+def test_options_section_names_only_options_the_command_takes():
+    """An option an OPTIONS entry mentions in passing ('With --btf ...') is
+    one the command takes: lines and vars refuse --btf and --kallsyms, and
+    their pages said what the module option does with them."""
+    for cmd in commands():
+        want = help_options(cmd)
+        body = unescape(sections(page(cmd))["OPTIONS"])
+        # another command's option is named with that command ('add -f')
+        body = re.sub(r"fevent \w+[^\n]*", "", body)
+        named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", body))
+        expect_eq(sorted(named - set(want)), [],
+                  f"fevent-{cmd}.1's OPTIONS names options 'fevent {cmd}' refuses")

@@ -95,6 +95,13 @@ def test_exit_status_of_the_command():
     try:
         r = record("--", "sh", "-c", "exit 3")
         expect_eq(r.returncode, 3, r.stderr)
+        # the command's 1 and 2 are its own: fevent's failure once the
+        # command line was taken is 125; a refused one is 2, and nothing ran
+        for rc in (1, 2):
+            r = record("--", "sh", "-c", f"exit {rc}")
+            expect_eq((r.returncode, r.stderr), (rc, "fevent: 0 events; none lost\n"))
+        r = record("-e", "nosuch", "--", "sh", "-c", "echo ran; exit 2")
+        expect_eq((r.returncode, r.stdout), (2, ""), r.stderr)
         r = record("--", "/nonexistent/command")
         expect_eq(r.returncode, 127, r.stderr)
         check("cannot run /nonexistent/command" in r.stderr, r.stderr)
@@ -143,15 +150,22 @@ def test_duration_and_pid():
 def test_usage_errors():
     added(PROTO)
     try:
+        # bad input is 2, with -- CMD too (the command never ran)
         for args, words in [(("-e", "nosuch", "--", "true"), "no event 'nosuch'"),
                             (("-a", "-p", "1"), "record one of"),
                             ((), "record one of"),
-                            (("-b", "x", "-a"), "-b wants a positive integer")]:
+                            (("-b", "x", "-a"), "-b wants a positive integer"),
+                            (("-b", "x", "--", "true"), "-b wants a positive integer"),
+                            (("--bogus", "--", "true"), "unknown option '--bogus'")]:
             r = record(*args)
             expect_eq(r.returncode, 2, f"{args}: {r.stderr}")
             check(words in r.stderr, f"{args}: {r.stderr}")
         clean()
+        # a failure that is not the command line's, with -- CMD: 125
         r = record("--", "true")
+        expect_eq(r.returncode, 125, r.stderr)
+        check("has no events to record" in r.stderr, r.stderr)
+        r = record("-a", "-d", "0.1")
         expect_eq(r.returncode, 1, r.stderr)
         check("has no events to record" in r.stderr, r.stderr)
     finally:

@@ -43,8 +43,26 @@ static char *definition_of(const struct fe_compiled *it)
 	return s;
 }
 
-/* A uprobe definition as two builds compare: without the build's path
- * ("p:G/E /a/old:0x1139 ..." and "/a/new:0x1139" are the same probe). */
+/* Past "0x" and its hex digits at p, or p when there are none. */
+static const char *past_hex(const char *p)
+{
+	const char *q = p;
+
+	if (strncmp(q, "0x", 2))
+		return p;
+	for (q += 2; (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f'); q++)
+		;
+	return q;
+}
+
+/*
+ * A uprobe definition as two builds compare: without the build's path
+ * and the probe's address in it ("p:G/E /a/old:0x1139 ..." and
+ * "/a/new:0x1189" are the same probe).  A rebuild moves every address;
+ * what tells whether a probe still holds is its reads, so only other
+ * reads make a build's cell 'moved' (a kernel's function address is not
+ * in its definition, so kernels compare as they did).
+ */
 static char *comparable(const char *def, const struct fe_kernel_arg *k)
 {
 	struct fe_buf b = { 0 };
@@ -57,6 +75,15 @@ static char *comparable(const char *def, const struct fe_kernel_arg *k)
 		fe_buf_add(&b, p, at - p);
 		fe_buf_add(&b, "BIN", 3);
 		p = at + len;
+		/* BIN:0xADDR, and an SDT semaphore's (0xADDR) after it */
+		if (*p == ':' && past_hex(p + 1) != p + 1) {
+			fe_buf_add(&b, ":ADDR", 5);
+			p = past_hex(p + 1);
+			if (*p == '(' && past_hex(p + 1) != p + 1 && *past_hex(p + 1) == ')') {
+				fe_buf_add(&b, "(ADDR)", 6);
+				p = past_hex(p + 1) + 1;
+			}
+		}
 	}
 	fe_buf_add(&b, p, strlen(p));
 	return fe_buf_take(&b);
@@ -213,64 +240,51 @@ static void json_cell(const struct fe_kernel_arg *k, const struct cell *c)
 	printf("}");
 }
 
-int fe_cmd_check(const struct fe_cli *cli)
+/* The prototypes: operands, then -f files, as compile takes them, into
+ * *texts (*nr of them); 0, or an exit status after saying what is wrong. */
+static int read_prototypes(const struct fe_cli *cli, const char ***texts, int *nr)
 {
-	const char **texts = NULL;
-	struct cell *cells = NULL;
-	struct fe_error err = { 0 };
-	int nr = 0, i, j, ret = FE_EXIT_USAGE, bad = 0;
-	size_t width = 9;
+	struct fe_compile_set set = { 0 };
+	const char **t;
+	int i;
 
-	if (cli->nr_kernels < 1) {
-		fe_say_error("check wants the kernels to check against: --btf FILE or "
-			     "--vmlinux FILE, once per kernel; or the builds of a binary: "
-			     "-x BIN, once per build\n");
-		return FE_EXIT_USAGE;
-	}
-	/* the prototypes: operands, then -f files, as compile takes them */
-	{
-		struct fe_compile_set set = { 0 };
-
-		for (i = 0; i < cli->nr_args; i++)
-			if (fe_compile_add_text(&set, cli->args[i], i + 1))
-				goto oom_set;
-		for (i = 0; i < cli->nr_files; i++)
-			if (fe_compile_add_file(&set, cli->files[i])) {
-				fe_say_error("cannot read prototypes from %s: %s\n",
-					     strcmp(cli->files[i], "-") ? cli->files[i] :
-					     "standard input", strerror(errno));
-				fe_compile_set_free(&set);
-				return FE_EXIT_USAGE;
-			}
-		texts = calloc(set.nr ? set.nr : 1, sizeof(*texts));
-		for (i = 0; texts && i < set.nr; i++)
-			if (!(texts[i] = strdup(set.items[i].text)))
-				break;
-		nr = texts ? i : 0;
-		fe_compile_set_free(&set);
-		if (!texts || nr < set.nr)
+	for (i = 0; i < cli->nr_args; i++)
+		if (fe_compile_add_text(&set, cli->args[i], i + 1))
 			goto oom;
-		if (0) {
-oom_set:
+	for (i = 0; i < cli->nr_files; i++)
+		if (fe_compile_add_file(&set, cli->files[i])) {
+			fe_say_error("cannot read prototypes from %s: %s\n",
+				     strcmp(cli->files[i], "-") ? cli->files[i] : "standard input",
+				     strerror(errno));
 			fe_compile_set_free(&set);
-			goto oom;
+			return FE_EXIT_USAGE;
 		}
-	}
-	if (!nr) {
-		fe_say_error("no prototype given (see 'fevent check --help')\n");
-		goto out;
-	}
-	cells = calloc((size_t)nr * cli->nr_kernels, sizeof(*cells));
-	if (!cells)
+	t = calloc(set.nr ? set.nr : 1, sizeof(*t));
+	for (i = 0; t && i < set.nr; i++)
+		if (!(t[i] = strdup(set.items[i].text)))
+			break;
+	if (!t || i < set.nr) {
+		while (t && i--)
+			free((char *)t[i]);
+		free(t);
 		goto oom;
-	for (j = 0; j < cli->nr_kernels; j++)
-		if (check_kernel(cli, &cli->kernels[j], cells + j, cli->nr_kernels, nr, texts,
-				 &err)) {
-			fe_say_error("%s: %s\n", cli->kernels[j].path, err.msg);
-			ret = FE_EXIT_FAIL;
-			goto out;
-		}
-	/* the reference is the first kernel: another definition is moved */
+	}
+	*texts = t;
+	*nr = set.nr;
+	fe_compile_set_free(&set);
+	return 0;
+oom:
+	fe_compile_set_free(&set);
+	fe_say_error("out of memory\n");
+	return FE_EXIT_FAIL;
+}
+
+/* The reference is the first kernel: another definition is moved.  How
+ * many cells are worse than moved. */
+static int compare_to_reference(const struct fe_cli *cli, struct cell *cells, int nr)
+{
+	int i, j, bad = 0;
+
 	for (i = 0; i < nr; i++) {
 		const struct cell *ref = &cells[(size_t)i * cli->nr_kernels];
 
@@ -284,51 +298,103 @@ oom_set:
 		}
 		for (j = 0; j < cli->nr_kernels; j++)
 			bad += cells[(size_t)i * cli->nr_kernels + j].state > MOVED;
+	}
+	return bad;
+}
+
+static void print_json(const struct fe_cli *cli, const struct cell *cells,
+		       const char *const *texts, int nr)
+{
+	int i, j;
+
+	for (i = 0; i < nr; i++) {
+		printf("{\"prototype\":");
+		fe_json_string(stdout, texts[i]);
+		printf(",\"kernels\":[");
+		for (j = 0; j < cli->nr_kernels; j++) {
+			if (j)
+				printf(",");
+			json_cell(&cli->kernels[j], &cells[(size_t)i * cli->nr_kernels + j]);
+		}
+		printf("]}\n");
+	}
+}
+
+/* One row per prototype, a column per kernel; the reasons under it. */
+static void print_table(const struct fe_cli *cli, const struct cell *cells,
+			const char *const *texts, int nr)
+{
+	size_t width = 9;
+	int i, j;
+
+	for (i = 0; i < nr; i++)
 		if (strlen(texts[i]) > width)
 			width = strlen(texts[i]);
-	}
-	if (cli->json) {
-		for (i = 0; i < nr; i++) {
-			printf("{\"prototype\":");
-			fe_json_string(stdout, texts[i]);
-			printf(",\"kernels\":[");
-			for (j = 0; j < cli->nr_kernels; j++) {
-				if (j)
-					printf(",");
-				json_cell(&cli->kernels[j], &cells[(size_t)i * cli->nr_kernels + j]);
-			}
-			printf("]}\n");
-		}
-	} else {
-		if (width > 60)
-			width = 60;
+	if (width > 60)
+		width = 60;
+	for (j = 0; j < cli->nr_kernels; j++)
+		printf("  [%d] %s%s\n", j + 1, cli->kernels[j].path, j ? "" : " (reference)");
+	for (i = 0; i < nr; i++) {
+		printf("%-*s", (int)width, texts[i]);
 		for (j = 0; j < cli->nr_kernels; j++)
-			printf("  [%d] %s%s\n", j + 1, cli->kernels[j].path, j ? "" : " (reference)");
-		for (i = 0; i < nr; i++) {
-			printf("%-*s", (int)width, texts[i]);
-			for (j = 0; j < cli->nr_kernels; j++)
-				/* columns line up; the last one has no padding */
-				printf("  [%d] %-*s", j + 1, j + 1 < cli->nr_kernels ? 7 : 0,
-				       state_names[cells[(size_t)i * cli->nr_kernels + j].state]);
-			printf("\n");
-			for (j = 0; j < cli->nr_kernels; j++) {
-				const struct cell *c = &cells[(size_t)i * cli->nr_kernels + j];
+			/* columns line up; the last one has no padding */
+			printf("  [%d] %-*s", j + 1, j + 1 < cli->nr_kernels ? 7 : 0,
+			       state_names[cells[(size_t)i * cli->nr_kernels + j].state]);
+		printf("\n");
+		for (j = 0; j < cli->nr_kernels; j++) {
+			const struct cell *c = &cells[(size_t)i * cli->nr_kernels + j];
 
-				if (c->why && c->state > MOVED)
-					printf("    [%d] %s\n", j + 1, c->why);
-			}
+			if (c->why && c->state > MOVED)
+				printf("    [%d] %s\n", j + 1, c->why);
 		}
 	}
+}
+
+int fe_cmd_check(const struct fe_cli *cli)
+{
+	const char **texts = NULL;
+	struct cell *cells = NULL;
+	struct fe_error err = { 0 };
+	int nr = 0, i, j, ret, bad;
+
+	if (cli->nr_kernels < 1) {
+		fe_say_error("check wants the kernels to check against: --btf FILE or "
+			     "--vmlinux FILE, once per kernel; or the builds of a binary: "
+			     "-x BIN, once per build\n");
+		return FE_EXIT_USAGE;
+	}
+	ret = read_prototypes(cli, &texts, &nr);
+	if (ret)
+		return ret;
+	ret = FE_EXIT_USAGE;
+	if (!nr) {
+		fe_say_error("no prototype given (see 'fevent check --help')\n");
+		goto out;
+	}
+	cells = calloc((size_t)nr * cli->nr_kernels, sizeof(*cells));
+	if (!cells) {
+		fe_say_error("out of memory\n");
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	for (j = 0; j < cli->nr_kernels; j++)
+		if (check_kernel(cli, &cli->kernels[j], cells + j, cli->nr_kernels, nr, texts,
+				 &err)) {
+			fe_say_error("%s: %s\n", cli->kernels[j].path, err.msg);
+			ret = FE_EXIT_FAIL;
+			goto out;
+		}
+	bad = compare_to_reference(cli, cells, nr);
+	if (cli->json)
+		print_json(cli, cells, texts, nr);
+	else
+		print_table(cli, cells, texts, nr);
 	if (fflush(stdout) || ferror(stdout)) {
 		fe_say_error("writing the table: %s\n", strerror(errno));
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
 	ret = bad ? FE_EXIT_FAIL : FE_EXIT_OK;
-	goto out;
-oom:
-	fe_say_error("out of memory\n");
-	ret = FE_EXIT_FAIL;
 out:
 	for (i = 0; cells && i < nr * cli->nr_kernels; i++) {
 		free(cells[i].definition);

@@ -377,6 +377,203 @@ static int sdt_proto(const struct fe_cli *cli, const char *want, int *ret)
 	return found;
 }
 
+/* The fe_cmd_proto helpers' result: go on with the next name, or stop
+ * (out of memory, said). */
+#define PROTO_NEXT	0
+#define PROTO_STOP	(-1)
+
+/* -x BIN PROVIDER:NAME...: SDT probes need no debug info.  Whether every
+ * name was one (then *ret says how they went). */
+static bool proto_sdt(const struct fe_cli *cli, int *ret)
+{
+	int i;
+
+	if (!cli->binary)
+		return false;
+	for (i = 0; i < cli->nr_args; i++)
+		if (!strchr(cli->args[i], ':'))
+			return false;
+	for (i = 0; i < cli->nr_args; i++)
+		if (!sdt_proto(cli, cli->args[i], ret)) {
+			fe_say_error("no SDT probe '%s' in %s ('fevent funcs -x %s \"*:*\"' lists "
+				     "them)\n", cli->args[i], cli->binary, cli->binary);
+			*ret = FE_EXIT_USAGE;
+		}
+	return true;
+}
+
+static int proto_tracepoint(const struct fe_cli *cli, struct fe_dbg *dbg, const char *name,
+			    int *ret)
+{
+	int found;
+	char *sig = tp_signature(dbg, name, &found);
+
+	if (sig) {
+		printf("%s\n", sig);
+		print_compiled(cli, dbg, NULL, sig);
+		free(sig);
+		return PROTO_NEXT;
+	}
+	if (found == 1) {
+		fprintf(stderr, "fevent: out of memory\n");
+		*ret = FE_EXIT_FAIL;
+		return PROTO_STOP;
+	}
+	fe_say_error("no tracepoint '%s' in %s (no typedef btf_trace_%s)\n", name,
+		     fe_dbg_source(dbg), name);
+	*ret = FE_EXIT_USAGE;
+	return PROTO_NEXT;
+}
+
+/* MODULE:func, printed and compiled as such */
+static int proto_module(const struct fe_cli *cli, const struct fe_compile_opts *opts,
+			struct fe_dbg *dbg, const char *arg, const char *colon, int *ret)
+{
+	struct fe_error err = { 0 };
+	struct fe_dfunc f;
+	struct fe_dbg *m;
+	char module[128], *sig;
+	int found;
+
+	snprintf(module, sizeof(module), "%.*s", (int)(colon - arg), arg);
+	m = open_module(opts, dbg, module, colon + 1, ret);
+	if (!m)
+		return PROTO_NEXT;
+	found = fe_dbg_func(m, colon + 1, &f, &err);
+	if (found <= 0) {
+		if (found < 0)
+			fe_say_error("%s\n", err.msg);
+		else
+			no_module_function(m, module, colon + 1);
+		*ret = FE_EXIT_USAGE;
+		fe_dbg_close(m);
+		return PROTO_NEXT;
+	}
+	f.name = arg;
+	sig = signature(m, &f);
+	if (sig) {
+		printf("%s\n", sig);
+		print_compiled(cli, dbg, &f, NULL);
+	}
+	free(sig);
+	fe_dfunc_clear(&f);
+	fe_dbg_close(m);
+	if (!sig) {
+		fprintf(stderr, "fevent: out of memory\n");
+		*ret = FE_EXIT_FAIL;
+		return PROTO_STOP;
+	}
+	return PROTO_NEXT;
+}
+
+/* A system call no function of the debug info is named after (openat:
+ * its SyS_ wrapper's arguments, from its trace event format). */
+static void proto_syscall(const struct fe_cli *cli, const struct fe_compile_opts *opts,
+			  struct fe_dbg *dbg, const char *arg, int *ret)
+{
+	struct fe_error err = { 0 };
+	struct fe_dfunc f;
+	char *sig, wrapper[128], why[512] = "";
+
+	sig = syscall_signature(cli, dbg, arg, why, sizeof(why));
+	if (sig) {
+		printf("%s\n", sig);
+		print_compiled(cli, dbg, NULL, sig);
+		free(sig);
+		return;
+	}
+	snprintf(wrapper, sizeof(wrapper), "__x64_sys_%s", syscall_of(arg));
+	if (fe_dbg_func(dbg, wrapper, &f, &err) == 1) {
+		fe_dfunc_clear(&f);
+		fe_say_error("no arguments of the system call '%s' in %s (it describes only %s(const struct pt_regs *)), and its trace event format, which names them, is not at hand: %s%s\n",
+			     arg, fe_dbg_source(dbg), wrapper, why,
+			     cli->btf || cli->vmlinux || cli->kallsyms ?
+			     "; or give --vmlinux FILE (its DWARF describes __do_sys_X)" : "");
+		*ret = FE_EXIT_FAIL;
+	} else {
+		no_function(opts, dbg, wrapper);
+		*ret = FE_EXIT_USAGE;
+	}
+}
+
+/* A function of the kernel's (or -x BIN's) debug info, a system call, or
+ * one inlined everywhere. */
+static int proto_function(const struct fe_cli *cli, const struct fe_compile_opts *opts,
+			  struct fe_dbg *dbg, const char *arg, int *ret)
+{
+	struct fe_error err = { 0 };
+	struct fe_dfunc f;
+	int found, nr_copies = 0;
+	char *sig;
+
+	found = fe_dbg_func(dbg, arg, &f, &err);
+	if (found == 0 && syscall_of(arg)) {
+		proto_syscall(cli, opts, dbg, arg, ret);
+		return PROTO_NEXT;
+	}
+	if (found == 0 && inlined_copies(dbg, arg, &f, &nr_copies, &err) == 1) {
+		/* inlined everywhere: its copies are what there is */
+		char text[256];
+
+		/* no return type: no copy returns */
+		sig = signature(dbg, &f);
+		if (sig && strchr(sig, '('))
+			printf("%s%s\n# inlined everywhere: %d cop%s, each an event at its entry, none with a return event\n",
+			       arg, strchr(sig, '('), nr_copies, nr_copies == 1 ? "y" : "ies");
+		snprintf(text, sizeof(text), "%s(...)", arg);
+		print_compiled(cli, dbg, NULL, text);
+		free(sig);
+		fe_dfunc_clear(&f);
+		return PROTO_NEXT;
+	}
+	if (found <= 0) {
+		if (found < 0)
+			fe_say_error("%s\n", err.msg);
+		else
+			no_function(opts, dbg, arg);
+		*ret = FE_EXIT_USAGE;
+		return PROTO_NEXT;
+	}
+	sig = signature(dbg, &f);
+	if (!sig) {
+		fprintf(stderr, "fevent: out of memory\n");
+		fe_dfunc_clear(&f);
+		*ret = FE_EXIT_FAIL;
+		return PROTO_STOP;
+	}
+	printf("%s\n", sig);
+	if (inlined_copies(dbg, arg, NULL, &nr_copies, &err) == 1)
+		printf("# also inlined: %d cop%s, each an event at its entry, none with a return event\n",
+		       nr_copies, nr_copies == 1 ? "y" : "ies");
+	print_compiled(cli, dbg, &f, NULL);
+	free(sig);
+	fe_dfunc_clear(&f);
+	return PROTO_NEXT;
+}
+
+/* One name of the command line: a tracepoint, MODULE:func or a function. */
+static int proto_one(const struct fe_cli *cli, const struct fe_compile_opts *opts,
+		     struct fe_dbg *dbg, const char *arg, int *ret)
+{
+	const char *colon = cli->binary ? NULL : strchr(arg, ':');
+	bool tp = colon && (size_t)(colon - arg) == strlen(FE_TP_PREFIX) &&
+		  !strncmp(arg, FE_TP_PREFIX, strlen(FE_TP_PREFIX));
+	struct fe_dfunc f;
+	int found = 1;
+
+	/* tp:NAME, or a bare NAME that no function has: a tracepoint (as
+	 * compile takes them) */
+	if (!tp && !colon && !cli->binary) {
+		found = fe_dbg_func(dbg, arg, &f, NULL);
+		fe_dfunc_clear(&f);
+	}
+	if (tp || (!found && fe_btf_tracepoint(dbg, arg, &f, NULL) == 1))
+		return proto_tracepoint(cli, dbg, tp ? colon + 1 : arg, ret);
+	if (colon)
+		return proto_module(cli, opts, dbg, arg, colon, ret);
+	return proto_function(cli, opts, dbg, arg, ret);
+}
+
 int fe_cmd_proto(const struct fe_cli *cli)
 {
 	struct fe_compile_opts opts;
@@ -390,23 +587,8 @@ int fe_cmd_proto(const struct fe_cli *cli)
 		fe_say_error("name a function (see 'fevent proto --help')\n");
 		return FE_EXIT_USAGE;
 	}
-	/* -x BIN PROVIDER:NAME: SDT probes need no debug info */
-	if (cli->binary) {
-		bool all_sdt = true;
-
-		for (i = 0; i < cli->nr_args; i++)
-			all_sdt &= strchr(cli->args[i], ':') != NULL;
-		if (all_sdt) {
-			for (i = 0; i < cli->nr_args; i++)
-				if (!sdt_proto(cli, cli->args[i], &ret)) {
-					fe_say_error("no SDT probe '%s' in %s ('fevent funcs -x %s "
-						     "\"*:*\"' lists them)\n", cli->args[i],
-						     cli->binary, cli->binary);
-					ret = FE_EXIT_USAGE;
-				}
-			return ret;
-		}
-	}
+	if (proto_sdt(cli, &ret))
+		return ret;
 	if (fe_open_debug_info(&opts, &dbg, &err)) {
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_USAGE;
@@ -422,138 +604,9 @@ int fe_cmd_proto(const struct fe_cli *cli)
 				FE_RUNNING_KERNEL_BTF);
 		return FE_EXIT_FAIL;
 	}
-	for (i = 0; i < cli->nr_args; i++) {
-		const char *colon = cli->binary ? NULL : strchr(cli->args[i], ':');
-		struct fe_dbg *m = NULL;
-		struct fe_dfunc f;
-		char *sig, wrapper[128], why[512] = "";
-		int found, nr_copies = 0;
-		bool tp = colon && (size_t)(colon - cli->args[i]) == strlen(FE_TP_PREFIX) &&
-			  !strncmp(cli->args[i], FE_TP_PREFIX, strlen(FE_TP_PREFIX));
-
-		/* tp:NAME, or a bare NAME that no function has: a tracepoint
-		 * (as compile takes them) */
-		found = !tp && !colon && !cli->binary ? fe_dbg_func(dbg, cli->args[i], &f, NULL) : 1;
-		if (!tp && !colon && !cli->binary)
-			fe_dfunc_clear(&f);
-		if (tp || (!found && fe_btf_tracepoint(dbg, cli->args[i], &f, NULL) == 1)) {
-			const char *name = tp ? colon + 1 : cli->args[i];
-
-			sig = tp_signature(dbg, name, &found);
-			if (sig) {
-				printf("%s\n", sig);
-				print_compiled(cli, dbg, NULL, sig);
-				free(sig);
-				continue;
-			}
-			if (found == 1) {
-				fprintf(stderr, "fevent: out of memory\n");
-				ret = FE_EXIT_FAIL;
-				break;
-			}
-			fe_say_error("no tracepoint '%s' in %s (no typedef btf_trace_%s)\n", name,
-				     fe_dbg_source(dbg), name);
-			ret = FE_EXIT_USAGE;
-			continue;
-		}
-		if (colon) {
-			char module[128];
-
-			snprintf(module, sizeof(module), "%.*s", (int)(colon - cli->args[i]),
-				 cli->args[i]);
-			m = open_module(&opts, dbg, module, colon + 1, &ret);
-			if (!m)
-				continue;
-			found = fe_dbg_func(m, colon + 1, &f, &err);
-			if (found <= 0) {
-				if (found < 0)
-					fe_say_error("%s\n", err.msg);
-				else
-					no_module_function(m, module, colon + 1);
-				ret = FE_EXIT_USAGE;
-				fe_dbg_close(m);
-				continue;
-			}
-			/* printed and compiled as MODULE:func */
-			f.name = cli->args[i];
-			sig = signature(m, &f);
-			if (sig) {
-				printf("%s\n", sig);
-				print_compiled(cli, dbg, &f, NULL);
-			}
-			free(sig);
-			fe_dfunc_clear(&f);
-			fe_dbg_close(m);
-			if (!sig) {
-				fprintf(stderr, "fevent: out of memory\n");
-				ret = FE_EXIT_FAIL;
-				break;
-			}
-			continue;
-		}
-		found = fe_dbg_func(dbg, cli->args[i], &f, &err);
-		if (found == 0 && syscall_of(cli->args[i])) {
-			sig = syscall_signature(cli, dbg, cli->args[i], why, sizeof(why));
-			if (sig) {
-				printf("%s\n", sig);
-				print_compiled(cli, dbg, NULL, sig);
-				free(sig);
-				continue;
-			}
-			snprintf(wrapper, sizeof(wrapper), "__x64_sys_%s", syscall_of(cli->args[i]));
-			if (fe_dbg_func(dbg, wrapper, &f, &err) == 1) {
-				fe_dfunc_clear(&f);
-				fe_say_error("no arguments of the system call '%s' in %s (it describes only %s(const struct pt_regs *)), and its trace event format, which names them, is not at hand: %s%s\n",
-					     cli->args[i], fe_dbg_source(dbg), wrapper, why,
-					     cli->btf || cli->vmlinux || cli->kallsyms ?
-					     "; or give --vmlinux FILE (its DWARF describes __do_sys_X)" : "");
-				ret = FE_EXIT_FAIL;
-			} else {
-				no_function(&opts, dbg, wrapper);
-				ret = FE_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (found == 0 && !colon && !tp && inlined_copies(dbg, cli->args[i], &f, &nr_copies,
-								     &err) == 1) {
-			/* inlined everywhere: its copies are what there is */
-			char text[256];
-
-			/* no return type: no copy returns */
-			sig = signature(dbg, &f);
-			if (sig && strchr(sig, '('))
-				printf("%s%s\n# inlined everywhere: %d cop%s, each an event at its entry, none with a return event\n",
-				       cli->args[i], strchr(sig, '('), nr_copies,
-				       nr_copies == 1 ? "y" : "ies");
-			snprintf(text, sizeof(text), "%s(...)", cli->args[i]);
-			print_compiled(cli, dbg, NULL, text);
-			free(sig);
-			fe_dfunc_clear(&f);
-			continue;
-		}
-		if (found <= 0) {
-			if (found < 0)
-				fe_say_error("%s\n", err.msg);
-			else
-				no_function(&opts, dbg, cli->args[i]);
-			ret = FE_EXIT_USAGE;
-			continue;
-		}
-		sig = signature(dbg, &f);
-		if (!sig) {
-			fprintf(stderr, "fevent: out of memory\n");
-			fe_dfunc_clear(&f);
-			ret = FE_EXIT_FAIL;
+	for (i = 0; i < cli->nr_args; i++)
+		if (proto_one(cli, &opts, dbg, cli->args[i], &ret) == PROTO_STOP)
 			break;
-		}
-		printf("%s\n", sig);
-		if (!colon && !tp && inlined_copies(dbg, cli->args[i], NULL, &nr_copies, &err) == 1)
-			printf("# also inlined: %d cop%s, each an event at its entry, none with a return event\n",
-			       nr_copies, nr_copies == 1 ? "y" : "ies");
-		print_compiled(cli, dbg, &f, NULL);
-		free(sig);
-		fe_dfunc_clear(&f);
-	}
 	fe_dbg_close(dbg);
 	return ret;
 }

@@ -91,7 +91,15 @@ int fe_record_target(const struct fe_cli *cli, const char *verb, struct fe_recor
 	return 0;
 }
 
-int fe_cmd_record(const struct fe_cli *cli)
+int fe_own_failure(const struct fe_cli *cli, int ret)
+{
+	/* bad input stays 2 (nothing ran) */
+	return ret == FE_EXIT_FAIL && cli->nr_args > 0 ? FE_EXIT_OWN : ret;
+}
+
+/* 0 with the command's (or the recording's) status in *status, else
+ * fevent's own exit status after saying what is wrong. */
+static int record(const struct fe_cli *cli, int *status)
 {
 	struct fe_record_opts o = {
 		.events = cli->events,
@@ -105,7 +113,7 @@ int fe_cmd_record(const struct fe_cli *cli)
 	};
 	struct fe_error err = { 0 };
 	struct fe_errors *errs;
-	int status, ret;
+	int ret;
 
 	fe_record_note_given_fds();
 	fe_record_catch_signals();
@@ -128,13 +136,20 @@ int fe_cmd_record(const struct fe_cli *cli)
 	ret = errors_view(cli, &o.view, &errs);
 	if (ret)
 		return ret;
-	ret = fe_record(&o, &status, &err);
+	ret = fe_record(&o, status, &err);
 	fe_errors_free(errs);
 	if (ret < 0) {
 		fe_say_error("%s\n", err.msg);
 		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
-	return status;
+	return 0;
+}
+
+int fe_cmd_record(const struct fe_cli *cli)
+{
+	int status = 0, ret = record(cli, &status);
+
+	return ret ? fe_own_failure(cli, ret) : status;
 }
 
 int fe_cmd_report(const struct fe_cli *cli)
@@ -217,7 +232,7 @@ const struct fe_command fe_command_record = {
 	"SIGTERM (passed on to the command) or after -d SECS; lost events are\n"
 	"always reported.\n",
 	"fevent record -- cat /etc/hostname",
-	FE_CMD_PID_TARGET,
+	FE_CMD_PID_TARGET | FE_CMD_RUNS_COMMAND,
 	{ { 'g', "the group whose events to record (default: functions)" },
 	  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { 'b', NULL },
 	  { 'd', "stop recording after this long; a command given\n"

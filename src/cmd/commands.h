@@ -20,6 +20,7 @@ struct fe_kernel_arg {
  */
 #define FE_CMD_INSTALLS		(1u << 0)	/* makes the events on the running kernel (add) */
 #define FE_CMD_PID_TARGET	(1u << 1)	/* -p PID is whom to trace, not -x's view (record, stats) */
+#define FE_CMD_RUNS_COMMAND	(1u << 2)	/* -- CMD: exits with CMD's status, its own failure 125 */
 
 struct fe_cli {
 	const char *command;	/* the command's name, for messages */
@@ -136,6 +137,10 @@ struct fe_command {
 
 #define FE_OPT_SHARED	(-1)
 
+/* Run cmd with its command line (argv[1] is its name), parsed by the
+ * shared option parser (parse_options.c); its exit status. */
+int fe_command_run(const struct fe_command *cmd, int argc, char **argv);
+
 extern const struct fe_command fe_command_compile;
 extern const struct fe_command fe_command_add;
 extern const struct fe_command fe_command_list;
@@ -153,6 +158,11 @@ extern const struct fe_command fe_command_vars;
 #define FE_EXIT_OK	0
 #define FE_EXIT_FAIL	1
 #define FE_EXIT_USAGE	2
+/* fevent's own failure after taking its command line, when it runs a
+ * command (-- CMD) whose statuses 1 and 2 are the command's: timeout(1)'s
+ * and env(1)'s 125.  Bad input stays FE_EXIT_USAGE (the command never
+ * ran); a command that cannot be run is 127, as the shell says. */
+#define FE_EXIT_OWN	125
 
 struct fe_compile_set;
 
@@ -184,6 +194,9 @@ struct fe_record_opts;
 /* -a, -p PID or -- CMD into o (exactly one); -1 after saying what is
  * wrong ("record one of: ...", verb the command's). */
 int fe_record_target(const struct fe_cli *cli, const char *verb, struct fe_record_opts *o);
+/* fevent's own failure ret as record and stats exit with it: 125 when a
+ * command was given (its status is what they exit with otherwise). */
+int fe_own_failure(const struct fe_cli *cli, int ret);
 int fe_cmd_proto(const struct fe_cli *cli);
 int fe_cmd_funcs(const struct fe_cli *cli);
 int fe_cmd_lines(const struct fe_cli *cli);
