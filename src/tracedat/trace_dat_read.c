@@ -311,8 +311,25 @@ struct clean_format {
 	bool skip;		/* ftrace's own, but for the stacks: not read */
 	char name[FE_TRACEDAT_MAX_DECL];
 	char *text;
+	/* the fields its print format shows as symbols, as fetch arguments:
+	 * for an event not fevent's (trace-cmd's), which has none of its own */
+	char *symbols;
 	const struct format *f;
 };
+
+/* ftrace's own events fevent decodes: the stacks, and the function and
+ * function graph tracers' records, as trace-cmd prints them */
+static bool ftrace_decoded(const char *name)
+{
+	static const char *const names[] = { "kernel_stack", "user_stack", "function",
+					     "funcgraph_entry", "funcgraph_exit" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
 
 static int clean_formats(const char *file, const struct format *formats, size_t n,
 			 struct clean_format *out, struct fe_error *err)
@@ -324,15 +341,20 @@ static int clean_formats(const char *file, const struct format *formats, size_t 
 
 	for (i = 0; i < n; i++) {
 		const struct format *f = &formats[i];
-		struct fe_buf clean = { 0 };
+		struct fe_buf clean = { 0 }, sym = { 0 };
 
 		out[i].f = f;
-		/* the function tracer's and the rest of ftrace's own events
-		 * are not decoded (their records are counted): their formats
-		 * need not be fevent's to read */
+		if (fe_tracedat_symbol_fields(f->text, f->len, &sym)) {
+			fe_buf_free(&sym);
+			return fe_err(err, 0, "out of memory");
+		}
+		out[i].symbols = sym.s;
+		/* the rest of ftrace's own events are not decoded (their
+		 * records are counted): their formats need not be fevent's
+		 * to read */
 		if (!strcmp(f->system, "ftrace") &&
 		    (fe_tracedat_clean_format(f->text, f->len, &clean, out[i].name, &line, &why) ||
-		     (strcmp(out[i].name, "kernel_stack") && strcmp(out[i].name, "user_stack")))) {
+		     !ftrace_decoded(out[i].name))) {
 			fe_buf_free(&clean);
 			out[i].skip = true;
 			continue;
@@ -373,7 +395,8 @@ static int add_format(const char *file, struct fe_view *v, const struct clean_fo
 	else if (args && !strcmp(args, "@task"))
 		rc = fe_view_add_task_event(v, c->f->system, c->name, c->text, &e);
 	else
-		rc = fe_view_add_event(v, c->f->system, c->name, c->text, args ? args : "", &e);
+		rc = fe_view_add_event(v, c->f->system, c->name, c->text,
+				       args ? args : c->symbols ? c->symbols : "", &e);
 	if (rc)
 		return fe_err(err, 0, "%s: event format at offset 0x%zx%s: %s", file, c->f->at,
 			      c->f->in, e.msg);
@@ -1463,8 +1486,10 @@ out:
 	if (sums)
 		fclose(sums);
 	free(sum_text);
-	for (n = 0; clean && n < t.nr_formats; n++)
+	for (n = 0; clean && n < t.nr_formats; n++) {
 		free(clean[n].text);
+		free(clean[n].symbols);
+	}
 	free(clean);
 	fe_buf_free(&page_header);
 	tfile_free(&t);
