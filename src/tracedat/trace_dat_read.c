@@ -29,6 +29,7 @@
 #include "input_file.h"
 #include "trace_dat.h"
 #include "trace_dat_text.h"
+#include "trace_dat_time.h"
 
 struct reader {
 	const char *name;	/* the file's */
@@ -461,7 +462,20 @@ struct tfile {
 	int nr_bufs;
 	uint64_t sec_at[SEC_LAST - SEC_FIRST + 1];	/* version 7, 0: none */
 	size_t sec_opt_at[SEC_LAST - SEC_FIRST + 1];
+	/* the options that move time: the top buffer's, and the instance
+	 * buffers' (trace-cmd applies TIME_SHIFT to the top buffer only) */
+	struct fe_tracedat_clock clock, inst_clock;
+	bool clock_moved;		/* one of them is there */
 };
+
+static struct fe_tracedat_clock *clock_of(struct tfile *t, const struct buffer *b)
+{
+	if (!t->clock_moved)
+		return NULL;
+	t->inst_clock = t->clock;
+	t->inst_clock.shifted = false;
+	return *b->name ? &t->inst_clock : &t->clock;
+}
 
 /* The whole file, from offset at. */
 static struct reader file_reader(const struct tfile *t, uint64_t at)
@@ -685,6 +699,16 @@ static int fevent_option(struct tfile *t, unsigned int id, const void *p, size_t
 	return *s ? 0 : fe_err(t->err, 0, "out of memory");
 }
 
+/* OFFSET, DATE, TSC2NSEC, TIME_SHIFT: applied as trace-cmd does */
+static int time_option(struct tfile *t, unsigned int id, const void *p, size_t n, size_t at,
+		       const char *in)
+{
+	if (!fe_tracedat_time_option(id))
+		return 0;
+	t->clock_moved = true;
+	return fe_tracedat_clock_option(&t->clock, id, p, n, t->name, at, in, t->err);
+}
+
 static struct buffer *new_buffer(struct tfile *t, const char *name, size_t at, const char *in)
 {
 	char buf[64];
@@ -783,7 +807,7 @@ static int options_v6(struct tfile *t, struct reader *r)
 		p = take(r, n, what);
 		if (!p)
 			break;
-		if (fevent_option(t, id, p, n))
+		if (fevent_option(t, id, p, n) || time_option(t, id, p, n, at - 2, ""))
 			return -1;
 		if (id == OPT_BUFFER) {
 			/* where the buffer is, its name */
@@ -945,7 +969,7 @@ static int options_v7(struct tfile *t, uint64_t off, size_t at, uint64_t *next)
 			*next = get(&o, 8, "options' end");
 			return o.failed ? -1 : 0;
 		}
-		if (fevent_option(t, id, p, n))
+		if (fevent_option(t, id, p, n) || time_option(t, id, p, n, opt_at, r.in))
 			return -1;
 		if (id == OPT_BUFFER && buffer_v7(t, &o, opt_at))
 			return -1;
@@ -1070,12 +1094,13 @@ static void damaged(struct damage *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t page_ts(const unsigned char *page)
+/* A page's first time, as the file's time options make it */
+static uint64_t page_ts(struct fe_tracedat_clock *clock, const struct cpu_data *c)
 {
 	uint64_t v;
 
-	memcpy(&v, page, 8);
-	return v;
+	memcpy(&v, c->p, 8);
+	return clock ? fe_tracedat_clock_ts(clock, c->cpu, v) : v;
 }
 
 /* "NAME: " before what is said of an instance buffer's data */
@@ -1253,6 +1278,7 @@ static bool next_chunk(struct tfile *t, const struct buffer *b, struct cpu_data 
  * start can be printed. */
 static void read_pages(struct tfile *t, struct fe_view *v, struct buffer *b, struct damage *d)
 {
+	struct fe_tracedat_clock *clock = clock_of(t, b);
 	char lb[96];
 	int i;
 
@@ -1266,7 +1292,7 @@ static void read_pages(struct tfile *t, struct fe_view *v, struct buffer *b, str
 
 		for (i = 0; i < b->nr_cpus; i++) {
 			c = &b->cpus[i];
-			if (c->left && (!best || page_ts(c->p) < page_ts(best->p)))
+			if (c->left && (!best || page_ts(clock, c) < page_ts(clock, best)))
 				best = c;
 		}
 		if (!best || fe_view_output_error(v))
@@ -1287,8 +1313,8 @@ static void read_pages(struct tfile *t, struct fe_view *v, struct buffer *b, str
 			next_chunk(t, b, best, d);
 		for (i = 0; i < b->nr_cpus; i++) {
 			c = &b->cpus[i];
-			if (c->left && page_ts(c->p) < next)
-				next = page_ts(c->p);
+			if (c->left && page_ts(clock, c) < next)
+				next = page_ts(clock, c);
 		}
 		if (next != UINT64_MAX)
 			fe_view_flush_until(v, next);
@@ -1311,6 +1337,10 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 	/* the buffer named where there are several ("" the top one) */
 	if (*b->name || t->nr_bufs > 1)
 		o.buffer = b->name;
+	if (t->clock_moved) {
+		o.ts_fn = fe_tracedat_clock_ts;
+		o.ts_ctx = clock_of(t, b);
+	}
 	/* read once before: only the page size differs */
 	if (fe_tracedat_clean_header_page(t->header_page, b->page_size, &page_header, &line, &why)) {
 		fe_err(t->err, 0, "%s: header_page at offset 0x%zx%s: %s", t->name, t->header_at,
@@ -1386,6 +1416,7 @@ static void tfile_free(struct tfile *t)
 	free(t->cmdlines);
 	free(t->opt);
 	free(t->maps);
+	fe_tracedat_clock_free(&t->clock);
 }
 
 int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
