@@ -246,3 +246,61 @@ def test_a_damaged_time_option_is_an_error():
             expect_eq(r.returncode, 1, f"{name} v{version}: {r.stderr}")
             expect_eq(r.stdout, "", name)
             check(re.search(msg, r.stderr), f"{name} v{version}: {r.stderr}")
+
+
+def recorded(path):
+    from test_events_host import GROUP, clean, need_uprobes, prog
+    need_uprobes()
+    clean()
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", prog(), "long traced(n)")
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("record", "-g", GROUP, "-o", path, "--", prog(), "1")
+        expect_eq(r.returncode, 0, r.stderr)
+    finally:
+        clean()
+
+
+def dump_options(path):
+    """trace-cmd dump --options: {name: the text after its header line}."""
+    out, name = {}, None
+    for line in tc("dump", "--options", "-i", path).stdout.splitlines():
+        m = re.match(r"\s+\[Option (\w+), \d+ bytes\]$", line)
+        if m:
+            name = m.group(1)
+            out[name] = ""
+        elif re.match(r"\s+\[(\d+ options|Section |Unknown option)", line):
+            name = None
+        elif name and line.strip():
+            out[name] += line + "\n"
+    return out
+
+
+def test_fevents_file_says_who_recorded_as_trace_cmd_record_does():
+    if not shutil.which("trace-cmd"):
+        raise fe.Skip("trace-cmd not installed")
+    paths = [os.path.join(tmpdir(), f"id{i}.dat") for i in (1, 2)]
+    for p in paths:
+        recorded(p)
+    opts = [dump_options(p) for p in paths]
+    u = os.uname()
+    version = fe.run("--version").stdout.split()[1]
+    for o in opts:
+        expect_eq(o.get("UNAME"), f"{u.sysname} {u.nodename} {u.release} {u.machine}\n", o)
+        expect_eq(o.get("VERSION"), f"fevent {version}\n", o)
+        # record's instance keeps the default clock
+        check(o.get("TRACECLOCK", "").startswith("[local] global "), o)
+        cpus = re.search(r"^cpus=(\d+)$", tc("report", "-i", paths[0]).stdout, re.M).group(1)
+        expect_eq(o.get("CPUCOUNT"), f"{cpus}\n", o)
+        check(re.fullmatch(r"0x[0-9A-F]{1,16}\n", o.get("TRACEID", "")), o)
+    # a recording of its own: two ids differ
+    check(opts[0]["TRACEID"] != opts[1]["TRACEID"], opts)
+    # trace-cmd report says them too
+    check(f"{u.sysname} {u.nodename} {u.release} {u.machine}" in
+          tc("report", "--uname", "-i", paths[0]).stdout.splitlines(), "report --uname")
+    expect_eq(tc("report", "--version", "-i", paths[0]).stdout.splitlines()[-1],
+              f"fevent {version}")
+    # and fevent reads its file as before
+    r = fe.run("report", "-i", paths[0])
+    expect_eq(r.returncode, 0, r.stderr)
+    check(re.search(r"traced\(n=0\) = 111 ", r.stdout), r.stdout)

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fe_config.h"
 #include "fe_util.h"
 #include "out_file.h"
 #include "trace_dat.h"
@@ -248,6 +251,43 @@ static void fevent_option(struct fe_buf *opt, const struct fe_tracedat_meta *m)
 				      m->events[i].name);
 }
 
+static void put_option(struct fe_tracedat *td, uint16_t id, const void *p, uint32_t n)
+{
+	put16(td, id);
+	put32(td, n);
+	put(td, p, n);
+}
+
+/*
+ * Who recorded, as trace-cmd record says it (trace-cmd dump --options
+ * lists them): the machine (uname), the program, the clock, the CPU
+ * count and a random id for this recording.  What cannot be had is left
+ * out, as trace-cmd leaves it out.
+ */
+static void put_identity(struct fe_tracedat *td, const struct fe_tracedat_meta *m)
+{
+	struct utsname u;
+	uint64_t id;
+	int32_t cpus = td->nr_cpus;
+	char *s;
+	int n;
+
+	if (!uname(&u)) {
+		n = asprintf(&s, "%s %s %s %s", u.sysname, u.nodename, u.release, u.machine);
+		if (n >= 0) {
+			put_option(td, FE_TRACEDAT_OPT_UNAME, s, n + 1);
+			free(s);
+		}
+	}
+	put_option(td, FE_TRACEDAT_OPT_VERSION, "fevent " FE_VERSION, sizeof("fevent " FE_VERSION));
+	if (m->trace_clock)
+		put_option(td, FE_TRACEDAT_OPT_TRACECLOCK, m->trace_clock,
+			   strlen(m->trace_clock) + 1);
+	put_option(td, FE_TRACEDAT_OPT_CPUCOUNT, &cpus, 4);
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
+		put_option(td, FE_TRACEDAT_OPT_TRACEID, &id, 8);
+}
+
 static void put_options(struct fe_tracedat *td, const struct fe_tracedat_meta *m)
 {
 	struct fe_buf opt = { 0 };
@@ -265,6 +305,7 @@ static void put_options(struct fe_tracedat *td, const struct fe_tracedat_meta *m
 		put32(td, strlen(m->maps) + 1);
 		put(td, m->maps, strlen(m->maps) + 1);
 	}
+	put_identity(td, m);
 	put16(td, 0);
 	fe_buf_free(&opt);
 }
