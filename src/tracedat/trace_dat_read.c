@@ -1419,42 +1419,106 @@ static void tfile_free(struct tfile *t)
 	fe_tracedat_clock_free(&t->clock);
 }
 
-int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
-			   const struct fe_view_opts *opts, FILE *summary,
-			   struct fe_warnings *warn, struct fe_error *err)
+/* The file's start: magic, version, endianness, page size; then the
+ * version's metadata and options.  0, or -1 with the error set. */
+static int read_file(struct tfile *t)
 {
-	struct tfile t = { .name = name, .data = data, .size = size, .err = err };
-	struct reader r = file_reader(&t, 0);
-	struct clean_format *clean = NULL;
-	struct damage d = { .warn = warn };
-	struct fe_buf page_header = { 0 };
-	const char *tag, *why;
-	FILE *sums = NULL;
-	char buf[64], *sum_text = NULL;
-	size_t at, n, sum_len = 0;
-	int i, line, ret = -1;
+	struct reader r = file_reader(t, 0);
+	const char *tag;
+	char buf[64];
+	size_t at;
+	uint64_t n;
 
-	if (size < FE_TRACEDAT_MAGIC_LEN || memcmp(data, FE_TRACEDAT_MAGIC, FE_TRACEDAT_MAGIC_LEN))
-		return fe_err(err, 0, "%s is not a trace.dat file", name);
-	t.budget = size > UINT64_MAX / MAX_RATIO ? UINT64_MAX : (uint64_t)size * MAX_RATIO;
+	if (t->size < FE_TRACEDAT_MAGIC_LEN ||
+	    memcmp(t->data, FE_TRACEDAT_MAGIC, FE_TRACEDAT_MAGIC_LEN))
+		return fe_err(t->err, 0, "%s is not a trace.dat file", t->name);
+	t->budget = t->size > UINT64_MAX / MAX_RATIO ? UINT64_MAX : (uint64_t)t->size * MAX_RATIO;
 	r.p += FE_TRACEDAT_MAGIC_LEN;
 	tag = get_cstr(&r, "version");
 	if (!tag)
 		return -1;
 	if (strcmp(tag, "6") && strcmp(tag, "7"))
-		return fe_err(err, 0, "%s is trace.dat version %s; fevent reads versions 6 and 7",
-			      name, fe_tracedat_shown(tag, buf, sizeof(buf)));
+		return fe_err(t->err, 0, "%s is trace.dat version %s; fevent reads versions 6 and 7",
+			      t->name, fe_tracedat_shown(tag, buf, sizeof(buf)));
 	n = get(&r, 1, "endianness");
 	if (!r.failed && (n != 0 || get(&r, 1, "long size") != 8))
-		return fe_err(err, 0, "%s is not from a little-endian 64-bit machine", name);
+		return fe_err(t->err, 0, "%s is not from a little-endian 64-bit machine", t->name);
 	at = offset_of(&r);
-	t.page_size = get(&r, 4, "page size");
-	if (!r.failed && (t.page_size < MIN_PAGE_SIZE || t.page_size > FE_TRACEDAT_MAX_PAGE_SIZE ||
-			  (t.page_size & (t.page_size - 1))))
-		return fe_err(err, 0, "%s: page size at offset 0x%zx: %u is not a power of two "
-			      "from %u to %u", name, at, t.page_size, MIN_PAGE_SIZE, FE_TRACEDAT_MAX_PAGE_SIZE);
-	if (r.failed || (tag[0] == '6' ? read_v6(&t, &r) : read_v7(&t, &r)) ||
-	    check_cpu_data(&t, &d))
+	t->page_size = get(&r, 4, "page size");
+	if (!r.failed && (t->page_size < MIN_PAGE_SIZE || t->page_size > FE_TRACEDAT_MAX_PAGE_SIZE ||
+			  (t->page_size & (t->page_size - 1))))
+		return fe_err(t->err, 0, "%s: page size at offset 0x%zx: %u is not a power of two "
+			      "from %u to %u", t->name, at, t->page_size, MIN_PAGE_SIZE,
+			      FE_TRACEDAT_MAX_PAGE_SIZE);
+	if (r.failed || (tag[0] == '6' ? read_v6(t, &r) : read_v7(t, &r)))
+		return -1;
+	return 0;
+}
+
+/*
+ * Every buffer in turn, the top one first as trace-cmd; their summaries
+ * to summary after all are read (an error prints none).  0, or -1.
+ */
+static int report_buffers(struct tfile *t, const struct clean_format *clean,
+			  const struct fe_view_opts *opts, FILE *summary, struct damage *d)
+{
+	FILE *sums = NULL;
+	char *sum_text = NULL;
+	size_t sum_len = 0;
+	int i, ret = -1;
+
+	if (summary) {
+		sums = open_memstream(&sum_text, &sum_len);
+		if (!sums)
+			return fe_err(t->err, 0, "out of memory");
+	}
+	for (i = 0; i < t->nr_bufs; i++)
+		if (!*t->bufs[i].name && i) {
+			struct buffer top = t->bufs[i];
+
+			memmove(&t->bufs[1], &t->bufs[0], i * sizeof(top));
+			t->bufs[0] = top;
+		}
+	for (i = 0; i < t->nr_bufs; i++) {
+		int rc = report_buffer(t, &t->bufs[i], clean, opts, sums, d);
+
+		if (rc < 0)
+			goto out;
+		if (rc)		/* the reader has quit */
+			break;
+	}
+	if (d->n > MAX_DAMAGE_WARNINGS && d->warn)
+		fe_warn(d->warn, "%s: %d more damaged places; what could not be read is skipped",
+			t->name, d->n - MAX_DAMAGE_WARNINGS);
+	if (sums && fclose(sums)) {
+		sums = NULL;
+		fe_err(t->err, 0, "out of memory");
+		goto out;
+	}
+	sums = NULL;
+	if (sum_text)
+		fputs(sum_text, summary);
+	ret = 0;
+out:
+	if (sums)
+		fclose(sums);
+	free(sum_text);
+	return ret;
+}
+
+int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
+			   const struct fe_view_opts *opts, FILE *summary,
+			   struct fe_warnings *warn, struct fe_error *err)
+{
+	struct tfile t = { .name = name, .data = data, .size = size, .err = err };
+	struct clean_format *clean = NULL;
+	struct damage d = { .warn = warn };
+	struct fe_buf page_header = { 0 };
+	const char *why;
+	int line, ret = -1;
+	size_t n;
+
+	if (read_file(&t) || check_cpu_data(&t, &d))
 		goto out;
 	clean = calloc(t.nr_formats ? t.nr_formats : 1, sizeof(*clean));
 	if (!clean) {
@@ -1477,46 +1541,8 @@ int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
 			       t.header_in, why);
 		goto out;
 	}
-	/* the summaries after every buffer is read: an error prints nothing */
-	if (summary) {
-		sums = open_memstream(&sum_text, &sum_len);
-		if (!sums) {
-			fe_err(err, 0, "out of memory");
-			goto out;
-		}
-	}
-	/* the top buffer first, as trace-cmd; then in the file's order */
-	for (i = 0; i < t.nr_bufs; i++)
-		if (!*t.bufs[i].name && i) {
-			struct buffer top = t.bufs[i];
-
-			memmove(&t.bufs[1], &t.bufs[0], i * sizeof(top));
-			t.bufs[0] = top;
-		}
-	for (i = 0; i < t.nr_bufs; i++) {
-		int rc = report_buffer(&t, &t.bufs[i], clean, opts, sums, &d);
-
-		if (rc < 0)
-			goto out;
-		if (rc)		/* the reader has quit */
-			break;
-	}
-	if (d.n > MAX_DAMAGE_WARNINGS && warn)
-		fe_warn(warn, "%s: %d more damaged places; what could not be read is skipped", name,
-			d.n - MAX_DAMAGE_WARNINGS);
-	if (sums && fclose(sums)) {
-		sums = NULL;
-		fe_err(err, 0, "out of memory");
-		goto out;
-	}
-	sums = NULL;
-	if (sum_text)
-		fputs(sum_text, summary);
-	ret = 0;
+	ret = report_buffers(&t, clean, opts, summary, &d);
 out:
-	if (sums)
-		fclose(sums);
-	free(sum_text);
 	for (n = 0; clean && n < t.nr_formats; n++) {
 		free(clean[n].text);
 		free(clean[n].symbols);
