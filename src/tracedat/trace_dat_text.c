@@ -366,9 +366,10 @@ static int conversions(const char **p, const char *end, bool *sym)
 				sym[n++] = false;
 		for (; s < end && strchr("hlLqjzt", *s); s++)
 			;
-		if (s >= end || n >= MAX_PRINT_ARGS)
+		/* a '%' the string ends at, or a NUL: nothing fevent follows */
+		if (s >= end || n >= MAX_PRINT_ARGS || *s == '"' || !*s)
 			return -1;
-		sym[n++] = *s == 'p' && s + 1 < end && strchr("sSfFB", s[1]);
+		sym[n++] = *s == 'p' && s + 1 < end && s[1] && strchr("sSfFB", s[1]);
 	}
 	if (s >= end)
 		return -1;
