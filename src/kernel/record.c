@@ -219,6 +219,9 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 {
 	struct fe_tracedat_event *evs = calloc(n + 2, sizeof(*evs));
 	char *saved = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	/* the clock of the buffer the pages came from: a reader knows the
+	 * times' unit from it, as from trace-cmd's files */
+	char *clock = tracefs_instance_file_read(s->inst, "trace_clock", NULL);
 	char *tasks = fe_view_task_names(v);
 	struct fe_buf cmdlines = { 0 };
 	char *kallsyms = NULL;
@@ -264,6 +267,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	m.nr_events = k;
 	m.kallsyms = kallsyms;
 	m.cmdlines = cmdlines.s;
+	m.trace_clock = clock;
 	if (s->o->stacks) {
 		m.nr_ftrace_formats = fe_stacks_formats(ev, n, chosen, stack_formats);
 		m.ftrace_formats = (const char *const *)stack_formats;
@@ -277,6 +281,7 @@ out:
 	free((char *)m.maps);
 	free(evs);
 	free(saved);
+	free(clock);
 	free(tasks);
 	free(kallsyms);
 	fe_buf_free(&cmdlines);

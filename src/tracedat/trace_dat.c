@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fe_config.h"
 #include "fe_util.h"
 #include "out_file.h"
 #include "trace_dat.h"
@@ -160,19 +163,14 @@ static void put_sized32(struct fe_tracedat *td, const char *s)
 	put(td, s, n);
 }
 
-int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
-		       struct fe_error *err)
+/* The metadata before the options: what trace-cmd's readers need first */
+static int put_metadata(struct fe_tracedat *td, const struct fe_tracedat_meta *m)
 {
-	struct fe_buf opt = { 0 };
 	const char **systems = calloc(m->nr_events ? m->nr_events : 1, sizeof(*systems));
-	int i, j, nr_systems = 0, cpu;
-	unsigned long long pos, start;
-	char buf[65536];
+	int i, j, nr_systems = 0;
 
-	if (!systems) {
-		fe_tracedat_abort(td);
-		return fe_err(err, 0, "out of memory");
-	}
+	if (!systems)
+		return -1;
 	put(td, FE_TRACEDAT_MAGIC, FE_TRACEDAT_MAGIC_LEN);
 	put(td, "6", 2);
 	put(td, "\0", 1);		/* little endian */
@@ -204,25 +202,33 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 			if (!strcmp(m->events[i].system, systems[j]))
 				put_sized64(td, m->events[i].format);
 	}
+	free(systems);
 	put_sized32(td, m->kallsyms);
 	put32(td, 0);			/* no trace_printk formats */
 	put_sized64(td, m->cmdlines);
 	put32(td, td->nr_cpus);
+	return 0;
+}
+
+/* fevent's own option: how its events are read and shown */
+static void fevent_option(struct fe_buf *opt, const struct fe_tracedat_meta *m)
+{
+	int i;
 
 	/* fevent's fetch arguments: "SYSTEM/EVENT ARGS" lines, and task
 	 * events as "SYSTEM/EVENT @task" */
 	for (i = 0; i < m->nr_events; i++) {
 		if (m->events[i].task_info)
-			fe_buf_printf(&opt, "%s/%s @task\n", m->events[i].system, m->events[i].name);
+			fe_buf_printf(opt, "%s/%s @task\n", m->events[i].system, m->events[i].name);
 		else if (m->events[i].args)
-			fe_buf_printf(&opt, "%s/%s %s\n", m->events[i].system, m->events[i].name,
+			fe_buf_printf(opt, "%s/%s %s\n", m->events[i].system, m->events[i].name,
 				      m->events[i].args);
 	}
 	/* filters on whole calls, which report applies as record did:
 	 * "@filter SYSTEM/EVENT FILTER" (no SYSTEM starts with '@') */
 	for (i = 0; i < m->nr_events; i++)
 		if (m->events[i].call_filter && !strchr(m->events[i].call_filter, '\n'))
-			fe_buf_printf(&opt, "@filter %s/%s %s\n", m->events[i].system,
+			fe_buf_printf(opt, "@filter %s/%s %s\n", m->events[i].system,
 				      m->events[i].name, m->events[i].call_filter);
 	/* how fevent shows fields: "@values SYSTEM/EVENT LINE", one a line
 	 * of fe_event_values */
@@ -233,7 +239,7 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 			size_t len = strcspn(l, "\n");
 
 			if (len)
-				fe_buf_printf(&opt, "@values %s/%s %.*s\n", m->events[i].system,
+				fe_buf_printf(opt, "@values %s/%s %.*s\n", m->events[i].system,
 					      m->events[i].name, (int)len, l);
 			l += len + (l[len] == '\n');
 		}
@@ -241,8 +247,54 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 	/* uprobes, whose kernel stacks are the trap's: "@uprobe SYSTEM/EVENT" */
 	for (i = 0; i < m->nr_events; i++)
 		if (m->events[i].uprobe)
-			fe_buf_printf(&opt, "@uprobe %s/%s\n", m->events[i].system,
+			fe_buf_printf(opt, "@uprobe %s/%s\n", m->events[i].system,
 				      m->events[i].name);
+}
+
+static void put_option(struct fe_tracedat *td, uint16_t id, const void *p, uint32_t n)
+{
+	put16(td, id);
+	put32(td, n);
+	put(td, p, n);
+}
+
+/*
+ * Who recorded, as trace-cmd record says it (trace-cmd dump --options
+ * lists them): the machine (uname), the program, the clock, the CPU
+ * count and a random id for this recording.  What cannot be had is left
+ * out, as trace-cmd leaves it out.
+ */
+static void put_identity(struct fe_tracedat *td, const struct fe_tracedat_meta *m)
+{
+	struct utsname u;
+	uint64_t id;
+	int32_t cpus = td->nr_cpus;
+	char *s;
+	int n;
+
+	if (!uname(&u)) {
+		n = asprintf(&s, "%s %s %s %s", u.sysname, u.nodename, u.release, u.machine);
+		if (n >= 0) {
+			put_option(td, FE_TRACEDAT_OPT_UNAME, s, n + 1);
+			free(s);
+		}
+	}
+	put_option(td, FE_TRACEDAT_OPT_VERSION, "fevent " FE_VERSION, sizeof("fevent " FE_VERSION));
+	if (m->trace_clock)
+		put_option(td, FE_TRACEDAT_OPT_TRACECLOCK, m->trace_clock,
+			   strlen(m->trace_clock) + 1);
+	put_option(td, FE_TRACEDAT_OPT_CPUCOUNT, &cpus, 4);
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
+		put_option(td, FE_TRACEDAT_OPT_TRACEID, &id, 8);
+}
+
+static void put_options(struct fe_tracedat *td, const struct fe_tracedat_meta *m)
+{
+	struct fe_buf opt = { 0 };
+
+	fevent_option(&opt, m);
+	if (opt.failed)
+		td->failed = true;
 	put(td, "options  ", 10);
 	put16(td, FE_TRACEDAT_OPTION_ARGS);
 	put32(td, opt.len + 1);
@@ -253,9 +305,18 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		put32(td, strlen(m->maps) + 1);
 		put(td, m->maps, strlen(m->maps) + 1);
 	}
+	put_identity(td, m);
 	put16(td, 0);
 	fe_buf_free(&opt);
-	free(systems);
+}
+
+/* "flyrecord", each CPU's offset and size, and its pages from a page
+ * boundary on */
+static void put_data(struct fe_tracedat *td)
+{
+	unsigned long long pos, start;
+	char buf[65536];
+	int cpu;
 
 	put(td, "flyrecord", 10);
 	pos = td->written + 16ULL * td->nr_cpus;
@@ -280,6 +341,17 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		if (off != td->sizes[cpu])
 			td->failed = true;
 	}
+}
+
+int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
+		       struct fe_error *err)
+{
+	if (put_metadata(td, m)) {
+		fe_tracedat_abort(td);
+		return fe_err(err, 0, "out of memory");
+	}
+	put_options(td, m);
+	put_data(td);
 	if (td->failed) {
 		fe_err(err, 0, "cannot write %s: %s", fe_out_path(td->file),
 			strerror(errno ? errno : EIO));

@@ -24,6 +24,12 @@
 #define FE_TRACEDAT_OPTION_ARGS	0x6665
 /* the maps of the processes whose user stacks were recorded */
 #define FE_TRACEDAT_OPTION_MAPS	0x6666
+/* trace-cmd's, of who recorded (trace-cmd-private.h's numbers) */
+#define FE_TRACEDAT_OPT_TRACECLOCK	4
+#define FE_TRACEDAT_OPT_UNAME		5
+#define FE_TRACEDAT_OPT_CPUCOUNT	8
+#define FE_TRACEDAT_OPT_VERSION		9
+#define FE_TRACEDAT_OPT_TRACEID		11
 
 struct fe_tracedat;
 
@@ -66,6 +72,7 @@ struct fe_tracedat_meta {
 	const char *const *ftrace_formats;
 	int nr_ftrace_formats;
 	const char *maps;	/* the processes' maps user stacks are named from */
+	const char *trace_clock;	/* the trace_clock file's text, or NULL */
 };
 
 /* Write the header and the pages; frees td. */

@@ -326,3 +326,127 @@ int fe_tracedat_clean_header_page(const char *s, uint32_t page_size, struct fe_b
 	*why = "out of memory";
 	return out->failed ? -1 : 0;
 }
+
+/* ---- which fields the print format shows as symbols ---- */
+
+#define MAX_PRINT_ARGS	64
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/*
+ * The conversions of the quoted format at *p (which moves past its
+ * closing quote): sym[i] is set for the i-th argument printed by %ps,
+ * %pS, %pf, %pF or %pB.  The number of arguments, or -1.
+ */
+static int conversions(const char **p, const char *end, bool *sym)
+{
+	const char *s = *p;
+	int n = 0;
+
+	if (s >= end || *s != '"')
+		return -1;
+	for (s++; s < end && *s != '"'; s++) {
+		if (*s == '\\') {
+			s++;
+			continue;
+		}
+		if (*s != '%')
+			continue;
+		if (++s < end && *s == '%')
+			continue;
+		/* flags, width, precision ('*' takes an argument), length */
+		for (; s < end && strchr("-+ #0", *s); s++)
+			;
+		for (; s < end && (strchr("0123456789.", *s) || *s == '*'); s++)
+			if (*s == '*' && n < MAX_PRINT_ARGS)
+				sym[n++] = false;
+		for (; s < end && strchr("hlLqjzt", *s); s++)
+			;
+		/* a '%' the string ends at, or a NUL: nothing fevent follows */
+		if (s >= end || n >= MAX_PRINT_ARGS || *s == '"' || !*s)
+			return -1;
+		sym[n++] = *s == 'p' && s + 1 < end && s[1] && strchr("sSfFB", s[1]);
+	}
+	if (s >= end)
+		return -1;
+	*p = s + 1;
+	return n;
+}
+
+/*
+ * One argument of the print format, "REC->NAME" behind any casts
+ * ("(void *)REC->ip"): NAME into name; false for anything else.
+ */
+static bool rec_field(const char *a, size_t len, char *name, size_t size)
+{
+	const char *end = a + len, *close;
+	size_t n;
+
+	for (;;) {
+		while (a < end && blank(*a))
+			a++;
+		if (a >= end || *a != '(')
+			break;
+		close = memchr(a, ')', end - a);
+		if (!close)
+			return false;
+		a = close + 1;
+	}
+	while (end > a && blank(end[-1]))
+		end--;
+	if ((size_t)(end - a) < 6 || memcmp(a, "REC->", 5))
+		return false;
+	a += 5;
+	for (n = 0; a + n < end && ident_char(a[n]); n++)
+		;
+	if (!n || a + n != end || n >= size)
+		return false;
+	memcpy(name, a, n);
+	name[n] = 0;
+	return true;
+}
+
+int fe_tracedat_symbol_fields(const char *s, size_t len, struct fe_buf *out)
+{
+	struct text t = { .p = s, .end = s + len };
+	bool sym[MAX_PRINT_ARGS];
+	char name[FE_TRACEDAT_MAX_DECL];
+	const char *line = NULL, *p, *end, *arg;
+	bool found = false;
+	int nr, i, depth;
+	size_t n = 0;
+
+	while (!found && next_line(&t, &line, &n))
+		found = n > 11 && !memcmp(line, "print fmt: ", 11);
+	if (!found)
+		return 0;
+	p = line + 11;
+	end = line + n;
+	nr = conversions(&p, end, sym);
+	/* a format fevent cannot follow names nothing: numbers stay numbers */
+	if (nr <= 0)
+		return 0;
+	/* ", ARG, ARG": commas inside parentheses or quotes do not count */
+	for (i = 0; i < nr; i++) {
+		while (p < end && blank(*p))
+			p++;
+		if (p >= end || *p != ',')
+			return 0;
+		arg = ++p;
+		for (depth = 0; p < end && (depth || *p != ','); p++) {
+			if (*p == '(')
+				depth++;
+			else if (*p == ')' && depth)
+				depth--;
+			else if (*p == '"')
+				return 0;
+		}
+		if (sym[i] && rec_field(arg, p - arg, name, sizeof(name)))
+			fe_buf_printf(out, "%s=REC:symbol ", name);
+	}
+	return out->failed ? -1 : 0;
+}

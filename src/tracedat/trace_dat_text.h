@@ -34,4 +34,13 @@ int fe_tracedat_clean_format(const char *s, size_t len, struct fe_buf *out, char
 int fe_tracedat_clean_header_page(const char *s, uint32_t page_size, struct fe_buf *out,
 				  int *line_no, const char **why);
 
+/*
+ * The fields an event's print format shows as kernel symbols (%ps, %pS,
+ * %pf, %pF, %pB of "REC->NAME", casts allowed), as fetch arguments the
+ * view reads ("NAME=REC:symbol ...") appended to out: what trace-cmd
+ * names from the file's kallsyms.  A print format fevent cannot follow
+ * adds nothing.  0, or -1 out of memory.
+ */
+int fe_tracedat_symbol_fields(const char *s, size_t len, struct fe_buf *out);
+
 #endif

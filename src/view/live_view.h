@@ -78,6 +78,10 @@ struct fe_view_opts {
 	 * starts "NAME: ", each JSON object has "buffer", the summary too;
 	 * "" for the top buffer of a file with others: the summary says so */
 	const char *buffer;
+	/* a trace.dat's time options applied as trace-cmd applies them: each
+	 * timestamp read from a page of cpu goes through it (NULL: as read) */
+	unsigned long long (*ts_fn)(void *ctx, int cpu, unsigned long long ts);
+	void *ts_ctx;
 };
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,

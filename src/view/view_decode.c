@@ -403,6 +403,12 @@ static void *cut_page(struct fe_view *v, const void *page, int size, unsigned in
 	return v->scratch;
 }
 
+/* A timestamp of cpu's page as the reader's clock says it */
+static unsigned long long page_time(const struct fe_view *v, int cpu, unsigned long long ts)
+{
+	return v->opts.ts_fn ? v->opts.ts_fn(v->opts.ts_ctx, cpu, ts) : ts;
+}
+
 int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_error *err)
 {
 	const unsigned char *p = page;
@@ -450,7 +456,7 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 		struct item *it = queue_item(v);
 
 		if (it) {
-			it->ts = kbuffer_timestamp(v->kbuf);
+			it->ts = page_time(v, cpu, kbuffer_timestamp(v->kbuf));
 			it->cpu = cpu;
 			it->lost = missed;
 		}
@@ -460,11 +466,12 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 		else
 			v->lost_gaps[cpu]++;
 	}
-	v->last_ts = kbuffer_timestamp(v->kbuf);
+	v->last_ts = page_time(v, cpu, kbuffer_timestamp(v->kbuf));
 	for (data = kbuffer_read_event(v->kbuf, &ts); data;
 	     data = kbuffer_next_event(v->kbuf, &ts)) {
 		struct fe_error e;
 
+		ts = page_time(v, cpu, ts);
 		v->last_ts = ts;
 		if (decode(v, cpu, ts, data, kbuffer_event_size(v->kbuf),
 			   kbuffer_curr_offset(v->kbuf), &e) && !bad++)
