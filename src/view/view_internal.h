@@ -115,8 +115,7 @@ struct item {
 	int tgid;		/* whose user stack it is */
 	int depth;		/* --graph: calls of its task it is inside */
 	/* the calls of its task open around it, every held entry counted
-	 * (--errors' depth; --graph does not nest in a call whose return is
-	 * the call) */
+	 * (--errors' depth) */
 	int open_calls;
 	bool has_open_calls;
 	bool opened;		/* --graph: its 'f(args) {' line is out */
