@@ -108,6 +108,7 @@ void fe_view_item_clear(struct item *it)
 		free((char *)it->caller);
 	free(it->val);
 	free(it->args);
+	free(it->at_return);
 	if (it->captured) {
 		fe_buf_free(it->captured);
 		free(it->captured);
@@ -156,6 +157,7 @@ void fe_view_free(struct fe_view *v)
 	fe_buf_free(&v->line);
 	fe_buf_free(&v->out);
 	fe_buf_free(&v->fmt);
+	fe_buf_free(&v->alt_names);
 	free(v->caller_src);
 	fe_buf_free(&v->caller_json);
 	for (j = 0; j < (int)v->syms_cap; j++)

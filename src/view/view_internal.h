@@ -124,6 +124,12 @@ struct item {
 	 * it, out once its return decides (NULL: none yet) */
 	struct fe_buf *captured;
 	bool spilled;		/* they grew too large and went out already */
+	/* a string of its arguments could not be read (the kernel wrote
+	 * none: its page was not in memory yet) */
+	bool str_fault;
+	/* the JSON names of the arguments shown as the return read them
+	 * (its entry's read faulted), '["a","b"]', or NULL */
+	char *at_return;
 	/* a return: a failed call (value_format.h), its errno (0: none
 	 * named) and whether an error pointer */
 	bool failed;
@@ -202,6 +208,13 @@ struct fe_view {
 	int scratch_size;
 	int nr_held;		/* pending entries held for a call filter */
 	int deciding;		/* --graph: the held entry being decided, or -1 */
+	bool str_fault;		/* a string field formatted as a fault */
+	/* while an entry's values are formatted again: its return's record,
+	 * whose strings stand in for the entry's that faulted */
+	const struct ev_info *alt_ev;
+	const void *alt_data;
+	int alt_size;
+	struct fe_buf alt_names;	/* the JSON names of those that did */
 	struct fe_buf losses;	/* what the command lost besides events
 				 * (stats: calls not measured), said in
 				 * the summary */

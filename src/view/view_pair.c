@@ -355,6 +355,42 @@ static bool same_args(const struct item *entry, const struct item *ret)
 }
 
 /*
+ * An entry whose string faulted (its page not in memory yet, as after a
+ * fork or exec: a kprobe cannot wait for it) takes the string its return
+ * read, where that read it (docs/decisions.md).
+ */
+static void strings_at_return(struct fe_view *v, struct item *entry, const struct item *ret)
+{
+	struct fe_buf f = { 0 };
+
+	if (!entry->str_fault || !entry->raw || !ret->raw)
+		return;
+	v->alt_ev = ret->ev;
+	v->alt_data = ret->raw;
+	v->alt_size = ret->raw_size;
+	v->alt_names.len = 0;
+	v->alt_names.failed = false;
+	if (v->opts.json)
+		fe_buf_addc(&f, '{');
+	fe_view_put_fields(v, entry->ev, entry->raw, entry->raw_size, v->opts.json, NULL, &f);
+	if (v->opts.json)
+		fe_buf_addc(&f, '}');
+	v->alt_ev = NULL;
+	if (f.failed || !f.s || !v->alt_names.len) {
+		fe_buf_free(&f);
+		return;
+	}
+	fe_buf_addc(&v->alt_names, ']');
+	free(entry->at_return);
+	entry->at_return = v->alt_names.failed ? NULL : strdup(v->alt_names.s);
+	free(entry->val);
+	entry->val_len = f.len;
+	entry->val = fe_buf_take(&f);
+	if (!entry->val)
+		entry->val_len = 0;
+}
+
+/*
  * A return that carries its call's arguments: shown (or handed on) with
  * the entry that has the same arguments, the innermost of its task, for
  * the duration; the entries held inside that one were calls whose
@@ -380,8 +416,10 @@ static void decide_carried(struct fe_view *v, struct item *ret)
 			give_up_lines(v, i);
 			drop_pending(v, i);
 		}
-	if (p >= 0)
+	if (p >= 0) {
 		entry = &v->pending[p];
+		strings_at_return(v, entry, ret);
+	}
 	if (v->opts.sink) {
 		if (entry)
 			to_sink(v, entry);

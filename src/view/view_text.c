@@ -335,6 +335,10 @@ static void json_call(struct fe_view *v, struct fe_buf *l, const struct item *en
 		fe_buf_add(l, ret->args, strlen(ret->args));
 	else
 		fe_buf_add(l, "{}", 2);
+	if (entry && entry->at_return) {
+		fe_buf_add(l, ",\"at_return\":", 13);
+		fe_buf_add(l, entry->at_return, strlen(entry->at_return));
+	}
 	if (ret && ret->ev->ret) {	/* a void function's: no value */
 		fe_buf_add(l, ",\"ret\":", 7);
 		fe_buf_add(l, item_val(ret), ret->val_len);
