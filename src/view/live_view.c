@@ -198,7 +198,7 @@ static const char *fetch_type(const char *args, const char *name, char *buf, siz
 
 /*
  * fevent's field names: LABEL [__N] [__FLAG] (kprobe_emit.h).  The text
- * view shows LABEL, JSON keys are the name without the flag (unique).
+ * view and JSON keys show the name without the flag (unique).
  */
 static size_t without_flag(const char *name, char *flag)
 {
@@ -212,17 +212,6 @@ static size_t without_flag(const char *name, char *flag)
 		return n - 3;
 	}
 	return n;
-}
-
-static char *label_of(const char *name, size_t n)
-{
-	size_t i = n;
-
-	while (i > 0 && isdigit((unsigned char)name[i - 1]))
-		i--;
-	if (i < n && i > 2 && name[i - 1] == '_' && name[i - 2] == '_')
-		return strndup(name, i - 2);
-	return strndup(name, n);
 }
 
 /*
@@ -278,7 +267,9 @@ static int field_spec_of(struct ev_info *e, struct field_spec *s, struct tep_for
 	struct fe_buf k = { 0 };
 
 	s->f = tf;
-	s->label = label_of(tf->name, base);
+	/* a repeated label is the kernel's field name (pid__1), as trace-cmd
+	 * shows it and a filter names it: two pids are told apart */
+	s->label = strndup(tf->name, base);
 	if (!s->label)
 		return -1;
 	/* an event not fevent's (a trace.dat from trace-cmd): what
@@ -318,7 +309,7 @@ static int field_spec_of(struct ev_info *e, struct field_spec *s, struct tep_for
 	s->hidden = s == e->caller || !strncmp(tf->name, "common_", 7) ||
 		    !strncmp(tf->name, "__probe", 7);
 	/* JSON keys must be unique: the kernel's field name ("label__1" for
-	 * a repeated label); text shows labels */
+	 * a repeated label), as text shows it */
 	fe_buf_quote(&k, (const unsigned char *)tf->name, base, true);
 	fe_buf_addc(&k, ':');
 	s->json_key = fe_buf_take(&k);

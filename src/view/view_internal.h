@@ -35,7 +35,7 @@ enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL, V_TEXT };
 
 struct field_spec {
 	struct tep_format_field *f;
-	char *label;		/* without fevent's __N suffix */
+	char *label;		/* the field name without fevent's flag (pid__1) */
 	char *text_key;		/* "label=" */
 	char *json_key;		/* "\"label\":" */
 	size_t text_key_len, json_key_len;
