@@ -551,25 +551,12 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
 }
 
 
-/* A name a view may print as it is: C identifier characters, '.' */
-static bool plain_name(const char *s, size_t n)
-{
-	size_t i;
-
-	if (!n || n > 128)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '.')
-			return false;
-	return true;
-}
-
 static int set_group(struct field_spec *s, const char *group, size_t gl, const char *member,
 		     size_t ml, struct fe_error *err)
 {
 	struct fe_buf k = { 0 };
 
-	if (!plain_name(group, gl) || !plain_name(member, ml))
+	if (!fe_plain_name(group, gl) || !fe_plain_name(member, ml))
 		return fe_err(err, 0, "a struct member is not 'GROUP MEMBER': '%.*s %.*s'",
 			      (int)gl, group, (int)ml, member);
 	free(s->group);
