@@ -158,6 +158,7 @@ void fe_view_free(struct fe_view *v)
 	fe_buf_free(&v->out);
 	fe_buf_free(&v->fmt);
 	fe_buf_free(&v->alt_names);
+	free(v->tgids);
 	free(v->caller_src);
 	fe_buf_free(&v->caller_json);
 	for (j = 0; j < (int)v->syms_cap; j++)
@@ -529,6 +530,55 @@ int fe_view_kallsyms(struct fe_view *v, const char *text)
 bool fe_view_wants_comms(struct fe_view *v)
 {
 	return v->unknown_pid;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct tgid_of *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void fe_view_tgids(struct fe_view *v, const char *text)
+{
+	const char *line = text;
+	int n = 0, i;
+
+	while (line && *line) {
+		int pid, tgid;
+		struct tgid_of *t;
+
+		if (sscanf(line, "%d %d", &pid, &tgid) == 2 && pid > 0 && tgid > 0) {
+			t = fe_grow(&v->tgids, &v->nr_tgids, sizeof(*t));
+			if (!t)
+				break;
+			t->pid = pid;
+			t->tgid = tgid;
+			n++;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	if (!n)
+		return;
+	/* sorted, the latest of a pid kept (read again while recording) */
+	qsort(v->tgids, v->nr_tgids, sizeof(*v->tgids), by_pid);
+	for (i = n = 0; i < v->nr_tgids; i++) {
+		if (n && v->tgids[n - 1].pid == v->tgids[i].pid)
+			n--;
+		v->tgids[n++] = v->tgids[i];
+	}
+	v->nr_tgids = n;
+}
+
+int fe_view_tgid(const struct fe_view *v, int pid)
+{
+	struct tgid_of key = { .pid = pid };
+	const struct tgid_of *t = v->nr_tgids ? bsearch(&key, v->tgids, v->nr_tgids,
+							sizeof(*v->tgids), by_pid) : NULL;
+
+	return t ? t->tgid : 0;
 }
 
 void fe_view_cmdlines(struct fe_view *v, const char *text)

@@ -137,6 +137,9 @@ struct item {
 	int err;
 };
 
+/* pid's process as fe_view_tgids() was told, or 0 */
+int fe_view_tgid(const struct fe_view *v, int pid);
+
 static inline const char *item_val(const struct item *it)
 {
 	return it->val ? it->val : it->inl;
@@ -215,6 +218,11 @@ struct fe_view {
 	const void *alt_data;
 	int alt_size;
 	struct fe_buf alt_names;	/* the JSON names of those that did */
+	/* each task's process (fe_view_tgids), by pid */
+	struct tgid_of {
+		int pid, tgid;
+	} *tgids;
+	int nr_tgids;
 	struct fe_buf losses;	/* what the command lost besides events
 				 * (stats: calls not measured), said in
 				 * the summary */

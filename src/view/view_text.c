@@ -261,6 +261,7 @@ static void call_to_fn(struct fe_view *v, const struct item *entry, const struct
 		.group = e->group, .func = e->func, .event = e->name,
 		.pid = first->pid, .cpu = first->cpu,
 		.comm = tep_data_comm_from_pid(v->tep, first->pid),
+		.tgid = fe_view_tgid(v, first->pid),
 		.has_entry = entry != NULL, .has_return = ret != NULL,
 		.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
 		.caller = entry ? entry->caller : NULL,
