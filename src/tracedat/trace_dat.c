@@ -253,6 +253,11 @@ int fe_tracedat_finish(struct fe_tracedat *td, const struct fe_tracedat_meta *m,
 		put32(td, strlen(m->maps) + 1);
 		put(td, m->maps, strlen(m->maps) + 1);
 	}
+	if (m->tgids && *m->tgids) {
+		put16(td, FE_TRACEDAT_OPTION_TGIDS);
+		put32(td, strlen(m->tgids) + 1);
+		put(td, m->tgids, strlen(m->tgids) + 1);
+	}
 	put16(td, 0);
 	fe_buf_free(&opt);
 	free(systems);

@@ -24,6 +24,8 @@
 #define FE_TRACEDAT_OPTION_ARGS	0x6665
 /* the maps of the processes whose user stacks were recorded */
 #define FE_TRACEDAT_OPTION_MAPS	0x6666
+/* each task's process, "PID TGID" lines as saved_tgids has them */
+#define FE_TRACEDAT_OPTION_TGIDS	0x6667
 
 struct fe_tracedat;
 
@@ -66,6 +68,7 @@ struct fe_tracedat_meta {
 	const char *const *ftrace_formats;
 	int nr_ftrace_formats;
 	const char *maps;	/* the processes' maps user stacks are named from */
+	const char *tgids;	/* or NULL */
 };
 
 /* Write the header and the pages; frees td. */

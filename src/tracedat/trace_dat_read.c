@@ -432,7 +432,7 @@ struct tfile {
 	const char *header_in;
 	struct format *formats;
 	size_t nr_formats;
-	char *kallsyms, *cmdlines, *opt, *maps;
+	char *kallsyms, *cmdlines, *opt, *maps, *tgids;
 	uint32_t nr_cpus;	/* version 6: every buffer's */
 	struct buffer *bufs;
 	int nr_bufs;
@@ -654,7 +654,7 @@ static int read_cmdlines(struct tfile *t, struct reader *r)
 static int fevent_option(struct tfile *t, unsigned int id, const void *p, size_t n)
 {
 	char **s = id == FE_TRACEDAT_OPTION_ARGS ? &t->opt : id == FE_TRACEDAT_OPTION_MAPS ?
-		   &t->maps : NULL;
+		   &t->maps : id == FE_TRACEDAT_OPTION_TGIDS ? &t->tgids : NULL;
 
 	if (!s || *s)
 		return 0;
@@ -1318,6 +1318,8 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 			fe_view_kallsyms(v, t->kallsyms);
 		if (t->cmdlines)
 			fe_view_cmdlines(v, t->cmdlines);
+		if (t->tgids)
+			fe_view_tgids(v, t->tgids);
 		read_pages(t, v, b, d);
 	}
 	fe_view_flush(v, true);
@@ -1363,6 +1365,7 @@ static void tfile_free(struct tfile *t)
 	free(t->cmdlines);
 	free(t->opt);
 	free(t->maps);
+	free(t->tgids);
 }
 
 int fe_tracedat_report_buf(const char *name, const void *data, size_t size,
