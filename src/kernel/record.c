@@ -656,10 +656,14 @@ static bool backlog(const struct session *s, bool fenced)
 static void refresh_comms(struct fe_view *v)
 {
 	char *cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	char *tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 
 	if (cmdlines)
 		fe_view_cmdlines(v, cmdlines);
+	if (tgids)
+		fe_view_tgids(v, tgids);
 	free(cmdlines);
+	free(tgids);
 }
 
 /* The bytes of a ring-buffer page: the kernel's sub-buffer size where it
@@ -792,6 +796,10 @@ static int start_session(struct session *s, const struct fe_record_opts *o,
 		return fe_err(err, 0, "cannot set a %lu KB buffer: %s", o->buffer_kb, strerror(errno));
 	if (o->counted_in_kernel)
 		return 0;	/* nothing is read from the buffers */
+	/* each task's process in saved_tgids (report --chrome's threads
+	 * under their process); without it each thread is its own */
+	if (fe_kernel_can(FE_CAP_RECORD_TGID))
+		tracefs_option_enable(s->inst, TRACEFS_OPTION_RECORD_TGID);
 	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (!o->buffer_kb)
 		default_buffer(s->inst, s->nr_cpus);
@@ -872,6 +880,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 {
 	struct fe_tracedat_event *evs = calloc(n + 2, sizeof(*evs));
 	char *saved = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	char *tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 	char *tasks = fe_view_task_names(v);
 	struct fe_buf kallsyms = { 0 }, cmdlines = { 0 };
 	struct fe_tracedat_meta m = { 0 };
@@ -924,6 +933,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	m.nr_events = k;
 	m.kallsyms = kallsyms.s;
 	m.cmdlines = cmdlines.s;
+	m.tgids = tgids;
 	if (s->o->stacks) {
 		m.nr_ftrace_formats = fe_stacks_formats(ev, n, chosen, stack_formats);
 		m.ftrace_formats = (const char *const *)stack_formats;
@@ -937,6 +947,7 @@ out:
 	free((char *)m.maps);
 	free(evs);
 	free(saved);
+	free(tgids);
 	free(tasks);
 	fe_buf_free(&kallsyms);
 	fe_buf_free(&cmdlines);
