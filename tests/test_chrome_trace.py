@@ -7,6 +7,7 @@ import decimal
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 
 import fe
@@ -110,3 +111,43 @@ def test_chrome_is_its_own_view():
     r = fe.run("report", "-i", "/nonexistent", "--chrome", "/tmp/x.json", "--json")
     expect_eq(r.returncode, 2, r.stderr)
     check("not with --json" in r.stderr, r.stderr)
+
+
+def test_threads_are_under_their_process_and_slices_are_named_by_function():
+    """Issue 32 item 4: the kernel's tgid (options/record-tgid, saved_tgids
+    in the trace.dat) puts every thread under its process; a slice's name
+    is the function, its arguments in args."""
+    need_uprobes()
+    tmp = tempfile.mkdtemp()
+    try:
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
+                           "fx_threads.c")
+        binary = os.path.join(tmp, "fx_threads")
+        subprocess.run(["gcc", "-g", "-O2", "-pthread", src, "-o", binary], check=True)
+        os.chmod(tmp, 0o755)
+        fe.run("clear", "-g", GROUP, "--force")
+        r = fe.run("add", "-g", GROUP, "-x", binary, "long work(i)")
+        expect_eq(r.returncode, 0, r.stderr)
+        dat = os.path.join(tmp, "threads.dat")
+        r = fe.run("record", "-g", GROUP, "-o", dat, "--", binary)
+        expect_eq(r.returncode, 0, r.stderr)
+        out = os.path.join(tmp, "threads.json")
+        r = fe.run("report", "-i", dat, "--chrome", out)
+        expect_eq(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            evs = json.load(f)["traceEvents"]
+        slices = [e for e in evs if e["ph"] == "X"]
+        main = [s for s in slices if s["args"]["args"] == {"i": 0}]
+        expect_eq(len(main), 1, slices)
+        pid = main[0]["tid"]    # the main thread's tid is the process's pid
+        expect_eq(sorted((s["pid"], s["name"], s["args"]["args"]["i"]) for s in slices),
+                  [(pid, "work", i) for i in range(4)], slices)
+        expect_eq(len({s["tid"] for s in slices}), 4, slices)
+        procs = [m for m in evs if m["ph"] == "M" and m["name"] == "process_name"]
+        expect_eq([(m["pid"], m["args"]["name"]) for m in procs], [(pid, "fx_threads")], procs)
+        threads = sorted((m["pid"], m["tid"]) for m in evs
+                         if m["ph"] == "M" and m["name"] == "thread_name")
+        expect_eq(threads, sorted((pid, s["tid"]) for s in slices), threads)
+    finally:
+        shutil.rmtree(tmp)
+        fe.run("clear", "-g", GROUP, "--force")

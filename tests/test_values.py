@@ -22,7 +22,7 @@ def test_repeated_labels_have_unique_json_keys():
         t = fe.run("record", "-g", GROUP, "--", prog(), "1")
         text = [l for l in t.stdout.splitlines() if "traced(" in l][0]
         expect_eq(text.split(": ", 1)[1],
-                  'traced(n=0, id=7, id=0x7, name="hello", name="abc")')
+                  'traced(n=0, id=7, id__1=0x7, name="hello", name__1="abc")')
     finally:
         clean()
 

@@ -80,7 +80,7 @@ def events(text):
 
 def recorded(parts, section):
     me, children = pids(parts[section])
-    want = [("fx_tp", me, f'sched_process_fork(pid={me}, pid={c}, comm="fx_tp")')
+    want = [("fx_tp", me, f'sched_process_fork(pid={me}, pid__1={c}, comm="fx_tp")')
             for c in children]
     want += [("fx_tp", me, 'signal_generate(sig=12, si_code=0, comm="fx_tp", group=1, '
               'result=0)')] * 2

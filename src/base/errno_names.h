@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel's errno names for x86-64 (DESIGN.md section 16), generated at
- * build time from the installed uapi headers (scripts/gen-errno-names).
+ * build time from the installed uapi headers (scripts/gen-errno-names),
+ * and its internal ones (include/linux/errno.h).
  */
 #ifndef ERRNO_NAMES_H
 #define ERRNO_NAMES_H
@@ -13,8 +14,8 @@
  * (include/linux/err.h: MAX_ERRNO), as an ERR_PTR does. */
 #define FE_MAX_ERRNO	4095
 
-/* The name of errno e (positive: ENOENT for 2), or NULL if the headers
- * name none (the kernel's internal ones, 512 and up, among them). */
+/* The name of errno e (positive: ENOENT for 2; the kernel's internal
+ * ones, ERESTARTSYS for 512 to ENOGRACE for 531, too), or NULL. */
 const char *fe_errno_name(int e);
 
 /* The value of an errno name (aliases such as EWOULDBLOCK too) of len

@@ -64,8 +64,7 @@ char *fe_values_of_event(const char *args, bool user, const char *kept, bool *oo
 	return fe_buf_take(&b);
 }
 
-/* A name a view may print as it is: C identifier characters, '.' */
-static bool plain_name(const char *s, size_t n)
+bool fe_plain_name(const char *s, size_t n)
 {
 	size_t i;
 
@@ -94,7 +93,7 @@ int fe_vmeaning_enums(struct fe_vmeaning *m, const char *p, size_t n, struct fe_
 			continue;
 		}
 		eq = memchr(p, '=', len);
-		if (!eq || !plain_name(p, eq - p) || (size_t)(p + len - eq - 1) >= sizeof(num) ||
+		if (!eq || !fe_plain_name(p, eq - p) || (size_t)(p + len - eq - 1) >= sizeof(num) ||
 		    p + len == eq + 1)
 			return fe_err(err, 0, "an enumerator is not NAME=VALUE: '%.*s'", (int)len, p);
 		snprintf(num, sizeof(num), "%.*s", (int)(p + len - eq - 1), eq + 1);

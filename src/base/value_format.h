@@ -48,6 +48,10 @@ struct fe_vmeaning {
  */
 char *fe_values_of_event(const char *args, bool user, const char *kept, bool *oom);
 
+/* A name a view may print as it is (an enumerator, a struct's group and
+ * member): 1 to 128 C identifier characters or '.' */
+bool fe_plain_name(const char *s, size_t n);
+
 /* "NAME=VALUE NAME=VALUE" of n bytes at p into m's enumerators. */
 int fe_vmeaning_enums(struct fe_vmeaning *m, const char *p, size_t n, struct fe_error *err);
 /* field's meaning in an event's "values" lines (fe_values_of_event). */

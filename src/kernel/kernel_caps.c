@@ -53,6 +53,8 @@ static const struct cap_rule rules[FE_CAP_NR] = {
 	/* 6.8; not in the README of 6.12 */
 	[FE_CAP_SUBBUF_SIZE] = { "ring-buffer sub-buffers larger than a page", NULL, false,
 				 "CONFIG_RING_BUFFER", "buffer_subbuf_size_kb" },
+	[FE_CAP_RECORD_TGID] = { "each task's process recorded (saved_tgids)", NULL, false,
+				 "CONFIG_TRACING", "saved_tgids" },
 };
 
 static bool said(const char *readme, const struct cap_rule *r)

@@ -38,6 +38,8 @@ enum fe_cap {
 	 * 'stacktrace') */
 	FE_CAP_HIST_COMMON_STACKTRACE,
 	FE_CAP_SUBBUF_SIZE,	/* buffer_subbuf_size_kb: pages larger than a page */
+	/* options/record-tgid and saved_tgids: each task's process (4.14) */
+	FE_CAP_RECORD_TGID,
 	FE_CAP_NR
 };
 

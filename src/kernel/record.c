@@ -207,10 +207,14 @@ static int until(double t, int max)
 static void refresh_comms(struct fe_view *v)
 {
 	char *cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	char *tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 
 	if (cmdlines)
 		fe_view_cmdlines(v, cmdlines);
+	if (tgids)
+		fe_view_tgids(v, tgids);
 	free(cmdlines);
+	free(tgids);
 }
 
 /* The trace.dat: the formats of what was recorded, and who was who. */
@@ -219,6 +223,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 {
 	struct fe_tracedat_event *evs = calloc(n + 2, sizeof(*evs));
 	char *saved = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	char *tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 	/* the clock of the buffer the pages came from: a reader knows the
 	 * times' unit from it, as from trace-cmd's files */
 	char *clock = tracefs_instance_file_read(s->inst, "trace_clock", NULL);
@@ -267,6 +272,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	m.nr_events = k;
 	m.kallsyms = kallsyms;
 	m.cmdlines = cmdlines.s;
+	m.tgids = tgids;
 	m.trace_clock = clock;
 	if (s->o->stacks) {
 		m.nr_ftrace_formats = fe_stacks_formats(ev, n, chosen, stack_formats);
@@ -281,6 +287,7 @@ out:
 	free((char *)m.maps);
 	free(evs);
 	free(saved);
+	free(tgids);
 	free(clock);
 	free(tasks);
 	free(kallsyms);

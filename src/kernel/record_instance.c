@@ -148,6 +148,10 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 		return fe_err(err, 0, "cannot set a %lu KB buffer: %s", o->buffer_kb, strerror(errno));
 	if (o->counted_in_kernel)
 		return 0;	/* nothing is read from the buffers */
+	/* each task's process in saved_tgids (report --chrome's threads
+	 * under their process); without it each thread is its own */
+	if (fe_kernel_can(FE_CAP_RECORD_TGID))
+		tracefs_option_enable(s->inst, TRACEFS_OPTION_RECORD_TGID);
 	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (!o->buffer_kb)
 		default_buffer(s->inst, s->nr_cpus);

@@ -306,6 +306,11 @@ static void put_options(struct fe_tracedat *td, const struct fe_tracedat_meta *m
 		put(td, m->maps, strlen(m->maps) + 1);
 	}
 	put_identity(td, m);
+	if (m->tgids && *m->tgids) {
+		put16(td, FE_TRACEDAT_OPTION_TGIDS);
+		put32(td, strlen(m->tgids) + 1);
+		put(td, m->tgids, strlen(m->tgids) + 1);
+	}
 	put16(td, 0);
 	fe_buf_free(&opt);
 }

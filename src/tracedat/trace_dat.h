@@ -30,6 +30,8 @@
 #define FE_TRACEDAT_OPT_CPUCOUNT	8
 #define FE_TRACEDAT_OPT_VERSION		9
 #define FE_TRACEDAT_OPT_TRACEID		11
+/* each task's process, "PID TGID" lines as saved_tgids has them */
+#define FE_TRACEDAT_OPTION_TGIDS	0x6667
 
 struct fe_tracedat;
 
@@ -73,6 +75,7 @@ struct fe_tracedat_meta {
 	int nr_ftrace_formats;
 	const char *maps;	/* the processes' maps user stacks are named from */
 	const char *trace_clock;	/* the trace_clock file's text, or NULL */
+	const char *tgids;	/* or NULL */
 };
 
 /* Write the header and the pages; frees td. */

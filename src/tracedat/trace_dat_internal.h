@@ -94,7 +94,7 @@ struct tfile {
 	const char *header_in;
 	struct format *formats;
 	size_t nr_formats;
-	char *kallsyms, *cmdlines, *opt, *maps;
+	char *kallsyms, *cmdlines, *opt, *maps, *tgids;
 	uint32_t nr_cpus;	/* version 6: every buffer's */
 	struct buffer *bufs;
 	int nr_bufs;

@@ -384,7 +384,7 @@ static int read_cmdlines(struct tfile *t, struct reader *r)
 static int fevent_option(struct tfile *t, unsigned int id, const void *p, size_t n)
 {
 	char **s = id == FE_TRACEDAT_OPTION_ARGS ? &t->opt : id == FE_TRACEDAT_OPTION_MAPS ?
-		   &t->maps : NULL;
+		   &t->maps : id == FE_TRACEDAT_OPTION_TGIDS ? &t->tgids : NULL;
 
 	if (!s || *s)
 		return 0;
@@ -785,6 +785,7 @@ void fe_td_free(struct tfile *t)
 	free(t->cmdlines);
 	free(t->opt);
 	free(t->maps);
+	free(t->tgids);
 	fe_tracedat_clock_free(&t->clock);
 }
 

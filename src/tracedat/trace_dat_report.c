@@ -539,6 +539,8 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 			fe_view_kallsyms(v, t->kallsyms);
 		if (t->cmdlines)
 			fe_view_cmdlines(v, t->cmdlines);
+		if (t->tgids)
+			fe_view_tgids(v, t->tgids);
 		read_pages(t, v, b, d);
 	}
 	fe_view_flush(v, true);

@@ -18,12 +18,13 @@
 struct slice {
 	unsigned long long ts, dur;
 	bool complete;		/* a paired call; else an instant */
-	int pid;
 	char *json;		/* the event's members after ts/dur */
 };
 
+/* a thread (tid, the kernel's pid) of its process (pid, the kernel's
+ * tgid; the thread's own pid where the recording did not say) */
 struct task {
-	int pid;
+	int tid, pid;
 	char *comm;
 };
 
@@ -60,19 +61,20 @@ static void json_string(struct fe_buf *b, const char *s)
 	fe_buf_quote(b, (const unsigned char *)(s ? s : ""), s ? strlen(s) : 0, true);
 }
 
-static void note_task(struct fe_chrome *ch, int pid, const char *comm)
+static void note_task(struct fe_chrome *ch, int tid, int pid, const char *comm)
 {
 	struct task *t;
 	int i;
 
 	for (i = 0; i < ch->nr_tasks; i++)
-		if (ch->tasks[i].pid == pid)
+		if (ch->tasks[i].tid == tid)
 			return;
 	t = fe_grow(&ch->tasks, &ch->nr_tasks, sizeof(*t));
 	if (!t) {
 		ch->failed = true;
 		return;
 	}
+	t->tid = tid;
 	t->pid = pid;
 	t->comm = strdup(comm ? comm : "<...>");
 	ch->failed |= !t->comm;
@@ -83,14 +85,14 @@ void fe_chrome_call(void *ctx, const struct fe_view_call *c)
 	struct fe_chrome *ch = ctx;
 	struct fe_buf b = { 0 };
 	struct slice *s;
+	int pid = c->tgid > 0 ? c->tgid : c->pid;
 
-	note_task(ch, c->pid, c->comm);
+	note_task(ch, c->pid, pid, c->comm);
 	s = fe_grow(&ch->slices, &ch->nr_slices, sizeof(*s));
 	if (!s) {
 		ch->failed = true;
 		return;
 	}
-	s->pid = c->pid;
 	s->complete = c->has_entry && c->has_return;
 	s->ts = c->has_entry ? c->entry_ts : c->return_ts;
 	s->dur = s->complete ? c->return_ts - c->entry_ts : 0;
@@ -99,7 +101,7 @@ void fe_chrome_call(void *ctx, const struct fe_view_call *c)
 	json_string(&b, s->complete ? c->func : c->event);
 	fe_buf_add(&b, ",\"cat\":", 7);
 	json_string(&b, c->group);
-	fe_buf_printf(&b, ",\"pid\":%d,\"tid\":%d,\"args\":{\"args\":%s", c->pid, c->pid,
+	fe_buf_printf(&b, ",\"pid\":%d,\"tid\":%d,\"args\":{\"args\":%s", pid, c->pid,
 		      c->args ? c->args : "{}");
 	if (c->ret)
 		fe_buf_printf(&b, ",\"ret\":%s", c->ret);
@@ -126,6 +128,27 @@ static int by_time(const void *a, const void *b)
 	return 0;
 }
 
+/* The task that names process pid: its main thread, else the first of it
+ * seen (*first: that one's index). */
+static const struct task *namer(const struct fe_chrome *ch, int pid, int *first)
+{
+	const struct task *n = NULL;
+	int i;
+
+	*first = -1;
+	for (i = 0; i < ch->nr_tasks; i++) {
+		if (ch->tasks[i].pid != pid)
+			continue;
+		if (*first < 0) {
+			*first = i;
+			n = &ch->tasks[i];
+		}
+		if (ch->tasks[i].tid == pid)
+			n = &ch->tasks[i];
+	}
+	return n;
+}
+
 static void put_us(FILE *f, unsigned long long ns)
 {
 	fprintf(f, "%llu.%03llu", ns / 1000, ns % 1000);
@@ -144,18 +167,24 @@ int fe_chrome_write(struct fe_chrome *ch, struct fe_out *out, struct fe_error *e
 	}
 	qsort(ch->slices, ch->nr_slices, sizeof(*ch->slices), by_time);
 	fputs("{\"traceEvents\":[\n", f);
-	/* each task a process of its own: the trace.dat does not say which
-	 * threads share one */
+	/* a process named once, at its first thread; each thread under it */
 	for (i = 0; i < ch->nr_tasks; i++) {
+		const struct task *t = &ch->tasks[i];
+		int first;
+		const struct task *n = namer(ch, t->pid, &first);
+
 		/* "name", and "name@hex" when the name is not UTF-8 */
+		if (first == i) {
+			name.len = 0;
+			fe_json_member(&name, "name", n->comm, strlen(n->comm));
+			fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+				"\"tid\":%d,\"args\":{%s}},\n", t->pid, t->pid,
+				name.s ? name.s : "\"name\":\"\"");
+		}
 		name.len = 0;
-		fe_json_member(&name, "name", ch->tasks[i].comm, strlen(ch->tasks[i].comm));
-		fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-			"\"args\":{%s}},\n", ch->tasks[i].pid, ch->tasks[i].pid,
-			name.s ? name.s : "\"name\":\"\"");
+		fe_json_member(&name, "name", t->comm, strlen(t->comm));
 		fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-			"\"args\":{%s}},\n", ch->tasks[i].pid, ch->tasks[i].pid,
-			name.s ? name.s : "\"name\":\"\"");
+			"\"args\":{%s}},\n", t->pid, t->tid, name.s ? name.s : "\"name\":\"\"");
 	}
 	for (i = 0; i < ch->nr_slices; i++) {
 		const struct slice *s = &ch->slices[i];

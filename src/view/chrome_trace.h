@@ -4,7 +4,8 @@
  * Perfetto (ui.perfetto.dev) and chrome://tracing load: one complete
  * slice ("ph":"X") per paired call, nested per thread by time, an instant
  * ("ph":"i") for each event without its pair, and the names of processes
- * and threads as metadata ("ph":"M").
+ * and threads as metadata ("ph":"M"); "pid" is the process (the kernel's
+ * tgid, where the view was told it), "tid" the thread.
  */
 #ifndef CHROME_TRACE_H
 #define CHROME_TRACE_H

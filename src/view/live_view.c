@@ -108,6 +108,7 @@ void fe_view_item_clear(struct item *it)
 		free((char *)it->caller);
 	free(it->val);
 	free(it->args);
+	free(it->at_return);
 	if (it->captured) {
 		fe_buf_free(it->captured);
 		free(it->captured);
@@ -156,6 +157,8 @@ void fe_view_free(struct fe_view *v)
 	fe_buf_free(&v->line);
 	fe_buf_free(&v->out);
 	fe_buf_free(&v->fmt);
+	fe_buf_free(&v->alt_names);
+	free(v->tgids);
 	free(v->caller_src);
 	fe_buf_free(&v->caller_json);
 	for (j = 0; j < (int)v->syms_cap; j++)
@@ -196,7 +199,7 @@ static const char *fetch_type(const char *args, const char *name, char *buf, siz
 
 /*
  * fevent's field names: LABEL [__N] [__FLAG] (kprobe_emit.h).  The text
- * view shows LABEL, JSON keys are the name without the flag (unique).
+ * view and JSON keys show the name without the flag (unique).
  */
 static size_t without_flag(const char *name, char *flag)
 {
@@ -210,17 +213,6 @@ static size_t without_flag(const char *name, char *flag)
 		return n - 3;
 	}
 	return n;
-}
-
-static char *label_of(const char *name, size_t n)
-{
-	size_t i = n;
-
-	while (i > 0 && isdigit((unsigned char)name[i - 1]))
-		i--;
-	if (i < n && i > 2 && name[i - 1] == '_' && name[i - 2] == '_')
-		return strndup(name, i - 2);
-	return strndup(name, n);
 }
 
 /*
@@ -276,7 +268,9 @@ static int field_spec_of(struct ev_info *e, struct field_spec *s, struct tep_for
 	struct fe_buf k = { 0 };
 
 	s->f = tf;
-	s->label = label_of(tf->name, base);
+	/* a repeated label is the kernel's field name (pid__1), as trace-cmd
+	 * shows it and a filter names it: two pids are told apart */
+	s->label = strndup(tf->name, base);
 	if (!s->label)
 		return -1;
 	/* an event not fevent's (a trace.dat from trace-cmd): what
@@ -316,7 +310,7 @@ static int field_spec_of(struct ev_info *e, struct field_spec *s, struct tep_for
 	s->hidden = s == e->caller || !strncmp(tf->name, "common_", 7) ||
 		    !strncmp(tf->name, "__probe", 7);
 	/* JSON keys must be unique: the kernel's field name ("label__1" for
-	 * a repeated label); text shows labels */
+	 * a repeated label), as text shows it */
 	fe_buf_quote(&k, (const unsigned char *)tf->name, base, true);
 	fe_buf_addc(&k, ':');
 	s->json_key = fe_buf_take(&k);
@@ -545,6 +539,55 @@ bool fe_view_wants_comms(struct fe_view *v)
 	return v->unknown_pid;
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	const struct tgid_of *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void fe_view_tgids(struct fe_view *v, const char *text)
+{
+	const char *line = text;
+	int n = 0, i;
+
+	while (line && *line) {
+		int pid, tgid;
+		struct tgid_of *t;
+
+		if (sscanf(line, "%d %d", &pid, &tgid) == 2 && pid > 0 && tgid > 0) {
+			t = fe_grow(&v->tgids, &v->nr_tgids, sizeof(*t));
+			if (!t)
+				break;
+			t->pid = pid;
+			t->tgid = tgid;
+			n++;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	if (!n)
+		return;
+	/* sorted, the latest of a pid kept (read again while recording) */
+	qsort(v->tgids, v->nr_tgids, sizeof(*v->tgids), by_pid);
+	for (i = n = 0; i < v->nr_tgids; i++) {
+		if (n && v->tgids[n - 1].pid == v->tgids[i].pid)
+			n--;
+		v->tgids[n++] = v->tgids[i];
+	}
+	v->nr_tgids = n;
+}
+
+int fe_view_tgid(const struct fe_view *v, int pid)
+{
+	struct tgid_of key = { .pid = pid };
+	const struct tgid_of *t = v->nr_tgids ? bsearch(&key, v->tgids, v->nr_tgids,
+							sizeof(*v->tgids), by_pid) : NULL;
+
+	return t ? t->tgid : 0;
+}
+
 void fe_view_cmdlines(struct fe_view *v, const char *text)
 {
 	v->unknown_pid = false;
@@ -565,25 +608,12 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
 }
 
 
-/* A name a view may print as it is: C identifier characters, '.' */
-static bool plain_name(const char *s, size_t n)
-{
-	size_t i;
-
-	if (!n || n > 128)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '.')
-			return false;
-	return true;
-}
-
 static int set_group(struct field_spec *s, const char *group, size_t gl, const char *member,
 		     size_t ml, struct fe_error *err)
 {
 	struct fe_buf k = { 0 };
 
-	if (!plain_name(group, gl) || !plain_name(member, ml))
+	if (!fe_plain_name(group, gl) || !fe_plain_name(member, ml))
 		return fe_err(err, 0, "a struct member is not 'GROUP MEMBER': '%.*s %.*s'",
 			      (int)gl, group, (int)ml, member);
 	free(s->group);

@@ -48,6 +48,7 @@ struct fe_view_call {
 	int pid;
 	int cpu;
 	const char *comm;
+	int tgid;		/* pid's process (fe_view_tgids), or 0: not known */
 	bool has_entry, has_return;
 	unsigned long long entry_ts, return_ts;
 	const char *caller;	/* or NULL */
@@ -162,6 +163,10 @@ bool fe_view_wants_comms(struct fe_view *v);
 
 /* Commands of pids, as in saved_cmdlines ("PID COMM" lines). */
 void fe_view_cmdlines(struct fe_view *v, const char *text);
+
+/* The processes of tasks, as in saved_tgids ("PID TGID" lines): each
+ * call's tgid (struct fe_view_call).  Out of memory: not known. */
+void fe_view_tgids(struct fe_view *v, const char *text);
 
 /* CPUs 0 to FE_VIEW_MAX_CPUS - 1 */
 #define FE_VIEW_MAX_CPUS	1024

@@ -596,17 +596,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-unsigned long long fe_stats_print(struct fe_stats *s, int interval)
+/* The entries counted since the last print, as groups (one per event and
+ * keys); *total: their hits.  Returns the number of groups. */
+static int collect_groups(struct fe_stats *s, struct shown *sh, struct group *g,
+			  unsigned long long *total)
 {
-	struct shown *sh = calloc(s->nr ? s->nr : 1, sizeof(*sh));
-	struct group *g = calloc(s->nr ? s->nr : 1, sizeof(*g));
-	struct fe_buf b = { 0 };
-	unsigned long long total = 0;
 	unsigned int i;
-	int n = 0, ng = 0, k, j;
+	int n = 0, ng = 0, k;
 
-	if (!sh || !g)
-		goto out;
 	for (i = 0; i < s->cap; i++) {
 		struct entry *e = &s->tab[i];
 
@@ -633,7 +630,7 @@ unsigned long long fe_stats_print(struct fe_stats *s, int interval)
 			cur->min = cur->max = e->value;
 		}
 		cur->count += sh[k].n;
-		total += sh[k].n;
+		*total += sh[k].n;
 		if (less(e->value, cur->min, e->is_signed))
 			cur->min = e->value;
 		if (less(cur->max, e->value, e->is_signed))
@@ -643,6 +640,108 @@ unsigned long long fe_stats_print(struct fe_stats *s, int interval)
 		bucket = fe_stats_bucket(e->value, e->is_signed);
 		cur->buckets[bucket] += sh[k].n;
 	}
+	return ng;
+}
+
+/* Count mode without keys: one table of every event, with those that had
+ * no hits, by count, then the silent ones by name.  -1: out of memory. */
+static int print_event_table(struct fe_stats *s, struct group *g, int ng, int interval,
+			     struct fe_buf *b)
+{
+	struct group *all;
+	size_t w = 5;
+	int k, j, na = 0;
+
+	for (k = 0; k < s->nr_events; k++)
+		if (strlen(s->events[k]) > w)
+			w = strlen(s->events[k]);
+	for (k = 0; k < ng; k++)
+		if (strlen(g[k].event) > w)
+			w = strlen(g[k].event);
+	if (!s->o.json)
+		fe_buf_printf(b, "  %-*s  %10s\n", (int)w, "event", "count");
+	all = calloc(ng + s->nr_events + 1, sizeof(*all));
+	if (!all)
+		return -1;
+	for (k = 0; k < ng; k++)
+		all[na++] = g[k];
+	for (k = 0; k < s->nr_events; k++) {
+		for (j = 0; j < ng && strcmp(g[j].event, s->events[k]); j++)
+			;
+		if (j == ng) {
+			all[na].event = s->events[k];
+			all[na++].keys = "";
+		}
+	}
+	for (k = 0; k < na; k++)
+		for (j = k + 1; j < na; j++)
+			if (all[j].count > all[k].count ||
+			    (all[j].count == all[k].count &&
+			     strcmp(all[j].event, all[k].event) < 0)) {
+				struct group t = all[k];
+
+				all[k] = all[j];
+				all[j] = t;
+			}
+	for (k = 0; k < na; k++) {
+		if (s->o.json)
+			print_json(s, &all[k], interval, b);
+		else
+			fe_buf_printf(b, "  %-*s  %10llu\n", (int)w, all[k].event, all[k].count);
+	}
+	free(all);
+	return 0;
+}
+
+/* Each event's groups: a table of counts, histograms, or JSON objects;
+ * then the chosen events that had nothing to show. */
+static void print_groups(struct fe_stats *s, struct group *g, int ng, int interval,
+			 struct fe_buf *b)
+{
+	int k, j;
+
+	for (k = 0; k < ng; k = j) {
+		unsigned long long hits = 0;
+
+		for (j = k; j < ng && !strcmp(g[j].event, g[k].event); j++)
+			hits += g[j].count;
+		if (s->o.json) {
+			int m;
+
+			for (m = k; m < j; m++)
+				print_json(s, &g[m], interval, b);
+			continue;
+		}
+		if (s->o.mode == FE_STATS_COUNT) {
+			fe_buf_printf(b, "%s: %llu hit%s\n", g[k].event, hits, hits == 1 ? "" : "s");
+			print_counts(s, &g[k], j - k, b);
+			fe_buf_addc(b, '\n');
+		} else {
+			int m;
+
+			for (m = k; m < j; m++)
+				print_hist(s, &g[m], b);
+		}
+	}
+	for (k = 0; k < s->nr_events && !s->o.json; k++) {
+		for (j = 0; j < ng && strcmp(g[j].event, s->events[k]); j++)
+			;
+		if (j == ng)
+			fe_buf_printf(b, "%s: no hits\n", s->events[k]);
+	}
+}
+
+unsigned long long fe_stats_print(struct fe_stats *s, int interval)
+{
+	struct shown *sh = calloc(s->nr ? s->nr : 1, sizeof(*sh));
+	struct group *g = calloc(s->nr ? s->nr : 1, sizeof(*g));
+	struct fe_buf b = { 0 };
+	unsigned long long total = 0;
+	int ng;
+
+	if (!sh || !g)
+		goto out;
+	ng = collect_groups(s, sh, g, &total);
 	qsort(g, ng, sizeof(*g), by_count);
 	qsort(s->events, s->nr_events, sizeof(*s->events), by_name);
 
@@ -655,86 +754,11 @@ unsigned long long fe_stats_print(struct fe_stats *s, int interval)
 		fe_buf_printf(&b, "-- interval %d, %s --\n", interval, when);
 	}
 	if (s->o.mode == FE_STATS_COUNT && !s->o.nr_keys) {
-		/* one table: every event, with those that had no hits */
-		size_t w = 5;
-
-		for (k = 0; k < s->nr_events; k++)
-			if (strlen(s->events[k]) > w)
-				w = strlen(s->events[k]);
-		for (k = 0; k < ng; k++)
-			if (strlen(g[k].event) > w)
-				w = strlen(g[k].event);
-		if (!s->o.json)
-			fe_buf_printf(&b, "  %-*s  %10s\n", (int)w, "event", "count");
-		/* by count, then the silent ones by name */
-		{
-			struct group *all = calloc(ng + s->nr_events + 1, sizeof(*all));
-			int na = 0;
-
-			if (!all)
-				goto out;
-			for (k = 0; k < ng; k++)
-				all[na++] = g[k];
-			for (k = 0; k < s->nr_events; k++) {
-				for (j = 0; j < ng && strcmp(g[j].event, s->events[k]); j++)
-					;
-				if (j == ng) {
-					all[na].event = s->events[k];
-					all[na++].keys = "";
-				}
-			}
-			for (k = 0; k < na; k++)
-				for (j = k + 1; j < na; j++)
-					if (all[j].count > all[k].count ||
-					    (all[j].count == all[k].count &&
-					     strcmp(all[j].event, all[k].event) < 0)) {
-						struct group t = all[k];
-
-						all[k] = all[j];
-						all[j] = t;
-					}
-			for (k = 0; k < na; k++) {
-				if (s->o.json)
-					print_json(s, &all[k], interval, &b);
-				else
-					fe_buf_printf(&b, "  %-*s  %10llu\n", (int)w, all[k].event,
-						      all[k].count);
-			}
-			free(all);
-		}
-		goto write;
+		if (print_event_table(s, g, ng, interval, &b))
+			goto out;
+	} else {
+		print_groups(s, g, ng, interval, &b);
 	}
-	for (k = 0; k < ng; k = j) {
-		unsigned long long hits = 0;
-
-		for (j = k; j < ng && !strcmp(g[j].event, g[k].event); j++)
-			hits += g[j].count;
-		if (s->o.json) {
-			int m;
-
-			for (m = k; m < j; m++)
-				print_json(s, &g[m], interval, &b);
-			continue;
-		}
-		if (s->o.mode == FE_STATS_COUNT) {
-			fe_buf_printf(&b, "%s: %llu hit%s\n", g[k].event, hits, hits == 1 ? "" : "s");
-			print_counts(s, &g[k], j - k, &b);
-			fe_buf_addc(&b, '\n');
-		} else {
-			int m;
-
-			for (m = k; m < j; m++)
-				print_hist(s, &g[m], &b);
-		}
-	}
-	/* the chosen events that had nothing to show */
-	for (k = 0; k < s->nr_events && !s->o.json; k++) {
-		for (j = 0; j < ng && strcmp(g[j].event, s->events[k]); j++)
-			;
-		if (j == ng)
-			fe_buf_printf(&b, "%s: no hits\n", s->events[k]);
-	}
-write:
 	if (b.s && b.len)
 		fwrite(b.s, 1, b.len, s->o.out);
 	fflush(s->o.out);

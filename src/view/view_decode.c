@@ -222,7 +222,9 @@ static void item_values(struct fe_view *v, struct item *it, void *data, int size
 	} else {
 		if (v->opts.json)
 			fe_buf_addc(f, '{');
+		v->str_fault = false;
 		fe_view_put_fields(v, e, data, size, v->opts.json, NULL, f);
+		it->str_fault = v->str_fault;
 		if (v->opts.json)
 			fe_buf_addc(f, '}');
 	}

@@ -178,6 +178,48 @@ void fe_view_caller_json(struct fe_buf *b, const char *caller)
 		fe_json_hex(b, "\"caller\":", 9, caller, strlen(caller));
 }
 
+/* A string field's text in data, or NULL (the kernel could not read it). */
+static const char *string_at(struct fe_view *v, const struct field_spec *s, const void *data,
+			     int size, unsigned int *len)
+{
+	unsigned int loc = number(v, (const unsigned char *)data + s->f->offset, 4);
+	unsigned int off = loc & 0xffff;
+
+	*len = loc >> 16;
+	if (s->f->flags & TEP_FIELD_IS_RELATIVE)
+		off += s->f->offset + 4;
+	if (!*len || off + *len > (unsigned int)size)
+		return NULL;
+	return (const char *)data + off;
+}
+
+/*
+ * A string the entry could not read, as its return read it (v->alt_*:
+ * the return carries the entry's arguments, 6.12+); false when the
+ * return has none either.  The text says so after the value; JSON lists
+ * its name in the call's "at_return".
+ */
+static bool string_at_return(struct fe_view *v, const struct field_spec *s, bool json,
+			     struct fe_buf *b)
+{
+	const struct ev_info *r = v->alt_ev;
+	const char *str = NULL;
+	unsigned int len = 0;
+	int i;
+
+	for (i = 0; r && i < r->nr_fields && !str; i++)
+		if (r->fields[i].kind == V_STRING && !strcmp(r->fields[i].f->name, s->f->name))
+			str = string_at(v, &r->fields[i], v->alt_data, v->alt_size, &len);
+	if (!str)
+		return false;
+	put_string(b, s, str, len, json);
+	if (!json)
+		fe_buf_add(b, " (at return)", 12);
+	fe_buf_addc(&v->alt_names, v->alt_names.len ? ',' : '[');
+	fe_buf_add(&v->alt_names, s->json_key, s->json_key_len - 1);	/* "name" */
+	return true;
+}
+
 /* One field of a record, formatted. */
 static void field_value(struct fe_view *v, const struct field_spec *s, const void *data,
 			int size, bool json, struct fe_buf *b)
@@ -186,16 +228,15 @@ static void field_value(struct fe_view *v, const struct field_spec *s, const voi
 	unsigned int i;
 
 	if (s->kind == V_STRING) {
-		unsigned int loc = number(v, p, 4);
-		unsigned int off = loc & 0xffff, len = loc >> 16;
+		unsigned int len;
+		const char *str = string_at(v, s, data, size, &len);
 
-		if (s->f->flags & TEP_FIELD_IS_RELATIVE)
-			off += s->f->offset + 4;
-		if (!len || off + len > (unsigned int)size) {
+		if (!str && !string_at_return(v, s, json, b)) {
+			v->str_fault = true;
 			fe_buf_printf(b, json ? "null" : "(fault)");
-			return;
+		} else if (str) {
+			put_string(b, s, str, len, json);
 		}
-		put_string(b, s, (const char *)data + off, len, json);
 		return;
 	}
 	if (s->kind == V_TEXT) {

@@ -13,8 +13,10 @@
 
 /*
  * --graph: a line of pid's goes into the innermost call of pid held for
- * its filter (not the one being decided), to be shown inside that call
- * if it passes; beyond MAX_CAPTURED they go out as they are.
+ * its filter or its return that carries the arguments (not the one being
+ * decided, nor one inside that), to be shown inside that call if it
+ * passes (or its return comes); beyond MAX_CAPTURED they go out as they
+ * are.
  */
 void fe_view_graph_put(struct fe_view *v, struct fe_buf *l, int pid)
 {
@@ -23,7 +25,10 @@ void fe_view_graph_put(struct fe_view *v, struct fe_buf *l, int pid)
 	for (i = v->nr_pending - 1; i >= 0; i--) {
 		struct item *h = &v->pending[i];
 
-		if (i == v->deciding || !h->filtered || !h->ev->call_filter || h->pid != pid)
+		/* a call being decided (or given up) is out: its lines go to
+		 * one around it, never to one inside it */
+		if ((v->deciding >= 0 && i >= v->deciding) || !h->filtered || h->pid != pid ||
+		    !(h->ev->call_filter || h->ev->carried))
 			continue;
 		if (h->spilled)
 			break;

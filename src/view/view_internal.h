@@ -35,7 +35,7 @@ enum vkind { V_SIGNED, V_UNSIGNED, V_HEX, V_STRING, V_SYMBOL, V_TEXT };
 
 struct field_spec {
 	struct tep_format_field *f;
-	char *label;		/* without fevent's __N suffix */
+	char *label;		/* the field name without fevent's flag (pid__1) */
 	char *text_key;		/* "label=" */
 	char *json_key;		/* "\"label\":" */
 	size_t text_key_len, json_key_len;
@@ -115,8 +115,7 @@ struct item {
 	int tgid;		/* whose user stack it is */
 	int depth;		/* --graph: calls of its task it is inside */
 	/* the calls of its task open around it, every held entry counted
-	 * (--errors' depth; --graph does not nest in a call whose return is
-	 * the call) */
+	 * (--errors' depth) */
 	int open_calls;
 	bool has_open_calls;
 	bool opened;		/* --graph: its 'f(args) {' line is out */
@@ -125,12 +124,21 @@ struct item {
 	 * it, out once its return decides (NULL: none yet) */
 	struct fe_buf *captured;
 	bool spilled;		/* they grew too large and went out already */
+	/* a string of its arguments could not be read (the kernel wrote
+	 * none: its page was not in memory yet) */
+	bool str_fault;
+	/* the JSON names of the arguments shown as the return read them
+	 * (its entry's read faulted), '["a","b"]', or NULL */
+	char *at_return;
 	/* a return: a failed call (value_format.h), its errno (0: none
 	 * named) and whether an error pointer */
 	bool failed;
 	bool err_ptr;
 	int err;
 };
+
+/* pid's process as fe_view_tgids() was told, or 0 */
+int fe_view_tgid(const struct fe_view *v, int pid);
 
 static inline const char *item_val(const struct item *it)
 {
@@ -203,6 +211,18 @@ struct fe_view {
 	int scratch_size;
 	int nr_held;		/* pending entries held for a call filter */
 	int deciding;		/* --graph: the held entry being decided, or -1 */
+	bool str_fault;		/* a string field formatted as a fault */
+	/* while an entry's values are formatted again: its return's record,
+	 * whose strings stand in for the entry's that faulted */
+	const struct ev_info *alt_ev;
+	const void *alt_data;
+	int alt_size;
+	struct fe_buf alt_names;	/* the JSON names of those that did */
+	/* each task's process (fe_view_tgids), by pid */
+	struct tgid_of {
+		int pid, tgid;
+	} *tgids;
+	int nr_tgids;
 	struct fe_buf losses;	/* what the command lost besides events
 				 * (stats: calls not measured), said in
 				 * the summary */

@@ -66,12 +66,10 @@ static int depth_of(struct fe_view *v, int pid)
 {
 	int i, d = 0;
 
-	/* a call held for its filter is a depth (the lines inside it wait
-	 * in it, see graph_put); one held where the return is the call
-	 * is not */
+	/* a call held for its filter, or where the return is the call, is
+	 * a depth: the lines inside it wait in it (see graph_put) */
 	for (i = 0; i < v->nr_pending; i++)
-		d += v->pending[i].pid == pid &&
-		     (!v->pending[i].filtered || v->pending[i].ev->call_filter);
+		d += v->pending[i].pid == pid;
 	return d;
 }
 
@@ -275,6 +273,20 @@ static bool same_call(const struct item *a, const struct item *b)
 	       !strcmp(a->ev->group, b->ev->group);
 }
 
+/* --graph: a held call that will not be shown (its return was dropped,
+ * or is given up): the lines kept back in it go a level out. */
+static void give_up_lines(struct fe_view *v, int p)
+{
+	struct item *h = &v->pending[p];
+
+	if (!v->opts.graph || !h->captured || !h->captured->len || h->spilled)
+		return;
+	v->deciding = p;
+	fe_view_graph_dedent(h->captured);
+	fe_view_graph_put(v, h->captured, h->pid);
+	v->deciding = -1;
+}
+
 /* An entry of a filtered call: held until its return decides; the
  * oldest held beyond MAX_HELD is given up.  false when not taken. */
 static bool hold_entry(struct fe_view *v, struct item *it)
@@ -285,6 +297,7 @@ static bool hold_entry(struct fe_view *v, struct item *it)
 		for (i = v->nr_pending - 1; i >= 0; i--)
 			if (v->pending[i].filtered && same_call(&v->pending[i], it) &&
 			    ++same >= MAX_CARRIED_DEPTH) {
+				give_up_lines(v, i);
 				drop_pending(v, i);
 				break;
 			}
@@ -294,6 +307,7 @@ static bool hold_entry(struct fe_view *v, struct item *it)
 			if (v->pending[i].filtered) {
 				if (v->pending[i].ev->call_filter)
 					v->pending[i].ev->unreturned++;
+				give_up_lines(v, i);
 				drop_pending(v, i);
 				break;
 			}
@@ -341,6 +355,42 @@ static bool same_args(const struct item *entry, const struct item *ret)
 }
 
 /*
+ * An entry whose string faulted (its page not in memory yet, as after a
+ * fork or exec: a kprobe cannot wait for it) takes the string its return
+ * read, where that read it (docs/decisions.md).
+ */
+static void strings_at_return(struct fe_view *v, struct item *entry, const struct item *ret)
+{
+	struct fe_buf f = { 0 };
+
+	if (!entry->str_fault || !entry->raw || !ret->raw)
+		return;
+	v->alt_ev = ret->ev;
+	v->alt_data = ret->raw;
+	v->alt_size = ret->raw_size;
+	v->alt_names.len = 0;
+	v->alt_names.failed = false;
+	if (v->opts.json)
+		fe_buf_addc(&f, '{');
+	fe_view_put_fields(v, entry->ev, entry->raw, entry->raw_size, v->opts.json, NULL, &f);
+	if (v->opts.json)
+		fe_buf_addc(&f, '}');
+	v->alt_ev = NULL;
+	if (f.failed || !f.s || !v->alt_names.len) {
+		fe_buf_free(&f);
+		return;
+	}
+	fe_buf_addc(&v->alt_names, ']');
+	free(entry->at_return);
+	entry->at_return = v->alt_names.failed ? NULL : strdup(v->alt_names.s);
+	free(entry->val);
+	entry->val_len = f.len;
+	entry->val = fe_buf_take(&f);
+	if (!entry->val)
+		entry->val_len = 0;
+}
+
+/*
  * A return that carries its call's arguments: shown (or handed on) with
  * the entry that has the same arguments, the innermost of its task, for
  * the duration; the entries held inside that one were calls whose
@@ -357,19 +407,35 @@ static void decide_carried(struct fe_view *v, struct item *ret)
 		if (v->pending[i].filtered && same_call(&v->pending[i], ret) &&
 		    same_args(&v->pending[i], ret))
 			p = i;
+	/* --graph: every call of the task held inside this one ended
+	 * before it, its return dropped; its lines go a level out */
 	for (i = v->nr_pending - 1; p >= 0 && i > p; i--)
-		if (v->pending[i].filtered && same_call(&v->pending[i], ret))
+		if (v->pending[i].filtered && (v->opts.graph ? v->pending[i].pid == ret->pid &&
+					       v->pending[i].ev->carried && !v->pending[i].ev->call_filter :
+					       same_call(&v->pending[i], ret))) {
+			give_up_lines(v, i);
 			drop_pending(v, i);
-	if (p >= 0)
+		}
+	if (p >= 0) {
 		entry = &v->pending[p];
+		strings_at_return(v, entry, ret);
+	}
 	if (v->opts.sink) {
 		if (entry)
 			to_sink(v, entry);
 		to_sink(v, ret);
 	} else if (v->opts.graph) {
 		release_held(v);
-		fe_view_print_graph(v, entry, ret,
-				    entry ? entry->depth : depth_of(v, ret->pid), G_LEAF);
+		v->deciding = p;
+		if (entry && entry->captured && entry->captured->len && !entry->spilled) {
+			fe_view_print_graph(v, entry, NULL, entry->depth, G_OPEN);
+			fe_view_graph_put(v, entry->captured, entry->pid);
+			fe_view_print_graph(v, entry, ret, entry->depth, G_CLOSE);
+		} else {
+			fe_view_print_graph(v, entry, ret,
+					    entry ? entry->depth : depth_of(v, ret->pid), G_LEAF);
+		}
+		v->deciding = -1;
 	} else {
 		fe_view_print_call(v, entry, ret);
 	}
@@ -618,7 +684,8 @@ void fe_view_flush(struct fe_view *v, bool final)
 		for (i = v->nr_pending - 1; v->opts.graph && i >= 0; i--) {
 			struct item *h = &v->pending[i];
 
-			if (h->filtered && h->ev->call_filter && h->captured && h->captured->len &&
+			if (h->filtered && (h->ev->call_filter || h->ev->carried) && h->captured &&
+			    h->captured->len &&
 			    !h->spilled) {
 				v->deciding = i;
 				fe_view_graph_dedent(h->captured);

@@ -261,6 +261,7 @@ static void call_to_fn(struct fe_view *v, const struct item *entry, const struct
 		.group = e->group, .func = e->func, .event = e->name,
 		.pid = first->pid, .cpu = first->cpu,
 		.comm = tep_data_comm_from_pid(v->tep, first->pid),
+		.tgid = fe_view_tgid(v, first->pid),
 		.has_entry = entry != NULL, .has_return = ret != NULL,
 		.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
 		.caller = entry ? entry->caller : NULL,
@@ -335,6 +336,10 @@ static void json_call(struct fe_view *v, struct fe_buf *l, const struct item *en
 		fe_buf_add(l, ret->args, strlen(ret->args));
 	else
 		fe_buf_add(l, "{}", 2);
+	if (entry && entry->at_return) {
+		fe_buf_add(l, ",\"at_return\":", 13);
+		fe_buf_add(l, entry->at_return, strlen(entry->at_return));
+	}
 	if (ret && ret->ev->ret) {	/* a void function's: no value */
 		fe_buf_add(l, ",\"ret\":", 7);
 		fe_buf_add(l, item_val(ret), ret->val_len);

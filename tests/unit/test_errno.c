@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Errno names as the kernel's uapi headers give them (src/base/errno_names.c,
- * its table generated at build time): values to names and back, aliases,
- * and what is no errno.
+ * its table generated at build time) and its internal ones
+ * (include/linux/errno.h): values to names and back, aliases, and what is
+ * no errno.
  */
 #include <string.h>
 
@@ -34,7 +35,23 @@ int main(void)
 	name_is(133, "EHWPOISON");	/* the last of x86-64's list */
 	name_is(0, NULL);
 	name_is(-2, NULL);
-	name_is(512, NULL);		/* ERESTARTSYS: the kernel's own, not uapi */
+	/* the kernel's own (include/linux/errno.h), not uapi */
+	name_is(512, "ERESTARTSYS");
+	name_is(513, "ERESTARTNOINTR");
+	name_is(514, "ERESTARTNOHAND");
+	name_is(515, "ENOIOCTLCMD");
+	name_is(516, "ERESTART_RESTARTBLOCK");
+	name_is(517, "EPROBE_DEFER");
+	name_is(518, "EOPENSTALE");
+	name_is(519, "ENOPARAM");
+	name_is(520, NULL);
+	name_is(521, "EBADHANDLE");
+	name_is(524, "ENOTSUPP");
+	name_is(530, "ERECALLCONFLICT");
+	name_is(531, "ENOGRACE");
+	name_is(532, NULL);
+	value_is("ERESTARTSYS", 512);
+	value_is("EPROBE_DEFER", 517);
 	value_is("ENOENT", 2);
 	value_is("EWOULDBLOCK", 11);
 	value_is("EDEADLOCK", 35);

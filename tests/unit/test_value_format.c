@@ -71,6 +71,9 @@ int main(void)
 	key_is("ret errno\n", "ret", "-2", "-2 (ENOENT)");
 	key_is("ret errno\n", "ret", "-4096", "-4096");
 	key_is("ret errno\n", "ret", "3", "3");
+	/* the kernel's internal codes too (include/linux/errno.h) */
+	key_is("ret errno\n", "ret", "-512", "-512 (ERESTARTSYS)");
+	key_is("ret errno\n", "ret", "-516", "-516 (ERESTART_RESTARTBLOCK)");
 	key_is("ret err_ptr\n", "ret", "18446744073709551598", "ERR_PTR(-18) (EXDEV)");
 	key_is("ret err_ptr\n", "ret", "4096", "0x1000");
 	key_is("s enum A=0 B=7\n", "s", "7", "B");
@@ -91,5 +94,8 @@ int main(void)
 	failed_is(FE_VSHOW_ERRNO, true, (unsigned long long)-2, 8, true, false, true, 0, false);
 	failed_is(FE_VSHOW_PLAIN, true, (unsigned long long)-12, 8, false, true, true, 0, false);
 	failed_is(FE_VSHOW_PLAIN, true, 0xffffffff, 4, false, false, false, 0, false);
+	/* a user-space -512 is a failure, not ERESTARTSYS */
+	failed_is(FE_VSHOW_ERRNO, true, (unsigned long long)-512, 8, true, false, true, 0, false);
+	failed_is(FE_VSHOW_ERRNO, false, (unsigned long long)-512, 8, true, false, true, 512, false);
 	return tap_done();
 }
