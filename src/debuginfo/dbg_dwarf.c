@@ -16,14 +16,12 @@
 #include <unistd.h>
 
 #include "dbg_backend.h"
+#include "dbg_dwarf.h"
 #include "dbg_locate.h"
 #include "debuginfod.h"
 #include "fe_util.h"
 #include "input_file.h"
 
-static const struct fe_dbg_ops dwarf_ops;
-static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
-		       const char *inlined, struct fe_dfunc *out, struct fe_error *err);
 
 /*
  * libdwfl asks for the separate debug file (of a file without DWARF, or
@@ -166,7 +164,7 @@ int fe_dbg_check_all(struct fe_dbg *dbg, struct fe_error *err)
 {
 	struct fe_error why = { 0 };
 
-	if (dbg->ops != &dwarf_ops || !check_units(dbg->dw, true, &why))
+	if (dbg->ops != &fe_dwarf_ops || !check_units(dbg->dw, true, &why))
 		return 0;
 	malformed(dbg, &why, err);
 	return -1;
@@ -209,7 +207,7 @@ static struct fe_dbg *open_dwarf(const char *path, bool *none, struct fe_error *
 		fe_err(err, 0, "cannot read %s: %s", path, why.msg);
 		return NULL;
 	}
-	dbg = fe_dbg_alloc(&dwarf_ops, path, err);
+	dbg = fe_dbg_alloc(&fe_dwarf_ops, path, err);
 	if (!dbg)
 		return NULL;
 	dbg->dwfl = dwfl_begin(&offline_callbacks);
@@ -271,27 +269,27 @@ static void dwarf_close(struct fe_dbg *dbg)
 		dwfl_end(dbg->dwfl);
 }
 
-static bool die_at(struct fe_dbg *dbg, fe_tid id, Dwarf_Die *die)
+bool fe_dwarf_die_at(struct fe_dbg *dbg, fe_tid id, Dwarf_Die *die)
 {
 	return id && dwarf_offdie(dbg->dw, id, die) != NULL;
 }
 
 /* The DIE an attribute (looked up through abstract origins) refers to. */
-static bool ref_die(Dwarf_Die *die, unsigned int at, Dwarf_Die *out)
+bool fe_dwarf_ref_die(Dwarf_Die *die, unsigned int at, Dwarf_Die *out)
 {
 	Dwarf_Attribute attr;
 
 	return dwarf_attr_integrate(die, at, &attr) && dwarf_formref_die(&attr, out);
 }
 
-static fe_tid type_of(Dwarf_Die *die)
+fe_tid fe_dwarf_type_of(Dwarf_Die *die)
 {
 	Dwarf_Die t;
 
-	return ref_die(die, DW_AT_type, &t) ? dwarf_dieoffset(&t) : 0;
+	return fe_dwarf_ref_die(die, DW_AT_type, &t) ? dwarf_dieoffset(&t) : 0;
 }
 
-static const char *name_of(Dwarf_Die *die)
+const char *fe_dwarf_name_of(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 
@@ -461,7 +459,7 @@ static int func_sym_addrs(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr
 	return count;
 }
 
-static int symbol_addr(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr)
+int fe_dwarf_symbol_addr(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr)
 {
 	Dwarf_Addr addrs[8];
 
@@ -475,7 +473,7 @@ static int symbol_addr(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr)
  * The unit holding addr: by .debug_aranges, else (clang emits none) by
  * each unit's own ranges, read from the unit DIEs alone.
  */
-static Dwarf_Die *unit_at(struct fe_dbg *dbg, Dwarf_Addr addr, Dwarf_Addr *bias)
+Dwarf_Die *fe_dwarf_unit_at(struct fe_dbg *dbg, Dwarf_Addr addr, Dwarf_Addr *bias)
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(dbg->mod, addr, bias);
 
@@ -566,7 +564,7 @@ static const char *const dwarf_regs[16] = {
 
 /* A general register's fetch name, FE_DLOC_XMM for xmm0..15 (DWARF
  * registers 17..32), NULL for others. */
-static const char *reg_name(unsigned int atom)
+const char *fe_dwarf_reg_name(unsigned int atom)
 {
 	if (atom >= DW_OP_reg0 && atom <= DW_OP_reg15)
 		return dwarf_regs[atom - DW_OP_reg0];
@@ -647,18 +645,18 @@ static void location_at(Dwarf_Die *param, Dwarf_Die *fn, Dwarf_Addr pc, bool clo
 	if (dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1 || n == 0)
 		return;
 	loc->kind = FE_DLOC_UNKNOWN;
-	if (n == 1 && reg_name(ops[0].atom)) {
+	if (n == 1 && fe_dwarf_reg_name(ops[0].atom)) {
 		loc->kind = FE_DLOC_REG;
-		snprintf(loc->reg, sizeof(loc->reg), "%s", reg_name(ops[0].atom));
+		snprintf(loc->reg, sizeof(loc->reg), "%s", fe_dwarf_reg_name(ops[0].atom));
 		if (ops[0].atom == DW_OP_reg7)
 			loc->kind = FE_DLOC_UNKNOWN;	/* %sp itself is no parameter */
 		return;
 	}
-	if (n == 4 && reg_name(ops[0].atom) && ops[1].atom == DW_OP_piece && ops[1].number == 8 &&
-	    reg_name(ops[2].atom) && ops[3].atom == DW_OP_piece) {
+	if (n == 4 && fe_dwarf_reg_name(ops[0].atom) && ops[1].atom == DW_OP_piece &&
+	    ops[1].number == 8 && fe_dwarf_reg_name(ops[2].atom) && ops[3].atom == DW_OP_piece) {
 		loc->kind = FE_DLOC_REG;
-		snprintf(loc->reg, sizeof(loc->reg), "%s", reg_name(ops[0].atom));
-		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", reg_name(ops[2].atom));
+		snprintf(loc->reg, sizeof(loc->reg), "%s", fe_dwarf_reg_name(ops[0].atom));
+		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", fe_dwarf_reg_name(ops[2].atom));
 		return;
 	}
 	if (n == 1 && ops[0].atom == DW_OP_fbreg && frame_base_at(fn, pc, &fb))
@@ -689,9 +687,9 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 	Dwarf_Addr addr, cubias;
 	bool concrete;
 
-	if (!symbol_addr(dbg, name, &addr))
+	if (!fe_dwarf_symbol_addr(dbg, name, &addr))
 		return 0;
-	cu = unit_at(dbg, addr, &cubias);
+	cu = fe_dwarf_unit_at(dbg, addr, &cubias);
 	if (!cu)
 		return 0;
 	/* some units describe a function only abstractly, with no DIE for
@@ -725,13 +723,13 @@ static int collect_params(Dwarf_Die *fn, const char *name, bool concrete, Dwarf_
 	bool own_children = true;
 
 	out->name = name;
-	out->ret = type_of(fn);
+	out->ret = fe_dwarf_type_of(fn);
 	/* a concrete out-of-line copy may carry its parameters only in the
 	 * abstract origin */
 	if (dwarf_child(fn, &child) != 0) {
 		Dwarf_Die origin;
 
-		if (!ref_die(fn, DW_AT_abstract_origin, &origin) ||
+		if (!fe_dwarf_ref_die(fn, DW_AT_abstract_origin, &origin) ||
 		    dwarf_child(&origin, &child) != 0)
 			return 1;
 		own_children = false;
@@ -748,8 +746,8 @@ static int collect_params(Dwarf_Die *fn, const char *name, bool concrete, Dwarf_
 		p = fe_grow(&out->params, &out->nr_params, sizeof(*p));
 		if (!p)
 			return fe_err(err, 0, "out of memory");
-		p->name = name_of(&child);
-		p->type = type_of(&child);
+		p->name = fe_dwarf_name_of(&child);
+		p->type = fe_dwarf_type_of(&child);
 		if (concrete && own_children)
 			location_at(&child, fn, pc, strchr(name, '.') != NULL, &p->loc);
 	} while (dwarf_siblingof(&child, &child) == 0);
@@ -762,9 +760,9 @@ static int dwarf_func_beside(struct fe_dbg *dbg, const char *name, const char *a
 	Dwarf_Addr addr, cubias;
 	Dwarf_Die *cu, fn;
 
-	if (!symbol_addr(dbg, anchor, &addr))
+	if (!fe_dwarf_symbol_addr(dbg, anchor, &addr))
 		return 0;
-	cu = unit_at(dbg, addr, &cubias);
+	cu = fe_dwarf_unit_at(dbg, addr, &cubias);
 	if (!cu || !subprogram_named(cu, name, &fn))
 		return 0;
 	return collect_params(&fn, name, false, 0, out, err);
@@ -787,7 +785,7 @@ static bool is_declaration(Dwarf_Die *die)
 	return flag;
 }
 
-static int dwarf_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out)
+int fe_dwarf_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out)
 {
 	Dwarf_Die die, sub;
 	Dwarf_Attribute attr;
@@ -797,7 +795,7 @@ static int dwarf_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out)
 	for (;;) {
 		int tag;
 
-		if (!die_at(dbg, id, &die)) {
+		if (!fe_dwarf_die_at(dbg, id, &die)) {
 			out->kind = FE_TK_VOID;
 			return id ? -1 : 0;
 		}
@@ -805,7 +803,7 @@ static int dwarf_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out)
 		if ((tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
 		     tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type ||
 		     tag == DW_TAG_atomic_type) && guard++ < 64) {
-			id = type_of(&die);
+			id = fe_dwarf_type_of(&die);
 			continue;
 		}
 		break;
@@ -831,11 +829,11 @@ static int dwarf_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out)
 	case DW_TAG_rvalue_reference_type:
 		out->kind = FE_TK_PTR;
 		out->size = 8;
-		out->target = type_of(&die);
+		out->target = fe_dwarf_type_of(&die);
 		return 0;
 	case DW_TAG_array_type:
 		out->kind = FE_TK_ARRAY;
-		out->target = type_of(&die);
+		out->target = fe_dwarf_type_of(&die);
 		out->size = die_size(&die);
 		if (dwarf_child(&die, &sub) == 0 && dwarf_tag(&sub) == DW_TAG_subrange_type) {
 			Dwarf_Word v;
@@ -859,11 +857,11 @@ static int dwarf_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out)
 		return 0;
 	case DW_TAG_enumeration_type: {
 		struct fe_tdesc under;
-		fe_tid u = type_of(&die);
+		fe_tid u = fe_dwarf_type_of(&die);
 
 		out->kind = FE_TK_ENUM;
 		out->size = die_size(&die);
-		if (u && dwarf_describe(dbg, u, &under) == 0)
+		if (u && fe_dwarf_describe(dbg, u, &under) == 0)
 			out->is_signed = under.is_signed;
 		return 0;
 	}
@@ -902,7 +900,7 @@ static void fill_member(Dwarf_Die *m, unsigned long base_bits, struct fe_member 
 	int bits = dwarf_bitsize(m);
 
 	member_location(m, &off);
-	out->type = type_of(m);
+	out->type = fe_dwarf_type_of(m);
 	out->bit_size = bits > 0 ? bits : 0;
 	out->bit_offset = base_bits + off * 8;
 	if (bits <= 0)
@@ -925,7 +923,7 @@ static int find_member(struct fe_dbg *dbg, fe_tid id, const char *name,
 {
 	Dwarf_Die die, m;
 
-	if (!die_at(dbg, id, &die) || depth > 16 || dwarf_child(&die, &m) != 0)
+	if (!fe_dwarf_die_at(dbg, id, &die) || depth > 16 || dwarf_child(&die, &m) != 0)
 		return 0;
 	do {
 		const char *mname;
@@ -942,7 +940,7 @@ static int find_member(struct fe_dbg *dbg, fe_tid id, const char *name,
 		if (!mname) {
 			struct fe_tdesc d;
 
-			if (dwarf_describe(dbg, here.type, &d) == 0 &&
+			if (fe_dwarf_describe(dbg, here.type, &d) == 0 &&
 			    (d.kind == FE_TK_STRUCT || d.kind == FE_TK_UNION) &&
 			    find_member(dbg, d.id, name, here.bit_offset, out, depth + 1))
 				return 1;
@@ -951,19 +949,19 @@ static int find_member(struct fe_dbg *dbg, fe_tid id, const char *name,
 	return 0;
 }
 
-static int dwarf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
-			struct fe_member *out)
+int fe_dwarf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
+		    struct fe_member *out)
 {
 	return find_member(dbg, composite, name, 0, out, 0);
 }
 
-static void dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
-			      void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
-					 void *arg), void *arg)
+void fe_dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
+			  void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
+				     void *arg), void *arg)
 {
 	Dwarf_Die die, m;
 
-	if (!die_at(dbg, composite, &die) || dwarf_child(&die, &m) != 0)
+	if (!fe_dwarf_die_at(dbg, composite, &die) || dwarf_child(&die, &m) != 0)
 		return;
 	do {
 		struct fe_member here;
@@ -975,13 +973,13 @@ static void dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
 
-static void dwarf_each_enumerator(struct fe_dbg *dbg, fe_tid id,
-				  void (*fn)(const char *name, long long value, void *arg),
-				  void *arg)
+void fe_dwarf_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+			      void (*fn)(const char *name, long long value, void *arg),
+			      void *arg)
 {
 	Dwarf_Die die, m;
 
-	if (!die_at(dbg, id, &die) || dwarf_child(&die, &m) != 0)
+	if (!fe_dwarf_die_at(dbg, id, &die) || dwarf_child(&die, &m) != 0)
 		return;
 	do {
 		Dwarf_Attribute a;
@@ -1034,8 +1032,8 @@ static int find_in_cu(Dwarf_Die *cudie, const char *tag, const char *name, fe_ti
  * A named type.  The unit of the function found last is asked first (a
  * prototype's types are almost always there); only then every unit.
  */
-static int dwarf_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
-			   fe_tid *out)
+int fe_dwarf_find_type(struct fe_dbg *dbg, const char *tag, const char *name,
+		       fe_tid *out)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize;
@@ -1065,7 +1063,7 @@ static int spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *b, int depth)
 		fe_buf_printf(b, "void");
 		return 0;
 	}
-	if (!die_at(dbg, id, &die))
+	if (!fe_dwarf_die_at(dbg, id, &die))
 		return -1;
 	name = dwarf_diename(&die);
 	tag = dwarf_tag(&die);
@@ -1077,23 +1075,25 @@ static int spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *b, int depth)
 				tag == DW_TAG_volatile_type ? "volatile" : "restrict";
 		Dwarf_Die inner;
 
-		if (ref_die(&die, DW_AT_type, &inner) && dwarf_tag(&inner) == DW_TAG_pointer_type) {
-			if (spell(dbg, type_of(&die), b, depth + 1))
+		if (fe_dwarf_ref_die(&die, DW_AT_type, &inner) &&
+		    dwarf_tag(&inner) == DW_TAG_pointer_type) {
+			if (spell(dbg, fe_dwarf_type_of(&die), b, depth + 1))
 				return -1;
 			fe_buf_printf(b, "%s", q);
 			return 0;
 		}
 		fe_buf_printf(b, "%s ", q);
-		return spell(dbg, type_of(&die), b, depth + 1);
+		return spell(dbg, fe_dwarf_type_of(&die), b, depth + 1);
 	}
 	case DW_TAG_pointer_type: {
 		Dwarf_Die inner;
 
-		if (ref_die(&die, DW_AT_type, &inner) && dwarf_tag(&inner) == DW_TAG_subroutine_type) {
+		if (fe_dwarf_ref_die(&die, DW_AT_type, &inner) &&
+		    dwarf_tag(&inner) == DW_TAG_subroutine_type) {
 			fe_buf_printf(b, "void *");
 			return 0;
 		}
-		if (spell(dbg, type_of(&die), b, depth + 1))
+		if (spell(dbg, fe_dwarf_type_of(&die), b, depth + 1))
 			return -1;
 		if (b->len && b->s[b->len - 1] != '*')
 			fe_buf_printf(b, " ");
@@ -1113,7 +1113,8 @@ static int spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *b, int depth)
 	case DW_TAG_array_type: {
 		struct fe_tdesc d;
 
-		if (spell(dbg, type_of(&die), b, depth + 1) || dwarf_describe(dbg, id, &d))
+		if (spell(dbg, fe_dwarf_type_of(&die), b, depth + 1) ||
+		    fe_dwarf_describe(dbg, id, &d))
 			return -1;
 		fe_buf_printf(b, "[%lu]", d.nelems);
 		return 0;
@@ -1124,7 +1125,7 @@ static int spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *b, int depth)
 	}
 }
 
-static int dwarf_spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *out)
+int fe_dwarf_spell(struct fe_dbg *dbg, fe_tid id, struct fe_buf *out)
 {
 	return spell(dbg, id, out, 0);
 }
@@ -1154,7 +1155,7 @@ static bool dwarf_inlined_only(struct fe_dbg *dbg, const char *name)
 	Dwarf_Addr addr;
 	bool inlined = false;
 
-	if (symbol_addr(dbg, name, &addr))
+	if (fe_dwarf_symbol_addr(dbg, name, &addr))
 		return false;
 	while (!inlined && dwarf_nextcu(dbg->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cudie, d;
@@ -1194,9 +1195,9 @@ int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf
 	Dwarf_Die *cu;
 	Dwarf_Addr addr, cubias;
 
-	if (dbg->ops != &dwarf_ops || !symbol_addr(dbg, name, &addr))
+	if (dbg->ops != &fe_dwarf_ops || !fe_dwarf_symbol_addr(dbg, name, &addr))
 		return 0;
-	cu = unit_at(dbg, addr, &cubias);
+	cu = fe_dwarf_unit_at(dbg, addr, &cubias);
 	if (!cu || !subprogram_at(cu, addr - cubias, fn))
 		return 0;
 	*entry = addr - cubias;
@@ -1211,8 +1212,6 @@ int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf
  * a register, memory at a register plus an offset, memory at an address
  * (a static), a constant.  Anything else says why it cannot be read.
  */
-
-#define MAX_SCOPE_DEPTH	64	/* nested blocks followed; DWARF is untrusted */
 
 /* A general register's fetch name for DWARF register number r (0..16). */
 static const char *regno_name(Dwarf_Word r)
@@ -1257,7 +1256,7 @@ static bool cfa_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char **reg, long *of
 	return false;
 }
 
-static void loc_none(struct fe_dloc *loc, const char *why)
+void fe_dwarf_loc_none(struct fe_dloc *loc, const char *why)
 {
 	memset(loc, 0, sizeof(*loc));
 	loc->kind = FE_DLOC_NONE;
@@ -1283,10 +1282,10 @@ static void frame_mem(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc, long off
 
 	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &attr) ||
 	    dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1 || n != 1)
-		return loc_none(loc, "its frame base is not described at this address");
+		return fe_dwarf_loc_none(loc, "its frame base is not described at this address");
 	if (ops[0].atom == DW_OP_call_frame_cfa) {
 		if (!cfa_at(dbg, pc, &reg, &base))
-			return loc_none(loc, "the call-frame info does not give the frame's address here");
+			return fe_dwarf_loc_none(loc, "the call-frame info does not give the frame's address here");
 		return loc_mem(loc, reg, base + off);
 	}
 	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg15)
@@ -1294,7 +1293,7 @@ static void frame_mem(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc, long off
 			       (long)ops[0].number + off);
 	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg15)
 		return loc_mem(loc, dwarf_regs[ops[0].atom - DW_OP_reg0], off);
-	loc_none(loc, "its frame base is a computed value");
+	fe_dwarf_loc_none(loc, "its frame base is a computed value");
 }
 
 /* A static variable's address; its symbol is looked up only when it is
@@ -1335,7 +1334,7 @@ const char *fe_dbg_data_symbol(struct fe_dbg *dbg, unsigned long long addr, long
 	const char *name, *best = NULL;
 	int i, n;
 
-	if (dbg->ops != &dwarf_ops)
+	if (dbg->ops != &fe_dwarf_ops)
 		return NULL;
 	addr += dbg->bias;
 	name = dwfl_module_addrinfo(dbg->mod, addr, &symoff, &sym, NULL, NULL, NULL);
@@ -1478,25 +1477,25 @@ static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
 
 	memset(loc, 0, sizeof(*loc));
 	if (n == 0)
-		return loc_none(loc, NULL);
-	if (n == 1 && (reg_name(a0) || (a0 == DW_OP_regx && ops[0].number <= 32))) {
+		return fe_dwarf_loc_none(loc, NULL);
+	if (n == 1 && (fe_dwarf_reg_name(a0) || (a0 == DW_OP_regx && ops[0].number <= 32))) {
 		const char *r = a0 == DW_OP_regx ?
 				(ops[0].number < 16 ? regno_name(ops[0].number) :
-				 ops[0].number >= 17 ? FE_DLOC_XMM : NULL) : reg_name(a0);
+				 ops[0].number >= 17 ? FE_DLOC_XMM : NULL) : fe_dwarf_reg_name(a0);
 
 		if (!r)
-			return loc_none(loc, "it is in a register probes cannot read");
+			return fe_dwarf_loc_none(loc, "it is in a register probes cannot read");
 		if (!strcmp(r, "$stack"))
-			return loc_none(loc, "DWARF puts it in %sp itself");
+			return fe_dwarf_loc_none(loc, "DWARF puts it in %sp itself");
 		loc->kind = FE_DLOC_REG;
 		snprintf(loc->reg, sizeof(loc->reg), "%s", r);
 		return;
 	}
-	if (n == 4 && reg_name(a0) && ops[1].atom == DW_OP_piece && ops[1].number == 8 &&
-	    reg_name(ops[2].atom) && ops[3].atom == DW_OP_piece) {
+	if (n == 4 && fe_dwarf_reg_name(a0) && ops[1].atom == DW_OP_piece && ops[1].number == 8 &&
+	    fe_dwarf_reg_name(ops[2].atom) && ops[3].atom == DW_OP_piece) {
 		loc->kind = FE_DLOC_REG;
-		snprintf(loc->reg, sizeof(loc->reg), "%s", reg_name(a0));
-		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", reg_name(ops[2].atom));
+		snprintf(loc->reg, sizeof(loc->reg), "%s", fe_dwarf_reg_name(a0));
+		snprintf(loc->reg_hi, sizeof(loc->reg_hi), "%s", fe_dwarf_reg_name(ops[2].atom));
 		return;
 	}
 	if (n == 1 && a0 >= DW_OP_breg0 && a0 <= DW_OP_breg15)
@@ -1522,17 +1521,18 @@ static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
 	if (deref_chain(dbg, fn, pc, ops, n, loc))
 		return;
 	if (a0 == DW_OP_entry_value || a0 == DW_OP_GNU_entry_value)
-		return loc_none(loc, "DWARF knows it only as the value it had at the function's entry");
+		return fe_dwarf_loc_none(loc, "DWARF knows it only as the value it had at the function's entry");
 	if (a0 == DW_OP_implicit_pointer || a0 == DW_OP_GNU_implicit_pointer)
-		return loc_none(loc, "it is a pointer the compiler optimized away");
+		return fe_dwarf_loc_none(loc, "it is a pointer the compiler optimized away");
 	if (ops[n - 1].atom == DW_OP_stack_value)
-		return loc_none(loc, "DWARF computes it from other values, which a fetch argument cannot");
-	loc_none(loc, "its location is an expression a fetch argument cannot say");
+		return fe_dwarf_loc_none(loc, "DWARF computes it from other values, "
+					 "which a fetch argument cannot");
+	fe_dwarf_loc_none(loc, "its location is an expression a fetch argument cannot say");
 }
 
 /* Where a variable or parameter DIE is at pc. */
-static void var_location(struct fe_dbg *dbg, Dwarf_Die *var, Dwarf_Die *fn, Dwarf_Addr pc,
-			 struct fe_dloc *loc)
+void fe_dwarf_var_location(struct fe_dbg *dbg, Dwarf_Die *var, Dwarf_Die *fn, Dwarf_Addr pc,
+			   struct fe_dloc *loc)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Op *ops;
@@ -1547,12 +1547,12 @@ static void var_location(struct fe_dbg *dbg, Dwarf_Die *var, Dwarf_Die *fn, Dwar
 			loc->off = v;
 			return;
 		}
-		return loc_none(loc, "it is a constant wider than a register");
+		return fe_dwarf_loc_none(loc, "it is a constant wider than a register");
 	}
 	if (!dwarf_attr(var, DW_AT_location, &attr))
-		return loc_none(loc, NULL);
+		return fe_dwarf_loc_none(loc, NULL);
 	if (dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1)
-		return loc_none(loc, NULL);
+		return fe_dwarf_loc_none(loc, NULL);
 	eval_location(dbg, fn, pc, ops, n, loc);
 }
 
@@ -1589,7 +1589,7 @@ static void update_location(struct scope_walk *w, Dwarf_Die *var, struct fe_dloc
 {
 	struct fe_dloc inner;
 
-	var_location(w->dbg, var, w->frame, w->pc, &inner);
+	fe_dwarf_var_location(w->dbg, var, w->frame, w->pc, &inner);
 	if (same_variable && inner.kind == FE_DLOC_NONE && !inner.why && has_place(loc))
 		return;
 	*loc = inner;
@@ -1609,7 +1609,7 @@ Dwarf_Off fe_dwarf_origin(Dwarf_Die *die)
  * parameter, where the inner copy has it. */
 static void scope_inner_param(struct scope_walk *w, Dwarf_Die *param)
 {
-	const char *name = name_of(param);
+	const char *name = fe_dwarf_name_of(param);
 	int i;
 
 	for (i = 0; name && i < w->out->nr_params; i++)
@@ -1623,7 +1623,7 @@ static void scope_origin_params(struct scope_walk *w)
 {
 	Dwarf_Die origin, child;
 
-	if (!ref_die(w->fn, DW_AT_abstract_origin, &origin) || dwarf_child(&origin, &child) != 0)
+	if (!fe_dwarf_ref_die(w->fn, DW_AT_abstract_origin, &origin) || dwarf_child(&origin, &child) != 0)
 		return;
 	do {
 		struct fe_dparam *p;
@@ -1638,9 +1638,9 @@ static void scope_origin_params(struct scope_walk *w)
 			return;
 		}
 		memset(p, 0, sizeof(*p));
-		p->name = name_of(&child);
-		p->type = type_of(&child);
-		loc_none(&p->loc, NULL);
+		p->name = fe_dwarf_name_of(&child);
+		p->type = fe_dwarf_type_of(&child);
+		fe_dwarf_loc_none(&p->loc, NULL);
 		w->origin[w->nr_origin - 1] = dwarf_dieoffset(&child);
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -1651,7 +1651,7 @@ static int origin_index(struct scope_walk *w, Dwarf_Die *param)
 	Dwarf_Die o;
 	int i;
 
-	if (!w->nr_origin || !ref_die(param, DW_AT_abstract_origin, &o))
+	if (!w->nr_origin || !fe_dwarf_ref_die(param, DW_AT_abstract_origin, &o))
 		return -1;
 	for (i = 0; i < w->nr_origin; i++)
 		if (w->origin[i] == dwarf_dieoffset(&o))
@@ -1662,7 +1662,7 @@ static int origin_index(struct scope_walk *w, Dwarf_Die *param)
 /* Add a variable; an inner one hides an outer one of the same name. */
 static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
 {
-	const char *name = name_of(var);
+	const char *name = fe_dwarf_name_of(var);
 	struct fe_dparam *p = NULL;
 	int i, at = -1;
 
@@ -1706,13 +1706,13 @@ static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
 		at = w->out->nr_locals - 1;
 		w->local_origin[at] = fe_dwarf_origin(var);
 		memset(&p->loc, 0, sizeof(p->loc));
-		loc_none(&p->loc, NULL);
+		fe_dwarf_loc_none(&p->loc, NULL);
 	}
 	p->name = name;
 	p->global = false;
-	p->type = type_of(var);
+	p->type = fe_dwarf_type_of(var);
 	if (param || at < 0 || at >= w->nr_local_origin) {
-		var_location(w->dbg, var, w->frame, w->pc, &p->loc);
+		fe_dwarf_var_location(w->dbg, var, w->frame, w->pc, &p->loc);
 		return;
 	}
 	update_location(w, var, &p->loc, w->local_origin[at] == fe_dwarf_origin(var) &&
@@ -1733,7 +1733,7 @@ static void scope_globals(struct scope_walk *w)
 		Dwarf_Attribute a;
 		struct fe_dparam *p;
 
-		if (dwarf_tag(&child) != DW_TAG_variable || !name_of(&child) ||
+		if (dwarf_tag(&child) != DW_TAG_variable || !fe_dwarf_name_of(&child) ||
 		    !dwarf_attr(&child, DW_AT_location, &a) || ++n > 100000)
 			continue;
 		p = fe_grow(&w->out->locals, &w->out->nr_locals, sizeof(*p));
@@ -1741,10 +1741,10 @@ static void scope_globals(struct scope_walk *w)
 			w->oom = true;
 			return;
 		}
-		p->name = name_of(&child);
+		p->name = fe_dwarf_name_of(&child);
 		p->global = true;
-		p->type = type_of(&child);
-		var_location(w->dbg, &child, w->frame, w->pc, &p->loc);
+		p->type = fe_dwarf_type_of(&child);
+		fe_dwarf_var_location(w->dbg, &child, w->frame, w->pc, &p->loc);
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -1765,7 +1765,7 @@ static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 			int i = origin_index(w, &child);
 
 			if (i >= 0)
-				var_location(w->dbg, &child, w->frame, w->pc, &w->out->params[i].loc);
+				fe_dwarf_var_location(w->dbg, &child, w->frame, w->pc, &w->out->params[i].loc);
 		} else if (tag == DW_TAG_formal_parameter && depth == 0)
 			scope_add(w, &child, true);
 		else if (tag == DW_TAG_formal_parameter)
@@ -1789,7 +1789,7 @@ bool fe_dwarf_symbol_pc(struct fe_dbg *dbg, const char *name, unsigned long off,
 {
 	Dwarf_Addr addr;
 
-	if (dbg->ops != &dwarf_ops || !symbol_addr(dbg, name, &addr))
+	if (dbg->ops != &fe_dwarf_ops || !fe_dwarf_symbol_addr(dbg, name, &addr))
 		return false;
 	*pc = addr + off;
 	return true;
@@ -1860,7 +1860,7 @@ int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwa
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu, child;
 
-	if (dbg->ops != &dwarf_ops || !(cu = unit_at(dbg, pc, &cubias)) ||
+	if (dbg->ops != &fe_dwarf_ops || !(cu = fe_dwarf_unit_at(dbg, pc, &cubias)) ||
 	    dwarf_child(cu, &child) != 0)
 		return 0;
 	pc -= cubias;
@@ -1874,8 +1874,8 @@ int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwa
 	return 0;
 }
 
-static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
-		       const char *inlined, struct fe_dfunc *out, struct fe_error *err)
+int fe_dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
+		   const char *inlined, struct fe_dfunc *out, struct fe_error *err)
 {
 	struct scope_walk w = { .dbg = dbg, .out = out };
 	Dwarf_Die fn, frame;
@@ -1886,7 +1886,7 @@ static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 		 * part of the function's code with a symbol of its own (a
 		 * .cold part) */
 		if (!fe_dwarf_symbol_pc(dbg, func, off, &entry) ||
-		    !unit_at(dbg, entry, &cubias) ||
+		    !fe_dwarf_unit_at(dbg, entry, &cubias) ||
 		    !fe_dwarf_copy_at(dbg, entry, inlined, &fn, &frame))
 			return 0;
 		w.pc = entry - cubias;
@@ -1901,7 +1901,7 @@ static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 	}
 	w.fn = &fn;
 	w.self = fe_dwarf_origin(&fn);
-	out->ret = type_of(&fn);
+	out->ret = fe_dwarf_type_of(&fn);
 	scope_globals(&w);
 	scope_origin_params(&w);
 	scope_walk(&w, &fn, 0);
@@ -1914,19 +1914,19 @@ static int dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 	return 1;
 }
 
-static const struct fe_dbg_ops dwarf_ops = {
+const struct fe_dbg_ops fe_dwarf_ops = {
 	.kind = "DWARF",
 	.func = dwarf_func,
 	.func_beside = dwarf_func_beside,
-	.describe = dwarf_describe,
-	.member = dwarf_member,
-	.each_member = dwarf_each_member,
-	.each_enumerator = dwarf_each_enumerator,
-	.find_type = dwarf_find_type,
-	.spell = dwarf_spell,
+	.describe = fe_dwarf_describe,
+	.member = fe_dwarf_member,
+	.each_member = fe_dwarf_each_member,
+	.each_enumerator = fe_dwarf_each_enumerator,
+	.find_type = fe_dwarf_find_type,
+	.spell = fe_dwarf_spell,
 	.each_func = dwarf_each_func,
 	.inlined_only = dwarf_inlined_only,
 	.func_count = dwarf_func_count,
-	.scope = dwarf_scope,
+	.scope = fe_dwarf_scope,
 	.close = dwarf_close,
 };
