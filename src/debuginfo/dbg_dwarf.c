@@ -510,6 +510,24 @@ bool fe_dwarf_entry(Dwarf_Die *die, Dwarf_Addr *pc)
 	return false;
 }
 
+bool fe_dwarf_in_gap(Dwarf_Die *die, Dwarf_Addr pc)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	bool before = false, after = false;
+	int n = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0 && n++ < 4096) {
+		if (start == end)
+			continue;
+		if (start <= pc && pc < end)
+			return false;
+		before |= end <= pc;
+		after |= start > pc;
+	}
+	return before && after;
+}
+
 static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 {
 	Dwarf_Die *scopes = NULL, child;

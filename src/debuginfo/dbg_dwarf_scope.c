@@ -207,8 +207,8 @@ static void scope_globals(struct scope_walk *w)
  * function's, even at an address of their code. */
 static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 {
-	Dwarf_Die child, inner;
-	bool have_inner = false;
+	Dwarf_Die child, inner, gap;
+	bool have_inner = false, have_gap = false;
 
 	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
 		return;
@@ -233,10 +233,18 @@ static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 			 !have_inner && dwarf_haspc(&child, w->pc) == 1) {
 			inner = child;
 			have_inner = true;
+		} else if (tag == DW_TAG_lexical_block && !have_gap &&
+			   fe_dwarf_in_gap(&child, w->pc)) {
+			/* a copy's line in a hole of its ranges
+			 * (fe_dwarf_copy_at): its block has the same hole */
+			gap = child;
+			have_gap = true;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	if (have_inner)
 		scope_walk(w, &inner, depth + 1);
+	else if (have_gap)
+		scope_walk(w, &gap, depth + 1);
 }
 
 bool fe_dwarf_symbol_pc(struct fe_dbg *dbg, const char *name, unsigned long off, Dwarf_Addr *pc)
@@ -308,6 +316,32 @@ static bool copy_with_entry(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwa
 	return false;
 }
 
+/* A copy named name with pc in a hole of its ranges anywhere under die
+ * (fe_dwarf_in_gap: where 'lines' finds a row of the copy's line). */
+static bool copy_with_gap(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *copy,
+			  int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n;
+
+		if (tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine)
+			continue;
+		n = tag == DW_TAG_inlined_subroutine ? dwarf_diename(&child) : NULL;
+		if (n && !strcmp(n, name) && fe_dwarf_in_gap(&child, pc)) {
+			*copy = child;
+			return true;
+		}
+		if (copy_with_gap(&child, pc, name, copy, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwarf_Die *copy,
 		     Dwarf_Die *frame)
 {
@@ -323,7 +357,8 @@ int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwa
 			continue;
 		*frame = child;
 		return copy_in(&child, pc, inlined, copy, 0) ||
-		       copy_with_entry(&child, pc, inlined, copy, 0);
+		       copy_with_entry(&child, pc, inlined, copy, 0) ||
+		       copy_with_gap(&child, pc, inlined, copy, 0);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }

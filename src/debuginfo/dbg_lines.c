@@ -289,8 +289,10 @@ static void walk_rows(struct collect *c, Dwarf_Die *fn, const char *file, Dwarf_
 		int lineno;
 		const char *src;
 
+		/* a copy's own line may also be in a hole of its ranges */
 		if (!line || dwarf_lineaddr(line, &addr) || dwarf_lineno(line, &lineno) ||
-		    dwarf_lineendsequence(line, &flag) || flag || dwarf_haspc(fn, addr) != 1)
+		    dwarf_lineendsequence(line, &flag) || flag ||
+		    (dwarf_haspc(fn, addr) != 1 && !(c->copy && fe_dwarf_in_gap(fn, addr))))
 			continue;
 		src = dwarf_linesrc(line, NULL, NULL);
 		if (!src || !same_file(src, file, c->comp_dir) ||
