@@ -171,6 +171,27 @@ def classify(t, func, n, var, ctype=None):
     return "unclassified", f"{what}: perf {pout.strip()} | fevent {fout.strip()}"
 
 
+def test_lines_and_variables_against_perf():
+    lx.need_tools()
+    t = target()
+    tally, bad = {}, []
+    for func in sample_functions(t):
+        for n, where_vars in sorted(perf_vars_of(t, func).items()):
+            vars_ = pick_vars(where_vars)
+            for var in [None] + sorted(vars_):
+                kind, text = classify(t, func, n, var, vars_.get(var))
+                tally.setdefault(kind, []).append(text)
+                if kind == "unclassified":
+                    bad.append(text)
+    print("     " + ", ".join(f"{k}: {len(v)}" for k, v in sorted(tally.items())))
+    for k in ("perf wrong", "perf fails", "policy"):
+        for text in tally.get(k, [])[:5]:
+            print(f"     {k}: {text}")
+    check(len(tally.get("agree", [])) >= 100, f"only {len(tally.get('agree', []))} agree")
+    check(not bad, f"{len(bad)} disagreements with perf probe -D nobody explains:\n  "
+          + "\n  ".join(bad[:40]))
+
+
 def test_a_line_whose_address_starts_an_inlined_callee():
     """gdb: 'Line 363 of Objects/classobject.c starts at address 0x15b5b0'."""
     lx.need_tools()
@@ -179,3 +200,13 @@ def test_a_line_whose_address_starts_an_inlined_callee():
     r = fe.run("compile", "-x", t.path, "PyInstanceMethod_New:6()")
     expect_eq((r.returncode, r.stderr), (0, ""))
     expect_eq([d[1] for d in lx.parse_defs(t, r.stdout)], [t.vaddr_to_offset(0x15b5b0)])
+
+
+def test_the_variables_of_an_inlined_callee_in_scope():
+    """PyList_Append:4 is in the inlined _PyList_AppendTakeRef, whose
+    allocated and len perf probe -V lists and -D reads."""
+    lx.need_tools()
+    t = target()
+    for var in ("allocated", "len"):
+        expect_eq(classify(t, "PyList_Append", 4, var, "Py_ssize_t"),
+                  ("agree", f"PyList_Append:4 {var}"))

@@ -348,6 +348,11 @@ static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
 		return fe_dwarf_loc_none(loc, "DWARF knows it only as the value it had at the function's entry");
 	if (a0 == DW_OP_implicit_pointer || a0 == DW_OP_GNU_implicit_pointer)
 		return fe_dwarf_loc_none(loc, "it is a pointer the compiler optimized away");
+	/* perf probe reads memory there, which is not the value */
+	if (n == 2 && a0 == DW_OP_addr && ops[1].atom == DW_OP_stack_value)
+		return fe_dwarf_loc_none(loc, "its value is an address in the binary "
+					 "(DW_OP_addr, DW_OP_stack_value), not what is there, "
+					 "and a fetch argument cannot say an address as a value");
 	if (ops[n - 1].atom == DW_OP_stack_value)
 		return fe_dwarf_loc_none(loc, "DWARF computes it from other values, "
 					 "which a fetch argument cannot");

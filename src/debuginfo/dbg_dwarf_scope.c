@@ -247,6 +247,92 @@ static void scope_walk(struct scope_walk *w, Dwarf_Die *die, int depth)
 		scope_walk(w, &gap, depth + 1);
 }
 
+#define MAX_CALLEES	16	/* inlined callees nested at one address followed */
+
+/* Whether a parameter or local of that name is in out already. */
+static bool scope_has(const struct fe_dfunc *out, const char *name)
+{
+	int i;
+
+	for (i = 0; i < out->nr_params; i++)
+		if (out->params[i].name && !strcmp(out->params[i].name, name))
+			return true;
+	for (i = 0; i < out->nr_locals; i++)
+		if (out->locals[i].name && !strcmp(out->locals[i].name, name))
+			return true;
+	return false;
+}
+
+/* The parameters and variables of one inlined callee's scope at pc (die:
+ * the copy, or a block in it), not those of the callees it inlines. */
+static void callee_vars(struct scope_walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child, inner;
+	bool have_inner = false;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name = fe_dwarf_name_of(&child);
+		struct fe_dparam *p;
+
+		if (tag == DW_TAG_lexical_block && !have_inner && dwarf_haspc(&child, w->pc) == 1) {
+			inner = child;
+			have_inner = true;
+		}
+		if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name ||
+		    dwarf_hasattr_integrate(&child, DW_AT_declaration) || scope_has(w->out, name))
+			continue;
+		p = fe_grow(&w->out->locals, &w->out->nr_locals, sizeof(*p));
+		if (!p) {
+			w->oom = true;
+			return;
+		}
+		memset(p, 0, sizeof(*p));
+		p->name = name;
+		p->type = fe_dwarf_type_of(&child);
+		fe_dwarf_var_location(w->dbg, &child, w->frame, w->pc, &p->loc);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	if (have_inner)
+		callee_vars(w, &inner, depth + 1);
+}
+
+/* The inlined callees (not the function's copies of itself) whose code
+ * holds pc under die, outermost first, into path. */
+static int callee_path(struct scope_walk *w, Dwarf_Die *die, Dwarf_Die *path, int n, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || n == MAX_CALLEES || dwarf_child(die, &child) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if ((tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine) ||
+		    dwarf_haspc(&child, w->pc) != 1)
+			continue;
+		if (tag == DW_TAG_inlined_subroutine && fe_dwarf_origin(&child) != w->self)
+			path[n++] = child;
+		return callee_path(w, &child, path, n, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+/*
+ * The variables of the inlined callees whose code holds pc, as perf probe
+ * -V lists them: after the function's own, which win a name both have;
+ * between callees the innermost wins, as it would in its own scope.
+ */
+static void scope_callees(struct scope_walk *w)
+{
+	Dwarf_Die path[MAX_CALLEES];
+	int n = callee_path(w, w->fn, path, 0, 0);
+
+	while (n-- > 0 && !w->oom)
+		callee_vars(w, &path[n], 0);
+}
+
 bool fe_dwarf_symbol_pc(struct fe_dbg *dbg, const char *name, unsigned long off, Dwarf_Addr *pc)
 {
 	Dwarf_Addr addr;
@@ -394,6 +480,7 @@ int fe_dwarf_scope(struct fe_dbg *dbg, const char *func, unsigned long off,
 	scope_globals(&w);
 	scope_origin_params(&w);
 	scope_walk(&w, &fn, 0);
+	scope_callees(&w);
 	free(w.origin);
 	free(w.local_origin);
 	if (w.oom) {
