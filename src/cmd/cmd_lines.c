@@ -221,7 +221,9 @@ static int mark_func(const char *func, const char *path, const char *comp_dir, v
 		const struct fe_src_line *l = &fl.lines[i];
 		struct fe_buf *b;
 
-		if (l->line < fr->from || l->line > fr->to)
+		/* as perf probe -L: not a line whose statements all start
+		 * an inlined callee's code (a probe still goes there) */
+		if (l->line < fr->from || l->line > fr->to || l->callee_only)
 			continue;
 		b = &fr->marks[l->line - fr->from];
 		for (k = 0; k < l->nr_offs; k++)
@@ -379,7 +381,7 @@ int fe_cmd_lines(const struct fe_cli *cli)
 
 		while (k < fl.nr_lines && fl.lines[k].line < line)
 			k++;
-		if (k < fl.nr_lines && fl.lines[k].line == line) {
+		if (k < fl.nr_lines && fl.lines[k].line == line && !fl.lines[k].callee_only) {
 			print_offsets(&fl.lines[k], offs, sizeof(offs));
 			printf("%7d  %-12s%s%s\n", line - fl.decl_line, offs, src ? "  " : "",
 			       src ? src : "");

@@ -89,6 +89,12 @@ int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf
  * first of its DW_AT_ranges. */
 bool fe_dwarf_entry(Dwarf_Die *die, Dwarf_Addr *pc);
 
+/* pc is in none of the DIE's (non-empty) ranges but between two of them:
+ * a hole GCC leaves in an inlined copy's ranges where a row of the copy's
+ * own line still is (its is_stmt row one instruction before the range
+ * that follows, the caller's row in between). */
+bool fe_dwarf_in_gap(Dwarf_Die *die, Dwarf_Addr pc);
+
 /* The DIE offset a subprogram or inlined copy is a copy of: its
  * abstract origin's, or its own (a function inlined into itself is the
  * function). */

@@ -24,6 +24,7 @@ struct pending {
 	const char *in;		/* an inlined copy's: the function symbol off is
 				 * into; NULL: off is from the function's entry */
 	bool marks;		/* makes the line probe-able (reads back as it) */
+	bool covered;		/* an inlined callee's code covers the address */
 };
 
 struct collect {
@@ -122,8 +123,9 @@ static enum readback reads_back(struct collect *c, int line, Dwarf_Addr addr)
 
 /* call_site: an inlined call's entry, which may read back as the callee's
  * first line (another file): an address of the line, as perf probe -D
- * puts a probe there, though not one that makes the line probe-able. */
-static void add(struct collect *c, int line, Dwarf_Addr addr, bool call_site)
+ * puts a probe there, though not one that makes the line probe-able.
+ * covered: the statement starts where an inlined callee's code does. */
+static void add(struct collect *c, int line, Dwarf_Addr addr, bool call_site, bool covered)
 {
 	enum readback rb;
 	struct pending *p;
@@ -148,6 +150,7 @@ static void add(struct collect *c, int line, Dwarf_Addr addr, bool call_site)
 	p->off = off;
 	p->in = in;
 	p->marks = rb == READS_BACK;
+	p->covered = covered;
 }
 
 /*
@@ -210,7 +213,7 @@ static void call_sites(Dwarf_Die *die, Dwarf_Files *files, size_t nr_files,
 			continue;
 		name = dwarf_filesrc(files, file, NULL, NULL);
 		if (name && same_file(name, c->file, c->comp_dir))
-			add(c, (int)line, pc, true);
+			add(c, (int)line, pc, true, false);
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -229,46 +232,62 @@ static int by_line_then_off(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* The pending (line, offset) pairs as lines, each offset once. */
+/* Add pending entry p to the lines, each offset once. */
+static int gather_one(struct fe_func_lines *out, const struct pending *p, bool covered_only,
+		      struct fe_error *err)
+{
+	struct fe_src_line *l = out->nr_lines ? &out->lines[out->nr_lines - 1] : NULL;
+	unsigned long *o;
+	int nr_in;
+
+	if (!l || l->line != p->line) {
+		l = fe_grow(&out->lines, &out->nr_lines, sizeof(*l));
+		if (!l)
+			return fe_err(err, 0, "out of memory");
+		memset(l, 0, sizeof(*l));
+		l->line = p->line;
+		l->callee_only = covered_only;
+	} else if (l->offs[l->nr_offs - 1] == p->off && l->in[l->nr_offs - 1] == p->in) {
+		return 0;
+	}
+	nr_in = l->nr_offs;
+	if (!fe_grow(&l->in, &nr_in, sizeof(*l->in)))
+		return fe_err(err, 0, "out of memory");
+	o = fe_grow(&l->offs, &l->nr_offs, sizeof(*o));
+	if (!o)
+		return fe_err(err, 0, "out of memory");
+	*o = p->off;
+	l->in[l->nr_offs - 1] = p->in;
+	return 0;
+}
+
+/*
+ * The pending (line, offset) pairs as lines, each offset once.  A line is
+ * there if one of its addresses reads back as it.  Addresses where an
+ * inlined callee's code starts too count only for a line with no other
+ * (gdb and perf probe -D put the line there; perf probe -L does not list
+ * it: callee_only).
+ */
 static int gather(struct collect *c, struct fe_func_lines *out, struct fe_error *err)
 {
-	int i;
+	int i, j, end;
 
 	qsort(c->v, c->n, sizeof(*c->v), by_line_then_off);
-	for (i = 0; i < c->n; i++) {
-		struct fe_src_line *l = out->nr_lines ? &out->lines[out->nr_lines - 1] : NULL;
-		unsigned long *o;
-		int j;
-		bool marked = false;
+	for (i = 0; i < c->n; i = end) {
+		bool own = false, cov = false;
 
-		for (j = i; j < c->n && c->v[j].line == c->v[i].line && !marked; j++)
-			marked = c->v[j].marks;
-		for (j = i - 1; j >= 0 && c->v[j].line == c->v[i].line && !marked; j--)
-			marked = c->v[j].marks;
-		if (!marked)
-			continue;
-
-		if (!l || l->line != c->v[i].line) {
-			l = fe_grow(&out->lines, &out->nr_lines, sizeof(*l));
-			if (!l)
-				return fe_err(err, 0, "out of memory");
-			memset(l, 0, sizeof(*l));
-			l->line = c->v[i].line;
-		} else if (l->offs[l->nr_offs - 1] == c->v[i].off &&
-			   l->in[l->nr_offs - 1] == c->v[i].in) {
-			continue;
+		for (end = i; end < c->n && c->v[end].line == c->v[i].line; end++) {
+			own |= c->v[end].marks && !c->v[end].covered;
+			cov |= c->v[end].marks && c->v[end].covered;
 		}
-		{
-			int nr_in = l->nr_offs;
+		for (j = i; j < end && (own || cov); j++) {
+			const struct pending *p = &c->v[j];
 
-			if (!fe_grow(&l->in, &nr_in, sizeof(*l->in)))
-				return fe_err(err, 0, "out of memory");
+			if ((own && p->covered) || (!own && (!p->covered || !p->marks)))
+				continue;
+			if (gather_one(out, p, !own, err))
+				return -1;
 		}
-		o = fe_grow(&l->offs, &l->nr_offs, sizeof(*o));
-		if (!o)
-			return fe_err(err, 0, "out of memory");
-		*o = c->v[i].off;
-		l->in[l->nr_offs - 1] = c->v[i].in;
 	}
 	return 0;
 }
@@ -285,12 +304,14 @@ static void walk_rows(struct collect *c, Dwarf_Die *fn, const char *file, Dwarf_
 		Dwarf_Line *line = dwarf_onesrcline(c->lines, i);
 		Dwarf_Addr addr;
 		Dwarf_Die inl, top;
-		bool flag;
+		bool flag, covered;
 		int lineno;
 		const char *src;
 
+		/* a copy's own line may also be in a hole of its ranges */
 		if (!line || dwarf_lineaddr(line, &addr) || dwarf_lineno(line, &lineno) ||
-		    dwarf_lineendsequence(line, &flag) || flag || dwarf_haspc(fn, addr) != 1)
+		    dwarf_lineendsequence(line, &flag) || flag ||
+		    (dwarf_haspc(fn, addr) != 1 && !(c->copy && fe_dwarf_in_gap(fn, addr))))
 			continue;
 		src = dwarf_linesrc(line, NULL, NULL);
 		if (!src || !same_file(src, file, c->comp_dir) ||
@@ -302,7 +323,9 @@ static void walk_rows(struct collect *c, Dwarf_Die *fn, const char *file, Dwarf_
 			continue;
 		/* an inlined callee's code is the callee's line, except
 		 * where it begins on its own declaration line, or where the
-		 * row is the line of the function's call to it */
+		 * row is the line of the function's call to it; else the
+		 * line is there only if it has no code of its own (gather) */
+		covered = false;
 		if (inlined_at(fn, c->self, addr, &inl, &top, 0)) {
 			int inl_decl;
 			const char *inl_file = dwarf_decl_file(&inl);
@@ -318,12 +341,12 @@ static void walk_rows(struct collect *c, Dwarf_Die *fn, const char *file, Dwarf_
 					c->comp_dir)) &&
 			    (dwarf_decl_line(&inl, &inl_decl) || inl_decl != lineno || !inl_file ||
 			     !same_file(inl_file, file, c->comp_dir)))
-				continue;
+				covered = true;
 		}
-		add(c, lineno, addr, false);
+		add(c, lineno, addr, false, covered);
 	}
 	/* the declaration line at the entry, and the inlined calls */
-	add(c, c->decl_line, c->entry, false);
+	add(c, c->decl_line, c->entry, false, false);
 	call_sites(fn, files, nr_files, c, 0);
 }
 

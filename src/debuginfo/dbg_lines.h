@@ -20,6 +20,10 @@ struct fe_src_line {
 	 * offset is from (DESIGN.md section 15) */
 	const char **in;
 	int nr_offs;
+	/* its only statements start where an inlined callee's code does:
+	 * a probe goes there (gdb, perf probe -D), perf probe -L does not
+	 * list it, nor does 'fevent lines' */
+	bool callee_only;
 };
 
 struct fe_func_lines {
