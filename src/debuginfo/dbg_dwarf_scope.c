@@ -375,37 +375,25 @@ static bool copy_in(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *
 	return false;
 }
 
-/* A copy named name whose entry is pc anywhere under die: a copy nested
- * in another whose ranges leave its entry out (GCC). */
-static bool copy_with_entry(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *copy,
-			    int depth)
+/* Does the inlined copy die hold pc the way a search asks? */
+typedef bool (*copy_test)(Dwarf_Die *die, Dwarf_Addr pc);
+
+/* pc is the copy's entry: a copy nested in another whose ranges leave
+ * its entry out (GCC) */
+static bool entry_is(Dwarf_Die *die, Dwarf_Addr pc)
 {
-	Dwarf_Die child;
+	Dwarf_Addr entry;
 
-	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
-		return false;
-	do {
-		int tag = dwarf_tag(&child);
-		const char *n;
-		Dwarf_Addr entry;
-
-		if (tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine)
-			continue;
-		n = tag == DW_TAG_inlined_subroutine ? dwarf_diename(&child) : NULL;
-		if (n && !strcmp(n, name) && fe_dwarf_entry(&child, &entry) && entry == pc) {
-			*copy = child;
-			return true;
-		}
-		if (copy_with_entry(&child, pc, name, copy, depth + 1))
-			return true;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+	return fe_dwarf_entry(die, &entry) && entry == pc;
 }
 
-/* A copy named name with pc in a hole of its ranges anywhere under die
- * (fe_dwarf_in_gap: where 'lines' finds a row of the copy's line). */
-static bool copy_with_gap(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *copy,
-			  int depth)
+/*
+ * A copy named name anywhere under die that passes test: entry_is, or
+ * fe_dwarf_in_gap (pc in a hole of its ranges, where 'lines' finds a row
+ * of the copy's line).
+ */
+static bool copy_where(Dwarf_Die *die, Dwarf_Addr pc, const char *name, copy_test test,
+		       Dwarf_Die *copy, int depth)
 {
 	Dwarf_Die child;
 
@@ -418,11 +406,11 @@ static bool copy_with_gap(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf
 		if (tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine)
 			continue;
 		n = tag == DW_TAG_inlined_subroutine ? dwarf_diename(&child) : NULL;
-		if (n && !strcmp(n, name) && fe_dwarf_in_gap(&child, pc)) {
+		if (n && !strcmp(n, name) && test(&child, pc)) {
 			*copy = child;
 			return true;
 		}
-		if (copy_with_gap(&child, pc, name, copy, depth + 1))
+		if (copy_where(&child, pc, name, test, copy, depth + 1))
 			return true;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
@@ -443,8 +431,8 @@ int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwa
 			continue;
 		*frame = child;
 		return copy_in(&child, pc, inlined, copy, 0) ||
-		       copy_with_entry(&child, pc, inlined, copy, 0) ||
-		       copy_with_gap(&child, pc, inlined, copy, 0);
+		       copy_where(&child, pc, inlined, entry_is, copy, 0) ||
+		       copy_where(&child, pc, inlined, fe_dwarf_in_gap, copy, 0);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }

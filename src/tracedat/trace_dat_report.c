@@ -46,30 +46,43 @@ static const char *args_of(const char *opt, const char *system, const char *even
 	return NULL;
 }
 
+/* what a "@KEYWORD SYSTEM/EVENT TEXT" line of fevent's option hands the view */
+typedef int (*option_line_fn)(struct fe_view *v, const char *system, const char *event,
+			      const char *text, struct fe_error *err);
+
+struct option_line {
+	const char *keyword;	/* "@filter" */
+	option_line_fn fn;
+	const char *what;	/* "a filter on calls", said when not applied */
+	const char *form;	/* the line's form, said when it is not one */
+};
+
 /*
- * "@filter SYSTEM/EVENT FILTER" lines of fevent's option: the filters on
- * whole calls record applied; report applies them the same way.  One it
- * cannot read (a damaged or foreign file) is said and not applied.
+ * The "@KEYWORD SYSTEM/EVENT TEXT" lines of fevent's option, each handed
+ * to fn; one it cannot read (a damaged or foreign file) is said, with
+ * what is then not applied, and left out.
  */
-static void call_filters(struct fe_view *v, const char *opt, const char *name,
-			 struct fe_warnings *warn)
+static void option_lines(struct fe_view *v, const char *opt, const struct option_line *ol,
+			 const char *name, struct fe_warnings *warn)
 {
+	const char *keyword = ol->keyword;
+	size_t kw = strlen(keyword);
 	const char *line = opt;
 
 	while (line && *line) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char *copy = strncmp(line, "@filter ", 8) ? NULL : strndup(line + 8, len - 8);
+		char *copy = len > kw && line[kw] == ' ' && !strncmp(line, keyword, kw) ?
+			     strndup(line + kw + 1, len - kw - 1) : NULL;
 		char *slash = copy ? strchr(copy, '/') : NULL;
 		char *space = slash ? strchr(slash, ' ') : NULL;
 		struct fe_error e = { 0 };
 
 		if (copy && (!slash || !space ||
-			     (*slash = 0, *space = 0,
-			      fe_view_call_filter(v, copy, slash + 1, space + 1, &e)))) {
+			     (*slash = 0, *space = 0, ol->fn(v, copy, slash + 1, space + 1, &e)))) {
 			if (warn)
-				fe_warn(warn, "%s: a filter on calls not applied: %s", name,
-					e.msg[0] ? e.msg : "not \"@filter SYSTEM/EVENT FILTER\"");
+				fe_warn(warn, "%s: %s not applied: %s", name, ol->what,
+					e.msg[0] ? e.msg : ol->form);
 		}
 		free(copy);
 		line = nl ? nl + 1 : NULL;
@@ -77,33 +90,31 @@ static void call_filters(struct fe_view *v, const char *opt, const char *name,
 }
 
 /*
- * "@values SYSTEM/EVENT LINE" lines of fevent's option: how record showed
- * the fields (errno names, enumerators, whole structs); report shows them
- * the same way.  One it cannot read is said, and its values are numbers.
+ * "@filter SYSTEM/EVENT FILTER" lines: the filters on whole calls record
+ * applied; report applies them the same way.  "@values SYSTEM/EVENT LINE"
+ * lines: how record showed the fields (errno names, enumerators, whole
+ * structs); report shows them the same way, else its values are numbers.
  */
+static void call_filters(struct fe_view *v, const char *opt, const char *name,
+			 struct fe_warnings *warn)
+{
+	static const struct option_line ol = {
+		"@filter", fe_view_call_filter, "a filter on calls",
+		"not \"@filter SYSTEM/EVENT FILTER\"",
+	};
+
+	option_lines(v, opt, &ol, name, warn);
+}
+
 static void view_values(struct fe_view *v, const char *opt, const char *name,
 			struct fe_warnings *warn)
 {
-	const char *line = opt;
+	static const struct option_line ol = {
+		"@values", fe_view_values, "how a field is shown is",
+		"not \"@values SYSTEM/EVENT LINE\"",
+	};
 
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char *copy = strncmp(line, "@values ", 8) ? NULL : strndup(line + 8, len - 8);
-		char *slash = copy ? strchr(copy, '/') : NULL;
-		char *space = slash ? strchr(slash, ' ') : NULL;
-		struct fe_error e = { 0 };
-
-		if (copy && (!slash || !space ||
-			     (*slash = 0, *space = 0,
-			      fe_view_values(v, copy, slash + 1, space + 1, &e)))) {
-			if (warn)
-				fe_warn(warn, "%s: how a field is shown is not applied: %s", name,
-					e.msg[0] ? e.msg : "not \"@values SYSTEM/EVENT LINE\"");
-		}
-		free(copy);
-		line = nl ? nl + 1 : NULL;
-	}
+	option_lines(v, opt, &ol, name, warn);
 }
 
 /* "@uprobe SYSTEM/EVENT" lines of fevent's option: uprobes, whose kernel
