@@ -172,16 +172,29 @@ def test_usage_errors():
         clean()
 
 
+def record_stalled(*args):
+    """record -b 4 of 200000 calls, fevent stopped (SIGSTOP) for a while
+    once armed: the program runs on and overflows the 4 KB buffer, however
+    fast fevent would have read it."""
+    p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-b", "4", *args, "--", prog(),
+                          "200000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    fe.wait_armed(p, GROUP)
+    os.kill(p.pid, signal.SIGSTOP)
+    time.sleep(0.3)
+    os.kill(p.pid, signal.SIGCONT)
+    out, err = p.communicate(timeout=300)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
 def test_lost_events_are_reported_inline_and_in_the_summary():
     added("long traced(n)")
     try:
-        # a 4 KB buffer cannot keep up with 200000 calls
-        r = record("-b", "4", "--", prog(), "200000")
+        r = record_stalled()
         expect_eq(r.returncode, 0, r.stderr)
         check(re.search(r"^\[CPU \d+: lost (\d+ events|events, how many the kernel did not say)\]$",
                         r.stdout, re.M), r.stdout[:2000])
         check(re.search(r"fevent: \d+ events; LOST: cpu\d+ ", r.stderr), r.stderr)
-        r = record("--json", "-b", "4", "--", prog(), "200000")
+        r = record_stalled("--json")
         lost = [json.loads(l) for l in r.stdout.splitlines() if l.startswith('{"lost"')]
         check(lost and all(set(o) == {"lost", "cpu"} for o in lost), lost[:3])
     finally:
