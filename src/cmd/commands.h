@@ -120,6 +120,7 @@ enum fe_opt_kind {
 	FE_KIND_KERNEL_BTF,	/* struct fe_kernels: check's, in order */
 	FE_KIND_KERNEL_DWARF,
 	FE_KIND_KERNEL_EXEC,	/* a build of a binary, made absolute */
+	/* the options of every command, last (flags, and no field) */
 	FE_KIND_VERBOSE,	/* fe_verbose, counted */
 	FE_KIND_QUIET,		/* fe_quiet */
 	FE_KIND_HELP,		/* the command's help, then exit */

@@ -363,6 +363,26 @@ static int parse_options(const struct fe_command *cmd, int argc, char **argv, vo
 	}
 }
 
+/* Does each option's kind agree with its description (a value or none)?
+ * A table written wrong is a bug, said before anything runs. */
+static bool table_agrees(const struct fe_command *cmd)
+{
+	const struct fe_command_opt *o;
+
+	for (o = cmd->opts; o->val; o++) {
+		const struct option_desc *d = option_by_val(o->val);
+		bool flag = o->kind == FE_KIND_FLAG || o->kind >= FE_KIND_VERBOSE;
+
+		if (!d || flag != !d->arg) {
+			fprintf(stderr, "fevent %s: internal error: option %d of the command "
+				"table has a kind its description contradicts\n", cmd->name,
+				o->val);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* The command's option of kind, or NULL */
 static const struct fe_command_opt *option_of_kind(const struct fe_command *cmd,
 						   enum fe_opt_kind kind)
@@ -468,6 +488,10 @@ int fe_command_run(const struct fe_command *cmd, int argc, char **argv)
 	char *binary = NULL;
 	int ret;
 
+	if (!table_agrees(cmd)) {
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
 	if (!opts || alloc_lists(cmd, argc, opts)) {
 		fprintf(stderr, "fevent: out of memory\n");
 		ret = FE_EXIT_FAIL;
