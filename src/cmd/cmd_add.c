@@ -40,8 +40,17 @@ static void print_refusal(const struct fe_compile_set *set, const struct fe_refu
 	}
 }
 
-int fe_cmd_add(const struct fe_cli *cli)
+/* add's options */
+struct add_opts {
+	struct fe_compile_args c;
+	bool force;		/* --force */
+	const char *tracefs;	/* --tracefs DIR */
+};
+
+static int cmd_add(const struct fe_cmdline *cl, void *opts)
 {
+	const struct add_opts *o = opts;
+	struct fe_compile_job job = { &o->c, o->tracefs, false };
 	struct fe_compile_set set;
 	struct fe_definition **defs = NULL;
 	struct fe_refusal refusal = { .def = -1, .arg = -1 };
@@ -49,14 +58,14 @@ int fe_cmd_add(const struct fe_cli *cli)
 	bool kprobes = false, uprobes = false;
 	int i, ret;
 
-	ret = fe_compile_cli(cli, &set);
+	ret = fe_compile_cli(cl, &job, &set);
 	if (ret != FE_EXIT_OK)
 		goto out;
 	for (i = 0; i < set.nr; i++) {
 		kprobes |= !set.items[i].def.uprobe && !set.items[i].def.tracepoint;
 		uprobes |= set.items[i].def.uprobe;
 	}
-	i = fe_tracefs_ready(cli->tracefs, kprobes, uprobes, &err);
+	i = fe_tracefs_ready(o->tracefs, kprobes, uprobes, &err);
 	if (i) {
 		fe_say_error("%s\n", err.msg);
 		ret = i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
@@ -71,7 +80,7 @@ int fe_cmd_add(const struct fe_cli *cli)
 	}
 	for (i = 0; i < set.nr; i++)
 		defs[i] = &set.items[i].def;
-	if (fe_install(defs, set.nr, cli->force, &refusal, &err)) {
+	if (fe_install(defs, set.nr, o->force, &refusal, &err)) {
 		if (refusal.def >= 0 && refusal.log)
 			print_refusal(&set, &refusal, &err);
 		else
@@ -90,12 +99,15 @@ out:
 
 /* add's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_add = {
-	"add", fe_cmd_add,
+	"add", cmd_add,
 	"fevent add [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--force] [--tracefs DIR] [-v] [-q] PROTO...",
 	"Create the events, all or nothing: if the kernel refuses one, none stay.\n"
 	"Prints the definitions created.  Needs root; mounts tracefs if needed.\n",
 	"fevent add 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
 	FE_CMD_INSTALLS,
-	{ FE_COMPILE_OPTS, { FE_OPT_FORCE, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_COMPILE_OPTS(struct add_opts, c),
+	  FE_OPTION(FE_OPT_FORCE, FLAG, struct add_opts, force, NULL),
+	  FE_OPTION(FE_OPT_TRACEFS, STRING, struct add_opts, tracefs, NULL), FE_COMMON_OPTS },
+	sizeof(struct add_opts),
+	NULL,	/* no checks */
 };

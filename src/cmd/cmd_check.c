@@ -130,11 +130,19 @@ static const char *warning_with(const struct fe_compiled *it, const char *what)
 	return NULL;
 }
 
+/* check's options */
+struct check_opts {
+	struct fe_compile_args c;	/* -g, --kallsyms, -f */
+	struct fe_kernels kernels;	/* --btf, --vmlinux, -x: in order */
+	bool json;			/* --json */
+};
+
 /* Compile every prototype against one kernel's debug info. */
-static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
+static int check_kernel(const struct check_opts *o, const struct fe_kernel_arg *k,
 			struct cell *cells, int stride, int nr, const char *const *texts,
 			struct fe_error *err)
 {
+	struct fe_compile_args args = o->c;
 	struct fe_compile_opts opts;
 	struct fe_compile_set set = { 0 };
 	int i, ret = -1;
@@ -145,10 +153,11 @@ static int check_kernel(const struct fe_cli *cli, const struct fe_kernel_arg *k,
 		fe_err(err, 0, "out of memory");
 		goto out;
 	}
-	fe_cli_compile_opts(cli, &opts);
-	opts.btf = k->is_vmlinux || k->is_binary ? NULL : k->path;
-	opts.vmlinux = k->is_vmlinux ? k->path : NULL;
-	opts.binary = k->is_binary ? k->path : NULL;
+	/* the kernel (or build) as if given alone */
+	args.dbg.btf = k->is_vmlinux || k->is_binary ? NULL : k->path;
+	args.dbg.vmlinux = k->is_vmlinux ? k->path : NULL;
+	args.dbg.binary = k->is_binary ? k->path : NULL;
+	fe_compile_args_opts(&args, NULL, &opts);
 	opts.strict = false;	/* drift is a cell, not a failure */
 	opts.kcaps = NULL;	/* each column is another kernel: what any takes */
 	for (i = 0; i < nr; i++)
@@ -242,19 +251,20 @@ static void json_cell(const struct fe_kernel_arg *k, const struct cell *c)
 
 /* The prototypes: operands, then -f files, as compile takes them, into
  * *texts (*nr of them); 0, or an exit status after saying what is wrong. */
-static int read_prototypes(const struct fe_cli *cli, const char ***texts, int *nr)
+static int read_prototypes(const struct fe_cmdline *cl, const struct check_opts *o,
+			   const char ***texts, int *nr)
 {
 	struct fe_compile_set set = { 0 };
 	const char **t;
 	int i;
 
-	for (i = 0; i < cli->nr_args; i++)
-		if (fe_compile_add_text(&set, cli->args[i], i + 1))
+	for (i = 0; i < cl->nr_args; i++)
+		if (fe_compile_add_text(&set, cl->args[i], i + 1))
 			goto oom;
-	for (i = 0; i < cli->nr_files; i++)
-		if (fe_compile_add_file(&set, cli->files[i])) {
+	for (i = 0; i < o->c.files.nr; i++)
+		if (fe_compile_add_file(&set, o->c.files.v[i])) {
 			fe_say_error("cannot read prototypes from %s: %s\n",
-				     strcmp(cli->files[i], "-") ? cli->files[i] : "standard input",
+				     strcmp(o->c.files.v[i], "-") ? o->c.files.v[i] : "standard input",
 				     strerror(errno));
 			fe_compile_set_free(&set);
 			return FE_EXIT_USAGE;
@@ -281,28 +291,28 @@ oom:
 
 /* The reference is the first kernel: another definition is moved.  How
  * many cells are worse than moved. */
-static int compare_to_reference(const struct fe_cli *cli, struct cell *cells, int nr)
+static int compare_to_reference(const struct check_opts *o, struct cell *cells, int nr)
 {
 	int i, j, bad = 0;
 
 	for (i = 0; i < nr; i++) {
-		const struct cell *ref = &cells[(size_t)i * cli->nr_kernels];
+		const struct cell *ref = &cells[(size_t)i * o->kernels.nr];
 
-		for (j = 1; j < cli->nr_kernels; j++) {
-			struct cell *c = &cells[(size_t)i * cli->nr_kernels + j];
+		for (j = 1; j < o->kernels.nr; j++) {
+			struct cell *c = &cells[(size_t)i * o->kernels.nr + j];
 
 			if (c->state == SAME && (!ref->definition || ref->state != SAME ||
-						 !same_definition(ref, &cli->kernels[0], c,
-								  &cli->kernels[j])))
+						 !same_definition(ref, &o->kernels.v[0], c,
+								  &o->kernels.v[j])))
 				c->state = MOVED;
 		}
-		for (j = 0; j < cli->nr_kernels; j++)
-			bad += cells[(size_t)i * cli->nr_kernels + j].state > MOVED;
+		for (j = 0; j < o->kernels.nr; j++)
+			bad += cells[(size_t)i * o->kernels.nr + j].state > MOVED;
 	}
 	return bad;
 }
 
-static void print_json(const struct fe_cli *cli, const struct cell *cells,
+static void print_json(const struct check_opts *o, const struct cell *cells,
 		       const char *const *texts, int nr)
 {
 	int i, j;
@@ -311,17 +321,17 @@ static void print_json(const struct fe_cli *cli, const struct cell *cells,
 		printf("{\"prototype\":");
 		fe_json_string(stdout, texts[i]);
 		printf(",\"kernels\":[");
-		for (j = 0; j < cli->nr_kernels; j++) {
+		for (j = 0; j < o->kernels.nr; j++) {
 			if (j)
 				printf(",");
-			json_cell(&cli->kernels[j], &cells[(size_t)i * cli->nr_kernels + j]);
+			json_cell(&o->kernels.v[j], &cells[(size_t)i * o->kernels.nr + j]);
 		}
 		printf("]}\n");
 	}
 }
 
 /* One row per prototype, a column per kernel; the reasons under it. */
-static void print_table(const struct fe_cli *cli, const struct cell *cells,
+static void print_table(const struct check_opts *o, const struct cell *cells,
 			const char *const *texts, int nr)
 {
 	size_t width = 9;
@@ -332,17 +342,17 @@ static void print_table(const struct fe_cli *cli, const struct cell *cells,
 			width = strlen(texts[i]);
 	if (width > 60)
 		width = 60;
-	for (j = 0; j < cli->nr_kernels; j++)
-		printf("  [%d] %s%s\n", j + 1, cli->kernels[j].path, j ? "" : " (reference)");
+	for (j = 0; j < o->kernels.nr; j++)
+		printf("  [%d] %s%s\n", j + 1, o->kernels.v[j].path, j ? "" : " (reference)");
 	for (i = 0; i < nr; i++) {
 		printf("%-*s", (int)width, texts[i]);
-		for (j = 0; j < cli->nr_kernels; j++)
+		for (j = 0; j < o->kernels.nr; j++)
 			/* columns line up; the last one has no padding */
-			printf("  [%d] %-*s", j + 1, j + 1 < cli->nr_kernels ? 7 : 0,
-			       state_names[cells[(size_t)i * cli->nr_kernels + j].state]);
+			printf("  [%d] %-*s", j + 1, j + 1 < o->kernels.nr ? 7 : 0,
+			       state_names[cells[(size_t)i * o->kernels.nr + j].state]);
 		printf("\n");
-		for (j = 0; j < cli->nr_kernels; j++) {
-			const struct cell *c = &cells[(size_t)i * cli->nr_kernels + j];
+		for (j = 0; j < o->kernels.nr; j++) {
+			const struct cell *c = &cells[(size_t)i * o->kernels.nr + j];
 
 			if (c->why && c->state > MOVED)
 				printf("    [%d] %s\n", j + 1, c->why);
@@ -350,20 +360,21 @@ static void print_table(const struct fe_cli *cli, const struct cell *cells,
 	}
 }
 
-int fe_cmd_check(const struct fe_cli *cli)
+static int cmd_check(const struct fe_cmdline *cl, void *opts)
 {
+	const struct check_opts *o = opts;
 	const char **texts = NULL;
 	struct cell *cells = NULL;
 	struct fe_error err = { 0 };
 	int nr = 0, i, j, ret, bad;
 
-	if (cli->nr_kernels < 1) {
+	if (o->kernels.nr < 1) {
 		fe_say_error("check wants the kernels to check against: --btf FILE or "
 			     "--vmlinux FILE, once per kernel; or the builds of a binary: "
 			     "-x BIN, once per build\n");
 		return FE_EXIT_USAGE;
 	}
-	ret = read_prototypes(cli, &texts, &nr);
+	ret = read_prototypes(cl, o, &texts, &nr);
 	if (ret)
 		return ret;
 	ret = FE_EXIT_USAGE;
@@ -371,24 +382,24 @@ int fe_cmd_check(const struct fe_cli *cli)
 		fe_say_error("no prototype given (see 'fevent check --help')\n");
 		goto out;
 	}
-	cells = calloc((size_t)nr * cli->nr_kernels, sizeof(*cells));
+	cells = calloc((size_t)nr * o->kernels.nr, sizeof(*cells));
 	if (!cells) {
 		fe_say_error("out of memory\n");
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
-	for (j = 0; j < cli->nr_kernels; j++)
-		if (check_kernel(cli, &cli->kernels[j], cells + j, cli->nr_kernels, nr, texts,
+	for (j = 0; j < o->kernels.nr; j++)
+		if (check_kernel(o, &o->kernels.v[j], cells + j, o->kernels.nr, nr, texts,
 				 &err)) {
-			fe_say_error("%s: %s\n", cli->kernels[j].path, err.msg);
+			fe_say_error("%s: %s\n", o->kernels.v[j].path, err.msg);
 			ret = FE_EXIT_FAIL;
 			goto out;
 		}
-	bad = compare_to_reference(cli, cells, nr);
-	if (cli->json)
-		print_json(cli, cells, texts, nr);
+	bad = compare_to_reference(o, cells, nr);
+	if (o->json)
+		print_json(o, cells, texts, nr);
 	else
-		print_table(cli, cells, texts, nr);
+		print_table(o, cells, texts, nr);
 	if (fflush(stdout) || ferror(stdout)) {
 		fe_say_error("writing the table: %s\n", strerror(errno));
 		ret = FE_EXIT_FAIL;
@@ -396,7 +407,7 @@ int fe_cmd_check(const struct fe_cli *cli)
 	}
 	ret = bad ? FE_EXIT_FAIL : FE_EXIT_OK;
 out:
-	for (i = 0; cells && i < nr * cli->nr_kernels; i++) {
+	for (i = 0; cells && i < nr * o->kernels.nr; i++) {
 		free(cells[i].definition);
 		free(cells[i].why);
 	}
@@ -409,45 +420,40 @@ out:
 
 /* -x: a build of the binary, in order among the kernels (check compares
  * builds as it compares kernels) */
-static int check_option(struct fe_cli *cli, int opt, char *arg)
-{
-	if (opt != 'x')
-		return FE_OPT_SHARED;
-	cli->kernels[cli->nr_kernels].path = arg;
-	cli->kernels[cli->nr_kernels++].is_binary = true;
-	return 0;
-}
-
 /* the builds made absolute; builds and kernels are not compared */
-static int check_check(struct fe_cli *cli)
+static int check_check(const struct fe_cmdline *cl, void *opts)
 {
+	struct fe_kernels *ks = &((struct check_opts *)opts)->kernels;
+	bool kernels = false;
 	int k;
 
-	for (k = 0; k < cli->nr_kernels; k++) {
+	for (k = 0; k < ks->nr; k++)
+		kernels |= !ks->v[k].is_binary;
+	for (k = 0; k < ks->nr; k++) {
 		char *why, *path;
 
-		if (!cli->kernels[k].is_binary)
+		if (!ks->v[k].is_binary)
 			continue;
-		if (cli->btf || cli->vmlinux) {
+		if (kernels) {
 			fprintf(stderr, "fevent %s: -x compares builds of a binary, --btf and "
-				"--vmlinux kernels: not both\n", cli->command);
+				"--vmlinux kernels: not both\n", cl->command);
 			return FE_EXIT_USAGE;
 		}
-		if (fe_exec_path(cli->kernels[k].path, 0, &path, &why)) {
-			fprintf(stderr, "fevent %s: -x %s\n", cli->command,
+		if (fe_exec_path(ks->v[k].path, 0, &path, &why)) {
+			fprintf(stderr, "fevent %s: -x %s\n", cl->command,
 				why ? why : strerror(ENOMEM));
 			free(why);
 			return FE_EXIT_USAGE;
 		}
-		cli->kernels[k].path = path;
-		cli->kernels[k].owned = true;
+		ks->v[k].path = path;
+		ks->v[k].owned = true;
 	}
 	return 0;
 }
 
 /* check's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_check = {
-	"check", fe_cmd_check,
+	"check", cmd_check,
 	"fevent check [-g GROUP] [--kallsyms FILE] [-f FILE]... ((--btf FILE | --vmlinux FILE)... | (-x BIN)...) [--json] [-v] [-q] [PROTO...]",
 	"Compile each prototype against each kernel's debug info, or each\n"
 	"build of a user binary (-x, uprobes), the first the reference, and\n"
@@ -458,12 +464,18 @@ const struct fe_command fe_command_check = {
 	"'inlined'.  Exit status 0 only when every cell is same or moved.\n",
 	"fevent check -f probes.txt --btf /sys/kernel/btf/vmlinux --btf vmlinux-6.1",
 	0,
-	{ { 'g', NULL }, { FE_OPT_KALLSYMS, NULL }, { 'f', NULL },
-	  { 'x', "a build of a user binary; repeat for each build" },
-	  { FE_OPT_BTF, "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
-			"for each kernel" },
-	  { FE_OPT_VMLINUX, "a kernel's DWARF vmlinux; repeat for each kernel" },
-	  { FE_OPT_JSON, "one object per prototype, a cell per kernel" }, FE_COMMON_OPTS },
-	.option = check_option,
-	.check = check_check,
+	{ FE_OPTION('g', STRING, struct check_opts, c.group, NULL),
+	  FE_OPTION(FE_OPT_KALLSYMS, TEXT_FILE, struct check_opts, c.dbg.kallsyms, NULL),
+	  FE_OPTION('f', STRINGS, struct check_opts, c.files, NULL),
+	  FE_OPTION('x', KERNEL_EXEC, struct check_opts, kernels,
+		    "a build of a user binary; repeat for each build"),
+	  FE_OPTION(FE_OPT_BTF, KERNEL_BTF, struct check_opts, kernels,
+		    "a kernel's BTF (raw, or an ELF with .BTF); repeat\n"
+		    "for each kernel"),
+	  FE_OPTION(FE_OPT_VMLINUX, KERNEL_DWARF, struct check_opts, kernels,
+		    "a kernel's DWARF vmlinux; repeat for each kernel"),
+	  FE_OPTION(FE_OPT_JSON, FLAG, struct check_opts, json,
+		    "one object per prototype, a cell per kernel"), FE_COMMON_OPTS },
+	sizeof(struct check_opts),
+	check_check,
 };

@@ -19,21 +19,29 @@ void fe_say_leftovers(void)
 		fe_say_warning("%s\n", msg);
 }
 
-int fe_cmd_clear(const struct fe_cli *cli)
+/* clear's options */
+struct clear_opts {
+	const char *group;	/* -g */
+	bool force;		/* --force */
+	const char *tracefs;	/* --tracefs DIR */
+};
+
+static int cmd_clear(const struct fe_cmdline *cl, void *opts)
 {
-	const char *group = cli->group ? cli->group : FE_DEFAULT_GROUP;
+	const struct clear_opts *o = opts;
+	const char *group = o->group ? o->group : FE_DEFAULT_GROUP;
 	struct fe_warnings w = { 0 }, undone = { 0 };
 	struct fe_error err = { 0 };
 	int ret = FE_EXIT_OK;
 	int i, removed;
 
-	i = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	i = fe_tracefs_ready(o->tracefs, false, false, &err);
 	if (i) {
 		fe_say_error("%s\n", err.msg);
 		return i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	fe_say_leftovers();
-	removed = fe_clear_events(group, cli->args, cli->nr_args, cli->force, &undone, &err);
+	removed = fe_clear_events(group, cl->args, cl->nr_args, o->force, &undone, &err);
 	/* record -o's temporaries that a killed recorder left */
 	i = fe_out_remove_orphans();
 	if (i > 0)
@@ -52,7 +60,7 @@ int fe_cmd_clear(const struct fe_cli *cli)
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
-	if (cli->verbose)
+	if (fe_verbose)
 		fprintf(stderr, "fevent: removed %d event%s of group %s\n", removed,
 			removed == 1 ? "" : "s", group);
 	return ret;
@@ -60,7 +68,7 @@ int fe_cmd_clear(const struct fe_cli *cli)
 
 /* clear's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_clear = {
-	"clear", fe_cmd_clear,
+	"clear", cmd_clear,
 	"fevent clear [-g GROUP] [--force] [--tracefs DIR] [-v] [-q] [EVENT...]",
 	"Remove fevent's events: all of its group, or the named ones with their\n"
 	"__return events.  Another group is never touched.  An event enabled\n"
@@ -68,8 +76,11 @@ const struct fe_command fe_command_clear = {
 	"records that are gone are removed.\n",
 	"fevent clear SyS_openat",
 	0,
-	{ { 'g', "the group to clear (default: functions)" },
-	  { FE_OPT_FORCE, "also remove events that are enabled somewhere" },
-	  { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_OPTION('g', STRING, struct clear_opts, group,
+		    "the group to clear (default: functions)"),
+	  FE_OPTION(FE_OPT_FORCE, FLAG, struct clear_opts, force,
+		    "also remove events that are enabled somewhere"),
+	  FE_OPTION(FE_OPT_TRACEFS, STRING, struct clear_opts, tracefs, NULL), FE_COMMON_OPTS },
+	sizeof(struct clear_opts),
+	NULL,	/* no checks */
 };

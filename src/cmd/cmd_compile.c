@@ -22,88 +22,103 @@
 /*
  * The kernel whose capabilities compile answers for (docs/decisions.md,
  * "What the kernel can do"): --tracefs DIR's; another kernel's (--btf,
- * --vmlinux, --kallsyms) or --portable's: none in particular; else the
- * running kernel's, through its mounted tracefs (nothing is mounted, and
- * as non-root it cannot be read: none), where it has kprobe events: a
- * machine without them prepares definitions for another.
+ * --vmlinux, --kallsyms) or --portable's (fe_compile_cli): none in
+ * particular; else the running kernel's, through its mounted tracefs
+ * (nothing is mounted, and as non-root it cannot be read: none), where it
+ * has kprobe events: a machine without them prepares definitions for
+ * another.
  */
-static const struct fe_kcaps *compile_kcaps(const struct fe_cli *cli)
+static const struct fe_kcaps *compile_kcaps(const struct fe_dbg_args *d, const char *tracefs)
 {
 	const struct fe_kcaps *caps;
 	char dir[PATH_MAX];
 
-	if (cli->portable)
-		return NULL;
-	if (cli->tracefs)
-		return fe_kcaps_at(cli->tracefs);
-	if (cli->btf || cli->vmlinux || cli->kallsyms)
+	if (tracefs)
+		return fe_kcaps_at(tracefs);
+	if (d->btf || d->vmlinux || d->kallsyms)
 		return NULL;
 	caps = fe_kcaps_mounted_dir(dir, sizeof(dir)) ? fe_kcaps_at(dir) : NULL;
 	return fe_kcaps_can(caps, FE_CAP_KPROBE_EVENTS) ? caps : NULL;
 }
 
-void fe_cli_compile_opts(const struct fe_cli *cli, struct fe_compile_opts *opts)
+void fe_dbg_args_opts(const struct fe_dbg_args *d, struct fe_compile_opts *opts)
 {
-	memset(opts, 0, sizeof(*opts));
-	opts->group = cli->group;
-	opts->event = cli->event;
-	opts->kallsyms = cli->kallsyms;
-	opts->btf = cli->btf;
-	opts->vmlinux = cli->vmlinux;
-	opts->kos = cli->kos;
-	opts->nr_kos = cli->nr_kos;
-	opts->binary = cli->binary;
-	opts->want_return = cli->want_return;
-	opts->strict = cli->strict;
-	opts->max = cli->max;
-	opts->verbose = cli->verbose > 0;
-	opts->tracefs = cli->tracefs;
-	opts->kcaps = compile_kcaps(cli);
+	fe_compile_args_opts(&(const struct fe_compile_args){ .dbg = *d }, NULL, opts);
 }
 
-int fe_compile_cli(const struct fe_cli *cli, struct fe_compile_set *set)
+/* The compile options of a's, but the kernel they are for */
+static void fill_opts(const struct fe_compile_args *a, const char *tracefs,
+		      struct fe_compile_opts *opts)
 {
+	memset(opts, 0, sizeof(*opts));
+	opts->group = a->group;
+	opts->event = a->event;
+	opts->kallsyms = a->dbg.kallsyms;
+	opts->btf = a->dbg.btf;
+	opts->vmlinux = a->dbg.vmlinux;
+	opts->kos = (const char *const *)a->dbg.kos.v;
+	opts->nr_kos = a->dbg.kos.nr;
+	opts->binary = a->dbg.binary;
+	opts->want_return = a->want_return;
+	opts->strict = a->strict;
+	opts->max = a->max;
+	opts->verbose = fe_verbose > 0;
+	opts->tracefs = tracefs;
+}
+
+void fe_compile_args_opts(const struct fe_compile_args *a, const char *tracefs,
+			  struct fe_compile_opts *opts)
+{
+	fill_opts(a, tracefs, opts);
+	opts->kcaps = compile_kcaps(&a->dbg, tracefs);
+}
+
+int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job,
+		   struct fe_compile_set *set)
+{
+	const struct fe_compile_args *a = job->args;
 	struct fe_compile_opts opts;
 	struct fe_error err = { 0 };
 	const char *elf, *kallsyms;
 	int i, failed, unloaded = 0;
 
-	fe_cli_compile_opts(cli, &opts);
-	opts.installs = cli->flags & FE_CMD_INSTALLS;
+	fill_opts(a, job->tracefs, &opts);
+	opts.kcaps = job->portable ? NULL : compile_kcaps(&a->dbg, job->tracefs);
+	opts.installs = cl->flags & FE_CMD_INSTALLS;
 	/* add installs on the running kernel, whatever debug info it is
 	 * given: that kernel's capabilities decide the definitions */
 	if (opts.installs)
-		opts.kcaps = fe_kcaps_at(cli->tracefs ? cli->tracefs : tracefs_tracing_dir());
+		opts.kcaps = fe_kcaps_at(job->tracefs ? job->tracefs : tracefs_tracing_dir());
 	/* which kernel (none in particular: what every kernel takes) */
-	if (cli->verbose && opts.kcaps)
+	if (fe_verbose && opts.kcaps)
 		fprintf(stderr, "fevent: definitions for the kernel of the tracefs at %s\n",
 			opts.kcaps->dir);
 	memset(set, 0, sizeof(*set));
-	if (!opts.installs && cli->tracefs && !cli->portable && !opts.kcaps) {
+	if (!opts.installs && job->tracefs && !job->portable && !opts.kcaps) {
 		fe_say_error("cannot read %s/README: --tracefs names the tracefs of the kernel the definitions are for, or a directory with a copy of its README\n",
-			     cli->tracefs);
+			     job->tracefs);
 		return FE_EXIT_USAGE;
 	}
-	for (i = 0; i < cli->nr_args; i++) {
-		if (fe_compile_add_text(set, cli->args[i], i + 1)) {
+	for (i = 0; i < cl->nr_args; i++) {
+		if (fe_compile_add_text(set, cl->args[i], i + 1)) {
 			fprintf(stderr, "fevent: out of memory\n");
 			return FE_EXIT_FAIL;
 		}
 	}
-	for (i = 0; i < cli->nr_files; i++) {
-		if (fe_compile_add_file(set, cli->files[i])) {
+	for (i = 0; i < a->files.nr; i++) {
+		if (fe_compile_add_file(set, a->files.v[i])) {
 			fe_say_error("cannot read prototypes from %s: %s\n",
-				strcmp(cli->files[i], "-") ? cli->files[i] : "standard input",
+				strcmp(a->files.v[i], "-") ? a->files.v[i] : "standard input",
 				strerror(errno));
 			return FE_EXIT_USAGE;
 		}
 	}
 	if (set->nr == 0) {
 		fe_say_error("no prototype given (see 'fevent %s --help')\n",
-			cli->command);
+			cl->command);
 		return FE_EXIT_USAGE;
 	}
-	if (cli->event && set->nr > 1) {
+	if (a->event && set->nr > 1) {
 		fe_say_error("-n names one event, but %d prototypes were given\n",
 			set->nr);
 		return FE_EXIT_USAGE;
@@ -145,7 +160,7 @@ int fe_compile_cli(const struct fe_cli *cli, struct fe_compile_set *set)
 			continue;
 		}
 		fe_print_warnings(stderr, it);
-		if (cli->verbose)
+		if (fe_verbose)
 			fprintf(stderr, "fevent: %s: probe on %s%s; %s%s\n", it->probe->func,
 				it->probe->target,
 				it->probe->syscall_wrapper ? " (system call wrapper: arguments in pt_regs)" : "",
@@ -236,20 +251,29 @@ static int print_portable(const struct fe_compile_set *set)
 	return FE_EXIT_OK;
 }
 
-int fe_cmd_compile(const struct fe_cli *cli)
+/* compile's options */
+struct compile_opts {
+	struct fe_compile_args c;
+	bool portable;		/* --portable */
+	const char *tracefs;	/* --tracefs DIR */
+};
+
+static int cmd_compile(const struct fe_cmdline *cl, void *opts)
 {
+	const struct compile_opts *o = opts;
+	struct fe_compile_job job = { &o->c, o->tracefs, o->portable };
 	struct fe_compile_set set;
-	int ret = fe_compile_cli(cli, &set);
+	int ret = fe_compile_cli(cl, &job, &set);
 
 	if (ret == FE_EXIT_OK)
-		ret = cli->portable ? print_portable(&set) : fe_print_definitions(&set);
+		ret = o->portable ? print_portable(&set) : fe_print_definitions(&set);
 	fe_compile_set_free(&set);
 	return ret;
 }
 
 /* compile's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_compile = {
-	"compile", fe_cmd_compile,
+	"compile", cmd_compile,
 	"fevent compile [-x BIN [-p PID]] [-r] [-g GROUP] [-n NAME] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-f FILE]... [--strict] [--max N] [--portable] [--tracefs DIR] [-v] [-q] PROTO...",
 	"Print the kprobe_events definition of each prototype; touch nothing.\n"
 	"Needs neither root nor tracefs.  A function the running kernel lacks\n"
@@ -260,8 +284,11 @@ const struct fe_command fe_command_compile = {
 	"with kprobe events takes.\n",
 	"fevent compile 'SyS_openat(int dfd, string path, x32 flags, x16 mode)'",
 	0,
-	{ FE_COMPILE_OPTS, { FE_OPT_PORTABLE, NULL },
-	  { FE_OPT_TRACEFS, "the tracefs of the kernel the definitions are for,\n"
-			    "or a directory with a copy of its README" }, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_COMPILE_OPTS(struct compile_opts, c),
+	  FE_OPTION(FE_OPT_PORTABLE, FLAG, struct compile_opts, portable, NULL),
+	  FE_OPTION(FE_OPT_TRACEFS, STRING, struct compile_opts, tracefs,
+		    "the tracefs of the kernel the definitions are for,\n"
+		    "or a directory with a copy of its README"), FE_COMMON_OPTS },
+	sizeof(struct compile_opts),
+	NULL,	/* no checks */
 };

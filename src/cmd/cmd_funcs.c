@@ -25,13 +25,13 @@
 
 /* -x BIN 'PROVIDER:*': the binary's SDT probes, each with its argument
  * specs, as 'PROVIDER:NAME(ARGS)' can name them. */
-static int sdt_funcs(const struct fe_cli *cli)
+static int sdt_funcs(const struct fe_dbg_args *d, const char *glob)
 {
 	struct fe_usdt *u;
 	struct fe_error err = { 0 };
 	int n, i;
 
-	if (fe_usdt_read(cli->binary, &u, &n, &err)) {
+	if (fe_usdt_read(d->binary, &u, &n, &err)) {
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
@@ -43,7 +43,7 @@ static int sdt_funcs(const struct fe_cli *cli)
 			fe_say_error("out of memory\n");
 			return FE_EXIT_FAIL;
 		}
-		if (!fnmatch(cli->args[0], full, 0))
+		if (!fnmatch(glob, full, 0))
 			printf("%s  %s%s\n", full, u[i].spec, u[i].ref_ctr ? "  (semaphore)" : "");
 		free(full);
 	}
@@ -133,8 +133,14 @@ out:
 	return ret;
 }
 
-int fe_cmd_funcs(const struct fe_cli *cli)
+/* funcs' options */
+struct funcs_opts {
+	struct fe_dbg_args d;
+};
+
+static int cmd_funcs(const struct fe_cmdline *cl, void *opts_)
 {
+	const struct fe_dbg_args *d = &((const struct funcs_opts *)opts_)->d;
 	struct fe_compile_opts opts;
 	struct fe_func_names names = { 0 };
 	struct fe_error err = { 0 };
@@ -142,13 +148,13 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 	const char *elf, *kallsyms;
 	int i, ret = FE_EXIT_OK;
 
-	fe_cli_compile_opts(cli, &opts);
-	if (cli->nr_args != 1) {
+	fe_dbg_args_opts(d, &opts);
+	if (cl->nr_args != 1) {
 		fe_say_error("give one glob, e.g. 'fevent funcs \"vfs_*\"'\n");
 		return FE_EXIT_USAGE;
 	}
-	if (cli->binary && strchr(cli->args[0], ':'))
-		return sdt_funcs(cli);
+	if (d->binary && strchr(cl->args[0], ':'))
+		return sdt_funcs(d, cl->args[0]);
 	/* funcs lists what the debug info describes without reading it:
 	 * its units are checked whole here */
 	if (fe_open_debug_info(&opts, &dbg, &err) || (dbg && fe_dbg_check_all(dbg, &err))) {
@@ -156,19 +162,19 @@ int fe_cmd_funcs(const struct fe_cli *cli)
 		fe_dbg_close(dbg);
 		return FE_EXIT_USAGE;
 	}
-	if (!cli->binary && !strncmp(cli->args[0], FE_TP_PREFIX ":", strlen(FE_TP_PREFIX) + 1)) {
-		ret = tp_funcs(dbg, cli->args[0] + strlen(FE_TP_PREFIX) + 1);
+	if (!d->binary && !strncmp(cl->args[0], FE_TP_PREFIX ":", strlen(FE_TP_PREFIX) + 1)) {
+		ret = tp_funcs(dbg, cl->args[0] + strlen(FE_TP_PREFIX) + 1);
 		goto out;
 	}
 	/* the same rule as a glob in a prototype (DESIGN 12) */
 	fe_compile_symtabs(&opts, &elf, &kallsyms);
-	if (fe_func_glob(dbg, kallsyms, kallsyms && !cli->kallsyms, cli->args[0], &names, &err)) {
+	if (fe_func_glob(dbg, kallsyms, kallsyms && !d->kallsyms, cl->args[0], &names, &err)) {
 		fe_say_error("%s\n", err.msg);
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
-	if (dbg && !strcmp(fe_dbg_kind(dbg), "DWARF") && !strchr(cli->args[0], ':')) {
-		if (print_marked(dbg, &names, cli->args[0])) {
+	if (dbg && !strcmp(fe_dbg_kind(dbg), "DWARF") && !strchr(cl->args[0], ':')) {
+		if (print_marked(dbg, &names, cl->args[0])) {
 			fe_say_error("out of memory\n");
 			ret = FE_EXIT_FAIL;
 		}
@@ -184,7 +190,7 @@ out:
 
 /* funcs's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_funcs = {
-	"funcs", fe_cmd_funcs,
+	"funcs", cmd_funcs,
 	"fevent funcs [-x BIN [-p PID]] [--btf FILE|--vmlinux FILE] [--kallsyms FILE] [-v] [-q] GLOB",
 	"List the traceable functions matching a shell glob: the running\n"
 	"kernel's text symbols (/proc/kallsyms) that its BTF describes, then\n"
@@ -192,6 +198,7 @@ const struct fe_command fe_command_funcs = {
 	"with --btf FILE alone, that BTF's functions.\n",
 	"fevent funcs 'vfs_*'",
 	0,
-	{ FE_DEBUG_INFO_OPTS, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_DEBUG_INFO_OPTS(struct funcs_opts, d), FE_COMMON_OPTS },
+	sizeof(struct funcs_opts),
+	NULL,	/* no checks */
 };

@@ -145,18 +145,18 @@ static char *source_path(const struct fe_func_lines *fl, const char *dir)
 	return asprintf(&p, "%s/%s", fl->comp_dir, fl->file) < 0 ? NULL : p;
 }
 
-static struct fe_dbg *open_dwarf(const struct fe_cli *cli, const char *module,
+static struct fe_dbg *open_dwarf(const struct fe_dbg_args *d, const char *module,
 				 struct fe_error *err)
 {
-	if (module && !cli->binary) {
+	if (module && !d->binary) {
 		struct fe_compile_opts opts;
 
-		fe_cli_compile_opts(cli, &opts);
+		fe_dbg_args_opts(d, &opts);
 		return fe_module_dwarf(&opts, module, err);
 	}
-	if (cli->binary || cli->vmlinux)
-		return fe_dbg_open_dwarf(cli->binary ? cli->binary : cli->vmlinux, err);
-	if (cli->btf) {
+	if (d->binary || d->vmlinux)
+		return fe_dbg_open_dwarf(d->binary ? d->binary : d->vmlinux, err);
+	if (d->btf) {
 		fe_err(err, 0, "BTF has no line numbers: give --vmlinux FILE (DWARF) instead of --btf");
 		return NULL;
 	}
@@ -235,7 +235,7 @@ static int mark_func(const char *func, const char *path, const char *comp_dir, v
 }
 
 /* fevent lines FILE:N[-M] */
-static int file_lines(const struct fe_cli *cli, struct fe_dbg *dbg, const char *place)
+static int file_lines(const char *source, struct fe_dbg *dbg, const char *place)
 {
 	struct file_range fr = { .dbg = dbg };
 	struct fe_func_lines where = { 0 };
@@ -281,7 +281,7 @@ static int file_lines(const struct fe_cli *cli, struct fe_dbg *dbg, const char *
 	/* the source text: as the unit names the file */
 	where.file = fr.path;
 	where.comp_dir = fr.comp_dir;
-	path = fr.path ? source_path(&where, cli->source) : NULL;
+	path = fr.path ? source_path(&where, source) : NULL;
 	text = path ? read_source(path, (int)fr.to) : NULL;
 	if (!text)
 		fe_say_warning("%s: %s; the lines are shown without their text (--source DIR says where the sources are)\n",
@@ -318,8 +318,15 @@ out:
 	return ret;
 }
 
-int fe_cmd_lines(const struct fe_cli *cli)
+/* lines' options */
+struct lines_opts {
+	struct fe_dbg_args d;
+	const char *source;	/* --source DIR */
+};
+
+static int cmd_lines(const struct fe_cmdline *cl, void *opts)
 {
+	const struct lines_opts *o = opts;
 	struct fe_func_lines fl = { 0 };
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
@@ -327,26 +334,26 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	long from = 0, to = 0, last;
 	int ret = FE_EXIT_USAGE, found, k, line, nr_text = 0;
 
-	if (cli->nr_args != 1) {
+	if (cl->nr_args != 1) {
 		fe_say_error("lines takes one place: fevent lines FUNC[:N[-M]] or FILE:N[-M]\n");
 		return FE_EXIT_USAGE;
 	}
-	if (!names_file(cli->args[0]) &&
-	    parse_place(cli->args[0], &module, &func, &from, &to))
+	if (!names_file(cl->args[0]) &&
+	    parse_place(cl->args[0], &module, &func, &from, &to))
 		goto out;
-	if (module && cli->binary) {
+	if (module && o->d.binary) {
 		fe_say_error("'%s': MODULE:FUNC is a kernel module's function; with -x the binary's functions are named alone\n",
-			     cli->args[0]);
+			     cl->args[0]);
 		goto out;
 	}
-	dbg = open_dwarf(cli, module, &err);
+	dbg = open_dwarf(&o->d, module, &err);
 	if (!dbg) {
 		fe_say_error("%s\n", err.msg);
 		ret = FE_EXIT_USAGE;	/* as vars and a line probe for the same cause */
 		goto out;
 	}
-	if (names_file(cli->args[0])) {
-		ret = file_lines(cli, dbg, cli->args[0]);
+	if (names_file(cl->args[0])) {
+		ret = file_lines(o->source, dbg, cl->args[0]);
 		goto out;
 	}
 	found = fe_dbg_func_lines(dbg, func, &fl, &err);
@@ -362,12 +369,12 @@ int fe_cmd_lines(const struct fe_cli *cli)
 	}
 	last = fl.last_line - fl.decl_line;
 	if (from > last) {
-		fe_say_error("'%s': %s has lines 0-%ld\n", cli->args[0], func, last);
+		fe_say_error("'%s': %s has lines 0-%ld\n", cl->args[0], func, last);
 		goto out;
 	}
 	if (to > last)
 		to = last;
-	path = source_path(&fl, cli->source);
+	path = source_path(&fl, o->source);
 	nr_text = fl.decl_line + (int)to;
 	text = path ? read_source(path, nr_text) : NULL;
 	/* numbers alone need a reason, or they look like a bug */
@@ -402,7 +409,7 @@ out:
 
 /* lines's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_lines = {
-	"lines", fe_cmd_lines,
+	"lines", cmd_lines,
 	"fevent lines [-x BIN [-p PID]] [--vmlinux FILE] [--ko FILE]... [--source DIR] [-v] [-q] [MODULE:]FUNC[:N[-M]] | FILE:N[-M]",
 	"Print a function's source lines numbered from its declaration (as\n"
 	"perf probe -L numbers them); each line a probe can be put on shows the\n"
@@ -412,7 +419,8 @@ const struct fe_command fe_command_lines = {
 	"binary's (-x), --vmlinux FILE, or the running kernel's -dbg vmlinux.\n",
 	"fevent lines -x ./fx_places walk",
 	0,
-	{ { 'x', NULL }, { 'p', FE_PID_X_HELP }, { FE_OPT_VMLINUX, NULL }, { FE_OPT_KO, NULL },
-	  { FE_OPT_SOURCE, NULL }, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_DWARF_OPTS(struct lines_opts, d),
+	  FE_OPTION(FE_OPT_SOURCE, STRING, struct lines_opts, source, NULL), FE_COMMON_OPTS },
+	sizeof(struct lines_opts),
+	NULL,	/* no checks */
 };

@@ -486,19 +486,27 @@ static char *with_return(const struct fe_event_info *ret, char *proto, bool has_
 	return both;
 }
 
-int fe_cmd_list(const struct fe_cli *cli)
+/* list's options */
+struct list_opts {
+	const char *group;	/* -g */
+	bool json;		/* --json */
+	const char *tracefs;	/* --tracefs DIR */
+};
+
+static int cmd_list(const struct fe_cmdline *cl, void *opts)
 {
-	const char *group = cli->group ? cli->group : FE_DEFAULT_GROUP;
+	const struct list_opts *o = opts;
+	const char *group = o->group ? o->group : FE_DEFAULT_GROUP;
 	struct fe_event_info *ev;
 	struct fe_error err = { 0 };
 	struct kernel_dbg kd = { 0 };
 	int i, n;
 
-	if (cli->nr_args) {
+	if (cl->nr_args) {
 		fe_say_error("list takes no arguments (-g GROUP picks the group)\n");
 		return FE_EXIT_USAGE;
 	}
-	i = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	i = fe_tracefs_ready(o->tracefs, false, false, &err);
 	if (i || fe_list_events(group, &ev, &n, &err)) {
 		fe_say_error("%s\n", err.msg);
 		return i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
@@ -511,7 +519,7 @@ int fe_cmd_list(const struct fe_cli *cli)
 		if (half >= 0 && is_return_kind(ev[i].kind)) {
 			/* the entry's prototype adds it: 'RTYPE FUNC()' alone
 			 * would add an entry too */
-			if (cli->json)
+			if (o->json)
 				print_json(&ev[i], NULL, NULL, ev[half].event);
 			else
 				print_text(&ev[i], NULL, NULL, ev[half].event);
@@ -535,7 +543,7 @@ int fe_cmd_list(const struct fe_cli *cli)
 		else if (proto && half >= 0)
 			proto = with_return(&ev[half], proto, filter != NULL);
 		free(filter);
-		if (cli->json)
+		if (o->json)
 			print_json(&ev[i], proto, note, NULL);
 		else
 			print_text(&ev[i], proto, note, NULL);
@@ -549,7 +557,7 @@ int fe_cmd_list(const struct fe_cli *cli)
 
 /* list's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_list = {
-	"list", fe_cmd_list,
+	"list", cmd_list,
 	"fevent list [-g GROUP] [--json] [--tracefs DIR] [-v] [-q]",
 	"List fevent's events: kind, target, hits (and misses for kprobes, and a\n"
 	"return probe's maxactive: its return instances), where each is enabled,\n"
@@ -558,7 +566,10 @@ const struct fe_command fe_command_list = {
 	"loaded.\n",
 	"fevent list -g demo --json",
 	0,
-	{ { 'g', "the group to list (default: functions)" }, { FE_OPT_JSON, NULL },
-	  { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_OPTION('g', STRING, struct list_opts, group,
+		    "the group to list (default: functions)"),
+	  FE_OPTION(FE_OPT_JSON, FLAG, struct list_opts, json, NULL),
+	  FE_OPTION(FE_OPT_TRACEFS, STRING, struct list_opts, tracefs, NULL), FE_COMMON_OPTS },
+	sizeof(struct list_opts),
+	NULL,	/* no checks */
 };

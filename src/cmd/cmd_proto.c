@@ -84,7 +84,7 @@ static char *tp_signature(struct fe_dbg *dbg, const char *name, int *found)
 
 /* What text (by default "FUNC(...)" with its return) compiles to, as
  * comment lines. */
-static void print_compiled(const struct fe_cli *cli, struct fe_dbg *dbg, const struct fe_dfunc *f,
+static void print_compiled(const struct fe_dbg_args *d, struct fe_dbg *dbg, const struct fe_dfunc *f,
 			   const char *proto)
 {
 	struct fe_compile_opts opts;
@@ -92,7 +92,7 @@ static void print_compiled(const struct fe_cli *cli, struct fe_dbg *dbg, const s
 	struct fe_error err = { 0 };
 	char text[1024];
 
-	fe_cli_compile_opts(cli, &opts);
+	fe_dbg_args_opts(d, &opts);
 	opts.open_dbg = dbg;
 	opts.event = NULL;
 	opts.want_return = !proto;	/* void too: the return event times the call */
@@ -161,12 +161,12 @@ static char *format_signature(const struct fe_sc_args *a, const char *name)
  * kernel (--btf, --vmlinux, --kallsyms) its own debug info comes first.
  * NULL with why set if neither has it.
  */
-static char *syscall_signature(const struct fe_cli *cli, struct fe_dbg *dbg, const char *name,
+static char *syscall_signature(const struct fe_dbg_args *d, struct fe_dbg *dbg, const char *name,
 			       char *why, size_t why_size)
 {
 	static const char *const helpers[] = { "__do_sys_%s", "__se_sys_%s" };
 	const char *sc = syscall_of(name);
-	bool other = cli->btf || cli->vmlinux || cli->kallsyms;
+	bool other = d->btf || d->vmlinux || d->kallsyms;
 	struct fe_buf b = { 0 };
 	struct fe_sc_args a;
 	struct fe_dfunc f;
@@ -175,12 +175,12 @@ static char *syscall_signature(const struct fe_cli *cli, struct fe_dbg *dbg, con
 	size_t i;
 	int pass;
 
-	if (!sc || cli->binary)
+	if (!sc || d->binary)
 		return NULL;	/* a user binary's sys_x is no system call */
 	snprintf(wrapper, sizeof(wrapper), "__x64_sys_%s", sc);
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == other) {
-			if (fe_sc_args_read(cli->tracefs, sc, &a, why, why_size) == 1) {
+			if (fe_sc_args_read(NULL, sc, &a, why, why_size) == 1) {
 				sig = format_signature(&a, name);
 				fe_sc_args_clear(&a);
 				return sig;
@@ -350,13 +350,13 @@ static void no_module_function(struct fe_dbg *m, const char *module, const char 
 
 /* -x BIN PROVIDER:NAME: the SDT probe's prototype, every argument by a
  * name and its spec's type, ready to edit; 1 if found, 0 if not. */
-static int sdt_proto(const struct fe_cli *cli, const char *want, int *ret)
+static int sdt_proto(const struct fe_dbg_args *d, const char *want, int *ret)
 {
 	struct fe_usdt *u;
 	struct fe_error err = { 0 };
 	int n, i, j, found = 0;
 
-	if (fe_usdt_read(cli->binary, &u, &n, &err)) {
+	if (fe_usdt_read(d->binary, &u, &n, &err)) {
 		fe_say_error("%s\n", err.msg);
 		*ret = FE_EXIT_FAIL;
 		return 1;
@@ -377,32 +377,32 @@ static int sdt_proto(const struct fe_cli *cli, const char *want, int *ret)
 	return found;
 }
 
-/* The fe_cmd_proto helpers' result: go on with the next name, or stop
+/* The cmd_proto helpers' result: go on with the next name, or stop
  * (out of memory, said). */
 #define PROTO_NEXT	0
 #define PROTO_STOP	(-1)
 
 /* -x BIN PROVIDER:NAME...: SDT probes need no debug info.  Whether every
  * name was one (then *ret says how they went). */
-static bool proto_sdt(const struct fe_cli *cli, int *ret)
+static bool proto_sdt(const struct fe_cmdline *cl, const struct fe_dbg_args *d, int *ret)
 {
 	int i;
 
-	if (!cli->binary)
+	if (!d->binary)
 		return false;
-	for (i = 0; i < cli->nr_args; i++)
-		if (!strchr(cli->args[i], ':'))
+	for (i = 0; i < cl->nr_args; i++)
+		if (!strchr(cl->args[i], ':'))
 			return false;
-	for (i = 0; i < cli->nr_args; i++)
-		if (!sdt_proto(cli, cli->args[i], ret)) {
+	for (i = 0; i < cl->nr_args; i++)
+		if (!sdt_proto(d, cl->args[i], ret)) {
 			fe_say_error("no SDT probe '%s' in %s ('fevent funcs -x %s \"*:*\"' lists "
-				     "them)\n", cli->args[i], cli->binary, cli->binary);
+				     "them)\n", cl->args[i], d->binary, d->binary);
 			*ret = FE_EXIT_USAGE;
 		}
 	return true;
 }
 
-static int proto_tracepoint(const struct fe_cli *cli, struct fe_dbg *dbg, const char *name,
+static int proto_tracepoint(const struct fe_dbg_args *d, struct fe_dbg *dbg, const char *name,
 			    int *ret)
 {
 	int found;
@@ -410,7 +410,7 @@ static int proto_tracepoint(const struct fe_cli *cli, struct fe_dbg *dbg, const 
 
 	if (sig) {
 		printf("%s\n", sig);
-		print_compiled(cli, dbg, NULL, sig);
+		print_compiled(d, dbg, NULL, sig);
 		free(sig);
 		return PROTO_NEXT;
 	}
@@ -426,7 +426,7 @@ static int proto_tracepoint(const struct fe_cli *cli, struct fe_dbg *dbg, const 
 }
 
 /* MODULE:func, printed and compiled as such */
-static int proto_module(const struct fe_cli *cli, const struct fe_compile_opts *opts,
+static int proto_module(const struct fe_dbg_args *d, const struct fe_compile_opts *opts,
 			struct fe_dbg *dbg, const char *arg, const char *colon, int *ret)
 {
 	struct fe_error err = { 0 };
@@ -453,7 +453,7 @@ static int proto_module(const struct fe_cli *cli, const struct fe_compile_opts *
 	sig = signature(m, &f);
 	if (sig) {
 		printf("%s\n", sig);
-		print_compiled(cli, dbg, &f, NULL);
+		print_compiled(d, dbg, &f, NULL);
 	}
 	free(sig);
 	fe_dfunc_clear(&f);
@@ -468,17 +468,17 @@ static int proto_module(const struct fe_cli *cli, const struct fe_compile_opts *
 
 /* A system call no function of the debug info is named after (openat:
  * its SyS_ wrapper's arguments, from its trace event format). */
-static void proto_syscall(const struct fe_cli *cli, const struct fe_compile_opts *opts,
+static void proto_syscall(const struct fe_dbg_args *d, const struct fe_compile_opts *opts,
 			  struct fe_dbg *dbg, const char *arg, int *ret)
 {
 	struct fe_error err = { 0 };
 	struct fe_dfunc f;
 	char *sig, wrapper[128], why[512] = "";
 
-	sig = syscall_signature(cli, dbg, arg, why, sizeof(why));
+	sig = syscall_signature(d, dbg, arg, why, sizeof(why));
 	if (sig) {
 		printf("%s\n", sig);
-		print_compiled(cli, dbg, NULL, sig);
+		print_compiled(d, dbg, NULL, sig);
 		free(sig);
 		return;
 	}
@@ -487,7 +487,7 @@ static void proto_syscall(const struct fe_cli *cli, const struct fe_compile_opts
 		fe_dfunc_clear(&f);
 		fe_say_error("no arguments of the system call '%s' in %s (it describes only %s(const struct pt_regs *)), and its trace event format, which names them, is not at hand: %s%s\n",
 			     arg, fe_dbg_source(dbg), wrapper, why,
-			     cli->btf || cli->vmlinux || cli->kallsyms ?
+			     d->btf || d->vmlinux || d->kallsyms ?
 			     "; or give --vmlinux FILE (its DWARF describes __do_sys_X)" : "");
 		*ret = FE_EXIT_FAIL;
 	} else {
@@ -498,7 +498,7 @@ static void proto_syscall(const struct fe_cli *cli, const struct fe_compile_opts
 
 /* A function of the kernel's (or -x BIN's) debug info, a system call, or
  * one inlined everywhere. */
-static int proto_function(const struct fe_cli *cli, const struct fe_compile_opts *opts,
+static int proto_function(const struct fe_dbg_args *d, const struct fe_compile_opts *opts,
 			  struct fe_dbg *dbg, const char *arg, int *ret)
 {
 	struct fe_error err = { 0 };
@@ -508,7 +508,7 @@ static int proto_function(const struct fe_cli *cli, const struct fe_compile_opts
 
 	found = fe_dbg_func(dbg, arg, &f, &err);
 	if (found == 0 && syscall_of(arg)) {
-		proto_syscall(cli, opts, dbg, arg, ret);
+		proto_syscall(d, opts, dbg, arg, ret);
 		return PROTO_NEXT;
 	}
 	if (found == 0 && inlined_copies(dbg, arg, &f, &nr_copies, &err) == 1) {
@@ -521,7 +521,7 @@ static int proto_function(const struct fe_cli *cli, const struct fe_compile_opts
 			printf("%s%s\n# inlined everywhere: %d cop%s, each an event at its entry, none with a return event\n",
 			       arg, strchr(sig, '('), nr_copies, nr_copies == 1 ? "y" : "ies");
 		snprintf(text, sizeof(text), "%s(...)", arg);
-		print_compiled(cli, dbg, NULL, text);
+		print_compiled(d, dbg, NULL, text);
 		free(sig);
 		fe_dfunc_clear(&f);
 		return PROTO_NEXT;
@@ -545,17 +545,17 @@ static int proto_function(const struct fe_cli *cli, const struct fe_compile_opts
 	if (inlined_copies(dbg, arg, NULL, &nr_copies, &err) == 1)
 		printf("# also inlined: %d cop%s, each an event at its entry, none with a return event\n",
 		       nr_copies, nr_copies == 1 ? "y" : "ies");
-	print_compiled(cli, dbg, &f, NULL);
+	print_compiled(d, dbg, &f, NULL);
 	free(sig);
 	fe_dfunc_clear(&f);
 	return PROTO_NEXT;
 }
 
 /* One name of the command line: a tracepoint, MODULE:func or a function. */
-static int proto_one(const struct fe_cli *cli, const struct fe_compile_opts *opts,
+static int proto_one(const struct fe_dbg_args *d, const struct fe_compile_opts *opts,
 		     struct fe_dbg *dbg, const char *arg, int *ret)
 {
-	const char *colon = cli->binary ? NULL : strchr(arg, ':');
+	const char *colon = d->binary ? NULL : strchr(arg, ':');
 	bool tp = colon && (size_t)(colon - arg) == strlen(FE_TP_PREFIX) &&
 		  !strncmp(arg, FE_TP_PREFIX, strlen(FE_TP_PREFIX));
 	struct fe_dfunc f;
@@ -563,31 +563,37 @@ static int proto_one(const struct fe_cli *cli, const struct fe_compile_opts *opt
 
 	/* tp:NAME, or a bare NAME that no function has: a tracepoint (as
 	 * compile takes them) */
-	if (!tp && !colon && !cli->binary) {
+	if (!tp && !colon && !d->binary) {
 		found = fe_dbg_func(dbg, arg, &f, NULL);
 		fe_dfunc_clear(&f);
 	}
 	if (tp || (!found && fe_btf_tracepoint(dbg, arg, &f, NULL) == 1))
-		return proto_tracepoint(cli, dbg, tp ? colon + 1 : arg, ret);
+		return proto_tracepoint(d, dbg, tp ? colon + 1 : arg, ret);
 	if (colon)
-		return proto_module(cli, opts, dbg, arg, colon, ret);
-	return proto_function(cli, opts, dbg, arg, ret);
+		return proto_module(d, opts, dbg, arg, colon, ret);
+	return proto_function(d, opts, dbg, arg, ret);
 }
 
-int fe_cmd_proto(const struct fe_cli *cli)
+/* proto's options */
+struct proto_opts {
+	struct fe_dbg_args d;
+};
+
+static int cmd_proto(const struct fe_cmdline *cl, void *opts_)
 {
+	const struct fe_dbg_args *d = &((const struct proto_opts *)opts_)->d;
 	struct fe_compile_opts opts;
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
 	int i, ret = FE_EXIT_OK;
 
-	fe_cli_compile_opts(cli, &opts);
+	fe_dbg_args_opts(d, &opts);
 
-	if (cli->nr_args == 0) {
+	if (cl->nr_args == 0) {
 		fe_say_error("name a function (see 'fevent proto --help')\n");
 		return FE_EXIT_USAGE;
 	}
-	if (proto_sdt(cli, &ret))
+	if (proto_sdt(cl, d, &ret))
 		return ret;
 	if (fe_open_debug_info(&opts, &dbg, &err)) {
 		fe_say_error("%s\n", err.msg);
@@ -604,8 +610,8 @@ int fe_cmd_proto(const struct fe_cli *cli)
 				FE_RUNNING_KERNEL_BTF);
 		return FE_EXIT_FAIL;
 	}
-	for (i = 0; i < cli->nr_args; i++)
-		if (proto_one(cli, &opts, dbg, cli->args[i], &ret) == PROTO_STOP)
+	for (i = 0; i < cl->nr_args; i++)
+		if (proto_one(d, &opts, dbg, cl->args[i], &ret) == PROTO_STOP)
 			break;
 	fe_dbg_close(dbg);
 	return ret;
@@ -613,7 +619,7 @@ int fe_cmd_proto(const struct fe_cli *cli)
 
 /* proto's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_proto = {
-	"proto", fe_cmd_proto,
+	"proto", cmd_proto,
 	"fevent proto [-x BIN [-p PID]] [--btf FILE|--vmlinux FILE] [--ko FILE]... [--kallsyms FILE] [-v] [-q] FUNC...",
 	"Print each function's signature from debug info as a ready-to-edit\n"
 	"prototype, and what 'FUNC(...)' compiles to as '#' comments under it.\n"
@@ -622,7 +628,11 @@ const struct fe_command fe_command_proto = {
 	"not loaded is typed from its file.\n",
 	"fevent proto do_sys_openat2",
 	0,
-	{ { 'x', NULL }, { 'p', FE_PID_X_HELP }, { FE_OPT_BTF, NULL }, { FE_OPT_VMLINUX, NULL },
-	  { FE_OPT_KO, NULL }, { FE_OPT_KALLSYMS, NULL }, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_EXEC_OPTS(struct proto_opts, d),
+	  FE_OPTION(FE_OPT_BTF, STRING, struct proto_opts, d.btf, NULL),
+	  FE_OPTION(FE_OPT_VMLINUX, STRING, struct proto_opts, d.vmlinux, NULL),
+	  FE_OPTION(FE_OPT_KO, STRINGS, struct proto_opts, d.kos, NULL),
+	  FE_OPTION(FE_OPT_KALLSYMS, TEXT_FILE, struct proto_opts, d.kallsyms, NULL), FE_COMMON_OPTS },
+	sizeof(struct proto_opts),
+	NULL,	/* no checks */
 };

@@ -17,19 +17,28 @@
 #include "record.h"
 #include "trace_dat.h"
 
+/* How record and report show the calls */
+struct view_args {
+	bool json;		/* --json */
+	bool graph;		/* --graph */
+	bool stack;		/* record --stack */
+	bool errors;		/* --errors */
+	const char *chrome;	/* report --chrome FILE */
+};
+
 /* --errors: the view hands its calls to the chains instead of printing
  * them; not with the other views. */
-static int errors_view(const struct fe_cli *cli, struct fe_view_opts *vo, struct fe_errors **errs)
+static int errors_view(const struct view_args *v, struct fe_view_opts *vo, struct fe_errors **errs)
 {
 	*errs = NULL;
-	if (!cli->errors)
+	if (!v->errors)
 		return 0;
-	if (cli->graph || cli->stack || cli->chrome) {
+	if (v->graph || v->stack || v->chrome) {
 		fe_say_error("--errors shows the chains of failed calls: not with --graph, --stack "
 			     "or --chrome\n");
 		return FE_EXIT_USAGE;
 	}
-	*errs = fe_errors_new(stdout, cli->json);
+	*errs = fe_errors_new(stdout, v->json);
 	if (!*errs) {
 		fe_say_error("out of memory\n");
 		return FE_EXIT_FAIL;
@@ -43,73 +52,87 @@ static int errors_view(const struct fe_cli *cli, struct fe_view_opts *vo, struct
  * -e takes EVENT or GROUP/EVENT (as 'fevent list' prints it): the group
  * written there is the group recorded, and it must be one group.
  */
-int fe_events_group(const struct fe_cli *cli, const char **group)
+int fe_events_group(struct fe_strings *events, const char **group)
 {
+	char **ev = events->v;
 	int i;
 
-	*group = cli->group;
-	for (i = 0; i < cli->nr_events; i++) {
-		char *slash = strchr(cli->events[i], '/');
+	for (i = 0; i < events->nr; i++) {
+		char *slash = strchr(ev[i], '/');
 		size_t len;
 
 		if (!slash)
 			continue;
-		len = slash - cli->events[i];
+		len = slash - ev[i];
 		if (!len || !slash[1] || strchr(slash + 1, '/')) {
-			fe_say_error("-e %s: expected EVENT or GROUP/EVENT\n", cli->events[i]);
+			fe_say_error("-e %s: expected EVENT or GROUP/EVENT\n", ev[i]);
 			return -1;
 		}
-		if (*group && (strlen(*group) != len || strncmp(*group, cli->events[i], len))) {
+		if (*group && (strlen(*group) != len || strncmp(*group, ev[i], len))) {
 			fe_say_error("-e %s is not in group '%s'; one record takes one group\n",
-				     cli->events[i], *group);
+				     ev[i], *group);
 			return -1;
 		}
-		cli->events[i][len] = '\0';
-		*group = cli->events[i];
-		cli->events[i] = slash + 1;
+		ev[i][len] = '\0';
+		*group = ev[i];
+		ev[i] = slash + 1;
 	}
 	if (!*group)
 		*group = FE_DEFAULT_GROUP;
 	return 0;
 }
 
-int fe_record_target(const struct fe_cli *cli, const char *verb, struct fe_record_opts *o)
+int fe_record_target(const struct fe_cmdline *cl, const struct fe_target *t, const char *verb,
+		     struct fe_record_opts *o)
 {
-	if (cli->all + (cli->pid > 0) + (cli->nr_args > 0) != 1) {
+	if (t->all + (t->pid > 0) + (cl->nr_args > 0) != 1) {
 		fe_say_error("%s one of: -a (everything), -p PID, or -- CMD ARGS...\n", verb);
 		return -1;
 	}
-	if (cli->all) {
+	if (t->all) {
 		o->target = FE_RECORD_ALL;
-	} else if (cli->pid > 0) {
+	} else if (t->pid > 0) {
 		o->target = FE_RECORD_PID;
-		o->pid = cli->pid;
+		o->pid = t->pid;
 	} else {
 		o->target = FE_RECORD_COMMAND;
-		o->command = cli->args;
+		o->command = cl->args;
 	}
 	return 0;
 }
 
-int fe_own_failure(const struct fe_cli *cli, int ret)
+int fe_own_failure(const struct fe_cmdline *cl, int ret)
 {
 	/* bad input stays 2 (nothing ran) */
-	return ret == FE_EXIT_FAIL && cli->nr_args > 0 ? FE_EXIT_OWN : ret;
+	return ret == FE_EXIT_FAIL && cl->nr_args > 0 ? FE_EXIT_OWN : ret;
 }
+
+/* record's options */
+struct record_args {
+	const char *group;	/* -g */
+	struct fe_strings events;	/* -e, in order */
+	struct fe_target target;	/* -a, -p */
+	unsigned long buffer_kb;	/* -b */
+	double duration;	/* -d */
+	const char *output;	/* -o */
+	struct view_args view;
+	const char *tracefs;	/* --tracefs DIR */
+};
 
 /* 0 with the command's (or the recording's) status in *status, else
  * fevent's own exit status after saying what is wrong. */
-static int record(const struct fe_cli *cli, int *status)
+static int record(const struct fe_cmdline *cl, struct record_args *a, int *status)
 {
 	struct fe_record_opts o = {
-		.events = cli->events,
-		.nr_events = cli->nr_events,
-		.buffer_kb = cli->buffer_kb,
-		.duration = cli->duration,
-		.view = { .json = cli->json, .graph = cli->graph, .out = stdout,
+		.events = a->events.v,
+		.nr_events = a->events.nr,
+		.buffer_kb = a->buffer_kb,
+		.duration = a->duration,
+		.view = { .json = a->view.json, .graph = a->view.graph, .out = stdout,
 			  .quiet = fe_quiet },
-		.output = cli->output,
-		.stacks = cli->stack,
+		.output = a->output,
+		.stacks = a->view.stack,
+		.group = a->group,
 	};
 	struct fe_error err = { 0 };
 	struct fe_errors *errs;
@@ -117,23 +140,24 @@ static int record(const struct fe_cli *cli, int *status)
 
 	fe_record_note_given_fds();
 	fe_record_catch_signals();
-	if (cli->json && cli->graph) {
+	if (a->view.json && a->view.graph) {
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;
 	}
-	if (cli->stack && cli->graph) {
+	if (a->view.stack && a->view.graph) {
 		fe_say_error("--stack shows stacks under each call's line: not with --graph\n");
 		return FE_EXIT_USAGE;
 	}
-	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "record", &o))
+	if (fe_events_group(&a->events, &o.group) ||
+	    fe_record_target(cl, &a->target, "record", &o))
 		return FE_EXIT_USAGE;
-	ret = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	ret = fe_tracefs_ready(a->tracefs, false, false, &err);
 	if (ret) {
 		fe_say_error("%s\n", err.msg);
 		return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 	}
 	fe_say_leftovers();
-	ret = errors_view(cli, &o.view, &errs);
+	ret = errors_view(&a->view, &o.view, &errs);
 	if (ret)
 		return ret;
 	ret = fe_record(&o, status, &err);
@@ -145,16 +169,24 @@ static int record(const struct fe_cli *cli, int *status)
 	return 0;
 }
 
-int fe_cmd_record(const struct fe_cli *cli)
+static int cmd_record(const struct fe_cmdline *cl, void *opts)
 {
-	int status = 0, ret = record(cli, &status);
+	int status = 0, ret = record(cl, opts, &status);
 
-	return ret ? fe_own_failure(cli, ret) : status;
+	return ret ? fe_own_failure(cl, ret) : status;
 }
 
-int fe_cmd_report(const struct fe_cli *cli)
+/* report's options */
+struct report_args {
+	const char *input;	/* -i */
+	struct view_args view;
+};
+
+static int cmd_report(const struct fe_cmdline *cl, void *opts)
 {
-	struct fe_view_opts vo = { .json = cli->json, .graph = cli->graph, .out = stdout,
+	const struct report_args *a = opts;
+	const struct view_args *v = &a->view;
+	struct fe_view_opts vo = { .json = v->json, .graph = v->graph, .out = stdout,
 				   .quiet = fe_quiet };
 	struct fe_warnings warn = { 0 };
 	struct fe_error err = { 0 };
@@ -165,24 +197,24 @@ int fe_cmd_report(const struct fe_cli *cli)
 
 	/* a reader that quits early (head, less) ends the report quietly */
 	signal(SIGPIPE, SIG_IGN);
-	if (!cli->input || cli->nr_args) {
+	if (!a->input || cl->nr_args) {
 		fe_say_error("report reads one file: fevent report -i FILE\n");
 		return FE_EXIT_USAGE;
 	}
-	if (cli->json && cli->graph) {
+	if (v->json && v->graph) {
 		fe_say_error("--graph is a text view: --json has each call's ts and dur_ns\n");
 		return FE_EXIT_USAGE;
 	}
-	if (cli->chrome && (cli->json || cli->graph)) {
+	if (v->chrome && (v->json || v->graph)) {
 		fe_say_error("--chrome writes the calls to its file: not with --json or --graph\n");
 		return FE_EXIT_USAGE;
 	}
-	ret = errors_view(cli, &vo, &errs);
+	ret = errors_view(v, &vo, &errs);
 	if (ret)
 		return ret;
-	if (cli->chrome) {
+	if (v->chrome) {
 		/* before the file is read: a refused FILE is said at once */
-		ret = fe_out_open(&out, cli->chrome, 0, &err);
+		ret = fe_out_open(&out, v->chrome, 0, &err);
 		if (ret) {
 			fe_errors_free(errs);
 			fe_say_error("%s\n", err.msg);
@@ -199,7 +231,7 @@ int fe_cmd_report(const struct fe_cli *cli)
 		vo.call_fn = fe_chrome_call;
 		vo.call_ctx = chrome;
 	}
-	ret = fe_tracedat_report(cli->input, &vo, &warn, &err);
+	ret = fe_tracedat_report(a->input, &vo, &warn, &err);
 	if (chrome) {
 		if (!ret) {
 			ret = fe_chrome_write(chrome, out, &err);
@@ -222,7 +254,7 @@ int fe_cmd_report(const struct fe_cli *cli)
 
 /* record's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_record = {
-	"record", fe_cmd_record,
+	"record", cmd_record,
 	"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
 	"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 	"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
@@ -233,19 +265,29 @@ const struct fe_command fe_command_record = {
 	"always reported.\n",
 	"fevent record -- cat /etc/hostname",
 	FE_CMD_PID_TARGET | FE_CMD_RUNS_COMMAND,
-	{ { 'g', "the group whose events to record (default: functions)" },
-	  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { 'b', NULL },
-	  { 'd', "stop recording after this long; a command given\n"
-		 "with -- runs on, and fevent exits with its status\n"
-		 "when it ends" },
-	  { 'o', NULL }, { FE_OPT_JSON, NULL }, { FE_OPT_GRAPH, NULL }, { FE_OPT_STACK, NULL },
-	  { FE_OPT_ERRORS, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_OPTION('g', STRING, struct record_args, group,
+		    "the group whose events to record (default: functions)"),
+	  FE_OPTION('e', STRINGS, struct record_args, events, NULL),
+	  FE_OPTION('a', FLAG, struct record_args, target.all, NULL),
+	  FE_OPTION('p', PID, struct record_args, target.pid, NULL),
+	  FE_OPTION('b', KB, struct record_args, buffer_kb, NULL),
+	  FE_OPTION('d', DURATION, struct record_args, duration,
+		    "stop recording after this long; a command given\n"
+		    "with -- runs on, and fevent exits with its status\n"
+		    "when it ends"),
+	  FE_OPTION('o', STRING, struct record_args, output, NULL),
+	  FE_OPTION(FE_OPT_JSON, FLAG, struct record_args, view.json, NULL),
+	  FE_OPTION(FE_OPT_GRAPH, FLAG, struct record_args, view.graph, NULL),
+	  FE_OPTION(FE_OPT_STACK, FLAG, struct record_args, view.stack, NULL),
+	  FE_OPTION(FE_OPT_ERRORS, FLAG, struct record_args, view.errors, NULL),
+	  FE_OPTION(FE_OPT_TRACEFS, STRING, struct record_args, tracefs, NULL), FE_COMMON_OPTS },
+	sizeof(struct record_args),
+	NULL,	/* no checks */
 };
 
 /* report's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_report = {
-	"report", fe_cmd_report,
+	"report", cmd_report,
 	"fevent report -i FILE [--json | --graph | --chrome FILE | --errors] [-v] [-q]",
 	"Print a trace.dat written by 'fevent record -o' as record prints live,\n"
 	"entry and return events paired.  A file that cannot be read is an\n"
@@ -253,10 +295,15 @@ const struct fe_command fe_command_report = {
 	"as it can be, and a warning says what was skipped.\n",
 	"fevent report -i trace.dat",
 	0,
-	{ { 'i', NULL }, { FE_OPT_JSON, NULL }, { FE_OPT_GRAPH, NULL }, { FE_OPT_CHROME, NULL },
-	  { FE_OPT_ERRORS, NULL }, { 'v', NULL },
-	  { 'q', "no warnings but what a damaged file made skip,\n"
-		 "no summary (unless events were lost)" },
-	  { 'h', NULL } },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_OPTION('i', STRING, struct report_args, input, NULL),
+	  FE_OPTION(FE_OPT_JSON, FLAG, struct report_args, view.json, NULL),
+	  FE_OPTION(FE_OPT_GRAPH, FLAG, struct report_args, view.graph, NULL),
+	  FE_OPTION(FE_OPT_CHROME, STRING, struct report_args, view.chrome, NULL),
+	  FE_OPTION(FE_OPT_ERRORS, FLAG, struct report_args, view.errors, NULL),
+	  { 'v', FE_KIND_VERBOSE, 0, NULL },
+	  { 'q', FE_KIND_QUIET, 0, "no warnings but what a damaged file made skip,\n"
+				   "no summary (unless events were lost)" },
+	  { 'h', FE_KIND_HELP, 0, NULL } },
+	sizeof(struct report_args),
+	NULL,	/* no checks */
 };

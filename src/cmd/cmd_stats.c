@@ -173,7 +173,7 @@ static int say_unmeasured(struct run *r, struct tracefs_instance *inst, struct f
 		}
 		if (calls <= measured)
 			continue;
-		if (r->cli->json)
+		if (r->args->json)
 			printf("{\"event\":\"%s\",\"calls\":%llu,\"measured\":%llu,"
 			       "\"unmeasured\":%llu}\n", r->c[i].name, calls, measured,
 			       calls - measured);
@@ -244,9 +244,9 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 		fe_say_error("out of memory while counting\n");
 		return -1;
 	}
-	if (r->cli->interval)
+	if (r->args->interval)
 		r->interval++;
-	fe_stats_print(r->shown, r->cli->interval ? r->interval : 0);
+	fe_stats_print(r->shown, r->args->interval ? r->interval : 0);
 	if (final && r->mode == FE_STATS_LATENCY && say_unmeasured(r, inst, v))
 		return -1;
 	return 0;
@@ -413,7 +413,7 @@ static int kernel_cannot(struct run *r, char *why, size_t size)
 		if (r->c[i].paired) {
 			snprintf(why, size, "--by %s takes keys from both %s and its return, "
 				 "which this kernel's return probe does not carry; fevent pairs "
-				 "each entry with its return", r->cli->by ? r->cli->by : "",
+				 "each entry with its return", r->args->by ? r->args->by : "",
 				 r->c[i].name);
 			return -1;
 		}
@@ -524,14 +524,14 @@ static void run_free(struct run *r)
 
 /* Names add could not keep beside the events, from debug info: -1
  * after saying why. */
-static int derive_names(const struct fe_cli *cli, struct fe_event_info *ev, int n)
+static int derive_names(const struct stats_args *a, struct fe_event_info *ev, int n)
 {
 	struct fe_warnings w = { 0 };
 	bool *wanted = calloc(n, sizeof(*wanted));
 	int i;
 
 	for (i = 0; wanted && i < n; i++)
-		wanted[i] = fe_record_wanted(ev[i].event, cli->events, cli->nr_events);
+		wanted[i] = fe_record_wanted(ev[i].event, a->events.v, a->events.nr);
 	if (!wanted || fe_values_derive(ev, n, wanted, fe_quiet ? NULL : &w)) {
 		free(wanted);
 		fe_warnings_free(&w);
@@ -549,10 +549,10 @@ static int derive_names(const struct fe_cli *cli, struct fe_event_info *ev, int 
  * entries waiting for their returns: -1 after saying why. */
 static int new_tables(struct run *r)
 {
-	const struct fe_cli *cli = r->cli;
+	const struct stats_args *a = r->args;
 	struct fe_stats_opts so = {
-		.mode = r->mode, .field = cli->hist, .keys = r->by, .key_kinds = r->kinds,
-		.nr_keys = r->nr_by, .json = cli->json, .out = stdout,
+		.mode = r->mode, .field = a->hist, .keys = r->by, .key_kinds = r->kinds,
+		.nr_keys = r->nr_by, .json = a->json, .out = stdout,
 	};
 	int i;
 
@@ -577,11 +577,11 @@ static int new_tables(struct run *r)
  * set for the one r takes. */
 static void count_where(struct run *r, struct fe_record_opts *o)
 {
-	const struct fe_cli *cli = r->cli;
+	const struct stats_args *a = r->args;
 	char why[512] = "";
 	int i;
 
-	if (cli->stream)
+	if (a->stream)
 		snprintf(why, sizeof(why), "--stream");
 	else if (!build_counters(r, why, sizeof(why)))
 		r->in_kernel = true;
@@ -589,7 +589,7 @@ static void count_where(struct run *r, struct fe_record_opts *o)
 		o->counted_in_kernel = true;
 		o->arm = arm;
 		o->disarm = disarm;
-		if (cli->verbose)
+		if (fe_verbose)
 			fprintf(stderr, "stats: in the kernel (hist triggers%s)\n",
 				r->mode == FE_STATS_LATENCY ? " and a synthetic event" : "");
 		return;
@@ -608,22 +608,23 @@ static void count_where(struct run *r, struct fe_record_opts *o)
 			o->no_symbols = false;
 	}
 	o->view.sink_ctx = r;
-	if (cli->verbose)
+	if (fe_verbose)
 		fprintf(stderr, "stats: from the event stream (%s)\n", why);
 }
 
 /* 0 with the command's (or the counting's) status in *status, else
  * fevent's own exit status after saying what is wrong. */
-static int count(const struct fe_cli *cli, int *status)
+static int count(const struct fe_cmdline *cl, struct stats_args *a, int *status)
 {
-	struct run r = { .cli = cli };
+	struct run r = { .args = a };
 	struct fe_record_opts o = {
-		.events = cli->events,
-		.nr_events = cli->nr_events,
-		.duration = cli->duration,
+		.events = a->events.v,
+		.nr_events = a->events.nr,
+		.duration = a->duration,
 		.view = { .out = stdout, .quiet = fe_quiet },
 		.report = report,
-		.interval = cli->interval,
+		.interval = a->interval,
+		.group = a->group,
 	};
 	struct fe_event_info *ev = NULL;
 	struct fe_error err = { 0 };
@@ -631,17 +632,17 @@ static int count(const struct fe_cli *cli, int *status)
 
 	fe_record_note_given_fds();
 	fe_record_catch_signals();
-	if (cli->hist && cli->latency) {
+	if (a->hist && a->latency) {
 		fe_say_error("--hist and --latency: one histogram at a time\n");
 		return FE_EXIT_USAGE;
 	}
-	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "count", &o))
+	if (fe_events_group(&a->events, &o.group) || fe_record_target(cl, &a->target, "count", &o))
 		return FE_EXIT_USAGE;
 	r.target = o.target;
-	r.mode = cli->hist ? FE_STATS_HIST : cli->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
+	r.mode = a->hist ? FE_STATS_HIST : a->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
 	if (fe_cmdstats_parse_by(&r))
 		goto out;
-	i = fe_tracefs_ready(cli->tracefs, false, false, &err);
+	i = fe_tracefs_ready(a->tracefs, false, false, &err);
 	if (i) {
 		fe_say_error("%s\n", err.msg);
 		ret = i == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
@@ -653,10 +654,10 @@ static int count(const struct fe_cli *cli, int *status)
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 0; i < cli->nr_events; i++)
-		if (!fe_cmdstats_has_event(ev, n, cli->events[i])) {
+	for (i = 0; i < a->events.nr; i++)
+		if (!fe_cmdstats_has_event(ev, n, a->events.v[i])) {
 			fe_say_error("no event '%s' in group '%s' (fevent list shows them)\n",
-				     cli->events[i], o.group);
+				     a->events.v[i], o.group);
 			goto out;
 		}
 	if (!n) {
@@ -667,7 +668,7 @@ static int count(const struct fe_cli *cli, int *status)
 	}
 	r.ev = ev;
 	r.nr_ev = n;
-	if (derive_names(cli, ev, n)) {
+	if (derive_names(a, ev, n)) {
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
@@ -692,32 +693,16 @@ out:
 	return ret;
 }
 
-int fe_cmd_stats(const struct fe_cli *cli)
+static int cmd_stats(const struct fe_cmdline *cl, void *opts)
 {
-	int status = 0, ret = count(cli, &status);
+	int status = 0, ret = count(cl, opts, &status);
 
-	return ret ? fe_own_failure(cli, ret) : status;
-}
-
-/* -i/--interval SECS, stats' own */
-static int stats_option(struct fe_cli *cli, int opt, char *arg)
-{
-	char *end;
-
-	if (opt != FE_OPT_INTERVAL)
-		return FE_OPT_SHARED;
-	cli->interval = strtod(arg, &end);
-	if (*end || end == arg || !(cli->interval > 0)) {
-		fprintf(stderr, "fevent stats: -i wants a positive number of seconds, not '%s'\n",
-			arg);
-		return FE_EXIT_USAGE;
-	}
-	return 0;
+	return ret ? fe_own_failure(cl, ret) : status;
 }
 
 /* stats's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_stats = {
-	"stats", fe_cmd_stats,
+	"stats", cmd_stats,
 	"fevent stats [-g GROUP] [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency] [-d SECS] [-i SECS] [--json] [--stream] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
 	"Count the events instead of printing them: hits per event, per key\n"
 	"with --by, a power-of-two histogram of a field with --hist, or of each\n"
@@ -727,14 +712,21 @@ const struct fe_command fe_command_stats = {
 	"says which.  Targets, filters and the end are as record's.\n",
 	"fevent stats --by comm --hist count -e ksys_read -d 2 -a",
 	FE_CMD_PID_TARGET | FE_CMD_RUNS_COMMAND,
-	{ { 'g', "the group whose events to count (default: functions)" },
-	  { 'e', "count this event (and its __return); default all;\n"
-		 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
-	  { FE_OPT_BY, NULL }, { FE_OPT_HIST, NULL }, { FE_OPT_LATENCY, NULL },
-	  { 'a', NULL }, { 'p', NULL },
-	  { 'd', "stop counting after this long" },
-	  { FE_OPT_INTERVAL, NULL },
-	  { FE_OPT_JSON, "one JSON object per event and key" },
-	  { FE_OPT_STREAM, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
-	.option = stats_option,
+	{ FE_OPTION('g', STRING, struct stats_args, group,
+		    "the group whose events to count (default: functions)"),
+	  FE_OPTION('e', STRINGS, struct stats_args, events,
+		    "count this event (and its __return); default all;\n"
+		    "EVENT or GROUP/EVENT as 'fevent list' prints it"),
+	  FE_OPTION(FE_OPT_BY, STRING, struct stats_args, by, NULL),
+	  FE_OPTION(FE_OPT_HIST, STRING, struct stats_args, hist, NULL),
+	  FE_OPTION(FE_OPT_LATENCY, FLAG, struct stats_args, latency, NULL),
+	  FE_OPTION('a', FLAG, struct stats_args, target.all, NULL),
+	  FE_OPTION('p', PID, struct stats_args, target.pid, NULL),
+	  FE_OPTION('d', DURATION, struct stats_args, duration, "stop counting after this long"),
+	  FE_OPTION(FE_OPT_INTERVAL, INTERVAL, struct stats_args, interval, NULL),
+	  FE_OPTION(FE_OPT_JSON, FLAG, struct stats_args, json, "one JSON object per event and key"),
+	  FE_OPTION(FE_OPT_STREAM, FLAG, struct stats_args, stream, NULL),
+	  FE_OPTION(FE_OPT_TRACEFS, STRING, struct stats_args, tracefs, NULL), FE_COMMON_OPTS },
+	sizeof(struct stats_args),
+	NULL,	/* no checks */
 };

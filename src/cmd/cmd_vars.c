@@ -69,27 +69,34 @@ static void print_json(const struct fe_scope_at *at)
 	printf("]}\n");
 }
 
-int fe_cmd_vars(const struct fe_cli *cli)
+/* vars' options */
+struct vars_opts {
+	struct fe_dbg_args d;
+	bool json;		/* --json */
+};
+
+static int cmd_vars(const struct fe_cmdline *cl, void *opts_)
 {
+	const struct vars_opts *o = opts_;
 	struct fe_compile_opts opts;
 	struct fe_error err = { 0 };
 	struct fe_scope_at *scopes;
 	int i, nr;
 
-	if (cli->nr_args != 1) {
+	if (cl->nr_args != 1) {
 		fe_say_error("vars takes one place: fevent vars FUNC:N, FILE:N or FUNC+OFF\n");
 		return FE_EXIT_USAGE;
 	}
-	fe_cli_compile_opts(cli, &opts);
-	nr = fe_compile_scopes(cli->args[0], &opts, &scopes, &err);
+	fe_dbg_args_opts(&o->d, &opts);
+	nr = fe_compile_scopes(cl->args[0], &opts, &scopes, &err);
 	if (nr < 0) {
-		struct fe_compiled it = { .text = cli->args[0], .err = err };
+		struct fe_compiled it = { .text = cl->args[0], .err = err };
 
 		fe_print_error(stderr, &it);
 		return FE_EXIT_USAGE;
 	}
 	for (i = 0; i < nr; i++) {
-		if (cli->json)
+		if (o->json)
 			print_json(&scopes[i]);
 		else
 			print_text(&scopes[i]);
@@ -100,7 +107,7 @@ int fe_cmd_vars(const struct fe_cli *cli)
 
 /* vars's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_vars = {
-	"vars", fe_cmd_vars,
+	"vars", cmd_vars,
 	"fevent vars [-x BIN [-p PID]] [--vmlinux FILE] [--ko FILE]... [--json] [-v] [-q] PLACE",
 	"At each address of a line or offset (FUNC:N, FILE:N, FUNC+OFF), list\n"
 	"the parameters and local variables in scope with their C types and\n"
@@ -108,7 +115,8 @@ const struct fe_command fe_command_vars = {
 	"(as perf probe -V).  Needs DWARF, like lines.\n",
 	"fevent vars -x ./fx_places walk:13",
 	0,
-	{ { 'x', NULL }, { 'p', FE_PID_X_HELP }, { FE_OPT_VMLINUX, NULL }, { FE_OPT_KO, NULL },
-	  { FE_OPT_JSON, NULL }, FE_COMMON_OPTS },
-	NULL, NULL,	/* no options of its own, no checks */
+	{ FE_DWARF_OPTS(struct vars_opts, d),
+	  FE_OPTION(FE_OPT_JSON, FLAG, struct vars_opts, json, NULL), FE_COMMON_OPTS },
+	sizeof(struct vars_opts),
+	NULL,	/* no checks */
 };

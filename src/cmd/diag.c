@@ -7,6 +7,7 @@
 #include "diag.h"
 
 bool fe_quiet;
+int fe_verbose;
 static bool color;
 
 void fe_diag_init(void)

@@ -11,6 +11,8 @@
 /* Color on a terminal, never with NO_COLOR set; nothing at all with -q
  * (fe_quiet) for what is not an error. */
 extern bool fe_quiet;
+/* -v, counted (0 with -q): how much more a command says */
+extern int fe_verbose;
 void fe_diag_init(void);
 
 /* "fevent: error: " + the message (which ends with its own newline) */

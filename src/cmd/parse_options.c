@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The shared option parser of the commands (git's parse-options): every
- * option is described once (options[]); each command's entry in the
- * command table (its cmd_*.c, fe_command_NAME) lists the ones it takes,
- * so an option that means nothing to a command is a usage error instead
- * of being ignored, and --help prints exactly the options the command
- * accepts.  fe_command_run parses a command's argv into struct fe_cli and
- * runs it; a command's own options and checks are its entry's hooks.
+ * The one option parser of the commands (git's parse-options): every
+ * option is described once (options[]: its name, its value's name, its
+ * help); each command's entry in the command table (its cmd_*.c,
+ * fe_command_NAME) lists the ones it takes, each with its kind and where
+ * in the command's own options struct its value lands.  So an option
+ * that means nothing to a command is a usage error instead of being
+ * ignored, --help prints exactly the options the command accepts, and
+ * this file knows kinds of option (a flag, a string, a number, ...),
+ * never a command.  fe_command_run parses a command's argv into its
+ * struct and runs it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -168,11 +171,10 @@ static void getopt_tables(struct option *longs, char *shorts)
 }
 
 static int positive_number(const struct fe_command *cmd, const struct option_desc *d,
-			   const char *arg, double *value)
+			   bool whole, const char *arg, double *value)
 {
 	char *end;
 	double v = strtod(arg, &end);
-	bool whole = d->val != 'd';
 
 	if (*end || end == arg || v <= 0 || (whole && v != (long)v)) {
 		fprintf(stderr, "fevent %s: -%c wants a positive %s, not '%s'\n",
@@ -183,143 +185,112 @@ static int positive_number(const struct fe_command *cmd, const struct option_des
 	return 0;
 }
 
-/* A shared option with a value into cli; 0, or an exit status after
- * saying what is wrong. */
-static int take_value(const struct fe_command *cmd, const struct option_desc *d,
-		      char *arg, struct fe_cli *cli, const char **x_arg)
+/* Where an option of the command's struct lands */
+#define AT(opts, o, type) ((type *)((char *)(opts) + (o)->at))
+
+/* A repeated value: the arrays have room for every word of argv */
+static void push_kernel(void *opts, const struct fe_command_opt *o, const char *arg)
 {
-	struct fe_error err;
+	struct fe_kernels *k = AT(opts, o, struct fe_kernels);
+
+	k->v[k->nr] = (struct fe_kernel_arg){
+		.path = arg,
+		.is_vmlinux = o->kind == FE_KIND_KERNEL_DWARF,
+		.is_binary = o->kind == FE_KIND_KERNEL_EXEC,
+	};
+	k->nr++;
+}
+
+/* A number option's value; 0, or an exit status after saying what is
+ * wrong. */
+static int take_number(const struct fe_command *cmd, const struct option_desc *d,
+		       const struct fe_command_opt *o, const char *arg, void *opts)
+{
 	double number;
 	char *end;
 	long v;
 
-	switch (d->val) {
-	case 'g':
-		cli->group = arg;
-		break;
-	case 'n':
-		cli->event = arg;
-		break;
-	case 'f':
-		cli->files[cli->nr_files++] = arg;
-		break;
-	case FE_OPT_KALLSYMS:
-		if (fe_input_check_text(arg, &err)) {
-			fprintf(stderr, "fevent %s: --kallsyms %s: %s\n", cmd->name, arg, err.msg);
-			return FE_EXIT_USAGE;
-		}
-		cli->kallsyms = arg;
-		break;
-	case FE_OPT_BTF:
-	case FE_OPT_VMLINUX:
-		/* check takes many kernels, in order */
-		cli->kernels[cli->nr_kernels].path = arg;
-		cli->kernels[cli->nr_kernels++].is_vmlinux = d->val == FE_OPT_VMLINUX;
-		if (d->val == FE_OPT_BTF)
-			cli->btf = arg;
-		else
-			cli->vmlinux = arg;
-		break;
-	case FE_OPT_KO:
-		cli->kos[cli->nr_kos++] = arg;
-		break;
-	case 'e':
-		cli->events[cli->nr_events++] = arg;
-		break;
-	case 'o':
-		cli->output = arg;
-		break;
-	case 'i':
-		cli->input = arg;
-		break;
-	case FE_OPT_BY:
-		cli->by = arg;
-		break;
-	case FE_OPT_HIST:
-		cli->hist = arg;
-		break;
-	case FE_OPT_MAX:
+	switch (o->kind) {
+	case FE_KIND_COUNT:
 		errno = 0;
 		v = strtol(arg, &end, 10);
 		if (*end || end == arg || v <= 0 || v > 1000000 || errno) {
-			fprintf(stderr, "fevent %s: --max wants a number of functions from 1 "
-				"to 1000000, not '%s'\n", cmd->name, arg);
+			fprintf(stderr, "fevent %s: --%s wants a number of functions from 1 "
+				"to 1000000, not '%s'\n", cmd->name, d->name, arg);
 			return FE_EXIT_USAGE;
 		}
-		cli->max = (int)v;
-		break;
-	case 'p':
-	case 'b':
-	case 'd':
-		if (positive_number(cmd, d, arg, &number))
+		*AT(opts, o, int) = (int)v;
+		return 0;
+	case FE_KIND_INTERVAL:
+		number = strtod(arg, &end);
+		if (*end || end == arg || !(number > 0)) {
+			fprintf(stderr, "fevent %s: -i wants a positive number of seconds, "
+				"not '%s'\n", cmd->name, arg);
 			return FE_EXIT_USAGE;
-		if (d->val == 'p')
-			cli->pid = (int)number;
-		else if (d->val == 'b')
-			cli->buffer_kb = (unsigned long)number;
-		else
-			cli->duration = number;
-		break;
-	case FE_OPT_CHROME:
-		cli->chrome = arg;
-		break;
-	case FE_OPT_TRACEFS:
-		cli->tracefs = arg;
-		break;
-	case FE_OPT_SOURCE:
-		cli->source = arg;
-		break;
-	case 'x':
-		*x_arg = arg;
+		}
+		*AT(opts, o, double) = number;
+		return 0;
+	default:
 		break;
 	}
+	if (positive_number(cmd, d, o->kind != FE_KIND_DURATION, arg, &number))
+		return FE_EXIT_USAGE;
+	if (o->kind == FE_KIND_PID)
+		*AT(opts, o, int) = (int)number;
+	else if (o->kind == FE_KIND_KB)
+		*AT(opts, o, unsigned long) = (unsigned long)number;
+	else
+		*AT(opts, o, double) = number;
 	return 0;
 }
 
-/* A shared flag into cli */
-static void take_flag(int val, struct fe_cli *cli)
+/* An option's value (or a flag) into the command's struct; 0, or an exit
+ * status after saying what is wrong. */
+static int take_option(const struct fe_command *cmd, const struct option_desc *d,
+		       const struct fe_command_opt *o, char *arg, void *opts)
 {
-	switch (val) {
-	case FE_OPT_FORCE:
-		cli->force = true;
-		break;
-	case 'a':
-		cli->all = true;
-		break;
-	case FE_OPT_LATENCY:
-		cli->latency = true;
-		break;
-	case FE_OPT_STREAM:
-		cli->stream = true;
-		break;
-	case FE_OPT_STRICT:
-		cli->strict = true;
-		break;
-	case FE_OPT_PORTABLE:
-		cli->portable = true;
-		break;
-	case FE_OPT_JSON:
-		cli->json = true;
-		break;
-	case FE_OPT_GRAPH:
-		cli->graph = true;
-		break;
-	case FE_OPT_STACK:
-		cli->stack = true;
-		break;
-	case FE_OPT_ERRORS:
-		cli->errors = true;
-		break;
-	case 'r':
-		cli->want_return = true;
-		break;
-	case 'v':
-		cli->verbose++;
-		break;
-	case 'q':
+	struct fe_strings *list;
+	struct fe_error err;
+
+	switch (o->kind) {
+	case FE_KIND_FLAG:
+		*AT(opts, o, bool) = true;
+		return 0;
+	case FE_KIND_VERBOSE:
+		fe_verbose++;
+		return 0;
+	case FE_KIND_QUIET:
 		fe_quiet = true;
-		break;
+		return 0;
+	case FE_KIND_HELP:
+		return 0;	/* parse_options prints it */
+	case FE_KIND_TEXT_FILE:
+		if (fe_input_check_text(arg, &err)) {
+			fprintf(stderr, "fevent %s: --%s %s: %s\n", cmd->name, d->name, arg, err.msg);
+			return FE_EXIT_USAGE;
+		}
+		/* fall through */
+	case FE_KIND_STRING:
+	case FE_KIND_EXEC:
+		*AT(opts, o, const char *) = arg;
+		return 0;
+	case FE_KIND_STRINGS:
+		list = AT(opts, o, struct fe_strings);
+		list->v[list->nr++] = arg;
+		return 0;
+	case FE_KIND_KERNEL_BTF:
+	case FE_KIND_KERNEL_DWARF:
+	case FE_KIND_KERNEL_EXEC:
+		push_kernel(opts, o, arg);
+		return 0;
+	case FE_KIND_PID:
+	case FE_KIND_KB:
+	case FE_KIND_DURATION:
+	case FE_KIND_INTERVAL:
+	case FE_KIND_COUNT:
+		return take_number(cmd, d, o, arg, opts);
 	}
+	return 0;
 }
 
 /* Is c an option of cmd?  NULL after saying why not. */
@@ -352,12 +323,10 @@ static const struct option_desc *known_option(const struct fe_command *cmd, int 
 }
 
 /*
- * The options of cmd into cli: the command's own parser first (its
- * values, its checks), then the shared one.  -1 when the command is to
+ * The options of cmd into its struct opts.  -1 when the command is to
  * run, else the exit status (--help and --version end here too).
  */
-static int parse_options(const struct fe_command *cmd, int argc, char **argv,
-			 struct fe_cli *cli, const char **x_arg)
+static int parse_options(const struct fe_command *cmd, int argc, char **argv, void *opts)
 {
 	struct option longs[NR_OPTIONS + 1];
 	char shorts[2 * NR_OPTIONS + 2];
@@ -388,29 +357,63 @@ static int parse_options(const struct fe_command *cmd, int argc, char **argv,
 			printf("fevent %s\n", FE_VERSION);
 			return FE_EXIT_OK;
 		}
-		ret = cmd->option ? cmd->option(cli, c, optarg) : FE_OPT_SHARED;
-		if (ret == FE_OPT_SHARED)
-			ret = d->arg ? take_value(cmd, d, optarg, cli, x_arg) : (take_flag(c, cli), 0);
+		ret = take_option(cmd, d, command_takes(cmd, c), optarg, opts);
 		if (ret)
 			return ret;
 	}
 }
 
+/* Does each option's kind agree with its description (a value or none)?
+ * A table written wrong is a bug, said before anything runs. */
+static bool table_agrees(const struct fe_command *cmd)
+{
+	const struct fe_command_opt *o;
+
+	for (o = cmd->opts; o->val; o++) {
+		const struct option_desc *d = option_by_val(o->val);
+		bool flag = o->kind == FE_KIND_FLAG || o->kind >= FE_KIND_VERBOSE;
+
+		if (!d || flag != !d->arg) {
+			fprintf(stderr, "fevent %s: internal error: option %d of the command "
+				"table has a kind its description contradicts\n", cmd->name,
+				o->val);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The command's option of kind, or NULL */
+static const struct fe_command_opt *option_of_kind(const struct fe_command *cmd,
+						   enum fe_opt_kind kind)
+{
+	const struct fe_command_opt *o;
+
+	for (o = cmd->opts; o->val; o++)
+		if (o->kind == kind)
+			return o;
+	return NULL;
+}
+
 /* -x BIN made absolute, as the kernel (or -p PID) resolves it, after the
  * command's own checks; 0, or an exit status after saying what is wrong. */
-static int resolve_exec(const struct fe_command *cmd, struct fe_cli *cli, const char *x_arg,
+static int resolve_exec(const struct fe_command *cmd, const struct fe_cmdline *cl, void *opts,
 			char **binary)
 {
+	const struct fe_command_opt *x = option_of_kind(cmd, FE_KIND_EXEC);
+	const struct fe_command_opt *p = option_of_kind(cmd, FE_KIND_PID);
+	const char *x_arg = x ? *AT(opts, x, const char *) : NULL;
+	int pid = p ? *AT(opts, p, int) : 0;
 	char *why;
 	int ret;
 
-	if (cli->pid && !x_arg && !(cmd->flags & FE_CMD_PID_TARGET)) {
+	if (pid && !x_arg && !(cmd->flags & FE_CMD_PID_TARGET)) {
 		fprintf(stderr, "fevent %s: -p PID says whose view of -x BIN's path to take; "
 			"give -x\n", cmd->name);
 		return FE_EXIT_USAGE;
 	}
 	if (cmd->check) {
-		ret = cmd->check(cli);
+		ret = cmd->check(cl, opts);
 		if (ret)
 			return ret;
 	}
@@ -418,59 +421,99 @@ static int resolve_exec(const struct fe_command *cmd, struct fe_cli *cli, const 
 		return 0;
 	/* uprobe_events wants the path as the kernel resolves it; with
 	 * -p, as that process resolves it (its mount namespace) */
-	if (fe_exec_path(x_arg, cli->pid, binary, &why)) {
+	if (fe_exec_path(x_arg, pid, binary, &why)) {
 		fprintf(stderr, "fevent %s: -x %s\n", cmd->name, why ? why : strerror(ENOMEM));
 		free(why);
 		return FE_EXIT_USAGE;
 	}
-	cli->binary = *binary;
+	*AT(opts, x, const char *) = *binary;
 	return 0;
 }
+
+/* The arrays of the repeated options, with room for every word of argv;
+ * -1 when out of memory. */
+static int alloc_lists(const struct fe_command *cmd, int argc, void *opts)
+{
+	const struct fe_command_opt *o;
+
+	for (o = cmd->opts; o->val; o++) {
+		if (o->kind == FE_KIND_STRINGS) {
+			struct fe_strings *l = AT(opts, o, struct fe_strings);
+
+			if (!l->v && !(l->v = calloc(argc, sizeof(*l->v))))
+				return -1;
+		} else if (o->kind >= FE_KIND_KERNEL_BTF && o->kind <= FE_KIND_KERNEL_EXEC) {
+			struct fe_kernels *k = AT(opts, o, struct fe_kernels);
+
+			if (!k->v && !(k->v = calloc(argc, sizeof(*k->v))))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void free_lists(const struct fe_command *cmd, void *opts)
+{
+	const struct fe_command_opt *o;
+	int k;
+
+	for (o = cmd->opts; o->val; o++) {
+		if (o->kind == FE_KIND_STRINGS) {
+			struct fe_strings *l = AT(opts, o, struct fe_strings);
+
+			free(l->v);
+			l->v = NULL;
+		} else if (o->kind >= FE_KIND_KERNEL_BTF && o->kind <= FE_KIND_KERNEL_EXEC) {
+			struct fe_kernels *ks = AT(opts, o, struct fe_kernels);
+
+			for (k = 0; ks->v && k < ks->nr; k++)
+				if (ks->v[k].owned)
+					free((char *)ks->v[k].path);
+			free(ks->v);
+			ks->v = NULL;
+		}
+	}
+}
+
 /*
  * Run cmd with its command line (argv[1] is its name): its options into
- * struct fe_cli, then the command.  The exit status: the command's, or
+ * its own struct, then the command.  The exit status: the command's, or
  * the parser's after saying what is wrong (--help and --version end here
  * too).
  */
 int fe_command_run(const struct fe_command *cmd, int argc, char **argv)
 {
-	struct fe_cli cli = { 0 };
+	struct fe_cmdline cl = { .command = cmd->name, .flags = cmd->flags };
+	void *opts = calloc(1, cmd->opts_size ? cmd->opts_size : 1);
 	char *binary = NULL;
-	const char *x_arg = NULL;
-	int ret, k;
+	int ret;
 
-	cli.command = cmd->name;
-	cli.flags = cmd->flags;
-	cli.files = calloc(argc, sizeof(*cli.files));
-	cli.events = calloc(argc, sizeof(*cli.events));
-	cli.kernels = calloc(argc, sizeof(*cli.kernels));
-	cli.kos = calloc(argc, sizeof(*cli.kos));
-	if (!cli.files || !cli.events || !cli.kernels || !cli.kos) {
+	if (!table_agrees(cmd)) {
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
+	if (!opts || alloc_lists(cmd, argc, opts)) {
 		fprintf(stderr, "fevent: out of memory\n");
 		ret = FE_EXIT_FAIL;
 		goto out;
 	}
-	ret = parse_options(cmd, argc, argv, &cli, &x_arg);
+	ret = parse_options(cmd, argc, argv, opts);
 	if (ret == 0)
 		goto out;
 	if (ret < 0)
-		ret = resolve_exec(cmd, &cli, x_arg, &binary);
+		ret = resolve_exec(cmd, &cl, opts, &binary);
 	if (ret)
 		goto out;	/* bad input: 2, with -- CMD too */
 	/* a script that asks for quiet means it, whatever else is on the line */
 	if (fe_quiet)
-		cli.verbose = 0;
-	cli.args = argv + optind;
-	cli.nr_args = argc - optind;
-	ret = cmd->fn(&cli);
+		fe_verbose = 0;
+	cl.args = argv + optind;
+	cl.nr_args = argc - optind;
+	ret = cmd->fn(&cl, opts);
 out:
 	free(binary);
-	free(cli.events);
-	free(cli.files);
-	for (k = 0; cli.kernels && k < cli.nr_kernels; k++)
-		if (cli.kernels[k].owned)
-			free((char *)cli.kernels[k].path);
-	free(cli.kernels);
-	free(cli.kos);
+	if (opts)
+		free_lists(cmd, opts);
+	free(opts);
 	return ret;
 }

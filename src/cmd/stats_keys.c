@@ -138,7 +138,7 @@ bool fe_cmdstats_is_return(const char *event)
  */
 static void explain_no_key(struct run *r, struct fe_event_info *ev, int n)
 {
-	const struct fe_cli *cli = r->cli;
+	const struct stats_args *a = r->args;
 	const char *names[256];
 	struct field *all[64] = { NULL };
 	int nall[64] = { 0 }, nr = 0, nn = 0, i, j, k;
@@ -146,7 +146,7 @@ static void explain_no_key(struct run *r, struct fe_event_info *ev, int n)
 	bool said = false;
 
 	for (i = 0; i < n && nr < 64; i++) {
-		if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
+		if (!fe_record_wanted(ev[i].event, a->events.v, a->events.nr))
 			continue;
 		if (parse_fields(ev[i].args, &all[nr], &nall[nr]))
 			break;
@@ -183,7 +183,7 @@ static void explain_no_key(struct run *r, struct fe_event_info *ev, int n)
 		}
 	}
 	if (!said)
-		fe_say_error("--by %s: no event of group '%s' has all of these\n", cli->by, group);
+		fe_say_error("--by %s: no event of group '%s' has all of these\n", a->by, group);
 	for (i = 0; i < nr; i++)
 		fields_free(all[i], nall[i]);
 }
@@ -203,7 +203,7 @@ static bool returns_count_calls(struct run *r, const struct fe_event_info *ret,
 		if ((r->src[k] == K_FIELD && !find_field(ret, f, n, r->by[k], &amb)) ||
 		    r->src[k] == K_SYMBOL)
 			return false;
-	return !r->cli->hist || find_field(ret, f, n, r->cli->hist, &amb);
+	return !r->args->hist || find_field(ret, f, n, r->args->hist, &amb);
 }
 
 /* How the keys of c are shown: as record shows the fields. */
@@ -234,7 +234,7 @@ static int values_shown(struct run *r, struct counted *c)
  */
 static int task_keys_as_fields(struct run *r, struct fe_event_info *ev, int n)
 {
-	const struct fe_cli *cli = r->cli;
+	const struct stats_args *a = r->args;
 	int i, k;
 
 	for (k = 0; k < r->nr_by; k++) {
@@ -245,7 +245,7 @@ static int task_keys_as_fields(struct run *r, struct fe_event_info *ev, int n)
 			struct field *f = NULL;
 			int nf = 0, j;
 
-			if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
+			if (!fe_record_wanted(ev[i].event, a->events.v, a->events.nr))
 				continue;
 			if (parse_fields(ev[i].args, &f, &nf)) {
 				fe_say_error("out of memory\n");
@@ -339,7 +339,7 @@ static int pick_keys(struct run *r, struct pick *p, struct counted *c)
 /* The --hist field of p into c: 0, PICK_SKIP or PICK_BAD, as pick_keys. */
 static int pick_hist(struct run *r, struct pick *p, struct counted *c)
 {
-	const char *hist = r->cli->hist;
+	const char *hist = r->args->hist;
 	struct fe_event_info *e = p->ev;
 	const struct field *hit;
 	bool amb;
@@ -384,15 +384,15 @@ static struct fe_event_info *return_of(struct fe_event_info *ev, int n, int i)
 /* ev[i] counted (a new r->c) or left out: 0, or PICK_BAD after saying why. */
 static int choose_event(struct run *r, struct fe_event_info *ev, int n, int i)
 {
-	const struct fe_cli *cli = r->cli;
+	const struct stats_args *a = r->args;
 	struct pick p = { .ev = &ev[i] };
 	struct fe_event_info *ret = NULL;
 	struct counted *c;
 	int k, got;
 
 	/* asked for by name (a -e EVENT's __return only comes along) */
-	for (k = 0; k < cli->nr_events; k++)
-		p.named |= !strcmp(cli->events[k], ev[i].event);
+	for (k = 0; k < a->events.nr; k++)
+		p.named |= !strcmp(a->events.v[k], ev[i].event);
 	if (r->mode == FE_STATS_LATENCY) {
 		if (fe_cmdstats_is_return(ev[i].event))
 			return 0;
@@ -450,13 +450,13 @@ out:
  */
 int fe_cmdstats_choose(struct run *r, struct fe_event_info *ev, int n)
 {
-	const struct fe_cli *cli = r->cli;
+	const struct stats_args *a = r->args;
 	int i;
 
 	if (task_keys_as_fields(r, ev, n))
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (!fe_record_wanted(ev[i].event, cli->events, cli->nr_events))
+		if (!fe_record_wanted(ev[i].event, a->events.v, a->events.nr))
 			continue;
 		if (choose_event(r, ev, n, i))
 			return -1;
@@ -464,7 +464,7 @@ int fe_cmdstats_choose(struct run *r, struct fe_event_info *ev, int n)
 	if (!r->nr_c) {
 		if (r->mode == FE_STATS_HIST)
 			fe_say_error("--hist %s: no event of group '%s' has a field '%s'\n",
-				     cli->hist, ev && n ? ev[0].group : "", cli->hist);
+				     a->hist, ev && n ? ev[0].group : "", a->hist);
 		else if (r->mode == FE_STATS_LATENCY)
 			fe_say_error("--latency: no event of the group has a return event\n");
 		else
@@ -479,9 +479,9 @@ int fe_cmdstats_parse_by(struct run *r)
 {
 	char *copy, *tok, *save = NULL;
 
-	if (!r->cli->by)
+	if (!r->args->by)
 		return 0;
-	copy = strdup(r->cli->by);
+	copy = strdup(r->args->by);
 	if (!copy)
 		return -1;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

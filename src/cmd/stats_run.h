@@ -55,8 +55,23 @@ struct counted {
 	struct fe_vmeaning mean[MAX_BY];
 };
 
+/* stats' options */
+struct stats_args {
+	const char *group;	/* -g */
+	struct fe_strings events;	/* -e, in order */
+	const char *by;		/* --by */
+	const char *hist;	/* --hist */
+	bool latency;		/* --latency */
+	struct fe_target target;	/* -a, -p */
+	double duration;	/* -d */
+	double interval;	/* -i */
+	bool json;		/* --json */
+	bool stream;		/* --stream */
+	const char *tracefs;	/* --tracefs DIR */
+};
+
 struct run {
-	const struct fe_cli *cli;
+	const struct stats_args *args;
 	enum fe_stats_mode mode;
 	char *by[MAX_BY];
 	enum key_src src[MAX_BY];
