@@ -25,6 +25,7 @@ struct cap_rule {
 	bool anywhere;
 	const char *option;	/* the kernel option behind it */
 	const char *file;
+	const char *word;	/* set: a word file lists ("[local] global mono") */
 };
 
 static const struct cap_rule rules[FE_CAP_NR] = {
@@ -55,6 +56,9 @@ static const struct cap_rule rules[FE_CAP_NR] = {
 				 "CONFIG_RING_BUFFER", "buffer_subbuf_size_kb" },
 	[FE_CAP_RECORD_TGID] = { "each task's process recorded (saved_tgids)", NULL, false,
 				 "CONFIG_TRACING", "saved_tgids" },
+	/* the README lists the clocks of 2.6; the file lists them all */
+	[FE_CAP_CLOCK_MONO] = { "the trace clock mono (CLOCK_MONOTONIC)", NULL, false,
+				"CONFIG_TRACING", "trace_clock", "mono" },
 };
 
 static bool said(const char *readme, const struct cap_rule *r)
@@ -89,13 +93,35 @@ static bool listed(const char *listing, const char *name)
 	return false;
 }
 
+/* Is word one of text's words, "[word]" (the one chosen) too? */
+static bool has_word(const char *text, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p;
+
+	for (p = text; (p = strstr(p, word)); p += len) {
+		bool starts = p == text || p[-1] == ' ' || p[-1] == '[';
+		char end = p[len];
+
+		if (starts && (!end || end == ' ' || end == ']' || end == '\n'))
+			return true;
+	}
+	return false;
+}
+
 void fe_kcaps_parse(struct fe_kcaps *caps, const char *readme, const char *files)
 {
 	int i;
 
-	for (i = 0; i < FE_CAP_NR; i++)
-		caps->can[i] = rules[i].file ? listed(files, rules[i].file) :
+	for (i = 0; i < FE_CAP_NR; i++) {
+		char both[64];
+
+		snprintf(both, sizeof(both), "%s %s", rules[i].file ? rules[i].file : "",
+			 rules[i].word ? rules[i].word : "");
+		caps->can[i] = rules[i].word ? listed(files, both) :
+			       rules[i].file ? listed(files, rules[i].file) :
 			       readme && said(readme, &rules[i]);
+	}
 	/*
 	 * The dynamic events' help is one text for kprobes and uprobes: a
 	 * kernel with uprobe events alone lists "$arg<N>" for "kernel return
@@ -141,8 +167,15 @@ const struct fe_kcaps *fe_kcaps_at(const char *dir)
 		if (!rules[i].file)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, rules[i].file);
-		if (!access(path, F_OK))
+		if (rules[i].word) {
+			char *text = fe_read_file(path);
+
+			if (text && has_word(text, rules[i].word))
+				fe_buf_printf(&files, "%s %s\n", rules[i].file, rules[i].word);
+			free(text);
+		} else if (!access(path, F_OK)) {
 			fe_buf_printf(&files, "%s\n", rules[i].file);
+		}
 	}
 	fe_kcaps_parse(&c->caps, readme, files.s);
 	free(readme);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -274,6 +275,8 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	m.cmdlines = cmdlines.s;
 	m.tgids = tgids;
 	m.trace_clock = clock;
+	m.wall_known = s->wall_known;
+	m.wall_offset = s->wall_offset;
 	if (s->o->stacks) {
 		m.nr_ftrace_formats = fe_stacks_formats(ev, n, chosen, stack_formats);
 		m.ftrace_formats = (const char *const *)stack_formats;
@@ -431,6 +434,12 @@ static int set_up(struct run *r, struct fe_error *err)
 	ret = fe_rec_start_session(&r->s, o, err);
 	if (ret)
 		return ret;
+	if (r->v) {
+		struct utsname u;
+
+		fe_view_wall_clock(r->v, uname(&u) ? NULL : u.nodename, r->s.wall_known,
+				   r->s.wall_offset);
+	}
 	/* before the command runs: its first calls are counted too */
 	if (r->v)
 		fe_rec_watch_start(&r->s, r->v, r->ev, r->n, r->chosen);

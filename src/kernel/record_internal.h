@@ -91,6 +91,10 @@ struct session {
 	/* the latest time of an event decoded from before a fence: every
 	 * event still to come is later (ULLONG_MAX: the end, none comes) */
 	unsigned long long known;
+	/* the buffer's clock is mono: CLOCK_REALTIME was wall_offset ns
+	 * ahead of its times (JSON's "time", the trace.dat's @wallclock) */
+	bool wall_known;
+	long long wall_offset;
 };
 
 /* record_child.c */

@@ -27,6 +27,7 @@ static void json_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 {
 	char num[32];
 	struct fe_buf *who = &v->who;
+	unsigned long long ns0 = ns;
 	int i;
 
 	fe_buf_add(l, "{\"ts\":", 6);
@@ -40,6 +41,7 @@ static void json_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 		ns /= 100;
 	}
 	fe_buf_add(l, num, 10);
+	fe_json_put_when(l, secs * 1000000000ULL + ns0, &v->wall);
 	fe_buf_add(l, ",\"cpu\":", 7);
 	fe_buf_add_u64(l, it->cpu);
 	fe_buf_add(l, ",\"pid\":", 7);
@@ -264,6 +266,7 @@ static void call_to_fn(struct fe_view *v, const struct item *entry, const struct
 		.tgid = fe_view_tgid(v, first->pid),
 		.has_entry = entry != NULL, .has_return = ret != NULL,
 		.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
+		.wall = &v->wall,
 		.caller = entry ? entry->caller : NULL,
 		.failed = ret && ret->failed, .err = ret ? ret->err : 0,
 		.err_ptr = ret && ret->err_ptr,
