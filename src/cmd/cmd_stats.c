@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fevent stats [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency]
- *              [-d SECS] [-i SECS] [--json] [--stream] [-a | -p PID | -- CMD ARGS...]
+ *              [-d SECS] [-i SECS] [--json] [--prometheus FILE] [--stream] [-a | -p PID | -- CMD ARGS...]
  *
  * The kernel counts where it has hist triggers (stats_kernel.c); else the
  * events are streamed as record streams them and counted here.  Either
@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "field_name.h"
 #include "fe_util.h"
+#include "out_file.h"
 #include "probe_install.h"
 #include "record.h"
 #include "stats.h"
@@ -193,6 +194,26 @@ static int say_unmeasured(struct run *r, struct tracefs_instance *inst, struct f
 	return 0;
 }
 
+/* --prometheus FILE: the whole run's counts so far, FILE replaced whole
+ * (a scraper never reads half of it) */
+static int write_prometheus(struct run *r)
+{
+	struct fe_buf text = { 0 };
+	struct fe_error err = { 0 };
+	int ret;
+
+	if (fe_stats_prometheus(r->shown, &text)) {
+		fe_buf_free(&text);
+		fe_say_error("out of memory while counting\n");
+		return -1;
+	}
+	ret = fe_out_write_text(r->cli->prometheus, text.s, &err);
+	fe_buf_free(&text);
+	if (ret)
+		fe_say_error("%s\n", err.msg);
+	return ret ? -1 : 0;
+}
+
 static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final)
 {
 	struct run *r = ctx;
@@ -247,6 +268,8 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 	if (r->cli->interval)
 		r->interval++;
 	fe_stats_print(r->shown, r->cli->interval ? r->interval : 0);
+	if (r->cli->prometheus && write_prometheus(r))
+		return -1;
 	if (final && r->mode == FE_STATS_LATENCY && say_unmeasured(r, inst, v))
 		return -1;
 	return 0;
@@ -637,6 +660,17 @@ static int count(const struct fe_cli *cli, int *status)
 	}
 	if (fe_events_group(cli, &o.group) || fe_record_target(cli, "count", &o))
 		return FE_EXIT_USAGE;
+	if (cli->prometheus) {
+		/* a path refused (planted, a directory) before anything runs */
+		struct fe_out *out;
+		int bad = fe_out_open(&out, cli->prometheus, 0, &err);
+
+		if (bad) {
+			fe_say_error("%s\n", err.msg);
+			return bad == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
+		}
+		fe_out_abort(out);
+	}
 	r.target = o.target;
 	r.mode = cli->hist ? FE_STATS_HIST : cli->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
 	if (fe_cmdstats_parse_by(&r))
@@ -699,11 +733,15 @@ int fe_cmd_stats(const struct fe_cli *cli)
 	return ret ? fe_own_failure(cli, ret) : status;
 }
 
-/* -i/--interval SECS, stats' own */
+/* -i/--interval SECS and --prometheus FILE, stats' own */
 static int stats_option(struct fe_cli *cli, int opt, char *arg)
 {
 	char *end;
 
+	if (opt == FE_OPT_PROMETHEUS) {
+		cli->prometheus = arg;
+		return 0;
+	}
 	if (opt != FE_OPT_INTERVAL)
 		return FE_OPT_SHARED;
 	cli->interval = strtod(arg, &end);
@@ -735,6 +773,7 @@ const struct fe_command fe_command_stats = {
 	  { 'd', "stop counting after this long" },
 	  { FE_OPT_INTERVAL, NULL },
 	  { FE_OPT_JSON, "one JSON object per event and key" },
+	  { FE_OPT_PROMETHEUS, NULL },
 	  { FE_OPT_STREAM, NULL }, { FE_OPT_TRACEFS, NULL }, FE_COMMON_OPTS },
 	.option = stats_option,
 };

@@ -63,6 +63,7 @@ struct fe_cli {
 	struct fe_kernel_arg *kernels;	/* check: every --btf, --vmlinux and -x */
 	int nr_kernels;
 	double interval;	/* stats -i */
+	const char *prometheus;	/* stats --prometheus FILE */
 	char **args;		/* operands after the command */
 	int nr_args;
 };
@@ -97,6 +98,7 @@ enum fe_opt {
 	FE_OPT_ERRORS,
 	FE_OPT_CHROME,
 	FE_OPT_KO,
+	FE_OPT_PROMETHEUS,
 };
 
 /* An option a command takes, with help of its own where the default's

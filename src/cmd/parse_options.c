@@ -58,6 +58,9 @@ static const struct option_desc options[] = {
 	{ FE_OPT_INTERVAL, "interval", "SECS", "print the table every SECS seconds, each\n"
 					       "counting that interval only" },
 	{ FE_OPT_JSON, "json", NULL, "one JSON object per line" },
+	{ FE_OPT_PROMETHEUS, "prometheus", "FILE", "also write the whole run's counts to FILE in\n"
+						   "Prometheus' text format (node_exporter's textfile\n"
+						   "collector), rewritten at each interval" },
 	{ FE_OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
 				       "a call without calls inside on one line" },
 	{ FE_OPT_STACK, "stack", NULL, "each event's stack under it: the kernel's for kernel\n"

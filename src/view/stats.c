@@ -53,6 +53,11 @@ struct fe_stats *fe_stats_new(const struct fe_stats_opts *o)
 	return s;
 }
 
+const struct fe_stats_opts *fe_stats_options(const struct fe_stats *s)
+{
+	return &s->o;
+}
+
 void fe_stats_free(struct fe_stats *s)
 {
 	unsigned int i;
