@@ -4,6 +4,7 @@
  *               [-a | -p PID | -- CMD ARGS...]
  * fevent report -i FILE [--json]
  */
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <stdio.h>
@@ -75,11 +76,23 @@ int fe_events_group(const struct fe_cli *cli, const char **group)
 
 int fe_record_target(const struct fe_cli *cli, const char *verb, struct fe_record_opts *o)
 {
-	if (cli->all + (cli->pid > 0) + (cli->nr_args > 0) != 1) {
-		fe_say_error("%s one of: -a (everything), -p PID, or -- CMD ARGS...\n", verb);
+	static char cgroup[PATH_MAX];
+
+	if (cli->all + (cli->pid > 0) + (cli->cgroup != NULL) + (cli->nr_args > 0) != 1) {
+		fe_say_error("%s one of: -a (everything), -p PID, --cgroup PATH, or -- CMD ARGS...\n",
+			     verb);
 		return -1;
 	}
-	if (cli->all) {
+	if (cli->cgroup) {
+		struct fe_error err = { 0 };
+
+		if (fe_cgroup_resolve(cli->cgroup, cgroup, sizeof(cgroup), &err)) {
+			fe_say_error("%s\n", err.msg);
+			return -1;
+		}
+		o->target = FE_RECORD_CGROUP;
+		o->cgroup = cgroup;
+	} else if (cli->all) {
 		o->target = FE_RECORD_ALL;
 	} else if (cli->pid > 0) {
 		o->target = FE_RECORD_PID;
@@ -223,7 +236,7 @@ int fe_cmd_report(const struct fe_cli *cli)
 /* record's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_record = {
 	"record", fe_cmd_record,
-	"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+	"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | --cgroup PATH | -- CMD ARGS...]",
 	"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 	"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 	"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
@@ -234,7 +247,7 @@ const struct fe_command fe_command_record = {
 	"fevent record -- cat /etc/hostname",
 	FE_CMD_PID_TARGET | FE_CMD_RUNS_COMMAND,
 	{ { 'g', "the group whose events to record (default: functions)" },
-	  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { 'b', NULL },
+	  { 'e', NULL }, { 'a', NULL }, { 'p', NULL }, { FE_OPT_CGROUP, NULL }, { 'b', NULL },
 	  { 'd', "stop recording after this long; a command given\n"
 		 "with -- runs on, and fevent exits with its status\n"
 		 "when it ends" },

@@ -606,6 +606,9 @@ static void count_where(struct run *r, struct fe_record_opts *o)
 
 	if (cli->stream)
 		snprintf(why, sizeof(why), "--stream");
+	else if (r->target == FE_RECORD_CGROUP)
+		/* the kernel's way counts the tasks it knew when it started */
+		snprintf(why, sizeof(why), "--cgroup: tasks join the cgroup while counting");
 	else if (!build_counters(r, why, sizeof(why)))
 		r->in_kernel = true;
 	if (r->in_kernel) {
@@ -756,7 +759,7 @@ static int stats_option(struct fe_cli *cli, int opt, char *arg)
 /* stats's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_stats = {
 	"stats", fe_cmd_stats,
-	"fevent stats [-g GROUP] [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency] [-d SECS] [-i SECS] [--json] [--stream] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+	"fevent stats [-g GROUP] [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency] [-d SECS] [-i SECS] [--json] [--prometheus FILE] [--stream] [--tracefs DIR] [-v] [-q] [-a | -p PID | --cgroup PATH | -- CMD ARGS...]",
 	"Count the events instead of printing them: hits per event, per key\n"
 	"with --by, a power-of-two histogram of a field with --hist, or of each\n"
 	"call's duration with --latency; a table at the end (and every -i SECS).\n"
@@ -769,7 +772,7 @@ const struct fe_command fe_command_stats = {
 	  { 'e', "count this event (and its __return); default all;\n"
 		 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
 	  { FE_OPT_BY, NULL }, { FE_OPT_HIST, NULL }, { FE_OPT_LATENCY, NULL },
-	  { 'a', NULL }, { 'p', NULL },
+	  { 'a', NULL }, { 'p', NULL }, { FE_OPT_CGROUP, NULL },
 	  { 'd', "stop counting after this long" },
 	  { FE_OPT_INTERVAL, NULL },
 	  { FE_OPT_JSON, "one JSON object per event and key" },

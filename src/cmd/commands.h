@@ -48,6 +48,7 @@ struct fe_cli {
 	int nr_events;
 	bool all;		/* -a */
 	int pid;		/* -p */
+	const char *cgroup;	/* --cgroup */
 	unsigned long buffer_kb;	/* -b */
 	double duration;	/* -d */
 	const char *output;	/* -o */
@@ -99,6 +100,7 @@ enum fe_opt {
 	FE_OPT_CHROME,
 	FE_OPT_KO,
 	FE_OPT_PROMETHEUS,
+	FE_OPT_CGROUP,
 };
 
 /* An option a command takes, with help of its own where the default's

@@ -50,6 +50,9 @@ static const struct option_desc options[] = {
 				 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
 	{ 'a', "all", NULL, "the whole system (fevent itself left out)" },
 	{ 'p', "pid", "PID", "a running process and its new children" },
+	{ FE_OPT_CGROUP, "cgroup", "PATH", "the processes of a cgroup v2 directory (absolute, or\n"
+					   "under the cgroup2 mount) and of those under it, and\n"
+					   "the processes that join it while recording" },
 	{ 'b', "buffer", "KB", "per-CPU buffer size" },
 	{ 'd', "duration", "SECS", "stop recording after this long" },
 	{ 'o', "output", "FILE", "also write a trace.dat (trace-cmd report reads it)" },
@@ -265,6 +268,9 @@ static int take_value(const struct fe_command *cmd, const struct option_desc *d,
 		break;
 	case FE_OPT_CHROME:
 		cli->chrome = arg;
+		break;
+	case FE_OPT_CGROUP:
+		cli->cgroup = arg;
 		break;
 	case FE_OPT_TRACEFS:
 		cli->tracefs = arg;

@@ -462,6 +462,7 @@ static int set_up(struct run *r, struct fe_error *err)
 			return -1;
 	} else if ((o->target == FE_RECORD_PID && fe_rec_follow_pid(&r->s, o->pid, err)) ||
 		   (o->target == FE_RECORD_ALL && fe_rec_leave_out_self(&r->s, err)) ||
+		   (o->target == FE_RECORD_CGROUP && fe_rec_follow_cgroup(&r->s, o->cgroup, err)) ||
 		   arm(r, err)) {
 		return -1;
 	}
@@ -559,6 +560,7 @@ static int record_loop(struct run *r, struct fe_error *err)
 		}
 		if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
 			return 0;
+		fe_rec_cgroup_look(&r->s);
 		/* a reader that quit ends the recording even while nothing
 		 * is written (entries held for their returns, a quiet probe) */
 		if (next_report && now() >= next_report && o->report) {

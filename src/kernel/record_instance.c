@@ -70,6 +70,8 @@ void fe_rec_session_end(struct session *s)
 		tracefs_instance_destroy(s->inst);
 		tracefs_instance_free(s->inst);
 	}
+	/* after: its pid kept set_event_pid from being empty */
+	fe_rec_cgroup_end(s);
 }
 
 struct tracefs_instance *fe_rec_new_instance(const char *name)
