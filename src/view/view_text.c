@@ -245,6 +245,10 @@ static void put_stacks(struct fe_view *v, struct fe_buf *l, const struct item *e
 		put_frames(v, l, "kstack", false, 0, k->stack, k->nr_stack, NULL, false);
 	if (!u)
 		return;
+	/* a kernel event's user stack under its kernel one: said apart, as
+	 * the kernel's own trace file says it */
+	if (!v->opts.json && !first->ev->uprobe)
+		fe_buf_add(l, "        <user stack trace>\n", 27);
 	if (first->ev->uprobe && entry && ret && entry->nr_ustack && ret->nr_ustack)
 		put_frames(v, l, "ustack", true, ret->tgid, ret->ustack, ret->nr_ustack,
 			   &entry->ustack[0], true);
