@@ -410,6 +410,15 @@ static int kernel_cannot(struct run *r, char *why, size_t size)
 
 		if (r->mode == FE_STATS_LATENCY && !e->call_filter_kept)
 			continue;
+		/* over 'dur' alone: the synthetic event's latency decides */
+		if (r->mode == FE_STATS_LATENCY && e->call_filter) {
+			char *lat;
+
+			if (!fe_khist_dur_filter(e->call_filter, &lat)) {
+				free(lat);
+				continue;
+			}
+		}
 
 		for (j = 0; j < r->nr_ev; j++) {
 			const struct fe_event_info *o = &r->ev[j];
@@ -480,6 +489,17 @@ static int make_counter(struct run *r, struct counted *c, int i, bool by_pid, ch
 				r->target == FE_RECORD_ALL ? (int)getpid() : 0, by_pid, tag,
 				&err);
 	c->ret_filtered = ret_filter != NULL;
+	if (c->khist && r->mode == FE_STATS_LATENCY && c->ev->call_filter_kept) {
+		if (fe_khist_latency_filter(c->khist, c->ev->call_filter)) {
+			fe_khist_free(c->khist);
+			c->khist = NULL;
+			snprintf(err.msg, sizeof(err.msg), "cannot filter the latency of %s by '%s'",
+				 c->name, c->ev->call_filter);
+		}
+		/* the fast calls are left out on purpose, as a return's
+		 * filter leaves calls out: not "unmeasured" */
+		c->ret_filtered = true;
+	}
 	free(filter);
 	free(ret_filter);
 	if (!c->khist) {
