@@ -137,6 +137,7 @@ void fe_kcaps_parse(struct fe_kcaps *caps, const char *readme, const char *files
 /* Every tracefs asked about, read once each (a command asks of one or two) */
 struct cache {
 	struct fe_kcaps caps;
+	bool words_read[FE_CAP_NR];	/* word_cap's, read */
 	bool readable;
 	struct cache *next;
 };
@@ -166,16 +167,13 @@ const struct fe_kcaps *fe_kcaps_at(const char *dir)
 	for (i = 0; i < FE_CAP_NR; i++) {
 		if (!rules[i].file)
 			continue;
+		/* a word of a file is read when asked (word_cap): compile
+		 * reads no more of tracefs than the README and its listing */
+		if (rules[i].word)
+			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, rules[i].file);
-		if (rules[i].word) {
-			char *text = fe_read_file(path);
-
-			if (text && has_word(text, rules[i].word))
-				fe_buf_printf(&files, "%s %s\n", rules[i].file, rules[i].word);
-			free(text);
-		} else if (!access(path, F_OK)) {
+		if (!access(path, F_OK))
 			fe_buf_printf(&files, "%s\n", rules[i].file);
-		}
 	}
 	fe_kcaps_parse(&c->caps, readme, files.s);
 	free(readme);
@@ -209,9 +207,33 @@ bool fe_kcaps_mounted_dir(char *buf, size_t size)
 	return found;
 }
 
+/* A capability that is a word of a file (trace_clock's mono), read the
+ * first time it is asked, into the cache's copy. */
+static bool word_cap(const struct fe_kcaps *caps, enum fe_cap cap)
+{
+	struct cache *c;
+	char path[PATH_MAX + 64];
+	char *text;
+
+	for (c = cached; c && &c->caps != caps; c = c->next)
+		;
+	if (!c)
+		return caps->can[cap];	/* fe_kcaps_parse's, not read from a dir */
+	if (!c->words_read[cap]) {
+		c->words_read[cap] = true;
+		snprintf(path, sizeof(path), "%s/%s", caps->dir, rules[cap].file);
+		text = fe_read_file(path);
+		c->caps.can[cap] = text && has_word(text, rules[cap].word);
+		free(text);
+	}
+	return c->caps.can[cap];
+}
+
 bool fe_kcaps_can(const struct fe_kcaps *caps, enum fe_cap cap)
 {
-	return caps && cap >= 0 && cap < FE_CAP_NR && caps->can[cap];
+	if (!caps || cap < 0 || cap >= FE_CAP_NR)
+		return false;
+	return rules[cap].word ? word_cap(caps, cap) : caps->can[cap];
 }
 
 bool fe_kernel_can(enum fe_cap cap)
