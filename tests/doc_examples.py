@@ -32,9 +32,10 @@ matched by pattern, and only these (NORMALISE):
   - a record line's head 'COMM-PID [CPU] TIME:': PID, CPU and TIME, and
     the padding before it;
   - a duration '<N.NNN us>';
-  - a JSON event's "ts", "cpu", "pid" and "dur_ns";
+  - a JSON event's "ts", "time", "host", "cpu", "pid" and "dur_ns";
   - a user stack address (0x7ff and 9 more hex digits);
-  - latency JSON's numbers (min, avg, max, sum, buckets' lo/hi/count) in an
+  - latency JSON's numbers (min, avg, percentiles, max, sum, buckets'
+    lo/hi/count) in an
     object of "field":"latency_us";
   - a system-wide (-a) example's counts: 'fevent: N events', a stats
     table's 'count N' and a histogram row's count and bar.
@@ -245,8 +246,11 @@ def pattern(line, ex):
         for m in re.finditer(r'"(ts|cpu|pid|dur_ns)":[0-9.]+', line):
             key = m.group(0).split(":")[0]
             marks.append((m.start(), m.end(), re.escape(key) + r":[0-9.]+"))
+        for m in re.finditer(r'"(time|host)":(null|"[^"]*")', line):
+            key = m.group(0).split(":")[0]
+            marks.append((m.start(), m.end(), re.escape(key) + r':(null|"[^"]*")'))
     if '"field":"latency_us"' in line:
-        for m in re.finditer(r'"(min|avg|max|sum|lo|hi)":[0-9.]+|"count":[0-9]+(?=\})', line):
+        for m in re.finditer(r'"(min|avg|p50|p90|p99|p99_9|max|sum|lo|hi)":[0-9.]+|"count":[0-9]+(?=\})', line):
             key = m.group(0).split(":")[0]
             marks.append((m.start(), m.end(), re.escape(key) + r":[0-9.]+"))
         # the buckets are as many as the run had: the document shows the first

@@ -152,3 +152,13 @@ def leftover_instances(before):
         if not (pid.isdigit() and os.path.exists(f"/proc/{pid}")):
             left.append(name)
     return sorted(left)
+
+
+PERCENTILES = (("p50", 500), ("p90", 900), ("p99", 990), ("p99_9", 999))
+
+
+def nearest_rank(values):
+    """{"p50": v, ...}: the smallest value that at least p of them are at
+    or below (what stats prints)."""
+    v = sorted(values)
+    return {name: v[max(1, -(-len(v) * pm // 1000)) - 1] for name, pm in PERCENTILES}

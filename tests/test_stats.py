@@ -173,7 +173,7 @@ def test_usage_errors_exit_2_and_name_the_problem():
         expect_eq(r.returncode, 2, r.stderr)
         r = fe.run("stats", "-g", GROUP)
         expect_eq(r.returncode, 2, r.stderr)
-        check("count one of: -a (everything), -p PID, or -- CMD ARGS..." in r.stderr, r.stderr)
+        check("count one of: -a (everything), -p PID, --cgroup PATH, or -- CMD ARGS..." in r.stderr, r.stderr)
     finally:
         clean()
     expect_eq(leftovers(), [])

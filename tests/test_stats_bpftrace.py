@@ -90,13 +90,16 @@ def test_hist_equals_bpftrace_hist_line_for_line():
         expect_eq(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
         # 70 of the parent (min -7, max 1000) and 0..9 of the child
-        expect_eq(lines[0], f"{GROUP}/fx_work len: count 80  min -7  avg 138  max 1000")
+        expect_eq(lines[0], f"{GROUP}/fx_work len: count 80  min -7  avg 138  "
+                 f"p50 3  p90 1000  p99 1000  p99.9 1000  max 1000")
         expect_eq([l for l in lines[1:] if l], bpftrace_maps(out)["@"])
         r = fe.run("stats", "-g", GROUP, "--hist", "len", "--json", "--", binary())
         (o,) = map(json.loads, r.stdout.splitlines())
         expect_eq((o["count"], o["min"], o["max"], o["sum"]),
                   (80, -7, 1000, 10 * (0 + 1 + 3 + 5 + 100 + 1000 - 7) + 45))
         expect_eq(o["buckets"][0], {"lo": None, "hi": 0, "count": 10})
+        # exact, by nearest rank over the 80 known values
+        expect_eq((o["p50"], o["p90"], o["p99"], o["p99_9"]), (3, 1000, 1000, 1000))
     finally:
         clean()
 

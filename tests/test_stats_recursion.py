@@ -43,7 +43,7 @@ def test_every_call_of_a_recursive_function_is_measured():
         r = fe.run("stats", "-g", GROUP, "-e", "fib", "--latency", "--", prog(), "5")
         expect_eq(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
-        check(re.fullmatch(GROUP + r"/fib latency \(us\): count 15  min \d+  avg \d+  max \d+",
+        check(re.fullmatch(GROUP + r"/fib latency \(us\): count 15  min \d+  avg \d+  p50 \d+  p90 \d+  p99 \d+  p99\.9 \d+  max \d+",
                            lines[0]), r.stdout)
         # bucket lines: "[1]    7 |@@@...|", "[4, 8)    3 |@@  |"
         expect_eq(sum(int(re.match(r"\[[^])]*[])] +(\d+) \|", l).group(1))

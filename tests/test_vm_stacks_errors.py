@@ -33,6 +33,7 @@ import vm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN = "/tests/fx_errs"
+USTACK = "/tests/fx_ustack"
 PROTOS = ("'do_sys_openat2(...)' 'do_filp_open(...)' 'path_openat(...)' 'ksys_read(...)' "
           "'__x64_sys_read(...)' 'inode_permission(...)' 'generic_permission(...)'")
 
@@ -42,6 +43,8 @@ fevent add -q 'ssize_t ksys_read(unsigned int fd, char *buf, size_t count)' || e
 echo ::stack-text; fevent record --stack -o /tmp/s.dat -- {RUN} read; echo rc=$?
 echo ::stack-json; fevent record --stack --json -- {RUN} read; echo rc=$?
 echo ::stack-report; fevent report -i /tmp/s.dat --json; echo rc=$?
+echo ::ustack-text; fevent record --stack -o /tmp/u.dat -- {USTACK} < /dev/null; echo rc=$?
+echo ::ustack-report; fevent report -i /tmp/u.dat --json; echo rc=$?
 fevent clear -q
 fevent add -q -r 'vfs_*(...)' {PROTOS} || exit 1
 echo secret > /tmp/secret; chmod 600 /tmp/secret
@@ -57,11 +60,23 @@ echo ::stack-dat; gzip -c /tmp/s.dat | base64; echo
 """
 
 
+def ustack_binary():
+    """fx_ustack.c static with frame pointers (the kernel's user stack
+    walk follows them)."""
+    out = os.path.join(tempfile.gettempdir(), "fevent-fx_ustack")
+    src = os.path.join(HERE, "fixtures", "fx_ustack.c")
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+        subprocess.run(["gcc", "-O2", "-static", "-fno-omit-frame-pointer", "-o", out, src],
+                       check=True)
+    return out
+
+
 def sections():
     rc, out, err = vm.run_once("stacks-errors", [("stacks_errors", SNIPPET)],
                                files={RUN: vm.static_binary(
                                    os.path.join(HERE, "fixtures", "fx_errs.c"),
-                                   "fevent-fx_errs")})["stacks_errors"]
+                                   "fevent-fx_errs"),
+                                      USTACK: ustack_binary()})["stacks_errors"]
     expect_eq(rc, 0, err)
     return vm.split_sections(out), err
 
@@ -86,7 +101,10 @@ def test_kernel_stack_of_a_system_call():
     expect_eq(len(head), 1, text)
     check(re.search(r": do_syscall_64->ksys_read\(fd=\d+, buf=\S+, count=1\) = 1 <", lines[head[0]]),
           text)
-    frames = [l[len("        => "):] for l in lines[head[0] + 1:] if l.startswith("        => ")]
+    below = lines[head[0] + 1:]
+    # the kernel's frames, then the user stack's under its own line
+    frames = [l[len("        => "):] for l in below[:below.index("        <user stack trace>")]
+              if l.startswith("        => ")]
     expect_eq(names(frames), STACK, text)
     check(all(re.match(r"^\w+\+0x[0-9a-f]+$", f) for f in frames), frames)
 
@@ -95,11 +113,39 @@ def test_kernel_stack_of_a_system_call():
     expect_eq(names(objs[0]["kstack"]), STACK)
     # the frame under the probed function is its caller, as __caller says
     expect_eq(objs[0]["caller"], names(objs[0]["kstack"])[1])
-    check("ustack" not in objs[0], "a kprobe's user stack is not recorded")
+    # the user stack behind it: fx_errs's read(2), from the static libc's
+    # wrapper (its frame pointers are not there to walk further)
+    check(objs[0]["ustack"][0].split("+")[0] in ("read", "__libc_read", "__read"), objs[0])
 
     rep = [json.loads(l) for l in parts["stack-report"].splitlines() if l.startswith("{")]
     expect_eq(len(rep), 1, parts["stack-report"])
     expect_eq(rep[0]["kstack"], frames, "report reads the stack from the trace.dat")
+
+
+def test_user_stack_behind_a_kernel_event():
+    """A kprobe's call shows the user stack of the task that made the
+    system call, under its kernel stack, named from the binary: the
+    known path do_read <- reader <- main of fx_ustack.c."""
+    parts, _ = sections()
+    text = parts["ustack-text"]
+    expect_eq(status(text), "rc=0", text)
+    lines = text.splitlines()
+    (head,) = [i for i, l in enumerate(lines) if "ksys_read(fd=0" in l]
+    block = []
+    for l in lines[head + 1:]:
+        if not l.startswith("        "):
+            break
+        block.append(l.strip())
+    check("<user stack trace>" in block, text)
+    at = block.index("<user stack trace>")
+    expect_eq(names(f[len("=> "):] for f in block[:at]), STACK)
+    user = [f[len("=> "):] for f in block[at + 1:]]
+    expect_eq(names(user[:3]), ["do_read", "reader", "main"], text)
+    # the first frame is the instruction after the syscall, in do_read
+    check(re.match(r"^do_read\+0x[0-9a-f]+ \(fx_ustack\)$", user[0]), user)
+    rep = [json.loads(l) for l in parts["ustack-report"].splitlines() if l.startswith("{")]
+    expect_eq(len(rep), 1, parts["ustack-report"])
+    expect_eq(rep[0]["ustack"][:3], user[:3], "report names them from the trace.dat")
 
 
 def test_trace_cmd_reads_the_kernel_stack():

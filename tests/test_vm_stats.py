@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 
+import fe
 from fe import check, expect_eq
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
@@ -167,6 +168,9 @@ def test_hist_of_count_is_exact_and_the_same_both_ways():
         expect_eq(o["max"], 5000)
         expect_eq(o["sum"], sum(s * n for s, n in SIZES.items()) + 1)
         expect_eq({(b["lo"], b["hi"]): b["count"] for b in o["buckets"]}, want_buckets)
+        # exact percentiles, the kernel's way too (it counts per value)
+        values = [1] + [s for s, n in SIZES.items() for _ in range(n)]
+        expect_eq({k: o[k] for k, _ in fe.PERCENTILES}, fe.nearest_rank(values))
         objs[way] = o
     expect_eq(objs["kernel"], objs["stream"])
 
@@ -215,7 +219,8 @@ def test_ctrl_c_prints_the_table_and_leaves_nothing():
 def test_text_table_has_bpftrace_buckets():
     parts, _ = sections()
     lines = parts["text"].splitlines()
-    expect_eq(lines[0], "functions/ksys_read count: count 18  min 1  avg 610  max 5000")
+    expect_eq(lines[0], "functions/ksys_read count: count 18  min 1  avg 610  "
+              "p50 17  p90 5000  p99 5000  p99.9 5000  max 5000")
     labels = [line.split()[0] for line in lines[1:] if line.startswith("[")]
     expect_eq(labels[0], "[1]")
     check("[2," in lines[2] and lines[2].split()[2] == "0", lines[2])

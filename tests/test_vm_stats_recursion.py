@@ -74,7 +74,7 @@ def test_kernel_way_counts_the_calls_it_did_not_measure():
            "or no return came while counting; --stream measures each")
     check(f"fevent: warning: {15 - n} of 15 calls of rec/fib not measured ({why})" in err, err)
     text = parts["kernel-text"].splitlines()
-    check(re.fullmatch(rf"rec/fib latency \(us\): count {n}  min \d+  avg \d+  max \d+", text[0]),
+    check(re.fullmatch(rf"rec/fib latency \(us\): count {n}  min \d+  avg \d+  p50 \d+  p90 \d+  p99 \d+  p99\.9 \d+  max \d+", text[0]),
           parts["kernel-text"])
     expect_eq(text[-2:], [f"rec/fib: {15 - n} of 15 calls not measured ({why})", "rc=0"])
 

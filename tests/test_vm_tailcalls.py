@@ -39,8 +39,9 @@ def sections(suite):
 
 def calls_with_stacks(text):
     """[(caller, func, [frame functions])] from the text view: its calls,
-    and entries whose return did not come, each with the stack under it;
-    any other event's stack (a return without its entry) left out."""
+    and entries whose return did not come, each with the kernel stack
+    under it; any other event's stack (a return without its entry) and
+    the user stacks left out."""
     calls, cur = [], None
     for line in text.splitlines():
         m = re.match(r"^\s*\S+-\d+ +\[\d+\] +[\d.]+: (.*)$", line)
@@ -49,6 +50,8 @@ def calls_with_stacks(text):
             cur = (c.group(1), c.group(2), []) if c else None
             if cur:
                 calls.append(cur)
+        elif line == "        <user stack trace>":
+            cur = None      # the user stack: not the kernel's frames
         elif line.startswith("        => ") and cur:
             cur[2].append(line[len("        => "):].split("+")[0])
     return calls

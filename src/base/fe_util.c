@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fe_util.h"
@@ -309,4 +310,28 @@ int fe_unnamed_file(void)
 	fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);
 	fclose(f);
 	return fd;
+}
+
+static long long ns_of(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+long long fe_realtime_offset(void)
+{
+	long long best = 0, gap = -1;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		struct timespec a, r, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (gap < 0 || ns_of(&b) - ns_of(&a) < gap) {
+			gap = ns_of(&b) - ns_of(&a);
+			best = ns_of(&r) - (ns_of(&a) + gap / 2);
+		}
+	}
+	return best;
 }

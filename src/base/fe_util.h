@@ -84,5 +84,8 @@ char *fe_read_file(const char *path);
 /* A read-write file in P_tmpdir with no name (nothing of it is left
  * whatever ends fevent), close-on-exec; -1 with errno set */
 int fe_unnamed_file(void);
+/* CLOCK_REALTIME less CLOCK_MONOTONIC now, in ns: of a few readings, the
+ * one taken in the least time (a preemption between two is left out) */
+long long fe_realtime_offset(void);
 
 #endif

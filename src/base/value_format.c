@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "errno_names.h"
+#include "text_escape.h"
 #include "value_format.h"
 
 /* Is "KIND" the word after a "values" line's field name? */
@@ -234,4 +236,43 @@ void fe_value_key_text(const struct fe_vmeaning *m, const char *text, struct fe_
 		fe_buf_add(out, name, strlen(name));
 	else
 		fe_buf_add(out, text, strlen(text));
+}
+
+void fe_json_put_when(struct fe_buf *b, unsigned long long ts, struct fe_wall_clock *w)
+{
+	fe_buf_add(b, ",\"time\":", 8);
+	if (!w || !w->known) {
+		fe_buf_add(b, "null", 4);
+	} else {
+		/* seconds and nanoseconds apart: ts + offset may pass 2^63 */
+		long long ns = (long long)(ts % 1000000000ULL) + w->offset % 1000000000LL;
+		long long secs = (long long)(ts / 1000000000ULL) + w->offset / 1000000000LL;
+		char frac[16];
+
+		if (ns < 0) {
+			ns += 1000000000LL;
+			secs--;
+		} else if (ns >= 1000000000LL) {
+			ns -= 1000000000LL;
+			secs++;
+		}
+		if (!w->date[0] || w->secs != secs) {
+			time_t t = (time_t)secs;
+			struct tm tm;
+
+			if (secs < 0 || !gmtime_r(&t, &tm) ||
+			    !strftime(w->date, sizeof(w->date), "%Y-%m-%dT%H:%M:%S", &tm))
+				snprintf(w->date, sizeof(w->date), "1970-01-01T00:00:00");
+			w->secs = secs;
+		}
+		snprintf(frac, sizeof(frac), ".%09lldZ\"", ns);
+		fe_buf_addc(b, '"');
+		fe_buf_add(b, w->date, strlen(w->date));
+		fe_buf_add(b, frac, strlen(frac));
+	}
+	fe_buf_add(b, ",\"host\":", 8);
+	if (w && w->host)
+		fe_json_quote(b, w->host, strlen(w->host));
+	else
+		fe_buf_add(b, "null", 4);
 }

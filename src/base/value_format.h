@@ -82,4 +82,21 @@ void fe_value_put_error(struct fe_buf *b, int err, bool ptr);
  */
 void fe_value_key_text(const struct fe_vmeaning *m, const char *text, struct fe_buf *out);
 
+/* Where and when a JSON record is from: the wall clock's offset from the
+ * events' times (known: the buffer's clock was mono) and the host. */
+struct fe_wall_clock {
+	bool known;
+	long long offset;	/* ns CLOCK_REALTIME was ahead of the times */
+	const char *host;	/* or NULL: not known */
+	/* the date of the last second shown, made once a second */
+	long long secs;
+	char date[40];
+};
+
+/*
+ * ',"time":"2026-11-28T09:50:12.123456789Z","host":"name"' for an event
+ * at ts (ns): its wall-clock time in UTC (RFC 3339), null where not known.
+ */
+void fe_json_put_when(struct fe_buf *b, unsigned long long ts, struct fe_wall_clock *w);
+
 #endif

@@ -4,6 +4,7 @@
  *               [-a | -p PID | -- CMD ARGS...]
  * fevent report -i FILE [--json]
  */
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <stdio.h>
@@ -85,11 +86,23 @@ int fe_events_group(struct fe_strings *events, const char **group)
 int fe_record_target(const struct fe_cmdline *cl, const struct fe_target *t, const char *verb,
 		     struct fe_record_opts *o)
 {
-	if (t->all + (t->pid > 0) + (cl->nr_args > 0) != 1) {
-		fe_say_error("%s one of: -a (everything), -p PID, or -- CMD ARGS...\n", verb);
+	static char cgroup[PATH_MAX];
+
+	if (t->all + (t->pid > 0) + (t->cgroup != NULL) + (cl->nr_args > 0) != 1) {
+		fe_say_error("%s one of: -a (everything), -p PID, --cgroup PATH, or -- CMD ARGS...\n",
+			     verb);
 		return -1;
 	}
-	if (t->all) {
+	if (t->cgroup) {
+		struct fe_error err = { 0 };
+
+		if (fe_cgroup_resolve(t->cgroup, cgroup, sizeof(cgroup), &err)) {
+			fe_say_error("%s\n", err.msg);
+			return -1;
+		}
+		o->target = FE_RECORD_CGROUP;
+		o->cgroup = cgroup;
+	} else if (t->all) {
 		o->target = FE_RECORD_ALL;
 	} else if (t->pid > 0) {
 		o->target = FE_RECORD_PID;
@@ -255,7 +268,7 @@ static int cmd_report(const struct fe_cmdline *cl, void *opts)
 /* record's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_record = {
 	"record", cmd_record,
-	"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+	"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | --cgroup PATH | -- CMD ARGS...]",
 	"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 	"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 	"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
@@ -270,6 +283,7 @@ const struct fe_command fe_command_record = {
 	  FE_OPTION('e', STRINGS, struct record_args, events, NULL),
 	  FE_OPTION('a', FLAG, struct record_args, target.all, NULL),
 	  FE_OPTION('p', PID, struct record_args, target.pid, NULL),
+	  FE_OPTION(FE_OPT_CGROUP, STRING, struct record_args, target.cgroup, NULL),
 	  FE_OPTION('b', KB, struct record_args, buffer_kb, NULL),
 	  FE_OPTION('d', DURATION, struct record_args, duration,
 		    "stop recording after this long; a command given\n"

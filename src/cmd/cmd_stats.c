@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fevent stats [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency]
- *              [-d SECS] [-i SECS] [--json] [--stream] [-a | -p PID | -- CMD ARGS...]
+ *              [-d SECS] [-i SECS] [--json] [--prometheus FILE] [--stream] [-a | -p PID | -- CMD ARGS...]
  *
  * The kernel counts where it has hist triggers (stats_kernel.c); else the
  * events are streamed as record streams them and counted here.  Either
@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "field_name.h"
 #include "fe_util.h"
+#include "out_file.h"
 #include "probe_install.h"
 #include "record.h"
 #include "stats.h"
@@ -193,6 +194,26 @@ static int say_unmeasured(struct run *r, struct tracefs_instance *inst, struct f
 	return 0;
 }
 
+/* --prometheus FILE: the whole run's counts so far, FILE replaced whole
+ * (a scraper never reads half of it) */
+static int write_prometheus(struct run *r)
+{
+	struct fe_buf text = { 0 };
+	struct fe_error err = { 0 };
+	int ret;
+
+	if (fe_stats_prometheus(r->shown, &text)) {
+		fe_buf_free(&text);
+		fe_say_error("out of memory while counting\n");
+		return -1;
+	}
+	ret = fe_out_write_text(r->args->prometheus, text.s, &err);
+	fe_buf_free(&text);
+	if (ret)
+		fe_say_error("%s\n", err.msg);
+	return ret ? -1 : 0;
+}
+
 static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, bool final)
 {
 	struct run *r = ctx;
@@ -247,6 +268,8 @@ static int report(void *ctx, struct tracefs_instance *inst, struct fe_view *v, b
 	if (r->args->interval)
 		r->interval++;
 	fe_stats_print(r->shown, r->args->interval ? r->interval : 0);
+	if (r->args->prometheus && write_prometheus(r))
+		return -1;
 	if (final && r->mode == FE_STATS_LATENCY && say_unmeasured(r, inst, v))
 		return -1;
 	return 0;
@@ -387,6 +410,15 @@ static int kernel_cannot(struct run *r, char *why, size_t size)
 
 		if (r->mode == FE_STATS_LATENCY && !e->call_filter_kept)
 			continue;
+		/* over 'dur' alone: the synthetic event's latency decides */
+		if (r->mode == FE_STATS_LATENCY && e->call_filter) {
+			char *lat;
+
+			if (!fe_khist_dur_filter(e->call_filter, &lat)) {
+				free(lat);
+				continue;
+			}
+		}
 
 		for (j = 0; j < r->nr_ev; j++) {
 			const struct fe_event_info *o = &r->ev[j];
@@ -457,6 +489,17 @@ static int make_counter(struct run *r, struct counted *c, int i, bool by_pid, ch
 				r->target == FE_RECORD_ALL ? (int)getpid() : 0, by_pid, tag,
 				&err);
 	c->ret_filtered = ret_filter != NULL;
+	if (c->khist && r->mode == FE_STATS_LATENCY && c->ev->call_filter_kept) {
+		if (fe_khist_latency_filter(c->khist, c->ev->call_filter)) {
+			fe_khist_free(c->khist);
+			c->khist = NULL;
+			snprintf(err.msg, sizeof(err.msg), "cannot filter the latency of %s by '%s'",
+				 c->name, c->ev->call_filter);
+		}
+		/* the fast calls are left out on purpose, as a return's
+		 * filter leaves calls out: not "unmeasured" */
+		c->ret_filtered = true;
+	}
 	free(filter);
 	free(ret_filter);
 	if (!c->khist) {
@@ -583,6 +626,9 @@ static void count_where(struct run *r, struct fe_record_opts *o)
 
 	if (a->stream)
 		snprintf(why, sizeof(why), "--stream");
+	else if (r->target == FE_RECORD_CGROUP)
+		/* the kernel's way counts the tasks it knew when it started */
+		snprintf(why, sizeof(why), "--cgroup: tasks join the cgroup while counting");
 	else if (!build_counters(r, why, sizeof(why)))
 		r->in_kernel = true;
 	if (r->in_kernel) {
@@ -638,6 +684,17 @@ static int count(const struct fe_cmdline *cl, struct stats_args *a, int *status)
 	}
 	if (fe_events_group(&a->events, &o.group) || fe_record_target(cl, &a->target, "count", &o))
 		return FE_EXIT_USAGE;
+	if (a->prometheus) {
+		/* a path refused (planted, a directory) before anything runs */
+		struct fe_out *out;
+		int bad = fe_out_open(&out, a->prometheus, 0, &err);
+
+		if (bad) {
+			fe_say_error("%s\n", err.msg);
+			return bad == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
+		}
+		fe_out_abort(out);
+	}
 	r.target = o.target;
 	r.mode = a->hist ? FE_STATS_HIST : a->latency ? FE_STATS_LATENCY : FE_STATS_COUNT;
 	if (fe_cmdstats_parse_by(&r))
@@ -703,7 +760,7 @@ static int cmd_stats(const struct fe_cmdline *cl, void *opts)
 /* stats's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_stats = {
 	"stats", cmd_stats,
-	"fevent stats [-g GROUP] [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency] [-d SECS] [-i SECS] [--json] [--stream] [--tracefs DIR] [-v] [-q] [-a | -p PID | -- CMD ARGS...]",
+	"fevent stats [-g GROUP] [-e EVENT]... [--by KEY[,KEY]...] [--hist FIELD | --latency] [-d SECS] [-i SECS] [--json] [--prometheus FILE] [--stream] [--tracefs DIR] [-v] [-q] [-a | -p PID | --cgroup PATH | -- CMD ARGS...]",
 	"Count the events instead of printing them: hits per event, per key\n"
 	"with --by, a power-of-two histogram of a field with --hist, or of each\n"
 	"call's duration with --latency; a table at the end (and every -i SECS).\n"
@@ -722,9 +779,11 @@ const struct fe_command fe_command_stats = {
 	  FE_OPTION(FE_OPT_LATENCY, FLAG, struct stats_args, latency, NULL),
 	  FE_OPTION('a', FLAG, struct stats_args, target.all, NULL),
 	  FE_OPTION('p', PID, struct stats_args, target.pid, NULL),
+	  FE_OPTION(FE_OPT_CGROUP, STRING, struct stats_args, target.cgroup, NULL),
 	  FE_OPTION('d', DURATION, struct stats_args, duration, "stop counting after this long"),
 	  FE_OPTION(FE_OPT_INTERVAL, INTERVAL, struct stats_args, interval, NULL),
 	  FE_OPTION(FE_OPT_JSON, FLAG, struct stats_args, json, "one JSON object per event and key"),
+	  FE_OPTION(FE_OPT_PROMETHEUS, STRING, struct stats_args, prometheus, NULL),
 	  FE_OPTION(FE_OPT_STREAM, FLAG, struct stats_args, stream, NULL),
 	  FE_OPTION(FE_OPT_TRACEFS, STRING, struct stats_args, tracefs, NULL), FE_COMMON_OPTS },
 	sizeof(struct stats_args),

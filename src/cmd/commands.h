@@ -102,6 +102,8 @@ enum fe_opt {
 	FE_OPT_ERRORS,
 	FE_OPT_CHROME,
 	FE_OPT_KO,
+	FE_OPT_PROMETHEUS,
+	FE_OPT_CGROUP,
 };
 
 /* What an option's value is, and so how the parser takes it. */
@@ -246,8 +248,9 @@ struct fe_record_opts;
 struct fe_target {
 	bool all;	/* -a */
 	int pid;	/* -p */
+	const char *cgroup;	/* --cgroup */
 };
-/* -a, -p PID or -- CMD into o (exactly one); -1 after saying what is
+/* -a, -p PID, --cgroup PATH or -- CMD into o (exactly one); -1 after saying what is
  * wrong ("record one of: ...", verb the command's). */
 int fe_record_target(const struct fe_cmdline *cl, const struct fe_target *t, const char *verb,
 		     struct fe_record_opts *o);

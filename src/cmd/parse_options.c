@@ -53,6 +53,9 @@ static const struct option_desc options[] = {
 				 "EVENT or GROUP/EVENT as 'fevent list' prints it" },
 	{ 'a', "all", NULL, "the whole system (fevent itself left out)" },
 	{ 'p', "pid", "PID", "a running process and its new children" },
+	{ FE_OPT_CGROUP, "cgroup", "PATH", "the processes of a cgroup v2 directory (absolute, or\n"
+					   "under the cgroup2 mount) and of those under it, and\n"
+					   "the processes that join it while recording" },
 	{ 'b', "buffer", "KB", "per-CPU buffer size" },
 	{ 'd', "duration", "SECS", "stop recording after this long" },
 	{ 'o', "output", "FILE", "also write a trace.dat (trace-cmd report reads it)" },
@@ -61,6 +64,9 @@ static const struct option_desc options[] = {
 	{ FE_OPT_INTERVAL, "interval", "SECS", "print the table every SECS seconds, each\n"
 					       "counting that interval only" },
 	{ FE_OPT_JSON, "json", NULL, "one JSON object per line" },
+	{ FE_OPT_PROMETHEUS, "prometheus", "FILE", "also write the whole run's counts to FILE in\n"
+						   "Prometheus' text format (node_exporter's textfile\n"
+						   "collector), rewritten at each interval" },
 	{ FE_OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
 				       "a call without calls inside on one line" },
 	{ FE_OPT_STACK, "stack", NULL, "each event's stack under it: the kernel's for kernel\n"

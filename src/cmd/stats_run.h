@@ -62,10 +62,11 @@ struct stats_args {
 	const char *by;		/* --by */
 	const char *hist;	/* --hist */
 	bool latency;		/* --latency */
-	struct fe_target target;	/* -a, -p */
+	struct fe_target target;	/* -a, -p, --cgroup */
 	double duration;	/* -d */
 	double interval;	/* -i */
 	bool json;		/* --json */
+	const char *prometheus;	/* --prometheus FILE */
 	bool stream;		/* --stream */
 	const char *tracefs;	/* --tracefs DIR */
 };

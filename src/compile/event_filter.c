@@ -34,6 +34,7 @@ struct field {
 	bool is_errno, is_err_ptr;
 	const char *enums;
 	size_t enums_len;
+	bool is_dur;		/* the call's duration: fevent's, over both halves */
 };
 
 struct fparser {
@@ -43,6 +44,7 @@ struct fparser {
 	int nr_fields;
 	struct fe_buf out;
 	int sides;		/* bit 0: an entry field, bit 1: a return field */
+	bool has_return;	/* a return event: 'dur' can be measured */
 	struct fe_error *err;
 };
 
@@ -261,6 +263,17 @@ static int find_field(struct fparser *fp, const char *name, size_t len, const ch
 			*out = &common[i];
 			return 0;
 		}
+	if (!strcmp(word, "dur")) {
+		static const struct field dur = { .name = "dur", .label = "dur",
+						  .type = F_UNSIGNED, .is_dur = true };
+
+		if (!fp->has_return)
+			return fe_err(fp->err, col_of(fp, at), "'dur' is a call's duration, from its "
+				      "entry to its return: it needs the return event (-r, or a "
+				      "return type)");
+		*out = &dur;
+		return 0;
+	}
 	for (i = 0; i < (size_t)fp->nr_fields; i++)
 		names[nr++] = fp->fields[i].label;
 	for (i = 0; i < sizeof(common) / sizeof(common[0]); i++)
@@ -275,8 +288,8 @@ static int find_field(struct fparser *fp, const char *name, size_t len, const ch
 	}
 	for (i = 0; i < (size_t)fp->nr_fields; i++)
 		fe_buf_printf(&both, "%s%s", i ? ", " : "", fp->fields[i].label);
-	fe_err(fp->err, col_of(fp, at), "no field '%s' in this event (its fields: %s; and comm, common_pid, cpu)",
-	       word, both.s ? both.s : "none");
+	fe_err(fp->err, col_of(fp, at), "no field '%s' in this event (its fields: %s; and comm, common_pid, cpu%s)",
+	       word, both.s ? both.s : "none", fp->has_return ? ", dur" : "");
 	fe_buf_free(&both);
 	return -1;
 }
@@ -307,6 +320,41 @@ static const struct field *string_at(struct fparser *fp, const struct field *f,
 }
 
 static const char *const str_ops[] = { "==", "!=", "~" };
+
+/*
+ * 'dur > 100us': a duration with its unit (ns, us, ms, s), written in
+ * nanoseconds, as the view compares it.  A bare number is refused: a
+ * count of what would be a guess.
+ */
+static int duration_value(struct fparser *fp, const char *at, size_t len, struct fe_buf *out)
+{
+	static const struct { const char *unit; unsigned long long ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	unsigned long long v;
+	size_t digits = 0, i;
+	char *end;
+
+	while (digits < len && at[digits] >= '0' && at[digits] <= '9')
+		digits++;
+	if (!digits)
+		return fe_err(fp->err, col_of(fp, at), "'dur' is a duration: compare it with one, "
+			      "e.g. 100us (ns, us, ms or s)");
+	errno = 0;
+	v = strtoull(at, &end, 10);
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (len - digits != strlen(units[i].unit) ||
+		    strncmp(at + digits, units[i].unit, len - digits))
+			continue;
+		if (errno == ERANGE || v > ~0ULL / units[i].ns)
+			return fe_err(fp->err, col_of(fp, at), "%.*s does not fit 64 bits of "
+				      "nanoseconds", (int)len, at);
+		fe_buf_printf(out, "%llu", v * units[i].ns);
+		return 0;
+	}
+	return fe_err(fp->err, col_of(fp, at + digits), "'dur' is a duration: give its unit, "
+		      "e.g. %.*sus (ns, us, ms or s)", (int)digits, at);
+}
 
 /* A number's value as written (a word), checked as the kernel reads it. */
 static int number_value(struct fparser *fp, const struct field *f, const char *at, size_t len,
@@ -353,7 +401,7 @@ static int comparison(struct fparser *fp, const struct fe_fnode *n, struct fe_bu
 	if (f->type == F_ARRAY)
 		return fe_err(fp->err, col_of(fp, t + n->field),
 			      "'%s' is an array, which kernel filters cannot compare", f->name);
-	fp->sides |= f->on_return ? 2 : 1;
+	fp->sides |= f->is_dur ? 3 : f->on_return ? 2 : 1;
 	fe_buf_printf(out, "%s", f->name);
 	if (!n->op_len)
 		return fe_err(fp->err, col_of(fp, t + n->op), "expected a comparison after '%s' (== != < <= > >= &%s)",
@@ -368,12 +416,18 @@ static int comparison(struct fparser *fp, const struct fe_fnode *n, struct fe_bu
 	} else if (!strcmp(op, "~")) {
 		return fe_err(fp->err, col_of(fp, t + n->op), "'~' matches strings; '%s' is a number",
 			      f->label);
+	} else if (f->is_dur && !strcmp(op, "&")) {
+		return fe_err(fp->err, col_of(fp, t + n->op), "'dur' is a duration: compare it with "
+			      "== != < <= > >=, not &");
 	}
 	fe_buf_printf(out, " %s ", op);
 	if (f->type != F_STRING) {
 		if (n->quote || !n->has_value)
-			return fe_err(fp->err, col_of(fp, value), "'%s' is a number: compare it with a number",
-				      f->label);
+			return fe_err(fp->err, col_of(fp, value), "'%s' is a %s: compare it with %s",
+				      f->label, f->is_dur ? "duration" : "number",
+				      f->is_dur ? "one, e.g. 100us (ns, us, ms or s)" : "a number");
+		if (f->is_dur)
+			return duration_value(fp, value, n->value_len, out);
 		return number_value(fp, f, value, n->value_len, out);
 	}
 	if (!n->quote)
@@ -455,6 +509,7 @@ int fe_filter_translate_values(const char *filter, int col, const char *entry_ar
 	fp->err = err;
 	add_fields(fp, entry_args, false);
 	add_fields(fp, ret_args, true);
+	fp->has_return = ret_args != NULL;
 	add_values(fp, entry_args ? entry_values : NULL, false);
 	add_values(fp, ret_values, true);
 	if (fe_filter_parse(filter, &tree)) {

@@ -25,6 +25,7 @@ struct cap_rule {
 	bool anywhere;
 	const char *option;	/* the kernel option behind it */
 	const char *file;
+	const char *word;	/* set: a word file lists ("[local] global mono") */
 };
 
 static const struct cap_rule rules[FE_CAP_NR] = {
@@ -55,6 +56,9 @@ static const struct cap_rule rules[FE_CAP_NR] = {
 				 "CONFIG_RING_BUFFER", "buffer_subbuf_size_kb" },
 	[FE_CAP_RECORD_TGID] = { "each task's process recorded (saved_tgids)", NULL, false,
 				 "CONFIG_TRACING", "saved_tgids" },
+	/* the README lists the clocks of 2.6; the file lists them all */
+	[FE_CAP_CLOCK_MONO] = { "the trace clock mono (CLOCK_MONOTONIC)", NULL, false,
+				"CONFIG_TRACING", "trace_clock", "mono" },
 };
 
 static bool said(const char *readme, const struct cap_rule *r)
@@ -89,13 +93,35 @@ static bool listed(const char *listing, const char *name)
 	return false;
 }
 
+/* Is word one of text's words, "[word]" (the one chosen) too? */
+static bool has_word(const char *text, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p;
+
+	for (p = text; (p = strstr(p, word)); p += len) {
+		bool starts = p == text || p[-1] == ' ' || p[-1] == '[';
+		char end = p[len];
+
+		if (starts && (!end || end == ' ' || end == ']' || end == '\n'))
+			return true;
+	}
+	return false;
+}
+
 void fe_kcaps_parse(struct fe_kcaps *caps, const char *readme, const char *files)
 {
 	int i;
 
-	for (i = 0; i < FE_CAP_NR; i++)
-		caps->can[i] = rules[i].file ? listed(files, rules[i].file) :
+	for (i = 0; i < FE_CAP_NR; i++) {
+		char both[64];
+
+		snprintf(both, sizeof(both), "%s %s", rules[i].file ? rules[i].file : "",
+			 rules[i].word ? rules[i].word : "");
+		caps->can[i] = rules[i].word ? listed(files, both) :
+			       rules[i].file ? listed(files, rules[i].file) :
 			       readme && said(readme, &rules[i]);
+	}
 	/*
 	 * The dynamic events' help is one text for kprobes and uprobes: a
 	 * kernel with uprobe events alone lists "$arg<N>" for "kernel return
@@ -111,6 +137,7 @@ void fe_kcaps_parse(struct fe_kcaps *caps, const char *readme, const char *files
 /* Every tracefs asked about, read once each (a command asks of one or two) */
 struct cache {
 	struct fe_kcaps caps;
+	bool words_read[FE_CAP_NR];	/* word_cap's, read */
 	bool readable;
 	struct cache *next;
 };
@@ -139,6 +166,10 @@ const struct fe_kcaps *fe_kcaps_at(const char *dir)
 	c->readable = readme != NULL;
 	for (i = 0; i < FE_CAP_NR; i++) {
 		if (!rules[i].file)
+			continue;
+		/* a word of a file is read when asked (word_cap): compile
+		 * reads no more of tracefs than the README and its listing */
+		if (rules[i].word)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, rules[i].file);
 		if (!access(path, F_OK))
@@ -176,9 +207,33 @@ bool fe_kcaps_mounted_dir(char *buf, size_t size)
 	return found;
 }
 
+/* A capability that is a word of a file (trace_clock's mono), read the
+ * first time it is asked, into the cache's copy. */
+static bool word_cap(const struct fe_kcaps *caps, enum fe_cap cap)
+{
+	struct cache *c;
+	char path[PATH_MAX + 64];
+	char *text;
+
+	for (c = cached; c && &c->caps != caps; c = c->next)
+		;
+	if (!c)
+		return caps->can[cap];	/* fe_kcaps_parse's, not read from a dir */
+	if (!c->words_read[cap]) {
+		c->words_read[cap] = true;
+		snprintf(path, sizeof(path), "%s/%s", caps->dir, rules[cap].file);
+		text = fe_read_file(path);
+		c->caps.can[cap] = text && has_word(text, rules[cap].word);
+		free(text);
+	}
+	return c->caps.can[cap];
+}
+
 bool fe_kcaps_can(const struct fe_kcaps *caps, enum fe_cap cap)
 {
-	return caps && cap >= 0 && cap < FE_CAP_NR && caps->can[cap];
+	if (!caps || cap < 0 || cap >= FE_CAP_NR)
+		return false;
+	return rules[cap].word ? word_cap(caps, cap) : caps->can[cap];
 }
 
 bool fe_kernel_can(enum fe_cap cap)

@@ -40,6 +40,8 @@ enum fe_cap {
 	FE_CAP_SUBBUF_SIZE,	/* buffer_subbuf_size_kb: pages larger than a page */
 	/* options/record-tgid and saved_tgids: each task's process (4.14) */
 	FE_CAP_RECORD_TGID,
+	/* the trace clock mono (CLOCK_MONOTONIC): times a wall clock maps */
+	FE_CAP_CLOCK_MONO,
 	FE_CAP_NR
 };
 
@@ -49,8 +51,9 @@ struct fe_kcaps {
 };
 
 /* What a README's text says the kernel can do, with files the names of
- * its tracefs' top directory, one a line (either may be NULL; dir is left
- * as it is). */
+ * its tracefs' top directory, one a line, and "FILE WORD" for a word a
+ * file lists (trace_clock's clocks) (either may be NULL; dir is left as
+ * it is). */
 void fe_kcaps_parse(struct fe_kcaps *caps, const char *readme, const char *files);
 
 /*

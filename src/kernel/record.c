@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -274,6 +275,8 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 	m.cmdlines = cmdlines.s;
 	m.tgids = tgids;
 	m.trace_clock = clock;
+	m.wall_known = s->wall_known;
+	m.wall_offset = s->wall_offset;
 	if (s->o->stacks) {
 		m.nr_ftrace_formats = fe_stacks_formats(ev, n, chosen, stack_formats);
 		m.ftrace_formats = (const char *const *)stack_formats;
@@ -431,6 +434,12 @@ static int set_up(struct run *r, struct fe_error *err)
 	ret = fe_rec_start_session(&r->s, o, err);
 	if (ret)
 		return ret;
+	if (r->v) {
+		struct utsname u;
+
+		fe_view_wall_clock(r->v, uname(&u) ? NULL : u.nodename, r->s.wall_known,
+				   r->s.wall_offset);
+	}
 	/* before the command runs: its first calls are counted too */
 	if (r->v)
 		fe_rec_watch_start(&r->s, r->v, r->ev, r->n, r->chosen);
@@ -453,6 +462,7 @@ static int set_up(struct run *r, struct fe_error *err)
 			return -1;
 	} else if ((o->target == FE_RECORD_PID && fe_rec_follow_pid(&r->s, o->pid, err)) ||
 		   (o->target == FE_RECORD_ALL && fe_rec_leave_out_self(&r->s, err)) ||
+		   (o->target == FE_RECORD_CGROUP && fe_rec_follow_cgroup(&r->s, o->cgroup, err)) ||
 		   arm(r, err)) {
 		return -1;
 	}
@@ -550,6 +560,7 @@ static int record_loop(struct run *r, struct fe_error *err)
 		}
 		if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
 			return 0;
+		fe_rec_cgroup_look(&r->s);
 		/* a reader that quit ends the recording even while nothing
 		 * is written (entries held for their returns, a quiet probe) */
 		if (next_report && now() >= next_report && o->report) {

@@ -21,7 +21,12 @@ enum fe_record_target {
 	FE_RECORD_COMMAND,	/* -- CMD ARGS: it and its children */
 	FE_RECORD_PID,		/* -p PID */
 	FE_RECORD_ALL,		/* -a: system-wide */
+	FE_RECORD_CGROUP,	/* --cgroup PATH: a cgroup's tasks, joiners too */
 };
+
+/* --cgroup ARG: the cgroup v2 directory it names (absolute, or relative
+ * to the cgroup2 mount) into path; -1 with err saying why it is none. */
+int fe_cgroup_resolve(const char *arg, char *path, size_t size, struct fe_error *err);
 
 struct fe_record_opts {
 	const char *group;
@@ -30,6 +35,7 @@ struct fe_record_opts {
 	enum fe_record_target target;
 	char *const *command;	/* FE_RECORD_COMMAND: argv, NULL-terminated */
 	int pid;		/* FE_RECORD_PID */
+	const char *cgroup;	/* FE_RECORD_CGROUP: the directory */
 	unsigned long buffer_kb;	/* -b: per-CPU buffer, 0: the kernel's */
 	double duration;	/* -d: seconds, 0: none */
 	struct fe_view_opts view;

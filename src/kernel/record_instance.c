@@ -70,6 +70,8 @@ void fe_rec_session_end(struct session *s)
 		tracefs_instance_destroy(s->inst);
 		tracefs_instance_free(s->inst);
 	}
+	/* after: its pid kept set_event_pid from being empty */
+	fe_rec_cgroup_end(s);
 }
 
 struct tracefs_instance *fe_rec_new_instance(const char *name)
@@ -152,6 +154,14 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 	 * under their process); without it each thread is its own */
 	if (fe_kernel_can(FE_CAP_RECORD_TGID))
 		tracefs_option_enable(s->inst, TRACEFS_OPTION_RECORD_TGID);
+	/* times a wall clock maps: mono's offset from CLOCK_REALTIME is
+	 * one number (the default local clock drifts from both, and its
+	 * CPUs from each other); set before anything is recorded */
+	if (fe_kernel_can(FE_CAP_CLOCK_MONO) &&
+	    tracefs_instance_file_write(s->inst, "trace_clock", "mono") > 0) {
+		s->wall_known = true;
+		s->wall_offset = fe_realtime_offset();
+	}
 	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (!o->buffer_kb)
 		default_buffer(s->inst, s->nr_cpus);

@@ -91,7 +91,26 @@ struct session {
 	/* the latest time of an event decoded from before a fence: every
 	 * event still to come is later (ULLONG_MAX: the end, none comes) */
 	unsigned long long known;
+	/* the buffer's clock is mono: CLOCK_REALTIME was wall_offset ns
+	 * ahead of its times (JSON's "time", the trace.dat's @wallclock) */
+	bool wall_known;
+	long long wall_offset;
+	/* --cgroup (record_cgroup.c): its directory, the tasks put in
+	 * set_event_pid (sorted), and the waiting child that keeps the set
+	 * from being empty */
+	char *cgroup;
+	int *cg_tids;
+	int nr_cg_tids;
+	int cg_stand_in;
 };
+
+/* record_cgroup.c */
+/* set_event_pid: the tasks of the cgroup v2 directory path and under it,
+ * their children with them */
+int fe_rec_follow_cgroup(struct session *s, const char *path, struct fe_error *err);
+/* Tasks moved into the cgroup since the last look, followed too. */
+void fe_rec_cgroup_look(struct session *s);
+void fe_rec_cgroup_end(struct session *s);
 
 /* record_child.c */
 /* the stop signal that came (SIGINT, SIGTERM, SIGHUP), or 0 */

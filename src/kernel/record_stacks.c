@@ -12,9 +12,14 @@ int fe_stacks_wanted(const struct fe_event_info *ev, int n, const bool *chosen)
 {
 	int i, want = 0;
 
+	/* a uprobe's kernel stack is the breakpoint trap's; a kernel event
+	 * has both: the kernel's, and the user stack of the task that made
+	 * the system call or took the fault behind it (none for a kernel
+	 * thread) */
 	for (i = 0; i < n; i++)
 		if (chosen[i])
-			want |= fe_kind_is_uprobe(ev[i].kind) ? FE_STACK_USER : FE_STACK_KERNEL;
+			want |= fe_kind_is_uprobe(ev[i].kind) ? FE_STACK_USER :
+				FE_STACK_KERNEL | FE_STACK_USER;
 	return want;
 }
 

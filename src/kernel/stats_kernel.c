@@ -7,6 +7,7 @@
 #include <tracefs.h>
 
 #include "fe_util.h"
+#include "filter_parse.h"
 #include "kernel_caps.h"
 #include "stats_kernel.h"
 
@@ -38,6 +39,7 @@ struct fe_khist {
 	bool started;
 	bool synth_created;
 	struct tep_handle *tep;		/* the caller's, alive while this is */
+	char *lat_filter;		/* the synthetic event's hist: "lat > 1000" */
 };
 
 bool fe_khist_supported(const char *system, const char *event, bool latency)
@@ -171,6 +173,7 @@ void fe_khist_free(struct fe_khist *h)
 	if (!h)
 		return;
 	tracefs_hist_free(h->hist);
+	free(h->lat_filter);
 	tracefs_synth_free(h->synth);
 	free(h->start_trigger);
 	free(h->end_trigger);
@@ -488,6 +491,9 @@ static int synth_create(struct fe_khist *h, struct tracefs_instance *inst, struc
 	}
 	if (build_hist(h, "synthetic", name, err))
 		goto out;
+	/* only the slow calls counted: 'dur' in the latency's microseconds */
+	if (h->lat_filter && apply_filter(h->lat_filter, hist_append, h->hist, err))
+		goto out;
 	/* start before end: the end's onmatch() reads the start's variables */
 	if (append_trigger(inst, h->system, h->event, NULL, h->start_trigger)) {
 		fe_err(err, 0, "the kernel refused the trigger '%s' on %s/%s: %s",
@@ -508,6 +514,75 @@ out:
 	free(def);
 	trace_seq_destroy(&seq);
 	return ret;
+}
+
+/*
+ * A filter of whole calls over 'dur' alone (in ns, as add wrote it), as
+ * the synthetic event's latency (whole microseconds, as the kernel
+ * computes it): each comparison moved to the microsecond that decides
+ * it the same way for a whole number of them (dur > 1500 ns: lat > 1).
+ * Comparisons joined by && only; -1 when it is anything else.
+ */
+static int lat_node(const struct fe_filter_tree *t, const struct fe_fnode *n, struct fe_buf *out)
+{
+	unsigned long long ns, us;
+	char op[3], *end;
+
+	switch (n->kind) {
+	case FE_FN_AND:
+		if (lat_node(t, n->a, out))
+			return -1;
+		fe_buf_add(out, " && ", 4);
+		return lat_node(t, n->b, out);
+	case FE_FN_GROUP:
+		return lat_node(t, n->a, out);
+	case FE_FN_CMP:
+		break;
+	default:
+		return -1;
+	}
+	if (n->field_len != 3 || strncmp(t->text + n->field, "dur", 3) || n->quote ||
+	    !n->has_value || n->op_len > 2)
+		return -1;
+	snprintf(op, sizeof(op), "%.*s", n->op_len, t->text + n->op);
+	errno = 0;
+	ns = strtoull(t->text + n->value, &end, 10);
+	if (errno || end != t->text + n->value + n->value_len)
+		return -1;
+	us = ns / 1000;
+	if (!strcmp(op, ">=") || !strcmp(op, "<"))
+		us += ns % 1000 != 0;	/* lat >= ceil, lat < ceil */
+	else if ((!strcmp(op, "==") || !strcmp(op, "!=")) && ns % 1000)
+		return -1;
+	else if (strcmp(op, ">") && strcmp(op, "<=") && strcmp(op, "==") && strcmp(op, "!="))
+		return -1;
+	fe_buf_printf(out, "%s %s %llu", LATENCY_FIELD, op, us);
+	return 0;
+}
+
+int fe_khist_dur_filter(const char *call_filter, char **lat_filter)
+{
+	struct fe_filter_tree t = { 0 };
+	struct fe_buf out = { 0 };
+	int ret = -1;
+
+	*lat_filter = NULL;
+	if (!fe_filter_parse(call_filter, &t) && t.err == FE_FS_NONE && t.root &&
+	    !lat_node(&t, t.root, &out) && !out.failed) {
+		*lat_filter = fe_buf_take(&out);
+		ret = 0;
+	}
+	fe_filter_tree_free(&t);
+	fe_buf_free(&out);
+	return ret;
+}
+
+int fe_khist_latency_filter(struct fe_khist *h, const char *call_filter)
+{
+	if (!h->synth)
+		return -1;
+	free(h->lat_filter);
+	return fe_khist_dur_filter(call_filter, &h->lat_filter);
 }
 
 int fe_khist_start(struct fe_khist *h, struct tracefs_instance *inst, struct fe_error *err)

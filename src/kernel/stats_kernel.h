@@ -55,6 +55,17 @@ struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const 
 			      const char *tag, struct fe_error *err);
 void fe_khist_free(struct fe_khist *h);
 
+/*
+ * A filter on whole calls over 'dur' alone ("dur > 1000000 && dur <
+ * 5000000", as add keeps it), as a filter on the latency's synthetic
+ * event: 0 and *lat_filter (allocated), or -1 when it names anything
+ * else or cannot be said in whole microseconds.
+ */
+int fe_khist_dur_filter(const char *call_filter, char **lat_filter);
+/* --latency's hist counts only the calls call_filter keeps (as above);
+ * -1 when it cannot. */
+int fe_khist_latency_filter(struct fe_khist *h, const char *call_filter);
+
 int fe_khist_start(struct fe_khist *h, struct tracefs_instance *inst, struct fe_error *err);
 /* Take it off the instance (and the synthetic event off the system). */
 void fe_khist_stop(struct fe_khist *h, struct tracefs_instance *inst);

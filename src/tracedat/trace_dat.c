@@ -244,6 +244,8 @@ static void fevent_option(struct fe_buf *opt, const struct fe_tracedat_meta *m)
 			l += len + (l[len] == '\n');
 		}
 	}
+	if (m->wall_known)
+		fe_buf_printf(opt, "@wallclock %lld\n", m->wall_offset);
 	/* uprobes, whose kernel stacks are the trap's: "@uprobe SYSTEM/EVENT" */
 	for (i = 0; i < m->nr_events; i++)
 		if (m->events[i].uprobe)

@@ -75,6 +75,10 @@ struct fe_tracedat_meta {
 	int nr_ftrace_formats;
 	const char *maps;	/* the processes' maps user stacks are named from */
 	const char *trace_clock;	/* the trace_clock file's text, or NULL */
+	/* CLOCK_REALTIME was wall_offset ns ahead of the times: "@wallclock
+	 * NS" in fevent's option (trace-cmd's DATE would move its times) */
+	bool wall_known;
+	long long wall_offset;
 	const char *tgids;	/* or NULL */
 };
 

@@ -95,6 +95,8 @@ struct tfile {
 	struct format *formats;
 	size_t nr_formats;
 	char *kallsyms, *cmdlines, *opt, *maps, *tgids;
+	char *uname;			/* UNAME's text: "Linux HOST RELEASE MACHINE" */
+	bool dated;			/* DATE: the times are the wall clock's */
 	uint32_t nr_cpus;	/* version 6: every buffer's */
 	struct buffer *bufs;
 	int nr_bufs;

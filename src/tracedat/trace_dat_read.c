@@ -384,7 +384,8 @@ static int read_cmdlines(struct tfile *t, struct reader *r)
 static int fevent_option(struct tfile *t, unsigned int id, const void *p, size_t n)
 {
 	char **s = id == FE_TRACEDAT_OPTION_ARGS ? &t->opt : id == FE_TRACEDAT_OPTION_MAPS ?
-		   &t->maps : id == FE_TRACEDAT_OPTION_TGIDS ? &t->tgids : NULL;
+		   &t->maps : id == FE_TRACEDAT_OPTION_TGIDS ? &t->tgids :
+		   id == FE_TRACEDAT_OPT_UNAME ? &t->uname : NULL;
 
 	if (!s || *s)
 		return 0;
@@ -399,6 +400,7 @@ static int time_option(struct tfile *t, unsigned int id, const void *p, size_t n
 	if (!fe_tracedat_time_option(id))
 		return 0;
 	t->clock_moved = true;
+	t->dated |= id == FE_TRACEDAT_OPT_DATE;
 	return fe_tracedat_clock_option(&t->clock, id, p, n, t->name, at, in, t->err);
 }
 
@@ -786,6 +788,7 @@ void fe_td_free(struct tfile *t)
 	free(t->opt);
 	free(t->maps);
 	free(t->tgids);
+	free(t->uname);
 	fe_tracedat_clock_free(&t->clock);
 }
 

@@ -500,6 +500,29 @@ static void read_pages(struct tfile *t, struct fe_view *v, struct buffer *b, str
 	}
 }
 
+/*
+ * JSON's "host" and "time": the host from UNAME (trace-cmd's too), the
+ * wall clock from fevent's "@wallclock NS", or the times themselves in a
+ * file with DATE (trace-cmd record --date), which made them the wall
+ * clock's.
+ */
+static void wall_clock(struct fe_view *v, struct tfile *t)
+{
+	const char *line = t->opt, *at;
+	char host[256] = "";
+	long long offset = 0;
+	bool known = t->dated;
+
+	if (t->uname && (at = strchr(t->uname, ' ')))
+		sscanf(at + 1, "%255[^ ]", host);
+	while (!known && line && *line) {
+		known = sscanf(line, "@wallclock %lld", &offset) == 1;
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	fe_view_wall_clock(v, *host ? host : NULL, known, known ? offset : 0);
+}
+
 /* One buffer's events, in a view of their own, and its summary. */
 static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_format *formats,
 			 const struct fe_view_opts *opts, FILE *summary, struct damage *d)
@@ -552,6 +575,7 @@ static int report_buffer(struct tfile *t, struct buffer *b, const struct clean_f
 			fe_view_cmdlines(v, t->cmdlines);
 		if (t->tgids)
 			fe_view_tgids(v, t->tgids);
+		wall_clock(v, t);
 		read_pages(t, v, b, d);
 	}
 	fe_view_flush(v, true);

@@ -216,8 +216,9 @@ static void show_json(const struct fe_view_call *root, struct task *t, struct fe
 	const char *name = top->err ? fe_errno_name(top->err) : NULL;
 	int i;
 
-	fe_buf_printf(b, "{\"ts\":%llu.%09llu,\"cpu\":%d,\"pid\":%d,\"comm\":", ts / 1000000000ULL,
-		      ts % 1000000000ULL, top->cpu, root->pid);
+	fe_buf_printf(b, "{\"ts\":%llu.%09llu", ts / 1000000000ULL, ts % 1000000000ULL);
+	fe_json_put_when(b, ts, root->wall);
+	fe_buf_printf(b, ",\"cpu\":%d,\"pid\":%d,\"comm\":", top->cpu, root->pid);
 	/* "comm@hex" beside it when the name is not UTF-8 */
 	if (fe_json_quote(b, root->comm ? root->comm : "<...>", SIZE_MAX))
 		fe_json_hex(b, "\"comm\":", 7, root->comm, SIZE_MAX);

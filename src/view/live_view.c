@@ -159,6 +159,7 @@ void fe_view_free(struct fe_view *v)
 	fe_buf_free(&v->fmt);
 	fe_buf_free(&v->alt_names);
 	free(v->tgids);
+	free((char *)v->wall.host);
 	free(v->caller_src);
 	fe_buf_free(&v->caller_json);
 	for (j = 0; j < (int)v->syms_cap; j++)
@@ -532,6 +533,15 @@ int fe_view_kallsyms(struct fe_view *v, const char *text)
 	 * VM): now, before a recording starts, not in its first page */
 	tep_find_function(v->tep, 0);
 	return 0;
+}
+
+void fe_view_wall_clock(struct fe_view *v, const char *host, bool known, long long offset)
+{
+	free((char *)v->wall.host);
+	v->wall.host = host ? strdup(host) : NULL;
+	v->wall.known = known;
+	v->wall.offset = offset;
+	v->wall.date[0] = 0;
 }
 
 bool fe_view_wants_comms(struct fe_view *v)

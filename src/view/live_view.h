@@ -61,6 +61,7 @@ struct fe_view_call {
 	bool failed;
 	int err;
 	bool err_ptr;
+	struct fe_wall_clock *wall;	/* JSON's "time" and "host": the view's */
 };
 
 typedef void (*fe_view_call_fn)(void *ctx, const struct fe_view_call *c);
@@ -167,6 +168,13 @@ void fe_view_cmdlines(struct fe_view *v, const char *text);
 /* The processes of tasks, as in saved_tgids ("PID TGID" lines): each
  * call's tgid (struct fe_view_call).  Out of memory: not known. */
 void fe_view_tgids(struct fe_view *v, const char *text);
+
+/*
+ * Where and when, for JSON's "host" and "time": host the machine's name
+ * (NULL: not known), and, with known, the nanoseconds CLOCK_REALTIME was
+ * ahead of the events' times.  Out of memory: not known.
+ */
+void fe_view_wall_clock(struct fe_view *v, const char *host, bool known, long long offset);
 
 /* CPUs 0 to FE_VIEW_MAX_CPUS - 1 */
 #define FE_VIEW_MAX_CPUS	1024

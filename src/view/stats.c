@@ -11,6 +11,12 @@
 #define NR_BUCKETS	66	/* negatives, 0, 1, then [2^k, 2^(k+1)) to k = 63 */
 #define BAR_WIDTH	52	/* bpftrace's */
 #define KEY_SEP		'\x1f'	/* between key texts: not in a comm or symbol */
+#define NR_PCT		4
+
+/* p50, p90, p99, p99.9 */
+static const unsigned int PCT_PERMILLE[NR_PCT] = { 500, 900, 990, 999 };
+static const char *const PCT_TEXT[NR_PCT] = { "p50", "p90", "p99", "p99.9" };
+static const char *const PCT_JSON[NR_PCT] = { "p50", "p90", "p99", "p99_9" };
 
 struct entry {
 	char *event;
@@ -45,6 +51,11 @@ struct fe_stats *fe_stats_new(const struct fe_stats_opts *o)
 		return NULL;
 	}
 	return s;
+}
+
+const struct fe_stats_opts *fe_stats_options(const struct fe_stats *s)
+{
+	return &s->o;
 }
 
 void fe_stats_free(struct fe_stats *s)
@@ -256,6 +267,8 @@ struct group {
 	bool is_signed;
 	__int128 sum;
 	unsigned long long buckets[NR_BUCKETS];
+	int first, nr_values;		/* its (value, count) rows in the sorted list */
+	unsigned long long pct[NR_PCT];	/* PCT_PERMILLE's, exact */
 };
 
 struct shown {
@@ -415,6 +428,10 @@ static void print_json(struct fe_stats *s, const struct group *g, int interval, 
 		snprintf(avg, sizeof(avg), "%.15g", (double)g->sum / (double)g->count);
 		fe_buf_add(b, ",\"avg\":", 7);
 		fe_buf_add(b, avg, strlen(avg));
+		for (i = 0; i < NR_PCT; i++) {
+			fe_buf_printf(b, ",\"%s\":", PCT_JSON[i]);
+			put_value(b, g->pct[i], g->is_signed);
+		}
 		fe_buf_add(b, ",\"max\":", 7);
 		put_value(b, g->max, g->is_signed);
 		fe_buf_add(b, ",\"sum\":", 7);
@@ -510,6 +527,10 @@ static void print_hist(struct fe_stats *s, const struct group *g, struct fe_buf 
 	fe_buf_add(b, "  avg ", 6);
 	/* truncated toward zero, as bpftrace's avg() */
 	put_int128(b, g->sum / (__int128)g->count);
+	for (i = 0; i < NR_PCT; i++) {
+		fe_buf_printf(b, "  %s ", PCT_TEXT[i]);
+		put_value(b, g->pct[i], g->is_signed);
+	}
 	fe_buf_add(b, "  max ", 6);
 	put_value(b, g->max, g->is_signed);
 	fe_buf_addc(b, '\n');
@@ -596,6 +617,28 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * Exact percentiles by nearest rank: the smallest value that at least
+ * p of the hits are at or below.  Every distinct value was counted, in
+ * the stream and in the kernel's hist alike (the value is a key there),
+ * so no bucket stands in for a value.
+ */
+static void percentiles(struct group *g, const struct shown *sh)
+{
+	unsigned long long seen = 0;
+	int i = g->first, end = g->first + g->nr_values, p;
+
+	for (p = 0; p < NR_PCT; p++) {
+		unsigned __int128 rank = ((unsigned __int128)g->count * PCT_PERMILLE[p] + 999) / 1000;
+
+		if (!rank)
+			rank = 1;
+		while (i < end && seen + sh[i].n < rank)
+			seen += sh[i++].n;
+		g->pct[p] = i < end ? sh[i].e->value : g->max;
+	}
+}
+
 /* The entries counted since the last print, as groups (one per event and
  * keys); *total: their hits.  Returns the number of groups. */
 static int collect_groups(struct fe_stats *s, struct shown *sh, struct group *g,
@@ -628,7 +671,9 @@ static int collect_groups(struct fe_stats *s, struct shown *sh, struct group *g,
 			cur->keys = e->keys;
 			cur->is_signed = e->is_signed;
 			cur->min = cur->max = e->value;
+			cur->first = k;
 		}
+		cur->nr_values++;
 		cur->count += sh[k].n;
 		*total += sh[k].n;
 		if (less(e->value, cur->min, e->is_signed))
@@ -640,6 +685,8 @@ static int collect_groups(struct fe_stats *s, struct shown *sh, struct group *g,
 		bucket = fe_stats_bucket(e->value, e->is_signed);
 		cur->buckets[bucket] += sh[k].n;
 	}
+	for (k = 0; k < ng; k++)
+		percentiles(&g[k], sh);
 	return ng;
 }
 

@@ -93,4 +93,12 @@ int fe_stats_bucket(unsigned long long v, bool is_signed);
 /* "[0]", "[1]", "[2, 4)", "[1K, 2K)", "(..., 0)" */
 void fe_stats_bucket_label(int bucket, char *buf, size_t size);
 
+/* What s counts, as it was made. */
+const struct fe_stats_opts *fe_stats_options(const struct fe_stats *s);
+
+/* stats_prom.c: the whole run's counts as Prometheus' text exposition
+ * format, appended to out; 0, or -1 out of memory. */
+struct fe_buf;
+int fe_stats_prometheus(struct fe_stats *s, struct fe_buf *out);
+
 #endif

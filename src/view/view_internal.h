@@ -229,6 +229,8 @@ struct fe_view {
 	struct fe_ustacks *ustacks;	/* the maps user stacks are named from */
 	bool capture_maps;	/* live: keep each process's maps as its stacks come */
 	bool swapped;		/* records in the other byte order than fevent's */
+	/* JSON's "time" and "host" (host allocated) */
+	struct fe_wall_clock wall;
 	/* the text view's seconds of the last line, "%6llu" */
 	unsigned long long secs;
 	char secs_text[24];

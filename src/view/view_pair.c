@@ -251,6 +251,14 @@ static int pair_field(void *ctx, const char *name, struct fe_buf *text, unsigned
 		*num = (unsigned int)first->cpu;
 		return 0;
 	}
+	/* a call's duration in ns ('dur > 100us', written in ns by add);
+	 * a half alone has none, and compares false */
+	if (!strcmp(name, "dur") && c->half[0] && c->half[1] &&
+	    c->half[1]->ts >= c->half[0]->ts) {
+		*is_string = *is_signed = false;
+		*num = c->half[1]->ts - c->half[0]->ts;
+		return 0;
+	}
 	return -1;
 }
 

@@ -27,6 +27,7 @@ static void json_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 {
 	char num[32];
 	struct fe_buf *who = &v->who;
+	unsigned long long ns0 = ns;
 	int i;
 
 	fe_buf_add(l, "{\"ts\":", 6);
@@ -40,6 +41,7 @@ static void json_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 		ns /= 100;
 	}
 	fe_buf_add(l, num, 10);
+	fe_json_put_when(l, secs * 1000000000ULL + ns0, &v->wall);
 	fe_buf_add(l, ",\"cpu\":", 7);
 	fe_buf_add_u64(l, it->cpu);
 	fe_buf_add(l, ",\"pid\":", 7);
@@ -243,6 +245,10 @@ static void put_stacks(struct fe_view *v, struct fe_buf *l, const struct item *e
 		put_frames(v, l, "kstack", false, 0, k->stack, k->nr_stack, NULL, false);
 	if (!u)
 		return;
+	/* a kernel event's user stack under its kernel one: said apart, as
+	 * the kernel's own trace file says it */
+	if (!v->opts.json && !first->ev->uprobe)
+		fe_buf_add(l, "        <user stack trace>\n", 27);
 	if (first->ev->uprobe && entry && ret && entry->nr_ustack && ret->nr_ustack)
 		put_frames(v, l, "ustack", true, ret->tgid, ret->ustack, ret->nr_ustack,
 			   &entry->ustack[0], true);
@@ -264,6 +270,7 @@ static void call_to_fn(struct fe_view *v, const struct item *entry, const struct
 		.tgid = fe_view_tgid(v, first->pid),
 		.has_entry = entry != NULL, .has_return = ret != NULL,
 		.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
+		.wall = &v->wall,
 		.caller = entry ? entry->caller : NULL,
 		.failed = ret && ret->failed, .err = ret ? ret->err : 0,
 		.err_ptr = ret && ret->err_ptr,
