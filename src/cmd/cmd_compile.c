@@ -223,10 +223,10 @@ static int print_portable(const struct fe_compile_set *set)
 		snprintf(place, sizeof(place), "%.*s",
 			 (int)(place_end ? place_end - sp - 1 : (long)strlen(sp + 1)), sp + 1);
 		entry = d->tracepoint ? fe_tp_render(d->target, d->entry_args) :
-			fe_render_proto(d->event, place, d->entry_args, false, true);
+			fe_render_proto(d->event, place, d->entry_args, &set->items[i].site, true);
 		if (d->ret)
 			ret = fe_render_proto(d->event, place, d->ret_args ? d->ret_args : "",
-					      true, true);
+					      &set->items[i].ret_site, true);
 		if (!entry || (d->ret && !ret)) {
 			free(entry);
 			free(ret);

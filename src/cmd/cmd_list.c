@@ -107,6 +107,8 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 	int index, count;
 	const char *colon = strrchr(e->target, ':');
 	bool exact;
+	struct fe_site at, back;
+	const struct fe_site *site = fe_event_sites(e, &at, &back);	/* where e probes */
 
 	if (e->kind == FE_KIND_TPROBE)
 		return fe_tp_render(e->target, e->args);
@@ -170,7 +172,7 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 		/* a line or offset: the place as written, where it compiles
 		 * back to exactly this event (its only address) */
 		if (count == 1) {
-			text = fe_compile_render(place, uprobe ? NULL : e->target, e->args, false,
+			text = fe_compile_render(place, uprobe ? NULL : e->target, e->args, &at,
 						 dbg, &opts, &exact);
 			if (text && !exact) {
 				free(text);
@@ -186,7 +188,7 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 	}
 	if (!text)
 		text = fe_compile_render(func[0] ? func : event, uprobe ? NULL : e->target, e->args,
-					 ret, dbg, &opts, &exact);
+					 site, dbg, &opts, &exact);
 	fe_dbg_close(own);
 	free(path);
 	return text;

@@ -193,10 +193,13 @@ static int resolve_at(struct fe_compiled *it, const struct fe_ksyms *ksyms, stru
 	struct fe_locate_mod lm;
 
 	memset(ctx, 0, sizeof(*ctx));
+	/* the item is where it stays now: its return site pairs with its
+	 * site here (an inlined copy's item has none) */
+	fe_compile_return_site(it, opts);
 	ctx->warnings = &it->warnings;
 	ctx->strict = opts->strict;
 	if (fe_tp_named(it->proto, opts->binary, dbg, ksyms)) {
-		if (fe_tp_site(it->proto, dbg, opts->kcaps, opts->want_return, tp, view,
+		if (fe_tp_site(it->proto, dbg, opts->kcaps, fe_compile_ret(it), tp, view,
 			       &it->err))
 			return -1;
 		ctx->site = tp;
@@ -205,7 +208,7 @@ static int resolve_at(struct fe_compiled *it, const struct fe_ksyms *ksyms, stru
 	}
 	ctx->ksyms = ksyms;
 	ctx->dbg = dbg;
-	ctx->want_return = opts->want_return;
+	ctx->ret = fe_compile_ret(it);
 	ctx->binary = opts->binary;
 	ctx->in_glob = it->glob != 0;
 	ctx->tracefs = opts->tracefs;
@@ -229,6 +232,7 @@ static int place_and_emit(struct fe_compiled *it, bool tracepoint,
 		.group = opts->group,
 		.event = it->event ? it->event : opts->event,
 		.ret_with_args = !tracepoint && fe_kcaps_can(opts->kcaps, FE_CAP_RETPROBE_ARGS),
+		.ret = fe_compile_ret(it),
 	};
 	struct fe_place *places;
 	struct fe_buf lost = { 0 }, why = { 0 };
@@ -282,9 +286,13 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 		return -1;
 	}
 	/* a system call's arguments are user memory: its site says so to
-	 * whoever asks after resolve (an entry without a site of its own) */
-	if (!it->has_site && it->probe->syscall)
+	 * whoever asks after resolve (an entry without a site of its own),
+	 * with its name and whether they are its wrapper's pt_regs */
+	if (!it->has_site && it->probe->syscall) {
 		it->site.kind = FE_SITE_SYSCALL;
+		it->site.func = fe_probe_syscall_name(it->probe);
+		it->site.regs = it->probe->syscall_wrapper;
+	}
 	ret = place_and_emit(it, tracepoint, opts);
 	fe_dbg_close(view);
 	if (!ret && it->has_site && it->proto->at != FE_AT_ENTRY)
@@ -367,6 +375,18 @@ static void site_kind(struct fe_compiled *it, const struct fe_compile_opts *opts
 	fe_tp_take_prefix(it->proto, opts->binary);
 	if (opts->binary && it->proto->module)
 		it->site.kind = FE_SITE_SDT;
+	fe_compile_return_site(it, opts);
+}
+
+/* Each return site pairs with its item's entry where the items are now
+ * (expanding and settling globs moved them). */
+static void pair_returns(struct fe_compile_set *set)
+{
+	int i;
+
+	for (i = 0; i < set->nr; i++)
+		if (set->items[i].ret_site.kind == FE_SITE_RETURN)
+			set->items[i].ret_site.entry = &set->items[i].site;
 }
 
 int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
@@ -446,6 +466,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	ret = fe_compile_settle_globs(set, opts);
 	if (ret < 0)
 		goto oom;
+	pair_returns(set);
 	goto out;
 oom:
 	fe_err(err, 0, "out of memory");

@@ -32,6 +32,11 @@ struct fe_compiled {
 	struct fe_site site;
 	char *site_func;
 	char *site_inlined;	/* site.inlined's copy */
+	/* the return event's site (FE_SITE_RETURN, paired with site), when
+	 * the prototype has a return type or -r asks for one: every item
+	 * but an inlined copy, which is not called and so does not return;
+	 * any other kind: no return event */
+	struct fe_site ret_site;
 	char *event;		/* -n NAME's name for an extra address: NAME_1 */
 	char debug_info[320];	/* "BTF /sys/kernel/btf/vmlinux", or "" */
 	int glob;		/* expanded from the set's glob number glob
@@ -152,17 +157,16 @@ void fe_compile_symtabs(const struct fe_compile_opts *opts, const char **elf,
 int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, char *clone,
 			size_t size);
 
-/* Free what an item holds. */
 /*
  * A definition's arguments rendered back as a prototype that compiles,
  * under dbg and opts, to exactly args again: Rostedt's slots and hops
  * where they do, else every argument in the kernel's own spelling
- * (TYPE NAME=FETCH).  *exact says whether the result was checked to;
- * NULL when out of memory.
+ * (TYPE NAME=FETCH).  site: where the definition probes (proto_render.h).
+ * *exact says whether the result was checked to; NULL when out of memory.
  */
 char *fe_compile_render(const char *event, const char *target, const char *args,
-			bool is_return, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
-			bool *exact);
+			const struct fe_site *site, struct fe_dbg *dbg,
+			const struct fe_compile_opts *opts, bool *exact);
 
 /* A variable in scope at an address: its C type and the fetch a read of
  * it by name compiles to ("%cx:s32"), or why it cannot be read. */
@@ -193,6 +197,7 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 		      struct fe_scope_at **out, struct fe_error *err);
 void fe_scopes_free(struct fe_scope_at *s, int nr);
 
+/* Free what an item holds. */
 void fe_compiled_clear(struct fe_compiled *it);
 
 void fe_compile_set_free(struct fe_compile_set *set);

@@ -48,6 +48,19 @@ const char *fe_compile_no_dwarf_why(const struct fe_compile_opts *opts, const ch
 
 /* compile_sites.c */
 
+/*
+ * The item's return site (it->ret_site), paired with it->site: made when
+ * its prototype has a return type or -r asks for one, except at an
+ * inlined copy's entry; else cleared.
+ */
+void fe_compile_return_site(struct fe_compiled *it, const struct fe_compile_opts *opts);
+
+/* The return site the item has, or NULL. */
+static inline const struct fe_site *fe_compile_ret(const struct fe_compiled *it)
+{
+	return it->ret_site.kind == FE_SITE_RETURN ? &it->ret_site : NULL;
+}
+
 /* The addresses of an item's line or offset; -1 with it->err set. */
 int fe_compile_find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 			  const struct fe_compile_opts *opts, struct fe_site **sites, int *nr);

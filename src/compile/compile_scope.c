@@ -33,7 +33,7 @@
 
 /* Does text compile, under dbg and opts, to exactly args? */
 static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
-			bool is_return, const char *args)
+			const struct fe_site *site, const char *args)
 {
 	struct fe_compiled it = { 0 };
 	struct fe_dbg *ldbg = NULL;
@@ -48,7 +48,7 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 					it.proto->at != FE_AT_ENTRY ?
 					fe_compile_line_dbg(dbg, opts, &ldbg, it.proto->module) : dbg,
 					opts)) {
-		got = is_return ? it.def.ret_args : it.def.entry_args;
+		got = site && site->kind == FE_SITE_RETURN ? it.def.ret_args : it.def.entry_args;
 		same = got && !strcmp(got, args);
 	}
 	fe_compiled_clear(&it);
@@ -57,15 +57,15 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 }
 
 char *fe_compile_render(const char *event, const char *target, const char *args,
-			bool is_return, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
-			bool *exact)
+			const struct fe_site *site, struct fe_dbg *dbg,
+			const struct fe_compile_opts *opts, bool *exact)
 {
-	char *text = fe_render_proto(event, target, args, is_return, false);
+	char *text = fe_render_proto(event, target, args, site, false);
 
 	*exact = false;
 	if (!text)
 		return NULL;
-	if (compiles_to(text, dbg, opts, is_return, args)) {
+	if (compiles_to(text, dbg, opts, site, args)) {
 		*exact = true;
 		return text;
 	}
@@ -73,8 +73,8 @@ char *fe_compile_render(const char *event, const char *target, const char *args,
 	 * a double before them), or the order cannot be kept: the kernel's
 	 * own spelling, which no debug info reinterprets */
 	free(text);
-	text = fe_render_proto(event, target, args, is_return, true);
-	if (text && compiles_to(text, dbg, opts, is_return, args))
+	text = fe_render_proto(event, target, args, site, true);
+	if (text && compiles_to(text, dbg, opts, site, args))
 		*exact = true;
 	return text;
 }

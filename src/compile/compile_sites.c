@@ -32,6 +32,20 @@
 #include "proto_render.h"
 #include "tracepoint.h"
 
+void fe_compile_return_site(struct fe_compiled *it, const struct fe_compile_opts *opts)
+{
+	memset(&it->ret_site, 0, sizeof(it->ret_site));
+	/* an inlined copy is not called, so nothing returns from it: the
+	 * copies' warning says which have no return event */
+	if (!it->proto || (it->has_site && it->site.copy_entry) ||
+	    (!opts->want_return && !it->proto->rtype))
+		return;
+	it->ret_site.kind = FE_SITE_RETURN;
+	it->ret_site.func = it->proto->func;
+	it->ret_site.entry = &it->site;
+	it->ret_site.rtype = it->proto->rtype;
+}
+
 /*
  * FUNC+OFF must start an instruction: decode the function from the
  * binary's, or the kernel's vmlinux, code.  Without the kernel's code at
@@ -337,7 +351,8 @@ static int one_copies(struct fe_compile_set *set, int i, struct fe_dbg *d,
 	struct fe_buf where = { 0 }, skipped = { 0 };
 	char clone[256];
 	int nr_all, nr_ok = 0, k, n, own, ret = 1;
-	bool want_ret = opts->want_return || pr->rtype;
+	const struct fe_site *rs = fe_compile_ret(it);
+	bool want_ret = rs != NULL;
 
 	if (fe_dbg_inline_copies(d, pr->func, &all, &nr_all, &it->err)) {
 		it->failed = true;
@@ -360,14 +375,14 @@ static int one_copies(struct fe_compile_set *set, int i, struct fe_dbg *d,
 	if (where.failed || skipped.failed)
 		goto oom;
 	if (!own && (!nr_ok || want_ret)) {
-		fe_err(&it->err, want_ret && pr->rtype ? pr->rtype->col : pr->func_col,
+		fe_err(&it->err, want_ret && rs->rtype ? rs->rtype->col : pr->func_col,
 		       "'%s' is inlined everywhere in %s (%d cop%s%s%s%s%s)%s%s", pr->func,
 		       fe_dbg_source(d), nr_all, nr_all == 1 ? "y" : "ies",
 		       nr_ok ? ": " : "", nr_ok ? where.s : "", skipped.len ? "; none at " : "",
 		       skipped.len ? skipped.s : "",
 		       !nr_ok ? ": no probe can go at any of its copies" :
 		       ": an inlined copy is not called, so nothing returns from it and no return event can go there; ",
-		       !nr_ok ? "" : pr->rtype ? "drop the return type to probe the copies' entries" :
+		       !nr_ok ? "" : rs->rtype ? "drop the return type to probe the copies' entries" :
 		       "leave out -r to probe the copies' entries");
 		it->failed = true;
 		goto out;

@@ -207,8 +207,8 @@ int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts)
 		no_probe(it, opts, all, n);
 	else if (pr->at != FE_AT_ENTRY)
 		fe_err(&it->err, pr->at_col, "an SDT probe is one place: no line or offset");
-	else if (pr->rtype)
-		fe_err(&it->err, pr->rtype->col, "an SDT probe has no return value");
+	else if (it->ret_site.rtype)
+		fe_err(&it->err, it->ret_site.rtype->col, "an SDT probe has no return value");
 	else if (!usdt_args(it, u, &args) && !usdt_definition(it, opts, u, &args))
 		ret = 0;
 	if (!ret && pr->filter)

@@ -767,7 +767,8 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		entry_too_long(probe, def, err);
 		goto fail;
 	}
-	if (probe->has_ret &&
+	/* resolve typed the return value of every return site */
+	if (opts && opts->ret && opts->ret->kind == FE_SITE_RETURN && probe->has_ret &&
 	    emit_return(probe, places, opts, group, def, &args, &values, &used, err))
 		goto fail;
 	names_free(&used);

@@ -32,6 +32,8 @@ struct fe_emit_opts {
 	/* the kernel's return probes read $arg<N>: a kprobe's return event
 	 * also carries the entry's arguments (DESIGN.md section 14) */
 	bool ret_with_args;
+	/* the return event's site (FE_SITE_RETURN), or NULL: none */
+	const struct fe_site *ret;
 };
 
 struct fe_definition {

@@ -915,37 +915,33 @@ static int fetch_register(struct parser *ps, struct fe_alt *alt, struct tok *n)
 	return 0;
 }
 
-/* $stack, $stackN, and a tracepoint probe's $argN */
+/* Is t the word prefix followed by digits only (at least min of them)? */
+static bool word_digits(const struct tok *t, const char *prefix, int min)
+{
+	int len = strlen(prefix), i;
+
+	if (t->kind != T_IDENT || t->len < len + min || strncmp(t->start, prefix, len))
+		return false;
+	for (i = len; i < t->len; i++)
+		if (!isdigit((unsigned char)t->start[i]))
+			return false;
+	return true;
+}
+
+/* $stack, $stackN, and a tracepoint probe's $argN (tp:NAME) */
 static int fetch_dollar(struct parser *ps, struct fe_alt *alt, struct tok *n)
 {
-	bool stack = n->kind == T_IDENT && n->len >= 5 && !strncmp(n->start, "stack", 5);
-	/* $argN: a tracepoint probe's argument (tp:NAME) */
-	bool arg = n->kind == T_IDENT && n->len >= 4 && !strncmp(n->start, "arg", 3);
+	bool arg = word_digits(n, "arg", 1);
 	char b[64];
-	int i;
 
-	for (i = 5; stack && i < n->len; i++)
-		stack = isdigit((unsigned char)n->start[i]);
-	for (i = 3; arg && i < n->len; i++)
-		arg = isdigit((unsigned char)n->start[i]);
-	if (arg) {
-		if (adjacent(ps, n, "'arg'"))
-			return -1;
-		if (asprintf(&alt->base, "$%.*s", n->len, n->start) < 0) {
-			alt->base = NULL;
-			return oom(ps);
-		}
-		ps->i += 2;
-		return 0;
-	}
-	if (!stack) {
+	if (!arg && !word_digits(n, "stack", 0)) {
 		if (is_word(n, "retval"))
 			return fe_err(ps->err, n->col,
 				      "the return value is read by a return type: write 'TYPE FUNC(...)'");
 		return fe_err(ps->err, n->col, "expected '$stack' or '$stackN' after '$', found %s",
 			      describe(n, b, sizeof(b)));
 	}
-	if (adjacent(ps, n, "'stack'"))
+	if (adjacent(ps, n, arg ? "'arg'" : "'stack'"))
 		return -1;
 	if (asprintf(&alt->base, "$%.*s", n->len, n->start) < 0) {
 		alt->base = NULL;

@@ -278,19 +278,21 @@ static void write_args(struct rendering *r, struct fe_buf *out)
 }
 
 char *fe_render_proto(const char *event, const char *target, const char *args,
-		      bool is_return, bool kernel_fetches)
+		      const struct fe_site *site, bool kernel_fetches)
 {
+	bool is_return = site && site->kind == FE_SITE_RETURN;
+	const struct fe_site *entry = is_return ? site->entry : site;
 	struct rendering r = { 0 };
 	struct fe_buf out = { 0 };
 	const char *p = args;
 	char func[256];
 	int i;
 
-	/* the kernel's definition names no site: a wrapper's target says
-	 * it is a system call's */
-	r.syscall = target && !strncmp(target, "__x64_sys_", 10);
+	/* a system call behind its wrapper: its arguments are the wrapper's
+	 * pt_regs, and SyS_NAME names it */
+	r.syscall = fe_site_syscall_regs(site);
 	if (r.syscall)
-		snprintf(func, sizeof(func), "SyS_%s", target + 10);
+		snprintf(func, sizeof(func), "SyS_%s", entry->func);
 	else
 		snprintf(func, sizeof(func), "%s", target ? target : event);
 	while (*p && !r.failed) {

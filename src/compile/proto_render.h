@@ -11,13 +11,17 @@
 
 #include <stdbool.h>
 
+#include "fe_site.h"
+
 /* event: the event name; target: the probed symbol (kprobes) or NULL
  * (uprobes: the function is named after the event); args: the fetch
- * arguments as the kernel lists them; is_return: an r: event;
+ * arguments as the kernel lists them; site: where the definition probes,
+ * or NULL for a function's entry: a return site renders its return type
+ * (an r: event), a system call's (or its return's) renders SyS_NAME;
  * kernel_fetches: every argument as 'TYPE NAME=FETCH', which reads the
  * same whatever debug info the prototype is compiled with.  NULL when out
  * of memory. */
 char *fe_render_proto(const char *event, const char *target, const char *args,
-		      bool is_return, bool kernel_fetches);
+		      const struct fe_site *site, bool kernel_fetches);
 
 #endif

@@ -582,6 +582,13 @@ void fe_probe_drop_field(struct fe_probe *p, int i)
 	p->nr_fields--;
 }
 
+const char *fe_probe_syscall_name(const struct fe_probe *p)
+{
+	if (!strncmp(p->target, SYSCALL_PREFIX, strlen(SYSCALL_PREFIX)))
+		return p->target + strlen(SYSCALL_PREFIX);
+	return !strncmp(p->target, "sys_", 4) ? p->target + 4 : p->target;
+}
+
 void fe_probe_free(struct fe_probe *p)
 {
 	int i;

@@ -136,7 +136,9 @@ struct fe_resolve_ctx {
 	const struct fe_site *site;	/* NULL: the function's entry */
 	const struct fe_ksyms *ksyms;	/* the target kernel's symbols, or NULL */
 	struct fe_dbg *dbg;		/* debug info, or NULL */
-	bool want_return;		/* -r: a return event typed from debug info */
+	/* the return event's site (FE_SITE_RETURN: its type as written, or
+	 * -r's, from the debug info), or NULL: no return event */
+	const struct fe_site *ret;
 	const char *binary;		/* -x: a user binary (absolute path): uprobes */
 	const char *kallsyms_path;	/* the target's symbol table, if it is at hand */
 	const char *symtab_elf;		/* or an ELF file's: the binary, the vmlinux */
@@ -176,6 +178,9 @@ int fe_resolve_clone_of(const struct fe_resolve_ctx *ctx, const char *func, char
 int fe_resolve(const struct fe_proto *proto, const struct fe_resolve_ctx *ctx,
 	       struct fe_probe **out, struct fe_error *err);
 void fe_probe_free(struct fe_probe *probe);
+/* A system call's probe: the system call's name ("openat" of
+ * __x64_sys_openat or sys_openat). */
+const char *fe_probe_syscall_name(const struct fe_probe *probe);
 /* Take field i out of the probe. */
 void fe_probe_drop_field(struct fe_probe *probe, int i);
 

@@ -244,7 +244,7 @@ static int show_return(struct resolver *r, struct fe_field *f, fe_tid declared)
 
 int fe_rs_resolve_return(struct resolver *r)
 {
-	const struct fe_tspec *ts = r->proto->rtype;
+	const struct fe_tspec *ts = r->ctx->ret ? r->ctx->ret->rtype : NULL;
 	struct fe_field *f = &r->p->ret;
 	fe_tid ret_type = r->dbg && !r->ctx->site ? r->dfunc.ret : 0;
 	struct fe_tinfo ti;
@@ -254,7 +254,7 @@ int fe_rs_resolve_return(struct resolver *r)
 	 * command says which copies have no return event */
 	if (r->ctx->site && r->ctx->site->copy_entry)
 		return 0;
-	if (r->ctx->site && (ts || r->ctx->want_return))
+	if (r->ctx->site && r->ctx->ret)
 		return fe_err(r->err, col,
 			      "a return value belongs to a function's entry (a return event); at a line or offset there is none: %s",
 			      ts ? "drop the return type" : "leave out -r");
@@ -272,7 +272,7 @@ int fe_rs_resolve_return(struct resolver *r)
 		none = check_return(r, ts, &ti);
 		if (none)
 			return none < 0 ? -1 : void_return(r, col);
-	} else if (r->ctx->want_return && !r->dbg && r->p->syscall && r->ctx->dbg) {
+	} else if (r->ctx->ret && !r->dbg && r->p->syscall && r->ctx->dbg) {
 		/* BTF describes the wrapper (__x64_sys_X), whose return value
 		 * is the system call's, though not the system call's arguments */
 		struct fe_dfunc w = { 0 };
@@ -288,7 +288,7 @@ int fe_rs_resolve_return(struct resolver *r)
 		if (!found)
 			return fe_err(r->err, col, "the return value of '%s' cannot be fetched",
 				      r->p->func);
-	} else if (r->ctx->want_return) {
+	} else if (r->ctx->ret) {
 		if (!r->dbg)
 			return fe_rs_undescribed_error(r, col, "-r types the return value from debug info", true);
 		if (r->dfunc.ret == 0)

@@ -316,7 +316,7 @@ static int tp_without_btf(const struct fe_proto *proto, struct fe_error *err)
 }
 
 int fe_tp_site(const struct fe_proto *proto, struct fe_dbg *dbg, const struct fe_kcaps *kcaps,
-	       bool want_return, struct fe_site *site, struct fe_dbg **view,
+	       const struct fe_site *ret, struct fe_site *site, struct fe_dbg **view,
 	       struct fe_error *err)
 {
 	struct fe_dfunc f;
@@ -333,10 +333,10 @@ int fe_tp_site(const struct fe_proto *proto, struct fe_dbg *dbg, const struct fe
 	if (proto->at != FE_AT_ENTRY)
 		return fe_err(err, proto->at_col,
 			      "a tracepoint has no lines or offsets: name it alone (tp:NAME)");
-	if (proto->rtype)
-		return fe_err(err, proto->rtype->col,
+	if (ret && ret->rtype)
+		return fe_err(err, ret->rtype->col,
 			      "a tracepoint returns nothing: drop the return type");
-	if (want_return)
+	if (ret)
 		return fe_err(err, proto->func_col,
 			      "a tracepoint returns nothing: -r does not apply to tp:%s", proto->func);
 	if (proto->is_glob)

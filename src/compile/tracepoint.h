@@ -42,14 +42,14 @@ int fe_tp_glob(struct fe_dbg *dbg, const char *glob, struct fe_func_names *out,
 /*
  * The site of the tracepoint proto names, for the compile driver to
  * resolve it at: -1 with err set where it cannot be one (a kernel, kcaps,
- * without tracepoint probe events; a line, a return, a glob; no such
+ * without tracepoint probe events; a line, a return site ret, a glob; no such
  * tracepoint in dbg's BTF).  *view is the debug info to resolve it in, a
  * view of dbg whose one function is the tracepoint (fe_dbg_close it), or
  * NULL when dbg is no BTF and the arguments are all in the kernel's own
  * spelling.
  */
 int fe_tp_site(const struct fe_proto *proto, struct fe_dbg *dbg, const struct fe_kcaps *kcaps,
-	       bool want_return, struct fe_site *site, struct fe_dbg **view,
+	       const struct fe_site *ret, struct fe_site *site, struct fe_dbg **view,
 	       struct fe_error *err);
 
 /* resolve's error at a tracepoint (view from fe_tp_site) in a

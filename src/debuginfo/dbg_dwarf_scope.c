@@ -343,38 +343,6 @@ bool fe_dwarf_symbol_pc(struct fe_dbg *dbg, const char *name, unsigned long off,
 	return true;
 }
 
-/* The innermost copy named name among die's blocks and inlined copies
- * that hold pc.  A copy's entry may be in an empty range of it (GCC: a
- * copy that begins where its caller's copy begins), so a copy or block
- * whose entry is pc holds it too, and every such path is tried. */
-static bool copy_in(Dwarf_Die *die, Dwarf_Addr pc, const char *name, Dwarf_Die *copy, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > MAX_SCOPE_DEPTH || dwarf_child(die, &child) != 0)
-		return false;
-	do {
-		int tag = dwarf_tag(&child);
-		const char *n;
-		Dwarf_Addr entry;
-		bool named;
-
-		if (tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine)
-			continue;
-		if (dwarf_haspc(&child, pc) != 1 && !(fe_dwarf_entry(&child, &entry) && entry == pc))
-			continue;
-		n = tag == DW_TAG_inlined_subroutine ? dwarf_diename(&child) : NULL;
-		named = n && !strcmp(n, name);
-		if (copy_in(&child, pc, name, copy, depth + 1))
-			return true;
-		if (named) {
-			*copy = child;
-			return true;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
-}
-
 /* Does the inlined copy die hold pc the way a search asks? */
 typedef bool (*copy_test)(Dwarf_Die *die, Dwarf_Addr pc);
 
@@ -387,13 +355,22 @@ static bool entry_is(Dwarf_Die *die, Dwarf_Addr pc)
 	return fe_dwarf_entry(die, &entry) && entry == pc;
 }
 
+/* A block or copy holds pc: in its ranges, or at its entry (GCC: a copy
+ * that begins where its caller's copy begins has an empty range there). */
+static bool holds(Dwarf_Die *die, Dwarf_Addr pc)
+{
+	return dwarf_haspc(die, pc) == 1 || entry_is(die, pc);
+}
+
 /*
- * A copy named name anywhere under die that passes test: entry_is, or
- * fe_dwarf_in_gap (pc in a hole of its ranges, where 'lines' finds a row
- * of the copy's line).
+ * A copy named name under die that passes test.  inner: the innermost
+ * such copy among the blocks and copies that hold pc (test is holds);
+ * else the outermost anywhere under die, for entry_is, or fe_dwarf_in_gap
+ * (pc in a hole of its ranges, where 'lines' finds a row of the copy's
+ * line).
  */
 static bool copy_where(Dwarf_Die *die, Dwarf_Addr pc, const char *name, copy_test test,
-		       Dwarf_Die *copy, int depth)
+		       bool inner, Dwarf_Die *copy, int depth)
 {
 	Dwarf_Die child;
 
@@ -402,16 +379,24 @@ static bool copy_where(Dwarf_Die *die, Dwarf_Addr pc, const char *name, copy_tes
 	do {
 		int tag = dwarf_tag(&child);
 		const char *n;
+		bool named;
 
 		if (tag != DW_TAG_lexical_block && tag != DW_TAG_inlined_subroutine)
 			continue;
+		if (inner && !holds(&child, pc))
+			continue;
 		n = tag == DW_TAG_inlined_subroutine ? dwarf_diename(&child) : NULL;
-		if (n && !strcmp(n, name) && test(&child, pc)) {
+		named = n && !strcmp(n, name) && test(&child, pc);
+		if (named && !inner) {
 			*copy = child;
 			return true;
 		}
-		if (copy_where(&child, pc, name, test, copy, depth + 1))
+		if (copy_where(&child, pc, name, test, inner, copy, depth + 1))
 			return true;
+		if (named) {
+			*copy = child;
+			return true;
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }
@@ -430,9 +415,9 @@ int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwa
 		if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_haspc(&child, pc) != 1)
 			continue;
 		*frame = child;
-		return copy_in(&child, pc, inlined, copy, 0) ||
-		       copy_where(&child, pc, inlined, entry_is, copy, 0) ||
-		       copy_where(&child, pc, inlined, fe_dwarf_in_gap, copy, 0);
+		return copy_where(&child, pc, inlined, holds, true, copy, 0) ||
+		       copy_where(&child, pc, inlined, entry_is, false, copy, 0) ||
+		       copy_where(&child, pc, inlined, fe_dwarf_in_gap, false, copy, 0);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "fe_error.h"
+#include "fe_site.h"
 #include "kprobe_emit.h"
 
 struct tracefs_instance;
@@ -89,6 +90,14 @@ struct fe_event_info {
  * entry_values, ret_values), or NULL: how the view shows its fields.
  * *kept: the file was there (it may hold nothing). */
 char *fe_event_values(const char *group, const char *name, bool *kept);
+
+/*
+ * Where a definition read back from the kernel probes: *entry (a system
+ * call behind its wrapper __x64_sys_NAME, or a function's entry) and, for
+ * a return event, *ret paired with it.  Returns the event's own site.
+ */
+const struct fe_site *fe_event_sites(const struct fe_event_info *e, struct fe_site *entry,
+				     struct fe_site *ret);
 
 /* fevent's events (the group), sorted by name. */
 int fe_list_events(const char *group, struct fe_event_info **out, int *n,

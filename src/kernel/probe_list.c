@@ -443,6 +443,29 @@ oom:
 }
 
 
+const struct fe_site *fe_event_sites(const struct fe_event_info *e, struct fe_site *entry,
+				     struct fe_site *ret)
+{
+	/* the kernel's wrapper of a system call (since 4.17, x86-64) */
+	static const char wrapper[] = "__x64_sys_";
+
+	memset(entry, 0, sizeof(*entry));
+	memset(ret, 0, sizeof(*ret));
+	entry->func = e->target;
+	if (!strncmp(e->target, wrapper, strlen(wrapper))) {
+		entry->kind = FE_SITE_SYSCALL;
+		entry->func = e->target + strlen(wrapper);
+		entry->regs = true;
+	}
+	if (e->kind != FE_KIND_KRETPROBE && e->kind != FE_KIND_URETPROBE &&
+	    e->kind != FE_KIND_FEXIT)
+		return entry;
+	ret->kind = FE_SITE_RETURN;
+	ret->func = entry->func;
+	ret->entry = entry;
+	return ret;
+}
+
 void fe_event_infos_free(struct fe_event_info *ev, int n)
 {
 	int i;

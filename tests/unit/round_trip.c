@@ -16,6 +16,7 @@
 #include "compile.h"
 #include "tracepoint.h"
 #include "elf_target.h"
+#include "probe_install.h"
 #include "proto_render.h"
 
 struct result {
@@ -72,6 +73,18 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/* Where list says a definition on target probes (fe_event_sites). */
+static const struct fe_site *site_of(const char *target, bool is_return, struct fe_site *entry,
+				     struct fe_site *ret)
+{
+	struct fe_event_info e = {
+		.kind = is_return ? FE_KIND_KRETPROBE : FE_KIND_KPROBE,
+		.target = (char *)(target ? target : ""),
+	};
+
+	return fe_event_sites(&e, entry, ret);
+}
+
 /*
  * Render one definition (entry or return) as list does, with dbg, and
  * compile the rendering again from its text as 'fevent add' would:
@@ -89,11 +102,13 @@ static int check_one(const struct result *first, bool is_return, struct fe_dbg *
 			   fe_elf_place_of(first->target, first->offset, place, sizeof(place)) ?
 			   place : first->event;
 	/* a t: event renders as list renders it: tp:NAME(TYPE NAME=FETCH...) */
+	struct fe_site at, back;
+	const struct fe_site *site = site_of(target, is_return, &at, &back);
 	char *slots = first->tracepoint ? fe_tp_render(target, args) :
-		      fe_render_proto(func, target, args, is_return, false);
+		      fe_render_proto(func, target, args, site, false);
 	bool exact = true;
 	char *proto = first->tracepoint ? fe_tp_render(target, args) :
-		      fe_compile_render(func, target, args, is_return, dbg, opts, &exact);
+		      fe_compile_render(func, target, args, site, dbg, opts, &exact);
 	struct result again;
 	bool fell_back;
 	int ret;

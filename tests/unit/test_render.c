@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "compile.h"
+#include "probe_install.h"
 #include "proto_render.h"
 #include "tap.h"
 
@@ -29,6 +30,18 @@ static const char *const protos[] = {
 	"f(u8 a, u8 b, u8 c, u8 d, u8 e, u8 f, string g, x64 h+8)",
 	"f(long j=@jiffies, char[8] t=@init_task, x8[4] m+16)",
 };
+
+/* Where list says a definition on target probes (fe_event_sites). */
+static const struct fe_site *site_of(const char *target, bool is_return, struct fe_site *entry,
+				     struct fe_site *ret)
+{
+	struct fe_event_info e = {
+		.kind = is_return ? FE_KIND_KRETPROBE : FE_KIND_KPROBE,
+		.target = (char *)(target ? target : ""),
+	};
+
+	return fe_event_sites(&e, entry, ret);
+}
 
 static char *compile_args(const char *text, char **event, char **target)
 {
@@ -59,7 +72,9 @@ int main(void)
 	for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
 		char *event = NULL, *target = NULL;
 		char *args = compile_args(protos[i], &event, &target);
-		char *rendered = args ? fe_render_proto(event, target, args, false, false) : NULL;
+		struct fe_site at, back;
+		char *rendered = args ? fe_render_proto(event, target, args,
+							site_of(target, false, &at, &back), false) : NULL;
 		char *again = rendered ? compile_args(rendered, NULL, NULL) : NULL;
 
 		printf("# %s -> %s\n", protos[i], rendered ? rendered : "(null)");
@@ -71,13 +86,14 @@ int main(void)
 		free(again);
 	}
 	{
+		const struct fe_site ret_site = { .kind = FE_SITE_RETURN };
 		char *r = fe_render_proto("do_sys_openat2__return", "do_sys_openat2",
-					  "ret=$retval:s64", true, false);
+					  "ret=$retval:s64", &ret_site, false);
 
 		tap_str(r, "s64 do_sys_openat2()", "a return event renders its type");
 		free(r);
 		/* a void function's return event has no value */
-		r = fe_render_proto("naps__return", "naps", "", true, false);
+		r = fe_render_proto("naps__return", "naps", "", &ret_site, false);
 		tap_str(r, "void naps()", "a return event with no value renders 'void'");
 		free(r);
 	}
