@@ -251,10 +251,195 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int goo
 			nr_named == 1 ? "is" : "are", nr_named == 1 ? "it" : "them");
 }
 
+/* A function's entry in a binary: its file and offset, the address the
+ * kernel keys a uprobe by.  A kprobe names its symbol (two names are two
+ * probes to the kernel), a line or SDT probe its own place. */
+static bool entry_address(const struct fe_compiled *it)
+{
+	return !it->failed && !it->has_site && it->site.kind != FE_SITE_SDT &&
+	       it->def.uprobe && !it->def.tracepoint && it->def.target &&
+	       it->proto && it->proto->at == FE_AT_ENTRY;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_address(const struct fe_compiled *a, const struct fe_compiled *b)
+{
+	return !strcmp(a->def.target, b->def.target) && a->def.offset == b->def.offset;
+}
+
+/* Would the two items' events read the same? */
+static bool same_reads(const struct fe_compiled *a, const struct fe_compiled *b)
+{
+	return same_text(a->def.entry_args, b->def.entry_args) &&
+	       !a->def.ret == !b->def.ret && same_text(a->def.ret_args, b->def.ret_args) &&
+	       same_text(a->def.filter, b->def.filter) &&
+	       a->def.filter_on_return == b->def.filter_on_return &&
+	       a->def.filter_on_call == b->def.filter_on_call &&
+	       same_text(a->def.entry_values, b->def.entry_values) &&
+	       same_text(a->def.ret_values, b->def.ret_values);
+}
+
+static int by_address(const void *a, const void *b, void *arg)
+{
+	const struct fe_compiled *items = arg;
+	const struct fe_compiled *x = &items[*(const int *)a], *y = &items[*(const int *)b];
+	int c = strcmp(x->def.target, y->def.target);
+
+	if (!c)
+		c = x->def.offset < y->def.offset ? -1 : x->def.offset > y->def.offset;
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+/* The name a glob's aliases are probed by: the plainest, fewest leading
+ * underscores ("open64", not "__open64" or "__GI___open64"), then the
+ * shortest. */
+static bool plainer(const char *a, const char *b)
+{
+	size_t ua = strspn(a, "_"), ub = strspn(b, "_");
+
+	if (ua != ub)
+		return ua < ub;
+	return strlen(a) < strlen(b);
+}
+
+/*
+ * Items grp[0..nr-1] probe one address with the same reads: the one kept
+ * is the earliest prototype's (of a glob, its plainest name); the others
+ * leave the set (dropped), their warnings and a note naming them all go
+ * to it.  -1 only when out of memory.
+ */
+static bool said(const struct fe_warnings *w, const char *msg)
+{
+	int i;
+
+	for (i = 0; i < w->nr; i++)
+		if (!strcmp(w->msgs[i], msg))
+			return true;
+	return false;
+}
+
+static int merge_one(struct fe_compile_set *set, const int *grp, int nr, bool *dropped)
+{
+	struct fe_compiled *keep = &set->items[grp[0]];
+	struct fe_buf names = { 0 };
+	int k, w, ret = -1;
+
+	for (k = 1; k < nr; k++) {
+		struct fe_compiled *c = &set->items[grp[k]];
+
+		if (keep->glob && c->glob == keep->glob &&
+		    plainer(c->proto->func, keep->proto->func))
+			keep = c;
+	}
+	for (k = 0; k < nr; k++) {
+		struct fe_compiled *c = &set->items[grp[k]];
+
+		fe_buf_printf(&names, "%s%s", !k ? "" : k + 1 == nr ? " and " : ", ",
+			      c->proto->func);
+		if (c == keep)
+			continue;
+		dropped[grp[k]] = true;
+		for (w = 0; w < c->warnings.nr; w++)
+			if (!said(&keep->warnings, c->warnings.msgs[w]) &&
+			    fe_warn(&keep->warnings, "%s", c->warnings.msgs[w]))
+				goto out;
+	}
+	if (!names.failed &&
+	    !fe_warn(&keep->warnings, "%s are one function, at %s:0x%llx: probed once, as event '%s'",
+		     names.s, keep->def.target, keep->def.offset, keep->def.event))
+		ret = 0;
+out:
+	free(names.s);
+	return ret;
+}
+
+/* Items order[from..end-1], of one address: those that read as the first
+ * left does are merged, until none is left; those that still differ say
+ * why a call gives both events.  -1 only when out of memory. */
+static int merge_address(struct fe_compile_set *set, const int *order, int from, int end,
+			 int *grp, bool *dropped)
+{
+	const struct fe_compiled *first = NULL;
+	int i, k, nr;
+
+	for (i = from; i < end; i++) {
+		if (dropped[order[i]])
+			continue;
+		for (nr = 0, k = i; k < end; k++)
+			if (k == i || (!dropped[order[k]] &&
+				       same_reads(&set->items[order[i]], &set->items[order[k]])))
+				grp[nr++] = order[k];
+		if (nr > 1 && merge_one(set, grp, nr, dropped))
+			return -1;
+	}
+	for (i = from; i < end; i++) {
+		struct fe_compiled *c = &set->items[order[i]];
+
+		if (dropped[order[i]])
+			continue;
+		if (first && fe_warn(&c->warnings, "'%s' is the function '%s' names too, at "
+				     "%s:0x%llx, read otherwise: each call gives both events",
+				     c->proto->func, first->proto->func, c->def.target,
+				     c->def.offset))
+			return -1;
+		if (!first)
+			first = c;
+	}
+	return 0;
+}
+
+/*
+ * Two names of one function (open64 and __open64, an alias), by a glob or
+ * by two prototypes, are one address to the kernel: probed twice, each
+ * call would give two events.  Those that read the same are probed once,
+ * with a note; those that read differently stay, and say why a call gives
+ * both.  -1 only when out of memory.
+ */
+static int merge_aliases(struct fe_compile_set *set)
+{
+	size_t nr = set->nr ? set->nr : 1;
+	int *order = malloc(nr * sizeof(*order));
+	int *grp = malloc(nr * sizeof(*grp));
+	bool *dropped = calloc(nr, sizeof(*dropped));
+	int i, j, n = 0, out = 0, ret = -1;
+
+	if (!order || !grp || !dropped)
+		goto done;
+	for (i = 0; i < set->nr; i++)
+		if (entry_address(&set->items[i]))
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), by_address, set->items);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && same_address(&set->items[order[i]],
+						      &set->items[order[j]]); j++)
+			;
+		if (j - i > 1 && merge_address(set, order, i, j, grp, dropped))
+			goto done;
+	}
+	for (i = 0; i < set->nr; i++) {
+		if (dropped[i])
+			fe_compiled_clear(&set->items[i]);
+		else
+			set->items[out++] = set->items[i];
+	}
+	set->nr = out;
+	ret = 0;
+done:
+	free(order);
+	free(grp);
+	free(dropped);
+	return ret;
+}
+
 /*
  * After compiling: a glob's functions that failed leave the set, said
  * once on its first function that compiled; when none did, the first
- * failure stays as the glob's error.  Returns how many failures remain.
+ * failure stays as the glob's error.  Then two names of one function
+ * are probed once (merge_aliases).  Returns how many failures remain.
  */
 int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_opts *opts)
 {
@@ -331,5 +516,5 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 	free(covered);
 	free(moved);
 	set->nr = out;
-	return failed;
+	return merge_aliases(set) ? -1 : failed;
 }
