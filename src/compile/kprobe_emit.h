@@ -26,12 +26,18 @@
 #define FE_CALLER_FIELD		"__caller"
 
 
+struct fe_kcaps;
+
 struct fe_emit_opts {
 	const char *group;	/* NULL: FE_DEFAULT_GROUP */
 	const char *event;	/* -n NAME, or NULL: from the function name */
 	/* the kernel's return probes read $arg<N>: a kprobe's return event
 	 * also carries the entry's arguments (DESIGN.md section 14) */
 	bool ret_with_args;
+	/* the target kernel's capabilities (kernel_caps.h): a constant is
+	 * refused where it takes no immediates; NULL, no kernel in
+	 * particular, takes them (every kernel since 4.20) */
+	const struct fe_kcaps *kcaps;
 };
 
 struct fe_definition {

@@ -55,6 +55,9 @@ static const struct cap_rule rules[FE_CAP_NR] = {
 				 "CONFIG_RING_BUFFER", "buffer_subbuf_size_kb" },
 	[FE_CAP_RECORD_TGID] = { "each task's process recorded (saved_tgids)", NULL, false,
 				 "CONFIG_TRACING", "saved_tgids" },
+	/* the fetch arguments' help: "+|-[u]<offset>(<fetcharg>), \imm-value, ..." */
+	[FE_CAP_IMMEDIATES] = { "immediate fetch arguments (\\imm-value)", "\\imm-value", true,
+				"CONFIG_PROBE_EVENTS" },
 };
 
 static bool said(const char *readme, const struct cap_rule *r)

@@ -40,6 +40,9 @@ enum fe_cap {
 	FE_CAP_SUBBUF_SIZE,	/* buffer_subbuf_size_kb: pages larger than a page */
 	/* options/record-tgid and saved_tgids: each task's process (4.14) */
 	FE_CAP_RECORD_TGID,
+	/* a fetch argument may be an immediate, \imm-value (4.20): a value
+	 * DWARF gives as a constant */
+	FE_CAP_IMMEDIATES,
 	FE_CAP_NR
 };
 

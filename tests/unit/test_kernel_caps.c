@@ -41,11 +41,12 @@ struct want {
 #define N false
 
 static const struct want kernels[] = {
-	/* kprobe uprobe retargs maxactive tprobe fprobe hist synth common_stack subbuf tgid */
-	{ "bullseye", { Y, Y, N, Y, N, N, N, N, N, N, Y } },	/* 5.10 */
-	{ "bookworm", { Y, Y, N, Y, N, N, Y, Y, N, N, Y } },	/* 6.1 */
-	{ "trixie",   { Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y } },	/* 6.12 */
-	{ "sid",      { Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y } },	/* 7.2 */
+	/* kprobe uprobe retargs maxactive tprobe fprobe hist synth common_stack subbuf tgid
+	 * imm */
+	{ "bullseye", { Y, Y, N, Y, N, N, N, N, N, N, Y, Y } },	/* 5.10 */
+	{ "bookworm", { Y, Y, N, Y, N, N, Y, Y, N, N, Y, Y } },	/* 6.1 */
+	{ "trixie",   { Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y } },	/* 6.12 */
+	{ "sid",      { Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y } },	/* 7.2 */
 };
 
 static void test_kernel(const struct want *w)
@@ -85,6 +86,8 @@ static void test_uprobes_only(void)
 	tap_ok(!caps.can[FE_CAP_RETPROBE_ARGS] && !caps.can[FE_CAP_KRETPROBE_MAXACTIVE],
 	       "uprobes alone: no kernel return probes of any kind");
 	tap_ok(caps.can[FE_CAP_SUBBUF_SIZE], "a file of the listing says it");
+	tap_ok(!caps.can[FE_CAP_IMMEDIATES],
+	       "a README with no '\\imm-value' (before 4.20): no immediate fetch arguments");
 	fe_kcaps_parse(&caps, readme, "buffer_subbuf_size_kb_not\n");
 	tap_ok(!caps.can[FE_CAP_SUBBUF_SIZE], "a name is a whole line of the listing");
 }
