@@ -4,7 +4,8 @@ The kernel keys a uprobe by its address: probed by both names, each call
 gave two events and nothing said why.  A glob that names both, or two
 prototypes that do, probe the address once, with a note naming the names
 and the event; two prototypes that read differently stay both, and say
-why a call gives both events."""
+why a call gives both events.  The kernel's functions alike, where
+kallsyms has two names at one address (compile --kallsyms FILE)."""
 import os
 import re
 import subprocess
@@ -93,3 +94,45 @@ def test_one_call_gives_one_event_with_a_glob():
 
 def test_one_call_gives_one_event_with_two_prototypes():
     _one_event_a_call(["int step(int n)", "int step_alias(int n)"])
+
+
+# A kernel's: two kallsyms names at one address (6.18's __x64_sys_getpid,
+# __ia32_sys_getpid and __do_sys_getpid are one function); compiled for
+# the host's BTF with a kallsyms of the test's.
+KALLSYMS = ("ffffffff81000000 T vfs_write\n"
+            "ffffffff81000000 T vfs_read\n"
+            "ffffffff81000100 T vfs_readv\n")
+BTF = "/sys/kernel/btf/vmlinux"
+
+
+def kallsyms():
+    path = os.path.join(fe.tmpdir("fevent-alias-ks-"), "kallsyms")
+    with open(path, "w") as f:
+        f.write(KALLSYMS)
+    return path
+
+
+def _kernel(*protos):
+    if not os.path.exists(BTF):
+        raise fe.Skip(f"no {BTF}")
+    return fe.run("compile", "--btf", BTF, "--kallsyms", kallsyms(), *protos)
+
+
+KNOTE = ("fevent: warning: {} are one function, at 0xffffffff81000000: probed once, "
+         "as event '{}'")
+
+
+def test_a_kernel_glob_probes_two_names_of_one_address_once():
+    r = _kernel("vfs_*()")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq([l.split()[0] for l in r.stdout.splitlines()],
+              ["p:functions/vfs_read", "p:functions/vfs_readv"])
+    expect_eq(r.stderr.splitlines(), [KNOTE.format("vfs_read and vfs_write", "vfs_read")])
+
+
+def test_two_kernel_prototypes_naming_one_address_probe_it_once():
+    r = _kernel("vfs_write()", "vfs_read()", "vfs_readv()")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq([l.split()[0] for l in r.stdout.splitlines()],
+              ["p:functions/vfs_write", "p:functions/vfs_readv"])
+    expect_eq(r.stderr.splitlines(), [KNOTE.format("vfs_write and vfs_read", "vfs_write")])
