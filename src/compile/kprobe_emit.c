@@ -743,7 +743,7 @@ static int emit_return(const struct fe_probe *probe, const struct fe_place *plac
 	return def->ret ? 0 : fe_err(err, 0, "out of memory");
 }
 
-/* A value DWARF gives as a constant is an immediate (\\7): refused, naming
+/* A value DWARF gives as a constant is an immediate (\7): refused, naming
  * the kernel feature, where the target kernel takes none.  -1 with err. */
 static int immediates_refused(const struct fe_probe *probe, const struct fe_place *places,
 			      const struct fe_emit_opts *opts, struct fe_error *err)

@@ -292,7 +292,6 @@ static bool deref_chain(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc, const 
 	return true;
 }
 
-/* One location expression, valid at pc, in a fetch argument's terms. */
 /* A constant's bytes (DW_AT_const_value's block, DW_OP_implicit_value):
  * an immediate when it fits a register, little-endian as x86-64 holds it. */
 static void const_block(const Dwarf_Block *b, struct fe_dloc *loc)
@@ -308,6 +307,7 @@ static void const_block(const Dwarf_Block *b, struct fe_dloc *loc)
 	loc->off = (long)v;
 }
 
+/* One location expression, valid at pc, in a fetch argument's terms. */
 static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
 			  Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n, struct fe_dloc *loc)
 {
@@ -392,7 +392,6 @@ void fe_dwarf_var_location(struct fe_dbg *dbg, Dwarf_Die *var, Dwarf_Die *fn, Dw
 	memset(loc, 0, sizeof(*loc));
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &attr)) {
 		Dwarf_Sword v;
-
 		Dwarf_Block b;
 
 		if (dwarf_formsdata(&attr, &v) == 0) {
