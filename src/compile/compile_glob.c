@@ -455,6 +455,17 @@ out:
 /* Items order[from..end-1], of one address: those that read as the first
  * left does are merged, until none is left; those that still differ say
  * why a call gives both events.  -1 only when out of memory. */
+static bool named_in(const struct fe_compile_set *set, const int *grp, int nr,
+		     const char *func)
+{
+	int k;
+
+	for (k = 0; k < nr; k++)
+		if (!strcmp(set->items[grp[k]].proto->func, func))
+			return true;
+	return false;
+}
+
 static int merge_address(struct fe_compile_set *set, const struct akey *keys, const int *order,
 			 int from, int end, int *grp, bool *dropped)
 {
@@ -465,8 +476,11 @@ static int merge_address(struct fe_compile_set *set, const struct akey *keys, co
 	for (i = from; i < end; i++) {
 		if (dropped[order[i]])
 			continue;
+		/* one name written twice is one prototype twice, which
+		 * compile.c's warn_same_events says: not an alias */
 		for (nr = 0, k = i; k < end; k++)
 			if (k == i || (!dropped[order[k]] &&
+				       !named_in(set, grp, nr, set->items[order[k]].proto->func) &&
 				       same_reads(&set->items[order[i]], &set->items[order[k]])))
 				grp[nr++] = order[k];
 		if (nr > 1 && merge_one(set, keys, grp, nr, dropped))
@@ -475,7 +489,7 @@ static int merge_address(struct fe_compile_set *set, const struct akey *keys, co
 	for (i = from; i < end; i++) {
 		struct fe_compiled *c = &set->items[order[i]];
 
-		if (dropped[order[i]])
+		if (dropped[order[i]] || (first && !strcmp(first->proto->func, c->proto->func)))
 			continue;
 		where(&keys[order[i]], at, sizeof(at));
 		if (first && fe_warn(&c->warnings, "'%s' is the function '%s' names too, at "
