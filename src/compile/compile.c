@@ -233,6 +233,7 @@ static int place_and_emit(struct fe_compiled *it, bool tracepoint,
 		.event = it->event ? it->event : opts->event,
 		.ret_with_args = !tracepoint && fe_kcaps_can(opts->kcaps, FE_CAP_RETPROBE_ARGS),
 		.ret = fe_compile_ret(it),
+		.kcaps = opts->kcaps,
 	};
 	struct fe_place *places;
 	struct fe_buf lost = { 0 }, why = { 0 };

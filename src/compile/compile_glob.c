@@ -251,10 +251,307 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int goo
 			nr_named == 1 ? "is" : "are", nr_named == 1 ? "it" : "them");
 }
 
+/* A function's entry, the address the kernel keys a probe by: a uprobe's
+ * file and offset, a kprobe's address in kallsyms (file ""; 0 where it
+ * is not known).  A line or SDT probe has its own place. */
+struct akey {
+	const char *file;
+	unsigned long long addr;
+};
+
+static bool an_entry(const struct fe_compiled *it)
+{
+	return !it->failed && !it->has_site && it->site.kind != FE_SITE_SDT &&
+	       !it->def.tracepoint && it->def.target && it->proto &&
+	       it->proto->at == FE_AT_ENTRY;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Would the two items' events read the same? */
+static bool same_reads(const struct fe_compiled *a, const struct fe_compiled *b)
+{
+	return a->def.fprobe == b->def.fprobe &&
+	       same_text(a->def.entry_args, b->def.entry_args) &&
+	       !a->def.ret == !b->def.ret && same_text(a->def.ret_args, b->def.ret_args) &&
+	       same_text(a->def.filter, b->def.filter) &&
+	       a->def.filter_on_return == b->def.filter_on_return &&
+	       a->def.filter_on_call == b->def.filter_on_call &&
+	       same_text(a->def.entry_values, b->def.entry_values) &&
+	       same_text(a->def.ret_values, b->def.ret_values);
+}
+
+static bool same_address(const struct akey *a, const struct akey *b)
+{
+	return !strcmp(a->file, b->file) && a->addr == b->addr;
+}
+
+static int by_address(const void *a, const void *b, void *arg)
+{
+	const struct akey *keys = arg;
+	const struct akey *x = &keys[*(const int *)a], *y = &keys[*(const int *)b];
+	int c = strcmp(x->file, y->file);
+
+	if (!c)
+		c = x->addr < y->addr ? -1 : x->addr > y->addr;
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+/* The kernel's functions the items probe, by name, and where kallsyms
+ * puts each (a name it has twice has no one address). */
+struct kaddrs {
+	struct fe_compile_set *set;
+	int *idx;		/* kprobe items, sorted by target */
+	int nr;
+	struct akey *keys;
+	unsigned char *seen;
+};
+
+static int by_target(const void *a, const void *b, void *arg)
+{
+	const struct fe_compile_set *set = arg;
+
+	return strcmp(set->items[*(const int *)a].def.target,
+		      set->items[*(const int *)b].def.target);
+}
+
+static int kallsyms_addr(const char *name, const char *module, unsigned long long addr,
+			 void *arg)
+{
+	struct kaddrs *ka = arg;
+	char key[700];
+	int lo = 0, hi = ka->nr;
+
+	snprintf(key, sizeof(key), "%s%s%s", module ? module : "", module ? ":" : "", name);
+	while (lo < hi) {	/* the first item of that target */
+		int mid = (lo + hi) / 2;
+
+		if (strcmp(ka->set->items[ka->idx[mid]].def.target, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ka->nr && !strcmp(ka->set->items[ka->idx[lo]].def.target, key); lo++) {
+		int i = ka->idx[lo];
+
+		ka->keys[i].addr = ka->seen[i]++ ? 0 : addr;
+		ka->keys[i].file = "";
+	}
+	return 0;
+}
+
+/* keys[i] for every item that is a function's entry; -1 out of memory. */
+static int entry_keys(struct fe_compile_set *set, const struct fe_compile_opts *opts,
+		      struct akey *keys)
+{
+	struct kaddrs ka = { .set = set, .keys = keys };
+	const char *elf, *kallsyms;
+	int i, ret = -1;
+
+	ka.idx = malloc((set->nr ? set->nr : 1) * sizeof(*ka.idx));
+	ka.seen = calloc(set->nr ? set->nr : 1, 1);
+	if (!ka.idx || !ka.seen)
+		goto out;
+	for (i = 0; i < set->nr; i++) {
+		struct fe_compiled *it = &set->items[i];
+
+		if (!an_entry(it))
+			continue;
+		if (it->def.uprobe) {
+			keys[i].file = it->def.target;
+			keys[i].addr = it->def.offset;
+		} else {
+			ka.idx[ka.nr++] = i;
+		}
+	}
+	fe_compile_symtabs(opts, &elf, &kallsyms);
+	if (ka.nr && kallsyms) {
+		qsort_r(ka.idx, ka.nr, sizeof(*ka.idx), by_target, set);
+		/* unreadable: no address known, nothing merged */
+		fe_ksyms_each_at(kallsyms, kallsyms_addr, &ka);
+	}
+	ret = 0;
+out:
+	free(ka.idx);
+	free(ka.seen);
+	return ret;
+}
+
+/* "FILE:0xOFF", or a kernel address. */
+static void where(const struct akey *k, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s0x%llx", k->file, *k->file ? ":" : "", k->addr);
+}
+
+/* The name a glob's aliases are probed by: the plainest, fewest leading
+ * underscores ("open64", not "__open64" or "__GI___open64"), then the
+ * shortest. */
+static bool plainer(const char *a, const char *b)
+{
+	size_t ua = strspn(a, "_"), ub = strspn(b, "_");
+
+	if (ua != ub)
+		return ua < ub;
+	return strlen(a) < strlen(b);
+}
+
+/*
+ * Items grp[0..nr-1] probe one address with the same reads: the one kept
+ * is the earliest prototype's (of a glob, its plainest name); the others
+ * leave the set (dropped), their warnings and a note naming them all go
+ * to it.  -1 only when out of memory.
+ */
+static bool said(const struct fe_warnings *w, const char *msg)
+{
+	int i;
+
+	for (i = 0; i < w->nr; i++)
+		if (!strcmp(w->msgs[i], msg))
+			return true;
+	return false;
+}
+
+static int merge_one(struct fe_compile_set *set, const struct akey *keys, const int *grp,
+		     int nr, bool *dropped)
+{
+	struct fe_compiled *keep = &set->items[grp[0]];
+	struct fe_buf names = { 0 };
+	char at[PATH_MAX + 32];
+	int k, w, ret = -1;
+
+	for (k = 1; k < nr; k++) {
+		struct fe_compiled *c = &set->items[grp[k]];
+
+		if (keep->glob && c->glob == keep->glob &&
+		    plainer(c->proto->func, keep->proto->func))
+			keep = c;
+	}
+	for (k = 0; k < nr; k++) {
+		struct fe_compiled *c = &set->items[grp[k]];
+
+		fe_buf_printf(&names, "%s%s", !k ? "" : k + 1 == nr ? " and " : ", ",
+			      c->proto->func);
+		if (c == keep)
+			continue;
+		dropped[grp[k]] = true;
+		for (w = 0; w < c->warnings.nr; w++)
+			if (!said(&keep->warnings, c->warnings.msgs[w]) &&
+			    fe_warn(&keep->warnings, "%s", c->warnings.msgs[w]))
+				goto out;
+	}
+	where(&keys[grp[0]], at, sizeof(at));
+	if (!names.failed &&
+	    !fe_warn(&keep->warnings, "%s are one function, at %s: probed once, as event '%s'",
+		     names.s, at, keep->def.event))
+		ret = 0;
+out:
+	free(names.s);
+	return ret;
+}
+
+/* Items order[from..end-1], of one address: those that read as the first
+ * left does are merged, until none is left; those that still differ say
+ * why a call gives both events.  -1 only when out of memory. */
+static bool named_in(const struct fe_compile_set *set, const int *grp, int nr,
+		     const char *func)
+{
+	int k;
+
+	for (k = 0; k < nr; k++)
+		if (!strcmp(set->items[grp[k]].proto->func, func))
+			return true;
+	return false;
+}
+
+static int merge_address(struct fe_compile_set *set, const struct akey *keys, const int *order,
+			 int from, int end, int *grp, bool *dropped)
+{
+	const struct fe_compiled *first = NULL;
+	char at[PATH_MAX + 32];
+	int i, k, nr;
+
+	for (i = from; i < end; i++) {
+		if (dropped[order[i]])
+			continue;
+		/* one name written twice is one prototype twice, which
+		 * compile.c's warn_same_events says: not an alias */
+		for (nr = 0, k = i; k < end; k++)
+			if (k == i || (!dropped[order[k]] &&
+				       !named_in(set, grp, nr, set->items[order[k]].proto->func) &&
+				       same_reads(&set->items[order[i]], &set->items[order[k]])))
+				grp[nr++] = order[k];
+		if (nr > 1 && merge_one(set, keys, grp, nr, dropped))
+			return -1;
+	}
+	for (i = from; i < end; i++) {
+		struct fe_compiled *c = &set->items[order[i]];
+
+		if (dropped[order[i]] || (first && !strcmp(first->proto->func, c->proto->func)))
+			continue;
+		where(&keys[order[i]], at, sizeof(at));
+		if (first && fe_warn(&c->warnings, "'%s' is the function '%s' names too, at "
+				     "%s, read otherwise: each call gives both events",
+				     c->proto->func, first->proto->func, at))
+			return -1;
+		if (!first)
+			first = c;
+	}
+	return 0;
+}
+
+/*
+ * Two names of one function (libc's open64 and __open64, an alias; the
+ * kernel's __x64_sys_getpid and __ia32_sys_getpid in kallsyms), by a glob
+ * or by two prototypes, are one address to the kernel: probed twice, each
+ * call would give two events.  Those that read the same are probed once,
+ * with a note; those that read differently stay, and say why a call gives
+ * both.  -1 only when out of memory.
+ */
+static int merge_aliases(struct fe_compile_set *set, const struct fe_compile_opts *opts)
+{
+	size_t nr = set->nr ? set->nr : 1;
+	int *order = malloc(nr * sizeof(*order));
+	int *grp = malloc(nr * sizeof(*grp));
+	bool *dropped = calloc(nr, sizeof(*dropped));
+	struct akey *keys = calloc(nr, sizeof(*keys));
+	int i, j, n = 0, out = 0, ret = -1;
+
+	if (!order || !grp || !dropped || !keys || entry_keys(set, opts, keys))
+		goto done;
+	for (i = 0; i < set->nr; i++)
+		if (keys[i].file && keys[i].addr)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), by_address, keys);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && same_address(&keys[order[i]], &keys[order[j]]); j++)
+			;
+		if (j - i > 1 && merge_address(set, keys, order, i, j, grp, dropped))
+			goto done;
+	}
+	for (i = 0; i < set->nr; i++) {
+		if (dropped[i])
+			fe_compiled_clear(&set->items[i]);
+		else
+			set->items[out++] = set->items[i];
+	}
+	set->nr = out;
+	ret = 0;
+done:
+	free(order);
+	free(grp);
+	free(dropped);
+	free(keys);
+	return ret;
+}
+
 /*
  * After compiling: a glob's functions that failed leave the set, said
  * once on its first function that compiled; when none did, the first
- * failure stays as the glob's error.  Returns how many failures remain.
+ * failure stays as the glob's error.  Then two names of one function
+ * are probed once (merge_aliases).  Returns how many failures remain.
  */
 int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_opts *opts)
 {
@@ -331,5 +628,5 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 	free(covered);
 	free(moved);
 	set->nr = out;
-	return failed;
+	return merge_aliases(set, opts) ? -1 : failed;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fe_util.h"
+#include "kernel_caps.h"
 #include "kprobe_emit.h"
 #include "value_format.h"
 
@@ -742,6 +743,33 @@ static int emit_return(const struct fe_probe *probe, const struct fe_place *plac
 	return def->ret ? 0 : fe_err(err, 0, "out of memory");
 }
 
+/* A value DWARF gives as a constant is an immediate (\7): refused, naming
+ * the kernel feature, where the target kernel takes none.  -1 with err. */
+static int immediates_refused(const struct fe_probe *probe, const struct fe_place *places,
+			      const struct fe_emit_opts *opts, struct fe_error *err)
+{
+	char user[160];
+	int i;
+
+	if (!opts || !opts->kcaps || fe_kcaps_can(opts->kcaps, FE_CAP_IMMEDIATES))
+		return 0;
+	for (i = 0; i < probe->nr_fields; i++) {
+		const struct fe_field *f = &probe->fields[i];
+		const struct fe_place *pl;
+
+		if (f->src != FE_SRC_PARAM || f->param < 0 || f->param >= probe->nr_params)
+			continue;
+		pl = &places[f->param];
+		if (pl->kind != FE_PLACE_VALUE || pl->base[0] != '\\')
+			continue;
+		snprintf(user, sizeof(user), "'%s' (the constant %s here, by the debug info)",
+			 probe->params[f->param].name ? probe->params[f->param].name : f->label,
+			 pl->base + 1);
+		return fe_kcaps_refuse(opts->kcaps, FE_CAP_IMMEDIATES, user, f->col, err);
+	}
+	return 0;
+}
+
 int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	    const struct fe_emit_opts *opts, struct fe_definition *def,
 	    struct fe_error *err)
@@ -751,6 +779,8 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	struct names used = { 0 };
 
 	memset(def, 0, sizeof(*def));
+	if (immediates_refused(probe, places, opts, err))
+		return -1;
 	if (name_event(probe, opts, group, def, err) ||
 	    entry_fields(probe, places, def, &args, &values, &used, err))
 		goto fail;

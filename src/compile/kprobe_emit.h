@@ -26,6 +26,8 @@
 #define FE_CALLER_FIELD		"__caller"
 
 
+struct fe_kcaps;
+
 struct fe_emit_opts {
 	const char *group;	/* NULL: FE_DEFAULT_GROUP */
 	const char *event;	/* -n NAME, or NULL: from the function name */
@@ -34,6 +36,10 @@ struct fe_emit_opts {
 	bool ret_with_args;
 	/* the return event's site (FE_SITE_RETURN), or NULL: none */
 	const struct fe_site *ret;
+	/* the target kernel's capabilities (kernel_caps.h): a constant is
+	 * refused where it takes no immediates; NULL, no kernel in
+	 * particular, takes them (every kernel since 4.20) */
+	const struct fe_kcaps *kcaps;
 };
 
 struct fe_definition {

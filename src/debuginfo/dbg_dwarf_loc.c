@@ -292,9 +292,24 @@ static bool deref_chain(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc, const 
 	return true;
 }
 
+/* A constant's bytes (DW_AT_const_value's block, DW_OP_implicit_value):
+ * an immediate when it fits a register, little-endian as x86-64 holds it. */
+static void const_block(const Dwarf_Block *b, struct fe_dloc *loc)
+{
+	unsigned long long v = 0;
+	size_t i;
+
+	if (!b->length || b->length > 8)
+		return fe_dwarf_loc_none(loc, "it is a constant wider than a register");
+	for (i = b->length; i--;)
+		v = v << 8 | b->data[i];
+	loc->kind = FE_DLOC_CONST;
+	loc->off = (long)v;
+}
+
 /* One location expression, valid at pc, in a fetch argument's terms. */
 static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
-			  const Dwarf_Op *ops, size_t n, struct fe_dloc *loc)
+			  Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n, struct fe_dloc *loc)
 {
 	unsigned int a0 = n ? ops[0].atom : 0;
 	long v;
@@ -336,6 +351,13 @@ static void eval_location(struct fe_dbg *dbg, Dwarf_Die *fn, Dwarf_Addr pc,
 		loc->off = v;
 		return;
 	}
+	if (n == 1 && a0 == DW_OP_implicit_value) {
+		Dwarf_Block b;
+
+		if (dwarf_getlocation_implicit_value(attr, &ops[0], &b) != 0)
+			return fe_dwarf_loc_none(loc, "its constant value cannot be read");
+		return const_block(&b, loc);
+	}
 	if (n == 2 && ops[1].atom == DW_OP_stack_value && a0 >= DW_OP_breg0 &&
 	    a0 <= DW_OP_breg15 && ops[0].number == 0 && a0 != DW_OP_breg7) {
 		loc->kind = FE_DLOC_REG;
@@ -370,17 +392,21 @@ void fe_dwarf_var_location(struct fe_dbg *dbg, Dwarf_Die *var, Dwarf_Die *fn, Dw
 	memset(loc, 0, sizeof(*loc));
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &attr)) {
 		Dwarf_Sword v;
+		Dwarf_Block b;
 
 		if (dwarf_formsdata(&attr, &v) == 0) {
 			loc->kind = FE_DLOC_CONST;
 			loc->off = v;
 			return;
 		}
+		/* a block (DW_FORM_block1): its bytes */
+		if (dwarf_formblock(&attr, &b) == 0)
+			return const_block(&b, loc);
 		return fe_dwarf_loc_none(loc, "it is a constant wider than a register");
 	}
 	if (!dwarf_attr(var, DW_AT_location, &attr))
 		return fe_dwarf_loc_none(loc, NULL);
 	if (dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) != 1)
 		return fe_dwarf_loc_none(loc, NULL);
-	eval_location(dbg, fn, pc, ops, n, loc);
+	eval_location(dbg, fn, pc, &attr, ops, n, loc);
 }

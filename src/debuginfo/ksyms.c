@@ -203,8 +203,30 @@ int fe_ksyms_module_loaded(const struct fe_ksyms *ks, const char *module)
 	return asked ? 0 : -1;
 }
 
+struct each_named {
+	int (*fn)(const char *name, const char *module, void *arg);
+	void *arg;
+};
+
+static int named(const char *name, const char *module, unsigned long long addr, void *arg)
+{
+	const struct each_named *e = arg;
+
+	(void)addr;
+	return e->fn(name, module, e->arg);
+}
+
 int fe_ksyms_each(const char *path,
 		  int (*fn)(const char *name, const char *module, void *arg), void *arg)
+{
+	struct each_named e = { fn, arg };
+
+	return fe_ksyms_each_at(path, named, &e);
+}
+
+int fe_ksyms_each_at(const char *path,
+		     int (*fn)(const char *name, const char *module, unsigned long long addr,
+			       void *arg), void *arg)
 {
 	char line[1024];
 	FILE *f;
@@ -215,6 +237,7 @@ int fe_ksyms_each(const char *path,
 		return -1;
 	while (!ret && fgets(line, sizeof(line), f)) {
 		char type, name[512], module[128];
+		unsigned long long addr;
 		int n;
 
 		if (!strchr(line, '\n') && !feof(f)) {
@@ -226,10 +249,10 @@ int fe_ksyms_each(const char *path,
 			continue;
 		}
 		module[0] = 0;
-		n = sscanf(line, "%*s %c %511s [%127[^]]]", &type, name, module);
-		if (n < 2 || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+		n = sscanf(line, "%llx %c %511s [%127[^]]]", &addr, &type, name, module);
+		if (n < 3 || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
 			continue;
-		ret = fn(name, module[0] ? module : NULL, arg);
+		ret = fn(name, module[0] ? module : NULL, addr, arg);
 	}
 	fclose(f);
 	return ret;

@@ -29,6 +29,11 @@ int fe_ksyms_scan(struct fe_ksyms *ks, const char *path);
 int fe_ksyms_each(const char *path,
 		  int (*fn)(const char *name, const char *module, void *arg), void *arg);
 
+/* The same with each one's address (0 where kallsyms hides them from
+ * one who is not root). */
+int fe_ksyms_each_at(const char *path,
+		     int (*fn)(const char *name, const char *module, unsigned long long addr,
+			       void *arg), void *arg);
 /* A text symbol of path that is a compiler's clone of func
  * ("func.isra.0"): 1 with its name in clone, or 0. */
 int fe_ksyms_clone_of(const char *path, const char *func, char *clone, size_t size);

@@ -59,6 +59,9 @@ static const struct cap_rule rules[FE_CAP_NR] = {
 	/* the README lists the clocks of 2.6; the file lists them all */
 	[FE_CAP_CLOCK_MONO] = { "the trace clock mono (CLOCK_MONOTONIC)", NULL, false,
 				"CONFIG_TRACING", "trace_clock", "mono" },
+	/* the fetch arguments' help: "+|-[u]<offset>(<fetcharg>), \imm-value, ..." */
+	[FE_CAP_IMMEDIATES] = { "immediate fetch arguments (\\imm-value)", "\\imm-value", true,
+				"CONFIG_PROBE_EVENTS" },
 };
 
 static bool said(const char *readme, const struct cap_rule *r)

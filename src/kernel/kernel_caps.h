@@ -42,6 +42,9 @@ enum fe_cap {
 	FE_CAP_RECORD_TGID,
 	/* the trace clock mono (CLOCK_MONOTONIC): times a wall clock maps */
 	FE_CAP_CLOCK_MONO,
+	/* a fetch argument may be an immediate, \imm-value (4.20): a value
+	 * DWARF gives as a constant */
+	FE_CAP_IMMEDIATES,
 	FE_CAP_NR
 };
 
