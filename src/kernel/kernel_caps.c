@@ -55,6 +55,8 @@ static const struct cap_rule rules[FE_CAP_NR] = {
 				 "CONFIG_RING_BUFFER", "buffer_subbuf_size_kb" },
 	[FE_CAP_RECORD_TGID] = { "each task's process recorded (saved_tgids)", NULL, false,
 				 "CONFIG_TRACING", "saved_tgids" },
+	[FE_CAP_DYNEVENT_GROUP_REMOVE] = { "removing a group's dynamic events at once (-:GROUP/)",
+					   "-:[<group>/][<event>]", false, "CONFIG_DYNAMIC_EVENTS" },
 };
 
 static bool said(const char *readme, const struct cap_rule *r)

@@ -40,6 +40,9 @@ enum fe_cap {
 	FE_CAP_SUBBUF_SIZE,	/* buffer_subbuf_size_kb: pages larger than a page */
 	/* options/record-tgid and saved_tgids: each task's process (4.14) */
 	FE_CAP_RECORD_TGID,
+	/* "-:GROUP/" removes every dynamic event of a group in one write
+	 * (6.1's README shows the event optional; 5.10's does not) */
+	FE_CAP_DYNEVENT_GROUP_REMOVE,
 	FE_CAP_NR
 };
 

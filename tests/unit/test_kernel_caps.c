@@ -41,11 +41,11 @@ struct want {
 #define N false
 
 static const struct want kernels[] = {
-	/* kprobe uprobe retargs maxactive tprobe fprobe hist synth common_stack subbuf tgid */
-	{ "bullseye", { Y, Y, N, Y, N, N, N, N, N, N, Y } },	/* 5.10 */
-	{ "bookworm", { Y, Y, N, Y, N, N, Y, Y, N, N, Y } },	/* 6.1 */
-	{ "trixie",   { Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y } },	/* 6.12 */
-	{ "sid",      { Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y } },	/* 7.2 */
+	/* kprobe uprobe retargs maxactive tprobe fprobe hist synth common_stack subbuf tgid group-remove */
+	{ "bullseye", { Y, Y, N, Y, N, N, N, N, N, N, Y, N } },	/* 5.10 */
+	{ "bookworm", { Y, Y, N, Y, N, N, Y, Y, N, N, Y, Y } },	/* 6.1 */
+	{ "trixie",   { Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y } },	/* 6.12 */
+	{ "sid",      { Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y } },	/* 7.2 */
 };
 
 static void test_kernel(const struct want *w)
