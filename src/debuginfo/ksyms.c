@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's symbols, from /proc/kallsyms (or another kernel's copy).
+ *
+ * The file is read and parsed once per process and path into a table of
+ * its text symbols, hashed by name; every question after that (a glob's
+ * walk, "is this function there", a clone's name) asks the table.  A
+ * glob of thousands of functions, or a compile of the whole kernel, then
+ * costs one parse plus a hash lookup a name (docs/speed.md, "Many probes").
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,17 +18,292 @@
 
 #include "ksyms.h"
 
+/* One text symbol: name and module point into the table's buffer. */
+struct sym {
+	const char *name;
+	const char *module;	/* NULL: the kernel's own */
+	unsigned long long addr;	/* 0 where kallsyms hides them (not root) */
+	uint32_t hash;		/* of name */
+	int next;		/* the next symbol of its bucket, or -1 */
+};
+
+struct table {
+	char *path;
+	char *buf;
+	struct sym *v;
+	int nr;
+	int *heads;		/* bucket -> first symbol, or -1 */
+	uint32_t mask;
+	char **mods;		/* every module with a symbol, text or not */
+	int nr_mods;
+	int *sorted;		/* the kernel's own symbols by name: clone_of */
+	int nr_sorted;
+};
+
+/* The one table of this process (the last path asked for). */
+static struct table *cached;
+
+static uint32_t hash_of(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	free(t->path);
+	free(t->buf);
+	free(t->v);
+	free(t->heads);
+	free(t->mods);
+	free(t->sorted);
+	free(t);
+}
+
+static void cache_drop(void)
+{
+	table_free(cached);
+	cached = NULL;
+}
+
+/* The whole file, NUL-terminated (procfs says no size: read to the end). */
+static char *read_all(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20, have = 0;
+	char *buf = malloc(cap + 1), *nb;
+	int fd, saved;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	for (;;) {
+		ssize_t n;
+
+		if (have == cap) {
+			nb = realloc(buf, cap * 2 + 1);
+			if (!nb)
+				goto fail_fd;
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail_fd;
+		if (n == 0)
+			break;
+		have += n;
+	}
+	close(fd);
+	buf[have] = 0;
+	*len = have;
+	return buf;
+fail_fd:
+	saved = errno;
+	close(fd);
+	errno = saved;
+fail:
+	saved = errno;
+	free(buf);
+	errno = saved;
+	return NULL;
+}
+
+/* A module seen on the line before is the common case: kallsyms lists
+ * a module's symbols together. */
+static int note_module(struct table *t, char *mod, size_t *cap)
+{
+	int i;
+
+	if (t->nr_mods && !strcmp(t->mods[t->nr_mods - 1], mod))
+		return 0;
+	for (i = 0; i < t->nr_mods; i++)
+		if (!strcmp(t->mods[i], mod))
+			return 0;
+	if ((size_t)t->nr_mods == *cap) {
+		char **v = realloc(t->mods, (*cap ? *cap * 2 : 16) * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->mods = v;
+		*cap = *cap ? *cap * 2 : 16;
+	}
+	t->mods[t->nr_mods++] = mod;
+	return 0;
+}
+
+/*
+ * One line, "ADDR TYPE NAME[\t[MODULE]]", cut in place: name and module
+ * become strings in the buffer.  Text symbols (weak ones too) are kept;
+ * any symbol's module is noted as loaded.
+ */
+static int parse_line(struct table *t, char *line, char *end, size_t *cap, size_t *mcap)
+{
+	char *type = memchr(line, ' ', end - line), *name, *name_end, *mod = NULL;
+
+	if (!type || end - type < 4)
+		return 0;
+	type++;
+	name = type + 2;
+	name_end = memchr(name, '\t', end - name);
+	if (name_end) {
+		char *lb = memchr(name_end, '[', end - name_end);
+		char *rb = lb ? memchr(lb, ']', end - lb) : NULL;
+
+		if (lb && rb) {
+			mod = lb + 1;
+			*rb = 0;
+			if (note_module(t, mod, mcap))
+				return -1;
+		}
+	} else {
+		name_end = end;
+	}
+	*name_end = 0;
+	if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
+		return 0;
+	if ((size_t)t->nr == *cap) {
+		struct sym *v = realloc(t->v, (*cap ? *cap * 2 : 4096) * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+		*cap = *cap ? *cap * 2 : 4096;
+	}
+	t->v[t->nr].name = name;
+	t->v[t->nr].module = mod;
+	/* ADDR is hex digits up to the space: strtoull stops there */
+	t->v[t->nr].addr = strtoull(line, NULL, 16);
+	t->v[t->nr].hash = hash_of(name, name_end - name);
+	t->nr++;
+	return 0;
+}
+
+static int index_names(struct table *t)
+{
+	uint32_t size = 1024;
+	int i;
+
+	while (size < (uint32_t)t->nr * 2)
+		size *= 2;
+	t->heads = malloc(size * sizeof(*t->heads));
+	if (!t->heads)
+		return -1;
+	memset(t->heads, 0xff, size * sizeof(*t->heads));	/* -1 */
+	t->mask = size - 1;
+	/* backwards, so a bucket lists its symbols in the file's order */
+	for (i = t->nr - 1; i >= 0; i--) {
+		uint32_t b = t->v[i].hash & t->mask;
+
+		t->v[i].next = t->heads[b];
+		t->heads[b] = i;
+	}
+	return 0;
+}
+
+static struct table *table_load(const char *path)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	size_t cap = 0, mcap = 0, len;
+	int saved;
+	char *p, *end, *nl;
+
+	if (!t)
+		return NULL;
+	t->path = strdup(path);
+	t->buf = t->path ? read_all(path, &len) : NULL;
+	if (!t->buf)
+		goto fail;
+	end = t->buf + len;
+	for (p = t->buf; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;	/* the last line, without its newline */
+		if (parse_line(t, p, nl, &cap, &mcap))
+			goto fail;
+	}
+	if (index_names(t))
+		goto fail;
+	return t;
+fail:
+	saved = errno;
+	table_free(t);
+	errno = saved;
+	return NULL;
+}
+
+/* The table of path, parsed on first use. */
+static struct table *table_of(const char *path)
+{
+	static bool registered;
+
+	if (cached && !strcmp(cached->path, path))
+		return cached;
+	cache_drop();
+	cached = table_load(path);
+	if (cached && !registered) {
+		registered = true;
+		atexit(cache_drop);
+	}
+	return cached;
+}
+
+/* The first symbol named name (len bytes), or -1; next_named() the rest. */
+static int first_named(const struct table *t, const char *name, size_t len, uint32_t h)
+{
+	int i;
+
+	for (i = t->heads[h & t->mask]; i >= 0; i = t->v[i].next)
+		if (t->v[i].hash == h && !strncmp(t->v[i].name, name, len) && !t->v[i].name[len])
+			return i;
+	return -1;
+}
+
+static int next_named(const struct table *t, int i)
+{
+	const char *name = t->v[i].name;
+	uint32_t h = t->v[i].hash;
+
+	for (i = t->v[i].next; i >= 0; i = t->v[i].next)
+		if (t->v[i].hash == h && !strcmp(t->v[i].name, name))
+			return i;
+	return -1;
+}
+
+/*
+ * What callers asked about: hashed by name, so that a compile of every
+ * function of the kernel asks in constant time a name.
+ */
 struct wanted {
 	char *name;
 	char *module;
+	uint32_t hash;
 	bool found;
-	bool module_seen;	/* some symbol of module is there: it is loaded */
+};
+
+/* A module some wanted symbol names, and whether it is loaded. */
+struct wanted_mod {
+	char *name;
+	bool seen;
 };
 
 struct fe_ksyms {
 	struct wanted *w;
 	int nr;
-	int nr_found;
+	size_t cap;
+	int *slots;		/* open addressing: index into w, or -1 */
+	uint32_t mask;
+	struct wanted_mod *mods;
+	int nr_mods;
 	bool scanned;
 };
 
@@ -37,39 +322,98 @@ void fe_ksyms_free(struct fe_ksyms *ks)
 		free(ks->w[i].name);
 		free(ks->w[i].module);
 	}
+	for (i = 0; i < ks->nr_mods; i++)
+		free(ks->mods[i].name);
 	free(ks->w);
+	free(ks->slots);
+	free(ks->mods);
 	free(ks);
 }
 
-static struct wanted *find(const struct fe_ksyms *ks, const char *name,
-			   size_t len, const char *module, size_t mlen)
+static bool same_module(const char *a, const char *b)
 {
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The slot of (name, module): its wanted, or the empty slot it would take. */
+static int *slot_of(const struct fe_ksyms *ks, const char *name, const char *module, uint32_t h)
+{
+	uint32_t i;
+
+	for (i = h & ks->mask;; i = (i + 1) & ks->mask) {
+		int *s = &ks->slots[i];
+
+		if (*s < 0 || (ks->w[*s].hash == h && !strcmp(ks->w[*s].name, name) &&
+			       same_module(ks->w[*s].module, module)))
+			return s;
+	}
+}
+
+static struct wanted *find(const struct fe_ksyms *ks, const char *name, const char *module)
+{
+	int *s;
+
+	if (!ks->slots)
+		return NULL;
+	s = slot_of(ks, name, module, hash_of(name, strlen(name)));
+	return *s < 0 ? NULL : &ks->w[*s];
+}
+
+/* Room for one more wanted, at most half the slots taken. */
+static int grow(struct fe_ksyms *ks)
+{
+	uint32_t size = ks->slots ? (ks->mask + 1) * 2 : 256;
+	struct wanted *w;
 	int i;
 
-	for (i = 0; i < ks->nr; i++) {
-		struct wanted *w = &ks->w[i];
-
-		if (strlen(w->name) != len || memcmp(w->name, name, len))
-			continue;
-		if (!module && !w->module)
-			return w;
-		if (module && w->module && strlen(w->module) == mlen &&
-		    !memcmp(w->module, module, mlen))
-			return w;
+	if ((size_t)ks->nr == ks->cap) {
+		w = realloc(ks->w, (ks->cap ? ks->cap * 2 : 64) * sizeof(*w));
+		if (!w)
+			return -1;
+		ks->w = w;
+		ks->cap = ks->cap ? ks->cap * 2 : 64;
 	}
-	return NULL;
+	if (ks->slots && (uint32_t)(ks->nr + 1) * 2 <= ks->mask + 1)
+		return 0;
+	free(ks->slots);
+	ks->slots = malloc(size * sizeof(*ks->slots));
+	if (!ks->slots)
+		return -1;
+	memset(ks->slots, 0xff, size * sizeof(*ks->slots));
+	ks->mask = size - 1;
+	for (i = 0; i < ks->nr; i++)
+		*slot_of(ks, ks->w[i].name, ks->w[i].module, ks->w[i].hash) = i;
+	return 0;
+}
+
+static int want_module(struct fe_ksyms *ks, const char *module)
+{
+	struct wanted_mod *v;
+	int i;
+
+	for (i = 0; i < ks->nr_mods; i++)
+		if (!strcmp(ks->mods[i].name, module))
+			return 0;
+	v = realloc(ks->mods, ((size_t)ks->nr_mods + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	ks->mods = v;
+	v[ks->nr_mods].seen = false;
+	v[ks->nr_mods].name = strdup(module);
+	if (!v[ks->nr_mods].name)
+		return -1;
+	ks->nr_mods++;
+	return 0;
 }
 
 int fe_ksyms_want(struct fe_ksyms *ks, const char *name, const char *module)
 {
 	struct wanted *w;
 
-	if (find(ks, name, strlen(name), module, module ? strlen(module) : 0))
+	if (find(ks, name, module))
 		return 0;
-	w = realloc(ks->w, (ks->nr + 1) * sizeof(*w));
-	if (!w)
+	if (grow(ks) || (module && want_module(ks, module)))
 		return -1;
-	ks->w = w;
 	w = &ks->w[ks->nr];
 	memset(w, 0, sizeof(*w));
 	w->name = strdup(name);
@@ -79,97 +423,37 @@ int fe_ksyms_want(struct fe_ksyms *ks, const char *name, const char *module)
 		free(w->module);
 		return -1;
 	}
+	w->hash = hash_of(name, strlen(name));
+	*slot_of(ks, w->name, w->module, w->hash) = ks->nr;
 	ks->nr++;
 	return 0;
 }
 
-/* One line: "ADDR TYPE NAME[\t[MODULE]]". */
-static void scan_line(struct fe_ksyms *ks, const char *line, size_t len)
-{
-	const char *end = line + len;
-	const char *type, *name, *name_end, *mod = NULL;
-	size_t mlen = 0;
-	struct wanted *w;
-
-	int i;
-
-	type = memchr(line, ' ', len);
-	if (!type || end - type < 4)
-		return;
-	type++;
-	name = type + 2;
-	name_end = memchr(name, '\t', end - name);
-	if (name_end) {
-		const char *lb = memchr(name_end, '[', end - name_end);
-		const char *rb = lb ? memchr(lb, ']', end - lb) : NULL;
-
-		if (lb && rb) {
-			mod = lb + 1;
-			mlen = rb - mod;
-		}
-	} else {
-		name_end = end;
-	}
-	/* any symbol of a module, text or not, says it is loaded */
-	for (i = 0; mod && i < ks->nr; i++) {
-		w = &ks->w[i];
-		if (w->module && strlen(w->module) == mlen && !memcmp(w->module, mod, mlen))
-			w->module_seen = true;
-	}
-	/* functions are text symbols; weak ones too */
-	if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
-		return;
-	/* a module symbol answers a question with or without that module */
-	w = find(ks, name, name_end - name, NULL, 0);
-	if (w && !w->found) {
-		w->found = true;
-		ks->nr_found++;
-	}
-	if (mod) {
-		w = find(ks, name, name_end - name, mod, mlen);
-		if (w && !w->found) {
-			w->found = true;
-			ks->nr_found++;
-		}
-	}
-}
-
 int fe_ksyms_scan(struct fe_ksyms *ks, const char *path)
 {
-	char buf[1 << 16];
-	size_t have = 0;
-	int fd;
+	const struct table *t;
+	int i, j;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while (ks->nr_found < ks->nr) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
-		char *p, *nl;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int saved = errno;
-
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		have += n;
-		p = buf;
-		while ((nl = memchr(p, '\n', buf + have - p))) {
-			scan_line(ks, p, nl - p);
-			p = nl + 1;
-		}
-		have = buf + have - p;
-		memmove(buf, p, have);
-		if (have == sizeof(buf))	/* no line is this long */
-			have = 0;
+	/* nothing asked (debug info described every function): no read,
+	 * which is most of a small compile's time in the kernel */
+	if (!ks->nr) {
+		ks->scanned = !access(path, R_OK);
+		return ks->scanned ? 0 : -1;
 	}
-	close(fd);
+	t = table_of(path);
+	if (!t)
+		return -1;
+	for (i = 0; i < ks->nr; i++) {
+		struct wanted *w = &ks->w[i];
+
+		/* a module symbol answers a question with or without that module */
+		for (j = first_named(t, w->name, strlen(w->name), w->hash); j >= 0 && !w->found;
+		     j = next_named(t, j))
+			w->found = !w->module || same_module(t->v[j].module, w->module);
+	}
+	for (i = 0; i < ks->nr_mods; i++)
+		for (j = 0; j < t->nr_mods && !ks->mods[i].seen; j++)
+			ks->mods[i].seen = !strcmp(t->mods[j], ks->mods[i].name);
 	ks->scanned = true;
 	return 0;
 }
@@ -180,7 +464,7 @@ int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module
 
 	if (!ks || !ks->scanned)
 		return -1;
-	w = find(ks, name, strlen(name), module, module ? strlen(module) : 0);
+	w = find(ks, name, module);
 	if (!w)
 		return -1;
 	return w->found;
@@ -188,19 +472,18 @@ int fe_ksyms_has(const struct fe_ksyms *ks, const char *name, const char *module
 
 int fe_ksyms_module_loaded(const struct fe_ksyms *ks, const char *module)
 {
-	bool asked = false;
 	int i;
 
 	if (!ks || !ks->scanned)
 		return -1;
-	for (i = 0; i < ks->nr; i++) {
-		if (!ks->w[i].module || strcmp(ks->w[i].module, module))
+	for (i = 0; i < ks->nr_mods; i++) {
+		if (strcmp(ks->mods[i].name, module))
 			continue;
-		if (ks->w[i].module_seen || ks->w[i].found)
+		if (ks->mods[i].seen)
 			return 1;
-		asked = true;
+		break;
 	}
-	return asked ? 0 : -1;
+	return i == ks->nr_mods ? -1 : 0;
 }
 
 struct each_named {
@@ -228,58 +511,74 @@ int fe_ksyms_each_at(const char *path,
 		     int (*fn)(const char *name, const char *module, unsigned long long addr,
 			       void *arg), void *arg)
 {
-	char line[1024];
-	FILE *f;
-	int ret = 0;
+	const struct table *t = table_of(path);
+	int i, ret = 0;
 
-	f = fopen(path, "re");
-	if (!f)
+	if (!t)
 		return -1;
-	while (!ret && fgets(line, sizeof(line), f)) {
-		char type, name[512], module[128];
-		unsigned long long addr;
-		int n;
-
-		if (!strchr(line, '\n') && !feof(f)) {
-			int ch;
-
-			/* no kallsyms line is this long: skip it, bounded */
-			while ((ch = getc(f)) != EOF && ch != '\n')
-				;
-			continue;
-		}
-		module[0] = 0;
-		n = sscanf(line, "%llx %c %511s [%127[^]]]", &addr, &type, name, module);
-		if (n < 3 || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
-		ret = fn(name, module[0] ? module : NULL, addr, arg);
-	}
-	fclose(f);
+	for (i = 0; i < t->nr && !ret; i++)
+		ret = fn(t->v[i].name, t->v[i].module, t->v[i].addr, arg);
 	return ret;
 }
 
-struct clone_search {
-	const char *func;
-	size_t len;
-	char *out;
-	size_t size;
-};
-
-static int clone_match(const char *name, const char *module, void *arg)
+static int by_name(const void *a, const void *b, void *arg)
 {
-	struct clone_search *c = arg;
+	const struct table *t = arg;
+	int c = strcmp(t->v[*(const int *)a].name, t->v[*(const int *)b].name);
 
-	/* a .cold piece is no entry point */
-	if (module || strncmp(name, c->func, c->len) || name[c->len] != '.' ||
-	    strstr(name + c->len, ".cold"))
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+/* The kernel's own symbols sorted by name, once: clones share a prefix. */
+static int sort_names(struct table *t)
+{
+	int i;
+
+	if (t->sorted)
 		return 0;
-	snprintf(c->out, c->size, "%s", name);
-	return 1;
+	t->sorted = malloc(((size_t)t->nr + 1) * sizeof(*t->sorted));
+	if (!t->sorted)
+		return -1;
+	for (i = 0; i < t->nr; i++)
+		if (!t->v[i].module)
+			t->sorted[t->nr_sorted++] = i;
+	qsort_r(t->sorted, t->nr_sorted, sizeof(*t->sorted), by_name, t);
+	return 0;
 }
 
 int fe_ksyms_clone_of(const char *path, const char *func, char *clone, size_t size)
 {
-	struct clone_search c = { func, strlen(func), clone, size };
+	struct table *t = table_of(path);
+	size_t len = strlen(func);
+	int lo = 0, hi, best = -1;
 
-	return fe_ksyms_each(path, clone_match, &c) == 1;
+	if (!t || sort_names(t))
+		return 0;
+	/* the first name at or after "func." */
+	hi = t->nr_sorted;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		const char *n = t->v[t->sorted[mid]].name;
+		int c = strncmp(n, func, len);
+
+		if (c < 0 || (!c && n[len] < '.'))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the first in the file's order, as a walk of it finds; a .cold
+	 * piece is no entry point */
+	for (; lo < t->nr_sorted; lo++) {
+		int i = t->sorted[lo];
+		const char *n = t->v[i].name;
+
+		if (strncmp(n, func, len) || n[len] != '.')
+			break;
+		if (!strstr(n + len, ".cold") && (best < 0 || i < best))
+			best = i;
+	}
+	if (best < 0)
+		return 0;
+	snprintf(clone, size, "%s", t->v[best].name);
+	return 1;
 }

@@ -2,9 +2,9 @@
 /*
  * Which functions the target kernel has, from /proc/kallsyms.
  *
- * Reading kallsyms costs tens of milliseconds, so callers first say which
- * names they care about, then one pass answers all of them and stops as soon
- * as every name is found.
+ * The file is parsed once per process and path into a table hashed by
+ * name (ksyms.c); callers say which names they care about, then one
+ * scan answers all of them, a hash lookup each.
  */
 #ifndef KSYMS_H
 #define KSYMS_H

@@ -62,6 +62,8 @@ static const struct cap_rule rules[FE_CAP_NR] = {
 	/* the fetch arguments' help: "+|-[u]<offset>(<fetcharg>), \imm-value, ..." */
 	[FE_CAP_IMMEDIATES] = { "immediate fetch arguments (\\imm-value)", "\\imm-value", true,
 				"CONFIG_PROBE_EVENTS" },
+	[FE_CAP_DYNEVENT_GROUP_REMOVE] = { "removing a group's dynamic events at once (-:GROUP/)",
+					   "-:[<group>/][<event>]", false, "CONFIG_DYNAMIC_EVENTS" },
 };
 
 static bool said(const char *readme, const struct cap_rule *r)

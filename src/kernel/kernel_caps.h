@@ -45,6 +45,9 @@ enum fe_cap {
 	/* a fetch argument may be an immediate, \imm-value (4.20): a value
 	 * DWARF gives as a constant */
 	FE_CAP_IMMEDIATES,
+	/* "-:GROUP/" removes every dynamic event of a group in one write
+	 * (6.1's README shows the event optional; 5.10's does not) */
+	FE_CAP_DYNEVENT_GROUP_REMOVE,
 	FE_CAP_NR
 };
 

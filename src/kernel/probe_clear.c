@@ -4,6 +4,7 @@
  * left behind (its instances, triggers and synthetic events).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,11 +239,94 @@ static bool selected(const struct fe_event_info *e, char *const *names, int nr)
 	return fe_event_named_any(e->event, names, nr);
 }
 
+/*
+ * Are the n events of ev every dynamic event of group?  Then "-:GROUP/"
+ * removes them and nothing else (an eprobe of the group, which list does
+ * not show, would go with it).
+ */
+static bool all_of_group(const char *group, int n)
+{
+	char *all = tracefs_instance_file_read(NULL, "dynamic_events", NULL);
+	size_t len = strlen(group);
+	char *line, *nl;
+	int count = 0;
+
+	for (line = all; line && *line; line = nl ? nl + 1 : NULL) {
+		char *colon;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		colon = strchr(line, ':');
+		if (colon && !strncmp(colon + 1, group, len) && colon[1 + len] == '/')
+			count++;
+	}
+	free(all);
+	return all && count == n;
+}
+
+/* The whole group in one write, where the kernel takes "-:GROUP/". */
+static bool remove_group(const char *group, const struct fe_event_info *ev, int n)
+{
+	char cmd[256];
+	int i;
+
+	if (!fe_kernel_can(FE_CAP_DYNEVENT_GROUP_REMOVE) || !all_of_group(group, n) ||
+	    (size_t)snprintf(cmd, sizeof(cmd), "-:%s/", group) >= sizeof(cmd) ||
+	    tracefs_instance_file_append(NULL, "dynamic_events", cmd) < 0)
+		return false;
+	for (i = 0; i < n; i++)
+		fe_probe_forget_event(ev[i].group, ev[i].event);
+	return true;
+}
+
+/*
+ * The events of ev that gone lists, one write each to one open
+ * dynamic_events (not an open, a write and a close each): how many went.
+ */
+static int remove_each(const struct fe_event_info *ev, const int *gone, int nr,
+		       struct fe_warnings *undone)
+{
+	char *path = tracefs_instance_get_file(NULL, "dynamic_events");
+	int fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+	int i, removed = 0;
+
+	tracefs_put_tracing_file(path);
+	for (i = 0; i < nr; i++) {
+		const struct fe_event_info *e = &ev[gone[i]];
+		char cmd[256];
+		int failed;
+
+		if (fd < 0) {
+			failed = fe_probe_remove_event(e->group, e->event);
+		} else {
+			size_t len = snprintf(cmd, sizeof(cmd), "-:%s/%s", e->group, e->event);
+
+			fe_probe_forget_event(e->group, e->event);
+			failed = len >= sizeof(cmd) || write(fd, cmd, len) != (ssize_t)len;
+		}
+		/* a "-:GROUP/" the kernel refused part way took it already */
+		if (failed && errno == ENOENT) {
+			snprintf(cmd, sizeof(cmd), "events/%s/%s", e->group, e->event);
+			failed = tracefs_dir_exists(NULL, cmd);
+		}
+		if (failed)
+			fe_warn(undone, "cannot remove %s/%s: %s", e->group, e->event,
+				strerror(errno));
+		else
+			removed++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return removed;
+}
+
 int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
 		    struct fe_warnings *undone, struct fe_error *err)
 {
 	struct fe_event_info *ev;
-	int i, j, n, removed = 0;
+	int i, j, n, nr = 0, removed;
+	int *gone;
 
 	if (fe_list_events(group, &ev, &n, err))
 		return -1;
@@ -251,6 +335,11 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 			;
 		if (j == n)
 			fe_warn(undone, "no event '%s' in group '%s'", names[i], group);
+	}
+	gone = malloc((n ? n : 1) * sizeof(*gone));
+	if (!gone) {
+		fe_event_infos_free(ev, n);
+		return fe_err(err, 0, "out of memory");
 	}
 	for (i = 0; i < n; i++) {
 		if (!selected(&ev[i], names, nr_names))
@@ -269,12 +358,14 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 			fe_event_set_enabled(inst, ev[i].group, ev[i].event, false);
 			tracefs_instance_free(inst);
 		}
-		if (fe_probe_remove_event(ev[i].group, ev[i].event))
-			fe_warn(undone, "cannot remove %s/%s: %s", ev[i].group, ev[i].event,
-				strerror(errno));
-		else
-			removed++;
+		gone[nr++] = i;
 	}
+	/* the whole group: one write where the kernel allows it */
+	if (nr && nr == n && remove_group(group, ev, n))
+		removed = n;
+	else
+		removed = remove_each(ev, gone, nr, undone);
+	free(gone);
 	fe_event_infos_free(ev, n);
 	return removed;
 }

@@ -462,18 +462,25 @@ int fe_event_place(const char *group, const char *event, char *place, size_t siz
 	return n == 3 && *index >= 0 && *count > *index ? 0 : -1;
 }
 
+void fe_probe_forget_event(const char *group, const char *name)
+{
+	char path[256];
+
+	state_path(path, sizeof(path), group, name);
+	unlink(path);
+	values_path(path, sizeof(path), group, name);
+	unlink(path);
+	fe_probe_filter_path(path, sizeof(path), group, name);
+	unlink(path);
+	place_path(path, sizeof(path), group, name);
+	unlink(path);
+}
+
 int fe_probe_remove_event(const char *group, const char *name)
 {
 	char cmd[256];
 
-	state_path(cmd, sizeof(cmd), group, name);
-	unlink(cmd);
-	values_path(cmd, sizeof(cmd), group, name);
-	unlink(cmd);
-	fe_probe_filter_path(cmd, sizeof(cmd), group, name);
-	unlink(cmd);
-	place_path(cmd, sizeof(cmd), group, name);
-	unlink(cmd);
+	fe_probe_forget_event(group, name);
 	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, name);
 	return tracefs_instance_file_append(NULL, "dynamic_events", cmd) < 0 ? -1 : 0;
 }

@@ -15,6 +15,8 @@ struct tracefs_instance;
 
 /* Remove one event and what add noted of it; 0, or -1. */
 int fe_probe_remove_event(const char *group, const char *name);
+/* What add noted beside an event (/run/fevent/GROUP/EVENT*), removed. */
+void fe_probe_forget_event(const char *group, const char *name);
 /* The maxactive in a listed definition, "r10:G/E ...": 0 if none. */
 unsigned int fe_probe_listed_maxactive(const char *line);
 /* Is group/event enabled in inst (NULL: the top instance)? */

@@ -67,6 +67,105 @@ static bool profile(const char *text, bool uprobe, const char *event, const char
 	return false;
 }
 
+/*
+ * A profile's lines sorted by event name, for a group of thousands of
+ * events: a lookup each, not a scan of every line each (which made list,
+ * clear and record's start quadratic).  Fields point into the text.
+ */
+struct prof_line {
+	const char *f[3];
+	int len[3];
+	int line;		/* in the text: the first of a name wins, as in profile() */
+};
+
+struct prof {
+	struct prof_line *v;
+	int n;
+	int key;		/* the field naming the event */
+};
+
+static int prof_cmp(const void *a, const void *b, void *arg)
+{
+	const struct prof_line *x = a, *y = b;
+	int k = *(const int *)arg, n = x->len[k] < y->len[k] ? x->len[k] : y->len[k];
+	int c = memcmp(x->f[k], y->f[k], n);
+
+	if (!c)
+		c = x->len[k] - y->len[k];
+	return c ? c : x->line - y->line;
+}
+
+/* kprobe_profile: EVENT HITS MISSES; uprobe_profile: FILE EVENT HITS */
+static void prof_index(struct prof *p, const char *text, bool uprobe)
+{
+	const char *line;
+	int cap = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->key = uprobe ? 1 : 0;
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		struct prof_line l = { .line = p->n };
+		const char *c = line;
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			c += strspn(c, " \t");
+			l.f[k] = c;
+			l.len[k] = strcspn(c, " \t\n");
+			c += l.len[k];
+			if (!l.len[k])
+				break;
+		}
+		if (k < 3)
+			continue;
+		if (p->n == cap) {
+			struct prof_line *v = realloc(p->v, (cap ? (size_t)cap * 2 : 64) * sizeof(*v));
+
+			if (!v)
+				break;	/* out of memory: no hits shown past here */
+			p->v = v;
+			cap = cap ? cap * 2 : 64;
+		}
+		p->v[p->n++] = l;
+	}
+	if (p->n)
+		qsort_r(p->v, p->n, sizeof(*p->v), prof_cmp, &p->key);
+}
+
+/* profile() over an index: the same answer. */
+static void prof_find(const struct prof *p, bool uprobe, const char *event, const char *target,
+		      unsigned long long *hits, unsigned long long *misses)
+{
+	int len = strlen(event), lo = 0, hi = p->n, k = p->key;
+	size_t flen = 0;
+
+	*hits = *misses = 0;
+	if (uprobe && target && strrchr(target, ':'))
+		flen = strrchr(target, ':') - target;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2, n = p->v[mid].len[k] < len ? p->v[mid].len[k] : len;
+		int c = memcmp(p->v[mid].f[k], event, n);
+
+		if (c < 0 || (!c && p->v[mid].len[k] < len))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < p->n && p->v[lo].len[k] == len && !memcmp(p->v[lo].f[k], event, len); lo++) {
+		const struct prof_line *l = &p->v[lo];
+
+		if (!uprobe) {
+			*hits = strtoull(l->f[1], NULL, 10);
+			*misses = strtoull(l->f[2], NULL, 10);
+			return;
+		}
+		if (!flen || ((size_t)l->len[0] == flen && !strncmp(l->f[0], target, flen))) {
+			*hits = strtoull(l->f[2], NULL, 10);
+			return;
+		}
+	}
+}
+
 bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,
 		     unsigned long long *misses)
 {
@@ -141,16 +240,39 @@ static int add_enabled(struct fe_event_info *e, const char *where)
 	return 0;
 }
 
+/*
+ * Is any event of group enabled in inst?  The group's own enable file
+ * says "0" when none is: one read for the group, not one an event.  The
+ * answer for the last group asked is kept in *last / *on.
+ */
+static bool group_may_be_on(struct tracefs_instance *inst, const char *group, const char **last,
+			    bool *on)
+{
+	char path[320], *s;
+
+	if (*last && !strcmp(*last, group))
+		return *on;
+	snprintf(path, sizeof(path), "events/%s/enable", group);
+	s = tracefs_instance_file_read(inst, path, NULL);
+	*on = !s || s[0] != '0';
+	free(s);
+	*last = group;
+	return *on;
+}
+
 static int walk_instance(const char *name, void *arg)
 {
 	struct walk *w = arg;
 	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
+	const char *last = NULL;
+	bool on = true;
 	int i;
 
 	if (!inst)
 		return 0;
 	for (i = 0; i < w->n; i++)
-		if (fe_probe_enabled_in(inst, w->ev[i].group, w->ev[i].event) &&
+		if (group_may_be_on(inst, w->ev[i].group, &last, &on) &&
+		    fe_probe_enabled_in(inst, w->ev[i].group, w->ev[i].event) &&
 		    add_enabled(&w->ev[i], name))
 			w->failed = true;
 	tracefs_instance_free(inst);
@@ -363,11 +485,16 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	char *kprof = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
 	char *uprof = tracefs_instance_file_read(NULL, "uprobe_profile", NULL);
 	struct fe_event_info *ev = NULL;
+	struct prof kidx, uidx;
+	const char *last_group = NULL;
+	bool group_on = true;
 	struct walk w;
 	int i, count = 0;
 
 	*out = NULL;
 	*n = 0;
+	prof_index(&kidx, kprof, false);
+	prof_index(&uidx, uprof, true);
 	for (i = 0; all && all[i]; i++)
 		count++;
 	ev = calloc(count ? count : 1, sizeof(*ev));
@@ -394,9 +521,10 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 			goto oom;
 		}
 		free(prefix);
-		profile(fe_kind_is_uprobe(ev[i].kind) ? uprof : kprof, fe_kind_is_uprobe(ev[i].kind),
-			name, addr, &ev[i].hits, &ev[i].misses);
-		if (fe_probe_enabled_in(NULL, sys, name) && add_enabled(&ev[i], "")) {
+		prof_find(fe_kind_is_uprobe(ev[i].kind) ? &uidx : &kidx, fe_kind_is_uprobe(ev[i].kind),
+			  name, addr, &ev[i].hits, &ev[i].misses);
+		if (group_may_be_on(NULL, sys, &last_group, &group_on) &&
+		    fe_probe_enabled_in(NULL, sys, name) && add_enabled(&ev[i], "")) {
 			*n = i + 1;
 			goto oom;
 		}
@@ -430,11 +558,15 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	}
 	*out = ev;
 	tracefs_dynevent_list_free(all);
+	free(kidx.v);
+	free(uidx.v);
 	free(kprof);
 	free(uprof);
 	return 0;
 oom:
 	tracefs_dynevent_list_free(all);
+	free(kidx.v);
+	free(uidx.v);
 	free(kprof);
 	free(uprof);
 	fe_event_infos_free(ev, *n);

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Compile cost against the number of kernel functions: 1k, 10k, 50k.
+
+'fevent compile -q -f FILE' of N prototypes 'FUNC(...)' (the first N of
+'fevent funcs' over the debug info, spread over the alphabet: every k-th
+name), with the running kernel's BTF, and with --btf FILE (another
+kernel's BTF: no kallsyms is read, and every name is asked of the
+symbol table anyway).  Each run is a whole process; its CPU (user +
+system) and peak RSS come from wait4(), so the figures hold on a busy
+host better than wall time does; wall is printed too.  Medians of R
+runs, the sizes interleaved.  Linear cost shows as a flat CPU per
+function and a flat RSS per function down the table.
+
+usage: bench/compile_scale.py [-n RUNS] [--btf FILE] [--sizes 1000,10000,50000] [--fevent BIN]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FEVENT = os.path.join(HERE, "..", "build", "fevent")
+
+
+def run(argv):
+    t = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)}: exit {os.waitstatus_to_exitcode(status)}")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def names(extra):
+    out = subprocess.run([FEVENT, "funcs"] + extra + ["*"], capture_output=True, text=True)
+    # a function named as a type of the language ('string' in
+    # lib/vsprintf.c) cannot start a prototype
+    types = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "x8", "x16", "x32", "x64",
+             "char", "short", "int", "long", "size_t", "symbol", "string", "ustring"}
+    # and 'sys_X' names system call X, which another kernel's BTF may
+    # describe only as its wrapper
+    return [n for n in out.stdout.split()
+            if ":" not in n and n not in types and not n.startswith("sys_")]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-n", "--runs", type=int, default=3)
+    ap.add_argument("--btf", help="another kernel's BTF (raw, or an ELF with .BTF)")
+    ap.add_argument("--sizes", default="1000,10000,50000")
+    ap.add_argument("--fevent", help="the fevent to measure (default: build/fevent)")
+    a = ap.parse_args()
+    global FEVENT
+    FEVENT = a.fevent or FEVENT
+    sizes = [int(s) for s in a.sizes.split(",")]
+    cases = [("running kernel's BTF", [])] + ([(f"--btf {a.btf}", ["--btf", a.btf])]
+                                              if a.btf else [])
+    print(f"host load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} CPUs); "
+          f"medians of {a.runs} runs")
+    print("| debug info | functions | wall | CPU | CPU per 1k | peak RSS | RSS per 1k over the first |")
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as d:
+        for label, extra in cases:
+            all_names = names(extra)
+            files = {}
+            for n in sizes:
+                if n > len(all_names):
+                    continue
+                k = max(1, len(all_names) // n)
+                pick = all_names[::k][:n]
+                files[n] = os.path.join(d, f"p{n}")
+                with open(files[n], "w") as f:
+                    f.writelines(f"{x}(...)\n" for x in pick)
+            got = {n: [] for n in files}
+            for _ in range(a.runs):
+                for n in files:
+                    got[n].append(run([FEVENT, "compile", "-q", "--max", "1000000"] + extra +
+                                      ["-f", files[n]]))
+            base = None
+            for n in files:
+                w = statistics.median(x[0] for x in got[n])
+                c = statistics.median(x[1] for x in got[n])
+                r = statistics.median(x[2] for x in got[n])
+                per = "" if base is None else f"{(r - base[1]) / ((n - base[0]) / 1000):.2f} MB"
+                if base is None:
+                    base = (n, r)
+                print(f"| {label} | {n} | {w:.2f} s | {c:.2f} s | {c / n * 1000 * 1000:.1f} ms "
+                      f"| {r:.0f} MB | {per} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""What add and clear cost against the number of kernel functions.
+
+In the 6.1 test VM (qemu TCG, one vCPU), for N functions (every k-th name
+'fevent funcs' lists, spread over the alphabet) and a glob:
+  - floor add: the N definitions ('fevent compile') written into
+    kprobe_events by a shell loop, one 'echo >>' a line;
+  - fevent add -f of a list of N 'FUNC(...)', or of the one line
+    'GLOB(...)';
+  - floor clear: kprobe_events truncated (echo > kprobe_events), and
+    per event, '-:functions/EVENT' written by a shell loop;
+  - fevent clear.
+Each is a whole process under busybox 'time' (wall, user and sys CPU, 10 ms
+steps), interleaved round by round; the table gives medians.  --old BIN
+runs a second fevent beside the first in the same boot, for a before and
+after.  Wall times in the VM follow the host's load (TCG): compare the
+ratios, and say the host's load average, printed at the start.
+
+Needs root, qemu and the VM kernel (tests/vm).  No timed assertions.
+
+usage: bench/probe_scale.py [-n ROUNDS] [--sizes 100,1000] [--glob 'tcp_*'] [--old BIN]
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
+FEVENT = os.path.join(HERE, "..", "build", "fevent")
+
+
+def snippet(sizes, glob, rounds, old):
+    bins = ["fevent"] + (["fevent-old"] if old else [])
+    T = "/sys/kernel/tracing"
+    tm = "( time sh -c \"$1\" ) 2>&1 | grep -E '^(real|user|sys)' | tr '\\n' ' '; echo"
+    lines = [
+        f"export T={T}",
+        "mount -t tracefs nodev $T 2>/dev/null",
+        f"t() {{ echo \"::$2\"; {tm}; }}",
+        "fevent funcs '*' > /tmp/all",
+        "total=$(grep -c . /tmp/all)",
+        f"echo \"::glob_count\"; fevent funcs '{glob}' | grep -c .",
+        f"echo '{glob}(...)' > /tmp/protos_glob",
+        "fevent compile -q -f /tmp/protos_glob > /tmp/defs_glob",
+        "sed -n 's/^[pr]:functions\\/\\([^ ]*\\) .*/-:functions\\/\\1/p' /tmp/defs_glob "
+        "> /tmp/undefs_glob",
+    ]
+    for n in sizes:
+        lines += [
+            f"awk -v k=$((total / {n})) 'NR % k == 1' /tmp/all | head -n {n} > /tmp/names_{n}",
+            f"sed 's/$/(...)/' /tmp/names_{n} > /tmp/protos_{n}",
+            f"fevent compile -q -f /tmp/protos_{n} > /tmp/defs_{n}",
+            f"sed -n 's/^[pr]:functions\\/\\([^ ]*\\) .*/-:functions\\/\\1/p' /tmp/defs_{n} "
+            f"> /tmp/undefs_{n}",
+            f"echo ::count_{n}; grep -c . /tmp/defs_{n}",
+        ]
+    for _ in range(rounds):
+        for n in sizes + ["glob"]:
+            lines += [
+                f"t 'while read -r l; do echo \"$l\" >> $T/kprobe_events; done < /tmp/defs_{n}'"
+                f" floor_add_{n}",
+                f"t 'echo > $T/kprobe_events' floor_trunc_{n}",
+                f"while read -r l; do echo \"$l\" >> $T/kprobe_events; done < /tmp/defs_{n}",
+                f"t 'while read -r l; do echo \"$l\" >> $T/kprobe_events; done < /tmp/undefs_{n}'"
+                f" floor_loop_{n}",
+            ]
+            for b in bins:
+                add = f"{b} add -q -f /tmp/protos_{n}"
+                lines += [
+                    f"t '{add}' {b}_add_{n}",
+                    f"echo ::{b}_made_{n}; grep -c . $T/kprobe_events",
+                    f"t '{b} clear -q' {b}_clear_{n}",
+                    f"echo ::{b}_left_{n}; grep -c . $T/kprobe_events",
+                ]
+    return "\n".join(lines) + "\ntrue\n"
+
+
+def parse(out):
+    parts, name = {}, None
+    for line in out.splitlines():
+        if line.startswith("::"):
+            name = line[2:]
+            parts.setdefault(name, [])
+        elif name:
+            parts[name].append(line)
+    return parts
+
+
+def times(lines):
+    """[(wall, cpu)] of busybox time lines 'real 0m 1.23s user ... sys ...'."""
+    got = []
+    for line in lines:
+        f = dict((k, int(m or 0) * 60 + float(s)) for k, m, s in
+                 re.findall(r"(real|user|sys)\s+(?:(\d+)m\s*)?([\d.]+)s", line))
+        if "real" in f:
+            got.append((f["real"], f.get("user", 0) + f.get("sys", 0)))
+    return got
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-n", "--rounds", type=int, default=3)
+    ap.add_argument("--sizes", default="100,1000")
+    ap.add_argument("--glob", default="tcp_*")
+    ap.add_argument("--old", help="a second fevent binary, run beside the first")
+    ap.add_argument("--timeout", type=int, default=3600)
+    a = ap.parse_args()
+    import vm
+    sizes = [int(s) for s in a.sizes.split(",")]
+    print(f"host load average at start: {os.getloadavg()[0]:.1f} "
+          f"({os.cpu_count()} CPUs); VM: 6.1, TCG, 1 vCPU; {a.rounds} rounds")
+    files = {"/usr/bin/fevent-old": a.old} if a.old else None
+    res = vm.run(FEVENT, [("bench", snippet(sizes, a.glob, a.rounds, a.old))],
+                 files=files, timeout=a.timeout)
+    rc, out, err = res["bench"]
+    p = parse(out)
+    if rc:
+        raise SystemExit(f"the VM part failed ({rc}):\n{out[-3000:]}\n{err[-3000:]}")
+    bins = ["fevent"] + (["fevent-old"] if a.old else [])
+    print("| N | what | wall (median) | CPU (median) | wall / floor |")
+    print("|---|---|---|---|---|")
+    for n in sizes + ["glob"]:
+        floor = statistics.median(w for w, _ in times(p[f"floor_add_{n}"]))
+        if n == "glob":
+            print(f"<!-- glob: {p['glob_count'][0]} functions -->")
+        cfloor = statistics.median(w for w, _ in times(p[f"floor_trunc_{n}"]))
+        for what, key, base in [("floor add (echo loop)", f"floor_add_{n}", floor)] + \
+                [(f"{b} add", f"{b}_add_{n}", floor) for b in bins] + \
+                [("floor clear (truncate)", f"floor_trunc_{n}", cfloor),
+                 ("floor clear ('-:' loop)", f"floor_loop_{n}", cfloor)] + \
+                [(f"{b} clear", f"{b}_clear_{n}", cfloor) for b in bins]:
+            t = times(p[key])
+            w = statistics.median(x for x, _ in t)
+            c = statistics.median(x for _, x in t)
+            print(f"| {n} | {what} | {w:.2f} s | {c:.2f} s | {w / base:.2f}x |" if base else
+                  f"| {n} | {what} | {w:.2f} s | {c:.2f} s | |")
+        for b in bins:
+            made = set(p.get(f"{b}_made_{n}", []))
+            left = set(p.get(f"{b}_left_{n}", []))
+            print(f"<!-- {b} {n}: events made {sorted(made)}, left {sorted(left)} -->")
+
+
+if __name__ == "__main__":
+    main()

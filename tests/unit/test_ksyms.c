@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ksyms.c on a kallsyms file written here: every question it answers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ksyms.h"
+#include "tap.h"
+
+static char path[] = "/tmp/fevent-ksyms-XXXXXX";
+
+static const char fixture[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000010 t walk.isra.0.cold\n"
+	"ffffffff81000020 t walk.isra.0\n"
+	"ffffffff81000030 t walk.constprop.1\n"
+	"ffffffff81000040 T walk\n"
+	"ffffffff81000050 W weak_one\n"
+	"ffffffff81000060 D not_text\n"
+	"ffffffff81000070 t twice\n"
+	"ffffffff81000080 t twice\n"
+	"ffffffff81000090 t only_cold.cold\n"
+	"ffffffffc0000000 t mod_func\t[binfmt_misc]\n"
+	"ffffffffc0000010 d mod_data\t[datamod]\n"
+	"ffffffffc0000020 T shared\t[binfmt_misc]\n"
+	"ffffffff810000a0 T last_line";	/* no newline at the end */
+
+struct seen {
+	int n, mods;
+	char order[512];
+};
+
+static int each(const char *name, const char *module, void *arg)
+{
+	struct seen *s = arg;
+
+	s->n++;
+	s->mods += module != NULL;
+	if (strlen(s->order) + strlen(name) + 2 < sizeof(s->order)) {
+		strcat(s->order, name);
+		strcat(s->order, " ");
+	}
+	return 0;
+}
+
+static int stop_at_walk(const char *name, const char *module, void *arg)
+{
+	(void)module;
+	(*(int *)arg)++;
+	return !strcmp(name, "walk");
+}
+
+int main(void)
+{
+	struct fe_ksyms *ks = fe_ksyms_new();
+	struct seen s = { 0 };
+	char clone[64], name[32];
+	int fd = mkstemp(path), i, n = 0, bad = 0;
+
+	if (fd < 0 || write(fd, fixture, strlen(fixture)) != (ssize_t)strlen(fixture) || close(fd))
+		abort();
+
+	tap_ok(fe_ksyms_each(path, each, &s) == 0 && s.n == 12 && s.mods == 2,
+	       "each: the 12 text symbols, 2 of modules (%d, %d)", s.n, s.mods);
+	tap_str(s.order, "_stext walk.isra.0.cold walk.isra.0 walk.constprop.1 walk weak_one twice "
+		"twice only_cold.cold mod_func shared last_line ", "each: in the file's order");
+	tap_ok(fe_ksyms_each(path, stop_at_walk, &n) == 1 && n == 5,
+	       "each stops where fn says (%d calls)", n);
+	tap_ok(fe_ksyms_each("/nonexistent/kallsyms", each, &s) == -1, "each: unreadable is -1");
+
+	tap_ok(fe_ksyms_clone_of(path, "walk", clone, sizeof(clone)) == 1 &&
+	       !strcmp(clone, "walk.isra.0"), "clone_of: the first clone, not a .cold piece (%s)",
+	       clone);
+	tap_ok(fe_ksyms_clone_of(path, "only_cold", clone, sizeof(clone)) == 0,
+	       "clone_of: a .cold piece alone is none");
+	tap_ok(fe_ksyms_clone_of(path, "wal", clone, sizeof(clone)) == 0,
+	       "clone_of: a prefix of a name is no clone");
+
+	tap_ok(fe_ksyms_has(ks, "walk", NULL) == -1, "has: not scanned is unknown");
+	if (fe_ksyms_want(ks, "walk", NULL) || fe_ksyms_want(ks, "weak_one", NULL) ||
+	    fe_ksyms_want(ks, "not_text", NULL) || fe_ksyms_want(ks, "mod_func", NULL) ||
+	    fe_ksyms_want(ks, "mod_func", "binfmt_misc") || fe_ksyms_want(ks, "mod_func", "other") ||
+	    fe_ksyms_want(ks, "x", "datamod") || fe_ksyms_want(ks, "last_line", NULL) ||
+	    fe_ksyms_want(ks, "walk", NULL))
+		abort();
+	/* enough names to grow the hash many times */
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "absent_%d", i);
+		if (fe_ksyms_want(ks, name, NULL))
+			abort();
+	}
+	tap_ok(fe_ksyms_scan(ks, path) == 0, "scan");
+	tap_ok(fe_ksyms_has(ks, "walk", NULL) == 1, "has: a text symbol");
+	tap_ok(fe_ksyms_has(ks, "weak_one", NULL) == 1, "has: a weak one");
+	tap_ok(fe_ksyms_has(ks, "not_text", NULL) == 0, "has: a data symbol is no function");
+	tap_ok(fe_ksyms_has(ks, "mod_func", NULL) == 1, "has: a module's, asked without module");
+	tap_ok(fe_ksyms_has(ks, "mod_func", "binfmt_misc") == 1, "has: in its module");
+	tap_ok(fe_ksyms_has(ks, "mod_func", "other") == 0, "has: not in another module");
+	tap_ok(fe_ksyms_has(ks, "last_line", NULL) == 1, "has: the last line without a newline");
+	tap_ok(fe_ksyms_has(ks, "never_asked", NULL) == -1, "has: not asked is unknown");
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "absent_%d", i);
+		bad += fe_ksyms_has(ks, name, NULL) != 0;
+	}
+	tap_ok(!bad, "has: 20000 absent names each absent (%d wrong)", bad);
+	tap_ok(fe_ksyms_module_loaded(ks, "binfmt_misc") == 1, "module_loaded: by its text");
+	tap_ok(fe_ksyms_module_loaded(ks, "datamod") == 1, "module_loaded: by a data symbol");
+	tap_ok(fe_ksyms_module_loaded(ks, "other") == 0, "module_loaded: no symbol of it");
+	tap_ok(fe_ksyms_module_loaded(ks, "never_asked") == -1, "module_loaded: not asked");
+	fe_ksyms_free(ks);
+
+	ks = fe_ksyms_new();
+	if (!ks || fe_ksyms_want(ks, "walk", NULL))
+		abort();
+	tap_ok(fe_ksyms_scan(ks, "/nonexistent/kallsyms") == -1 &&
+	       fe_ksyms_has(ks, "walk", NULL) == -1, "scan: unreadable leaves unknown");
+	fe_ksyms_free(ks);
+	unlink(path);
+	printf("1..%d\n", tap_count);
+	return tap_failures != 0;
+}
