@@ -111,8 +111,10 @@ TRACEFS = "/sys/kernel/tracing"
 def wait_armed(proc, group, timeout=60):
     """Wait until the fevent record/stats process proc has armed group in
     its instance: an entry event enabled (fevent enables the return events
-    first, so their entries come last), or every event of the group.  From
-    then on every call is in its buffer.  Bounded; fails saying why
+    first, so their entries come last), or every event of the group, and
+    the instance tracing (with tracepoint probes, fevent sets the pid
+    filter again with tracing off once they are enabled).  From then on
+    every call is in its buffer.  Bounded; fails saying why
     (fevent exited, or never armed)."""
     import time
     events = os.path.join(TRACEFS, "instances", f"fevent-{proc.pid}", "events", group)
@@ -128,8 +130,11 @@ def wait_armed(proc, group, timeout=60):
                         state[ev] = f.read().strip() == "1"
                 except OSError:
                     pass
-            if any(on and not ev.endswith("__return") for ev, on in state.items()) or \
-                    (state and all(state.values())):
+            with open(os.path.join(os.path.dirname(os.path.dirname(events)),
+                                   "tracing_on")) as f:
+                tracing = f.read().strip() == "1"
+            if tracing and (any(on and not ev.endswith("__return") for ev, on in state.items())
+                            or (state and all(state.values()))):
                 return
         except OSError:
             pass

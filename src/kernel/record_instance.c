@@ -289,6 +289,52 @@ static bool is_return(const struct fe_event_info *e)
 	       !strcmp(e->event + len - strlen(RETURN_SUFFIX), RETURN_SUFFIX);
 }
 
+/*
+ * The kernel's pid filter decides at each sched_switch in two probes of
+ * its own on the tracepoint, registered as set_event_pid is written: one
+ * before the events (record if the task switched from or to is traced),
+ * one after (from here on, the next task's verdict).  7.2 orders a
+ * tracepoint probe (t:) of the same priority by when it was registered:
+ * one registered after them, as enabling it after set_event_pid does,
+ * ran after the second and followed the next task (0 of the 8 switches
+ * away from the command that the kernel's own event lists).  Written
+ * again once the events are enabled (its open truncates: the filter's
+ * probes go and come back after every probe there is), the filter's
+ * probes surround the events on every kernel, as they do the kernel's
+ * own events.  The instance does not trace meanwhile: nothing unfiltered
+ * gets in.  Only for tracepoint probes: each write patches the call in
+ * __schedule again (issue 32 item 14, docs/testing.md).  0, or -1 with
+ * errno set.
+ */
+static int pid_filter_around_events(struct tracefs_instance *inst,
+				    const struct fe_event_info *ev, int n, const bool *chosen)
+{
+	static const char *const files[] = { "set_event_pid", "set_event_notrace_pid" };
+	int on, ret = 0, k;
+	unsigned int i;
+
+	for (k = 0; k < n; k++)
+		if (chosen[k] && ev[k].kind == FE_KIND_TPROBE)
+			break;
+	if (k == n)
+		return 0;
+	on = tracefs_trace_is_on(inst);
+	for (i = 0; i < sizeof(files) / sizeof(*files) && !ret; i++) {
+		char *pids = tracefs_instance_file_read(inst, files[i], NULL);
+
+		if (pids && pids[strspn(pids, " \n")]) {
+			if (on > 0 && tracefs_trace_off(inst))
+				ret = -1;
+			else if (tracefs_instance_file_write(inst, files[i], pids) < 0)
+				ret = -1;
+		}
+		free(pids);
+	}
+	if (on > 0 && tracefs_trace_on(inst) && !ret)
+		ret = -1;
+	return ret;
+}
+
 int fe_rec_enable_events(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
 			 struct fe_error *err)
 {
@@ -313,6 +359,9 @@ int fe_rec_enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 	/* for the names of tasks; a kernel without them names fewer */
 	fe_event_set_enabled(s->inst, "sched", "sched_process_fork", true);
 	fe_event_set_enabled(s->inst, "sched", "sched_process_exec", true);
+	if (pid_filter_around_events(s->inst, ev, n, chosen))
+		return fe_err(err, 0, "cannot set the pid filter again after the events: %s",
+			      strerror(errno));
 	return 0;
 }
 
@@ -321,8 +370,10 @@ int fe_rec_enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 int fe_rec_arm_counters(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
 			struct fe_error *err)
 {
-	(void)ev;
-	(void)n;
-	(void)chosen;
-	return s->o->arm(s->o->ctx, s->inst, err);
+	if (s->o->arm(s->o->ctx, s->inst, err))
+		return -1;
+	if (pid_filter_around_events(s->inst, ev, n, chosen))
+		return fe_err(err, 0, "cannot set the pid filter again after the events: %s",
+			      strerror(errno));
+	return 0;
 }

@@ -261,6 +261,7 @@ struct fe_view {
 	} *tasks;
 	unsigned int tasks_cap, nr_tasks;
 	unsigned long long not_held;	/* entries not held, in all */
+	unsigned long long callers_unknown;	/* behind a return probe not fevent's */
 };
 
 /* A failed write to the output stops all further output; the caller

@@ -569,8 +569,12 @@ static void to_sink(struct fe_view *v, const struct item *it)
  * (6.1's walk_component jumps to step_into) reads the trampoline as its
  * caller; the address the trampoline stands for returns into the caller of
  * the innermost call still open in the task, which is what the kernel's
- * own unwinder shows.  A return probe fevent did not make leaves no open
- * call here: the trampoline stays (record --stack shows the real frames).
+ * own unwinder shows.  A return probe fevent did not make (a script's r:
+ * in kprobe_events, on the function or on one that tail-calls it) leaves
+ * no open call here: the stack recorded with the event (--stack) has the
+ * caller where the kernel's unwinder recovers it (5.11 on); else the
+ * caller is unknown, shown as "?" and counted in the summary, never as
+ * the trampoline.
  */
 static bool is_trampoline(const char *caller)
 {
@@ -587,31 +591,55 @@ static bool is_trampoline(const char *caller)
 	return false;
 }
 
+/* The caller in the kernel stack recorded with it: the frame after the
+ * function's own (the unwinder now and then starts at the caller), or
+ * "?" where there is none or it is a trampoline too (5.10). */
+static const char *caller_in_stack(struct fe_view *v, const struct item *it)
+{
+	const struct sym *y;
+	int i = 0;
+
+	if (!it->nr_stack)
+		return "?";
+	y = fe_view_sym(v, it->stack[0], true);
+	if (y && !strcmp(y->text, it->ev->func))
+		i = 1;
+	y = i < it->nr_stack ? fe_view_sym(v, it->stack[i], true) : NULL;
+	return y && !is_trampoline(y->text) ? y->text : "?";
+}
+
 static void real_caller(struct fe_view *v, struct item *it)
 {
 	struct task_open *t;
+	const char *known = NULL;
 	char *c;
 	int i;
 
 	if (!it->caller || !is_trampoline(it->caller))
 		return;
-	/* the task's innermost calls were not held: not known here */
+	/* the task's innermost calls not held leave it unknown here */
 	t = fe_view_task_open(v, it->pid);
-	if (!t || t->unheld)
-		return;
-	for (i = v->nr_pending - 1; i >= 0; i--) {
+	for (i = v->nr_pending - 1; t && !t->unheld && i >= 0; i--) {
 		const struct item *open = &v->pending[i];
 
 		if (open->pid != it->pid)
 			continue;
-		if (!open->caller || is_trampoline(open->caller) || !(c = strdup(open->caller)))
-			return;
-		if (it->caller_owned)
-			free((char *)it->caller);
-		it->caller = c;
-		it->caller_owned = true;
-		return;
+		if (open->caller && !is_trampoline(open->caller))
+			known = open->caller;
+		break;
 	}
+	if (!known) {
+		known = caller_in_stack(v, it);
+		if (!strcmp(known, "?"))
+			v->callers_unknown++;
+	}
+	c = strdup(known);
+	if (!c)
+		return;
+	if (it->caller_owned)
+		free((char *)it->caller);
+	it->caller = c;
+	it->caller_owned = true;
 }
 
 /* Print queue[0..n) (sorted), then drop them from the queue. */

@@ -40,7 +40,8 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 	int cpu, i;
 	bool lost = false, uncounted = false;
 
-	if (v->opts.quiet && !fe_view_lost(v) && !v->losses.len && !v->not_held)
+	if (v->opts.quiet && !fe_view_lost(v) && !v->losses.len && !v->not_held &&
+	    !v->callers_unknown)
 		return;
 	if (v->out_errno == EPIPE)	/* whoever read the events has quit */
 		return;
@@ -107,8 +108,15 @@ void fe_view_summary(struct fe_view *v, FILE *out)
 	}
 	if (uncounted)
 		fprintf(out, " events the kernel dropped (%s)", v->uncounted_why);
-	fprintf(out, "%s\n", lost || uncounted ? "" : v->kernel_counted ? "; none lost" :
+	fprintf(out, "%s", lost || uncounted ? "" : v->kernel_counted ? "; none lost" :
 		"; none lost in the buffers");
+	if (v->callers_unknown)
+		fprintf(out, "; %llu caller%s shown as ? (a return probe fevent did not make hid "
+			"%s: record --stack names %s where the kernel's unwinder recovers %s, 5.11 "
+			"and later)", v->callers_unknown, v->callers_unknown == 1 ? "" : "s",
+			v->callers_unknown == 1 ? "it" : "them", v->callers_unknown == 1 ? "it" : "them",
+			v->callers_unknown == 1 ? "it" : "them");
+	fputc('\n', out);
 }
 
 unsigned long long fe_view_events(const struct fe_view *v)
