@@ -188,7 +188,7 @@ int fe_cmd_report(const struct fe_cli *cli)
 			fe_say_error("%s\n", err.msg);
 			return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 		}
-		chrome = fe_chrome_new();
+		chrome = fe_chrome_new(out);
 		if (!chrome) {
 			fe_out_abort(out);
 			fe_errors_free(errs);
