@@ -445,9 +445,10 @@ static int set_up(struct run *r, struct fe_error *err)
 	/* a reader that quits (head, less) must not kill fevent before it has
 	 * removed its instance: the write fails with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
-	/* -a: every process's mappings would be kept; not watched */
-	if (o->stacks && o->target == FE_RECORD_PID)
-		r->maps = fe_stacks_watch_maps(r->v, r->ev, r->n, r->chosen, o->pid, false);
+	/* -p and -a: the mappings of what runs now, then as they are made */
+	if (o->stacks && o->target != FE_RECORD_COMMAND)
+		r->maps = fe_stacks_watch_maps(r->v, r->ev, r->n, r->chosen,
+					       o->target == FE_RECORD_PID ? o->pid : -1, false);
 	if (o->target == FE_RECORD_COMMAND) {
 		if (start_command(r, err))
 			return -1;

@@ -16,6 +16,7 @@
 #include "probe_install.h"
 
 struct tracefs_instance;
+struct fe_maps_watch;
 
 /* Which stacks the chosen events want: bit 0 kernel, bit 1 user. */
 #define FE_STACK_KERNEL	1
@@ -27,10 +28,11 @@ int fe_stacks_wanted(const struct fe_event_info *ev, int n, const bool *chosen);
 int fe_stacks_view(struct fe_view *v, const struct fe_event_info *ev, int n, const bool *chosen,
 		   bool live, struct fe_error *err);
 /*
- * Where user stacks are wanted, the mappings of pid and its children
- * watched as the kernel reports them, and the view told to ask them of a
- * process that left /proc before its stacks were named (NULL: none wanted,
- * or no perf events here).  fe_maps_watch_close() after the view's end.
+ * Where user stacks are wanted, the mappings of pid and its children (-1:
+ * of every process, -a) watched as the kernel reports them, and the view
+ * told to ask them of a process that left /proc before its stacks were
+ * named (NULL: none wanted, or no perf events here).
+ * fe_maps_watch_close() after the view's end.
  */
 struct fe_maps_watch *fe_stacks_watch_maps(struct fe_view *v, const struct fe_event_info *ev,
 					   int n, const bool *chosen, pid_t pid, bool on_exec);
