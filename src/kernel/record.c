@@ -516,9 +516,9 @@ static int record_loop(struct run *r, struct fe_error *err)
 	double deadline = o->duration > 0 ? start + o->duration : 0;
 	double next_report = o->interval > 0 ? start + o->interval : 0;
 	bool quiet = false, partial = false;
-	/* user stacks are named from their process's maps, read when the
-	 * first is decoded: before the process is gone */
-	bool eager = o->stacks;
+	/* decoded as it comes only where nothing else keeps the maps of
+	 * processes whose user stacks come (record_stacks.h) */
+	bool eager = o->stacks && fe_stacks_decode_early(r->ev, r->n, r->chosen, r->maps);
 	int wstatus;
 
 	for (;;) {

@@ -36,6 +36,16 @@ int fe_stacks_view(struct fe_view *v, const struct fe_event_info *ev, int n, con
  */
 struct fe_maps_watch *fe_stacks_watch_maps(struct fe_view *v, const struct fe_event_info *ev,
 					   int n, const bool *chosen, pid_t pid, bool on_exec);
+/*
+ * Must the view decode as the pages come, on the CPU the traced program
+ * wants?  Only for user stacks without a watch of the maps (no perf
+ * events): /proc/PID/maps is then read at the first stack decoded, before
+ * the process may be gone.  Kernel stacks are named from kallsyms, which
+ * stays: they are decoded when the buffers are quiet, as events without
+ * stacks are.
+ */
+bool fe_stacks_decode_early(const struct fe_event_info *ev, int n, const bool *chosen,
+			    const struct fe_maps_watch *maps);
 /* The instance writes them. */
 int fe_stacks_enable(struct tracefs_instance *inst, const struct fe_event_info *ev, int n,
 		     const bool *chosen, struct fe_error *err);
