@@ -8,6 +8,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -242,4 +243,34 @@ def test_stacks_in_another_mount_namespace_are_named():
         expect_eq({x: s[:3] for x, s in text_stacks(out + rest).items()}, want, out + rest)
     finally:
         shutil.rmtree(tmp)
+        fe.run("clear", "-g", GROUP, "--force")
+
+
+def test_stacks_of_a_process_started_under_all_are_named():
+    """record --stack -a watches the mappings of every process (the perf
+    MMAP2 records system-wide, and /proc for what already runs): a process
+    started during the recording that exits before fevent decodes its
+    stacks (fevent stopped meanwhile) still has its frames named."""
+    added()
+    want = want_frames(return_offsets(fixture()))
+    p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--stack", "-a"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        fe.wait_armed(p, GROUP)
+        time.sleep(0.5)     # the maps watch is opened with the instance
+        os.kill(p.pid, signal.SIGSTOP)
+        try:
+            r = subprocess.run([fixture()], stdin=subprocess.DEVNULL, timeout=60)
+            expect_eq(r.returncode, 0, "the fixture ran")
+        finally:
+            os.kill(p.pid, signal.SIGCONT)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        expect_eq(p.returncode, 0, err)
+        expect_eq({x: s[:3] for x, s in text_stacks(out).items()}, want, out)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
         fe.run("clear", "-g", GROUP, "--force")

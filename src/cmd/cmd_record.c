@@ -233,7 +233,7 @@ static int cmd_report(const struct fe_cmdline *cl, void *opts)
 			fe_say_error("%s\n", err.msg);
 			return ret == -2 ? FE_EXIT_USAGE : FE_EXIT_FAIL;
 		}
-		chrome = fe_chrome_new();
+		chrome = fe_chrome_new(out);
 		if (!chrome) {
 			fe_out_abort(out);
 			fe_errors_free(errs);

@@ -454,9 +454,10 @@ static int set_up(struct run *r, struct fe_error *err)
 	/* a reader that quits (head, less) must not kill fevent before it has
 	 * removed its instance: the write fails with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
-	/* -a: every process's mappings would be kept; not watched */
-	if (o->stacks && o->target == FE_RECORD_PID)
-		r->maps = fe_stacks_watch_maps(r->v, r->ev, r->n, r->chosen, o->pid, false);
+	/* -p and -a: the mappings of what runs now, then as they are made */
+	if (o->stacks && o->target != FE_RECORD_COMMAND)
+		r->maps = fe_stacks_watch_maps(r->v, r->ev, r->n, r->chosen,
+					       o->target == FE_RECORD_PID ? o->pid : -1, false);
 	if (o->target == FE_RECORD_COMMAND) {
 		if (start_command(r, err))
 			return -1;
@@ -525,9 +526,9 @@ static int record_loop(struct run *r, struct fe_error *err)
 	double deadline = o->duration > 0 ? start + o->duration : 0;
 	double next_report = o->interval > 0 ? start + o->interval : 0;
 	bool quiet = false, partial = false;
-	/* user stacks are named from their process's maps, read when the
-	 * first is decoded: before the process is gone */
-	bool eager = o->stacks;
+	/* decoded as it comes only where nothing else keeps the maps of
+	 * processes whose user stacks come (record_stacks.h) */
+	bool eager = o->stacks && fe_stacks_decode_early(r->ev, r->n, r->chosen, r->maps);
 	int wstatus;
 
 	for (;;) {

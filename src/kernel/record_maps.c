@@ -7,9 +7,11 @@
  * lives; a command that exits before its first stack is decoded has none
  * left, and these are what it had.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -327,6 +329,57 @@ static int open_cpu(pid_t pid, int cpu, bool on_exec)
 	return (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* What tgid has mapped now, from /proc/TGID/maps: a process already
+ * running when the watch began (-p, -a) made its mappings unwatched. */
+static void seed_one(struct fe_maps_watch *w, int tgid)
+{
+	char path[64], *text, *line, *next;
+	struct task_maps *t;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
+	text = fe_read_file(path);
+	if (!text)
+		return;		/* gone, or a kernel thread */
+	for (line = text; *line; line = next) {
+		struct mapping m = { 0 };
+		char perms[8] = "";
+		int n = 0;
+
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &m.start, &m.end, perms,
+			   &m.pgoff, &m.maj, &m.min, &m.ino, &n) != 7 || !n || line[n] != '/')
+			continue;	/* files only, as the kernel reports them */
+		m.path = line + n;
+		m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+			 (perms[2] == 'x' ? PROT_EXEC : 0);
+		m.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		if ((t = task_of(w, tgid, true)))
+			maps_put(t, &m);
+	}
+	free(text);
+}
+
+/* pid's mappings, or every process's (pid -1) */
+static void seed(struct fe_maps_watch *w, pid_t pid)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	if (pid > 0) {
+		seed_one(w, pid);
+		return;
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			seed_one(w, atoi(d->d_name));
+	closedir(dir);
+}
+
 struct fe_maps_watch *fe_maps_watch_open(pid_t pid, bool on_exec)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_CONF), page = sysconf(_SC_PAGESIZE);
@@ -356,6 +409,9 @@ struct fe_maps_watch *fe_maps_watch_open(pid_t pid, bool on_exec)
 	}
 	if (!w->nr)
 		goto fail;	/* no perf events here: stacks are named as before */
+	/* after the rings are open: a mapping made meanwhile is in both */
+	if (!on_exec)
+		seed(w, pid);
 	return w;
 fail:
 	fe_maps_watch_close(w);

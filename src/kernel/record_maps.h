@@ -13,9 +13,10 @@
 struct fe_maps_watch;
 
 /*
- * Watch pid and the processes it makes; on_exec: from
- * its next exec (a command fevent holds before it execs).  NULL where the
- * kernel has no perf events: stacks are then named from /proc alone.
+ * Watch pid and the processes it makes (-1: every process); on_exec: from
+ * its next exec (a command fevent holds before it execs), else from what
+ * /proc says it has mapped now.  NULL where the kernel has no perf
+ * events: stacks are then named from /proc alone.
  */
 struct fe_maps_watch *fe_maps_watch_open(pid_t pid, bool on_exec);
 /* path is a file of this mount namespace that processes may map from

@@ -78,6 +78,12 @@ struct fe_maps_watch *fe_stacks_watch_maps(struct fe_view *v, const struct fe_ev
 	return w;
 }
 
+bool fe_stacks_decode_early(const struct fe_event_info *ev, int n, const bool *chosen,
+			    const struct fe_maps_watch *maps)
+{
+	return !maps && fe_stacks_wanted(ev, n, chosen) & FE_STACK_USER;
+}
+
 int fe_stacks_enable(struct tracefs_instance *inst, const struct fe_event_info *ev, int n,
 		     const bool *chosen, struct fe_error *err)
 {

@@ -16,6 +16,7 @@
 #include "probe_install.h"
 
 struct tracefs_instance;
+struct fe_maps_watch;
 
 /* Which stacks the chosen events want: bit 0 kernel, bit 1 user. */
 #define FE_STACK_KERNEL	1
@@ -27,13 +28,24 @@ int fe_stacks_wanted(const struct fe_event_info *ev, int n, const bool *chosen);
 int fe_stacks_view(struct fe_view *v, const struct fe_event_info *ev, int n, const bool *chosen,
 		   bool live, struct fe_error *err);
 /*
- * Where user stacks are wanted, the mappings of pid and its children
- * watched as the kernel reports them, and the view told to ask them of a
- * process that left /proc before its stacks were named (NULL: none wanted,
- * or no perf events here).  fe_maps_watch_close() after the view's end.
+ * Where user stacks are wanted, the mappings of pid and its children (-1:
+ * of every process, -a) watched as the kernel reports them, and the view
+ * told to ask them of a process that left /proc before its stacks were
+ * named (NULL: none wanted, or no perf events here).
+ * fe_maps_watch_close() after the view's end.
  */
 struct fe_maps_watch *fe_stacks_watch_maps(struct fe_view *v, const struct fe_event_info *ev,
 					   int n, const bool *chosen, pid_t pid, bool on_exec);
+/*
+ * Must the view decode as the pages come, on the CPU the traced program
+ * wants?  Only for user stacks without a watch of the maps (no perf
+ * events): /proc/PID/maps is then read at the first stack decoded, before
+ * the process may be gone.  Kernel stacks are named from kallsyms, which
+ * stays: they are decoded when the buffers are quiet, as events without
+ * stacks are.
+ */
+bool fe_stacks_decode_early(const struct fe_event_info *ev, int n, const bool *chosen,
+			    const struct fe_maps_watch *maps);
 /* The instance writes them. */
 int fe_stacks_enable(struct tracefs_instance *inst, const struct fe_event_info *ev, int n,
 		     const bool *chosen, struct fe_error *err);

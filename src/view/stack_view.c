@@ -21,12 +21,25 @@
 #include "stack_view.h"
 #include "text_escape.h"
 
+/* A frame named once: libdwfl finds an address's symbol by a walk of
+ * the module's whole symbol table (a few thousand in libc), and a task's
+ * stacks repeat the same few addresses. */
+struct named {
+	unsigned long long addr;	/* 0: free */
+	bool ret;
+	char *name;
+};
+
+#define NAMED_MAX	(1 << 16)	/* a process's names kept; then begun again */
+
 struct proc_maps {
 	int tgid;
 	char *text;
 	int root_fd;		/* its root where its mount namespace is not ours, or -1 */
 	Dwfl *dwfl;		/* made on the first frame named */
 	bool dwfl_failed;
+	struct named *named;	/* open addressing, a power of two */
+	unsigned int named_mask, nr_named;
 };
 
 struct fe_ustacks {
@@ -49,6 +62,49 @@ struct fe_ustacks *fe_ustacks_new(void)
 	return calloc(1, sizeof(struct fe_ustacks));
 }
 
+static void forget_names(struct proc_maps *p)
+{
+	unsigned int i;
+
+	for (i = 0; p->named && i <= p->named_mask; i++)
+		free(p->named[i].name);
+	free(p->named);
+	p->named = NULL;
+	p->named_mask = p->nr_named = 0;
+}
+
+/* The slot of addr in p's names (free or its own); NULL: none kept. */
+static struct named *name_slot(struct proc_maps *p, unsigned long long addr, bool ret)
+{
+	unsigned int i;
+
+	if (!p->named) {
+		p->named = calloc(1024, sizeof(*p->named));
+		if (!p->named)
+			return NULL;
+		p->named_mask = 1023;
+	} else if (p->nr_named * 2 > p->named_mask) {
+		struct named *old = p->named;
+		unsigned int n = p->named_mask + 1, j;
+
+		if (n * 2 > NAMED_MAX || !(p->named = calloc(n * 2, sizeof(*p->named)))) {
+			p->named = old;
+			forget_names(p);
+			return name_slot(p, addr, ret);
+		}
+		p->named_mask = n * 2 - 1;
+		for (j = 0; j < n; j++)
+			if (old[j].addr)
+				*name_slot(p, old[j].addr, old[j].ret) = old[j];
+		free(old);
+	}
+	for (i = (unsigned int)(addr * 0x9e3779b97f4a7c15ULL >> 40) & p->named_mask;
+	     p->named[i].addr && (p->named[i].addr != addr || p->named[i].ret != ret);
+	     i = (i + 1) & p->named_mask)
+		;
+	return &p->named[i];
+}
+
 void fe_ustacks_free(struct fe_ustacks *u)
 {
 	int i;
@@ -56,6 +112,7 @@ void fe_ustacks_free(struct fe_ustacks *u)
 	if (!u)
 		return;
 	for (i = 0; i < u->nr_procs; i++) {
+		forget_names(&u->procs[i]);
 		free(u->procs[i].text);
 		if (u->procs[i].root_fd >= 0)
 			close(u->procs[i].root_fd);
@@ -307,10 +364,32 @@ static bool in_maps(const char *text, unsigned long long addr, char *file, size_
 	return false;
 }
 
+static void name_frame(struct proc_maps *p, unsigned long long addr, bool ret,
+		       struct fe_buf *out);
+
 void fe_ustack_frame(struct fe_ustacks *u, int tgid, unsigned long long addr, bool ret,
 		     struct fe_buf *out)
 {
 	struct proc_maps *p = find_proc(u, tgid);
+	struct named *n = p && addr ? name_slot(p, addr, ret) : NULL;
+	size_t start = out->len;
+
+	if (n && n->addr) {
+		fe_buf_add(out, n->name, strlen(n->name));
+		return;
+	}
+	name_frame(p, addr, ret, out);
+	if (n && !out->failed && (n->name = strdup(out->s + start))) {
+		n->addr = addr;
+		n->ret = ret;
+		p->nr_named++;
+	}
+}
+
+/* addr named from p's maps (NULL: none known) */
+static void name_frame(struct proc_maps *p, unsigned long long addr, bool ret,
+		       struct fe_buf *out)
+{
 	Dwfl *d = p ? dwfl_of(p) : NULL;
 	/* a return address may be past the end of a call that never returns */
 	unsigned long long at = ret && addr ? addr - 1 : addr;
