@@ -44,21 +44,16 @@ void fe_rec_session_end(struct session *s)
 			close(s->profile_fd[i]);
 	fe_buf_free(&s->text);
 	fe_buf_free(&s->uprobe_text);
+	fe_rec_readers_free(s);	/* the threads end before what they read goes */
 	for (i = 0; s->raw && i < s->nr_cpus; i++)
 		if (s->raw[i] >= 0)
 			close(s->raw[i]);
 	free(s->raw);
-	for (i = 0; i < 2; i++)
-		if (s->pipe[i] >= 0)
-			close(s->pipe[i]);
-	free(s->chunk);
 	for (i = 0; s->spool && i < s->nr_cpus; i++)
 		if (s->spool[i] >= 0)
 			close(s->spool[i]);
 	free(s->spool);
-	free(s->spooled);
 	free(s->decoded);
-	free(s->moved);
 	free(s->fence);
 	free(s->next_ts);
 	free(s->next_at);
@@ -102,8 +97,8 @@ static int subbuf_size(struct tracefs_instance *inst)
 /*
  * The buffer a CPU without -b: FE_BUFFER_KB, or less where that is more
  * than a hundredth of the memory for all CPUs, and never less than the
- * kernel's own default.  fevent wakes when a quarter of it is full and
- * has the other three quarters for the time it takes to be run: 3 MB,
+ * kernel's own default.  A CPU's reader is woken with room left for the
+ * time it takes to be run (record_readers.c's mark), at least half: 2 MB,
  * tens of milliseconds of a glob of hundreds of functions at millions of
  * calls a second (a 64 KB buffer held a kprobe at its fastest in the
  * test VM, bench/record_loss.py).
@@ -126,12 +121,6 @@ static void default_buffer(struct tracefs_instance *inst, int nr_cpus)
 	if (want > have)	/* best effort: the kernel's own is kept */
 		tracefs_instance_set_buffer_size(inst, want, -1);
 }
-
-/* The kernel wakes a reader when this share of its buffer is full */
-#define FE_WAKE_PERCENT	"25"
-/* and a splice moves at most this much */
-#define FE_PIPE_BYTES	(256 * 1024)
-
 
 int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 			 struct fe_error *err)
@@ -157,11 +146,10 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 		default_buffer(s->inst, s->nr_cpus);
 	s->raw = malloc(s->nr_cpus * sizeof(*s->raw));
 	s->decoded = calloc(s->nr_cpus, sizeof(*s->decoded));
-	s->moved = calloc(s->nr_cpus, sizeof(*s->moved));
 	s->fence = calloc(s->nr_cpus, sizeof(*s->fence));
 	s->next_ts = calloc(s->nr_cpus, sizeof(*s->next_ts));
 	s->next_at = malloc(s->nr_cpus * sizeof(*s->next_at));
-	if (!s->raw || !s->decoded || !s->moved || !s->fence || !s->next_ts || !s->next_at)
+	if (!s->raw || !s->decoded || !s->fence || !s->next_ts || !s->next_at)
 		return fe_err(err, 0, "out of memory");
 	memset(s->next_at, 0xff, s->nr_cpus * sizeof(*s->next_at));
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -180,20 +168,6 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 	s->page = malloc(s->page_size);
 	if (!s->page)
 		return fe_err(err, 0, "out of memory");
-	/* wake when a quarter of a buffer is full: three quarters are left
-	 * for the time it takes fevent to run (a kernel without the file
-	 * wakes it on any data) */
-	tracefs_instance_file_write(s->inst, "buffer_percent", FE_WAKE_PERCENT);
-	if (!pipe2(s->pipe, O_CLOEXEC)) {
-		/* as many pages a splice as the pipe takes */
-		fcntl(s->pipe[1], F_SETPIPE_SZ, FE_PIPE_BYTES);
-		s->pipe_size = fcntl(s->pipe[1], F_GETPIPE_SZ);
-		s->pipe_size -= s->pipe_size % s->page_size;
-		s->splice_ok = s->pipe_size >= s->page_size;
-	}
-	s->chunk = malloc(s->pipe_size > s->page_size ? s->pipe_size : s->page_size);
-	if (!s->chunk)
-		return fe_err(err, 0, "out of memory");
 	if (o->output) {
 		sigset_t stops, was;
 		int ret;
@@ -210,8 +184,7 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 		return ret;
 	}
 	s->spool = malloc(s->nr_cpus * sizeof(*s->spool));
-	s->spooled = calloc(s->nr_cpus, sizeof(*s->spooled));
-	if (!s->spool || !s->spooled)
+	if (!s->spool)
 		return fe_err(err, 0, "out of memory");
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		s->spool[cpu] = -1;
