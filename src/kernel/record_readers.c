@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -193,9 +194,20 @@ static void *reader_main(void *arg)
 		{ .fd = r->wake, .events = POLLIN },
 	};
 	unsigned long long want;
+	cpu_set_t on;
 	uint64_t x;
 	bool stop;
 
+	/*
+	 * On the CPU whose buffer it reads, where the kernel wakes it: it
+	 * runs in the time the writer would have filled the buffer with,
+	 * whatever another CPU is busy with (or, in a VM, whether another
+	 * vCPU runs at all).  Best effort: a CPU outside fevent's set
+	 * leaves the reader where the scheduler puts it.
+	 */
+	CPU_ZERO(&on);
+	CPU_SET(r->cpu, &on);
+	pthread_setaffinity_np(pthread_self(), sizeof(on), &on);
 	for (;;) {
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			break;
