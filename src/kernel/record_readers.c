@@ -48,9 +48,15 @@
  * mark leaves room in the buffer for this long at the rate measured.  A
  * busy host (or a vCPU under TCG) runs a woken thread tens of ms late.
  */
-#define FE_WAKE_SLACK_MS	50
-/* and never wakes a reader later than at half a buffer */
-#define FE_MARK_MAX	50
+#define FE_WAKE_SLACK_MS	100
+/*
+ * and never wakes a reader later than at a quarter of its buffer: three
+ * quarters are left for a burst after a pause, until the next look
+ * measures it.  A wake-up moves all there is, so a low mark costs
+ * little: at the lowest, a wake-up every page and a half written
+ * (trace-cmd wakes every millisecond, written or not).
+ */
+#define FE_MARK_MAX	25
 
 int fe_rec_spool_fd(const struct session *s, int cpu)
 {
