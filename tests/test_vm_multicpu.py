@@ -236,7 +236,7 @@ def keeps_all(cpus):
     tc = parts["keep-all-trace-cmd"].split()
     if got[-1] != f"fevent: {want} events; none lost" and tc and int(tc[0]) < want:
         raise fe.Skip(f"trace-cmd lost events too ({tc[0]} of {want}): the host was too "
-                      f"busy for this rate; fevent: {got[-1]}")
+                      f"busy for this rate; {got[-1]}")
     expect_eq(got[-1], f"fevent: {want} events; none lost", err[-2000:])
     expect_eq(parts["keep-all-report"].split(), [str(want)])
 
