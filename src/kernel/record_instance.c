@@ -213,16 +213,22 @@ int fe_rec_follow_pid(struct session *s, int pid, struct fe_error *err)
 }
 
 /* -a: everything but fevent, whose own reads and writes would otherwise
- * show up (and feed themselves, for an event on write()). */
+ * show up (and feed themselves, for an event on write()): its reader
+ * threads' too (started by then). */
 int fe_rec_leave_out_self(struct session *s, struct fe_error *err)
 {
-	char p[32];
+	struct fe_buf p = { 0 };
+	int cpu, ret = 0;
 
-	snprintf(p, sizeof(p), "%d", (int)getpid());
-	if (tracefs_instance_file_write(s->inst, "set_event_notrace_pid", p) < 0)
-		return fe_err(err, 0, "cannot leave fevent out (set_event_notrace_pid): %s",
-			      strerror(errno));
-	return 0;
+	fe_buf_printf(&p, "%d", (int)getpid());
+	for (cpu = 0; s->readers && cpu < s->nr_cpus; cpu++)
+		if (s->readers[cpu].running)
+			fe_buf_printf(&p, " %d", (int)s->readers[cpu].tid);
+	if (!p.s || tracefs_instance_file_write(s->inst, "set_event_notrace_pid", p.s) < 0)
+		ret = fe_err(err, 0, "cannot leave fevent out (set_event_notrace_pid): %s",
+			     p.s ? strerror(errno) : "out of memory");
+	fe_buf_free(&p);
+	return ret;
 }
 
 /*

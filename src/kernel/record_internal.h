@@ -76,6 +76,7 @@ struct reader {
 	unsigned long long spooled;	/* bytes in the spool (release/acquire) */
 	unsigned long long moved;	/* bytes read from the buffer (relaxed) */
 	unsigned long long served;	/* the last ask done, under s->lock */
+	pid_t tid;		/* its thread's, once started, under s->lock */
 	int error;		/* errno of a failed write to the spool */
 	pthread_t thread;
 	bool running;

@@ -12,7 +12,7 @@
  *    and its counters but two: spooled (the bytes in its spool, stored
  *    with release after they are written; the main thread loads it with
  *    acquire before it preads below it) and moved (relaxed: a rate);
- *  - request, stop and each reader's served are under s->lock; the main
+ *  - request, stop and each reader's served and tid are under s->lock; the main
  *    thread asks (request++, a write to each reader's eventfd) and waits
  *    on s->served until every reader has served it;
  *  - -o's file: its per-CPU sizes are the reader's own, and a page read()
@@ -214,6 +214,11 @@ static void *reader_main(void *arg)
 	CPU_ZERO(&on);
 	CPU_SET(r->cpu, &on);
 	pthread_setaffinity_np(pthread_self(), sizeof(on), &on);
+	/* who it is, for -a to leave out (fe_rec_readers_start waits) */
+	pthread_mutex_lock(&s->lock);
+	r->tid = gettid();
+	pthread_cond_broadcast(&s->served);
+	pthread_mutex_unlock(&s->lock);
 	for (;;) {
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			break;
@@ -341,6 +346,12 @@ int fe_rec_readers_start(struct session *s, struct fe_error *err)
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (ret)
 		return fe_err(err, 0, "cannot start a reader thread: %s", strerror(ret));
+	/* each has said who it is */
+	pthread_mutex_lock(&s->lock);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		while (s->readers[cpu].running && !s->readers[cpu].tid)
+			pthread_cond_wait(&s->served, &s->lock);
+	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
