@@ -28,7 +28,8 @@ libraries.  No assertions: the figures go in the README's Speed section.
 6.1 only with several vCPUs: 6.12 and 7.2 oops under TCG with 4.
 
 usage: bench/record_loss.py [-n ROUNDS] [-c CALLS] [--cpus 1,2,4]
-                            [--modes M,M...] [--sizes 64,1024] [--suite S]
+                            [--modes M,M...] [--sizes 64,1024] [--no-empty]
+                            [--suite S]
 """
 import argparse
 import os
@@ -89,7 +90,7 @@ def command(mode, kb, calls, cpus):
     raise ValueError(mode)
 
 
-def snippet(rounds, calls, cpus, modes):
+def snippet(rounds, calls, cpus, modes, empty=True):
     lines = ["T=/sys/kernel/tracing", "mount -t tracefs nodev $T", "export HOME=/tmp",
              f"fevent add -q '{PROBE}' || exit 3",
              "for t in trace-cmd perf; do command -v $t > /dev/null || echo \"no $t\"; done",
@@ -101,7 +102,7 @@ def snippet(rounds, calls, cpus, modes):
             order = modes[r % len(modes):] + modes[:r % len(modes)]
             for mode in order:
                 # and with no calls: what the recorder costs whatever it records
-                for n in (calls, 0):
+                for n in (calls, 0) if empty else (calls,):
                     lines.append(command(mode, kb, n, cpus))
                     lines.append(f"echo \"run {r} {kb} {mode} {n} $(cat /tmp/loop) tool "
                                  f"$(cat /tmp/cpu) events ${{ev:-0}}\"; rm -f /tmp/loop /tmp/cpu")
@@ -118,7 +119,8 @@ def boot(args, cpus, tmp, bins):
     for peer in ("trace-cmd", "perf"):
         if shutil.which(peer):
             files["/usr/bin/" + peer] = shutil.which(peer)
-    rc, out, err = vm.run(FEVENT, [("bench", snippet(args.rounds, args.calls, cpus, args.modes))],
+    rc, out, err = vm.run(FEVENT, [("bench", snippet(args.rounds, args.calls, cpus, args.modes,
+                                                      not args.no_empty))],
                           files=files, timeout=9000, suite=args.suite, cpus=cpus)["bench"]
     if rc:
         sys.exit(f"the bench failed ({rc}): {out}{err}")
@@ -160,7 +162,7 @@ def table(args, cpus, runs):
             print(f"| {kb} KB | {mode} | {100 * statistics.median(lost) / n:.1f}% "
                   f"({100 * max(lost) / n:.1f}%) "
                   f"| {wall / floor if floor else 0:.2f}x "
-                  f"| {'-' if mode == 'floor' else f'{tool:.2f} s (+{fixed:.2f} s)'} |")
+                  f"| {'-' if mode == 'floor' else f'{tool:.2f} s' + (f' (+{fixed:.2f} s)' if (kb, mode, 0) in runs else '')} |")
     print("\nruns (events, program's wall, recorder's CPU):")
     for (kb, mode, calls), rs in sorted(runs.items()):
         print(f"  {kb} KB {mode} {calls}: " + ", ".join(
@@ -176,6 +178,8 @@ def main():
     ap.add_argument("--cpus", default="1,2,4", help="vCPU counts, one VM each")
     ap.add_argument("--modes", default=",".join(DEFAULT_MODES),
                     help="of " + ",".join(MODES))
+    ap.add_argument("--no-empty", action="store_true",
+                    help="no runs recording nothing: the CPU is the whole run's")
     ap.add_argument("--sizes", default=",".join(str(kb) for kb in SIZES),
                     help="per-CPU buffers in KB")
     args = ap.parse_args()
