@@ -26,6 +26,8 @@ void fe_rec_session_end(struct session *s)
 {
 	int i;
 
+	/* the reader threads end first: they write to the spools */
+	fe_rec_readers_free(s);
 	fe_tracedat_abort(s->td);	/* written by then, or thrown away */
 	for (i = 0; i < s->nr_counters; i++) {
 		struct counter *c = &s->counters[i];
@@ -44,7 +46,6 @@ void fe_rec_session_end(struct session *s)
 			close(s->profile_fd[i]);
 	fe_buf_free(&s->text);
 	fe_buf_free(&s->uprobe_text);
-	fe_rec_readers_free(s);	/* the threads end before what they read goes */
 	for (i = 0; s->raw && i < s->nr_cpus; i++)
 		if (s->raw[i] >= 0)
 			close(s->raw[i]);

@@ -316,6 +316,10 @@ int fe_rec_readers_init(struct session *s, struct fe_error *err)
 	s->readers = calloc(s->nr_cpus, sizeof(*s->readers));
 	if (!s->readers)
 		return fe_err(err, 0, "out of memory");
+	/* nothing open yet: a failure half-way closes only what was */
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->readers[cpu].raw = s->readers[cpu].wake = s->readers[cpu].pipe[0] =
+			s->readers[cpu].pipe[1] = -1;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (reader_init(s, &s->readers[cpu], cpu, err))
 			return -1;
