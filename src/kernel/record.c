@@ -191,8 +191,9 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 	return v;
 }
 
-/* With nothing woken fevent, it looks at the buffers this often anyway:
- * the live view's lines are at most this late */
+/* The main thread looks at the readers' rates this often, and takes the
+ * page being written when they are quiet: the live view's lines are at
+ * most about this late */
 #define FE_QUIET_MS	100
 /* pages decoded for the view between looks at the buffers */
 #define FE_DECODE_PAGES	1
@@ -311,7 +312,6 @@ struct run {
 	bool blocked;		/* the stop signals wait meanwhile */
 	pid_t child;		/* -- CMD, or -1 */
 	int go;			/* its go pipe until it runs, or -1 */
-	struct pollfd *pfd;
 	int *status;
 	struct fe_maps_watch *maps;	/* --stack: the mappings the kernel reports */
 };
@@ -443,14 +443,14 @@ static int set_up(struct run *r, struct fe_error *err)
 	/* before the command runs: its first calls are counted too */
 	if (r->v)
 		fe_rec_watch_start(&r->s, r->v, r->ev, r->n, r->chosen);
+	/* a reader a CPU, from before anything is armed */
+	if (r->v && (fe_rec_readers_init(&r->s, err) || fe_rec_readers_start(&r->s, err)))
+		return -1;
 
 	/* the command's end wakes the loop; other calls go on */
 	sa_child.sa_handler = fe_rec_on_child;
 	sa_child.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa_child, NULL);
-	r->pfd = calloc(r->s.nr_cpus ? r->s.nr_cpus : 1, sizeof(*r->pfd));
-	if (!r->pfd)
-		return fe_err(err, 0, "out of memory");
 	/* a reader that quits (head, less) must not kill fevent before it has
 	 * removed its instance: the write fails with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
@@ -475,16 +475,14 @@ static int set_up(struct run *r, struct fe_error *err)
 }
 
 /*
- * Sleep until a buffer is a quarter full (buffer_percent), the command
- * exits (SIGCHLD), a signal, FE_QUIET_MS or the next deadline: then
- * whatever is there, the page being written too, is taken.  *quiet:
- * nothing woke fevent (or only the command's end); *partial: for a while,
- * so the page being written is taken.
+ * Sleep until the command exits (SIGCHLD), a signal, the next look at
+ * the readers (next_look) or the next deadline; not at all while the
+ * view has pages to decode.  The readers move the pages meanwhile.
  */
-static void wait_for_pages(struct run *r, double deadline, double next_report, bool decoding,
-			   bool *quiet, bool *partial)
+static void wait_a_while(struct run *r, double deadline, double next_report, double next_look,
+			 bool decoding)
 {
-	int timeout = FE_QUIET_MS, nr = 0, i, got;
+	int timeout = next_look ? until(next_look, FE_QUIET_MS) : FE_QUIET_MS;
 
 	fe_maps_watch_drain(r->maps);
 	if (deadline)
@@ -493,14 +491,8 @@ static void wait_for_pages(struct run *r, double deadline, double next_report, b
 		timeout = until(next_report, timeout);
 	if (decoding && fe_rec_backlog(&r->s, false))
 		timeout = 0;
-	for (i = 0; r->v && i < r->s.nr_cpus; i++)
-		if (r->s.raw[i] >= 0) {
-			r->pfd[nr].fd = r->s.raw[i];
-			r->pfd[nr++].events = POLLIN;
-		}
-	got = poll(r->pfd, nr, timeout);
-	*quiet = got <= 0;
-	*partial = got == 0 && timeout > 0;
+	if (timeout)
+		poll(NULL, 0, timeout);
 }
 
 /* An interval's report (stats): it counts what came in it, the spool too. */
@@ -525,7 +517,8 @@ static int record_loop(struct run *r, struct fe_error *err)
 	double start = now();
 	double deadline = o->duration > 0 ? start + o->duration : 0;
 	double next_report = o->interval > 0 ? start + o->interval : 0;
-	bool quiet = false, partial = false;
+	double look = start, next_look = start + FE_QUIET_MS / 1000.0;
+	bool quiet = false;
 	/* decoded as it comes only where nothing else keeps the maps of
 	 * processes whose user stacks come (record_stacks.h) */
 	bool eager = o->stacks && fe_stacks_decode_early(r->ev, r->n, r->chosen, r->maps);
@@ -533,21 +526,17 @@ static int record_loop(struct run *r, struct fe_error *err)
 
 	for (;;) {
 		/* a fence when the view would decode and has nothing before
-		 * the last one (a quiet buffer's look is one anyway) */
-		if (v && (partial || ((quiet || eager) && !fe_rec_backlog(&r->s, true))))
+		 * the last one */
+		if (v && (quiet || eager) && !fe_rec_backlog(&r->s, true))
 			fe_rec_drain(&r->s);
-		else if (v)
-			fe_rec_move_all(&r->s, false);
 
 		/*
-		 * The view's lines when the buffers are quiet (nothing filled a
-		 * quarter of one for FE_QUIET_MS), a page at a time, the
-		 * buffers looked at again in between.  On one CPU a view that
+		 * The view's lines when the buffers are quiet (no CPU's
+		 * reader moved a quarter of its buffer in the last
+		 * FE_QUIET_MS), a page at a time.  On one CPU a view that
 		 * decoded while the kernel wrote fast would take its share of
-		 * the CPU, be preempted for whole time slices and leave the
-		 * buffer to overflow; a fevent that mostly sleeps is run as
-		 * soon as the kernel wakes it.  (eager: --stack decodes as
-		 * it moves.)
+		 * the CPU from the readers, and they would leave the buffer
+		 * to overflow.  (eager: --stack decodes as it moves.)
 		 */
 		if (v && (quiet || eager) && fe_rec_decode_backlog(&r->s, v, FE_DECODE_PAGES)) {
 			if (fe_view_wants_comms(v))
@@ -572,7 +561,13 @@ static int record_loop(struct run *r, struct fe_error *err)
 		if (fe_rec_stop_signal || (deadline && now() >= deadline) ||
 		    (v && (fe_view_output_error(v) || fe_view_reader_quit(v))))
 			return 0;
-		wait_for_pages(r, deadline, next_report, v && (quiet || eager), &quiet, &partial);
+		/* the rates, the readers' mark, and whether it is quiet */
+		if (v && now() >= next_look) {
+			quiet = !fe_rec_pace(&r->s, now() - look);
+			look = now();
+			next_look = look + FE_QUIET_MS / 1000.0;
+		}
+		wait_a_while(r, deadline, next_report, v ? next_look : 0, v && (quiet || eager));
 	}
 }
 
@@ -585,6 +580,7 @@ static int finish(struct run *r, struct fe_error *err)
 		fe_rec_watch_drops(&r->s, v, r->ev);
 		tracefs_event_disable(r->s.inst, NULL, NULL);
 		fe_rec_watch_misses(&r->s, v, r->ev, r->n, r->chosen);
+		fe_rec_readers_stop(&r->s);	/* the rest is moved here */
 		fe_rec_move_all(&r->s, true);
 		fe_rec_drained_all(&r->s);
 		/* the spool in parts: the view holds what it decoded until printed */
@@ -616,7 +612,7 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 {
 	struct run r = {
 		.o = o, .child = -1, .go = -1, .status = status,
-		.s = { .o = o, .profile_fd = { -1, -1 }, .pipe = { -1, -1 } },
+		.s = { .o = o, .profile_fd = { -1, -1 } },
 	};
 	int ret;
 
@@ -640,7 +636,6 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	fe_rec_session_end(&r.s);
 	if (r.blocked)	/* a failure while arming: all is taken down now */
 		sigprocmask(SIG_SETMASK, &r.unblocked, NULL);
-	free(r.pfd);
 	fe_rec_given_fds_free();
 	fe_view_free(r.v);
 	fe_maps_watch_close(r.maps);	/* the view's source of maps: after it */

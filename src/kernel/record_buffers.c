@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * record's per-CPU readers: the pages of each CPU's ring buffer moved to
- * a spool (or -o's file) and decoded for the view in time order, and
- * what the kernel overwrote before they were read.
+ * record's spools: the pages of each CPU's ring buffer, moved there by
+ * the readers (record_readers.c), decoded for the view in time order
+ * across CPUs, and what the kernel overwrote before they were read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,125 +19,32 @@
 #include "trace_dat.h"
 
 /*
- * The pages moved out of the kernel wait in a spool, one file a CPU, until
- * the view decodes them: -o's files, or unnamed ones of fevent's own.
- * Moving a page costs little and decoding it much, so the kernel's buffer
- * is emptied first and the view catches up after (on one CPU, a view that
- * decoded as it read would leave the buffer to overflow while it ran).
+ * The pages moved out of the kernel (record_readers.c) wait in a spool,
+ * one file a CPU, until the view decodes them: -o's files, or unnamed
+ * ones of fevent's own.  Moving a page costs little and decoding it much,
+ * so the kernel's buffer is emptied first and the view catches up after.
  */
 static int spool_fd(const struct session *s, int cpu)
 {
-	return s->td ? fe_tracedat_cpu_fd(s->td, cpu) : s->spool[cpu];
+	return fe_rec_spool_fd(s, cpu);
 }
 
 static unsigned long long spool_size(const struct session *s, int cpu)
 {
-	return s->td ? fe_tracedat_cpu_size(s->td, cpu) : s->spooled[cpu];
+	return fe_rec_spooled(s, cpu);
 }
 
-static void spool_failed(struct session *s)
+/* Everything each buffer has moved: by the readers while they run. */
+static void move_all(struct session *s)
 {
-	if (s->td)
-		fe_tracedat_failed(s->td);
-	s->spool_error = s->spool_error ? s->spool_error : errno ? errno : EIO;
-}
-
-/* One page read from cpu (n bytes of it), spooled whole. */
-static int take_page(struct session *s, int cpu, void *page, int n)
-{
-	if (s->td) {
-		if (fe_tracedat_page(s->td, cpu, page, n))
-			goto fail;
-		return 0;
-	}
-	memset((char *)page + n, 0, s->page_size - n);
-	if (fe_write_all(s->spool[cpu], page, s->page_size))
-		goto fail;
-	s->spooled[cpu] += s->page_size;
-	return 0;
-fail:
-	spool_failed(s);
-	return -1;
-}
-
-/* n bytes of cpu's whole pages are in the pipe: on to the spool. */
-static int take_piped(struct session *s, int cpu, size_t n)
-{
-	int fd = spool_fd(s, cpu);
-	size_t left = n;
-	ssize_t r;
-
-	while (left) {
-		r = splice(s->pipe[0], NULL, fd, NULL, left, SPLICE_F_MOVE);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		left -= r;
-	}
-	/* a file system that takes no splice: through fevent */
-	while (left && (r = read(s->pipe[0], s->chunk, left)) > 0) {
-		if (fe_write_all(fd, s->chunk, r))
-			break;
-		left -= r;
-	}
-	if (left) {
-		spool_failed(s);
-		return -1;
-	}
-	if (s->td)
-		return fe_tracedat_grew(s->td, cpu, n);
-	s->spooled[cpu] += n;
-	return 0;
-}
-
-/*
- * Move what cpu's buffer has: whole pages by splice; with partial (the
- * end, or a quiet buffer), also the page being written, by read().
- * Returns the bytes moved.
- */
-static long move_cpu(struct session *s, int cpu, bool partial)
-{
-	long total = 0;
-	ssize_t n;
-
-	while (s->splice_ok && !s->spool_error) {
-		n = splice(s->raw[cpu], NULL, s->pipe[1], NULL, s->pipe_size,
-			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n > 0) {
-			if (take_piped(s, cpu, n))
-				break;
-			total += n;
-			continue;
-		}
-		if (n < 0 && errno != EAGAIN && !s->moved[cpu] && !total)
-			s->splice_ok = false;	/* read() from now on */
-		break;
-	}
-	while ((partial || !s->splice_ok) && !s->spool_error) {
-		n = read(s->raw[cpu], s->page, s->page_size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || take_page(s, cpu, s->page, n))
-			break;
-		total += n;
-	}
-	s->moved[cpu] += total;
-	return total;
-}
-
-/* Move what the buffers have; returns the bytes moved. */
-long fe_rec_move_all(struct session *s, bool partial)
-{
-	long total = 0;
 	int cpu;
 
-	for (cpu = 0; cpu < s->nr_cpus; cpu++)
-		if (s->raw[cpu] >= 0)
-			total += move_cpu(s, cpu, partial);
-	return total;
+	for (cpu = 0; cpu < s->nr_cpus && !s->readers[cpu].running; cpu++)
+		;
+	if (cpu < s->nr_cpus)
+		fe_rec_readers_move(s);
+	else
+		fe_rec_move_all(s, true);
 }
 
 /*
@@ -148,15 +55,18 @@ long fe_rec_move_all(struct session *s, bool partial)
  * began, and what the second and later moves find (a CPU it read was
  * empty past what it took) was written after: so every event yet to be
  * spooled, on any CPU, is later than every event before the fence.
+ * While the reader threads run, a pass is an ask that every reader has
+ * served (each moved all its buffer had, after the ask): the first
+ * pass has ended, on every CPU, before the second is asked.
  */
-long fe_rec_drain(struct session *s)
+void fe_rec_drain(struct session *s)
 {
-	long total = fe_rec_move_all(s, true);
 	int cpu;
 
+	move_all(s);
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		s->fence[cpu] = spool_size(s, cpu);
-	return total + fe_rec_move_all(s, true);
+	move_all(s);
 }
 
 /* The end: nothing more comes, all that is spooled may be shown. */
@@ -280,7 +190,7 @@ void fe_rec_overruns(struct session *s, struct fe_view *v)
 		if ((p = strstr(text, "read events:")))
 			events += strtoull(p + 12, NULL, 10);
 		free(text);
-		bytes += s->moved[cpu];
+		bytes += s->readers[cpu].moved;
 	}
 	if (!lost || !have)
 		return;

@@ -26,6 +26,8 @@ void fe_rec_session_end(struct session *s)
 {
 	int i;
 
+	/* the reader threads end first: they write to the spools */
+	fe_rec_readers_free(s);
 	fe_tracedat_abort(s->td);	/* written by then, or thrown away */
 	for (i = 0; i < s->nr_counters; i++) {
 		struct counter *c = &s->counters[i];
@@ -48,17 +50,11 @@ void fe_rec_session_end(struct session *s)
 		if (s->raw[i] >= 0)
 			close(s->raw[i]);
 	free(s->raw);
-	for (i = 0; i < 2; i++)
-		if (s->pipe[i] >= 0)
-			close(s->pipe[i]);
-	free(s->chunk);
 	for (i = 0; s->spool && i < s->nr_cpus; i++)
 		if (s->spool[i] >= 0)
 			close(s->spool[i]);
 	free(s->spool);
-	free(s->spooled);
 	free(s->decoded);
-	free(s->moved);
 	free(s->fence);
 	free(s->next_ts);
 	free(s->next_at);
@@ -104,8 +100,8 @@ static int subbuf_size(struct tracefs_instance *inst)
 /*
  * The buffer a CPU without -b: FE_BUFFER_KB, or less where that is more
  * than a hundredth of the memory for all CPUs, and never less than the
- * kernel's own default.  fevent wakes when a quarter of it is full and
- * has the other three quarters for the time it takes to be run: 3 MB,
+ * kernel's own default.  A CPU's reader is woken with room left for the
+ * time it takes to be run (record_readers.c's mark), at least half: 2 MB,
  * tens of milliseconds of a glob of hundreds of functions at millions of
  * calls a second (a 64 KB buffer held a kprobe at its fastest in the
  * test VM, bench/record_loss.py).
@@ -128,12 +124,6 @@ static void default_buffer(struct tracefs_instance *inst, int nr_cpus)
 	if (want > have)	/* best effort: the kernel's own is kept */
 		tracefs_instance_set_buffer_size(inst, want, -1);
 }
-
-/* The kernel wakes a reader when this share of its buffer is full */
-#define FE_WAKE_PERCENT	"25"
-/* and a splice moves at most this much */
-#define FE_PIPE_BYTES	(256 * 1024)
-
 
 int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 			 struct fe_error *err)
@@ -167,11 +157,10 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 		default_buffer(s->inst, s->nr_cpus);
 	s->raw = malloc(s->nr_cpus * sizeof(*s->raw));
 	s->decoded = calloc(s->nr_cpus, sizeof(*s->decoded));
-	s->moved = calloc(s->nr_cpus, sizeof(*s->moved));
 	s->fence = calloc(s->nr_cpus, sizeof(*s->fence));
 	s->next_ts = calloc(s->nr_cpus, sizeof(*s->next_ts));
 	s->next_at = malloc(s->nr_cpus * sizeof(*s->next_at));
-	if (!s->raw || !s->decoded || !s->moved || !s->fence || !s->next_ts || !s->next_at)
+	if (!s->raw || !s->decoded || !s->fence || !s->next_ts || !s->next_at)
 		return fe_err(err, 0, "out of memory");
 	memset(s->next_at, 0xff, s->nr_cpus * sizeof(*s->next_at));
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -190,20 +179,6 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 	s->page = malloc(s->page_size);
 	if (!s->page)
 		return fe_err(err, 0, "out of memory");
-	/* wake when a quarter of a buffer is full: three quarters are left
-	 * for the time it takes fevent to run (a kernel without the file
-	 * wakes it on any data) */
-	tracefs_instance_file_write(s->inst, "buffer_percent", FE_WAKE_PERCENT);
-	if (!pipe2(s->pipe, O_CLOEXEC)) {
-		/* as many pages a splice as the pipe takes */
-		fcntl(s->pipe[1], F_SETPIPE_SZ, FE_PIPE_BYTES);
-		s->pipe_size = fcntl(s->pipe[1], F_GETPIPE_SZ);
-		s->pipe_size -= s->pipe_size % s->page_size;
-		s->splice_ok = s->pipe_size >= s->page_size;
-	}
-	s->chunk = malloc(s->pipe_size > s->page_size ? s->pipe_size : s->page_size);
-	if (!s->chunk)
-		return fe_err(err, 0, "out of memory");
 	if (o->output) {
 		sigset_t stops, was;
 		int ret;
@@ -220,8 +195,7 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 		return ret;
 	}
 	s->spool = malloc(s->nr_cpus * sizeof(*s->spool));
-	s->spooled = calloc(s->nr_cpus, sizeof(*s->spooled));
-	if (!s->spool || !s->spooled)
+	if (!s->spool)
 		return fe_err(err, 0, "out of memory");
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		s->spool[cpu] = -1;
@@ -250,16 +224,22 @@ int fe_rec_follow_pid(struct session *s, int pid, struct fe_error *err)
 }
 
 /* -a: everything but fevent, whose own reads and writes would otherwise
- * show up (and feed themselves, for an event on write()). */
+ * show up (and feed themselves, for an event on write()): its reader
+ * threads' too (started by then). */
 int fe_rec_leave_out_self(struct session *s, struct fe_error *err)
 {
-	char p[32];
+	struct fe_buf p = { 0 };
+	int cpu, ret = 0;
 
-	snprintf(p, sizeof(p), "%d", (int)getpid());
-	if (tracefs_instance_file_write(s->inst, "set_event_notrace_pid", p) < 0)
-		return fe_err(err, 0, "cannot leave fevent out (set_event_notrace_pid): %s",
-			      strerror(errno));
-	return 0;
+	fe_buf_printf(&p, "%d", (int)getpid());
+	for (cpu = 0; s->readers && cpu < s->nr_cpus; cpu++)
+		if (s->readers[cpu].running)
+			fe_buf_printf(&p, " %d", (int)s->readers[cpu].tid);
+	if (!p.s || tracefs_instance_file_write(s->inst, "set_event_notrace_pid", p.s) < 0)
+		ret = fe_err(err, 0, "cannot leave fevent out (set_event_notrace_pid): %s",
+			     p.s ? strerror(errno) : "out of memory");
+	fe_buf_free(&p);
+	return ret;
 }
 
 /*

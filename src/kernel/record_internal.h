@@ -10,6 +10,7 @@
 #ifndef RECORD_INTERNAL_H
 #define RECORD_INTERNAL_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -56,6 +57,34 @@ struct counter {
 	bool uncounted;
 };
 
+/*
+ * One CPU's reader (record_readers.c): a thread moves the pages of its
+ * CPU's buffer to the spool while the recording runs.
+ */
+struct reader {
+	struct session *s;
+	int cpu;
+	int raw;		/* s->raw[cpu], or -1: no thread */
+	int wake;		/* eventfd: the main thread's asks and the end */
+	/* whole pages go trace_pipe_raw -> pipe -> the spool (-o's file, or
+	 * fevent's own) without a copy through fevent */
+	int pipe[2];
+	int pipe_size;
+	bool splice_ok;
+	void *page;		/* a page read() */
+	unsigned char *chunk;	/* where the spool takes no splice */
+	unsigned long long spooled;	/* bytes in the spool (release/acquire) */
+	unsigned long long moved;	/* bytes read from the buffer (relaxed) */
+	unsigned long long served;	/* the last ask done, under s->lock */
+	pid_t tid;		/* its thread's, once started, under s->lock */
+	int error;		/* errno of a failed write to the spool */
+	pthread_t thread;
+	bool running;
+	/* the main thread's: moved at the last pace, and the rate */
+	unsigned long long paced;
+	double rate;
+};
+
 struct session {
 	const struct fe_record_opts *o;
 	struct fe_tracedat *td;	/* -o */
@@ -69,20 +98,21 @@ struct session {
 	struct fe_buf uprobe_text;	/* uprobe_profile, read with kprobe_profile */
 	int *raw;		/* each CPU's trace_pipe_raw (non-blocking), or -1 */
 	int nr_cpus;
-	void *page;
+	void *page;		/* the main thread's, to decode */
 	int page_size;
-	/* whole pages go trace_pipe_raw -> pipe -> the trace.dat's file
-	 * (or chunk, to be decoded) without a copy through fevent; a kernel
-	 * that refuses the splice gets read() a page at a time */
-	int pipe[2];
-	int pipe_size;
-	bool splice_ok;
-	unsigned char *chunk;	/* pipe_size bytes */
+	struct reader *readers;	/* one a CPU (record_readers.c) */
+	unsigned long buffer_bytes;	/* a CPU's buffer, or 0: unknown */
+	int mark;		/* buffer_percent as last set */
+	/* the readers' discipline: record_readers.c's head */
+	pthread_mutex_t lock;	/* request, stop, each reader's served */
+	pthread_cond_t served;	/* a reader served a request */
+	pthread_mutex_t td_lock;	/* -o's file, for a page read() */
+	bool locks_made;
+	unsigned long long request;	/* the main thread's last ask to move all */
+	bool stop;
 	int *spool;		/* without -o: each CPU's pages until decoded */
-	unsigned long long *spooled;	/* their bytes */
 	int spool_error;	/* errno of a failed write to the spool */
 	unsigned long long *decoded;	/* bytes of each CPU's spool decoded */
-	unsigned long long *moved;	/* bytes of each CPU's pages moved */
 	/* each CPU's spooled bytes that precede, in time, every event not
 	 * spooled yet on any CPU (see drain) */
 	unsigned long long *fence;
@@ -147,9 +177,22 @@ int fe_rec_enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 int fe_rec_arm_counters(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
 			struct fe_error *err);
 
-/* record_buffers.c: each returns the bytes moved */
+/* record_readers.c */
+int fe_rec_readers_init(struct session *s, struct fe_error *err);
+int fe_rec_readers_start(struct session *s, struct fe_error *err);
+/* Each reader moves all its buffer has, the page being written too. */
+void fe_rec_readers_move(struct session *s);
+void fe_rec_readers_stop(struct session *s);
+void fe_rec_readers_free(struct session *s);
+bool fe_rec_pace(struct session *s, double seconds);
+int fe_rec_spool_fd(const struct session *s, int cpu);
+unsigned long long fe_rec_spooled(const struct session *s, int cpu);
+/* These two move from the buffers themselves: no reader thread runs. */
+long fe_rec_move_cpu(struct reader *r, bool partial);
 long fe_rec_move_all(struct session *s, bool partial);
-long fe_rec_drain(struct session *s);
+
+/* record_buffers.c */
+void fe_rec_drain(struct session *s);
 void fe_rec_drained_all(struct session *s);
 unsigned long long fe_rec_shown_before(struct session *s);
 long fe_rec_decode_backlog(struct session *s, struct fe_view *v, long max);

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record's readers: one thread a CPU moves the pages of that CPU's ring
+ * buffer to its spool (-o's file, or fevent's own), so that no CPU waits
+ * for another's to be read (trace-cmd runs a recorder a CPU for the same
+ * reason); the main thread decodes the spools for the view.  The kernel
+ * wakes a reader when its buffer is as full as buffer_percent says, a
+ * mark the main thread sets from the buffer's size and the rate measured.
+ *
+ * Threads and what they share (the discipline a race detector checks):
+ *  - a reader alone touches its CPU's trace_pipe_raw, pipe, page, chunk
+ *    and its counters but two: spooled (the bytes in its spool, stored
+ *    with release after they are written; the main thread loads it with
+ *    acquire before it preads below it) and moved (relaxed: a rate);
+ *  - request, stop and each reader's served and tid are under s->lock; the main
+ *    thread asks (request++, a write to each reader's eventfd) and waits
+ *    on s->served until every reader has served it;
+ *  - -o's file: its per-CPU sizes are the reader's own, and a page read()
+ *    whole (fe_tracedat_page, which marks a shared failure) is written
+ *    under s->td_lock;
+ *  - a reader's error is its own until it is joined; then the main thread
+ *    gathers them (s->spool_error), and moves what is left itself;
+ *  - the readers block every signal: the stop signals and SIGCHLD go to
+ *    the main thread, whose wait they end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "fe_util.h"
+#include "record_internal.h"
+#include "trace_dat.h"
+
+/* a splice moves at most this much */
+#define FE_PIPE_BYTES	(256 * 1024)
+/*
+ * The time a woken reader may take to be run and to move the pages: the
+ * mark leaves room in the buffer for this long at the rate measured.  A
+ * busy host (or a vCPU under TCG) runs a woken thread tens of ms late.
+ */
+#define FE_WAKE_SLACK_MS	100
+/*
+ * and never wakes a reader later than at a quarter of its buffer: three
+ * quarters are left for a burst after a pause, until the next look
+ * measures it.  A wake-up moves all there is, so a low mark costs
+ * little: at the lowest, a wake-up every page and a half written
+ * (trace-cmd wakes every millisecond, written or not).
+ */
+#define FE_MARK_MAX	25
+
+int fe_rec_spool_fd(const struct session *s, int cpu)
+{
+	return s->td ? fe_tracedat_cpu_fd(s->td, cpu) : s->spool[cpu];
+}
+
+unsigned long long fe_rec_spooled(const struct session *s, int cpu)
+{
+	return __atomic_load_n(&s->readers[cpu].spooled, __ATOMIC_ACQUIRE);
+}
+
+static void grew(struct reader *r, unsigned long long n)
+{
+	__atomic_store_n(&r->spooled, r->spooled + n, __ATOMIC_RELEASE);
+}
+
+static void spool_failed(struct reader *r)
+{
+	r->error = r->error ? r->error : errno ? errno : EIO;
+}
+
+/* One page read from the buffer (n bytes of it), spooled whole. */
+static int take_page(struct reader *r, int n)
+{
+	struct session *s = r->s;
+	int ret;
+
+	if (s->td) {
+		pthread_mutex_lock(&s->td_lock);
+		ret = fe_tracedat_page(s->td, r->cpu, r->page, n);
+		pthread_mutex_unlock(&s->td_lock);
+		if (ret)
+			goto fail;
+		grew(r, s->page_size);
+		return 0;
+	}
+	memset((char *)r->page + n, 0, s->page_size - n);
+	if (fe_write_all(s->spool[r->cpu], r->page, s->page_size))
+		goto fail;
+	grew(r, s->page_size);
+	return 0;
+fail:
+	spool_failed(r);
+	return -1;
+}
+
+/* n bytes of whole pages are in the pipe: on to the spool. */
+static int take_piped(struct reader *r, size_t n)
+{
+	struct session *s = r->s;
+	int fd = fe_rec_spool_fd(s, r->cpu);
+	size_t left = n;
+	ssize_t got;
+
+	while (left) {
+		got = splice(r->pipe[0], NULL, fd, NULL, left, SPLICE_F_MOVE);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		left -= got;
+	}
+	/* a file system that takes no splice: through fevent */
+	if (left && !r->chunk)
+		r->chunk = malloc(r->pipe_size);
+	while (left && r->chunk && (got = read(r->pipe[0], r->chunk, left)) > 0) {
+		if (fe_write_all(fd, r->chunk, got))
+			break;
+		left -= got;
+	}
+	if (left || (s->td && fe_tracedat_grew(s->td, r->cpu, n))) {
+		spool_failed(r);
+		return -1;
+	}
+	grew(r, n);
+	return 0;
+}
+
+/*
+ * Move what the CPU's buffer has: whole pages by splice; with partial
+ * (the end, a fence, a quiet buffer), also the page being written, by
+ * read().  Returns the bytes moved.
+ */
+long fe_rec_move_cpu(struct reader *r, bool partial)
+{
+	struct session *s = r->s;
+	long total = 0;
+	ssize_t n;
+
+	while (r->splice_ok && !r->error) {
+		n = splice(r->raw, NULL, r->pipe[1], NULL, r->pipe_size,
+			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			if (take_piped(r, n))
+				break;
+			total += n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && !r->moved && !total)
+			r->splice_ok = false;	/* read() from now on */
+		break;
+	}
+	while ((partial || !r->splice_ok) && !r->error) {
+		n = read(r->raw, r->page, s->page_size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || take_page(r, n))
+			break;
+		total += n;
+	}
+	__atomic_store_n(&r->moved, r->moved + total, __ATOMIC_RELAXED);
+	return total;
+}
+
+/* Move what the buffers have (no reader runs); returns the bytes moved. */
+long fe_rec_move_all(struct session *s, bool partial)
+{
+	long total = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->readers[cpu].raw >= 0)
+			total += fe_rec_move_cpu(&s->readers[cpu], partial);
+	return total;
+}
+
+/*
+ * A reader: woken by the kernel at the mark, it moves the whole pages
+ * there are (or, if there are none, the page being written: it was woken
+ * for something, and it must not be woken again for it at once); woken
+ * by the main thread, it moves everything and says so.
+ */
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	struct session *s = r->s;
+	struct pollfd pfd[2] = {
+		{ .fd = r->raw, .events = POLLIN },
+		{ .fd = r->wake, .events = POLLIN },
+	};
+	unsigned long long want;
+	cpu_set_t on;
+	uint64_t x;
+	bool stop;
+
+	/*
+	 * On the CPU whose buffer it reads, where the kernel wakes it: it
+	 * runs in the time the writer would have filled the buffer with,
+	 * whatever another CPU is busy with (or, in a VM, whether another
+	 * vCPU runs at all).  Best effort: a CPU outside fevent's set
+	 * leaves the reader where the scheduler puts it.
+	 */
+	CPU_ZERO(&on);
+	CPU_SET(r->cpu, &on);
+	pthread_setaffinity_np(pthread_self(), sizeof(on), &on);
+	/* who it is, for -a to leave out (fe_rec_readers_start waits) */
+	pthread_mutex_lock(&s->lock);
+	r->tid = gettid();
+	pthread_cond_broadcast(&s->served);
+	pthread_mutex_unlock(&s->lock);
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			break;
+		if ((pfd[1].revents & POLLIN) && read(r->wake, &x, sizeof(x)) < 0)
+			x = 0;	/* counted down by another read: nothing lost */
+		pthread_mutex_lock(&s->lock);
+		want = s->request;
+		stop = s->stop;
+		pthread_mutex_unlock(&s->lock);
+		if (stop)
+			break;
+		if ((pfd[0].revents & POLLIN) && !fe_rec_move_cpu(r, false))
+			fe_rec_move_cpu(r, true);
+		if (pfd[0].revents & (POLLERR | POLLNVAL))
+			pfd[0].fd = -1;	/* not read again: the end moves the rest */
+		if (want != r->served) {
+			fe_rec_move_cpu(r, true);
+			pthread_mutex_lock(&s->lock);
+			r->served = want;
+			pthread_cond_broadcast(&s->served);
+			pthread_mutex_unlock(&s->lock);
+		}
+	}
+	return NULL;
+}
+
+/* A reader's poll ends; a full counter (EAGAIN) has woken it already. */
+static void wake(struct reader *r)
+{
+	uint64_t one = 1;
+	ssize_t n = write(r->wake, &one, sizeof(one));
+
+	(void)n;
+}
+
+/* Each running reader has moved everything its buffer had when asked. */
+void fe_rec_readers_move(struct session *s)
+{
+	unsigned long long want;
+	int cpu;
+	bool all;
+
+	pthread_mutex_lock(&s->lock);
+	want = ++s->request;
+	pthread_mutex_unlock(&s->lock);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->readers[cpu].running)
+			wake(&s->readers[cpu]);
+	pthread_mutex_lock(&s->lock);
+	do {
+		for (all = true, cpu = 0; cpu < s->nr_cpus; cpu++)
+			if (s->readers[cpu].running && s->readers[cpu].served != want)
+				all = false;
+		if (!all)
+			pthread_cond_wait(&s->served, &s->lock);
+	} while (!all);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The buffer's pages of each CPU, and a reader's pipe and page. */
+static int reader_init(struct session *s, struct reader *r, int cpu, struct fe_error *err)
+{
+	r->s = s;
+	r->cpu = cpu;
+	r->raw = s->raw[cpu];
+	r->wake = r->pipe[0] = r->pipe[1] = -1;
+	if (r->raw < 0)
+		return 0;	/* an offline CPU: nothing to read */
+	r->page = malloc(s->page_size);
+	r->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!r->page || r->wake < 0)
+		return fe_err(err, 0, "cannot make CPU %d's reader: %s", cpu,
+			      r->page ? strerror(errno) : "out of memory");
+	/* whole pages go trace_pipe_raw -> pipe -> the spool without a copy
+	 * through fevent; a kernel that refuses the splice gets read() a
+	 * page at a time */
+	if (!pipe2(r->pipe, O_CLOEXEC)) {
+		/* as many pages a splice as the pipe takes */
+		fcntl(r->pipe[1], F_SETPIPE_SZ, FE_PIPE_BYTES);
+		r->pipe_size = fcntl(r->pipe[1], F_GETPIPE_SZ);
+		r->pipe_size -= r->pipe_size % s->page_size;
+		r->splice_ok = r->pipe_size >= s->page_size;
+	}
+	return 0;
+}
+
+/* The per-CPU state; the threads start with fe_rec_readers_start(). */
+int fe_rec_readers_init(struct session *s, struct fe_error *err)
+{
+	char *kb = tracefs_instance_file_read(s->inst, "buffer_size_kb", NULL);
+	int cpu;
+
+	s->buffer_bytes = (kb ? strtoul(kb, NULL, 10) : 0) * 1024;
+	free(kb);
+	s->readers = calloc(s->nr_cpus, sizeof(*s->readers));
+	if (!s->readers)
+		return fe_err(err, 0, "out of memory");
+	/* nothing open yet: a failure half-way closes only what was */
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->readers[cpu].raw = s->readers[cpu].wake = s->readers[cpu].pipe[0] =
+			s->readers[cpu].pipe[1] = -1;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (reader_init(s, &s->readers[cpu], cpu, err))
+			return -1;
+	if (pthread_mutex_init(&s->lock, NULL) || pthread_mutex_init(&s->td_lock, NULL) ||
+	    pthread_cond_init(&s->served, NULL))
+		return fe_err(err, 0, "cannot make the readers' lock");
+	s->locks_made = true;
+	fe_rec_pace(s, 0);
+	return 0;
+}
+
+/* A thread a CPU that has a buffer; none signals. */
+int fe_rec_readers_start(struct session *s, struct fe_error *err)
+{
+	sigset_t all, was;
+	int cpu, ret = 0;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was);
+	for (cpu = 0; cpu < s->nr_cpus && !ret; cpu++) {
+		struct reader *r = &s->readers[cpu];
+
+		if (r->raw < 0)
+			continue;
+		ret = pthread_create(&r->thread, NULL, reader_main, r);
+		r->running = !ret;
+	}
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (ret)
+		return fe_err(err, 0, "cannot start a reader thread: %s", strerror(ret));
+	/* each has said who it is */
+	pthread_mutex_lock(&s->lock);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		while (s->readers[cpu].running && !s->readers[cpu].tid)
+			pthread_cond_wait(&s->served, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+/* The threads ended, their errors gathered: the main thread reads on. */
+void fe_rec_readers_stop(struct session *s)
+{
+	int cpu;
+
+	if (!s->readers)
+		return;
+	if (s->locks_made) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = true;
+		pthread_mutex_unlock(&s->lock);
+	}
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct reader *r = &s->readers[cpu];
+
+		if (!r->running)
+			continue;
+		wake(r);
+		pthread_join(r->thread, NULL);
+		r->running = false;
+	}
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->readers[cpu].error && !s->spool_error)
+			s->spool_error = s->readers[cpu].error;
+	if (s->spool_error && s->td)
+		fe_tracedat_failed(s->td);
+}
+
+/* After the readers are stopped. */
+void fe_rec_readers_free(struct session *s)
+{
+	int cpu;
+
+	fe_rec_readers_stop(s);
+	for (cpu = 0; s->readers && cpu < s->nr_cpus; cpu++) {
+		struct reader *r = &s->readers[cpu];
+
+		if (r->wake >= 0)
+			close(r->wake);
+		if (r->pipe[0] >= 0)
+			close(r->pipe[0]);
+		if (r->pipe[1] >= 0)
+			close(r->pipe[1]);
+		free(r->page);
+		free(r->chunk);
+	}
+	free(s->readers);
+	s->readers = NULL;
+	if (s->locks_made) {
+		pthread_mutex_destroy(&s->lock);
+		pthread_mutex_destroy(&s->td_lock);
+		pthread_cond_destroy(&s->served);
+		s->locks_made = false;
+	}
+}
+
+/*
+ * Every FE_QUIET_MS or so (seconds since the last call; 0: the start):
+ * each CPU's rate, and from the fastest the mark (buffer_percent) that
+ * leaves FE_WAKE_SLACK_MS of it in the buffer, never below a page and a
+ * half (a reader woken then finds a whole page) nor above FE_MARK_MAX.
+ * A rate is remembered at half its weight a period, so that a burst
+ * after a pause finds the mark low.  Returns whether some CPU moved more
+ * than a quarter of its buffer meanwhile (the view waits then).
+ */
+bool fe_rec_pace(struct session *s, double seconds)
+{
+	double fastest = 0, room;
+	unsigned long nr_pages = s->page_size ? s->buffer_bytes / s->page_size : 0;
+	unsigned long long moved, delta;
+	bool busy = false;
+	int cpu, mark;
+	char text[16];
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct reader *r = &s->readers[cpu];
+
+		moved = __atomic_load_n(&r->moved, __ATOMIC_RELAXED);
+		delta = moved - r->paced;
+		r->paced = moved;
+		busy |= delta > s->buffer_bytes / 4;
+		r->rate /= 2;
+		if (seconds > 0 && delta / seconds > r->rate)
+			r->rate = delta / seconds;
+		if (r->rate > fastest)
+			fastest = r->rate;
+	}
+	if (!nr_pages)
+		return busy;	/* a kernel's own buffer size unknown: its mark */
+	/* no rate yet: as if the fastest (no room left) */
+	room = seconds > 0 ? 1 - fastest * FE_WAKE_SLACK_MS / 1000 / s->buffer_bytes : 0;
+	mark = room > 0 ? (int)(room * 100) : 0;
+	if (mark > FE_MARK_MAX)
+		mark = FE_MARK_MAX;
+	/* full_hit(): more than mark% of the pages dirty, the one being
+	 * written among them */
+	if (mark < (int)((150 + nr_pages - 1) / nr_pages))
+		mark = (150 + nr_pages - 1) / nr_pages;
+	if (mark != s->mark) {
+		snprintf(text, sizeof(text), "%d", mark);
+		/* a kernel without the file wakes the readers on any data */
+		tracefs_instance_file_write(s->inst, "buffer_percent", text);
+		s->mark = mark;
+	}
+	return busy;
+}
