@@ -15,22 +15,11 @@ import time
 import fe
 from fe import check, expect_eq
 from test_events_host import need_uprobes
+from test_stats_bpftrace import binary      # fx_counts, built once
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 GROUP = "fevent_test_wall" + fe.TAG
-_bin = {}
-
-
-def binary():
-    if "b" not in _bin:
-        d = fe.tmpdir("fevent-wall-")
-        os.chmod(d, 0o755)
-        out = os.path.join(d, "fx_counts")
-        subprocess.run(["gcc", "-g", "-O2", "-o", out,
-                        os.path.join(HERE, "fixtures", "fx_counts.c")], check=True)
-        _bin["b"] = out
-    return _bin["b"]
 
 
 def epoch(text):
