@@ -136,7 +136,8 @@ static int by_value(const void *a, const void *b)
 
 static bool known(const struct session *s, int tid)
 {
-	return bsearch(&tid, s->cg_tids, s->nr_cg_tids, sizeof(int), by_value) != NULL;
+	return s->nr_cg_tids &&
+	       bsearch(&tid, s->cg_tids, s->nr_cg_tids, sizeof(int), by_value) != NULL;
 }
 
 /* The tasks not in set_event_pid yet appended to it: 0, or -1 (errno). */
@@ -157,9 +158,10 @@ static int add_new(struct session *s)
 			continue;
 		fe_buf_printf(&text, "%s%d", n++ ? " " : "", t.v[i]);
 		slot = fe_grow(&s->cg_tids, &s->nr_cg_tids, sizeof(*slot));
-		if (slot)
+		if (slot) {
 			*slot = t.v[i];
-		qsort(s->cg_tids, s->nr_cg_tids, sizeof(int), by_value);
+			qsort(s->cg_tids, s->nr_cg_tids, sizeof(int), by_value);
+		}
 	}
 	if (n && (text.failed ||
 		  tracefs_instance_file_append(s->inst, "set_event_pid", text.s) < 0))
