@@ -13,8 +13,7 @@ import time
 
 import fe
 from fe import check, expect_eq
-from test_events_host import need_uprobes
-from test_stats_bpftrace import binary
+from test_stats_bpftrace import add_probes, binary
 
 GROUP = "fevent_test_cg" + fe.TAG
 
@@ -86,11 +85,7 @@ def go(p):
 
 
 def setup():
-    need_uprobes()
-    fe.run("clear", "-q", "-g", GROUP, "--force")
-    r = fe.run("add", "-q", "-g", GROUP, "-x", binary(), "long fx_nap(int us)",
-               "int fx_work(int len, string name)")
-    expect_eq(r.returncode, 0, r.stderr)
+    add_probes(GROUP)
 
 
 def run_with_joiners(args):

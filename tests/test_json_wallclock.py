@@ -15,7 +15,7 @@ import time
 import fe
 from fe import check, expect_eq
 from test_events_host import need_uprobes
-from test_stats_bpftrace import binary      # fx_counts, built once
+from test_stats_bpftrace import add_probes, binary      # fx_counts, built once
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -65,11 +65,7 @@ def validator():
 
 
 def setup():
-    need_uprobes()
-    fe.run("clear", "-q", "-g", GROUP, "--force")
-    r = fe.run("add", "-q", "-g", GROUP, "-x", binary(), "long fx_nap(int us)",
-               "int fx_work(int len, string name)")
-    expect_eq(r.returncode, 0, r.stderr)
+    add_probes(GROUP)
 
 
 def test_every_line_has_the_host_and_its_wall_clock_time():

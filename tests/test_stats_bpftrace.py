@@ -58,11 +58,20 @@ def bpftrace_maps(out):
     return maps
 
 
-def setup(*protos):
+COUNTS_PROTOS = ("long fx_nap(int us)", "int fx_work(int len, string name)")
+
+
+def add_probes(group, *protos):
+    """fx_counts's functions (protos, or fx_nap and fx_work) as group's
+    uprobes, the group cleared first."""
     need_uprobes()
-    fe.run("clear", "-q", "-g", GROUP, "--force")
-    r = fe.run("add", "-q", "-g", GROUP, "-x", binary(), *protos)
+    fe.run("clear", "-q", "-g", group, "--force")
+    r = fe.run("add", "-q", "-g", group, "-x", binary(), *(protos or COUNTS_PROTOS))
     expect_eq(r.returncode, 0, r.stderr)
+
+
+def setup(*protos):
+    add_probes(GROUP, *protos)
 
 
 def clean():

@@ -10,8 +10,7 @@ import subprocess
 
 import fe
 from fe import check, expect_eq
-from test_events_host import need_uprobes
-from test_stats_bpftrace import binary
+from test_stats_bpftrace import add_probes, binary
 
 GROUP = "fevent_test_prom" + fe.TAG
 LENS = [x for x in (0, 1, 3, 5, 100, 1000, -7) for _ in range(10)] + list(range(10))
@@ -37,11 +36,7 @@ def parse(path):
 
 
 def setup():
-    need_uprobes()
-    fe.run("clear", "-q", "-g", GROUP, "--force")
-    r = fe.run("add", "-q", "-g", GROUP, "-x", binary(), "int fx_work(int len, string name)",
-               "long fx_nap(int us)")
-    expect_eq(r.returncode, 0, r.stderr)
+    add_probes(GROUP)
 
 
 def stats(d, name, *args):
