@@ -4,8 +4,8 @@
  * under it.  The kernel's event filters know pids, not cgroups, so the
  * instance's set_event_pid holds the cgroup's tasks: those there at the
  * start, their children as they fork (options/event-fork), and tasks
- * moved in later (a service started into it), found each time record
- * looks at its buffers (at most FE_QUIET_MS apart).  A task that joins,
+ * moved in later (a service started into it), found when record looks
+ * at its buffers (at most FE_QUIET_MS apart; at least FE_CG_RESCAN_MS).  A task that joins,
  * runs and leaves between two looks is not seen: perf -G and bpftrace's
  * cgroup filter select in the kernel; ftrace cannot.
  *
@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/magic.h>
@@ -208,10 +209,26 @@ int fe_rec_follow_cgroup(struct session *s, const char *path, struct fe_error *e
 	return 0;
 }
 
+/*
+ * The loop looks whenever a reader wakes it, up to thousands of times a
+ * second under load; a rescan walks the cgroup's directories, so it is
+ * done at most every FE_CG_RESCAN_MS.
+ */
+#define FE_CG_RESCAN_MS	10
+
 void fe_rec_cgroup_look(struct session *s)
 {
-	if (s->cgroup)
-		add_new(s);
+	struct timespec ts;
+	long long ms;
+
+	if (!s->cgroup)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ms = ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	if (s->cg_last_ms && ms - s->cg_last_ms < FE_CG_RESCAN_MS)
+		return;
+	s->cg_last_ms = ms;
+	add_new(s);
 }
 
 void fe_rec_cgroup_end(struct session *s)

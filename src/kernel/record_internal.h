@@ -132,6 +132,7 @@ struct session {
 	int *cg_tids;
 	int nr_cg_tids;
 	int cg_stand_in;
+	long long cg_last_ms;	/* CLOCK_MONOTONIC of the last rescan */
 };
 
 /* record_cgroup.c */
