@@ -5,11 +5,13 @@
 'fevent funcs' over the debug info, spread over the alphabet: every k-th
 name), with the running kernel's BTF, and with --btf FILE (another
 kernel's BTF: no kallsyms is read, and every name is asked of the
-symbol table anyway).  Each run is a whole process; its CPU (user +
-system) and peak RSS come from wait4(), so the figures hold on a busy
-host better than wall time does; wall is printed too.  Medians of R
-runs, the sizes interleaved.  Linear cost shows as a flat CPU per
-function and a flat RSS per function down the table.
+symbol table anyway); then, with the running kernel's BTF, the glob of
+every function, 'compile -q --max 100000 "*(...)"'.  Each run is a whole
+process under /usr/bin/time (compile_bench.measure): its CPU (user +
+system) and peak RSS (%M) are its own, and hold on a busy host better
+than wall time does; wall is printed too.  Medians of R runs, the sizes
+interleaved.  Linear cost shows as a flat CPU per function down the
+table; flat memory as an RSS per 1k over the first size near 0.
 
 usage: bench/compile_scale.py [-n RUNS] [--btf FILE] [--sizes 1000,10000,50000] [--fevent BIN]
 """
@@ -18,20 +20,10 @@ import os
 import statistics
 import subprocess
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FEVENT = os.path.join(HERE, "..", "build", "fevent")
+import compile_bench
 
-
-def run(argv):
-    t = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(argv)}: exit {os.waitstatus_to_exitcode(status)}")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+FEVENT = compile_bench.FEVENT
 
 
 def names(extra):
@@ -54,7 +46,7 @@ def main():
     ap.add_argument("--fevent", help="the fevent to measure (default: build/fevent)")
     a = ap.parse_args()
     global FEVENT
-    FEVENT = a.fevent or FEVENT
+    FEVENT = compile_bench.fevent(a.fevent)
     sizes = [int(s) for s in a.sizes.split(",")]
     cases = [("running kernel's BTF", [])] + ([(f"--btf {a.btf}", ["--btf", a.btf])]
                                               if a.btf else [])
@@ -74,20 +66,27 @@ def main():
                 files[n] = os.path.join(d, f"p{n}")
                 with open(files[n], "w") as f:
                     f.writelines(f"{x}(...)\n" for x in pick)
-            got = {n: [] for n in files}
+            argv = {n: [FEVENT, "compile", "-q", "--max", "1000000"] + extra + ["-f", files[n]]
+                    for n in files}
+            if not extra:
+                # the whole kernel, one glob: the case of issue 34
+                glob = [FEVENT, "compile", "-q", "--max", "1000000", "*(...)"]
+                out = subprocess.run(glob, capture_output=True, text=True).stdout
+                argv[sum(line[:2] in ("p:", "f:") for line in out.splitlines())] = glob
+            got = {n: [] for n in argv}
             for _ in range(a.runs):
-                for n in files:
-                    got[n].append(run([FEVENT, "compile", "-q", "--max", "1000000"] + extra +
-                                      ["-f", files[n]]))
+                for n in argv:
+                    got[n].append(compile_bench.measure(argv[n]))
             base = None
-            for n in files:
+            for n in argv:
                 w = statistics.median(x[0] for x in got[n])
                 c = statistics.median(x[1] for x in got[n])
                 r = statistics.median(x[2] for x in got[n])
                 per = "" if base is None else f"{(r - base[1]) / ((n - base[0]) / 1000):.2f} MB"
                 if base is None:
                     base = (n, r)
-                print(f"| {label} | {n} | {w:.2f} s | {c:.2f} s | {c / n * 1000 * 1000:.1f} ms "
+                what = f"{label}, '*(...)'" if "*(...)" in argv[n] else label
+                print(f"| {what} | {n} | {w:.2f} s | {c:.2f} s | {c / n * 1000 * 1000:.1f} ms "
                       f"| {r:.0f} MB | {per} |")
 
 

@@ -2,53 +2,39 @@
 """Speed of 'fevent compile' against 'perf probe -D', whole process.
 
 Runs each command N times, interleaved (fevent, peer, fevent, peer, ...) so
-both see the same machine state, and reports medians, the ratio, and the
-peak RSS of each (from wait4).  No timed assertions: figures go in docs/speed.md.
+both see the same machine state, and reports medians of the wall time, the
+ratio, and the peak RSS of each (/usr/bin/time's, of a warm-up run; see
+compile_bench.py).  No timed assertions: figures go in docs/speed.md.
 
-usage: bench/compile_speed.py [-n RUNS] [--vmlinux FILE]
+usage: bench/compile_speed.py [-n RUNS] [--vmlinux FILE] [--fevent BIN]
   --vmlinux: a DWARF vmlinux (e.g. from linux-image-*-cloud-amd64-dbg) for
              the kernel DWARF case; skipped when absent.
 """
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import sysconfig
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FEVENT = os.path.join(HERE, "..", "build", "fevent")
+import compile_bench
 
-
-def run_once(argv):
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    dt = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"failed: {' '.join(argv)}")
-    return dt, ru.ru_maxrss
+FEVENT = compile_bench.FEVENT
 
 
 def bench(name, mine, peer, runs):
-    mt, pt, mr, pr = [], [], [], []
-    run_once(mine)              # warm the page cache for both
-    if peer:
-        run_once(peer)
+    mt, pt = [], []
+    # the warm-up run (the page cache, for both) gives the peak RSS
+    mr = compile_bench.peak_rss(mine)
+    pr = compile_bench.peak_rss(peer) if peer else None
     for _ in range(runs):
-        t, r = run_once(mine)
-        mt.append(t)
-        mr.append(r)
+        mt.append(compile_bench.run(mine)[0])
         if peer:
-            t, r = run_once(peer)
-            pt.append(t)
-            pr.append(r)
+            pt.append(compile_bench.run(peer)[0])
     m = statistics.median(mt) * 1000
-    line = f"| {name} | {m:.1f} ms, {max(mr) / 1024:.0f} MiB |"
+    line = f"| {name} | {m:.1f} ms, {mr:.0f} MiB |"
     if peer:
         p = statistics.median(pt) * 1000
-        line += f" {p:.1f} ms, {max(pr) / 1024:.0f} MiB | {p / m:.1f}x |"
+        line += f" {p:.1f} ms, {pr:.0f} MiB | {p / m:.1f}x |"
     else:
         line += " — | — |"
     print(line)
@@ -59,7 +45,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", "--runs", type=int, default=21)
     ap.add_argument("--vmlinux", default=None)
+    ap.add_argument("--fevent", help="the fevent to measure (default: build/fevent)")
     args = ap.parse_args()
+    global FEVENT
+    FEVENT = compile_bench.fevent(args.fevent)
 
     print("| case | fevent compile (median, peak RSS) | perf probe -D | perf / fevent |")
     print("|---|---|---|---|")

@@ -31,9 +31,10 @@ static void print_refusal(const struct fe_compile_set *set, const struct fe_refu
 		const char *name = it->def.entry_args + it->def.arg_pos[r->arg];
 		const char *eq = strchr(name, '=');
 		struct fe_compiled shown = *it;
+		struct fe_error at = { .col = r->col };
 
-		shown.err.col = r->col;
-		snprintf(shown.err.msg, sizeof(shown.err.msg),
+		shown.err = &at;
+		snprintf(at.msg, sizeof(at.msg),
 			 "the caret is on field '%.*s', which comes from here",
 			 eq ? (int)(eq - name) : 0, name);
 		fe_print_error(stderr, &shown);

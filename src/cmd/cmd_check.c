@@ -194,8 +194,8 @@ static int check_kernel(const struct check_opts *o, const struct fe_kernel_arg *
 		if (it->failed) {
 			/* inlined only where the debug info shows it: a
 			 * function BTF lacks may as well be gone or renamed */
-			c->state = strstr(it->err.msg, "is inlined everywhere") ? INLINED : MISSING;
-			c->why = strdup(it->err.msg);
+			c->state = strstr(fe_compiled_error(it)->msg, "is inlined everywhere") ? INLINED : MISSING;
+			c->why = strdup(fe_compiled_error(it)->msg);
 		} else if ((w = warning_with(it, "is not a function in")) ||
 			   (w = warning_with(it, "not in the kernel"))) {
 			c->state = MISSING;

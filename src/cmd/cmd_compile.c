@@ -139,11 +139,13 @@ int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job
 			/* the addresses of one line fail alike: say it once */
 			if (!(prev && prev->failed && prev->file == it->file &&
 			      prev->line == it->line && !strcmp(prev->text, it->text) &&
-			      prev->err.col == it->err.col && !strcmp(prev->err.msg, it->err.msg)))
+			      fe_compiled_error(prev)->col == fe_compiled_error(it)->col &&
+			      !strcmp(fe_compiled_error(prev)->msg, fe_compiled_error(it)->msg)))
 				fe_print_error(stderr, it);
 			continue;
 		}
-		if (it->probe->module_unloaded && !it->probe->module_waits && opts.installs) {
+		if (it->probe && it->probe->module_unloaded && !it->probe->module_waits &&
+		    opts.installs) {
 			char why[FE_ERR_MSG_MAX / 2];
 			int col = it->proto->func_col - (int)strlen(it->probe->module) - 1;
 
@@ -154,18 +156,19 @@ int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job
 			 * refuses.
 			 */
 			fe_kmod_not_loaded(it->probe->module, kallsyms, why, sizeof(why));
-			fe_err(&it->err, col > 0 ? col : 0, "%s", why);
+			fe_err(fe_compiled_err(it), col > 0 ? col : 0, "%s", why);
 			fe_print_error(stderr, it);
 			unloaded++;
 			continue;
 		}
 		fe_print_warnings(stderr, it);
-		if (fe_verbose)
+		/* compile keeps the probe of each item under -v */
+		if (opts.verbose && it->probe)
 			fprintf(stderr, "fevent: %s: probe on %s%s; %s%s\n", it->probe->func,
 				it->probe->target,
 				it->probe->syscall_wrapper ? " (system call wrapper: arguments in pt_regs)" : "",
 				it->probe->described ? "types from " : "no debug info for it",
-				it->probe->described ? it->debug_info : "");
+				it->probe->described && it->debug_info ? it->debug_info : "");
 	}
 	return failed ? FE_EXIT_USAGE : unloaded ? FE_EXIT_FAIL : FE_EXIT_OK;
 }

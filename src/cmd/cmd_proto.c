@@ -119,12 +119,12 @@ static void print_compiled(const struct fe_dbg_args *d, struct fe_dbg *dbg, cons
 			break;
 		}
 		if (!opts.want_return) {
-			printf("#   (does not compile: %s)\n", set.items[0].err.msg);
+			printf("#   (does not compile: %s)\n", fe_compiled_error(&set.items[0])->msg);
 			break;
 		}
 		/* a return value probes cannot read (floating point, a
 		 * struct): say so and show the entry event alone */
-		printf("#   (no return event: %s)\n", set.items[0].err.msg);
+		printf("#   (no return event: %s)\n", fe_compiled_error(&set.items[0])->msg);
 		opts.want_return = false;
 		fe_compile_set_free(&set);
 	}

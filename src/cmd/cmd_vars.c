@@ -90,7 +90,7 @@ static int cmd_vars(const struct fe_cmdline *cl, void *opts_)
 	fe_dbg_args_opts(&o->d, &opts);
 	nr = fe_compile_scopes(cl->args[0], &opts, &scopes, &err);
 	if (nr < 0) {
-		struct fe_compiled it = { .text = cl->args[0], .err = err };
+		struct fe_compiled it = { .text = cl->args[0], .err = &err };
 
 		fe_print_error(stderr, &it);
 		return FE_EXIT_USAGE;

@@ -122,11 +122,11 @@ static void print_caret(FILE *out, const char *text, int col, int first)
 void fe_print_error(FILE *out, const struct fe_compiled *it)
 {
 	const unsigned char *p;
-	int col = it->err.col, ncols = 0, first = 1, last;
+	int col = fe_compiled_error(it)->col, ncols = 0, first = 1, last;
 
 	prefix(out, "error", "1;31");
 	print_where(out, it, col);
-	fprintf(out, "%s\n", it->err.msg);
+	fprintf(out, "%s\n", fe_compiled_error(it)->msg);
 	for (p = (const unsigned char *)it->text; *p; p++)
 		ncols += lead_byte(*p);
 	last = ncols;

@@ -130,7 +130,7 @@ static int drop_lost(struct fe_compiled *it, const struct fe_place *places, stru
 			      pl->why ? pl->why : "it has no location");
 		fe_probe_drop_field(p, i);
 	}
-	return lost->failed || why->failed ? fe_err(&it->err, 0, "out of memory") : 0;
+	return lost->failed || why->failed ? fe_err(fe_compiled_err(it), 0, "out of memory") : 0;
 }
 
 /* A line or offset fe_compile_run did not expand: its first address. */
@@ -141,7 +141,7 @@ static int first_site(struct fe_compiled *it, struct fe_dbg *dbg,
 	int nr;
 
 	if (it->proto->at != FE_AT_OFFSET && (!dbg || strcmp(fe_dbg_kind(dbg), "DWARF")))
-		return fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables");
+		return fe_err(fe_compiled_err(it), it->proto->at_col, "a line needs DWARF line tables");
 	if (fe_compile_find_sites(it, dbg, opts, &sites, &nr))
 		return -1;
 	it->site = sites[0];
@@ -150,7 +150,7 @@ static int first_site(struct fe_compiled *it, struct fe_dbg *dbg,
 	it->site_inlined = sites[0].inlined ? strdup(sites[0].inlined) : NULL;
 	if (!it->site_func || (sites[0].inlined && !it->site_inlined)) {
 		free(sites);
-		return fe_err(&it->err, 0, "out of memory");
+		return fe_err(fe_compiled_err(it), 0, "out of memory");
 	}
 	free(sites);
 	it->site.func = it->site_func;
@@ -173,7 +173,7 @@ static int place_of(struct fe_compiled *it)
 
 	if (n < 0) {
 		it->def.place = NULL;
-		return fe_err(&it->err, 0, "out of memory");
+		return fe_err(fe_compiled_err(it), 0, "out of memory");
 	}
 	it->def.place_index = it->site.index;
 	it->def.place_count = it->site.count ? it->site.count : 1;
@@ -200,7 +200,7 @@ static int resolve_at(struct fe_compiled *it, const struct fe_ksyms *ksyms, stru
 	ctx->strict = opts->strict;
 	if (fe_tp_named(it->proto, opts->binary, dbg, ksyms)) {
 		if (fe_tp_site(it->proto, dbg, opts->kcaps, fe_compile_ret(it), tp, view,
-			       &it->err))
+			       fe_compiled_err(it)))
 			return -1;
 		ctx->site = tp;
 		ctx->dbg = *view;
@@ -242,13 +242,13 @@ static int place_and_emit(struct fe_compiled *it, bool tracepoint,
 	places = calloc(it->probe->nr_params ? it->probe->nr_params : 1,
 			sizeof(*places));
 	if (!places)
-		return fe_err(&it->err, 0, "out of memory");
-	ret = tracepoint ? fe_tp_places(it->probe, it->proto->func, places, &it->err) :
-	      fe_map_params(it->probe, places, &it->err);
+		return fe_err(fe_compiled_err(it), 0, "out of memory");
+	ret = tracepoint ? fe_tp_places(it->probe, it->proto->func, places, fe_compiled_err(it)) :
+	      fe_map_params(it->probe, places, fe_compiled_err(it));
 	if (!ret && !tracepoint && it->has_site && it->site.copy_entry)
 		ret = drop_lost(it, places, &lost, &why);
 	if (!ret)
-		ret = fe_emit(it->probe, places, &eopts, &it->def, &it->err);
+		ret = fe_emit(it->probe, places, &eopts, &it->def, fe_compiled_err(it));
 	if (!ret && tracepoint)
 		fe_tp_definition(&it->def);
 	else if (!ret)
@@ -276,13 +276,14 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	if (resolve_at(it, ksyms, dbg, opts, &tp, &view, &ctx))
 		return -1;
 	tracepoint = ctx.site && ctx.site->kind == FE_SITE_TRACEPOINT;
-	if (ctx.dbg)
-		snprintf(it->debug_info, sizeof(it->debug_info), "%s %s", fe_dbg_kind(ctx.dbg),
-			 fe_dbg_source(ctx.dbg));
+	/* said under -v alone: the name is the same for thousands of items */
+	if (ctx.dbg && opts->verbose && !it->debug_info &&
+	    asprintf(&it->debug_info, "%s %s", fe_dbg_kind(ctx.dbg), fe_dbg_source(ctx.dbg)) < 0)
+		it->debug_info = NULL;
 	/* resolve's errors name the place themselves */
-	if (fe_resolve(it->proto, &ctx, &it->probe, &it->err)) {
+	if (fe_resolve(it->proto, &ctx, &it->probe, fe_compiled_err(it))) {
 		if (tracepoint)
-			fe_tp_resolve_error(&it->err, view, it->proto->func);
+			fe_tp_resolve_error(fe_compiled_err(it), view, it->proto->func);
 		fe_dbg_close(view);
 		return -1;
 	}
@@ -306,17 +307,19 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 						 it->def.ret_args, it->def.entry_values,
 						 it->def.ret_values, &it->def.filter,
 						 &it->def.filter_on_return,
-						 &it->def.filter_on_call, &it->err);
+						 &it->def.filter_on_call, fe_compiled_err(it));
 	/* an entry alone is an fprobe where the kernel has them: they cost
 	 * the traced program less (docs/speed.md); what it cannot be stays */
 	if (!ret && fe_kcaps_can(opts->kcaps, FE_CAP_FPROBE_EVENTS) &&
 	    fe_fprobe_convert(&it->def) < 0)
-		ret = fe_err(&it->err, 0, "out of memory");
+		ret = fe_err(fe_compiled_err(it), 0, "out of memory");
 	/* at an inlined copy's code: say which copy, and where */
-	if (ret && !tracepoint && it->has_site && it->site.inlined && !strstr(it->err.msg, "inlined into")) {
-		size_t len = strlen(it->err.msg);
+	if (ret && !tracepoint && it->has_site && it->site.inlined &&
+	    !strstr(fe_compiled_error(it)->msg, "inlined into")) {
+		struct fe_error *e = fe_compiled_err(it);
+		size_t len = strlen(e->msg);
 
-		snprintf(it->err.msg + len, sizeof(it->err.msg) - len,
+		snprintf(e->msg + len, sizeof(e->msg) - len,
 			 " (at the copy of '%s' inlined into %s+0x%lx)", it->site.inlined,
 			 it->site.func, it->site.off);
 	}
@@ -392,26 +395,60 @@ static void pair_returns(struct fe_compile_set *set)
 
 /*
  * A compiled item keeps its definition and what the command says of it;
- * the probe's fields and parameters (a few KB a function) go as soon as
- * the definition is made, so a compile of every function of the kernel
- * holds its definitions, not their makings (docs/speed.md).
+ * the probe (a KB and its fields a function) and the error no one wrote
+ * go as soon as the definition is made, so a compile of every function
+ * of the kernel holds its definitions, not their makings (docs/speed.md).
+ * -v says each probe's function and target, and add refuses a module not
+ * loaded by the probe's: those keep the probe, less its fields and
+ * parameters.  -1 out of memory.
  */
-static void slim(struct fe_compiled *it)
+static int slim(struct fe_compiled *it, const struct fe_compile_opts *opts)
 {
 	struct fe_probe *p = it->probe;
-	int i;
 
-	while (p->nr_fields)
-		fe_probe_drop_field(p, p->nr_fields - 1);
-	free(p->fields);
-	p->fields = NULL;
-	for (i = 0; i < p->nr_params; i++) {
-		free(p->params[i].name);
-		free(p->params[i].label);
+	free(it->err);
+	it->err = NULL;
+	if (opts->verbose || p->module_unloaded) {
+		int i;
+
+		while (p->nr_fields)
+			fe_probe_drop_field(p, p->nr_fields - 1);
+		free(p->fields);
+		p->fields = NULL;
+		for (i = 0; i < p->nr_params; i++) {
+			free(p->params[i].name);
+			free(p->params[i].label);
+		}
+		free(p->params);
+		p->params = NULL;
+		p->nr_params = 0;
+		return 0;
 	}
-	free(p->params);
-	p->params = NULL;
-	p->nr_params = 0;
+	/* a system call's site names it in the probe's target */
+	if (it->site.kind == FE_SITE_SYSCALL && it->site.func && !it->site_func) {
+		it->site_func = strdup(it->site.func);
+		if (!it->site_func)
+			return -1;
+		it->site.func = it->site_func;
+	}
+	fe_probe_free(p);
+	it->probe = NULL;
+	return 0;
+}
+
+/*
+ * A glob's function that fails is one line of its warning; without -v,
+ * which says why for each, only the glob's first item keeps its error
+ * (the glob's, should none compile): 1 KB each of thousands otherwise.
+ */
+static void drop_glob_error(struct fe_compile_set *set, int i,
+			    const struct fe_compile_opts *opts)
+{
+	if (!opts->verbose && i > 0 && set->items[i].glob &&
+	    set->items[i - 1].glob == set->items[i].glob) {
+		free(set->items[i].err);
+		set->items[i].err = NULL;
+	}
 }
 
 int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
@@ -437,12 +474,16 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	}
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
+		struct fe_error perr = { 0 };
 
-		it->proto = fe_proto_parse(it->text, &it->err);
-		if (!it->proto)
+		/* an item's error is made for the items that have one */
+		it->proto = fe_proto_parse(it->text, &perr);
+		if (!it->proto) {
+			*fe_compiled_err(it) = perr;
 			it->failed = true;
-		else
+		} else {
 			site_kind(it, opts);
+		}
 	}
 	if (fe_compile_expand_globs(set, dbg, opts))
 		goto oom;
@@ -451,7 +492,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 
 		if (!it->failed &&
 		    fe_resolve_want_symbols(it->proto, ksyms, dbg_is_running ? dbg : NULL)) {
-			fe_err(&it->err, 0, "out of memory");
+			fe_err(fe_compiled_err(it), 0, "out of memory");
 			it->failed = true;
 		}
 	}
@@ -483,10 +524,12 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		 * slots and says there are no locals */
 		if (!it->has_site || (!d && it->proto->module))
 			d = fe_compile_dbg_for(&mods, dbg, ksyms, it, dbg_is_running && !opts->kallsyms, opts);
-		if (fe_compile_one(it, ksyms, d, opts))
+		if (fe_compile_one(it, ksyms, d, opts)) {
 			it->failed = true;
-		else
-			slim(it);
+			drop_glob_error(set, i, opts);
+		} else if (slim(it, opts)) {
+			goto oom;
+		}
 	}
 	if (warn_same_events(set) || fe_compile_settle_copies(set, opts->verbose))
 		goto oom;
@@ -513,8 +556,23 @@ out:
 	return ret;
 }
 
+struct fe_error *fe_compiled_err(struct fe_compiled *it)
+{
+	static struct fe_error no_memory;
+
+	if (!it->err)
+		it->err = calloc(1, sizeof(*it->err));
+	if (it->err)
+		return it->err;
+	/* whatever is written, the item fails: say why it does */
+	fe_err(&no_memory, 0, "out of memory");
+	return &no_memory;
+}
+
 void fe_compiled_clear(struct fe_compiled *it)
 {
+	free(it->err);
+	free(it->debug_info);
 	free(it->site_func);
 	free(it->site_inlined);
 	free(it->glob_name);

@@ -24,7 +24,9 @@ struct fe_compiled {
 	struct fe_probe *probe;
 	struct fe_definition def;
 	struct fe_warnings warnings;
-	struct fe_error err;
+	/* made when first written (fe_compiled_err): 1 KB that most items
+	 * never use, and a glob of every function holds 55,000 items */
+	struct fe_error *err;
 	bool failed;
 	/* a line or offset: the address this item probes (one item per
 	 * address of a line) */
@@ -38,7 +40,7 @@ struct fe_compiled {
 	 * any other kind: no return event */
 	struct fe_site ret_site;
 	char *event;		/* -n NAME's name for an extra address: NAME_1 */
-	char debug_info[320];	/* "BTF /sys/kernel/btf/vmlinux", or "" */
+	char *debug_info;	/* -v: "BTF /sys/kernel/btf/vmlinux", or NULL */
 	int glob;		/* expanded from the set's glob number glob
 				 * (1-based), or 0 */
 	char *glob_name;	/* that glob as written ("vfs_*") */
@@ -199,6 +201,18 @@ void fe_scopes_free(struct fe_scope_at *s, int nr);
 
 /* Free what an item holds. */
 void fe_compiled_clear(struct fe_compiled *it);
+
+/* The item's error to write, made on first use (out of memory: a shared
+ * one that says so) */
+struct fe_error *fe_compiled_err(struct fe_compiled *it);
+
+/* The item's error to read: none written, an empty one */
+static inline const struct fe_error *fe_compiled_error(const struct fe_compiled *it)
+{
+	static const struct fe_error none;
+
+	return it->err ? it->err : &none;
+}
 
 void fe_compile_set_free(struct fe_compile_set *set);
 

@@ -109,16 +109,16 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 		}
 		fe_compile_symtabs(opts, &elf, &kallsyms);
 		if (it->site.kind == FE_SITE_SDT)
-			ret = usdt_glob(opts->binary, glob, &names, &it->err);
+			ret = usdt_glob(opts->binary, glob, &names, fe_compiled_err(it));
 		else if (it->proto->tracepoint)
-			ret = fe_tp_glob(dbg, glob, &names, &it->err);
+			ret = fe_tp_glob(dbg, glob, &names, fe_compiled_err(it));
 		else
 			ret = fe_func_glob(dbg, kallsyms, kallsyms && !opts->kallsyms, glob, &names,
-					   &it->err);
+					   fe_compiled_err(it));
 		if (ret) {
 			it->failed = true;
 		} else if (!names.nr) {
-			fe_err(&it->err, it->proto->func_col, "no %s matches '%s'%s",
+			fe_err(fe_compiled_err(it), it->proto->func_col, "no %s matches '%s'%s",
 			       it->site.kind == FE_SITE_SDT ? "SDT probe" :
 			       it->proto->tracepoint ? "tracepoint" : "function", glob,
 			       it->site.kind == FE_SITE_SDT ? "" :
@@ -127,12 +127,12 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			       " ('fevent funcs GLOB' lists what can be probed)");
 			it->failed = true;
 		} else if (names.nr > max) {
-			fe_err(&it->err, it->proto->func_col,
+			fe_err(fe_compiled_err(it), it->proto->func_col,
 			       "'%s' matches %d functions: more than %d needs --max N", glob,
 			       names.nr, max);
 			it->failed = true;
 		} else if (opts->event && names.nr > 1) {
-			fe_err(&it->err, it->proto->func_col,
+			fe_err(fe_compiled_err(it), it->proto->func_col,
 			       "-n names one event, but '%s' matches %d functions", glob, names.nr);
 			it->failed = true;
 		}
@@ -212,9 +212,9 @@ static void none_compiles(struct fe_compile_set *set, int i, int end)
 	char why[FE_ERR_MSG_MAX];
 	int k;
 
-	snprintf(why, sizeof(why), "%s", first->err.msg);
+	snprintf(why, sizeof(why), "%s", fe_compiled_error(first)->msg);
 	if (end - i > 1)
-		fe_err(&first->err, first->err.col,
+		fe_err(fe_compiled_err(first), fe_compiled_error(first)->col,
 		       "none of the %d functions '%s' names compiles; the first, %s%s%s: %s",
 		       end - i, first->glob_name,
 		       first->proto->module ? first->proto->module : "",
@@ -242,7 +242,7 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int goo
 					set->items[k].proto->module ?
 					set->items[k].proto->module : "",
 					set->items[k].proto->module ? ":" : "",
-					set->items[k].proto->func, set->items[k].err.msg);
+					set->items[k].proto->func, fe_compiled_error(&set->items[k])->msg);
 	}
 	if (nr_named)
 		fe_warn(&g->warnings,

@@ -43,7 +43,7 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 	it.text = strdup(text);
 	if (!it.text)
 		return false;
-	it.proto = fe_proto_parse(it.text, &it.err);
+	it.proto = fe_proto_parse(it.text, fe_compiled_err(&it));
 	if (it.proto && !fe_compile_one(&it, NULL,
 					it.proto->at != FE_AT_ENTRY ?
 					fe_compile_line_dbg(dbg, opts, &ldbg, it.proto->module) : dbg,
@@ -122,7 +122,7 @@ static int scope_var(const struct fe_proto *place, const struct fe_site *site,
 	it.has_site = true;
 	it.site = *site;
 	if (fe_compile_one(&it, NULL, dbg, opts)) {
-		const char *why = it.err.msg;
+		const char *why = fe_compiled_error(&it)->msg;
 		const char *colon = strstr(why, ": ");
 
 		/* "'x' cannot be read: REASON": the reason */
@@ -200,12 +200,12 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 	free(text);
 	if (fe_open_debug_info(opts, &dbg, err))
 		goto fail;
-	set.items[0].proto = fe_proto_parse(set.items[0].text, &set.items[0].err);
+	set.items[0].proto = fe_proto_parse(set.items[0].text, fe_compiled_err(&set.items[0]));
 	if (!set.items[0].proto || set.items[0].proto->at == FE_AT_ENTRY) {
 		if (set.items[0].proto)
-			fe_err(&set.items[0].err, 1,
+			fe_err(fe_compiled_err(&set.items[0]), 1,
 			       "expected a line or an offset: FUNC:N, FILE:N or FUNC+OFF");
-		*err = set.items[0].err;
+		*err = *fe_compiled_error(&set.items[0]);
 		goto fail;
 	}
 	if (fe_compile_expand_sites(&set, dbg, opts, &ldbg)) {
@@ -217,7 +217,7 @@ int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
 		struct fe_scope_at *at;
 
 		if (set.items[i].failed) {
-			*err = set.items[i].err;
+			*err = *fe_compiled_error(&set.items[i]);
 			goto fail;
 		}
 		if (!d || strcmp(fe_dbg_kind(d), "DWARF")) {

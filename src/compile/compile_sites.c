@@ -69,24 +69,24 @@ static int check_offset(struct fe_compiled *it, const struct fe_compile_opts *op
 		file = path;
 	if (!file)
 		return 0;
-	ret = fe_elf_func_code(file, proto->func, &addr, &code, &size, &it->err);
+	ret = fe_elf_func_code(file, proto->func, &addr, &code, &size, fe_compiled_err(it));
 	if (ret <= 0) {
 		/* no such function: the resolver says so, with suggestions */
-		it->err.col = proto->at_col;
+		fe_compiled_err(it)->col = proto->at_col;
 		return ret;
 	}
-	ret = fe_insn_boundary(code, size, addr, proto->offset, &before, &after, &it->err);
+	ret = fe_insn_boundary(code, size, addr, proto->offset, &before, &after, fe_compiled_err(it));
 	free(code);
 	if (ret < 0) {
 		if (proto->offset >= size)
-			fe_err(&it->err, proto->at_col, "offset %lu is past the end of '%s' (%zu bytes)",
+			fe_err(fe_compiled_err(it), proto->at_col, "offset %lu is past the end of '%s' (%zu bytes)",
 			       proto->offset, proto->func, size);
 		else
-			it->err.col = proto->at_col;
+			fe_compiled_err(it)->col = proto->at_col;
 		return -1;
 	}
 	if (ret == 0)
-		return fe_err(&it->err, proto->at_col,
+		return fe_err(fe_compiled_err(it), proto->at_col,
 			      "offset %lu splits the instruction at %s+%lu (%lu bytes): the nearest instruction boundaries are %s+%lu and %s+%lu",
 			      proto->offset, proto->func, before, after - before, proto->func, before,
 			      proto->func, after);
@@ -133,7 +133,7 @@ int fe_compile_find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 			return -1;
 		s = fe_grow(sites, nr, sizeof(*s));
 		if (!s)
-			return fe_err(&it->err, 0, "out of memory");
+			return fe_err(fe_compiled_err(it), 0, "out of memory");
 		s->kind = FE_SITE_OFFSET;
 		s->func = proto->func;
 		s->off = proto->offset;
@@ -141,19 +141,20 @@ int fe_compile_find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 		return 0;
 	}
 	if (proto->at == FE_AT_FILE_LINE)
-		return fe_dbg_file_line_sites(ldbg, proto->file, proto->line, sites, nr, &it->err) < 0 ?
-		       (it->err.col = proto->func_col, -1) : 0;
-	ret = fe_dbg_func_lines(ldbg, proto->func, &fl, &it->err);
+		return fe_dbg_file_line_sites(ldbg, proto->file, proto->line, sites, nr,
+					      fe_compiled_err(it)) < 0 ?
+		       (fe_compiled_err(it)->col = proto->func_col, -1) : 0;
+	ret = fe_dbg_func_lines(ldbg, proto->func, &fl, fe_compiled_err(it));
 	if (ret < 0) {
-		it->err.col = proto->at_col;
+		fe_compiled_err(it)->col = proto->at_col;
 		return -1;
 	}
 	if (ret == 0 && fe_dbg_inlined_only(ldbg, proto->func))
-		return fe_err(&it->err, proto->func_col,
+		return fe_err(fe_compiled_err(it), proto->func_col,
 			      "'%s' is inlined everywhere in %s, and no copy of it has code left: its lines have no address",
 			      proto->func, fe_dbg_source(ldbg));
 	if (ret == 0)
-		return fe_err(&it->err, proto->func_col, "no function '%s' in the DWARF of %s",
+		return fe_err(fe_compiled_err(it), proto->func_col, "no function '%s' in the DWARF of %s",
 			      proto->func, fe_dbg_source(ldbg));
 	for (i = 0; i < fl.nr_lines; i++) {
 		const struct fe_src_line *l = &fl.lines[i];
@@ -165,7 +166,7 @@ int fe_compile_find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 			s = fe_grow(sites, nr, sizeof(*s));
 			if (!s) {
 				fe_func_lines_clear(&fl);
-				return fe_err(&it->err, 0, "out of memory");
+				return fe_err(fe_compiled_err(it), 0, "out of memory");
 			}
 			/* an address of an inlined copy is one of the
 			 * function holding it, in the copy's scope */
@@ -183,10 +184,10 @@ int fe_compile_find_sites(struct fe_compiled *it, struct fe_dbg *ldbg,
 	if (!*nr) {
 		near_lines(&fl, proto->line, &near);
 		if (proto->line > fl.last_line - fl.decl_line)
-			fe_err(&it->err, proto->at_col, "'%s' has %d lines (%s:%d-%d)", proto->func,
+			fe_err(fe_compiled_err(it), proto->at_col, "'%s' has %d lines (%s:%d-%d)", proto->func,
 			       fl.last_line - fl.decl_line, fl.file, fl.decl_line, fl.last_line);
 		else
-			fe_err(&it->err, proto->at_col,
+			fe_err(fe_compiled_err(it), proto->at_col,
 			       "line %ld of '%s' (%s:%ld) has no code of its own; lines near it that have: %s ('fevent lines %s' shows them all)",
 			       proto->line, proto->func, fl.file, fl.decl_line + proto->line,
 			       near.s ? near.s : "none", proto->func);
@@ -218,7 +219,7 @@ int fe_compile_expand_sites(struct fe_compile_set *set, struct fe_dbg *dbg,
 		if (it->proto->at != FE_AT_OFFSET && (!d || strcmp(fe_dbg_kind(d), "DWARF"))) {
 			char why[FE_ERR_MSG_MAX];
 
-			fe_err(&it->err, it->proto->at_col, "a line needs DWARF line tables: %s",
+			fe_err(fe_compiled_err(it), it->proto->at_col, "a line needs DWARF line tables: %s",
 			       fe_compile_no_dwarf_why(opts, it->proto->module, why, sizeof(why)));
 			it->failed = true;
 			continue;
@@ -354,7 +355,7 @@ static int one_copies(struct fe_compile_set *set, int i, struct fe_dbg *d,
 	const struct fe_site *rs = fe_compile_ret(it);
 	bool want_ret = rs != NULL;
 
-	if (fe_dbg_inline_copies(d, pr->func, &all, &nr_all, &it->err)) {
+	if (fe_dbg_inline_copies(d, pr->func, &all, &nr_all, fe_compiled_err(it))) {
 		it->failed = true;
 		return 1;
 	}
@@ -375,7 +376,7 @@ static int one_copies(struct fe_compile_set *set, int i, struct fe_dbg *d,
 	if (where.failed || skipped.failed)
 		goto oom;
 	if (!own && (!nr_ok || want_ret)) {
-		fe_err(&it->err, want_ret && rs->rtype ? rs->rtype->col : pr->func_col,
+		fe_err(fe_compiled_err(it), want_ret && rs->rtype ? rs->rtype->col : pr->func_col,
 		       "'%s' is inlined everywhere in %s (%d cop%s%s%s%s%s)%s%s", pr->func,
 		       fe_dbg_source(d), nr_all, nr_all == 1 ? "y" : "ies",
 		       nr_ok ? ": " : "", nr_ok ? where.s : "", skipped.len ? "; none at " : "",

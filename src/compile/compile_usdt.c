@@ -59,11 +59,11 @@ static int no_probe(struct fe_compiled *it, const struct fe_compile_opts *opts,
 	if (cands && names.s)
 		near = fe_closest(names.s, cands, n);
 	if (!n)
-		fe_err(&it->err, pr->func_col - (int)strlen(pr->module) - 1,
+		fe_err(fe_compiled_err(it), pr->func_col - (int)strlen(pr->module) - 1,
 		       "%s has no SDT probes (no .note.stapsdt); PROVIDER:NAME names one",
 		       opts->binary);
 	else
-		fe_err(&it->err, pr->func_col - (int)strlen(pr->module) - 1,
+		fe_err(fe_compiled_err(it), pr->func_col - (int)strlen(pr->module) - 1,
 		       "no SDT probe '%s:%s' in %s%s%s%s", pr->module, pr->func,
 		       opts->binary, near ? "; did you mean '" : "", near ? near : "",
 		       near ? "'?" : "");
@@ -91,25 +91,26 @@ static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struc
 	    !(alt->kind == FE_ALT_SLOT || (alt->kind == FE_ALT_PATH && !alt->type &&
 					   !alt->label && !alt->nr_steps)) ||
 	    (alt->kind == FE_ALT_SLOT && (alt->nr_steps || alt->type->array)))
-		return fe_err(&it->err, arg->col, "an SDT argument is read as 'TYPE NAME', 'NAME' or "
+		return fe_err(fe_compiled_err(it), arg->col, "an SDT argument is read as 'TYPE NAME', 'NAME' or "
 			      "'...': it has no C type to follow");
 	if (*slot >= u->nr_args)
-		return fe_err(&it->err, arg->col, "%s:%s has %d argument%s (%s)", u->provider,
+		return fe_err(fe_compiled_err(it), arg->col, "%s:%s has %d argument%s (%s)", u->provider,
 			      u->name, u->nr_args, u->nr_args == 1 ? "" : "s", u->spec);
 	a = &u->args[(*slot)++];
 	if (a->why)
-		return fe_err(&it->err, arg->col, "argument %d of %s:%s cannot be read: its spec is %s",
+		return fe_err(fe_compiled_err(it), arg->col,
+			      "argument %d of %s:%s cannot be read: its spec is %s",
 			      *slot, u->provider, u->name, a->why);
 	snprintf(loc, sizeof(loc), "%s", a->fetch);
 	if (alt->kind == FE_ALT_SLOT) {
 		struct fe_tinfo ti;
 
-		if (fe_tspec_info(alt->type, &ti, &it->err))
+		if (fe_tspec_info(alt->type, &ti, fe_compiled_err(it)))
 			return -1;
 		if (ti.is_string)
 			snprintf(loc, sizeof(loc), "+0(%s)", a->fetch);
 		if (fe_ftype_name(&ti.ftype, false, true, type, sizeof(type)) < 0)
-			return fe_err(&it->err, alt->type->col, "'%s' cannot be read as one value",
+			return fe_err(fe_compiled_err(it), alt->type->col, "'%s' cannot be read as one value",
 				      alt->type->text);
 	} else {
 		spec_type(a, type, sizeof(type));
@@ -141,7 +142,7 @@ static int usdt_args(struct fe_compiled *it, const struct fe_usdt *u, struct fe_
 			      type);
 	}
 	fe_buf_add(args, "", 0);
-	return args->failed ? fe_err(&it->err, 0, "out of memory") : 0;
+	return args->failed ? fe_err(fe_compiled_err(it), 0, "out of memory") : 0;
 }
 
 /* The uprobe definition at the SDT probe, and what the commands ask of a
@@ -160,7 +161,7 @@ static int usdt_definition(struct fe_compiled *it, const struct fe_compile_opts 
 	it->def.offset = u->offset;
 	it->def.ref_ctr = u->ref_ctr;
 	if (!it->def.group || !it->def.event || !it->def.target || !it->def.entry_args)
-		return fe_err(&it->err, 0, "out of memory");
+		return fe_err(fe_compiled_err(it), 0, "out of memory");
 	if (u->ref_ctr)
 		ret = asprintf(&it->def.entry, "p:%s/%s %s:0x%lx(0x%lx)%s%s", it->def.group,
 			       it->def.event, opts->binary, u->offset, u->ref_ctr,
@@ -171,14 +172,14 @@ static int usdt_definition(struct fe_compiled *it, const struct fe_compile_opts 
 			       *it->def.entry_args ? " " : "", it->def.entry_args);
 	if (ret < 0) {
 		it->def.entry = NULL;
-		return fe_err(&it->err, 0, "out of memory");
+		return fe_err(fe_compiled_err(it), 0, "out of memory");
 	}
 	it->probe = calloc(1, sizeof(*it->probe));
 	if (!it->probe || !(it->probe->func = strdup(pr->func)) ||
 	    !(it->probe->target = strdup(it->def.entry + strlen(it->def.group) +
 					 strlen(it->def.event) + 4)) ||
 	    !(it->probe->uprobe_file = strdup(opts->binary)))
-		return fe_err(&it->err, 0, "out of memory");
+		return fe_err(fe_compiled_err(it), 0, "out of memory");
 	*strchrnul(it->probe->target, ' ') = 0;
 	it->probe->uprobe = true;
 	it->probe->uprobe_offset = u->offset;
@@ -198,7 +199,7 @@ int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts)
 	struct fe_buf args = { 0 };
 	int n = 0, i, ret = -1;
 
-	if (fe_usdt_read(opts->binary, &all, &n, &it->err))
+	if (fe_usdt_read(opts->binary, &all, &n, fe_compiled_err(it)))
 		return -1;
 	for (i = 0; i < n && !u; i++)
 		if (!strcmp(all[i].provider, pr->module) && !strcmp(all[i].name, pr->func))
@@ -206,15 +207,15 @@ int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts)
 	if (!u)
 		no_probe(it, opts, all, n);
 	else if (pr->at != FE_AT_ENTRY)
-		fe_err(&it->err, pr->at_col, "an SDT probe is one place: no line or offset");
+		fe_err(fe_compiled_err(it), pr->at_col, "an SDT probe is one place: no line or offset");
 	else if (it->ret_site.rtype)
-		fe_err(&it->err, it->ret_site.rtype->col, "an SDT probe has no return value");
+		fe_err(fe_compiled_err(it), it->ret_site.rtype->col, "an SDT probe has no return value");
 	else if (!usdt_args(it, u, &args) && !usdt_definition(it, opts, u, &args))
 		ret = 0;
 	if (!ret && pr->filter)
 		ret = fe_filter_translate(pr->filter, pr->filter_col, it->def.entry_args, NULL,
 					  &it->def.filter, &it->def.filter_on_return,
-					  &it->def.filter_on_call, &it->err);
+					  &it->def.filter_on_call, fe_compiled_err(it));
 	fe_buf_free(&args);
 	fe_usdt_free(all, n);
 	return ret;

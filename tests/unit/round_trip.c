@@ -43,7 +43,7 @@ static void compile_text(const char *text, const struct fe_compile_opts *opts,
 		goto out;
 	}
 	if (set.items[0].failed) {
-		snprintf(r->err, sizeof(r->err), "%s", set.items[0].err.msg);
+		snprintf(r->err, sizeof(r->err), "%s", fe_compiled_error(&set.items[0])->msg);
 		goto out;
 	}
 	r->ok = true;

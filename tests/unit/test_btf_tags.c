@@ -61,7 +61,7 @@ static void expect(const char *proto, const char *want)
 	if (fe_compile_add_text(&set, proto, 1) || fe_compile_run(&set, &opts, &err) < 0)
 		abort();
 	if (set.items[0].failed)
-		printf("# %s: %s\n", proto, set.items[0].err.msg);
+		printf("# %s: %s\n", proto, fe_compiled_error(&set.items[0])->msg);
 	tap_str(set.items[0].def.entry, want, proto);
 	fe_compile_set_free(&set);
 }

@@ -50,7 +50,7 @@ static void expect_line(const char *text, const char *entry, const char *ret)
 	struct fe_compiled *it = compile(&set, text, NULL);
 
 	if (it->failed)
-		printf("# %s: column %d: %s\n", text, it->err.col, it->err.msg);
+		printf("# %s: column %d: %s\n", text, fe_compiled_error(it)->col, fe_compiled_error(it)->msg);
 	tap_str(it->def.entry, entry, text);
 	if (ret)
 		tap_str(it->def.ret, ret, "  and its return event");
@@ -61,11 +61,12 @@ static void expect_error(const char *text, int col, const char *reason)
 {
 	struct fe_compile_set set;
 	struct fe_compiled *it = compile(&set, text, NULL);
-	int ok = it->failed && it->err.col == col && strstr(it->err.msg, reason);
+	int ok = it->failed && fe_compiled_error(it)->col == col &&
+		 strstr(fe_compiled_error(it)->msg, reason);
 
 	tap_ok(ok, "refuses %.60s at column %d", text, col);
 	if (!ok)
-		printf("#   got column %d: %s\n", it->err.col, it->err.msg);
+		printf("#   got column %d: %s\n", fe_compiled_error(it)->col, fe_compiled_error(it)->msg);
 	fe_compile_set_free(&set);
 }
 
@@ -143,7 +144,7 @@ static void test_names(void)
 	       !strcmp(it->def.ret_event, "my_ev__return"), "-n names both events");
 	fe_compile_set_free(&set);
 	it = compile(&set, "do_sys_openat2(x64 a)", "9bad");
-	tap_ok(it->failed && strstr(it->err.msg, "not a valid event name"), "-n checked");
+	tap_ok(it->failed && strstr(fe_compiled_error(it)->msg, "not a valid event name"), "-n checked");
 	fe_compile_set_free(&set);
 }
 
@@ -215,7 +216,7 @@ static void expect_ret_args(const char *text, const char *ret, const char *filte
 		abort();
 	it = &set.items[0];
 	if (it->failed)
-		printf("# %s: column %d: %s\n", text, it->err.col, it->err.msg);
+		printf("# %s: column %d: %s\n", text, fe_compiled_error(it)->col, fe_compiled_error(it)->msg);
 	tap_str(it->def.ret, ret, text);
 	if (filter) {
 		tap_str(it->def.filter, filter, "  its filter");

@@ -47,7 +47,7 @@ static void compile(const char *text, bool want_return, struct fe_compile_set *s
 	if (fe_compile_add_text(set, text, 1) || fe_compile_run(set, &opts, &err) < 0)
 		abort();
 	if (set->items[0].failed)
-		printf("# %s: %s\n", text, set->items[0].err.msg);
+		printf("# %s: %s\n", text, fe_compiled_error(&set->items[0])->msg);
 }
 
 int main(void)

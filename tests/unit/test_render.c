@@ -59,7 +59,7 @@ static char *compile_args(const char *text, char **event, char **target)
 		if (target)
 			*target = strdup(set.items[0].def.target);
 	} else {
-		printf("# %s: %s\n", text, set.items[0].err.msg);
+		printf("# %s: %s\n", text, fe_compiled_error(&set.items[0])->msg);
 	}
 	fe_compile_set_free(&set);
 	return args;

@@ -137,7 +137,8 @@ static void check_compile(void)
 	opts.kallsyms = kallsyms;
 	if (fe_compile_add_text(&set, "SyS_openat(...)", 1) || fe_compile_run(&set, &opts, &err) < 0 ||
 	    set.items[0].failed) {
-		tap_ok(0, "SyS_openat(...) compiles: %s", set.nr ? set.items[0].err.msg : err.msg);
+		tap_ok(0, "SyS_openat(...) compiles: %s",
+		       set.nr ? fe_compiled_error(&set.items[0])->msg : err.msg);
 	} else {
 		tap_str(set.items[0].def.entry,
 			"p:functions/SyS_openat __x64_sys_openat __caller=$stack0:symbol "
