@@ -150,7 +150,8 @@ static int find_pending(struct fe_view *v, const struct item *ret)
 	for (i = v->nr_pending - 1; i >= 0; i--) {
 		const struct ev_info *e = v->pending[i].ev;
 
-		if (v->pending[i].pid == ret->pid && !strcmp(e->func, ret->ev->func) &&
+		if (v->pending[i].pid == ret->pid &&
+		    !strcmp(item_func(&v->pending[i]), item_func(ret)) &&
 		    !strcmp(e->group, ret->ev->group))
 			return i;
 	}
@@ -277,7 +278,7 @@ static bool call_passes(struct fe_view *v, const struct item *entry, const struc
 
 static bool same_call(const struct item *a, const struct item *b)
 {
-	return a->pid == b->pid && !strcmp(a->ev->func, b->ev->func) &&
+	return a->pid == b->pid && !strcmp(item_func(a), item_func(b)) &&
 	       !strcmp(a->ev->group, b->ev->group);
 }
 
