@@ -95,6 +95,10 @@ def sections(suite):
                                    files={"/tests/fx_gbopen": program()}, suite=suite)["gb"]
         expect_eq(rc, 0, f"{suite}: {err[-3000:]}")
         _runs[suite] = vm.split_sections(out)
+        # kept for a look (the README's example is 7.2's)
+        with open(os.path.join(tempfile.gettempdir(), f"fevent-graph-below-{suite}.out"),
+                  "w") as f:
+            f.write(out)
     return _runs[suite]
 
 
@@ -119,7 +123,10 @@ def fevent_tree(text):
             continue
         name = re.match(r"(?:[\w.]+(?:\+0x[0-9a-f]+)?->)?([\w.]+)\(", body)
         check(name, f"not a call line: {line}")
-        probe = "=" in body.split(")")[0]
+        # the tracer's arguments are all hex words (funcgraph-args);
+        # fevent's probe shows its typed values (dfd=-100, a string)
+        probe = any(not re.fullmatch(r"0x[0-9a-f]+", v)
+                    for v in re.findall(r"\w+=([^,)]*)", body.split(" <")[0]))
         node = [name.group(1), probe, [], line, dur and dur.group(1)]
         check(depth == len(stack) - 1, f"depth {depth} under {len(stack) - 1} open: {line}")
         stack[-1][2].append(node)
@@ -150,7 +157,10 @@ KDUR = re.compile(r"(\d+\.\d{3}) us")
 
 def kernel_calls(text):
     """(depth, name, duration) of the last do_sys_openat2 call and those
-    below it, as the kernel's trace prints them."""
+    below it, as the kernel's trace prints them, nested by its braces: its
+    indentation is each record's depth, which after a preemption inside
+    the call (the scheduler entered from an interrupt the tracer leaves
+    out, funcgraph-irqs off) is deeper than the calls still open."""
     rows = []
     for line in text.splitlines():
         if "|" not in line or line.startswith("#"):
@@ -159,11 +169,10 @@ def kernel_calls(text):
         if not body.strip():
             continue
         d = KDUR.search(head)
-        rows.append((len(body) - len(body.lstrip(" ")), body.strip(), d and d.group(1)))
-    start = max(i for i, (_, b, _) in enumerate(rows) if b.startswith("do_sys_openat2("))
-    base = rows[start][0]
+        rows.append((body.strip(), d and d.group(1)))
+    start = max(i for i, (b, _) in enumerate(rows) if b.startswith("do_sys_openat2("))
     out, stack = [], []
-    for indent, b, d in rows[start:]:
+    for b, d in rows[start:]:
         if b.startswith("}"):
             out[stack.pop()][2] = d
             if not stack:
@@ -172,12 +181,59 @@ def kernel_calls(text):
         m = re.match(r"([\w.]+)\(", b)
         if not m:
             continue
-        out.append([(indent - base) // 2, m.group(1), d])
+        out.append([len(stack), m.group(1), d])
         if b.endswith("{"):
             stack.append(len(out) - 1)
         elif not stack:
             break
     return [tuple(c) for c in out if c[1] not in CLOCK_READS]
+
+
+ARG_NAME = re.compile(r"(?:^|, )(\w+)=")
+
+
+def arg_names(text):
+    """The names in 'f(a=1, b=0x2) {' (text from the '(')."""
+    inner = text[text.index("(") + 1:text.rindex(")")]
+    return ARG_NAME.findall(inner)
+
+
+def call_lines(node, out=None):
+    """(name, line, argument names) of the tracer's calls under node, in
+    order, node's own first."""
+    out = [] if out is None else out
+    if not node[1]:
+        body = node[3].splitlines()[0]
+        body = body[HEAD.match(body).end():].strip()
+        body = re.sub(r"^[\w.]+(\+0x[0-9a-f]+)?->", "", body)
+        out.append((node[0], body, arg_names(body.split(" <")[0].rstrip(" {"))))
+    for c in node[2]:
+        call_lines(c, out)
+    return out
+
+
+def kernel_arg_names(text):
+    """The argument names of each call of the last do_sys_openat2 and
+    below, in order, as the kernel's trace prints them."""
+    lines = [ln.split("|", 1)[1].strip() for ln in text.splitlines()
+             if "|" in ln and not ln.startswith("#")]
+    start = max(i for i, b in enumerate(lines) if b.startswith("do_sys_openat2("))
+    out, open_ = [], 0
+    for b in lines[start:]:
+        if b.startswith("}"):
+            open_ -= 1
+            if open_ == 0:
+                break
+            continue
+        m = re.match(r"([\w.]+)\(", b)
+        if not m or m.group(1) in CLOCK_READS:
+            continue
+        out.append(arg_names(b.rstrip(";{ ")))
+        if b.endswith("{"):
+            open_ += 1
+        elif open_ == 0:
+            break
+    return out
 
 
 def last_call(root, name):
@@ -239,11 +295,14 @@ def _new_kernel(suite):
         for n in [mine] + list(flat_nodes(mine)):
             check(n[4] and DUR.search(n[3].splitlines()[-1]), f"{suite}: no duration: {n[3]}")
         # the kernel's arguments where it records them (funcgraph-args):
-        # the first is the file name's user address, as the kernel's trace
-        # names it
-        kargs = re.findall(getname[0] + r"\(filename=(0x[0-9a-f]+)", s["ktrace"])
+        # each call's parameters named as the kernel's trace names them
+        # (from BTF; none for a function BTF lacks), the first of
+        # getname_flags the file name's user address there too
         if re.search(r"getname\w*\(\w+=", s["ktrace"]):
-            check(kargs and f"{getname[0]}({kargs[-1]}, " in getname[3],
+            expect_eq([c[2] for c in call_lines(mine)], kernel_arg_names(s["ktrace"]),
+                      f"{suite}: the arguments' names against the kernel's trace")
+            kargs = re.findall(getname[0] + r"\(filename=(0x[0-9a-f]+)", s["ktrace"])
+            check(kargs and f"{getname[0]}(filename={kargs[-1]}, " in getname[3],
                   f"{suite}: {getname[3]} against the kernel's {kargs}")
         else:
             check(f"{getname[0]}()" in getname[3], f"{suite}: {getname[3]}")

@@ -388,6 +388,8 @@ static int prepare_view(struct run *r, struct fe_error *err)
 	if (formats_read(&r->fm, r->ev, r->n, r->chosen, o->graph_below != NULL, err))
 		return -1;
 	r->v = make_view(o, r->ev, r->n, r->chosen, &r->fm, err);
+	if (r->v && o->graph_below)
+		fe_view_graph_params(r->v, fe_rec_graph_params, &r->s);
 	return r->v ? 0 : -1;
 }
 

@@ -14,6 +14,8 @@
 
 #include <tracefs.h>
 
+#include "btf_or_dwarf.h"
+#include "dbg_locate.h"
 #include "fe_util.h"
 #include "kernel_caps.h"
 #include "record_internal.h"
@@ -155,4 +157,40 @@ void fe_rec_graph_end(struct session *s)
 	if (s->graph_on)
 		tracefs_instance_file_write(s->inst, "current_tracer", "nop");
 	s->graph_on = false;
+	fe_dbg_close(s->graph_btf);
+	s->graph_btf = NULL;
+}
+
+/*
+ * The names of func's parameters from the running kernel's BTF (opened at
+ * the first ask), for the arguments funcgraph-args records.  A function
+ * BTF does not describe (a module's, a compiler's copy such as
+ * dput.part.0) has none shown, as the kernel's own trace shows it; NULL
+ * (every word shown, unnamed) only where the kernel has no BTF.
+ */
+char *fe_rec_graph_params(void *ctx, const char *func)
+{
+	struct session *s = ctx;
+	struct fe_dfunc f = { 0 };
+	struct fe_error err = { 0 };
+	struct fe_buf b = { 0 };
+	int i;
+
+	if (!s->graph_btf && !s->graph_btf_tried) {
+		s->graph_btf_tried = true;
+		s->graph_btf = fe_dbg_open_btf(FE_RUNNING_KERNEL_BTF, &err);
+	}
+	if (!s->graph_btf)
+		return NULL;
+	if (fe_dbg_func(s->graph_btf, func, &f, &err) != 1)
+		return strdup("");
+	fe_buf_add(&b, "", 0);	/* "" for a function without any */
+	for (i = 0; i < f.nr_params; i++) {
+		if (f.params[i].name)
+			fe_buf_printf(&b, "%s%s", i ? " " : "", f.params[i].name);
+		else
+			fe_buf_printf(&b, "%sarg%d", i ? " " : "", i + 1);
+	}
+	fe_dfunc_clear(&f);
+	return fe_buf_take(&b);
 }

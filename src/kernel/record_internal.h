@@ -20,6 +20,7 @@
 #include "live_view.h"
 #include "record.h"
 
+struct fe_dbg;
 struct fe_event_info;
 struct fe_tracedat;
 struct tracefs_instance;
@@ -127,6 +128,8 @@ struct session {
 	/* --graph-below: the instance's function graph tracer, its options
 	 * (record_graph.c), and whether it runs */
 	bool graph_args, graph_retval, graph_on;
+	struct fe_dbg *graph_btf;	/* the arguments' names (BTF), or NULL */
+	bool graph_btf_tried;
 	long long wall_offset;
 	/* --cgroup (record_cgroup.c): its directory, the tasks put in
 	 * set_event_pid (sorted), and the waiting child that keeps the set
@@ -181,6 +184,8 @@ int fe_rec_graph_start(struct session *s, struct fe_error *err);
 int fe_rec_graph_follow(struct session *s, int pid, struct fe_error *err);
 int fe_rec_graph_arm(struct session *s, struct fe_error *err);
 void fe_rec_graph_end(struct session *s);
+/* fe_view_params_fn over the running kernel's BTF; ctx the session */
+char *fe_rec_graph_params(void *ctx, const char *func);
 /* -a: every task but fevent */
 int fe_rec_leave_out_self(struct session *s, struct fe_error *err);
 /* The two ways to arm: the chosen events enabled, or stats' counters */

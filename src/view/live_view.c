@@ -129,6 +129,14 @@ void fe_view_free(struct fe_view *v)
 	free(v->pending);
 	free(v->tasks);
 	free(v->gb.func);
+	for (i = 0; i < (int)v->gb.known_cap; i++) {
+		if (!v->gb.known[i].names)
+			continue;
+		for (j = 0; j < v->gb.known[i].nr; j++)
+			free(v->gb.known[i].names[j]);
+		free(v->gb.known[i].names);
+	}
+	free(v->gb.known);
 	for (i = 0; i < v->nr_evs; i++) {
 		for (j = 0; j < v->evs[i].nr_fields; j++) {
 			struct field_spec *s = &v->evs[i].fields[j];
@@ -496,6 +504,12 @@ int fe_view_graph_below(struct fe_view *v, const char *func, const char *entry_f
 		}
 	}
 	return 0;
+}
+
+void fe_view_graph_params(struct fe_view *v, fe_view_params_fn fn, void *ctx)
+{
+	v->gb.params = fn;
+	v->gb.params_ctx = ctx;
 }
 
 void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event)

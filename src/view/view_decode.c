@@ -287,13 +287,6 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 		attach_stack(v, e, cpu, data, size);
 		return 0;
 	}
-	/* --graph-below: the calls below the function alone */
-	if (e->funcgraph && !fe_view_graph_keep(v, e, common_field(v, &rec, &v->pid_field), data,
-						size)) {
-		if (cpu >= 0 && cpu < MAX_CPUS)
-			v->stack_for[cpu] = 0;
-		return 0;
-	}
 	/* nobody reads the lines: counted only (a call's filter still decides
 	 * on both halves, for the summary's count of calls without a return) */
 	if (v->opts.discard && !e->call_filter && !e->carried) {

@@ -153,50 +153,134 @@ static const char *graph_func(struct fe_view *v, const struct ev_info *e, const 
  * Is this funcgraph record below the function, or its own call?  The
  * tracer traces every function of the task: only the calls from the
  * function's entry to its exit (at the depth it was entered) are kept,
- * the others counted.
+ * the others counted.  Asked in time order (a task's records may be on
+ * several CPUs' pages).
  */
-bool fe_view_graph_keep(struct fe_view *v, const struct ev_info *e, int pid, const void *data,
-			int size)
+bool fe_view_graph_keep(struct fe_view *v, const struct item *it)
 {
-	struct task_open *t = fe_view_task_open(v, pid);
-	unsigned long long depth;
+	struct task_open *t = fe_view_task_open(v, it->pid);
 
-	(void)size;
-	if (!t)
-		return false;
-	depth = gfield(v, v->gb.depth_f[e->funcgraph - 1], data);
-	if (t->below) {
-		if (e->funcgraph == 2 && depth + 1 == t->below &&
-		    !strcmp(graph_func(v, e, data), v->gb.func))
+	if (t && t->below) {
+		if (it->ev->funcgraph == 2 && it->gdepth + 1 == t->below &&
+		    !strcmp(it->gfunc, v->gb.func))
 			t->below = 0;
 		return true;
 	}
-	if (e->funcgraph == 1 && !strcmp(graph_func(v, e, data), v->gb.func)) {
-		t->below = depth + 1;
+	if (t && it->ev->funcgraph == 1 && !strcmp(it->gfunc, v->gb.func)) {
+		t->below = it->gdepth + 1;
 		return true;
 	}
 	v->gb.outside++;
 	return false;
 }
 
+/* Split "a b c" into *names; the count, or -1 (out of memory: none). */
+static int split_names(const char *text, char ***names)
+{
+	const char *p = text;
+	char **m;
+	int n = 0;
+
+	*names = NULL;
+	while (*p) {
+		size_t len = strcspn(p, " ");
+
+		if (len) {
+			m = realloc(*names, (n + 1) * sizeof(*m));
+			if (!m || !(m[n] = strndup(p, len)))
+				goto oom;
+			*names = m;
+			n++;
+		}
+		p += len + (p[len] == ' ');
+	}
+	return n;
+oom:
+	if (m)
+		*names = m;
+	while (n--)
+		free((*names)[n]);
+	free(*names);
+	*names = NULL;
+	return -1;
+}
+
+/* The names of func's parameters, asked once (NULL: not known). */
+static const struct gb_params *params_of(struct fe_view *v, const char *func)
+{
+	struct graph_below *g = &v->gb;
+	struct gb_params *k;
+	unsigned int i;
+	char *text;
+
+	if (!g->params)
+		return NULL;
+	if (2 * (g->nr_known + 1) > g->known_cap) {
+		unsigned int cap = g->known_cap ? 2 * g->known_cap : 256, j;
+		struct gb_params *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (j = 0; j < g->known_cap; j++) {
+			if (!g->known[j].func)
+				continue;
+			for (i = ((uintptr_t)g->known[j].func >> 4) & (cap - 1); t[i].func;
+			     i = (i + 1) & (cap - 1))
+				;
+			t[i] = g->known[j];
+		}
+		free(g->known);
+		g->known = t;
+		g->known_cap = cap;
+	}
+	for (i = ((uintptr_t)func >> 4) & (g->known_cap - 1); g->known[i].func;
+	     i = (i + 1) & (g->known_cap - 1))
+		if (g->known[i].func == func)
+			return g->known[i].nr >= 0 ? &g->known[i] : NULL;
+	k = &g->known[i];
+	k->func = func;
+	g->nr_known++;
+	text = g->params(g->params_ctx, func);
+	/* nr -1: not known (names NULL too) */
+	k->nr = text ? split_names(text, &k->names) : -1;
+	free(text);
+	return k->nr < 0 ? NULL : k;
+}
+
+/* An entry's arguments: named, as many as func takes where its names are
+ * known; else every word the kernel recorded. */
+static void graph_args(struct fe_view *v, const char *func, const void *data, int size,
+		       struct fe_buf *f)
+{
+	const struct gb_params *p = params_of(v, func);
+	int off = v->gb.args->offset, i;
+
+	for (i = 0; off + 8 * (i + 1) <= size && (!p || i < p->nr); i++) {
+		if (i)
+			fe_buf_add(f, ", ", 2);
+		if (p)
+			fe_buf_printf(f, "%s=", p->names[i]);
+		fe_buf_printf(f, "0x%llx", number(v, (const char *)data + off + 8 * i, 8));
+	}
+}
+
 /*
  * A kept record's values: the function, an entry's arguments as the
- * kernel recorded them (funcgraph-args: raw words, unnamed), an exit's
- * return value (funcgraph-retval) and its duration.
+ * kernel recorded them (funcgraph-args, named where the function's
+ * parameters are known), an exit's return value (funcgraph-retval) and
+ * its duration.
  */
 void fe_view_graph_values(struct fe_view *v, struct item *it, const void *data, int size)
 {
 	const struct graph_below *g = &v->gb;
 	struct fe_buf *f = &v->fmt;
-	int i;
 
 	it->gfunc = graph_func(v, it->ev, data);
+	it->gdepth = gfield(v, g->depth_f[it->ev->funcgraph - 1], data);
 	f->len = 0;
 	f->failed = false;
 	if (it->ev->funcgraph == 1 && g->args) {
-		for (i = g->args->offset; i + 8 <= size; i += 8)
-			fe_buf_printf(f, "%s0x%llx", i > g->args->offset ? ", " : "",
-				      number(v, (const char *)data + i, 8));
+		graph_args(v, it->gfunc, data, size, f);
 	} else if (it->ev->funcgraph == 2) {
 		if (g->retval && g->retval->offset + g->retval->size <= size)
 			fe_buf_printf(f, "0x%llx", gfield(v, g->retval, data));

@@ -142,6 +142,7 @@ struct item {
 	 * name, not owned), and an exit's duration as the kernel measured it */
 	const char *gfunc;
 	unsigned long long gdur;
+	unsigned long long gdepth;	/* its depth in the task's calls */
 };
 
 /* The function an item is a call of. */
@@ -285,6 +286,16 @@ struct fe_view {
 		struct tep_format_field *func_f[2], *depth_f[2], *args, *calltime, *rettime,
 					*retval;
 		unsigned long long outside;	/* records not below the function */
+		fe_view_params_fn params;	/* the parameters' names */
+		void *params_ctx;
+		/* each function's names, by its name's address (libtraceevent's
+		 * string, the same at every record): NULL key a free slot */
+		struct gb_params {
+			const char *func;
+			char **names;	/* NULL: not known */
+			int nr;
+		} *known;
+		unsigned int known_cap, nr_known;
 	} gb;
 };
 
@@ -357,8 +368,7 @@ void fe_view_return_value(struct fe_view *v, const struct field_spec *s, const v
 bool fe_view_return_failed(struct fe_view *v, const struct ev_info *e, const void *data,
 			   int *err, bool *ptr);
 /* view_graph.c */
-bool fe_view_graph_keep(struct fe_view *v, const struct ev_info *e, int pid, const void *data,
-			int size);
+bool fe_view_graph_keep(struct fe_view *v, const struct item *it);
 void fe_view_graph_values(struct fe_view *v, struct item *it, const void *data, int size);
 void fe_view_graph_dedent(struct fe_buf *c);
 void fe_view_graph_put(struct fe_view *v, struct fe_buf *l, int pid);

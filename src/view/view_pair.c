@@ -651,6 +651,12 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
+		/* --graph-below: the tracer's calls below the function alone */
+		if (it->ev && it->ev->funcgraph && !fe_view_graph_keep(v, it)) {
+			v->events--;
+			fe_view_item_clear(it);
+			continue;
+		}
 		if (it->ev && !it->ev->is_return)
 			real_caller(v, it);
 		if (it->ev && (it->ev->call_filter || it->ev->carried)) {
