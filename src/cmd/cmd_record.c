@@ -22,6 +22,7 @@
 struct view_args {
 	bool json;		/* --json */
 	bool graph;		/* --graph */
+	const char *graph_below;	/* record --graph-below FUNC */
 	bool stack;		/* record --stack */
 	bool errors;		/* --errors */
 	const char *chrome;	/* report --chrome FILE */
@@ -132,6 +133,30 @@ struct record_args {
 	const char *tracefs;	/* --tracefs DIR */
 };
 
+/*
+ * --graph-below traces every function of the tasks it follows, and nests
+ * them as text: a command or a process (its pid filter is the function
+ * graph tracer's own), not the whole system or a cgroup; not with the
+ * other views or -o (whose file has no formats for the tracer's records
+ * yet).  1 after saying why not.
+ */
+static int graph_below_usage(const struct fe_cmdline *cl, const struct record_args *a)
+{
+	const char *what = a->view.json ? "--json" : a->view.stack ? "--stack" :
+			   a->view.errors ? "--errors" : a->output ? "-o" : NULL;
+
+	if (what) {
+		fe_say_error("--graph-below is a text tree of the calls: not with %s\n", what);
+		return 1;
+	}
+	if (a->target.all || a->target.cgroup || (!cl->nr_args && a->target.pid <= 0)) {
+		fe_say_error("--graph-below traces every function of a command (-- CMD ARGS...) or "
+			     "a process (-p PID): not -a or --cgroup\n");
+		return 1;
+	}
+	return 0;
+}
+
 /* 0 with the command's (or the recording's) status in *status, else
  * fevent's own exit status after saying what is wrong. */
 static int record(const struct fe_cmdline *cl, struct record_args *a, int *status)
@@ -161,6 +186,10 @@ static int record(const struct fe_cmdline *cl, struct record_args *a, int *statu
 		fe_say_error("--stack shows stacks under each call's line: not with --graph\n");
 		return FE_EXIT_USAGE;
 	}
+	if (a->view.graph_below && graph_below_usage(cl, a))
+		return FE_EXIT_USAGE;
+	o.graph_below = a->view.graph_below;
+	o.view.graph |= a->view.graph_below != NULL;
 	if (fe_events_group(&a->events, &o.group) ||
 	    fe_record_target(cl, &a->target, "record", &o))
 		return FE_EXIT_USAGE;
@@ -268,7 +297,7 @@ static int cmd_report(const struct fe_cmdline *cl, void *opts)
 /* record's entry in the command table: its help, the options it takes */
 const struct fe_command fe_command_record = {
 	"record", cmd_record,
-	"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | --cgroup PATH | -- CMD ARGS...]",
+	"fevent record [-g GROUP] [-e EVENT]... [-b KB] [-d SECS] [-o FILE] [--json | --graph | --graph-below FUNC] [--stack | --errors] [--tracefs DIR] [-v] [-q] [-a | -p PID | --cgroup PATH | -- CMD ARGS...]",
 	"Trace in a private tracefs instance (fevent-PID) and print the events as\n"
 	"they come: COMM-PID [CPU] TIME: caller->func(name=value, ...), an entry\n"
 	"and its return paired into 'func(args) = ret <duration>'.  '-- CMD'\n"
@@ -292,6 +321,7 @@ const struct fe_command fe_command_record = {
 	  FE_OPTION('o', STRING, struct record_args, output, NULL),
 	  FE_OPTION(FE_OPT_JSON, FLAG, struct record_args, view.json, NULL),
 	  FE_OPTION(FE_OPT_GRAPH, FLAG, struct record_args, view.graph, NULL),
+	  FE_OPTION(FE_OPT_GRAPH_BELOW, STRING, struct record_args, view.graph_below, NULL),
 	  FE_OPTION(FE_OPT_STACK, FLAG, struct record_args, view.stack, NULL),
 	  FE_OPTION(FE_OPT_ERRORS, FLAG, struct record_args, view.errors, NULL),
 	  FE_OPTION(FE_OPT_TRACEFS, STRING, struct record_args, tracefs, NULL), FE_COMMON_OPTS },

@@ -104,6 +104,7 @@ enum fe_opt {
 	FE_OPT_KO,
 	FE_OPT_PROMETHEUS,
 	FE_OPT_CGROUP,
+	FE_OPT_GRAPH_BELOW,
 };
 
 /* What an option's value is, and so how the parser takes it. */

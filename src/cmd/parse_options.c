@@ -69,6 +69,9 @@ static const struct option_desc options[] = {
 						   "collector), rewritten at each interval" },
 	{ FE_OPT_GRAPH, "graph", NULL, "calls of a task nested by depth: 'f(args) {' ... '} = ret',\n"
 				       "a call without calls inside on one line" },
+	{ FE_OPT_GRAPH_BELOW, "graph-below", "FUNC", "every kernel function called under FUNC, nested,\n"
+						    "with durations (the function graph tracer in\n"
+						    "fevent's instance), fevent's events in place" },
 	{ FE_OPT_STACK, "stack", NULL, "each event's stack under it: the kernel's for kernel\n"
 				       "events, the user's for uprobes, named" },
 	{ FE_OPT_ERRORS, "errors", NULL, "per task, the chain of probed calls through which a\n"

@@ -26,6 +26,7 @@ struct cap_rule {
 	const char *option;	/* the kernel option behind it */
 	const char *file;
 	const char *word;	/* set: a word file lists ("[local] global mono") */
+	bool instance;		/* file is an instance's (fe_kernel_instance_can) */
 };
 
 static const struct cap_rule rules[FE_CAP_NR] = {
@@ -64,6 +65,18 @@ static const struct cap_rule rules[FE_CAP_NR] = {
 				"CONFIG_PROBE_EVENTS" },
 	[FE_CAP_DYNEVENT_GROUP_REMOVE] = { "removing a group's dynamic events at once (-:GROUP/)",
 					   "-:[<group>/][<event>]", false, "CONFIG_DYNAMIC_EVENTS" },
+	[FE_CAP_FUNCGRAPH] = { "the function graph tracer", NULL, false,
+			       "CONFIG_FUNCTION_GRAPH_TRACER", "available_tracers", "function_graph" },
+	[FE_CAP_INSTANCE_FUNCGRAPH] = { "the function graph tracer in a tracefs instance", NULL,
+					false, "CONFIG_FUNCTION_GRAPH_TRACER",
+					"available_tracers", "function_graph", true },
+	[FE_CAP_FUNCGRAPH_ARGS] = { "the function graph tracer's arguments (funcgraph-args)",
+				    NULL, false, "CONFIG_FUNCTION_TRACE_ARGS",
+				    "options/funcgraph-args", NULL, true },
+	[FE_CAP_FUNCGRAPH_RETVAL] = { "the function graph tracer's return values "
+				      "(funcgraph-retval)", NULL, false,
+				      "CONFIG_FUNCTION_GRAPH_RETVAL", "options/funcgraph-retval",
+				      NULL, true },
 };
 
 static bool said(const char *readme, const struct cap_rule *r)
@@ -121,6 +134,9 @@ void fe_kcaps_parse(struct fe_kcaps *caps, const char *readme, const char *files
 	for (i = 0; i < FE_CAP_NR; i++) {
 		char both[64];
 
+		if (rules[i].instance)
+			continue;	/* fe_kernel_instance_can's */
+
 		snprintf(both, sizeof(both), "%s %s", rules[i].file ? rules[i].file : "",
 			 rules[i].word ? rules[i].word : "");
 		caps->can[i] = rules[i].word ? listed(files, both) :
@@ -170,7 +186,7 @@ const struct fe_kcaps *fe_kcaps_at(const char *dir)
 	readme = fe_read_file(path);
 	c->readable = readme != NULL;
 	for (i = 0; i < FE_CAP_NR; i++) {
-		if (!rules[i].file)
+		if (!rules[i].file || rules[i].instance)
 			continue;
 		/* a word of a file is read when asked (word_cap): compile
 		 * reads no more of tracefs than the README and its listing */
@@ -238,7 +254,35 @@ bool fe_kcaps_can(const struct fe_kcaps *caps, enum fe_cap cap)
 {
 	if (!caps || cap < 0 || cap >= FE_CAP_NR)
 		return false;
-	return rules[cap].word ? word_cap(caps, cap) : caps->can[cap];
+	return rules[cap].word && !rules[cap].instance ? word_cap(caps, cap) : caps->can[cap];
+}
+
+bool fe_kernel_instance_can(const char *inst_dir, enum fe_cap cap)
+{
+	const struct fe_kcaps *caps = fe_kernel_caps();
+	char path[PATH_MAX + 64];
+	struct cache *c;
+	char *text;
+
+	if (!caps || cap < 0 || cap >= FE_CAP_NR || !rules[cap].instance)
+		return false;
+	for (c = cached; c && &c->caps != caps; c = c->next)
+		;
+	if (!c)
+		return false;
+	if (!c->words_read[cap]) {
+		/* the same for every instance of the kernel: read once */
+		c->words_read[cap] = true;
+		snprintf(path, sizeof(path), "%s/%s", inst_dir, rules[cap].file);
+		if (rules[cap].word) {
+			text = fe_read_file(path);
+			c->caps.can[cap] = text && has_word(text, rules[cap].word);
+			free(text);
+		} else {
+			c->caps.can[cap] = !access(path, F_OK);
+		}
+	}
+	return c->caps.can[cap];
 }
 
 bool fe_kernel_can(enum fe_cap cap)

@@ -48,6 +48,14 @@ enum fe_cap {
 	/* "-:GROUP/" removes every dynamic event of a group in one write
 	 * (6.1's README shows the event optional; 5.10's does not) */
 	FE_CAP_DYNEVENT_GROUP_REMOVE,
+	/* the function graph tracer (available_tracers) */
+	FE_CAP_FUNCGRAPH,
+	/* asked of an instance (fe_kernel_instance_can): the function graph
+	 * tracer there (6.12 has it in instances, 6.1 at the top alone), and
+	 * its options that record each call's arguments and return value */
+	FE_CAP_INSTANCE_FUNCGRAPH,
+	FE_CAP_FUNCGRAPH_ARGS,
+	FE_CAP_FUNCGRAPH_RETVAL,
 	FE_CAP_NR
 };
 
@@ -82,6 +90,13 @@ bool fe_kcaps_can(const struct fe_kcaps *caps, enum fe_cap cap);
 
 /* fe_kcaps_can(fe_kernel_caps(), cap) */
 bool fe_kernel_can(enum fe_cap cap);
+
+/*
+ * A capability of the running kernel's tracefs instances (the rules that
+ * say so), read once from the instance at inst_dir (one fevent made: the
+ * top directory's files do not say what an instance may do).
+ */
+bool fe_kernel_instance_can(const char *inst_dir, enum fe_cap cap);
 
 /* The feature's name for messages: "tracepoint probe events (t:)". */
 const char *fe_cap_name(enum fe_cap cap);

@@ -80,6 +80,7 @@ struct formats {
 	char *task[2];		/* task_events', or NULL */
 	char *header_page;
 	char *header_event;
+	char *graph[2];		/* --graph-below: funcgraph_entry, funcgraph_exit */
 };
 
 static void formats_free(struct formats *f, int n)
@@ -93,11 +94,14 @@ static void formats_free(struct formats *f, int n)
 	free(f->task[1]);
 	free(f->header_page);
 	free(f->header_event);
+	free(f->graph[0]);
+	free(f->graph[1]);
 }
 
 static int formats_read(struct formats *f, struct fe_event_info *ev, int n, const bool *chosen,
-			struct fe_error *err)
+			bool graph, struct fe_error *err)
 {
+	static const char *const graph_events[] = { "funcgraph_entry", "funcgraph_exit" };
 	int i;
 
 	f->event = calloc(n ? n : 1, sizeof(*f->event));
@@ -113,6 +117,13 @@ static int formats_read(struct formats *f, struct fe_event_info *ev, int n, cons
 	}
 	for (i = 0; i < 2; i++)
 		f->task[i] = tracefs_event_file_read(NULL, "sched", task_events[i], "format", NULL);
+	for (i = 0; graph && i < 2; i++) {
+		f->graph[i] = tracefs_event_file_read(NULL, "ftrace", graph_events[i], "format",
+						      NULL);
+		if (!f->graph[i])
+			return fe_err(err, 0, "cannot read the format of ftrace/%s",
+				      graph_events[i]);
+	}
 	f->header_page = tracefs_instance_file_read(NULL, "events/header_page", NULL);
 	f->header_event = tracefs_instance_file_read(NULL, "events/header_event", NULL);
 	return 0;
@@ -173,6 +184,13 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 			fe_view_free(v);
 			return NULL;
 		}
+	if (o->graph_below) {
+		if (fe_view_graph_below(v, o->graph_below, fm->graph[0], fm->graph[1], err)) {
+			fe_view_free(v);
+			return NULL;
+		}
+		symbols = true;	/* the functions are named from kallsyms */
+	}
 	if (o->stacks) {
 		if (fe_stacks_view(v, ev, n, chosen, true, err)) {
 			fe_view_free(v);
@@ -339,7 +357,8 @@ static int choose_events(struct run *r, struct fe_error *err)
 			return -2;
 		}
 	}
-	if (!nr_chosen)
+	/* --graph-below records the kernel's calls with or without them */
+	if (!nr_chosen && !o->graph_below)
 		return fe_err(err, 0, "group '%s' has no events to record: add some with "
 			      "'fevent add'", o->group);
 	return 0;
@@ -366,9 +385,11 @@ static int prepare_view(struct run *r, struct fe_error *err)
 	}
 	if (o->counted_in_kernel)
 		return 0;
-	if (formats_read(&r->fm, r->ev, r->n, r->chosen, err))
+	if (formats_read(&r->fm, r->ev, r->n, r->chosen, o->graph_below != NULL, err))
 		return -1;
 	r->v = make_view(o, r->ev, r->n, r->chosen, &r->fm, err);
+	if (r->v && o->graph_below)
+		fe_view_graph_params(r->v, fe_rec_graph_params, &r->s);
 	return r->v ? 0 : -1;
 }
 
@@ -377,7 +398,10 @@ static int arm(struct run *r, struct fe_error *err)
 {
 	if (r->o->counted_in_kernel)
 		return fe_rec_arm_counters(&r->s, r->ev, r->n, r->chosen, err);
-	return fe_rec_enable_events(&r->s, r->ev, r->n, r->chosen, err);
+	if (fe_rec_enable_events(&r->s, r->ev, r->n, r->chosen, err))
+		return -1;
+	/* last: the events below FUNC are there from its first call */
+	return r->o->graph_below ? fe_rec_graph_arm(&r->s, err) : 0;
 }
 
 /* -- CMD: started stopped, followed, armed, then let go. */
@@ -620,7 +644,9 @@ int fe_record(const struct fe_record_opts *o, int *status, struct fe_error *err)
 	fe_record_catch_signals();
 	if (o->target == FE_RECORD_PID && kill(o->pid, 0) && errno == ESRCH)
 		return fe_err(err, 0, "no process with pid %d", o->pid);
-	ret = choose_events(&r, err);
+	ret = o->graph_below ? fe_rec_graph_check(o->graph_below, err) : 0;
+	if (!ret)
+		ret = choose_events(&r, err);
 	if (!ret)
 		ret = prepare_view(&r, err);
 	if (!ret)

@@ -40,6 +40,9 @@ struct fe_record_opts {
 	double duration;	/* -d: seconds, 0: none */
 	struct fe_view_opts view;
 	const char *output;	/* -o: also a trace.dat */
+	/* --graph-below FUNC: the function graph tracer's calls below FUNC,
+	 * fevent's events among them (view.graph set too) */
+	const char *graph_below;
 	/*
 	 * fevent stats.  counted_in_kernel: no event is enabled and no buffer
 	 * read; arm() puts the kernel's counters (hist triggers) on the

@@ -62,6 +62,7 @@ void fe_rec_session_end(struct session *s)
 	if (s->inst && s->o && s->o->disarm)
 		s->o->disarm(s->o->ctx, s->inst);
 	if (s->inst) {
+		fe_rec_graph_end(s);
 		tracefs_event_disable(s->inst, NULL, NULL);
 		tracefs_instance_destroy(s->inst);
 		tracefs_instance_free(s->inst);
@@ -140,6 +141,12 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 		return fe_err(err, 0, "cannot set a %lu KB buffer: %s", o->buffer_kb, strerror(errno));
 	if (o->counted_in_kernel)
 		return 0;	/* nothing is read from the buffers */
+	if (o->graph_below) {
+		int ret = fe_rec_graph_start(s, err);
+
+		if (ret)
+			return ret;
+	}
 	/* each task's process in saved_tgids (report --chrome's threads
 	 * under their process); without it each thread is its own */
 	if (fe_kernel_can(FE_CAP_RECORD_TGID))
@@ -220,7 +227,8 @@ int fe_rec_follow_pid(struct session *s, int pid, struct fe_error *err)
 	/* children too */
 	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK))
 		return fe_err(err, 0, "cannot set options/event-fork: %s", strerror(errno));
-	return 0;
+	/* the function graph tracer has a pid filter of its own */
+	return s->o->graph_below ? fe_rec_graph_follow(s, pid, err) : 0;
 }
 
 /* -a: everything but fevent, whose own reads and writes would otherwise

@@ -20,6 +20,7 @@
 #include "live_view.h"
 #include "record.h"
 
+struct fe_dbg;
 struct fe_event_info;
 struct fe_tracedat;
 struct tracefs_instance;
@@ -124,6 +125,11 @@ struct session {
 	/* the buffer's clock is mono: CLOCK_REALTIME was wall_offset ns
 	 * ahead of its times (JSON's "time", the trace.dat's @wallclock) */
 	bool wall_known;
+	/* --graph-below: the instance's function graph tracer, its options
+	 * (record_graph.c), and whether it runs */
+	bool graph_args, graph_retval, graph_on;
+	struct fe_dbg *graph_btf;	/* the arguments' names (BTF), or NULL */
+	bool graph_btf_tried;
 	long long wall_offset;
 	/* --cgroup (record_cgroup.c): its directory, the tasks put in
 	 * set_event_pid (sorted), and the waiting child that keeps the set
@@ -170,6 +176,17 @@ int fe_rec_start_session(struct session *s, const struct fe_record_opts *o,
 void fe_rec_session_end(struct session *s);
 /* set_event_pid: pid and its children */
 int fe_rec_follow_pid(struct session *s, int pid, struct fe_error *err);
+/* record_graph.c: --graph-below.  FUNC checked before the instance is made
+ * (-2: bad input); the instance asked whether it can (-2: it cannot, said)
+ * and its tracer set, not tracing; pid followed (set_ftrace_pid); tracing
+ * on once armed; the tracer stopped. */
+int fe_rec_graph_check(const char *func, struct fe_error *err);
+int fe_rec_graph_start(struct session *s, struct fe_error *err);
+int fe_rec_graph_follow(struct session *s, int pid, struct fe_error *err);
+int fe_rec_graph_arm(struct session *s, struct fe_error *err);
+void fe_rec_graph_end(struct session *s);
+/* fe_view_params_fn over the running kernel's BTF; ctx the session */
+char *fe_rec_graph_params(void *ctx, const char *func);
 /* -a: every task but fevent */
 int fe_rec_leave_out_self(struct session *s, struct fe_error *err);
 /* The two ways to arm: the chosen events enabled, or stats' counters */

@@ -128,6 +128,15 @@ void fe_view_free(struct fe_view *v)
 	free(v->queue);
 	free(v->pending);
 	free(v->tasks);
+	free(v->gb.func);
+	for (i = 0; i < (int)v->gb.known_cap; i++) {
+		if (!v->gb.known[i].names)
+			continue;
+		for (j = 0; j < v->gb.known[i].nr; j++)
+			free(v->gb.known[i].names[j]);
+		free(v->gb.known[i].names);
+	}
+	free(v->gb.known);
 	for (i = 0; i < v->nr_evs; i++) {
 		for (j = 0; j < v->evs[i].nr_fields; j++) {
 			struct field_spec *s = &v->evs[i].fields[j];
@@ -456,6 +465,51 @@ int fe_view_add_user_stack_event(struct fe_view *v, const char *format, struct f
 	if (!v->ustacks && !(v->ustacks = fe_ustacks_new()))
 		return fe_err(err, 0, "out of memory");
 	return 0;
+}
+
+int fe_view_graph_below(struct fe_view *v, const char *func, const char *entry_format,
+			const char *exit_format, struct fe_error *err)
+{
+	static const char *const names[2] = { "funcgraph_entry", "funcgraph_exit" };
+	const char *formats[2] = { entry_format, exit_format };
+	struct graph_below *g = &v->gb;
+	int i;
+
+	g->func = strdup(func);
+	if (!g->func)
+		return fe_err(err, 0, "out of memory");
+	for (i = 0; i < 2; i++) {
+		struct ev_info *e;
+
+		if (fe_view_add_task_event(v, "ftrace", names[i], formats[i], err))
+			return -1;
+		e = &v->evs[v->nr_evs - 1];
+		e->task_info = false;
+		e->funcgraph = i + 1;
+		e->is_return = i == 1;
+		e->has_return = i == 0;
+		g->func_f[i] = tep_find_field(e->tep_ev, "func");
+		g->depth_f[i] = tep_find_field(e->tep_ev, "depth");
+		if (!g->func_f[i] || !g->depth_f[i] || g->func_f[i]->size > 8 ||
+		    g->depth_f[i]->size > 8)
+			return fe_err(err, 0, "ftrace/%s has no func and depth", names[i]);
+		if (i == 0) {
+			/* funcgraph-args: the words after the fields */
+			g->args = tep_find_field(e->tep_ev, "args");
+		} else {
+			g->calltime = tep_find_field(e->tep_ev, "calltime");
+			g->rettime = tep_find_field(e->tep_ev, "rettime");
+			/* funcgraph-retval */
+			g->retval = tep_find_field(e->tep_ev, "retval");
+		}
+	}
+	return 0;
+}
+
+void fe_view_graph_params(struct fe_view *v, fe_view_params_fn fn, void *ctx)
+{
+	v->gb.params = fn;
+	v->gb.params_ctx = ctx;
 }
 
 void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event)

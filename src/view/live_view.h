@@ -120,6 +120,22 @@ int fe_view_add_stack_event(struct fe_view *v, const char *format, struct fe_err
 /* ftrace/user_stack (options/userstacktrace): shown under the event before
  * it on its CPU, named from its process's maps. */
 int fe_view_add_user_stack_event(struct fe_view *v, const char *format, struct fe_error *err);
+/*
+ * --graph-below func: the function graph tracer's records (the formats of
+ * ftrace/funcgraph_entry and funcgraph_exit) become calls, those below
+ * func's calls kept (others counted), nested by the --graph sink.
+ */
+int fe_view_graph_below(struct fe_view *v, const char *func, const char *entry_format,
+			const char *exit_format, struct fe_error *err);
+/*
+ * --graph-below's arguments (funcgraph-args records the argument
+ * registers, whatever the function takes): fn(ctx, func) gives func's
+ * parameters' names, space-separated (malloc'd; "" for none), or NULL
+ * when it does not know them; then that many are shown, named, else every
+ * word the kernel recorded, unnamed.  Asked once a function.
+ */
+typedef char *(*fe_view_params_fn)(void *ctx, const char *func);
+void fe_view_graph_params(struct fe_view *v, fe_view_params_fn fn, void *ctx);
 /* group/event is a uprobe: its kernel stack (the breakpoint trap's) is not shown. */
 void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event);
 /* Live: keep each process's /proc/PID/maps when its first user stack comes. */

@@ -321,7 +321,10 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 		if (v->opts.sink)
 			return 0;
 	}
-	item_values(v, it, data, size);
+	if (e->funcgraph)
+		fe_view_graph_values(v, it, data, size);
+	else
+		item_values(v, it, data, size);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * The --graph sink: calls as a tree per task, an entry held until the
  * next event shows whether calls are inside it.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +57,6 @@ void fe_view_print_graph(struct fe_view *v, const struct item *entry, const stru
 {
 	struct fe_buf *l = &v->line;
 	const struct item *first = kind == G_CLOSE || !entry ? ret : entry;
-	const struct ev_info *e = first->ev;
 	int i;
 
 	fe_view_put_head(v, l, first);
@@ -69,7 +69,7 @@ void fe_view_print_graph(struct fe_view *v, const struct item *entry, const stru
 			fe_buf_add(l, entry->caller, strlen(entry->caller));
 			fe_buf_add(l, "->", 2);
 		}
-		fe_buf_add(l, e->func, strlen(e->func));
+		fe_buf_add(l, item_func(first), strlen(item_func(first)));
 		fe_buf_addc(l, '(');
 		if (entry)
 			fe_buf_add(l, item_val(entry), entry->val_len);
@@ -81,12 +81,13 @@ void fe_view_print_graph(struct fe_view *v, const struct item *entry, const stru
 	}
 	if (kind == G_OPEN)
 		fe_buf_add(l, " {", 2);
-	if (ret && ret->ev->ret && kind != G_OPEN) {
+	if (ret && (ret->ev->ret || (ret->gfunc && ret->val_len)) && kind != G_OPEN) {
 		fe_buf_add(l, " = ", 3);
 		fe_buf_add(l, item_val(ret), ret->val_len);
 	}
-	if (entry && ret && (kind == G_LEAF || kind == G_CLOSE)) {
-		unsigned long long ns = ret->ts - entry->ts;
+	if (ret && (entry || ret->gfunc) && (kind == G_LEAF || kind == G_CLOSE)) {
+		/* the function graph tracer's own measure where it gave one */
+		unsigned long long ns = ret->gfunc ? ret->gdur : ret->ts - entry->ts;
 		char d[48];
 
 		snprintf(d, sizeof(d), " <%llu.%03llu us>", ns / 1000, ns % 1000);
@@ -94,7 +95,7 @@ void fe_view_print_graph(struct fe_view *v, const struct item *entry, const stru
 	}
 	if (kind == G_CLOSE) {
 		fe_buf_add(l, "  /* ", 5);
-		fe_buf_add(l, e->func, strlen(e->func));
+		fe_buf_add(l, item_func(first), strlen(item_func(first)));
 		fe_buf_add(l, " */", 3);
 	}
 	fe_buf_addc(l, '\n');
@@ -125,4 +126,172 @@ void fe_view_graph_dedent(struct fe_buf *c)
 	c->len = o;
 	if (c->s)
 		c->s[o] = 0;
+}
+
+/* --- --graph-below: the function graph tracer's records --- */
+
+static unsigned long long gfield(struct fe_view *v, const struct tep_format_field *f,
+				 const void *data)
+{
+	return number(v, (const char *)data + f->offset, f->size);
+}
+
+/* The function a funcgraph record names. */
+static const char *graph_func(struct fe_view *v, const struct ev_info *e, const void *data)
+{
+	unsigned long long addr = gfield(v, v->gb.func_f[e->funcgraph - 1], data);
+	const char *name = tep_find_function(v->tep, addr);
+	const struct sym *y;
+
+	if (name)
+		return name;
+	y = fe_view_sym(v, addr, true);
+	return y ? y->text : "?";
+}
+
+/*
+ * Is this funcgraph record below the function, or its own call?  The
+ * tracer traces every function of the task: only the calls from the
+ * function's entry to its exit (at the depth it was entered) are kept,
+ * the others counted.  Asked in time order (a task's records may be on
+ * several CPUs' pages).
+ */
+bool fe_view_graph_keep(struct fe_view *v, const struct item *it)
+{
+	struct task_open *t = fe_view_task_open(v, it->pid);
+
+	if (t && t->below) {
+		if (it->ev->funcgraph == 2 && it->gdepth + 1 == t->below &&
+		    !strcmp(it->gfunc, v->gb.func))
+			t->below = 0;
+		return true;
+	}
+	if (t && it->ev->funcgraph == 1 && !strcmp(it->gfunc, v->gb.func)) {
+		t->below = it->gdepth + 1;
+		return true;
+	}
+	v->gb.outside++;
+	return false;
+}
+
+/* Split "a b c" into *names; the count, or -1 (out of memory: none). */
+static int split_names(const char *text, char ***names)
+{
+	const char *p = text;
+	char **m;
+	int n = 0;
+
+	*names = NULL;
+	while (*p) {
+		size_t len = strcspn(p, " ");
+
+		if (len) {
+			m = realloc(*names, (n + 1) * sizeof(*m));
+			if (!m || !(m[n] = strndup(p, len)))
+				goto oom;
+			*names = m;
+			n++;
+		}
+		p += len + (p[len] == ' ');
+	}
+	return n;
+oom:
+	if (m)
+		*names = m;
+	while (n--)
+		free((*names)[n]);
+	free(*names);
+	*names = NULL;
+	return -1;
+}
+
+/* The names of func's parameters, asked once (NULL: not known). */
+static const struct gb_params *params_of(struct fe_view *v, const char *func)
+{
+	struct graph_below *g = &v->gb;
+	struct gb_params *k;
+	unsigned int i;
+	char *text;
+
+	if (!g->params)
+		return NULL;
+	if (2 * (g->nr_known + 1) > g->known_cap) {
+		unsigned int cap = g->known_cap ? 2 * g->known_cap : 256, j;
+		struct gb_params *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (j = 0; j < g->known_cap; j++) {
+			if (!g->known[j].func)
+				continue;
+			for (i = ((uintptr_t)g->known[j].func >> 4) & (cap - 1); t[i].func;
+			     i = (i + 1) & (cap - 1))
+				;
+			t[i] = g->known[j];
+		}
+		free(g->known);
+		g->known = t;
+		g->known_cap = cap;
+	}
+	for (i = ((uintptr_t)func >> 4) & (g->known_cap - 1); g->known[i].func;
+	     i = (i + 1) & (g->known_cap - 1))
+		if (g->known[i].func == func)
+			return g->known[i].nr >= 0 ? &g->known[i] : NULL;
+	k = &g->known[i];
+	k->func = func;
+	g->nr_known++;
+	text = g->params(g->params_ctx, func);
+	/* nr -1: not known (names NULL too) */
+	k->nr = text ? split_names(text, &k->names) : -1;
+	free(text);
+	return k->nr < 0 ? NULL : k;
+}
+
+/* An entry's arguments: named, as many as func takes where its names are
+ * known; else every word the kernel recorded. */
+static void graph_args(struct fe_view *v, const char *func, const void *data, int size,
+		       struct fe_buf *f)
+{
+	const struct gb_params *p = params_of(v, func);
+	int off = v->gb.args->offset, i;
+
+	for (i = 0; off + 8 * (i + 1) <= size && (!p || i < p->nr); i++) {
+		if (i)
+			fe_buf_add(f, ", ", 2);
+		if (p)
+			fe_buf_printf(f, "%s=", p->names[i]);
+		fe_buf_printf(f, "0x%llx", number(v, (const char *)data + off + 8 * i, 8));
+	}
+}
+
+/*
+ * A kept record's values: the function, an entry's arguments as the
+ * kernel recorded them (funcgraph-args, named where the function's
+ * parameters are known), an exit's return value (funcgraph-retval) and
+ * its duration.
+ */
+void fe_view_graph_values(struct fe_view *v, struct item *it, const void *data, int size)
+{
+	const struct graph_below *g = &v->gb;
+	struct fe_buf *f = &v->fmt;
+
+	it->gfunc = graph_func(v, it->ev, data);
+	it->gdepth = gfield(v, g->depth_f[it->ev->funcgraph - 1], data);
+	f->len = 0;
+	f->failed = false;
+	if (it->ev->funcgraph == 1 && g->args) {
+		graph_args(v, it->gfunc, data, size, f);
+	} else if (it->ev->funcgraph == 2) {
+		if (g->retval && g->retval->offset + g->retval->size <= size)
+			fe_buf_printf(f, "0x%llx", gfield(v, g->retval, data));
+		if (g->calltime && g->rettime)
+			it->gdur = gfield(v, g->rettime, data) - gfield(v, g->calltime, data);
+	}
+	if (f->failed || !f->len)
+		return;
+	it->val_len = f->len;
+	if (f->len < sizeof(it->inl))
+		memcpy(it->inl, f->s, f->len + 1);
+	else if (!(it->val = strdup(f->s)))
+		it->val_len = 0;
 }

@@ -72,6 +72,9 @@ struct ev_info {
 	bool kernel_stack;	/* ftrace/kernel_stack: the stack of the event before it */
 	bool user_stack;	/* ftrace/user_stack: the same, of its process's user code */
 	bool uprobe;		/* its kernel stack is the breakpoint trap's: not shown */
+	/* --graph-below: ftrace/funcgraph_entry (1) or funcgraph_exit (2),
+	 * each record a call of the function it names (view_graph.c) */
+	int funcgraph;
 	unsigned int min_size;	/* a record holds at least every field */
 	/* counted by the kernel only, in any process: */
 	unsigned long long dropped;	/* hits it did not record (too large) */
@@ -135,7 +138,18 @@ struct item {
 	bool failed;
 	bool err_ptr;
 	int err;
+	/* a function graph record's function (the view's or libtraceevent's
+	 * name, not owned), and an exit's duration as the kernel measured it */
+	const char *gfunc;
+	unsigned long long gdur;
+	unsigned long long gdepth;	/* its depth in the task's calls */
 };
+
+/* The function an item is a call of. */
+static inline const char *item_func(const struct item *it)
+{
+	return it->gfunc ? it->gfunc : it->ev->func;
+}
 
 /* pid's process as fe_view_tgids() was told, or 0 */
 int fe_view_tgid(const struct fe_view *v, int pid);
@@ -258,10 +272,31 @@ struct fe_view {
 		unsigned long long key;
 		int held;
 		unsigned long long unheld;
+		/* --graph-below: the depth of the function's open call
+		 * plus one (0: none open) */
+		unsigned long long below;
 	} *tasks;
 	unsigned int tasks_cap, nr_tasks;
 	unsigned long long not_held;	/* entries not held, in all */
 	unsigned long long callers_unknown;	/* behind a return probe not fevent's */
+	/* --graph-below FUNC: the function, and the fields of the function
+	 * graph tracer's records (NULL: not recorded) */
+	struct graph_below {
+		char *func;
+		struct tep_format_field *func_f[2], *depth_f[2], *args, *calltime, *rettime,
+					*retval;
+		unsigned long long outside;	/* records not below the function */
+		fe_view_params_fn params;	/* the parameters' names */
+		void *params_ctx;
+		/* each function's names, by its name's address (libtraceevent's
+		 * string, the same at every record): NULL key a free slot */
+		struct gb_params {
+			const char *func;
+			char **names;	/* NULL: not known */
+			int nr;
+		} *known;
+		unsigned int known_cap, nr_known;
+	} gb;
 };
 
 /* A failed write to the output stops all further output; the caller
@@ -333,6 +368,8 @@ void fe_view_return_value(struct fe_view *v, const struct field_spec *s, const v
 bool fe_view_return_failed(struct fe_view *v, const struct ev_info *e, const void *data,
 			   int *err, bool *ptr);
 /* view_graph.c */
+bool fe_view_graph_keep(struct fe_view *v, const struct item *it);
+void fe_view_graph_values(struct fe_view *v, struct item *it, const void *data, int size);
 void fe_view_graph_dedent(struct fe_buf *c);
 void fe_view_graph_put(struct fe_view *v, struct fe_buf *l, int pid);
 void fe_view_print_graph(struct fe_view *v, const struct item *entry, const struct item *ret,

@@ -150,7 +150,8 @@ static int find_pending(struct fe_view *v, const struct item *ret)
 	for (i = v->nr_pending - 1; i >= 0; i--) {
 		const struct ev_info *e = v->pending[i].ev;
 
-		if (v->pending[i].pid == ret->pid && !strcmp(e->func, ret->ev->func) &&
+		if (v->pending[i].pid == ret->pid &&
+		    !strcmp(item_func(&v->pending[i]), item_func(ret)) &&
 		    !strcmp(e->group, ret->ev->group))
 			return i;
 	}
@@ -277,7 +278,7 @@ static bool call_passes(struct fe_view *v, const struct item *entry, const struc
 
 static bool same_call(const struct item *a, const struct item *b)
 {
-	return a->pid == b->pid && !strcmp(a->ev->func, b->ev->func) &&
+	return a->pid == b->pid && !strcmp(item_func(a), item_func(b)) &&
 	       !strcmp(a->ev->group, b->ev->group);
 }
 
@@ -650,6 +651,12 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
+		/* --graph-below: the tracer's calls below the function alone */
+		if (it->ev && it->ev->funcgraph && !fe_view_graph_keep(v, it)) {
+			v->events--;
+			fe_view_item_clear(it);
+			continue;
+		}
 		if (it->ev && !it->ev->is_return)
 			real_caller(v, it);
 		if (it->ev && (it->ev->call_filter || it->ev->carried)) {

@@ -1,0 +1,335 @@
+"""record --graph-below FUNC (issue 35 item 3), one boot of each kernel of
+the matrix: every kernel function called under FUNC, nested, with
+durations, from the function graph tracer in fevent's own instance;
+fevent's own probe events (a kprobe's typed arguments) in place.
+
+Checked against the kernel's own `trace` of the same run: a second
+instance the workload arms itself (set_ftrace_pid, function_graph) just
+before it execs a static program whose one open is of a known file; the
+calls below that do_sys_openat2, as the kernel prints them, are those
+fevent shows, at the same depths, in the same order.
+
+Where the kernel's instances have no function graph tracer (5.10, 6.1:
+their instances/X/available_tracers is "function nop"), record refuses it,
+exit 2, naming what is missing, and leaves nothing behind.  A function the
+tracer cannot trace is refused with exit 2 naming available_filter_functions;
+Ctrl-C ends a recording and leaves no instance and the top tracer as it
+was."""
+import os
+import re
+import sys
+import tempfile
+
+from fe import check, expect_eq
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
+import vm  # noqa: E402
+
+TARGET = "/tmp/gb-target"
+
+SRC = r"""#include <fcntl.h>
+#include <unistd.h>
+int main(void)
+{
+	int fd = open("/tmp/gb-target", O_RDONLY);
+
+	return fd < 0;
+}
+"""
+
+SNIPPET = r"""T=/sys/kernel/tracing
+mount -t tracefs nodev $T 2>/dev/null
+mkdir -p /run
+echo hello > /tmp/gb-target
+fevent add -q 'long do_sys_openat2(int dfd, string filename)' || exit 1
+# the kernel's own trace of the same run: an instance the workload arms
+K=$T/instances/gbk
+mkdir $K
+echo 0 > $K/options/funcgraph-irqs 2>/dev/null
+[ -e $K/options/funcgraph-args ] && echo 1 > $K/options/funcgraph-args
+[ -e $K/options/funcgraph-retval ] && echo 1 > $K/options/funcgraph-retval
+echo ::graph
+fevent record --graph-below do_sys_openat2 -- sh -c "echo \$\$ > $K/set_ftrace_pid && echo function_graph > $K/current_tracer && exec /tests/fx_gbopen" 2>&1
+echo rc=$?
+echo 0 > $K/tracing_on
+echo ::ktrace
+cat $K/trace
+echo nop > $K/current_tracer 2>/dev/null
+rmdir $K
+echo ::bad
+fevent record --graph-below no_such_function_gb -- true 2>&1; echo rc=$?
+fevent record --graph-below 'do_sys_*' -- true 2>&1; echo rc=$?
+ls $T/instances
+echo ::int
+fevent record --graph-below do_nanosleep -- sleep 30 > /tmp/int.out 2>&1 &
+P=$!
+sleep 3
+kill -INT $P
+wait $P
+echo rc=$?
+echo ::left
+ls $T/instances
+cat $T/current_tracer
+fevent clear -q
+echo end
+"""
+
+HEAD = re.compile(r"^ *\S+-\d+ \[\d{3}\] +\d+\.\d{6}: ")
+DUR = re.compile(r" <(\d+\.\d{3}) us>")
+MISSING = "--graph-below needs the function graph tracer in a tracefs instance, which this kernel lacks"
+
+
+def program():
+    src = os.path.join(tempfile.gettempdir(), "fevent-fx_gbopen.c")
+    with open(src, "w") as f:
+        f.write(SRC)
+    return vm.static_binary(src, "fevent-fx_gbopen")
+
+
+_runs = {}
+
+
+def sections(suite):
+    if suite not in _runs:
+        rc, out, err = vm.run_once("graph_below", [("gb", SNIPPET)],
+                                   files={"/tests/fx_gbopen": program()}, suite=suite)["gb"]
+        expect_eq(rc, 0, f"{suite}: {err[-3000:]}")
+        _runs[suite] = vm.split_sections(out)
+        # kept for a look (the README's example is 7.2's)
+        with open(os.path.join(tempfile.gettempdir(), f"fevent-graph-below-{suite}.out"),
+                  "w") as f:
+            f.write(out)
+    return _runs[suite]
+
+
+def fevent_tree(text):
+    """fevent's --graph-below lines as a tree: [name, probe?, children,
+    lines, duration]."""
+    root = [None, False, [], "", None]
+    stack = [root]
+    for line in text.splitlines():
+        m = HEAD.match(line)
+        if not m:
+            continue
+        body = line[m.end():]
+        depth = (len(body) - len(body.lstrip(" "))) // 2
+        body = body.strip()
+        dur = DUR.search(body)
+        if body.startswith("}"):
+            check(len(stack) > 1, f"a close with nothing open: {line}")
+            stack[-1][3] += "\n" + line
+            stack[-1][4] = dur and dur.group(1)
+            stack.pop()
+            continue
+        name = re.match(r"(?:[\w.]+(?:\+0x[0-9a-f]+)?->)?([\w.]+)\(", body)
+        check(name, f"not a call line: {line}")
+        # the tracer's arguments are all hex words (funcgraph-args);
+        # fevent's probe shows its typed values (dfd=-100, a string)
+        probe = any(not re.fullmatch(r"0x[0-9a-f]+", v)
+                    for v in re.findall(r"\w+=([^,)]*)", body.split(" <")[0]))
+        node = [name.group(1), probe, [], line, dur and dur.group(1)]
+        check(depth == len(stack) - 1, f"depth {depth} under {len(stack) - 1} open: {line}")
+        stack[-1][2].append(node)
+        if body.endswith("{"):
+            stack.append(node)
+    return root
+
+
+def flat(node, depth=0, out=None):
+    """(depth, name, duration) of the tracer's calls under node, fevent's
+    probes left out (their calls a level up)."""
+    out = [] if out is None else out
+    for c in node[2]:
+        if c[1]:
+            flat(c, depth, out)
+        else:
+            out.append((depth, c[0], c[4]))
+            flat(c, depth + 1, out)
+    return out
+
+
+# fevent's instance reads its trace clock (mono) at each record it writes:
+# the kernel's other instance traces that read, inside the calls it
+# happened in; it is no call of the program's
+CLOCK_READS = {"read_hpet", "read_tsc", "acpi_pm_read", "kvm_clock_get_cycles"}
+KDUR = re.compile(r"(\d+\.\d{3}) us")
+
+
+def kernel_calls(text):
+    """(depth, name, duration) of the last do_sys_openat2 call and those
+    below it, as the kernel's trace prints them, nested by its braces: its
+    indentation is each record's depth, which after a preemption inside
+    the call (the scheduler entered from an interrupt the tracer leaves
+    out, funcgraph-irqs off) is deeper than the calls still open."""
+    rows = []
+    for line in text.splitlines():
+        if "|" not in line or line.startswith("#"):
+            continue
+        head, body = line.split("|", 1)
+        if not body.strip():
+            continue
+        d = KDUR.search(head)
+        rows.append((body.strip(), d and d.group(1)))
+    start = max(i for i, (b, _) in enumerate(rows) if b.startswith("do_sys_openat2("))
+    out, stack = [], []
+    for b, d in rows[start:]:
+        if b.startswith("}"):
+            out[stack.pop()][2] = d
+            if not stack:
+                break
+            continue
+        m = re.match(r"([\w.]+)\(", b)
+        if not m:
+            continue
+        out.append([len(stack), m.group(1), d])
+        if b.endswith("{"):
+            stack.append(len(out) - 1)
+        elif not stack:
+            break
+    return [tuple(c) for c in out if c[1] not in CLOCK_READS]
+
+
+ARG_NAME = re.compile(r"(?:^|, )(\w+)=")
+
+
+def arg_names(text):
+    """The names in 'f(a=1, b=0x2) {' (text from the '(')."""
+    inner = text[text.index("(") + 1:text.rindex(")")]
+    return ARG_NAME.findall(inner)
+
+
+def call_lines(node, out=None):
+    """(name, line, argument names) of the tracer's calls under node, in
+    order, node's own first."""
+    out = [] if out is None else out
+    if not node[1]:
+        body = node[3].splitlines()[0]
+        body = body[HEAD.match(body).end():].strip()
+        body = re.sub(r"^[\w.]+(\+0x[0-9a-f]+)?->", "", body)
+        out.append((node[0], body, arg_names(body.split(" <")[0].rstrip(" {"))))
+    for c in node[2]:
+        call_lines(c, out)
+    return out
+
+
+def kernel_arg_names(text):
+    """The argument names of each call of the last do_sys_openat2 and
+    below, in order, as the kernel's trace prints them."""
+    lines = [ln.split("|", 1)[1].strip() for ln in text.splitlines()
+             if "|" in ln and not ln.startswith("#")]
+    start = max(i for i, b in enumerate(lines) if b.startswith("do_sys_openat2("))
+    out, open_ = [], 0
+    for b in lines[start:]:
+        if b.startswith("}"):
+            open_ -= 1
+            if open_ == 0:
+                break
+            continue
+        m = re.match(r"([\w.]+)\(", b)
+        if not m or m.group(1) in CLOCK_READS:
+            continue
+        out.append(arg_names(b.rstrip(";{ ")))
+        if b.endswith("{"):
+            open_ += 1
+        elif open_ == 0:
+            break
+    return out
+
+
+def last_call(root, name):
+    calls = [n for n in flat_nodes(root) if n[0] == name and not n[1]]
+    check(calls, f"no {name} in fevent's tree")
+    return calls[-1]
+
+
+def flat_nodes(node):
+    for c in node[2]:
+        yield c
+        yield from flat_nodes(c)
+
+
+def _instances(suite, int_rc):
+    s = sections(suite)
+    # bad input: exit 2, the message, no instance
+    lines = s["bad"].splitlines()
+    expect_eq(lines[1], "rc=2", f"{suite}: {s['bad']}")
+    check("no_such_function_gb: not a function the kernel's function tracer can trace (not in "
+          "/sys/kernel/tracing/available_filter_functions)" in lines[0], f"{suite}: {s['bad']}")
+    check("one function's name, no pattern" in lines[2] and lines[3] == "rc=2",
+          f"{suite}: {s['bad']}")
+    expect_eq(lines[4:], [], f"{suite}: an instance left: {s['bad']}")
+    # Ctrl-C: the command's status (SIGINT passed on), nothing left, the
+    # system's tracer untouched
+    expect_eq(s["int"].strip(), f"rc={int_rc}", f"{suite}: {s['int']}")
+    expect_eq(s["left"].split(), ["nop", "end"], f"{suite}: left behind")
+
+
+def _new_kernel(suite):
+    def t():
+        s = sections(suite)
+        g = s["graph"]
+        expect_eq(g.splitlines()[-1], "rc=0", f"{suite}: {g[-3000:]}")
+        root = fevent_tree(g)
+        mine = last_call(root, "do_sys_openat2")
+        got = [(0, "do_sys_openat2", mine[4])] + flat(mine, 1)
+        want = kernel_calls(s["ktrace"])
+        check(len(want) > 5, f"{suite}: the kernel's trace: {s['ktrace'][-3000:]}")
+        # the same calls, nested the same
+        expect_eq([c[:2] for c in got], [c[:2] for c in want],
+                  f"{suite}: fevent's calls below do_sys_openat2 against the kernel's trace")
+        # 6.12 keeps one entry time a call for every function graph
+        # user: the durations are the kernel's trace's, exactly; 7.2
+        # times each instance's call apart (its own calltime)
+        if suite == "trixie":
+            expect_eq(got, want, f"{suite}: the durations against the kernel's trace")
+        # known children, exactly nested
+        kids = [c[0] for c in mine[2]]
+        # 7.2 calls getname_flags itself
+        getname = [c for c in mine[2] if c[0] in ("getname", "getname_flags")]
+        check(getname, f"{suite}: do_sys_openat2's children: {kids}")
+        getname = getname[0]
+        opener = [c for c in mine[2] if c[0] in ("do_filp_open", "do_file_open")]
+        check(opener and "path_openat" in [c[0] for c in opener[0][2]],
+              f"{suite}: path_openat under do_filp_open: {kids}")
+        # a duration on every call's last line
+        for n in [mine] + list(flat_nodes(mine)):
+            check(n[4] and DUR.search(n[3].splitlines()[-1]), f"{suite}: no duration: {n[3]}")
+        # the kernel's arguments where it records them (funcgraph-args):
+        # each call's parameters named as the kernel's trace names them
+        # (from BTF; none for a function BTF lacks), the first of
+        # getname_flags the file name's user address there too
+        if re.search(r"getname\w*\(\w+=", s["ktrace"]):
+            expect_eq([c[2] for c in call_lines(mine)], kernel_arg_names(s["ktrace"]),
+                      f"{suite}: the arguments' names against the kernel's trace")
+            kargs = re.findall(getname[0] + r"\(filename=(0x[0-9a-f]+)", s["ktrace"])
+            check(kargs and f"{getname[0]}(filename={kargs[-1]}, " in getname[3],
+                  f"{suite}: {getname[3]} against the kernel's {kargs}")
+        else:
+            check(f"{getname[0]}()" in getname[3], f"{suite}: {getname[3]}")
+        # fevent's probe, typed, around (or in) the tracer's call
+        probes = [n for n in flat_nodes(root) if n[1] and f'filename="{TARGET}"' in n[3]]
+        check(probes, f"{suite}: fevent's do_sys_openat2 probe of {TARGET}: {g[-3000:]}")
+        check(mine in probes[-1][2] or probes[-1] in mine[2],
+              f"{suite}: the probe and the call nest: {probes[-1][3]} / {mine[3]}")
+        _instances(suite, 130)
+    t.__name__ = f"test_graph_below_{suite}"
+    return t
+
+
+def _old_kernel(suite):
+    def t():
+        s = sections(suite)
+        g = s["graph"].splitlines()
+        expect_eq(g[-1], "rc=2", f"{suite}: {s['graph']}")
+        check(MISSING in s["graph"] and "available_tracers" in s["graph"],
+              f"{suite}: {s['graph']}")
+        # refused before anything ran
+        _instances(suite, 2)
+    t.__name__ = f"test_graph_below_refused_{suite}"
+    return t
+
+
+test_graph_below_trixie = _new_kernel("trixie")
+test_graph_below_sid = _new_kernel("sid")
+test_graph_below_refused_bullseye = _old_kernel("bullseye")
+test_graph_below_refused_bookworm = _old_kernel("bookworm")
