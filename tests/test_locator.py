@@ -182,6 +182,30 @@ def test_no_debug_file_and_no_server_names_every_place_tried():
     check("no function 'process' in " + bare in results[0][1].stderr, results[0][1].stderr)
 
 
+def test_vars_and_lines_say_a_missing_debug_file_in_the_same_words():
+    """vars opens the DWARF as lines does, through the one locator: a
+    stripped binary whose .gnu_debuglink file is gone, and a debuginfod
+    that is not there, fail both with the same whole error, for every
+    form of place."""
+    b = built()
+    gone = os.path.join(b["tmp"], "gone")
+    os.makedirs(gone, exist_ok=True)
+    binary = os.path.join(gone, "fx_locate")
+    shutil.copy(b["stripped"], binary)
+    e = env(dead_url())
+    want = fe.run("lines", "-x", binary, "process", env=e)
+    expect_eq(want.returncode, 2, want.stderr)
+    check(want.stderr.startswith(f"fevent: error: no DWARF for {binary}: tried ") and
+          f"{gone}/fx_locate.debug (not there)" in want.stderr and
+          "connection refused" in want.stderr and want.stderr.count("\n") == 1, want.stderr)
+    for place in ("process:5", "process+4", "fx_locate.c:20"):
+        for cmd in ("lines", "vars"):
+            if cmd == "lines" and "+" in place:
+                continue    # lines takes no offset
+            r = fe.run(cmd, "-x", binary, place, env=e)
+            expect_eq((r.returncode, r.stdout, r.stderr), (2, "", want.stderr), f"{cmd} {place}")
+
+
 def kernel_without_btf(*args, urls):
     """fevent ARGS with the running kernel's BTF hidden: a tmpfs over
     /sys/kernel/btf in a mount namespace of its own."""

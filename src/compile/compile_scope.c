@@ -181,79 +181,67 @@ oom:
 	return fe_err(err, 0, "out of memory");
 }
 
-int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
-		      struct fe_scope_at **out, struct fe_error *err)
+struct fe_proto *fe_scope_place(const char *place, struct fe_error *err)
 {
-	struct fe_compile_set set = { 0 };
-	struct fe_dbg *dbg = NULL, *ldbg = NULL, *d;
+	struct fe_proto *pr;
+	char *text;
+
+	if (asprintf(&text, "%s()", place) < 0) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	pr = fe_proto_parse(text, err);
+	free(text);
+	if (pr && pr->at == FE_AT_ENTRY) {
+		fe_err(err, 1, "expected a line or an offset: FUNC:N, FILE:N or FUNC+OFF");
+		fe_proto_free(pr);
+		pr = NULL;
+	}
+	return pr;
+}
+
+int fe_compile_scopes(const struct fe_proto *place, const char *text, struct fe_dbg *dwarf,
+		      const struct fe_compile_opts *opts, struct fe_scope_at **out,
+		      struct fe_error *err)
+{
+	struct fe_compiled it = { .text = (char *)text, .proto = (struct fe_proto *)place };
 	struct fe_scope_at *all = NULL;
-	char *text = NULL;
-	int i, nr = 0;
+	struct fe_site *sites = NULL;
+	int i, nr = 0, nr_sites = 0;
 
 	*out = NULL;
-	if (asprintf(&text, "%s()", place) < 0)
-		return fe_err(err, 0, "out of memory");
-	if (fe_compile_add_text(&set, text, 1)) {
-		free(text);
-		return fe_err(err, 0, "out of memory");
-	}
-	free(text);
-	if (fe_open_debug_info(opts, &dbg, err))
-		goto fail;
-	set.items[0].proto = fe_proto_parse(set.items[0].text, &set.items[0].err);
-	if (!set.items[0].proto || set.items[0].proto->at == FE_AT_ENTRY) {
-		if (set.items[0].proto)
-			fe_err(&set.items[0].err, 1,
-			       "expected a line or an offset: FUNC:N, FILE:N or FUNC+OFF");
-		*err = set.items[0].err;
+	/* the addresses, from the DWARF the caller opened (as lines reads
+	 * them): one scope each */
+	if (fe_compile_find_sites(&it, dwarf, opts, &sites, &nr_sites)) {
+		*err = it.err;
 		goto fail;
 	}
-	if (fe_compile_expand_sites(&set, dbg, opts, &ldbg)) {
-		fe_err(err, 0, "out of memory");
-		goto fail;
-	}
-	d = fe_compile_line_dbg(dbg, opts, &ldbg, set.items[0].proto->module);
-	for (i = 0; i < set.nr; i++) {
-		struct fe_scope_at *at;
+	for (i = 0; i < nr_sites; i++) {
+		struct fe_scope_at *at = fe_grow(&all, &nr, sizeof(*at));
 
-		if (set.items[i].failed) {
-			*err = set.items[i].err;
-			goto fail;
-		}
-		if (!d || strcmp(fe_dbg_kind(d), "DWARF")) {
-			char why[FE_ERR_MSG_MAX];
-
-			fe_err(err, 0, "the variables in scope come from DWARF: %s",
-			       fe_compile_no_dwarf_why(opts, set.items[0].proto->module, why, sizeof(why)));
-			goto fail;
-		}
-		at = fe_grow(&all, &nr, sizeof(*at));
 		if (!at) {
 			fe_err(err, 0, "out of memory");
 			goto fail;
 		}
 		memset(at, 0, sizeof(*at));
-		if (scope_at(set.items[i].proto, &set.items[i].site, d, opts, at, err))
+		sites[i].index = i;
+		sites[i].count = nr_sites;
+		if (scope_at(place, &sites[i], dwarf, opts, at, err))
 			goto fail;
-		if (set.items[i].proto->module &&
-		    !(at->module = strdup(set.items[i].proto->module))) {
+		if (place->module && !(at->module = strdup(place->module))) {
 			fe_err(err, 0, "out of memory");
 			goto fail;
 		}
-		if (set.items[i].proto->at == FE_AT_OFFSET)
+		if (place->at == FE_AT_OFFSET)
 			at->line = -1;
 	}
-	fe_compile_set_free(&set);
-	fe_dbg_close(ldbg);
-	fe_dbg_close(dbg);
+	free(sites);
 	fe_compile_module_dwarfs_close();
 	*out = all;
 	return nr;
 fail:
 	fe_scopes_free(all, nr);
-	fe_compile_set_free(&set);
-	fe_dbg_close(ldbg);
-	fe_dbg_close(dbg);
+	free(sites);
 	fe_compile_module_dwarfs_close();
 	return -1;
 }
