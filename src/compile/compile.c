@@ -438,7 +438,10 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
-		it->proto = fe_proto_parse(it->text, &it->err);
+		/* an item given as its tree (list's readback) is not
+		 * parsed again */
+		if (!it->proto)
+			it->proto = fe_proto_parse(it->text, &it->err);
 		if (!it->proto)
 			it->failed = true;
 		else

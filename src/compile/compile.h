@@ -171,10 +171,14 @@ int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, ch
  * A definition's arguments rendered back as a prototype that compiles,
  * under dbg and opts, to exactly args again: Rostedt's slots and hops
  * where they do, else every argument in the kernel's own spelling
- * (TYPE NAME=FETCH).  site: where the definition probes (proto_render.h).
- * *exact says whether the result was checked to; NULL when out of memory.
+ * (TYPE NAME=FETCH).  head: where the definition probes, as the
+ * prototype's head says it; site: its kind (proto_render.h).  The check
+ * compiles the prototype's tree, built beside its text from args: no text
+ * is parsed again.  *exact says whether the result was checked to; NULL
+ * when out of memory.
  */
-char *fe_compile_render(const char *event, const char *target, const char *args,
+struct fe_render_head;
+char *fe_compile_render(const struct fe_render_head *head, const char *args,
 			const struct fe_site *site, struct fe_dbg *dbg,
 			const struct fe_compile_opts *opts, bool *exact);
 

@@ -31,23 +31,21 @@
 #include "proto_render.h"
 #include "tracepoint.h"
 
-/* Does text compile, under dbg and opts, to exactly args? */
-static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
-			const struct fe_site *site, const char *args)
+/* Does tree (text's, which it frees) compile, under dbg and opts, to
+ * exactly args? */
+static bool compiles_to(struct fe_proto *tree, const char *text, struct fe_dbg *dbg,
+			const struct fe_compile_opts *opts, const struct fe_site *site,
+			const char *args)
 {
-	struct fe_compiled it = { 0 };
+	struct fe_compiled it = { .proto = tree };
 	struct fe_dbg *ldbg = NULL;
 	const char *got;
 	bool same = false;
 
 	it.text = strdup(text);
-	if (!it.text)
-		return false;
-	it.proto = fe_proto_parse(it.text, &it.err);
-	if (it.proto && !fe_compile_one(&it, NULL,
-					it.proto->at != FE_AT_ENTRY ?
-					fe_compile_line_dbg(dbg, opts, &ldbg, it.proto->module) : dbg,
-					opts)) {
+	if (tree && it.text &&
+	    !fe_compile_one(&it, NULL, tree->at != FE_AT_ENTRY ?
+			    fe_compile_line_dbg(dbg, opts, &ldbg, tree->module) : dbg, opts)) {
 		got = site && site->kind == FE_SITE_RETURN ? it.def.ret_args : it.def.entry_args;
 		same = got && !strcmp(got, args);
 	}
@@ -56,16 +54,17 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 	return same;
 }
 
-char *fe_compile_render(const char *event, const char *target, const char *args,
+char *fe_compile_render(const struct fe_render_head *head, const char *args,
 			const struct fe_site *site, struct fe_dbg *dbg,
 			const struct fe_compile_opts *opts, bool *exact)
 {
-	char *text = fe_render_proto(event, target, args, site, false);
+	struct fe_proto *tree;
+	char *text = fe_render_tree(head, args, site, false, &tree);
 
 	*exact = false;
 	if (!text)
 		return NULL;
-	if (compiles_to(text, dbg, opts, site, args)) {
+	if (compiles_to(tree, text, dbg, opts, site, args)) {
 		*exact = true;
 		return text;
 	}
@@ -73,8 +72,8 @@ char *fe_compile_render(const char *event, const char *target, const char *args,
 	 * a double before them), or the order cannot be kept: the kernel's
 	 * own spelling, which no debug info reinterprets */
 	free(text);
-	text = fe_render_proto(event, target, args, site, true);
-	if (text && compiles_to(text, dbg, opts, site, args))
+	text = fe_render_tree(head, args, site, true, &tree);
+	if (text && compiles_to(tree, text, dbg, opts, site, args))
 		*exact = true;
 	return text;
 }
