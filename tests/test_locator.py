@@ -6,7 +6,7 @@ DWARF and symbols in a separate debug file (.gnu_debuglink beside it,
 and record place the probe where the debug file's symbols say, as perf
 probe -x does (its peer, run here: on the binary before strip, and on the
 stripped one by build-id).  With no debug file and a debuginfod
-that is not there, entry probes, proto and lines say the same sentence:
+that is not there, entry probes, proto, lines and vars say the same sentence:
 every place tried, the server and the build-id.  The running kernel with
 its BTF hidden (a tmpfs over /sys/kernel/btf in a mount namespace of its
 own) says the same of the kernel's places."""
@@ -241,7 +241,8 @@ def test_the_kernel_without_btf_names_every_place_tried():
         ("entry", ("compile", "vfs_read(file->f_pos)")),
         ("proto", ("proto", "vfs_read")),
         ("lines", ("lines", "vfs_read")),
-        ("line", ("compile", "vfs_read:3()")))]
+        ("line", ("compile", "vfs_read:3()")),
+        ("vars", ("vars", "vfs_read:3")))]
     if "mount" in results[0][1].stderr:
         raise fe.Skip(f"cannot mount over /sys/kernel/btf: {results[0][1].stderr.strip()}")
     same_sentence(results, sentence)
