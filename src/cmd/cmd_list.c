@@ -100,6 +100,21 @@ done:
 	return out;
 }
 
+/* The head of e's prototype: a uprobe's is func (the function holding
+ * it, else the event's name) delta bytes in; a kprobe's its target. */
+static void func_head(const struct fe_event_info *e, bool uprobe, const char *func,
+		      unsigned long delta, char *buf, size_t size, struct fe_render_head *h)
+{
+	if (!uprobe) {
+		fe_render_head_of_target(e->target, buf, size, h);
+		return;
+	}
+	memset(h, 0, sizeof(*h));
+	h->func = func;
+	h->at = delta ? FE_AT_OFFSET : FE_AT_ENTRY;
+	h->offset = delta;
+}
+
 /*
  * The prototype that compiles back to exactly this definition with the
  * debug info 'fevent add' would take by default (the running kernel's,
@@ -113,7 +128,7 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 	struct fe_compile_opts opts = { 0 };
 	struct fe_dbg *dbg = NULL, *own = NULL;
 	struct fe_error err;
-	struct fe_render_head head = { 0 }, line;
+	struct fe_render_head head, line;
 	char event[128], func[256] = "", *text, *path = NULL, place[512], names[512];
 	unsigned long delta = 0;
 	int index, count;
@@ -183,7 +198,8 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 	if (!ret && fe_event_place(e->group, e->event, place, sizeof(place), &index, &count) == 0) {
 		/* a line or offset: the place as written, where it compiles
 		 * back to exactly this event (its only address) */
-		if (count == 1 && fe_render_head_of_place(place, names, sizeof(names), &line) == 0) {
+		if (count == 1 &&
+		    fe_render_head_of_place(place, names, sizeof(names), &line) == 0) {
 			text = fe_compile_render(&line, e->args, &at, dbg, &opts, &exact);
 			if (text && !exact) {
 				free(text);
@@ -198,15 +214,7 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 			*note = NULL;
 	}
 	if (!text) {
-		/* a uprobe: the function holding it, else the event's name;
-		 * a kprobe: its target */
-		if (uprobe) {
-			head.func = func[0] ? func : event;
-			head.at = delta ? FE_AT_OFFSET : FE_AT_ENTRY;
-			head.offset = delta;
-		} else {
-			fe_render_head_of_target(e->target, names, sizeof(names), &head);
-		}
+		func_head(e, uprobe, func[0] ? func : event, delta, names, sizeof(names), &head);
 		text = fe_compile_render(&head, e->args, site, dbg, &opts, &exact);
 	}
 	fe_dbg_close(own);
