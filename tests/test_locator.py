@@ -6,7 +6,7 @@ DWARF and symbols in a separate debug file (.gnu_debuglink beside it,
 and record place the probe where the debug file's symbols say, as perf
 probe -x does (its peer, run here: on the binary before strip, and on the
 stripped one by build-id).  With no debug file and a debuginfod
-that is not there, entry probes, proto and lines say the same sentence:
+that is not there, entry probes, proto, lines and vars say the same sentence:
 every place tried, the server and the build-id.  The running kernel with
 its BTF hidden (a tmpfs over /sys/kernel/btf in a mount namespace of its
 own) says the same of the kernel's places."""
@@ -182,6 +182,30 @@ def test_no_debug_file_and_no_server_names_every_place_tried():
     check("no function 'process' in " + bare in results[0][1].stderr, results[0][1].stderr)
 
 
+def test_vars_and_lines_say_a_missing_debug_file_in_the_same_words():
+    """vars opens the DWARF as lines does, through the one locator: a
+    stripped binary whose .gnu_debuglink file is gone, and a debuginfod
+    that is not there, fail both with the same whole error, for every
+    form of place."""
+    b = built()
+    gone = os.path.join(b["tmp"], "gone")
+    os.makedirs(gone, exist_ok=True)
+    binary = os.path.join(gone, "fx_locate")
+    shutil.copy(b["stripped"], binary)
+    e = env(dead_url())
+    want = fe.run("lines", "-x", binary, "process", env=e)
+    expect_eq(want.returncode, 2, want.stderr)
+    check(want.stderr.startswith(f"fevent: error: no DWARF for {binary}: tried ") and
+          f"{gone}/fx_locate.debug (not there)" in want.stderr and
+          "connection refused" in want.stderr and want.stderr.count("\n") == 1, want.stderr)
+    for place in ("process:5", "process+4", "fx_locate.c:20"):
+        for cmd in ("lines", "vars"):
+            if cmd == "lines" and "+" in place:
+                continue    # lines takes no offset
+            r = fe.run(cmd, "-x", binary, place, env=e)
+            expect_eq((r.returncode, r.stdout, r.stderr), (2, "", want.stderr), f"{cmd} {place}")
+
+
 def kernel_without_btf(*args, urls):
     """fevent ARGS with the running kernel's BTF hidden: a tmpfs over
     /sys/kernel/btf in a mount namespace of its own."""
@@ -217,7 +241,8 @@ def test_the_kernel_without_btf_names_every_place_tried():
         ("entry", ("compile", "vfs_read(file->f_pos)")),
         ("proto", ("proto", "vfs_read")),
         ("lines", ("lines", "vfs_read")),
-        ("line", ("compile", "vfs_read:3()")))]
+        ("line", ("compile", "vfs_read:3()")),
+        ("vars", ("vars", "vfs_read:3")))]
     if "mount" in results[0][1].stderr:
         raise fe.Skip(f"cannot mount over /sys/kernel/btf: {results[0][1].stderr.strip()}")
     same_sentence(results, sentence)

@@ -42,7 +42,7 @@ def round_trip(*mode):
     r = subprocess.run([os.path.join(fe.BUILD, "tests", "unit", "round_trip"), *mode,
                         fixtures()["corpus"]], capture_output=True, text=True, timeout=600)
     last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-    bad = [l for l in r.stdout.splitlines() if l.startswith(("MISMATCH", "REFUSED"))]
+    bad = [l for l in r.stdout.splitlines() if l.startswith(("MISMATCH", "REFUSED", "TREE"))]
     expect_eq((r.returncode, bad), (0, []), r.stdout[-3000:] + r.stderr[-2000:])
     nums = [int(w) for w in last.replace(",", "").split() if w.isdigit()]
     return dict(zip(["compiled", "checked", "bad", "fetches", "bare_fetches"], nums)), r.stdout

@@ -145,27 +145,6 @@ static char *source_path(const struct fe_func_lines *fl, const char *dir)
 	return asprintf(&p, "%s/%s", fl->comp_dir, fl->file) < 0 ? NULL : p;
 }
 
-static struct fe_dbg *open_dwarf(const struct fe_dbg_args *d, const char *module,
-				 struct fe_error *err)
-{
-	if (module && !d->binary) {
-		struct fe_compile_opts opts;
-
-		fe_dbg_args_opts(d, &opts);
-		return fe_module_dwarf(&opts, module, err);
-	}
-	if (d->binary || d->vmlinux)
-		return fe_dbg_open_dwarf(d->binary ? d->binary : d->vmlinux, err);
-	if (d->btf) {
-		fe_err(err, 0, "BTF has no line numbers: give --vmlinux FILE (DWARF) instead of --btf");
-		return NULL;
-	}
-	{
-		/* BTF has no line numbers: the DWARF installed, or fetched */
-		return fe_running_kernel_dwarf(err);
-	}
-}
-
 static void print_offsets(const struct fe_src_line *l, char *buf, size_t size)
 {
 	size_t used = 0;
@@ -324,9 +303,10 @@ struct lines_opts {
 	const char *source;	/* --source DIR */
 };
 
-static int cmd_lines(const struct fe_cmdline *cl, void *opts)
+static int cmd_lines(const struct fe_cmdline *cl, void *opts_)
 {
-	const struct lines_opts *o = opts;
+	const struct lines_opts *o = opts_;
+	struct fe_compile_opts opts;
 	struct fe_func_lines fl = { 0 };
 	struct fe_error err = { 0 };
 	struct fe_dbg *dbg = NULL;
@@ -346,7 +326,8 @@ static int cmd_lines(const struct fe_cmdline *cl, void *opts)
 			     cl->args[0]);
 		goto out;
 	}
-	dbg = open_dwarf(&o->d, module, &err);
+	fe_dbg_args_opts(&o->d, &opts);
+	dbg = fe_compile_dwarf(&opts, module, &err);
 	if (!dbg) {
 		fe_say_error("%s\n", err.msg);
 		ret = FE_EXIT_USAGE;	/* as vars and a line probe for the same cause */

@@ -34,16 +34,17 @@ struct kernel_dbg {
 /*
  * An SDT probe's uprobe ("BIN:0xOFF(0xREF)"): PROVIDER:NAME with each
  * argument as 'TYPE NAME' in its slot (NULL for a slot not read), kept
- * only if it compiles back to exactly these arguments.
+ * only if its tree compiles back to exactly these arguments.
  */
 static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsigned long off)
 {
 	struct fe_compile_opts opts = { .binary = path, .group = e->group };
 	struct fe_compile_set set = { 0 };
 	struct fe_usdt *u = NULL, *hit = NULL;
+	struct fe_proto *tree = NULL;
 	struct fe_error err;
-	struct fe_buf text = { 0 };
-	char *copy = strdup(e->args), *tok, *save = NULL, *out = NULL;
+	const char **types = NULL, **names = NULL;
+	char *copy = strdup(e->args), *tok, *save = NULL, *out = NULL, *text = NULL;
 	int n = 0, i, next = 0;
 
 	if (!copy || fe_usdt_read(path, &u, &n, &err))
@@ -53,7 +54,10 @@ static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsi
 			hit = &u[i];
 	if (!hit)
 		goto done;
-	fe_buf_printf(&text, "%s:%s(", hit->provider, hit->name);
+	types = calloc(hit->nr_args + 1, sizeof(*types));
+	names = calloc(hit->nr_args + 1, sizeof(*names));
+	if (!types || !names)
+		goto done;
 	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(tok, '='), *colon = strrchr(tok, ':');
 		int k;
@@ -70,24 +74,45 @@ static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsi
 		}
 		if (k == hit->nr_args)
 			goto done;
-		for (; next < k; next++)
-			fe_buf_printf(&text, "%sNULL", next ? ", " : "");
-		fe_buf_printf(&text, "%s%s %s", next ? ", " : "", colon + 1, tok);
-		next++;
+		types[k] = colon + 1;
+		names[k] = tok;
+		next = k + 1;
 	}
-	fe_buf_addc(&text, ')');
-	if (text.failed || fe_compile_add_text(&set, text.s, 1))
+	text = fe_render_sdt(hit->provider, hit->name, types, names, next, &tree);
+	if (!text || !tree || fe_compile_add_text(&set, text, 1))
 		goto done;
+	set.items[0].proto = tree;	/* compiled as built: not parsed */
+	tree = NULL;
 	opts.event = e->event;
 	if (fe_compile_run(&set, &opts, &err) == 0 && set.nr == 1 &&
-	    set.items[0].def.entry_args && !strcmp(set.items[0].def.entry_args, e->args))
-		out = fe_buf_take(&text);
+	    set.items[0].def.entry_args && !strcmp(set.items[0].def.entry_args, e->args)) {
+		out = text;
+		text = NULL;
+	}
 done:
 	fe_compile_set_free(&set);
-	fe_buf_free(&text);
+	fe_proto_free(tree);
+	free(text);
+	free(types);
+	free(names);
 	fe_usdt_free(u, n);
 	free(copy);
 	return out;
+}
+
+/* The head of e's prototype: a uprobe's is func (the function holding
+ * it, else the event's name) delta bytes in; a kprobe's its target. */
+static void func_head(const struct fe_event_info *e, bool uprobe, const char *func,
+		      unsigned long delta, char *buf, size_t size, struct fe_render_head *h)
+{
+	if (!uprobe) {
+		fe_render_head_of_target(e->target, buf, size, h);
+		return;
+	}
+	memset(h, 0, sizeof(*h));
+	h->func = func;
+	h->at = delta ? FE_AT_OFFSET : FE_AT_ENTRY;
+	h->offset = delta;
 }
 
 /*
@@ -103,7 +128,9 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 	struct fe_compile_opts opts = { 0 };
 	struct fe_dbg *dbg = NULL, *own = NULL;
 	struct fe_error err;
-	char event[128], func[256] = "", *text, *path = NULL, place[512];
+	struct fe_render_head head, line;
+	char event[128], func[256] = "", *text, *path = NULL, place[512], names[512];
+	unsigned long delta = 0;
 	int index, count;
 	const char *colon = strrchr(e->target, ':');
 	bool exact;
@@ -147,7 +174,7 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 		/* -n may have named the event otherwise: the function is
 		 * the one at the probe's offset */
 		/* FUNC, or FUNC+OFF for a line or offset */
-		if (!fe_elf_place_of(path, strtoul(colon + 1, NULL, 0), func, sizeof(func)))
+		if (!fe_elf_place_of(path, strtoul(colon + 1, NULL, 0), func, sizeof(func), &delta))
 			func[0] = 0;
 	} else if (!uprobe) {
 		if (!kd->tried) {
@@ -171,9 +198,9 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 	if (!ret && fe_event_place(e->group, e->event, place, sizeof(place), &index, &count) == 0) {
 		/* a line or offset: the place as written, where it compiles
 		 * back to exactly this event (its only address) */
-		if (count == 1) {
-			text = fe_compile_render(place, uprobe ? NULL : e->target, e->args, &at,
-						 dbg, &opts, &exact);
+		if (count == 1 &&
+		    fe_render_head_of_place(place, names, sizeof(names), &line) == 0) {
+			text = fe_compile_render(&line, e->args, &at, dbg, &opts, &exact);
 			if (text && !exact) {
 				free(text);
 				text = NULL;
@@ -186,9 +213,10 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 		else if (!text && count == 1 && !(*note = strdup(place)))
 			*note = NULL;
 	}
-	if (!text)
-		text = fe_compile_render(func[0] ? func : event, uprobe ? NULL : e->target, e->args,
-					 site, dbg, &opts, &exact);
+	if (!text) {
+		func_head(e, uprobe, func[0] ? func : event, delta, names, sizeof(names), &head);
+		text = fe_compile_render(&head, e->args, site, dbg, &opts, &exact);
+	}
 	fe_dbg_close(own);
 	free(path);
 	return text;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "btf_or_dwarf.h"
 #include "compile.h"
 #include "diag.h"
 #include "fe_util.h"
@@ -81,14 +82,33 @@ static int cmd_vars(const struct fe_cmdline *cl, void *opts_)
 	struct fe_compile_opts opts;
 	struct fe_error err = { 0 };
 	struct fe_scope_at *scopes;
+	struct fe_proto *place;
+	struct fe_dbg *dwarf;
 	int i, nr;
 
 	if (cl->nr_args != 1) {
 		fe_say_error("vars takes one place: fevent vars FUNC:N, FILE:N or FUNC+OFF\n");
 		return FE_EXIT_USAGE;
 	}
+	place = fe_scope_place(cl->args[0], &err);
+	if (!place) {
+		struct fe_compiled it = { .text = cl->args[0], .err = &err };
+
+		fe_print_error(stderr, &it);
+		return FE_EXIT_USAGE;
+	}
+	/* the DWARF of the place's module or target, opened as lines opens
+	 * it: a miss is said in the same words */
 	fe_dbg_args_opts(&o->d, &opts);
-	nr = fe_compile_scopes(cl->args[0], &opts, &scopes, &err);
+	dwarf = fe_compile_dwarf(&opts, place->module, &err);
+	if (!dwarf) {
+		fe_say_error("%s\n", err.msg);
+		fe_proto_free(place);
+		return FE_EXIT_USAGE;
+	}
+	nr = fe_compile_scopes(place, cl->args[0], dwarf, &opts, &scopes, &err);
+	fe_dbg_close(dwarf);
+	fe_proto_free(place);
 	if (nr < 0) {
 		struct fe_compiled it = { .text = cl->args[0], .err = &err };
 

@@ -476,8 +476,11 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		struct fe_compiled *it = &set->items[i];
 		struct fe_error perr = { 0 };
 
-		/* an item's error is made for the items that have one */
-		it->proto = fe_proto_parse(it->text, &perr);
+		/* an item given as its tree (list's readback) is not
+		 * parsed again; an item's error is made for the items
+		 * that have one */
+		if (!it->proto)
+			it->proto = fe_proto_parse(it->text, &perr);
 		if (!it->proto) {
 			*fe_compiled_err(it) = perr;
 			it->failed = true;

@@ -118,6 +118,16 @@ struct fe_dbg *fe_module_dwarf(const struct fe_compile_opts *opts, const char *m
 			       struct fe_error *why);
 
 /*
+ * The DWARF the lines and locals of module's functions (NULL: the
+ * target's) are read from, opened through the locator: a module's own,
+ * -x BIN's, --vmlinux FILE, or the running kernel's.  lines and vars both
+ * open it here, and say err as it is: the same places, in the same words.
+ * NULL with err set.
+ */
+struct fe_dbg *fe_compile_dwarf(const struct fe_compile_opts *opts, const char *module,
+				struct fe_error *err);
+
+/*
  * The debug info the options select: -x BIN's DWARF, --vmlinux, --btf, or
  * the running kernel's BTF (else its DWARF).  *dbg may be NULL (none:
  * fe_compile_dbg_why says why); -1 with err set when the file asked for
@@ -163,10 +173,14 @@ int fe_compile_clone_of(const struct fe_compile_opts *opts, const char *func, ch
  * A definition's arguments rendered back as a prototype that compiles,
  * under dbg and opts, to exactly args again: Rostedt's slots and hops
  * where they do, else every argument in the kernel's own spelling
- * (TYPE NAME=FETCH).  site: where the definition probes (proto_render.h).
- * *exact says whether the result was checked to; NULL when out of memory.
+ * (TYPE NAME=FETCH).  head: where the definition probes, as the
+ * prototype's head says it; site: its kind (proto_render.h).  The check
+ * compiles the prototype's tree, built beside its text from args: no text
+ * is parsed again.  *exact says whether the result was checked to; NULL
+ * when out of memory.
  */
-char *fe_compile_render(const char *event, const char *target, const char *args,
+struct fe_render_head;
+char *fe_compile_render(const struct fe_render_head *head, const char *args,
 			const struct fe_site *site, struct fe_dbg *dbg,
 			const struct fe_compile_opts *opts, bool *exact);
 
@@ -191,12 +205,21 @@ struct fe_scope_at {
 };
 
 /*
- * What 'fevent vars PLACE' prints: the scope at each address of place
- * (FUNC:N, FILE:N, FUNC+OFF).  Returns the number of addresses, or -1 with
- * err set (its column within place).
+ * 'fevent vars PLACE''s place (FUNC:N, FILE:N, FUNC+OFF, each may start
+ * with MODULE:) as a tree; NULL with err set (its column within place)
+ * when it is none of them.
  */
-int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
-		      struct fe_scope_at **out, struct fe_error *err);
+struct fe_proto *fe_scope_place(const char *place, struct fe_error *err);
+
+/*
+ * What 'fevent vars' prints: the scope at each address of place (from
+ * fe_scope_place; text: as written), read in dwarf (fe_compile_dwarf's
+ * for place's module).  Returns the number of addresses, or -1 with err
+ * set (its column within place).
+ */
+int fe_compile_scopes(const struct fe_proto *place, const char *text, struct fe_dbg *dwarf,
+		      const struct fe_compile_opts *opts, struct fe_scope_at **out,
+		      struct fe_error *err);
 void fe_scopes_free(struct fe_scope_at *s, int nr);
 
 /* Free what an item holds. */

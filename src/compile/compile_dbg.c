@@ -260,6 +260,21 @@ int fe_open_debug_info(const struct fe_compile_opts *opts, struct fe_dbg **dbg,
 	return 0;
 }
 
+struct fe_dbg *fe_compile_dwarf(const struct fe_compile_opts *opts, const char *module,
+				struct fe_error *err)
+{
+	if (module && !opts->binary)
+		return fe_module_dwarf(opts, module, err);
+	if (opts->binary || opts->vmlinux)
+		return fe_dbg_open_dwarf(opts->binary ? opts->binary : opts->vmlinux, err);
+	if (opts->btf) {
+		fe_err(err, 0, "BTF has no line numbers: give --vmlinux FILE (DWARF) instead of --btf");
+		return NULL;
+	}
+	/* BTF has no line numbers: the DWARF installed, or fetched */
+	return fe_running_kernel_dwarf(err);
+}
+
 /* The DWARF for lines and locals: the debug info asked for if it is
  * DWARF, else the running kernel's where the locator finds it. */
 struct fe_dbg *fe_compile_line_dbg(struct fe_dbg *dbg, const struct fe_compile_opts *opts,

@@ -31,23 +31,21 @@
 #include "proto_render.h"
 #include "tracepoint.h"
 
-/* Does text compile, under dbg and opts, to exactly args? */
-static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_compile_opts *opts,
-			const struct fe_site *site, const char *args)
+/* Does tree (text's, which it frees) compile, under dbg and opts, to
+ * exactly args? */
+static bool compiles_to(struct fe_proto *tree, const char *text, struct fe_dbg *dbg,
+			const struct fe_compile_opts *opts, const struct fe_site *site,
+			const char *args)
 {
-	struct fe_compiled it = { 0 };
+	struct fe_compiled it = { .proto = tree };
 	struct fe_dbg *ldbg = NULL;
 	const char *got;
 	bool same = false;
 
 	it.text = strdup(text);
-	if (!it.text)
-		return false;
-	it.proto = fe_proto_parse(it.text, fe_compiled_err(&it));
-	if (it.proto && !fe_compile_one(&it, NULL,
-					it.proto->at != FE_AT_ENTRY ?
-					fe_compile_line_dbg(dbg, opts, &ldbg, it.proto->module) : dbg,
-					opts)) {
+	if (tree && it.text &&
+	    !fe_compile_one(&it, NULL, tree->at != FE_AT_ENTRY ?
+			    fe_compile_line_dbg(dbg, opts, &ldbg, tree->module) : dbg, opts)) {
 		got = site && site->kind == FE_SITE_RETURN ? it.def.ret_args : it.def.entry_args;
 		same = got && !strcmp(got, args);
 	}
@@ -56,16 +54,17 @@ static bool compiles_to(const char *text, struct fe_dbg *dbg, const struct fe_co
 	return same;
 }
 
-char *fe_compile_render(const char *event, const char *target, const char *args,
+char *fe_compile_render(const struct fe_render_head *head, const char *args,
 			const struct fe_site *site, struct fe_dbg *dbg,
 			const struct fe_compile_opts *opts, bool *exact)
 {
-	char *text = fe_render_proto(event, target, args, site, false);
+	struct fe_proto *tree;
+	char *text = fe_render_tree(head, args, site, false, &tree);
 
 	*exact = false;
 	if (!text)
 		return NULL;
-	if (compiles_to(text, dbg, opts, site, args)) {
+	if (compiles_to(tree, text, dbg, opts, site, args)) {
 		*exact = true;
 		return text;
 	}
@@ -73,8 +72,8 @@ char *fe_compile_render(const char *event, const char *target, const char *args,
 	 * a double before them), or the order cannot be kept: the kernel's
 	 * own spelling, which no debug info reinterprets */
 	free(text);
-	text = fe_render_proto(event, target, args, site, true);
-	if (text && compiles_to(text, dbg, opts, site, args))
+	text = fe_render_tree(head, args, site, true, &tree);
+	if (text && compiles_to(tree, text, dbg, opts, site, args))
 		*exact = true;
 	return text;
 }
@@ -181,79 +180,69 @@ oom:
 	return fe_err(err, 0, "out of memory");
 }
 
-int fe_compile_scopes(const char *place, const struct fe_compile_opts *opts,
-		      struct fe_scope_at **out, struct fe_error *err)
+struct fe_proto *fe_scope_place(const char *place, struct fe_error *err)
 {
-	struct fe_compile_set set = { 0 };
-	struct fe_dbg *dbg = NULL, *ldbg = NULL, *d;
+	struct fe_proto *pr;
+	char *text;
+
+	if (asprintf(&text, "%s()", place) < 0) {
+		fe_err(err, 0, "out of memory");
+		return NULL;
+	}
+	pr = fe_proto_parse(text, err);
+	free(text);
+	if (pr && pr->at == FE_AT_ENTRY) {
+		fe_err(err, 1, "expected a line or an offset: FUNC:N, FILE:N or FUNC+OFF");
+		fe_proto_free(pr);
+		pr = NULL;
+	}
+	return pr;
+}
+
+int fe_compile_scopes(const struct fe_proto *place, const char *text, struct fe_dbg *dwarf,
+		      const struct fe_compile_opts *opts, struct fe_scope_at **out,
+		      struct fe_error *err)
+{
+	struct fe_compiled it = { .text = (char *)text, .proto = (struct fe_proto *)place };
 	struct fe_scope_at *all = NULL;
-	char *text = NULL;
-	int i, nr = 0;
+	struct fe_site *sites = NULL;
+	int i, nr = 0, nr_sites = 0;
 
 	*out = NULL;
-	if (asprintf(&text, "%s()", place) < 0)
-		return fe_err(err, 0, "out of memory");
-	if (fe_compile_add_text(&set, text, 1)) {
-		free(text);
-		return fe_err(err, 0, "out of memory");
-	}
-	free(text);
-	if (fe_open_debug_info(opts, &dbg, err))
-		goto fail;
-	set.items[0].proto = fe_proto_parse(set.items[0].text, fe_compiled_err(&set.items[0]));
-	if (!set.items[0].proto || set.items[0].proto->at == FE_AT_ENTRY) {
-		if (set.items[0].proto)
-			fe_err(fe_compiled_err(&set.items[0]), 1,
-			       "expected a line or an offset: FUNC:N, FILE:N or FUNC+OFF");
-		*err = *fe_compiled_error(&set.items[0]);
+	/* the addresses, from the DWARF the caller opened (as lines reads
+	 * them): one scope each */
+	if (fe_compile_find_sites(&it, dwarf, opts, &sites, &nr_sites)) {
+		*err = *fe_compiled_error(&it);
 		goto fail;
 	}
-	if (fe_compile_expand_sites(&set, dbg, opts, &ldbg)) {
-		fe_err(err, 0, "out of memory");
-		goto fail;
-	}
-	d = fe_compile_line_dbg(dbg, opts, &ldbg, set.items[0].proto->module);
-	for (i = 0; i < set.nr; i++) {
-		struct fe_scope_at *at;
+	for (i = 0; i < nr_sites; i++) {
+		struct fe_scope_at *at = fe_grow(&all, &nr, sizeof(*at));
 
-		if (set.items[i].failed) {
-			*err = *fe_compiled_error(&set.items[i]);
-			goto fail;
-		}
-		if (!d || strcmp(fe_dbg_kind(d), "DWARF")) {
-			char why[FE_ERR_MSG_MAX];
-
-			fe_err(err, 0, "the variables in scope come from DWARF: %s",
-			       fe_compile_no_dwarf_why(opts, set.items[0].proto->module, why, sizeof(why)));
-			goto fail;
-		}
-		at = fe_grow(&all, &nr, sizeof(*at));
 		if (!at) {
 			fe_err(err, 0, "out of memory");
 			goto fail;
 		}
 		memset(at, 0, sizeof(*at));
-		if (scope_at(set.items[i].proto, &set.items[i].site, d, opts, at, err))
+		sites[i].index = i;
+		sites[i].count = nr_sites;
+		if (scope_at(place, &sites[i], dwarf, opts, at, err))
 			goto fail;
-		if (set.items[i].proto->module &&
-		    !(at->module = strdup(set.items[i].proto->module))) {
+		if (place->module && !(at->module = strdup(place->module))) {
 			fe_err(err, 0, "out of memory");
 			goto fail;
 		}
-		if (set.items[i].proto->at == FE_AT_OFFSET)
+		if (place->at == FE_AT_OFFSET)
 			at->line = -1;
 	}
-	fe_compile_set_free(&set);
-	fe_dbg_close(ldbg);
-	fe_dbg_close(dbg);
+	free(sites);
+	free(it.err);
 	fe_compile_module_dwarfs_close();
 	*out = all;
 	return nr;
 fail:
 	fe_scopes_free(all, nr);
-	fe_compile_set_free(&set);
-	fe_dbg_close(ldbg);
-	fe_dbg_close(dbg);
+	free(sites);
+	free(it.err);
 	fe_compile_module_dwarfs_close();
 	return -1;
 }

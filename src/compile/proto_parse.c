@@ -795,6 +795,16 @@ static const char *const registers[] = {
 	"r13", "r14", "r15", "ip", "flags", "cs", "ss", "orig_ax",
 };
 
+bool fe_fetch_register(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(registers); i++)
+		if (strlen(registers[i]) == len && !strncmp(registers[i], name, len))
+			return true;
+	return false;
+}
+
 /* After 'TYPE LABEL=': does the kernel's own notation follow? ('@SYMBOL'
  * alone and 0xADDR are ADDR, the older spelling of the same read.) */
 static bool is_fetch_start(struct parser *ps)
@@ -1189,14 +1199,14 @@ static void alt_clear(struct fe_alt *alt)
  * so, and a tracepoint's fields are named pid and comm): there the event's
  * field comes first, in filters as in --by (README, Decisions).
  */
-static int check_field_name(struct parser *ps, const char *name, int col, bool made_up)
+const char *fe_field_name_clash(const char *name, bool made_up)
 {
 	static const char *const task[] = { "comm", "cpu", "pid" };
 	const char *what = NULL;
 	size_t i;
 
 	if (!name)
-		return 0;
+		return NULL;
 	if (!strncmp(name, "common_", 7))
 		what = "names starting with 'common_' are the kernel's fields of every event";
 	else if (!strncmp(name, "__probe_", 8))
@@ -1212,6 +1222,13 @@ static int check_field_name(struct parser *ps, const char *name, int col, bool m
 			what = !strcmp(name, "comm") ? "'comm' is the task's command name in filters and in --by" :
 			       !strcmp(name, "cpu") ? "'cpu' is the CPU an event ran on in filters and in --by" :
 			       "'pid' is the task's pid in --by";
+	return what;
+}
+
+static int check_field_name(struct parser *ps, const char *name, int col, bool made_up)
+{
+	const char *what = fe_field_name_clash(name, made_up);
+
 	if (!what)
 		return 0;
 	return fe_err(ps->err, col, "the label '%s' would hide what it names: %s; give the value "

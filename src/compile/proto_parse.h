@@ -172,6 +172,14 @@ struct fe_proto *fe_proto_dup(const struct fe_proto *proto);
 /* Is this an ATOM keyword of the grammar (u8 ... x64, symbol, string...)? */
 bool fe_is_atom(const char *name);
 
+/* Is name (len bytes) a pt_regs name FETCH's '%REG' takes (di, ax, ...)? */
+bool fe_fetch_register(const char *name, size_t len);
+
+/* Why name cannot label a value (it would hide a field the kernel or
+ * fevent gives every event; made_up: a label the user makes up, not a
+ * parameter's or the kernel's own name), or NULL when it can. */
+const char *fe_field_name_clash(const char *name, bool made_up);
+
 /* Does the argument take a slot (anything but address-only alternatives)? */
 bool fe_arg_takes_slot(const struct fe_arg *arg);
 

@@ -280,7 +280,8 @@ static bool starts_at(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
 	return true;
 }
 
-int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size)
+int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size,
+		    unsigned long *delta)
 {
 	struct at_offset q = { off, buf, size, true, 0 };
 	struct elf_file ef;
@@ -298,8 +299,7 @@ int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size)
 		ret = each_symbol(&ef, starts_at, &q);
 	}
 	elf_close_file(&ef);
-	if (ret && q.delta)
-		snprintf(buf + strlen(buf), size - strlen(buf), "+%lu", q.delta);
+	*delta = ret ? q.delta : 0;
 	return ret;
 }
 

@@ -23,10 +23,11 @@ int fe_elf_symbol_offset(const char *path, const char *name, bool want_func,
  * name?  1 yes, 0 no, -1 with err set. */
 int fe_elf_has_func(const char *path, const char *name, struct fe_error *err);
 
-/* The place a uprobe at file offset off is on, as a prototype names it:
- * "FUNC" at a function's start, "FUNC+N" inside one; 1, or 0 when no
- * function holds it (or the file cannot be read). */
-int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size);
+/* The place a uprobe at file offset off is on: the function holding it
+ * in buf, and *delta bytes past its start; 1, or 0 when no function holds
+ * it (or the file cannot be read). */
+int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size,
+		    unsigned long *delta);
 
 /* A function symbol that is a compiler's clone of func ("func.isra.0"):
  * 1 with its name in clone, or 0. */

@@ -73,6 +73,58 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+static bool same_type(const struct fe_tspec *a, const struct fe_tspec *b)
+{
+	return (!a && !b) || (a && b && same(a->text, b->text) && a->nr_ptr == b->nr_ptr &&
+			      a->array == b->array && a->bf_width == b->bf_width);
+}
+
+static bool same_alt(const struct fe_alt *a, const struct fe_alt *b)
+{
+	int i;
+
+	if (a->kind != b->kind || !same_type(a->type, b->type) || !same(a->name, b->name) ||
+	    !same(a->label, b->label) || a->whole != b->whole || !same(a->base, b->base) ||
+	    !same(a->symbol, b->symbol) || a->addr != b->addr || a->addr_off != b->addr_off ||
+	    a->file_offset != b->file_offset || a->nr_steps != b->nr_steps ||
+	    a->nr_derefs != b->nr_derefs)
+		return false;
+	for (i = 0; i < a->nr_steps; i++)
+		if (a->steps[i].kind != b->steps[i].kind || a->steps[i].num != b->steps[i].num ||
+		    !same(a->steps[i].member, b->steps[i].member))
+			return false;
+	for (i = 0; i < a->nr_derefs; i++)
+		if (a->derefs[i].off != b->derefs[i].off || a->derefs[i].user != b->derefs[i].user)
+			return false;
+	return true;
+}
+
+/*
+ * Is the tree list compiles (built beside the text) what a parse of the
+ * text gives?  Then compiling the tree checks what compiling the text
+ * would, and list need not parse its own rendering.
+ */
+static bool same_tree(const struct fe_proto *a, const struct fe_proto *b)
+{
+	int i, j;
+
+	if (!a || !b)
+		return !a && !b;
+	if (!same_type(a->rtype, b->rtype) || a->at != b->at || a->line != b->line ||
+	    a->offset != b->offset || !same(a->func, b->func) || !same(a->module, b->module) ||
+	    !same(a->file, b->file) || a->nr_args != b->nr_args || a->ellipsis != b->ellipsis)
+		return false;
+	for (i = 0; i < a->nr_args; i++) {
+		if (a->args[i].is_null != b->args[i].is_null ||
+		    a->args[i].nr_alts != b->args[i].nr_alts)
+			return false;
+		for (j = 0; j < a->args[i].nr_alts; j++)
+			if (!same_alt(&a->args[i].alts[j], &b->args[i].alts[j]))
+				return false;
+	}
+	return true;
+}
+
 /* Where list says a definition on target probes (fe_event_sites). */
 static const struct fe_site *site_of(const char *target, bool is_return, struct fe_site *entry,
 				     struct fe_site *ret)
@@ -96,23 +148,31 @@ static int check_one(const struct result *first, bool is_return, struct fe_dbg *
 {
 	const char *args = is_return ? first->ret_args : first->args;
 	const char *target = first->uprobe ? NULL : first->target;
-	char place[256];
+	char place[256], names[256];
+	unsigned long delta = 0;
 	/* as list names a uprobe's function: by its offset */
 	const char *func = first->uprobe &&
-			   fe_elf_place_of(first->target, first->offset, place, sizeof(place)) ?
-			   place : first->event;
+			   fe_elf_place_of(first->target, first->offset, place, sizeof(place),
+					   &delta) ? place : first->event;
+	struct fe_render_head head = { .func = func, .offset = delta,
+				       .at = delta ? FE_AT_OFFSET : FE_AT_ENTRY };
 	/* a t: event renders as list renders it: tp:NAME(TYPE NAME=FETCH...) */
 	struct fe_site at, back;
 	const struct fe_site *site = site_of(target, is_return, &at, &back);
-	char *slots = first->tracepoint ? fe_tp_render(target, args) :
-		      fe_render_proto(func, target, args, site, false);
+	struct fe_proto *tree = NULL;
 	bool exact = true;
-	char *proto = first->tracepoint ? fe_tp_render(target, args) :
-		      fe_compile_render(func, target, args, site, dbg, opts, &exact);
+	char *proto, *slots;
 	struct result again;
 	bool fell_back;
 	int ret;
 
+	if (target)
+		fe_render_head_of_target(target, names, sizeof(names), &head);
+	slots = first->tracepoint ? fe_tp_render(target, args) :
+		fe_render_tree(&head, args, site, false, &tree);
+	fe_proto_free(tree);
+	proto = first->tracepoint ? fe_tp_render(target, args) :
+		fe_compile_render(&head, args, site, dbg, opts, &exact);
 	if (!proto || !slots)
 		abort();
 	fell_back = strcmp(proto, slots) != 0;
@@ -121,6 +181,28 @@ static int check_one(const struct result *first, bool is_return, struct fe_dbg *
 	if (fell_back && !strstr(args, "+u"))
 		(*fetches)++;
 	compile_text(proto, opts, &again);
+	if (!first->tracepoint) {
+		/* the tree list compiled is the text's */
+		struct fe_error perr;
+		struct fe_proto *parsed = fe_proto_parse(proto, &perr), *built = NULL;
+		char *text = fe_render_tree(&head, args, site, fell_back, &built);
+
+		if (!text || strcmp(text, proto) || !same_tree(built, parsed)) {
+			printf("TREE %s %s: %s\n    from: %s\n    tree: %s\n", how,
+			       is_return ? "return" : "entry", proto, args,
+			       !built ? "none" : !parsed ? "the text does not parse" : "differs");
+			free(text);
+			fe_proto_free(parsed);
+			fe_proto_free(built);
+			result_clear(&again);
+			free(proto);
+			free(slots);
+			return 1;
+		}
+		free(text);
+		fe_proto_free(parsed);
+		fe_proto_free(built);
+	}
 	if (!again.ok) {
 		printf("REFUSED %s %s: %s\n    from: %s\n    error: %s\n", how,
 		       is_return ? "return" : "entry", proto, args, again.err);
