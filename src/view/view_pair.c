@@ -650,6 +650,7 @@ static void emit(struct fe_view *v, int n)
 	for (i = 0; i < n; i++) {
 		struct item *it = &v->queue[i];
 
+		fe_view_uret_frames(v, it);
 		if (it->ev && !it->ev->is_return)
 			real_caller(v, it);
 		if (it->ev && (it->ev->call_filter || it->ev->carried)) {
@@ -748,8 +749,10 @@ void fe_view_flush(struct fe_view *v, bool final)
 		v->nr_pending = 0;
 		v->nr_held = 0;
 		v->held = -1;
-		if (v->tasks)
+		if (v->tasks) {
+			fe_view_uret_forget(v);
 			memset(v->tasks, 0, v->tasks_cap * sizeof(*v->tasks));
+		}
 		v->nr_tasks = 0;
 	}
 	fe_view_drain(v);
