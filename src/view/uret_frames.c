@@ -113,8 +113,10 @@ void fe_view_uret_frames(struct fe_view *v, struct item *it)
 	if (e->is_return && e->uprobe)
 		pop(t, it);
 	substitute(v, t, it);
-	/* its own return address is replaced after the entry's stack */
-	if (e->retaddr)
+	/* its own return address is replaced after the entry's stack, and
+	 * only where its return event is recorded too (else the kernel has
+	 * no return probe there) */
+	if (e->retaddr && e->has_return)
 		push(v, t, it);
 }
 
