@@ -70,7 +70,7 @@ def test_wider_return_type_reads_the_declared_width():
     for written, read, why, then in cases:
         r = compile_x(f"{written} work(int n)")
         expect_eq((r.returncode, r.stdout.splitlines()), (0, [
-            f"p:functions/work {b}:{offset('work')} n=%di:s32",
+            f"p:functions/work {b}:{offset('work')} n=%di:s32 __retaddr=$stack0:x64",
             f"r:functions/work__return {b}:{offset('work')} ret=$retval:{read}"]), written)
         expect_eq(r.stderr.splitlines(),
                   [warning("work", written, 8, "int work(int n)", why, then)], written)
@@ -192,17 +192,20 @@ def test_long_do_sys_openat2_on_the_running_kernel():
 def test_void_adds_a_return_event_without_a_value():
     b = binary()
     entry = f"p:functions/naps {b}:{offset('naps')} ms=%di:s32"
+    # with its return event, the entry reads the return address too
+    # (user stacks under return probes: test_uret_stacks_host.py)
+    entry_r = entry + " __retaddr=$stack0:x64"
     ret = f"r:functions/naps__return {b}:{offset('naps')}"
     for args in (["void naps(int ms)"], ["-r", "naps(int ms)"], ["--strict", "void naps(ms)"],
                  ["-r", "void naps(int ms)"]):
         r = compile_x(*args)
-        expect_eq((r.returncode, r.stdout.splitlines(), r.stderr), (0, [entry, ret], ""), args)
+        expect_eq((r.returncode, r.stdout.splitlines(), r.stderr), (0, [entry_r, ret], ""), args)
     # no return type: the entry only (DESIGN.md section 2)
     r = compile_x("naps(int ms)")
     expect_eq((r.returncode, r.stdout.splitlines(), r.stderr), (0, [entry], ""))
     # a value written for a void function: none is read
     r = compile_x("long naps(int ms)")
-    expect_eq((r.returncode, r.stdout.splitlines()), (0, [entry, ret]))
+    expect_eq((r.returncode, r.stdout.splitlines()), (0, [entry_r, ret]))
     expect_eq(r.stderr.splitlines(), [warning("naps", "long", 0, "void naps(int ms)",
                                               "it returns no value",
                                               "; the return event has none")])
@@ -212,7 +215,7 @@ def test_void_adds_a_return_event_without_a_value():
           r.stderr)
     # proto's signature compiles to the return event too
     r = fe.run("proto", "-x", b, "naps")
-    expect_eq(r.stdout.splitlines(), ["void naps(int ms)", f"#   {entry}", f"#   {ret}"])
+    expect_eq(r.stdout.splitlines(), ["void naps(int ms)", f"#   {entry_r}", f"#   {ret}"])
 
 
 def test_void_return_event_live_json_graph_list_and_latency():

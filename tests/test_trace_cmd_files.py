@@ -89,7 +89,8 @@ def files():
 
 TC_LINE = re.compile(r"^(?:(\S+): +)?\s*(\S+)-(\d+) +\[(\d+)\] +(\d+\.\d{9}): (traced(?:__return)?):"
                      r" +\(\w+(?: <- \w+)?\) (.*)$")
-TC_ENTRY = re.compile(r'^n=(-?\d+) s="(.*)" id=(-?\d+) name="(.*)"$')
+# fevent's hidden return address last (a uprobe entry with a return event)
+TC_ENTRY = re.compile(r'^n=(-?\d+) s="(.*)" id=(-?\d+) name="(.*)"(?: __retaddr=0x[0-9a-f]+)?$')
 TC_RETURN = re.compile(r"^ret=(-?\d+)$")
 
 

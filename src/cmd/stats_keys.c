@@ -79,6 +79,13 @@ static int parse_fields(const char *args, struct field **out, int *n)
 	return 0;
 }
 
+/* fevent's own fields, no argument (compile/kprobe_emit.h): __caller is
+ * a key of its own (--by caller) */
+static bool own_field(const char *name)
+{
+	return !strcmp(name, CALLER_FIELD) || !strcmp(name, "__retaddr");
+}
+
 /* The field an event has under the name the user wrote. */
 static const struct field *find_field(const struct fe_event_info *ev, struct field *f, int n,
 				      const char *name, bool *ambiguous)
@@ -106,7 +113,7 @@ static void say_fields(const struct fe_event_info *ev, struct field *f, int n)
 	int i, shown = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!strcmp(f[i].name, CALLER_FIELD))
+		if (own_field(f[i].name))
 			continue;
 		fe_buf_printf(&b, "%s%s", shown++ ? ", " : "", f[i].name);
 	}
@@ -151,7 +158,7 @@ static void explain_no_key(struct run *r, struct fe_event_info *ev, int n)
 		if (parse_fields(ev[i].args, &all[nr], &nall[nr]))
 			break;
 		for (j = 0; j < nall[nr] && nn < 256; j++)
-			if (strcmp(all[nr][j].name, CALLER_FIELD))
+			if (!own_field(all[nr][j].name))
 				names[nn++] = all[nr][j].label ? all[nr][j].label : all[nr][j].name;
 		nr++;
 	}

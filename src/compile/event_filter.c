@@ -83,7 +83,8 @@ static void add_fields(struct fparser *fp, const char *args, bool on_return)
 				  !strncmp(colon + 1, "string", 6) || !strncmp(colon + 1, "ustring", 7) ?
 				  F_STRING : colon[1] == 's' ? F_NUMBER : F_UNSIGNED;
 			f->on_return = on_return;
-			if (strcmp(f->name, "__caller"))
+			/* fevent's hidden fields (kprobe_emit.h) */
+			if (strcmp(f->name, "__caller") && strcmp(f->name, "__retaddr"))
 				fp->nr_fields++;
 		}
 		p = *end ? end + 1 : end;

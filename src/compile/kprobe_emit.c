@@ -619,14 +619,15 @@ static int name_event(const struct fe_probe *probe, const struct fe_emit_opts *o
 /* More arguments than the kernel takes, at field f: say so, and how many
  * members a whole struct's read has.  Always -1. */
 static int too_many_args(const struct fe_probe *probe, const struct fe_field *f,
-			 struct fe_error *err)
+			 const char *hidden, struct fe_error *err)
 {
 	int k, members = 0;
 
 	for (k = 0; f->group && k < probe->nr_fields; k++)
 		members += probe->fields[k].group && probe->fields[k].col == f->col;
-	fe_err(err, f->col, "too many arguments: the kernel allows %d per event%s",
-	       FE_KERNEL_MAX_ARGS, probe->uprobe || probe->in_body ? "" : ", __caller included");
+	fe_err(err, f->col, "too many arguments: the kernel allows %d per event%s%s%s",
+	       FE_KERNEL_MAX_ARGS, hidden ? ", " : "", hidden ? hidden : "",
+	       hidden ? " included" : "");
 	if (members)
 		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
 			 "; '%s' has %d members to read (nested structs flattened): name the ones wanted, or a nested struct ('%s->s.*')",
@@ -635,20 +636,31 @@ static int too_many_args(const struct fe_probe *probe, const struct fe_field *f,
 }
 
 /* The entry event's arguments (and what their values mean) into args and
- * values; -1 with err set. */
+ * values; with_ret: the function has a return event too.  -1 with err set. */
 static int entry_fields(const struct fe_probe *probe, const struct fe_place *places,
-			struct fe_definition *def, struct fe_buf *args, struct fe_buf *values,
-			struct names *used, struct fe_error *err)
+			bool with_ret, struct fe_definition *def, struct fe_buf *args,
+			struct fe_buf *values, struct names *used, struct fe_error *err)
 {
+	const char *hidden = NULL;
+	bool retaddr = probe->uprobe && !probe->in_body && with_ret;
 	int i, nr_args = 0;
 
 	if (!probe->uprobe && !probe->in_body) {
 		/* Rostedt's "caller->func(...)": the return address, on
 		 * top of the stack at the entry only */
+		hidden = FE_CALLER_FIELD;
 		if (note_arg(def, args->len, 0, err))
 			return -1;
 		fe_buf_printf(args, FE_CALLER_FIELD "=$stack0:symbol");
-		if (names_add(used, strdup(FE_CALLER_FIELD), err))
+	} else if (retaddr) {
+		/* the return address the return probe replaces with its
+		 * trampoline, for user stacks to show the frame it hides
+		 * (view/uret_frames.c); not an argument, so it comes last,
+		 * where readers of the arguments (trace-cmd's) look least */
+		hidden = FE_RETADDR_FIELD;
+	}
+	if (hidden) {
+		if (names_add(used, strdup(hidden), err))
 			return -1;
 		nr_args++;
 	}
@@ -658,12 +670,17 @@ static int entry_fields(const struct fe_probe *probe, const struct fe_place *pla
 		const char *name;
 
 		if (++nr_args > FE_KERNEL_MAX_ARGS)
-			return too_many_args(probe, f, err);
+			return too_many_args(probe, f, hidden, err);
 		name = unique_name(used, f->label, f->label_col, err);
 		if (!name || note_arg(def, args->len + (args->len ? 1 : 0), f->col, err) ||
 		    emit_field(probe, places, f, name, args, err))
 			return -1;
 		fe_field_values(values, f, args, at);
+	}
+	if (retaddr) {
+		if (note_arg(def, args->len + (args->len ? 1 : 0), 0, err))
+			return -1;
+		fe_buf_printf(args, "%s" FE_RETADDR_FIELD "=$stack0:x64", args->len ? " " : "");
 	}
 	return 0;
 }
@@ -777,12 +794,14 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 	const char *group = opts && opts->group ? opts->group : FE_DEFAULT_GROUP;
 	struct fe_buf args = { 0 }, values = { 0 };
 	struct names used = { 0 };
+	/* resolve typed the return value of every return site */
+	bool with_ret = opts && opts->ret && opts->ret->kind == FE_SITE_RETURN && probe->has_ret;
 
 	memset(def, 0, sizeof(*def));
 	if (immediates_refused(probe, places, opts, err))
 		return -1;
 	if (name_event(probe, opts, group, def, err) ||
-	    entry_fields(probe, places, def, &args, &values, &used, err))
+	    entry_fields(probe, places, with_ret, def, &args, &values, &used, err))
 		goto fail;
 	if (values.failed)
 		goto oom;
@@ -797,8 +816,7 @@ int fe_emit(const struct fe_probe *probe, const struct fe_place *places,
 		entry_too_long(probe, def, err);
 		goto fail;
 	}
-	/* resolve typed the return value of every return site */
-	if (opts && opts->ret && opts->ret->kind == FE_SITE_RETURN && probe->has_ret &&
+	if (with_ret &&
 	    emit_return(probe, places, opts, group, def, &args, &values, &used, err))
 		goto fail;
 	names_free(&used);

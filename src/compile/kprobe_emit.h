@@ -24,6 +24,9 @@
 #define FE_DEFAULT_GROUP	"functions"
 #define FE_RETURN_SUFFIX	"__return"
 #define FE_CALLER_FIELD		"__caller"
+/* a uprobe entry's return address ($stack0) where its function has a return
+ * event: the frame a return probe hides from user stacks (view/uret_frames.c) */
+#define FE_RETADDR_FIELD	"__retaddr"
 
 
 struct fe_kcaps;

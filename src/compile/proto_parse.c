@@ -1191,13 +1191,13 @@ static void alt_clear(struct fe_alt *alt)
  * libtraceevent's) take 'comm', 'COMM', 'cpu' and 'CPU' for the task's
  * command and CPU, and 'common_*' for every event's own fields; --by
  * takes comm, pid and cpu.  The kernel refuses 'common_*' and '__probe_*'
- * names of a probe; '__caller' is fevent's.  Those are refused wherever
- * written.  comm, cpu and pid are refused as a label the user makes up
- * (TYPE LABEL=ADDR, LABEL=PATH), but kept as a slot's name (DESIGN.md's
- * '__queue_work(int cpu, ...)': the parameter's own name) and in
- * TYPE NAME=FETCH, which is the kernel's field verbatim ('list' prints it
- * so, and a tracepoint's fields are named pid and comm): there the event's
- * field comes first, in filters as in --by (README, Decisions).
+ * names of a probe; '__caller' and '__retaddr' are fevent's.  Those are
+ * refused wherever written.  comm, cpu and pid are refused as a label the
+ * user makes up (TYPE LABEL=ADDR, LABEL=PATH), but kept as a slot's name
+ * (DESIGN.md's '__queue_work(int cpu, ...)': the parameter's own name) and
+ * in TYPE NAME=FETCH, which is the kernel's field verbatim ('list' prints
+ * it so, and a tracepoint's fields are named pid and comm): there the
+ * event's field comes first, in filters as in --by (README, Decisions).
  */
 const char *fe_field_name_clash(const char *name, bool made_up)
 {
@@ -1213,6 +1213,8 @@ const char *fe_field_name_clash(const char *name, bool made_up)
 		what = "names starting with '__probe_' are the kernel's own fields of a probe";
 	else if (!strcmp(name, "__caller"))
 		what = "'__caller' is fevent's field for the caller";
+	else if (!strcmp(name, "__retaddr"))
+		what = "'__retaddr' is fevent's field for a uprobe's return address";
 	else if (!strcmp(name, "COMM"))
 		what = "'COMM' is the task's command name in filters";
 	else if (!strcmp(name, "CPU"))

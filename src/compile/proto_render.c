@@ -437,7 +437,7 @@ static void read_item(struct rendering *r, const char *p, const char *end, bool 
 		return;
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - p), p);
 	snprintf(type, sizeof(type), "%.*s", (int)(end - colon - 1), colon + 1);
-	if (!strcmp(name, "__caller"))
+	if (!strcmp(name, "__caller") || !strcmp(name, "__retaddr"))
 		return;
 	if (parse_fetch(eq + 1, colon - eq - 1, &f))
 		f.base = B_OTHER;

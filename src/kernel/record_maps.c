@@ -24,6 +24,7 @@
 #include "record_maps.h"
 
 #define RING_PAGES	64	/* data pages a CPU: a process's mappings are a few KB */
+#define UPROBES_AREA	"[uprobes]"	/* kernel/events/uprobes.c's xol_mapping */
 
 struct mapping {
 	unsigned long long start, end, pgoff, ino;
@@ -135,8 +136,10 @@ static void maps_copy(struct fe_maps_watch *w, int parent, int child)
 		return;
 	p = task_of(w, parent, false);	/* the array may have moved */
 	maps_clear(c);
+	/* not the uprobe area: VM_DONTCOPY, the child makes its own */
 	for (i = 0; p && i < p->nr; i++)
-		maps_put(c, &p->maps[i]);
+		if (strcmp(p->maps[i].path, UPROBES_AREA))
+			maps_put(c, &p->maps[i]);
 }
 
 struct mmap2_head {
@@ -155,6 +158,17 @@ struct mmap2_head {
 	uint32_t prot, flags;
 } __attribute__((packed));
 
+/*
+ * A file, or the uprobe area: its first address is the trampoline a return
+ * probe puts in place of a return address, which the view names by the
+ * call it stands for (view/uret_frames.c).  Not "//anon", "[vdso]" (no
+ * file to name it from) or "[heap]".
+ */
+static bool kept_name(const char *name)
+{
+	return (name[0] == '/' && name[1] != '/') || !strcmp(name, UPROBES_AREA);
+}
+
 static void on_mmap2(struct fe_maps_watch *w, const struct perf_event_header *h,
 		     const unsigned char *rec)
 {
@@ -168,8 +182,7 @@ static void on_mmap2(struct fe_maps_watch *w, const struct perf_event_header *h,
 	memcpy(&m2, rec, sizeof(m2));
 	m.path = (char *)rec + sizeof(m2);
 	/* the name is NUL-padded to 8 bytes, and sample_id follows it */
-	if (!memchr(m.path, 0, room - sizeof(m2)) || m.path[0] != '/' || m.path[1] == '/' ||
-	    !m2.len)
+	if (!memchr(m.path, 0, room - sizeof(m2)) || !kept_name(m.path) || !m2.len)
 		return;		/* files only: not "//anon" */
 	m.start = m2.addr;
 	m.end = m2.addr + m2.len;
@@ -349,8 +362,8 @@ static void seed_one(struct fe_maps_watch *w, int tgid)
 		if (*next)
 			*next++ = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &m.start, &m.end, perms,
-			   &m.pgoff, &m.maj, &m.min, &m.ino, &n) != 7 || !n || line[n] != '/')
-			continue;	/* files only, as the kernel reports them */
+			   &m.pgoff, &m.maj, &m.min, &m.ino, &n) != 7 || !n || !kept_name(line + n))
+			continue;	/* as the kernel reports them */
 		m.path = line + n;
 		m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
 			 (perms[2] == 'x' ? PROT_EXEC : 0);
@@ -445,6 +458,10 @@ static void path_here(const struct fe_maps_watch *w, const struct mapping *m, st
 	struct stat st;
 	int i;
 
+	if (m->path[0] != '/') {
+		fe_buf_printf(b, "%s", m->path);	/* [uprobes] */
+		return;
+	}
 	if (!stat(m->path, &st) && major(st.st_dev) == m->maj && minor(st.st_dev) == m->min &&
 	    st.st_ino == m->ino) {
 		fe_buf_printf(b, "%s", m->path);

@@ -33,6 +33,7 @@
 
 #define RETURN_SUFFIX	"__return"
 #define CALLER_FIELD	"__caller"
+#define RETADDR_FIELD	"__retaddr"	/* compile/kprobe_emit.h's */
 
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
@@ -127,6 +128,7 @@ void fe_view_free(struct fe_view *v)
 		fe_view_item_clear(&v->pending[i]);
 	free(v->queue);
 	free(v->pending);
+	fe_view_uret_forget(v);
 	free(v->tasks);
 	free(v->gb.func);
 	for (i = 0; i < (int)v->gb.known_cap; i++) {
@@ -317,7 +319,9 @@ static int field_spec_of(struct ev_info *e, struct field_spec *s, struct tep_for
 		e->caller = s;
 	else if (e->is_return && !strcmp(tf->name, "ret"))
 		e->ret = s;
-	s->hidden = s == e->caller || !strncmp(tf->name, "common_", 7) ||
+	else if (!e->is_return && !strcmp(tf->name, RETADDR_FIELD) && s->elem == 8 && !s->count)
+		e->retaddr = s;
+	s->hidden = s == e->caller || s == e->retaddr || !strncmp(tf->name, "common_", 7) ||
 		    !strncmp(tf->name, "__probe", 7);
 	/* JSON keys must be unique: the kernel's field name ("label__1" for
 	 * a repeated label), as text shows it */

@@ -38,6 +38,9 @@ struct proc_maps {
 	int root_fd;		/* its root where its mount namespace is not ours, or -1 */
 	Dwfl *dwfl;		/* made on the first frame named */
 	bool dwfl_failed;
+	/* its [uprobes] mapping: the return probes' trampoline */
+	unsigned long long uprobes_lo, uprobes_hi;
+	bool uprobes_read;
 	struct named *named;	/* open addressing, a power of two */
 	unsigned int named_mask, nr_named;
 };
@@ -362,6 +365,39 @@ static bool in_maps(const char *text, unsigned long long addr, char *file, size_
 			line++;
 	}
 	return false;
+}
+
+/*
+ * The kernel's uprobe area (uprobes.c's xol_area, "[uprobes]" in the maps)
+ * starts with the trampoline a return probe puts in place of its
+ * function's return address; the rest are slots for instructions stepped
+ * out of line, never a frame.
+ */
+bool fe_ustacks_trampoline(struct fe_ustacks *u, int tgid, unsigned long long *lo,
+			   unsigned long long *hi)
+{
+	struct proc_maps *p = find_proc(u, tgid);
+	const char *line;
+
+	if (!p)
+		return false;
+	for (line = p->text; !p->uprobes_read && line && *line;) {
+		unsigned long long a, b;
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &a, &b, &n) == 2 && n &&
+		    !strncmp(line + n, "[uprobes]", 9) && strchr("\n", line[n + 9])) {
+			p->uprobes_lo = a;
+			p->uprobes_hi = b;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	p->uprobes_read = true;
+	*lo = p->uprobes_lo;
+	*hi = p->uprobes_hi;
+	return p->uprobes_hi > p->uprobes_lo;
 }
 
 static void name_frame(struct proc_maps *p, unsigned long long addr, bool ret,

@@ -40,6 +40,11 @@ void fe_ustacks_load(struct fe_ustacks *u, const char *dump);
  */
 void fe_ustack_frame(struct fe_ustacks *u, int tgid, unsigned long long addr, bool ret,
 		     struct fe_buf *out);
+/* The process's [uprobes] mapping, [*lo, *hi), as its maps say: where a
+ * return probe's trampoline stands in for a return address; false if
+ * they have none. */
+bool fe_ustacks_trampoline(struct fe_ustacks *u, int tgid, unsigned long long *lo,
+			   unsigned long long *hi);
 /* A kernel frame: "func+0xOFF" from the kallsyms tep was given, or "0xADDR". */
 void fe_kstack_frame(struct tep_handle *tep, unsigned long long addr, struct fe_buf *out);
 

@@ -308,6 +308,8 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 			v->unknown_pid = true;
 	}
 	it->ev = e;
+	if (e->retaddr && (unsigned int)e->retaddr->f->offset + 8 <= (unsigned int)size)
+		it->retaddr = tep_read_number(v->tep, (char *)data + e->retaddr->f->offset, 8);
 	if (cpu >= 0 && cpu < MAX_CPUS)
 		v->stack_for[cpu] = it->seq + 1;
 	if (v->opts.sink || e->call_filter || e->carried) {

@@ -68,6 +68,9 @@ struct ev_info {
 	int nr_fields;
 	struct field_spec *caller;
 	struct field_spec *ret;
+	/* a uprobe entry's return address, hidden: the frame its return
+	 * probe hides from user stacks (uret_frames.c) */
+	struct field_spec *retaddr;
 	bool task_info;		/* fork/exec: names tasks, not printed */
 	bool kernel_stack;	/* ftrace/kernel_stack: the stack of the event before it */
 	bool user_stack;	/* ftrace/user_stack: the same, of its process's user code */
@@ -103,6 +106,7 @@ struct item {
 	struct ev_info *ev;
 	const char *caller;	/* the view's (syms) unless caller_owned */
 	bool caller_owned;
+	unsigned long long retaddr;	/* its ev's retaddr field's value */
 	/* "name=value, ..." or the return value, as text or as JSON (the
 	 * view's one output): in inl when it fits, else in val */
 	char *val;
@@ -178,6 +182,8 @@ struct sym {
 	char *text;		/* NULL: a free slot */
 	size_t len;
 };
+
+struct uret_call;
 
 struct fe_view {
 	struct fe_view_opts opts;
@@ -275,6 +281,10 @@ struct fe_view {
 		/* --graph-below: the depth of the function's open call
 		 * plus one (0: none open) */
 		unsigned long long below;
+		/* its calls open under return probes, outermost first
+		 * (uret_frames.c) */
+		struct uret_call *uret;
+		int nr_uret;
 	} *tasks;
 	unsigned int tasks_cap, nr_tasks;
 	unsigned long long not_held;	/* entries not held, in all */
@@ -376,6 +386,9 @@ void fe_view_print_graph(struct fe_view *v, const struct item *entry, const stru
 			 int depth, enum graph_line kind);
 /* view_pair.c */
 struct task_open *fe_view_task_open(struct fe_view *v, int pid);
+/* uret_frames.c */
+void fe_view_uret_frames(struct fe_view *v, struct item *it);
+void fe_view_uret_forget(struct fe_view *v);
 /* view_text.c */
 void fe_view_drain(struct fe_view *v);
 void fe_view_print_call(struct fe_view *v, const struct item *entry, const struct item *ret);

@@ -657,6 +657,7 @@ static void emit(struct fe_view *v, int n)
 			fe_view_item_clear(it);
 			continue;
 		}
+		fe_view_uret_frames(v, it);
 		if (it->ev && !it->ev->is_return)
 			real_caller(v, it);
 		if (it->ev && (it->ev->call_filter || it->ev->carried)) {
@@ -755,8 +756,10 @@ void fe_view_flush(struct fe_view *v, bool final)
 		v->nr_pending = 0;
 		v->nr_held = 0;
 		v->held = -1;
-		if (v->tasks)
+		if (v->tasks) {
+			fe_view_uret_forget(v);
 			memset(v->tasks, 0, v->tasks_cap * sizeof(*v->tasks));
+		}
 		v->nr_tasks = 0;
 	}
 	fe_view_drain(v);
