@@ -325,9 +325,45 @@ static void state_path(char *buf, size_t size, const char *group, const char *na
 	snprintf(buf, size, STATE_DIR "/%s/%s", group, name);
 }
 
+/*
+ * A note of /run/fevent/GROUP, written whole under a temporary name and
+ * renamed, so that a reader sees the old text or the new.  Not through
+ * fe_out (a user's output: its fsync is two disk flushes an event where
+ * /run is on disk, 15 s of wall for 1,919 libpython events): a note is of
+ * events the kernel forgets at reboot, when /run goes too.  /run/fevent
+ * is root's (0700) under /run, which only root writes.  0, or -1 with
+ * errno.
+ */
+static int state_write(const char *path, const char *text)
+{
+	char tmp[600];
+	size_t len = strlen(text);
+	ssize_t n = 0;
+	int fd, saved;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (len)
+		n = write(fd, text, len);
+	saved = errno;
+	if (close(fd) || (size_t)n != len || rename(tmp, path)) {
+		if ((size_t)n != len)
+			errno = n < 0 ? saved : EIO;
+		saved = errno;
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
 static void note_uprobe_file(const char *group, const char *name, const char *file)
 {
-	struct fe_error ignored;
 	char path[512], *line;
 	struct stat st;
 
@@ -340,7 +376,7 @@ static void note_uprobe_file(const char *group, const char *name, const char *fi
 	if (asprintf(&line, "%llu %llu %s\n", (unsigned long long)st.st_dev,
 		     (unsigned long long)st.st_ino, file) < 0)
 		return;
-	fe_out_write_text(path, line, &ignored);
+	state_write(path, line);
 	free(line);
 }
 
@@ -398,7 +434,6 @@ static void values_path(char *buf, size_t size, const char *group, const char *n
  */
 static void note_values(const char *group, const char *name, const char *values)
 {
-	struct fe_error ignored;
 	char path[512];
 
 	values_path(path, sizeof(path), group, name);
@@ -409,7 +444,7 @@ static void note_values(const char *group, const char *name, const char *values)
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
 		return;
 	values_path(path, sizeof(path), group, name);
-	fe_out_write_text(path, values, &ignored);
+	state_write(path, values);
 }
 
 char *fe_event_values(const char *group, const char *name, bool *kept)
@@ -430,7 +465,6 @@ static void place_path(char *buf, size_t size, const char *group, const char *na
 /* The place a line or offset was written as: what list shows of it. */
 static void note_place(const struct fe_definition *def)
 {
-	struct fe_error ignored;
 	char path[512], *line;
 
 	snprintf(path, sizeof(path), STATE_DIR "/%s", def->group);
@@ -439,7 +473,7 @@ static void note_place(const struct fe_definition *def)
 	place_path(path, sizeof(path), def->group, def->event);
 	if (asprintf(&line, "%d %d %s\n", def->place_index, def->place_count, def->place) < 0)
 		return;
-	fe_out_write_text(path, line, &ignored);
+	state_write(path, line);
 	free(line);
 }
 
