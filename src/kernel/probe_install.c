@@ -71,6 +71,23 @@ int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_erro
 	return 0;
 }
 
+/*
+ * The top instance as an object: libtracefs 1.6 looks the tracefs mount
+ * up in /proc/mounts at every call given NULL (tracefs_set_tracing_dir
+ * does not spare it), several times an event over hundreds of them; an
+ * instance of no name is the top one at the directory found once.  NULL
+ * (libtracefs's own look-up) if it cannot be made.
+ */
+static struct tracefs_instance *top(void)
+{
+	static struct tracefs_instance *inst;
+	const char *dir;
+
+	if (!inst && (dir = tracefs_tracing_dir()))
+		inst = tracefs_instance_alloc(dir, NULL);
+	return inst;
+}
+
 void fe_refusal_clear(struct fe_refusal *r)
 {
 	free(r->log);
@@ -228,7 +245,7 @@ static int caret_arg(const struct fe_definition *def, bool ret, const char *log)
 static void refuse(struct fe_refusal *r, const struct fe_definition *def, int index, bool ret,
 		   int saved_errno, struct fe_error *err)
 {
-	char *log = tracefs_error_last(NULL);
+	char *log = tracefs_error_last(top());
 	const char *name = ret ? def->ret_event : def->event;
 
 	r->def = index;
@@ -309,7 +326,7 @@ static bool event_exists(const char *group, const char *name)
 	char path[256];
 
 	snprintf(path, sizeof(path), "events/%s/%s", group, name);
-	return tracefs_dir_exists(NULL, path);
+	return tracefs_dir_exists(top(), path);
 }
 
 /*
@@ -553,7 +570,7 @@ static int make_room(const char *group, const char *name, bool force, struct ins
 	if (!force)
 		return fe_err(err, 0, "event %s/%s exists already; --force replaces it", group, name);
 	old = definition_of(group, name);
-	fe_event_set_enabled(NULL, group, name, false);
+	fe_event_set_enabled(top(), group, name, false);
 	if (!old || fe_probe_remove_event(group, name)) {
 		int e = errno;
 
@@ -605,9 +622,9 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 		return ret ? -1 : 0;
 	}
 
-	if (tracefs_event_file_write(NULL, def->group, name, "filter", def->filter) >= 0)
+	if (tracefs_event_file_write(top(), def->group, name, "filter", def->filter) >= 0)
 		return 0;
-	why = tracefs_event_file_read(NULL, def->group, name, "filter", NULL);
+	why = tracefs_event_file_read(top(), def->group, name, "filter", NULL);
 	r->def = index;
 	r->ret = def->filter_on_return;
 	r->arg = -1;
@@ -644,8 +661,8 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 			fe_err(err, 0, "out of memory");
 			return NULL;
 		}
-		tracefs_error_clear(NULL);
-		failed = tracefs_instance_file_append(NULL, "kprobe_events", line) < 0;
+		tracefs_error_clear(top());
+		failed = tracefs_instance_file_append(top(), "kprobe_events", line) < 0;
 		free(line);
 		if (failed) {
 			refuse(refusal, def, index, ret, errno, err);
@@ -663,7 +680,7 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 		fe_err(err, 0, "out of memory");
 		return NULL;
 	}
-	tracefs_error_clear(NULL);
+	tracefs_error_clear(top());
 	if (tracefs_dynevent_create(ev)) {
 		refuse(refusal, def, index, ret, errno, err);
 		tracefs_dynevent_free(ev);
@@ -748,8 +765,8 @@ static struct tracefs_dynevent *create_line_event(const struct fe_definition *de
 	const char *name = ret ? def->ret_event : def->event;
 	struct tracefs_dynevent *ev;
 
-	tracefs_error_clear(NULL);
-	if (tracefs_instance_file_append(NULL, "dynamic_events", ret ? def->ret : def->entry) < 0) {
+	tracefs_error_clear(top());
+	if (tracefs_instance_file_append(top(), "dynamic_events", ret ? def->ret : def->entry) < 0) {
 		refuse(refusal, def, index, ret, errno, err);
 		return NULL;
 	}
@@ -772,8 +789,8 @@ static struct tracefs_dynevent *create_sdt_event(const struct fe_definition *def
 {
 	struct tracefs_dynevent *ev;
 
-	tracefs_error_clear(NULL);
-	if (tracefs_instance_file_append(NULL, "uprobe_events", def->entry) < 0) {
+	tracefs_error_clear(top());
+	if (tracefs_instance_file_append(top(), "uprobe_events", def->entry) < 0) {
 		refuse(refusal, def, index, false, errno, err);
 		return NULL;
 	}
