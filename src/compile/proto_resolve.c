@@ -309,6 +309,18 @@ static int resolve_rest(struct resolver *r)
 					pa->name ? pa->name : "?");
 			continue;
 		}
+		/* an inlined copy's value the compiler keeps in an xmm
+		 * register (gcc does so with integers too): no probe reads
+		 * it, so '...' leaves it out of this copy, as it does a
+		 * value optimized out there */
+		if (r->p->in_body && pa->loc.kind == FE_DLOC_REG &&
+		    !strcmp(pa->loc.reg, FE_DLOC_XMM)) {
+			if (r->ctx->warnings)
+				fe_warn(r->ctx->warnings,
+					"'...' skips '%s': it is in an SSE (xmm) register here, which probes cannot read",
+					pa->name ? pa->name : "?");
+			continue;
+		}
 		if (small_struct(r->dbg, pa->type, &ti.ftype)) {
 			/* a struct in one register (swp_entry_t, pte_t): its
 			 * bits, in hex */

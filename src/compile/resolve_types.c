@@ -22,7 +22,6 @@ enum { EB_NONE, EB_SSE, EB_INT };
 
 struct eightbytes {
 	struct fe_dbg *dbg;
-	fe_tid composite;	/* the struct or union being walked */
 	unsigned long base;	/* bytes */
 	unsigned char eb[2];
 	unsigned int align;	/* the largest member alignment */
@@ -34,16 +33,16 @@ struct eightbytes {
 
 static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bool bitfield);
 
-static void classify_member(const char *name, fe_tid type, unsigned long bit_off, void *arg)
+static void classify_member(const char *name, const struct fe_member *m, void *arg)
 {
 	struct eightbytes *c = arg;
-	struct fe_member m;
 	bool bitfield;
 
-	/* a bitfield's bits need no alignment of their own */
-	bitfield = bit_off % 8 || (name && fe_dbg_member(c->dbg, c->composite, name, &m) == 1 &&
-				   m.bit_size);
-	classify_type(c, type, c->base + bit_off / 8, bitfield);
+	(void)name;
+	/* a bitfield's bits need no alignment of their own; the member
+	 * comes whole (a search by name for each was quadratic) */
+	bitfield = m->bit_offset % 8 || m->bit_size;
+	classify_type(c, m->type, c->base + m->bit_offset / 8, bitfield);
 }
 
 /* x87 values (long double and its complex) go in memory, never xmm */
@@ -66,7 +65,6 @@ static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bo
 {
 	struct fe_tdesc d, e;
 	unsigned long i, base = c->base;
-	fe_tid outer = c->composite;
 	unsigned int a;
 
 	if (c->bad || fe_dbg_describe(c->dbg, id, &d) || c->depth > 16) {
@@ -78,9 +76,7 @@ static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bo
 	case FE_TK_UNION:
 		c->depth++;
 		c->base = off;
-		c->composite = d.id;
-		fe_dbg_each_member(c->dbg, d.id, classify_member, c);
-		c->composite = outer;
+		fe_dbg_each_member_full(c->dbg, d.id, classify_member, c);
 		c->base = base;
 		c->depth--;
 		return;
@@ -115,7 +111,7 @@ static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bo
 enum fe_class fe_rs_aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *d,
 				    unsigned int *align)
 {
-	struct eightbytes c = { .dbg = dbg, .composite = d->id };
+	struct eightbytes c = { .dbg = dbg };
 
 	classify_type(&c, d->id, 0, false);
 	/* a packed struct's own alignment is a byte: a stack slot's */

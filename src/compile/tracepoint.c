@@ -79,10 +79,10 @@ static int v_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 }
 
 static void v_each_member(struct fe_dbg *dbg, fe_tid composite,
-			  void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
-				     void *arg), void *arg)
+			  void (*fn)(const char *name, const struct fe_member *m, void *arg),
+			  void *arg)
 {
-	fe_dbg_each_member(base_of(dbg), composite, fn, arg);
+	fe_dbg_each_member_full(base_of(dbg), composite, fn, arg);
 }
 
 static int v_find_type(struct fe_dbg *dbg, const char *tag, const char *name, fe_tid *out)

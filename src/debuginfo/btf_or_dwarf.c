@@ -101,10 +101,10 @@ struct near_member {
 	int depth;
 };
 
-static void near_member(const char *mname, fe_tid type, unsigned long bit_off, void *arg)
+static void near_member(const char *mname, const struct fe_member *m, void *arg)
 {
-	(void)bit_off;
 	struct near_member *n = arg;
+	fe_tid type = m->type;
 	struct fe_tdesc d;
 
 	if (mname) {
@@ -123,9 +123,30 @@ static void near_member(const char *mname, fe_tid type, unsigned long bit_off, v
 	}
 }
 
+struct each_member_args {
+	void (*fn)(const char *name, fe_tid type, unsigned long bit_off, void *arg);
+	void *arg;
+};
+
+static void each_member_short(const char *name, const struct fe_member *m, void *arg)
+{
+	struct each_member_args *a = arg;
+
+	a->fn(name, m->type, m->bit_offset, a->arg);
+}
+
 void fe_dbg_each_member(struct fe_dbg *dbg, fe_tid composite,
 			void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
 				   void *arg), void *arg)
+{
+	struct each_member_args a = { fn, arg };
+
+	dbg->ops->each_member(dbg, composite, each_member_short, &a);
+}
+
+void fe_dbg_each_member_full(struct fe_dbg *dbg, fe_tid composite,
+			     void (*fn)(const char *name, const struct fe_member *m, void *arg),
+			     void *arg)
 {
 	dbg->ops->each_member(dbg, composite, fn, arg);
 }

@@ -162,6 +162,11 @@ int fe_dbg_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 void fe_dbg_each_member(struct fe_dbg *dbg, fe_tid composite,
 			void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
 				   void *arg), void *arg);
+/* The same, with the whole member (its bitfield size too): what
+ * fe_dbg_member would give for each name, without a search each. */
+void fe_dbg_each_member_full(struct fe_dbg *dbg, fe_tid composite,
+			     void (*fn)(const char *name, const struct fe_member *m, void *arg),
+			     void *arg);
 /* Call fn for each enumerator of an enum type (id described, typedefs
  * looked through): its name and value, in declaration order. */
 void fe_dbg_each_enumerator(struct fe_dbg *dbg, fe_tid id,

@@ -21,11 +21,11 @@ struct fe_dbg_ops {
 	int (*describe)(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out);
 	int (*member)(struct fe_dbg *dbg, fe_tid composite, const char *name,
 		      struct fe_member *out);
-	/* call fn with each member's name (NULL if anonymous), type and
-	 * offset in bits from the composite's start */
+	/* call fn with each member's name (NULL if anonymous), type, offset
+	 * in bits from the composite's start and bitfield size */
 	void (*each_member)(struct fe_dbg *dbg, fe_tid composite,
-			    void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
-				       void *arg), void *arg);
+			    void (*fn)(const char *name, const struct fe_member *m, void *arg),
+			    void *arg);
 	int (*find_type)(struct fe_dbg *dbg, const char *tag, const char *name,
 			 fe_tid *out);
 	/* call fn with each enumerator of an enum type: name, value */

@@ -636,8 +636,8 @@ static int btf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 }
 
 static void btf_each_member(struct fe_dbg *dbg, fe_tid composite,
-			    void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
-				       void *arg), void *arg)
+			    void (*fn)(const char *name, const struct fe_member *m, void *arg),
+			    void *arg)
 {
 	const struct btf_type *t = btf__type_by_id(dbg->btf, composite);
 	const struct btf_member *m;
@@ -647,8 +647,15 @@ static void btf_each_member(struct fe_dbg *dbg, fe_tid composite,
 		return;
 	m = btf_members(t);
 	n = btf_vlen(t);
-	for (i = 0; i < n; i++, m++)
-		fn(btf_name(dbg, m->name_off), m->type, btf_member_bit_offset(t, i), arg);
+	for (i = 0; i < n; i++, m++) {
+		struct fe_member here = {
+			.type = m->type,
+			.bit_offset = btf_member_bit_offset(t, i),
+			.bit_size = btf_member_bitfield_size(t, i),
+		};
+
+		fn(btf_name(dbg, m->name_off), &here, arg);
+	}
 }
 
 static void btf_each_enumerator(struct fe_dbg *dbg, fe_tid id,

@@ -30,8 +30,8 @@ int fe_dwarf_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out);
 int fe_dwarf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 		    struct fe_member *out);
 void fe_dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
-			  void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
-				     void *arg), void *arg);
+			  void (*fn)(const char *name, const struct fe_member *m, void *arg),
+			  void *arg);
 void fe_dwarf_each_enumerator(struct fe_dbg *dbg, fe_tid id,
 			      void (*fn)(const char *name, long long value, void *arg),
 			      void *arg);

@@ -199,8 +199,8 @@ int fe_dwarf_member(struct fe_dbg *dbg, fe_tid composite, const char *name,
 }
 
 void fe_dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
-			  void (*fn)(const char *name, fe_tid type, unsigned long bit_off,
-				     void *arg), void *arg)
+			  void (*fn)(const char *name, const struct fe_member *m, void *arg),
+			  void *arg)
 {
 	Dwarf_Die die, m;
 
@@ -212,7 +212,7 @@ void fe_dwarf_each_member(struct fe_dbg *dbg, fe_tid composite,
 		if (dwarf_tag(&m) != DW_TAG_member)
 			continue;
 		fill_member(&m, 0, &here);
-		fn(dwarf_diename(&m), here.type, here.bit_offset, arg);
+		fn(dwarf_diename(&m), &here, arg);
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
 

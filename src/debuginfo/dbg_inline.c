@@ -378,6 +378,13 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 		}
 		s->func = sname;
 		s->off = off;
+		/* a probe goes at NAME+OFF (the kernel) or at the first
+		 * symbol of that name (a uprobe): another static function of
+		 * the name would take it, and its DWARF is another's */
+		if (fe_dbg_func_count(dbg, sname) > 1) {
+			s->skip = "the function holding it shares its name with another, and a probe by that name goes on the other or is refused";
+			continue;
+		}
 		sec = section_of(dbg->mod, shndx);
 		/* the kernel frees its init code after boot, and refuses
 		 * probes there */

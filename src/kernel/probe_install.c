@@ -71,6 +71,23 @@ int fe_tracefs_ready(const char *dir, bool kprobes, bool uprobes, struct fe_erro
 	return 0;
 }
 
+/*
+ * The top instance as an object: libtracefs 1.6 looks the tracefs mount
+ * up in /proc/mounts at every call given NULL (tracefs_set_tracing_dir
+ * does not spare it), several times an event over hundreds of them; an
+ * instance of no name is the top one at the directory found once.  NULL
+ * (libtracefs's own look-up) if it cannot be made.
+ */
+static struct tracefs_instance *top(void)
+{
+	static struct tracefs_instance *inst;
+	const char *dir;
+
+	if (!inst && (dir = tracefs_tracing_dir()))
+		inst = tracefs_instance_alloc(dir, NULL);
+	return inst;
+}
+
 void fe_refusal_clear(struct fe_refusal *r)
 {
 	free(r->log);
@@ -228,7 +245,7 @@ static int caret_arg(const struct fe_definition *def, bool ret, const char *log)
 static void refuse(struct fe_refusal *r, const struct fe_definition *def, int index, bool ret,
 		   int saved_errno, struct fe_error *err)
 {
-	char *log = tracefs_error_last(NULL);
+	char *log = tracefs_error_last(top());
 	const char *name = ret ? def->ret_event : def->event;
 
 	r->def = index;
@@ -309,7 +326,7 @@ static bool event_exists(const char *group, const char *name)
 	char path[256];
 
 	snprintf(path, sizeof(path), "events/%s/%s", group, name);
-	return tracefs_dir_exists(NULL, path);
+	return tracefs_dir_exists(top(), path);
 }
 
 /*
@@ -325,9 +342,45 @@ static void state_path(char *buf, size_t size, const char *group, const char *na
 	snprintf(buf, size, STATE_DIR "/%s/%s", group, name);
 }
 
+/*
+ * A note of /run/fevent/GROUP, written whole under a temporary name and
+ * renamed, so that a reader sees the old text or the new.  Not through
+ * fe_out (a user's output: its fsync is two disk flushes an event where
+ * /run is on disk, 15 s of wall for 1,919 libpython events): a note is of
+ * events the kernel forgets at reboot, when /run goes too.  /run/fevent
+ * is root's (0700) under /run, which only root writes.  0, or -1 with
+ * errno.
+ */
+static int state_write(const char *path, const char *text)
+{
+	char tmp[600];
+	size_t len = strlen(text);
+	ssize_t n = 0;
+	int fd, saved;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (len)
+		n = write(fd, text, len);
+	saved = errno;
+	if (close(fd) || (size_t)n != len || rename(tmp, path)) {
+		if ((size_t)n != len)
+			errno = n < 0 ? saved : EIO;
+		saved = errno;
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
 static void note_uprobe_file(const char *group, const char *name, const char *file)
 {
-	struct fe_error ignored;
 	char path[512], *line;
 	struct stat st;
 
@@ -340,7 +393,7 @@ static void note_uprobe_file(const char *group, const char *name, const char *fi
 	if (asprintf(&line, "%llu %llu %s\n", (unsigned long long)st.st_dev,
 		     (unsigned long long)st.st_ino, file) < 0)
 		return;
-	fe_out_write_text(path, line, &ignored);
+	state_write(path, line);
 	free(line);
 }
 
@@ -398,7 +451,6 @@ static void values_path(char *buf, size_t size, const char *group, const char *n
  */
 static void note_values(const char *group, const char *name, const char *values)
 {
-	struct fe_error ignored;
 	char path[512];
 
 	values_path(path, sizeof(path), group, name);
@@ -409,7 +461,7 @@ static void note_values(const char *group, const char *name, const char *values)
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
 		return;
 	values_path(path, sizeof(path), group, name);
-	fe_out_write_text(path, values, &ignored);
+	state_write(path, values);
 }
 
 char *fe_event_values(const char *group, const char *name, bool *kept)
@@ -430,7 +482,6 @@ static void place_path(char *buf, size_t size, const char *group, const char *na
 /* The place a line or offset was written as: what list shows of it. */
 static void note_place(const struct fe_definition *def)
 {
-	struct fe_error ignored;
 	char path[512], *line;
 
 	snprintf(path, sizeof(path), STATE_DIR "/%s", def->group);
@@ -439,7 +490,7 @@ static void note_place(const struct fe_definition *def)
 	place_path(path, sizeof(path), def->group, def->event);
 	if (asprintf(&line, "%d %d %s\n", def->place_index, def->place_count, def->place) < 0)
 		return;
-	fe_out_write_text(path, line, &ignored);
+	state_write(path, line);
 	free(line);
 }
 
@@ -519,7 +570,7 @@ static int make_room(const char *group, const char *name, bool force, struct ins
 	if (!force)
 		return fe_err(err, 0, "event %s/%s exists already; --force replaces it", group, name);
 	old = definition_of(group, name);
-	fe_event_set_enabled(NULL, group, name, false);
+	fe_event_set_enabled(top(), group, name, false);
 	if (!old || fe_probe_remove_event(group, name)) {
 		int e = errno;
 
@@ -571,9 +622,9 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 		return ret ? -1 : 0;
 	}
 
-	if (tracefs_event_file_write(NULL, def->group, name, "filter", def->filter) >= 0)
+	if (tracefs_event_file_write(top(), def->group, name, "filter", def->filter) >= 0)
 		return 0;
-	why = tracefs_event_file_read(NULL, def->group, name, "filter", NULL);
+	why = tracefs_event_file_read(top(), def->group, name, "filter", NULL);
 	r->def = index;
 	r->ret = def->filter_on_return;
 	r->arg = -1;
@@ -610,8 +661,8 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 			fe_err(err, 0, "out of memory");
 			return NULL;
 		}
-		tracefs_error_clear(NULL);
-		failed = tracefs_instance_file_append(NULL, "kprobe_events", line) < 0;
+		tracefs_error_clear(top());
+		failed = tracefs_instance_file_append(top(), "kprobe_events", line) < 0;
 		free(line);
 		if (failed) {
 			refuse(refusal, def, index, ret, errno, err);
@@ -629,7 +680,7 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 		fe_err(err, 0, "out of memory");
 		return NULL;
 	}
-	tracefs_error_clear(NULL);
+	tracefs_error_clear(top());
 	if (tracefs_dynevent_create(ev)) {
 		refuse(refusal, def, index, ret, errno, err);
 		tracefs_dynevent_free(ev);
@@ -714,8 +765,8 @@ static struct tracefs_dynevent *create_line_event(const struct fe_definition *de
 	const char *name = ret ? def->ret_event : def->event;
 	struct tracefs_dynevent *ev;
 
-	tracefs_error_clear(NULL);
-	if (tracefs_instance_file_append(NULL, "dynamic_events", ret ? def->ret : def->entry) < 0) {
+	tracefs_error_clear(top());
+	if (tracefs_instance_file_append(top(), "dynamic_events", ret ? def->ret : def->entry) < 0) {
 		refuse(refusal, def, index, ret, errno, err);
 		return NULL;
 	}
@@ -738,8 +789,8 @@ static struct tracefs_dynevent *create_sdt_event(const struct fe_definition *def
 {
 	struct tracefs_dynevent *ev;
 
-	tracefs_error_clear(NULL);
-	if (tracefs_instance_file_append(NULL, "uprobe_events", def->entry) < 0) {
+	tracefs_error_clear(top());
+	if (tracefs_instance_file_append(top(), "uprobe_events", def->entry) < 0) {
 		refuse(refusal, def, index, false, errno, err);
 		return NULL;
 	}

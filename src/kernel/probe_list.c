@@ -46,8 +46,17 @@ static bool profile(const char *text, bool uprobe, const char *event, const char
 
 	*hits = *misses = 0;
 	while (line && *line) {
-		char f[3][512];
-		int n = sscanf(line, "%511s %511s %511s", f[0], f[1], f[2]);
+		char f[3][512], one[1600];
+		size_t len = strcspn(line, "\n");
+		int n;
+
+		/* sscanf of one line, not of the text's rest: glibc measures
+		 * its whole input at each call */
+		if (len >= sizeof(one))
+			len = sizeof(one) - 1;
+		memcpy(one, line, len);
+		one[len] = 0;
+		n = sscanf(one, "%511s %511s %511s", f[0], f[1], f[2]);
 
 		/* kprobe_profile: EVENT HITS MISSES; uprobe_profile: FILE EVENT HITS */
 		if (!uprobe && n == 3 && !strcmp(f[0], event)) {
@@ -133,7 +142,7 @@ static void prof_index(struct prof *p, const char *text, bool uprobe)
 }
 
 /* profile() over an index: the same answer. */
-static void prof_find(const struct prof *p, bool uprobe, const char *event, const char *target,
+static bool prof_find(const struct prof *p, bool uprobe, const char *event, const char *target,
 		      unsigned long long *hits, unsigned long long *misses)
 {
 	int len = strlen(event), lo = 0, hi = p->n, k = p->key;
@@ -157,13 +166,14 @@ static void prof_find(const struct prof *p, bool uprobe, const char *event, cons
 		if (!uprobe) {
 			*hits = strtoull(l->f[1], NULL, 10);
 			*misses = strtoull(l->f[2], NULL, 10);
-			return;
+			return true;
 		}
 		if (!flen || ((size_t)l->len[0] == flen && !strncmp(l->f[0], target, flen))) {
 			*hits = strtoull(l->f[2], NULL, 10);
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 bool fe_profile_find(const char *text, const struct fe_event_info *e, unsigned long long *hits,
@@ -186,11 +196,19 @@ int fe_event_set_enabled(struct tracefs_instance *inst, const char *group, const
 	return tracefs_event_file_write(inst, group, event, "enable", on ? "1" : "0") < 0 ? -1 : 0;
 }
 
+/* record's start and end: over the profiles indexed once, as list's
+ * (a scan with sscanf of the rest of the text for every line of it, for
+ * every event, took record -- true two minutes of CPU over 357 kprobes
+ * in the test VM). */
 int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
 {
 	char *kprof = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
 	char *uprof = tracefs_instance_file_read(NULL, "uprobe_profile", NULL);
+	struct prof kidx, uidx;
 	int i, ret = 0;
+
+	prof_index(&kidx, kprof, false);
+	prof_index(&uidx, uprof, true);
 
 	for (i = 0; i < n; i++) {
 		bool uprobe = fe_kind_is_uprobe(ev[i].kind);
@@ -198,14 +216,16 @@ int fe_profile_counts(struct fe_event_info *ev, int n, bool *unread)
 
 		if (ev[i].no_hits)
 			continue;	/* no profile counts them */
-		found = profile(uprobe ? uprof : kprof, uprobe, ev[i].event, ev[i].target,
-				     &ev[i].hits, &ev[i].misses);
+		found = prof_find(uprobe ? &uidx : &kidx, uprobe, ev[i].event, ev[i].target,
+				  &ev[i].hits, &ev[i].misses);
 
 		if (unread)
 			unread[i] = !found;
 		if (!found)
 			ret = -1;
 	}
+	free(kidx.v);
+	free(uidx.v);
 	free(kprof);
 	free(uprof);
 	return ret;

@@ -466,7 +466,7 @@ static int set_up(struct run *r, struct fe_error *err)
 	}
 	/* before the command runs: its first calls are counted too */
 	if (r->v)
-		fe_rec_watch_start(&r->s, r->v, r->ev, r->n, r->chosen);
+		fe_rec_watch_start(&r->s, r->v, r->ev, r->n, r->chosen, r->fm.event);
 	/* a reader a CPU, from before anything is armed */
 	if (r->v && (fe_rec_readers_init(&r->s, err) || fe_rec_readers_start(&r->s, err)))
 		return -1;

@@ -18,13 +18,18 @@
 #include "record_internal.h"
 
 /* Can an event be larger than a ring-buffer page?  A string can (up to
- * 4 KB); the kernel refuses a fixed part of more than 3 KB. */
-static bool may_be_too_large(const struct fe_event_info *e)
+ * 4 KB); the kernel refuses a fixed part of more than 3 KB.  format: the
+ * one record read for the view (not read twice an event), or NULL. */
+static bool may_be_too_large(const struct fe_event_info *e, const char *format)
 {
-	char *format = tracefs_event_file_read(NULL, e->group, e->event, "format", NULL);
-	bool large = !format || strstr(format, "__data_loc");
+	char *read = format ? NULL :
+		     tracefs_event_file_read(NULL, e->group, e->event, "format", NULL);
+	bool large;
 
-	free(format);
+	if (!format)
+		format = read;
+	large = !format || strstr(format, "__data_loc");
+	free(read);
 	return large;
 }
 
@@ -209,7 +214,7 @@ static int plan_counters(struct session *s, int n, const bool *large)
 
 /* Before the chosen events are enabled in the recording instance. */
 void fe_rec_watch_start(struct session *s, struct fe_view *v, struct fe_event_info *ev, int n,
-			bool *chosen)
+			bool *chosen, char *const *formats)
 {
 	bool *unread = calloc(n ? n : 1, sizeof(*unread));
 	bool *large = calloc(n ? n : 1, sizeof(*large));
@@ -237,7 +242,7 @@ void fe_rec_watch_start(struct session *s, struct fe_view *v, struct fe_event_in
 			uncounted(s, v, ev, i,
 				  "its hits are not in kprobe_profile or uprobe_profile");
 		else
-			large[i] = may_be_too_large(&ev[i]);
+			large[i] = may_be_too_large(&ev[i], formats ? formats[i] : NULL);
 	}
 	if (plan_counters(s, n, large)) {
 		for (i = 0; i < n; i++)

@@ -323,20 +323,57 @@ static int pid_filter_around_events(struct tracefs_instance *inst,
 	return ret;
 }
 
+/*
+ * Every event of the group chosen: one write of the group's enable file,
+ * as trace-cmd enables a system, instead of an open and a write an event
+ * (with the format and filter files, 2.3x trace-cmd's opens over a glob's
+ * 322 kprobes).  The instance does not trace meanwhile: the kernel's
+ * order among the group's events is its own, and no entry must be
+ * recorded before its return is armed.  1 done, 0 not all chosen, -1
+ * with errno set.
+ */
+static int enable_whole_group(struct tracefs_instance *inst, const struct fe_event_info *ev,
+			      int n, const bool *chosen)
+{
+	char path[300];
+	int i, on, ret = 1, saved;
+
+	for (i = 0; i < n; i++)
+		if (!chosen[i] || strcmp(ev[i].group, ev[0].group))
+			return 0;
+	if (!n || (size_t)snprintf(path, sizeof(path), "events/%s/enable", ev[0].group) >=
+	    sizeof(path))
+		return 0;
+	on = tracefs_trace_is_on(inst);
+	if (on > 0 && tracefs_trace_off(inst))
+		return -1;
+	if (tracefs_instance_file_write(inst, path, "1") < 0)
+		ret = -1;
+	saved = errno;
+	if (on > 0 && tracefs_trace_on(inst) && ret > 0)
+		return -1;
+	errno = saved;
+	return ret;
+}
+
 int fe_rec_enable_events(struct session *s, struct fe_event_info *ev, int n, bool *chosen,
 			 struct fe_error *err)
 {
-	int i, pass;
+	int i, pass, whole;
 
 	for (i = 0; i < n; i++)
 		if (chosen[i] && !fe_rec_call_filter_of(ev, n, chosen, i) &&
 		    copy_filter(s->inst, ev[i].group, ev[i].event))
 			return fe_err(err, 0, "cannot set the filter of %s/%s in fevent's instance: %s",
 				      ev[i].group, ev[i].event, strerror(errno));
+	whole = enable_whole_group(s->inst, ev, n, chosen);
+	if (whole < 0)
+		return fe_err(err, 0, "cannot enable the events of %s: %s", ev[0].group,
+			      strerror(errno));
 	/* Return events first: the instance is tracing as they are enabled,
 	 * and an entry armed before its return would record calls whose
 	 * return comes before the return is armed, held unpaired to the end. */
-	for (pass = 0; pass < 2; pass++)
+	for (pass = 0; pass < 2 && !whole; pass++)
 		for (i = 0; i < n; i++)
 			if (chosen[i] && is_return(&ev[i]) == !pass &&
 			    fe_event_set_enabled(s->inst, ev[i].group, ev[i].event, true))

@@ -219,7 +219,7 @@ void fe_rec_overruns(struct session *s, struct fe_view *v);
 
 /* record_counts.c */
 void fe_rec_watch_start(struct session *s, struct fe_view *v, struct fe_event_info *ev, int n,
-			bool *chosen);
+			bool *chosen, char *const *formats);
 void fe_rec_watch_drops(struct session *s, struct fe_view *v, struct fe_event_info *ev);
 void fe_rec_watch_misses(struct session *s, struct fe_view *v, struct fe_event_info *ev, int n,
 			 bool *chosen);

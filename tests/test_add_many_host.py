@@ -1,0 +1,63 @@
+"""add -f of hundreds of libpython functions with uprobes on this machine
+(issue 34 item 5: a list of 977 exited 2 after 42 s of CPU).  Every
+prototype of the list compiles, each function's inlined copies included,
+and add creates exactly the events compile prints; clear leaves none of
+them and none of their notes in /run/fevent.  No timing is asserted:
+bench/add_many_host.py measures it."""
+import os
+
+import fe
+from fe import check, expect_eq
+from test_events_host import need_uprobes
+from test_libpython import libpython
+
+GROUP = "fevent_many" + fe.TAG
+TRACEFS = "/sys/kernel/tracing"
+
+# Inlined functions whose copies failed the whole list before: one copy of
+# set_contains_entry keeps 'hash' in an xmm register, and copies of
+# PyBytes_GET_SIZE sit in static functions that share their name
+# (stringlib_center of bytes and of bytearray).
+INLINED = ["set_contains_entry", "PyBytes_GET_SIZE"]
+
+
+def names(lib, want=300):
+    """want functions spread over funcs' list, each with code of its own
+    (no mark, or "also inlined"), then the INLINED ones."""
+    r = fe.run("funcs", "-x", lib, "*")
+    expect_eq(r.returncode, 0, r.stderr)
+    own = [l.split()[0] for l in r.stdout.splitlines()
+           if l.strip() and ("(" not in l or "(also inlined)" in l or "(and " in l)]
+    check(len(own) > want, f"funcs lists {len(own)} functions with code")
+    step = len(own) // want
+    picked = [n for n in own[::step] if n not in INLINED][:want]
+    return picked + INLINED
+
+
+def group_lines():
+    with open(os.path.join(TRACEFS, "uprobe_events")) as f:
+        return [l for l in f if l.split()[0].split(":", 1)[1].startswith(GROUP + "/")]
+
+
+def test_add_and_clear_of_many_libpython_functions():
+    need_uprobes()
+    lib = libpython()
+    protos = os.path.join(fe.tmpdir("fevent-many-"), "protos")
+    with open(protos, "w") as f:
+        f.write("".join(n + "(...)\n" for n in names(lib)))
+    r = fe.run("compile", "-q", "-g", GROUP, "-x", lib, "-f", protos)
+    expect_eq(r.returncode, 0, r.stderr[-2000:])
+    defs = [l for l in r.stdout.splitlines() if l.startswith("p:")]
+    check(len(defs) > 302, f"compile printed {len(defs)} definitions for 302 prototypes")
+    try:
+        r = fe.run("add", "-q", "-g", GROUP, "-x", lib, "-f", protos, timeout=900)
+        expect_eq(r.returncode, 0, r.stderr[-2000:])
+        made = group_lines()
+        expect_eq(len(made), len(defs), "events created against definitions compiled")
+        expect_eq(sorted(l.split()[0] for l in made), sorted(d.split()[0] for d in defs))
+    finally:
+        r = fe.run("clear", "-g", GROUP, timeout=900)
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(group_lines(), [], "events left after clear")
+    state = os.path.join("/run/fevent", GROUP)
+    expect_eq(os.listdir(state) if os.path.isdir(state) else [], [], "notes left after clear")
