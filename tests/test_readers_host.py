@@ -1,0 +1,52 @@
+"""record's reader threads, on this machine's uprobes: one a CPU, named
+fevent-cpuN, pinned to it and real-time at the lowest priority (so that,
+woken at the mark, a reader runs before the program filling its CPU's
+buffer); fevent's main thread and the traced command are not."""
+import os
+import subprocess
+
+import fe
+from fe import check, expect_eq
+from test_events_host import GROUP, clean
+from test_record_host import PROTO, added
+
+SCHED_OTHER, SCHED_FIFO = 0, 1
+
+
+def task(path):
+    """(comm, nice, rt_priority, policy) of /proc/.../stat at path"""
+    with open(path) as f:
+        stat = f.read()
+    fields = stat[stat.rindex(")") + 2:].split()	# fields[0] is field 3
+    return (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[16]), int(fields[37]),
+            int(fields[38]))
+
+
+def test_a_real_time_reader_a_cpu_and_nothing_else_real_time():
+    added(PROTO)
+    try:
+        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--", "sleep", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            fe.wait_armed(p, GROUP)
+            tasks = {int(t): task(f"/proc/{p.pid}/task/{t}/stat")
+                     for t in os.listdir(f"/proc/{p.pid}/task")}
+            with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+                children = [int(c) for c in f.read().split()]
+            command = [task(f"/proc/{c}/stat") for c in children]
+        finally:
+            out, err = p.communicate(timeout=60)
+        expect_eq(p.returncode, 0, err)
+        readers = {comm: (nice, prio, policy) for comm, nice, prio, policy in tasks.values()
+                   if comm.startswith("fevent-cpu")}
+        # a reader a CPU fevent may run on (pinned there: real-time)
+        expect_eq({f"fevent-cpu{c}": (0, 1, SCHED_FIFO) for c in os.sched_getaffinity(0)},
+                  {c: readers[c] for c in readers
+                   if int(c[len("fevent-cpu"):]) in os.sched_getaffinity(0)},
+                  "the readers: (nice, rt_priority, policy)")
+        expect_eq(tasks[p.pid][1:], (0, 0, SCHED_OTHER), "fevent's main thread")
+        expect_eq([(comm, nice, policy) for comm, nice, _, policy in command],
+                  [("sleep", 0, SCHED_OTHER)], "the traced command")
+        check("fevent: 0 events; none lost" in err, err)
+    finally:
+        clean()
