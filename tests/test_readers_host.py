@@ -1,9 +1,11 @@
-"""record's reader threads, on this machine's uprobes: one a CPU, named
+"""record's threads, on this machine's uprobes: a reader a CPU, named
 fevent-cpuN, pinned to it and real-time at the lowest priority (so that,
 woken at the mark, a reader runs before the program filling its CPU's
-buffer); fevent's main thread and the traced command are not."""
+buffer); the main thread (the view) at nice 19 while recording, after
+the program; the traced command at fevent's own priority."""
 import os
 import subprocess
+import time
 
 import fe
 from fe import check, expect_eq
@@ -22,15 +24,22 @@ def task(path):
             int(fields[38]))
 
 
-def test_a_real_time_reader_a_cpu_and_nothing_else_real_time():
+def test_real_time_readers_the_view_after_the_command():
     added(PROTO)
     try:
-        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--", "sleep", "2"],
+        p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "--", "sleep", "3"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             fe.wait_armed(p, GROUP)
-            tasks = {int(t): task(f"/proc/{p.pid}/task/{t}/stat")
-                     for t in os.listdir(f"/proc/{p.pid}/task")}
+            # armed; the command let go, then the loop (bounded by the
+            # command's 3 s: the last look is taken whatever it shows)
+            deadline = time.monotonic() + 1.5
+            while True:
+                tasks = {int(t): task(f"/proc/{p.pid}/task/{t}/stat")
+                         for t in os.listdir(f"/proc/{p.pid}/task")}
+                if tasks[p.pid][1] == 19 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.02)
             with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
                 children = [int(c) for c in f.read().split()]
             command = [task(f"/proc/{c}/stat") for c in children]
@@ -44,7 +53,7 @@ def test_a_real_time_reader_a_cpu_and_nothing_else_real_time():
                   {c: readers[c] for c in readers
                    if int(c[len("fevent-cpu"):]) in os.sched_getaffinity(0)},
                   "the readers: (nice, rt_priority, policy)")
-        expect_eq(tasks[p.pid][1:], (0, 0, SCHED_OTHER), "fevent's main thread")
+        expect_eq(tasks[p.pid][1:], (19, 0, SCHED_OTHER), "fevent's main thread")
         expect_eq([(comm, nice, policy) for comm, nice, _, policy in command],
                   [("sleep", 0, SCHED_OTHER)], "the traced command")
         check("fevent: 0 events; none lost" in err, err)
