@@ -338,6 +338,7 @@ static int reader_init(struct session *s, struct reader *r, int cpu, struct fe_e
 int fe_rec_readers_init(struct session *s, struct fe_error *err)
 {
 	char *kb = tracefs_instance_file_read(s->inst, "buffer_size_kb", NULL);
+	pthread_mutexattr_t pi;
 	int cpu;
 
 	s->buffer_bytes = (kb ? strtoul(kb, NULL, 10) : 0) * 1024;
@@ -352,9 +353,15 @@ int fe_rec_readers_init(struct session *s, struct fe_error *err)
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (reader_init(s, &s->readers[cpu], cpu, err))
 			return -1;
-	if (pthread_mutex_init(&s->lock, NULL) || pthread_mutex_init(&s->td_lock, NULL) ||
+	/* priority inheritance: a real-time reader waiting on a lock the
+	 * main thread (nice 19 while recording) holds lends it its priority,
+	 * rather than waiting behind the traced program */
+	if (pthread_mutexattr_init(&pi) ||
+	    pthread_mutexattr_setprotocol(&pi, PTHREAD_PRIO_INHERIT) ||
+	    pthread_mutex_init(&s->lock, &pi) || pthread_mutex_init(&s->td_lock, &pi) ||
 	    pthread_cond_init(&s->served, NULL))
 		return fe_err(err, 0, "cannot make the readers' lock");
+	pthread_mutexattr_destroy(&pi);
 	s->locks_made = true;
 	fe_rec_pace(s, 0);
 	return 0;
