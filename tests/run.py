@@ -36,6 +36,7 @@ class Tally:
         self.failures = []
         self.prefix = ""
         self.took = []
+        self.vm_half = 0.0
 
     def record(self, status, name, detail=""):
         name = self.prefix + name
@@ -81,7 +82,10 @@ def run_tap(tally, path, pattern):
                      f"exit {proc.returncode}\n{proc.stderr[-2000:]}")
 
 
-def run_module(tally, path, pattern):
+def load_module(tally, path, pattern):
+    """The module of a tier with a test that matches, or None.  A VM tier
+    may join a shared boot (tests/vm/vm.py share()) as it is imported; one
+    with no matching test is left out of it."""
     modname = os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(modname, path)
     mod = importlib.util.module_from_spec(spec)
@@ -89,7 +93,17 @@ def run_module(tally, path, pattern):
         spec.loader.exec_module(mod)
     except Exception:
         tally.record("fail", f"{modname}: import", traceback.format_exc())
-        return
+        return None
+    if any(n.startswith("test_") and callable(f) and (not pattern or pattern in f"{modname}: {n}")
+           for n, f in vars(mod).items()):
+        return mod
+    if "vm" in sys.modules and hasattr(sys.modules["vm"], "forget"):
+        sys.modules["vm"].forget(modname)
+    return None
+
+
+def run_module(tally, mod, pattern):
+    modname = mod.__name__
     tests = [(n, f) for n, f in vars(mod).items()
              if n.startswith("test_") and callable(f)]
     start = time.monotonic()
@@ -141,11 +155,18 @@ def run_pass(tally, build, pattern, prefix="", skip=None, part="all"):
         for path in sorted(glob.glob(os.path.join(fe.BUILD, "tests", "unit", "test_*"))):
             if os.access(path, os.X_OK) and not path.endswith((".p", ".o")) and os.path.isfile(path):
                 run_tap(tally, path, pattern)
+    # every tier is imported before any runs, so that the VM tiers that
+    # share a kernel's boot have all joined it when the first one boots
+    mods = []
     for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
         if skip and skip(path):
             continue
         if part == "all" or (part == "vm") == is_vm_tier(path):
-            run_module(tally, path, pattern)
+            mods.append(load_module(tally, path, pattern))
+    for i, mod in enumerate(mods):
+        if mod:
+            run_module(tally, mod, pattern)
+        mods[i] = None      # a tier's data goes when it is done, as before
 
 
 def start_vm_half(args):
@@ -178,6 +199,8 @@ def merge_vm_half(tally, child, out):
         elif line.startswith("TOOK "):
             took, name = line[5:].split(" ", 1)
             tally.took.append((float(took), name))
+        elif line.startswith("HALF "):
+            tally.vm_half = float(line[5:])
         elif line.startswith(("Traceback", "  File")) or "Error" in line:
             print(line)
         if line.endswith(" skipped") and " passed, " in line:
@@ -225,13 +248,18 @@ def main():
         del os.environ["FEVENT_SANITIZED"]
         for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
             del os.environ[k]
+    host_took = time.monotonic() - start
     if child:
         merge_vm_half(tally, child, out)
     took = time.monotonic() - start
     if args.part == "vm":
         for secs, name in tally.took:
             print(f"TOOK {secs:.1f} {name}")
+        print(f"HALF {took:.1f}")
     else:
+        # which half is the critical path of the run (docs/testing.md)
+        if child:
+            print(f"\nHost half {host_took:.1f} s, VM half {tally.vm_half:.1f} s")
         print("\nSlowest tiers:")
         for secs, name in sorted(tally.took, reverse=True)[:12]:
             print(f"  {secs:7.1f} s  {name}")
