@@ -7,8 +7,10 @@ line "N passed, N failed, N skipped".  Exit status 1 if anything failed.
 
 The VM tiers (test_vm_*.py and test_demo.py: qemu, one vCPU each but test_vm_multicpu.py's) run in a second process
 beside the host tests, so the two halves of the suite overlap on a two-core
-machine; its lines are printed after the host tests'.  FEVENT_SERIAL=1 runs
-everything in one process, in order.
+machine; its lines are printed after the host tests'.  HOST_SIDE_VM's tiers
+go to whichever process comes to them first, the VM child at its end or the
+host process after its own (both halves' times are printed).  FEVENT_SERIAL=1 runs everything in one process,
+in order.
 
 usage: tests/run.py [-b BUILD] [-s ASAN_BUILD] [-k SUBSTRING]
 """
@@ -139,6 +141,28 @@ NOT_SANITIZED_HOST = ("test_kernel_dwarf.py", "test_libpython.py", "test_line_xc
 SANITIZED_VM = ("test_vm_stats.py", "test_vm_globs.py")
 
 
+# VM tiers either process may run: the VM child runs them last, the host
+# process after its two passes, and whichever comes to one first takes it
+# (claim()): the side with slack does them.  They boot kernels of their
+# own, shared with no other tier (tests/vm/vm.py share()), and keep both
+# cores busy (test_vm_matrix.py boots two kernels at a time,
+# test_vm_multicpu.py 2 and 4 vCPUs), best when the other half has ended.
+HOST_SIDE_VM = ("test_vm_matrix.py", "test_vm_multicpu.py")
+
+
+def claim(mod):
+    """Whether this process runs mod: always, but for HOST_SIDE_VM's tiers
+    when another process of this run (FEVENT_CLAIMS) took it first."""
+    where = os.environ.get("FEVENT_CLAIMS")
+    if not where or mod.__name__ + ".py" not in HOST_SIDE_VM:
+        return True
+    try:
+        os.close(os.open(os.path.join(where, mod.__name__), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    return True
+
+
 def not_sanitized(path):
     name = os.path.basename(path)
     if is_vm_tier(path):
@@ -158,13 +182,14 @@ def run_pass(tally, build, pattern, prefix="", skip=None, part="all"):
     # every tier is imported before any runs, so that the VM tiers that
     # share a kernel's boot have all joined it when the first one boots
     mods = []
-    for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
+    paths = sorted(glob.glob(os.path.join(HERE, "test_*.py")))
+    for path in sorted(paths, key=lambda p: os.path.basename(p) in HOST_SIDE_VM):
         if skip and skip(path):
             continue
         if part == "all" or (part == "vm") == is_vm_tier(path):
             mods.append(load_module(tally, path, pattern))
     for i, mod in enumerate(mods):
-        if mod:
+        if mod and claim(mod):
             run_module(tally, mod, pattern)
         mods[i] = None      # a tier's data goes when it is done, as before
 
@@ -232,6 +257,7 @@ def main():
         part = "all"
         if (os.environ.get("FEVENT_SERIAL") != "1"
                 and os.environ.get("FEVENT_NO_VM") != "1"):
+            os.environ["FEVENT_CLAIMS"] = fe.tmpdir("fevent-claims-")
             child, out = start_vm_half(args)
             # interrupted before the child ended: it stops too (its qemu
             # killed, its directories removed, by its SIGTERM handler)
@@ -248,6 +274,9 @@ def main():
         del os.environ["FEVENT_SANITIZED"]
         for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
             del os.environ[k]
+    if child:
+        run_pass(tally, args.build, args.match, part="vm",
+                 skip=lambda p: os.path.basename(p) not in HOST_SIDE_VM)
     host_took = time.monotonic() - start
     if child:
         merge_vm_half(tally, child, out)
@@ -259,7 +288,8 @@ def main():
     else:
         # which half is the critical path of the run (docs/testing.md)
         if child:
-            print(f"\nHost half {host_took:.1f} s, VM half {tally.vm_half:.1f} s")
+            print(f"\nHost half {host_took:.1f} s (with the VM tiers it took), "
+                  f"VM half {tally.vm_half:.1f} s")
         print("\nSlowest tiers:")
         for secs, name in sorted(tally.took, reverse=True)[:12]:
             print(f"  {secs:7.1f} s  {name}")
