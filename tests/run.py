@@ -7,8 +7,10 @@ line "N passed, N failed, N skipped".  Exit status 1 if anything failed.
 
 The VM tiers (test_vm_*.py and test_demo.py: qemu, one vCPU each but test_vm_multicpu.py's) run in a second process
 beside the host tests, so the two halves of the suite overlap on a two-core
-machine; its lines are printed after the host tests'.  FEVENT_SERIAL=1 runs
-everything in one process, in order.
+machine; its lines are printed after the host tests'.  HOST_SIDE_VM's tiers
+go to whichever process comes to them first, the VM child at its end or the
+host process after its own (both halves' times are printed).  FEVENT_SERIAL=1 runs everything in one process,
+in order.
 
 usage: tests/run.py [-b BUILD] [-s ASAN_BUILD] [-k SUBSTRING]
 """
@@ -36,6 +38,7 @@ class Tally:
         self.failures = []
         self.prefix = ""
         self.took = []
+        self.vm_half = 0.0
 
     def record(self, status, name, detail=""):
         name = self.prefix + name
@@ -81,7 +84,10 @@ def run_tap(tally, path, pattern):
                      f"exit {proc.returncode}\n{proc.stderr[-2000:]}")
 
 
-def run_module(tally, path, pattern):
+def load_module(tally, path, pattern):
+    """The module of a tier with a test that matches, or None.  A VM tier
+    may join a shared boot (tests/vm/vm.py share()) as it is imported; one
+    with no matching test is left out of it."""
     modname = os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(modname, path)
     mod = importlib.util.module_from_spec(spec)
@@ -89,7 +95,17 @@ def run_module(tally, path, pattern):
         spec.loader.exec_module(mod)
     except Exception:
         tally.record("fail", f"{modname}: import", traceback.format_exc())
-        return
+        return None
+    if any(n.startswith("test_") and callable(f) and (not pattern or pattern in f"{modname}: {n}")
+           for n, f in vars(mod).items()):
+        return mod
+    if "vm" in sys.modules and hasattr(sys.modules["vm"], "forget"):
+        sys.modules["vm"].forget(modname)
+    return None
+
+
+def run_module(tally, mod, pattern):
+    modname = mod.__name__
     tests = [(n, f) for n, f in vars(mod).items()
              if n.startswith("test_") and callable(f)]
     start = time.monotonic()
@@ -125,6 +141,28 @@ NOT_SANITIZED_HOST = ("test_kernel_dwarf.py", "test_libpython.py", "test_line_xc
 SANITIZED_VM = ("test_vm_stats.py", "test_vm_globs.py")
 
 
+# VM tiers either process may run: the VM child runs them last, the host
+# process after its two passes, and whichever comes to one first takes it
+# (claim()): the side with slack does them.  They boot kernels of their
+# own, shared with no other tier (tests/vm/vm.py share()), and keep both
+# cores busy (test_vm_matrix.py boots two kernels at a time,
+# test_vm_multicpu.py 2 and 4 vCPUs), best when the other half has ended.
+HOST_SIDE_VM = ("test_vm_matrix.py", "test_vm_multicpu.py")
+
+
+def claim(mod):
+    """Whether this process runs mod: always, but for HOST_SIDE_VM's tiers
+    when another process of this run (FEVENT_CLAIMS) took it first."""
+    where = os.environ.get("FEVENT_CLAIMS")
+    if not where or mod.__name__ + ".py" not in HOST_SIDE_VM:
+        return True
+    try:
+        os.close(os.open(os.path.join(where, mod.__name__), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    return True
+
+
 def not_sanitized(path):
     name = os.path.basename(path)
     if is_vm_tier(path):
@@ -141,11 +179,19 @@ def run_pass(tally, build, pattern, prefix="", skip=None, part="all"):
         for path in sorted(glob.glob(os.path.join(fe.BUILD, "tests", "unit", "test_*"))):
             if os.access(path, os.X_OK) and not path.endswith((".p", ".o")) and os.path.isfile(path):
                 run_tap(tally, path, pattern)
-    for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
+    # every tier is imported before any runs, so that the VM tiers that
+    # share a kernel's boot have all joined it when the first one boots
+    mods = []
+    paths = sorted(glob.glob(os.path.join(HERE, "test_*.py")))
+    for path in sorted(paths, key=lambda p: os.path.basename(p) in HOST_SIDE_VM):
         if skip and skip(path):
             continue
         if part == "all" or (part == "vm") == is_vm_tier(path):
-            run_module(tally, path, pattern)
+            mods.append(load_module(tally, path, pattern))
+    for i, mod in enumerate(mods):
+        if mod and claim(mod):
+            run_module(tally, mod, pattern)
+        mods[i] = None      # a tier's data goes when it is done, as before
 
 
 def start_vm_half(args):
@@ -178,6 +224,8 @@ def merge_vm_half(tally, child, out):
         elif line.startswith("TOOK "):
             took, name = line[5:].split(" ", 1)
             tally.took.append((float(took), name))
+        elif line.startswith("HALF "):
+            tally.vm_half = float(line[5:])
         elif line.startswith(("Traceback", "  File")) or "Error" in line:
             print(line)
         if line.endswith(" skipped") and " passed, " in line:
@@ -209,6 +257,7 @@ def main():
         part = "all"
         if (os.environ.get("FEVENT_SERIAL") != "1"
                 and os.environ.get("FEVENT_NO_VM") != "1"):
+            os.environ["FEVENT_CLAIMS"] = fe.tmpdir("fevent-claims-")
             child, out = start_vm_half(args)
             # interrupted before the child ended: it stops too (its qemu
             # killed, its directories removed, by its SIGTERM handler)
@@ -226,12 +275,21 @@ def main():
         for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
             del os.environ[k]
     if child:
+        run_pass(tally, args.build, args.match, part="vm",
+                 skip=lambda p: os.path.basename(p) not in HOST_SIDE_VM)
+    host_took = time.monotonic() - start
+    if child:
         merge_vm_half(tally, child, out)
     took = time.monotonic() - start
     if args.part == "vm":
         for secs, name in tally.took:
             print(f"TOOK {secs:.1f} {name}")
+        print(f"HALF {took:.1f}")
     else:
+        # which half is the critical path of the run (docs/testing.md)
+        if child:
+            print(f"\nHost half {host_took:.1f} s (with the VM tiers it took), "
+                  f"VM half {tally.vm_half:.1f} s")
         print("\nSlowest tiers:")
         for secs, name in sorted(tally.took, reverse=True)[:12]:
             print(f"  {secs:7.1f} s  {name}")

@@ -75,6 +75,25 @@ def target():
     return lx.libpython_target()
 
 
+# perf probe's and llvm-dwarfdump's answers do not depend on which fevent
+# build runs: the sanitized pass (tests/run.py imports this file again)
+# asks fevent every case again and compares with the answers the plain pass
+# had from them, kept in line_xcheck's module, which is imported once.
+_PEER = lx.__dict__.setdefault("_perf_lines_peer_answers", {})
+
+
+def peer(argv, **kw):
+    """subprocess.run(argv, capture_output=True, text=True) once a run."""
+    key = tuple(argv)
+    if key not in _PEER:
+        _PEER[key] = subprocess.run(argv, capture_output=True, text=True, **kw)
+    return _PEER[key]
+
+
+def perf(t, *args):
+    return peer(["perf", "probe", *t.perf_args, *args], timeout=600)
+
+
 def sample_functions(t):
     out = subprocess.run(["nm", "-D", "--defined-only", t.path], capture_output=True,
                          text=True, check=True).stdout
@@ -88,7 +107,7 @@ def perf_vars_of(t, func):
     """{N: [var dicts at every address]} for lines 1..LINES perf places."""
     got = {}
     for n in range(1, LINES + 1):
-        r = lx._perf(t, "--range", "-V", f"{func}:{n}")
+        r = perf(t, "--range", "-V", f"{func}:{n}")
         v = lx.parse_vars(r.stdout).get(f"{func}:{n}")
         if r.returncode == 0 and v:
             got[n] = v
@@ -112,7 +131,7 @@ def pick_vars(where_vars):
 
 def perf_side(t, func, n, var):
     spec = f"{func}:{n}" + (f" {var}" if var else "")
-    r = lx._perf(t, "-D", spec)
+    r = perf(t, "-D", spec)
     if r.returncode:
         return None, lx._perf_message(r.stderr)
     return r.stdout, None
@@ -174,8 +193,7 @@ def outside_copies(t, func, addrs):
         if not isinstance(a, int):
             return False
         va = a if t.kind == "k" else t.offset_to_vaddr(a)
-        r = subprocess.run(["llvm-dwarfdump", f"--lookup=0x{va:x}", t.path],
-                           capture_output=True, text=True, timeout=600)
+        r = peer(["llvm-dwarfdump", f"--lookup=0x{va:x}", t.path], timeout=600)
         if r.returncode or "Line info" not in r.stdout or f'"{func}"' in r.stdout:
             return False
     return True

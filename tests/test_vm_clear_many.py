@@ -40,12 +40,23 @@ echo ::enabled; fevent clear 2>&1; echo rc=$?
 grep -o ':functions/[a-z_]*' $T/dynamic_events | sort
 echo ::force; fevent clear --force 2>&1; echo rc=$?
 grep -c ':functions/' $T/dynamic_events
+# the other group's probe goes too: the next tier of a shared boot
+# (vm.share) starts with no probe of this one's
+echo '-:other/keep' >> $T/kprobe_events
 true
 """
 
 
+def plan(suite="bookworm"):
+    return [("clear_many", SNIPPET)], None
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("clear_many", ("bookworm",), plan)
+
+
 def sections():
-    rc, out, err = vm.run_once("clear_many", [("clear_many", SNIPPET)])["clear_many"]
+    rc, out, err = vm.run_once("clear_many", *plan())["clear_many"]
     expect_eq(rc, 0, f"{out}\n{err}")
     return vm.split_sections(out)
 

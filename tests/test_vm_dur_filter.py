@@ -30,11 +30,17 @@ echo ::left; ls $T/instances; grep -c . $T/synthetic_events; true
 """
 
 
+def plan(suite="bookworm"):
+    return [("dur", SNIPPET)], \
+        {RUN: vm.static_binary(os.path.join(HERE, "fixtures", "fx_sleeps.c"), "fevent-fx_sleeps")}
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("dur-filter", ("bookworm",), plan)
+
+
 def sections():
-    rc, out, err = vm.run_once("dur-filter", [("dur", SNIPPET)],
-                               files={RUN: vm.static_binary(
-                                   os.path.join(HERE, "fixtures", "fx_sleeps.c"),
-                                   "fevent-fx_sleeps")})["dur"]
+    rc, out, err = vm.run_once("dur-filter", *plan())["dur"]
     expect_eq(rc, 0, err)
     return vm.split_sections(out)
 

@@ -35,10 +35,20 @@ fevent clear -q
 """
 
 
+FOREIGN = {"bookworm": "walk_component", "bullseye": "step_into"}
+
+
+def plan(suite):
+    return [("foreign", SNIPPET.replace("FOREIGN", FOREIGN[suite]))], None
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("foreign_retprobe", tuple(FOREIGN), plan)
+
+
 def sections(suite, foreign):
-    snippet = SNIPPET.replace("FOREIGN", foreign)
-    rc, out, err = vm.run_once("foreign_retprobe", [("foreign", snippet)],
-                               suite=suite)["foreign"]
+    assert FOREIGN[suite] == foreign, suite
+    rc, out, err = vm.run_once("foreign_retprobe", *plan(suite), suite=suite)["foreign"]
     expect_eq(rc, 0, err + out[-2000:])
     return vm.split_sections(out)
 

@@ -55,9 +55,16 @@ def workload():
     return out
 
 
+def plan(suite):
+    return [("fp", SNIPPET)], {RUN: workload()}
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("fprobes", ("bookworm", "trixie"), plan)   # sid: not yet run shared
+
+
 def sections(suite):
-    rc, out, err = vm.run_once("fprobes", [("fp", SNIPPET)], files={RUN: workload()},
-                               suite=suite)["fp"]
+    rc, out, err = vm.run_once("fprobes", *plan(suite), suite=suite)["fp"]
     expect_eq(rc, 0, err)
     parts = vm.split_sections(out)
     return parts, err

@@ -35,8 +35,16 @@ wc -l < $T/dynamic_events
 """
 
 
+def plan(suite="bookworm"):
+    return [("globs", SNIPPET)], {RUN: workload()}
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("globs", ("bookworm",), plan)
+
+
 def sections():
-    rc, out, err = vm.run_once("globs", [("globs", SNIPPET)], files={RUN: workload()})["globs"]
+    rc, out, err = vm.run_once("globs", *plan())["globs"]
     expect_eq(rc, 0, err)
     parts = vm.split_sections(out)
     return parts, err

@@ -24,8 +24,16 @@ cat $T/dynamic_events
 """
 
 
+def plan(suite):
+    return [("issue31", SNIPPET)], None
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("issue31", ("sid",), plan)
+
+
 def sections(suite):
-    rc, out, err = vm.run_once("issue31", [("issue31", SNIPPET)], suite=suite)["issue31"]
+    rc, out, err = vm.run_once("issue31", *plan(suite), suite=suite)["issue31"]
     expect_eq(rc, 0, err)
     return vm.split_sections(out), err
 

@@ -83,8 +83,16 @@ echo ::left; left
     return text
 
 
+def plan(suite):
+    return [("caps", snippet(PROTOS))], None
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("kernel_caps", vm.SUITES, plan)
+
+
 def sections(suite):
-    rc, out, err = vm.run_once("kernel_caps", [("caps", snippet(PROTOS))], suite=suite)["caps"]
+    rc, out, err = vm.run_once("kernel_caps", *plan(suite), suite=suite)["caps"]
     expect_eq(rc, 0, err)
     parts = vm.split_sections(out)
     if os.environ.get("FEVENT_SAVE_README") == "1":

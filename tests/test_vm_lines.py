@@ -47,7 +47,7 @@ def definitions():
     return _defs["v"]
 
 
-def results():
+def plan(suite="bookworm"):
     defs = definitions()
     adds = "\n".join(f"fevent add -n {e} '{p}' > /dev/null || exit 1" for e, p in defs)
     events = " ".join(f"-e {e}" for e, _ in defs)
@@ -67,7 +67,15 @@ echo @@clear
 fevent clear; echo rc=$?
 grep -c functions/ $T/dynamic_events; true
 """
-    return vm.run_once("lines", [("lines", snippet), ("filter", FILTER)])["lines"]
+    return [("lines", snippet), ("filter", FILTER)], None
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("lines", ("bookworm",), plan)
+
+
+def results():
+    return vm.run_once("lines", *plan())["lines"]
 
 
 # issue 12's filter in a real kernel: one event of three opens

@@ -43,8 +43,16 @@ echo @@left
 ls $T/instances
 fevent clear
 """
+def plan(suite="bookworm"):
+    return [("lost", SNIPPET)], None
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("lost", ("bookworm",), plan)
+
+
 def result():
-    rc, out, err = vm.run_once("lost", [("lost", SNIPPET)])["lost"]
+    rc, out, err = vm.run_once("lost", *plan())["lost"]
     expect_eq(rc, 0, err)
     parts = {}
     for chunk in ("\n" + out).split("\n@@")[1:]:

@@ -9,6 +9,7 @@ import sys
 import stat
 import subprocess
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUSYBOX = "/bin/busybox"
@@ -22,9 +23,16 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 exec 3>/dev/ttyS1
 echo "@@@INIT" >&3
+tier=
 for t in /tests/*.sh; do
 	name=${t##*/}; name=${name%.sh}
-	sh "$t" > /tmp/out 2> /tmp/err
+	# a shared boot (share() below): each tier on a /tmp of its own
+	case $name in *@*) this=${name#*-}; this=${this%%@*};; *) this=;; esac
+	[ -n "$tier" ] && [ "$this" != "$tier" ] && mount -t tmpfs tmpfs /tmp
+	tier=$this
+	# in a shared boot, a snippet that hangs fails its tier, not the others
+	limit=$(cat "${t%.sh}.limit" 2>/dev/null)
+	if [ -n "$limit" ]; then timeout -k 10 "$limit" sh "$t"; else sh "$t"; fi > /tmp/out 2> /tmp/err
 	rc=$?
 	echo "@@@BEGIN $name" >&3
 	cat /tmp/out >&3
@@ -108,8 +116,9 @@ def _copy(src, root, dest=None):
     return dest
 
 
-def build_initramfs(out, fevent, snippets, files=None):
-    """snippets: [(name, shell text)]; files: {path in VM: host path}."""
+def build_initramfs(out, fevent, snippets, files=None, limits=None):
+    """snippets: [(name, shell text)]; files: {path in VM: host path};
+    limits: {name: seconds a snippet may run}."""
     root = tempfile.mkdtemp(prefix="fevent-initramfs-")
     try:
         _copy(BUSYBOX, root, "/bin/busybox")
@@ -133,6 +142,9 @@ def build_initramfs(out, fevent, snippets, files=None):
         for i, (name, text) in enumerate(snippets):
             with open(os.path.join(root, "tests", f"{i:03d}-{name}.sh"), "w") as f:
                 f.write(text)
+            if name in (limits or {}):
+                with open(os.path.join(root, "tests", f"{i:03d}-{name}.limit"), "w") as f:
+                    f.write(f"{limits[name]}\n")
         listing = subprocess.run(["find", ".", "-mindepth", "1"], cwd=root, capture_output=True,
                                  check=True).stdout
         archive = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
@@ -145,27 +157,104 @@ def build_initramfs(out, fevent, snippets, files=None):
 
 _booted = {}
 
+# Shared boots.  A boot costs 5 to 10 s of kernel start-up under TCG and the
+# initramfs; tiers that boot the same kernel with the same qemu options
+# can share one.  A tier joins with share(tier, suites, plan, **kw) at
+# import, plan(suite) giving the (snippets, files) its run_once passes; the
+# first run_once of any member boots once with the snippets of every member
+# that joined for that kernel and options and has not booted yet, in the
+# order they joined (tests/run.py imports every tier of a pass before it
+# runs one), and keeps each member's results under its own tier.  Each
+# tier's snippets run on a /tmp of their own; tracefs, dmesg and the
+# kernel's state are shared, so a member must leave nothing behind (the
+# tiers check that they do).  Files: the same path in the VM must be the
+# same file for every member; a tier whose files clash boots alone.
+# FEVENT_VM_SHARE=0 boots every tier alone, as before.
+_shared = {}    # tier -> (suites, plan, qemu options, module)
+_lock = threading.Lock()
+
+
+def share(tier, suites, plan, **kw):
+    """Join tier's boot of each kernel in suites to a shared boot."""
+    _shared[tier] = (tuple(suites), plan, kw, getattr(plan, "__module__", None))
+
+
+def forget(module):
+    """Leave out the tiers a module joined (tests/run.py: none of its tests
+    will run, so its snippets should not make others' boots longer)."""
+    for tier in [t for t, v in _shared.items() if v[3] == module]:
+        del _shared[tier]
+
+
+def _options(kw):
+    kw = dict(kw)
+    kw.pop("timeout", None)
+    return sorted(kw.items())
+
+
+def _members(tier, snippets, files, suite, kw):
+    """[(tier, snippets, files, timeout)] of the boot that tier's run_once
+    starts: tier itself first, then every member that may join it."""
+    group = [(tier, snippets, files or {}, kw.get("timeout", 600))]
+    if os.environ.get("FEVENT_VM_SHARE") == "0" or tier not in _shared:
+        return group
+    seen = dict(files or {})
+    for other, (suites, plan, okw, _) in list(_shared.items()):
+        if other == tier or suite not in suites or (other, suite) in _booted \
+                or _options(okw) != _options(kw):
+            continue
+        try:
+            osnip, ofiles = plan(suite)
+        except Exception:
+            continue    # it fails (or skips) in its own tests, when it asks
+        ofiles = ofiles or {}
+        if any(v in seen and os.path.realpath(seen[v]) != os.path.realpath(h)
+               for v, h in ofiles.items()):
+            continue
+        seen.update(ofiles)
+        group.append((other, osnip, ofiles, okw.get("timeout", 600)))
+    return group
+
 
 def run_once(tier, snippets, files=None, suite="bookworm", **kw):
     """A test tier's one boot: every snippet's (rc, stdout, stderr) by name,
     the same dict on every call.  Skipped with FEVENT_NO_VM=1; a VM that
-    failed fails each test that asks, with its reason."""
+    failed fails each test that asks, with its reason.  A tier that joined
+    a shared boot (share()) boots with the others."""
     import fe
     if os.environ.get("FEVENT_NO_VM") == "1":
         raise fe.Skip("FEVENT_NO_VM=1")
     key = (tier, suite)
-    if key not in _booted:
+    with _lock:
+        booted = key in _booted
+    if not booted:
+        group = _members(tier, snippets, files, suite, kw)
+        every, allfiles = [], {}
+        for t, snip, f, _ in group:
+            every += [(f"{t}@{n}", text) for n, text in snip]
+            allfiles.update(f)
+        kw = dict(kw, timeout=sum(g[3] for g in group))
+        if len(group) > 1:
+            kw["limits"] = {f"{t}@{n}": secs for t, snip, _, secs in group for n, _ in snip}
         try:
-            _booted[key] = run(fe.binary(), snippets, files=files, suite=suite, **kw)
+            got = run(fe.binary(), every, files=allfiles, suite=suite, **kw)
         except VMError as e:
-            _booted[key] = {"__error__": str(e)}
+            got = {"__error__": str(e) if len(group) == 1 else
+                   f"{e}\n(a boot shared by {', '.join(g[0] for g in group)})"}
+        with _lock:
+            for t, snip, _, _ in group:
+                if "__error__" in got:
+                    _booted[(t, suite)] = got
+                else:
+                    _booted[(t, suite)] = {n: got[f"{t}@{n}"] for n, _ in snip
+                                           if f"{t}@{n}" in got}
     if "__error__" in _booted[key]:
         raise AssertionError(f"the test VM failed ({suite}): {_booted[key]['__error__']}")
     return _booted[key]
 
 
 def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, net=False,
-        cpus=1):
+        cpus=1, limits=None):
     """Boot the VM once, run every snippet; name -> (rc, stdout, stderr).
     cpus: vCPUs (qemu -smp; several only on 6.1, docs/testing.md says why);
     mem: MB of memory; net: a virtio NIC on qemu's user network, where
@@ -174,7 +263,7 @@ def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, ne
     work = tempfile.mkdtemp(prefix="fevent-vm-")
     try:
         initrd = os.path.join(work, "initrd.gz")
-        build_initramfs(initrd, fevent, snippets, files)
+        build_initramfs(initrd, fevent, snippets, files, limits)
         results = os.path.join(work, "results")
         console = os.path.join(work, "console")
         argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", str(mem),
