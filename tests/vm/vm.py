@@ -175,8 +175,10 @@ _lock = threading.Lock()
 
 
 def share(tier, suites, plan, **kw):
-    """Join tier's boot of each kernel in suites to a shared boot."""
-    _shared[tier] = (tuple(suites), plan, kw, getattr(plan, "__module__", None))
+    """Join tier's boot of each kernel in suites to a shared boot (of the
+    fevent build being tested as it joins)."""
+    import fe
+    _shared[tier] = (tuple(suites), plan, kw, getattr(plan, "__module__", None), fe.binary())
 
 
 def forget(module):
@@ -195,13 +197,14 @@ def _options(kw):
 def _members(tier, snippets, files, suite, kw):
     """[(tier, snippets, files, timeout)] of the boot that tier's run_once
     starts: tier itself first, then every member that may join it."""
+    import fe
     group = [(tier, snippets, files or {}, kw.get("timeout", 600))]
     if os.environ.get("FEVENT_VM_SHARE") == "0" or tier not in _shared:
         return group
     seen = dict(files or {})
-    for other, (suites, plan, okw, _) in list(_shared.items()):
-        if other == tier or suite not in suites or (other, suite) in _booted \
-                or _options(okw) != _options(kw):
+    for other, (suites, plan, okw, _, binary) in list(_shared.items()):
+        if other == tier or suite not in suites or binary != fe.binary() \
+                or (other, suite, binary) in _booted or _options(okw) != _options(kw):
             continue
         try:
             osnip, ofiles = plan(suite)
@@ -224,7 +227,8 @@ def run_once(tier, snippets, files=None, suite="bookworm", **kw):
     import fe
     if os.environ.get("FEVENT_NO_VM") == "1":
         raise fe.Skip("FEVENT_NO_VM=1")
-    key = (tier, suite)
+    # the build is in the key: the sanitized pass boots its own binary
+    key = (tier, suite, fe.binary())
     with _lock:
         booted = key in _booted
     if not booted:
@@ -244,9 +248,9 @@ def run_once(tier, snippets, files=None, suite="bookworm", **kw):
         with _lock:
             for t, snip, _, _ in group:
                 if "__error__" in got:
-                    _booted[(t, suite)] = got
+                    _booted[(t, suite, fe.binary())] = got
                 else:
-                    _booted[(t, suite)] = {n: got[f"{t}@{n}"] for n, _ in snip
+                    _booted[(t, suite, fe.binary())] = {n: got[f"{t}@{n}"] for n, _ in snip
                                            if f"{t}@{n}" in got}
     if "__error__" in _booted[key]:
         raise AssertionError(f"the test VM failed ({suite}): {_booted[key]['__error__']}")
