@@ -66,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fe_compile_opts opts = { 0 };
 	struct fe_compiled it = { 0 };
+	struct fe_error perr = { 0 };
 	struct fe_dbg *dbg = NULL;
 	int mode;
 
@@ -97,9 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	/* the command's own path; the ksyms list is not loaded: symbols are unknown */
-	it.proto = fe_proto_parse(it.text, &it.err);
+	it.proto = fe_proto_parse(it.text, &perr);
 	if (it.proto)
 		fe_compile_one(&it, NULL, dbg, &opts);
+	else
+		*fe_compiled_err(&it) = perr;
 	fe_compiled_clear(&it);
 	return 0;
 }
