@@ -1171,7 +1171,7 @@ static int parse_alt(struct parser *ps, struct fe_alt *alt)
 	return named_alt(ps, alt);
 }
 
-static void alt_clear(struct fe_alt *alt)
+void fe_alt_clear(struct fe_alt *alt)
 {
 	int i;
 
@@ -1184,6 +1184,7 @@ static void alt_clear(struct fe_alt *alt)
 	for (i = 0; i < alt->nr_steps; i++)
 		free(alt->steps[i].member);
 	free(alt->steps);
+	memset(alt, 0, sizeof(*alt));
 }
 
 /*
@@ -1734,7 +1735,7 @@ void fe_proto_free(struct fe_proto *proto)
 		return;
 	for (i = 0; i < proto->nr_args; i++) {
 		for (j = 0; j < proto->args[i].nr_alts; j++)
-			alt_clear(&proto->args[i].alts[j]);
+			fe_alt_clear(&proto->args[i].alts[j]);
 		free(proto->args[i].alts);
 	}
 	free(proto->args);

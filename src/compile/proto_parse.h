@@ -162,6 +162,8 @@ struct fe_proto {
  */
 struct fe_tspec *fe_type_parse(const char *text, struct fe_error *err);
 void fe_tspec_free(struct fe_tspec *ts);
+/* Free what an argument's alternative holds, and zero it. */
+void fe_alt_clear(struct fe_alt *alt);
 
 struct fe_proto *fe_proto_parse(const char *text, struct fe_error *err);
 void fe_proto_free(struct fe_proto *proto);

@@ -153,22 +153,6 @@ static void render_fetch(struct fe_buf *b, const char *name, const char *fetch,
  * not parse, and the prototype does not compile back.
  */
 
-static void alt_free(struct fe_alt *alt)
-{
-	int i;
-
-	fe_tspec_free(alt->type);
-	free(alt->name);
-	free(alt->label);
-	free(alt->symbol);
-	free(alt->base);
-	free(alt->derefs);
-	for (i = 0; i < alt->nr_steps; i++)
-		free(alt->steps[i].member);
-	free(alt->steps);
-	memset(alt, 0, sizeof(*alt));
-}
-
 /* A number as the grammar's lexer reads it: decimal, or 0xHEX. */
 static bool lex_num(const char *s, const char *end, const char **next, unsigned long long *v,
 		    bool *hex)
@@ -631,8 +615,8 @@ static char *render(const char *func, const char *args, const struct fe_site *si
 	for (i = 0; i < r.nr_items; i++) {
 		fe_buf_free(&r.items[i].rostedt);
 		fe_buf_free(&r.items[i].fetch);
-		alt_free(&r.items[i].ralt);
-		alt_free(&r.items[i].falt);
+		fe_alt_clear(&r.items[i].ralt);
+		fe_alt_clear(&r.items[i].falt);
 	}
 	free(r.items);
 	free(r.ret_type);
