@@ -43,6 +43,23 @@ def remove_tmpdirs():
 
 atexit.register(remove_tmpdirs)
 
+_built = {}
+
+
+def fixture_binary(source, *flags, name=None):
+    """tests/fixtures/SOURCE built with gcc -g FLAGS into a directory of its
+    own that any user can read (uprobes as nobody), once a run; its path.
+    name: the program's file name (SOURCE without .c by default)."""
+    key = (source, flags, name)
+    if key not in _built:
+        tmp = tmpdir("fevent-fx-")
+        os.chmod(tmp, 0o755)
+        path = os.path.join(tmp, name or source[:-2])
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", source)
+        subprocess.run(["gcc", "-g", *flags, src, "-o", path], check=True)
+        _built[key] = path
+    return _built[key]
+
 
 def binary():
     return os.path.join(BUILD, "fevent")

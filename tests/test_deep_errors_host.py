@@ -21,8 +21,6 @@ from fe import check, expect_eq
 from test_events_host import need_uprobes
 
 GROUP = "fe_deep" + fe.TAG
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-_fx = {}
 MAX_RSS_KB = 100 * 1024
 # AddressSanitizer keeps freed memory in quarantine (256 MB by default) and
 # its shadow beside it: the bound is the plain build's; the sanitized run
@@ -35,14 +33,7 @@ NOT_PAIRED = re.compile(r"LOST: (\d+) calls not paired with their return \(entri
 
 
 def fixture():
-    if "path" not in _fx:
-        tmp = fe.tmpdir("fevent-deep-")
-        os.chmod(tmp, 0o755)
-        path = os.path.join(tmp, "fx_deep_errors")
-        subprocess.run(["gcc", "-g", "-O2", "-pthread", os.path.join(FIXTURES,
-                        "fx_deep_errors.c"), "-o", path], check=True)
-        _fx["path"] = path
-    return _fx["path"]
+    return fe.fixture_binary('fx_deep_errors.c', '-O2', '-pthread')
 
 
 class _Child:

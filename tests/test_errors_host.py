@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 
 import fe
@@ -16,19 +15,10 @@ from fe import check, expect_eq
 from test_events_host import need_uprobes
 
 GROUP = "fe_err" + fe.TAG
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-_fx = {}
 
 
 def fixture():
-    if "path" not in _fx:
-        tmp = fe.tmpdir("fevent-errors-")
-        os.chmod(tmp, 0o755)
-        path = os.path.join(tmp, "fx_errors")
-        subprocess.run(["gcc", "-g", "-O2", os.path.join(FIXTURES, "fx_errors.c"), "-o", path],
-                       check=True)
-        _fx["path"] = path
-    return _fx["path"]
+    return fe.fixture_binary('fx_errors.c', '-O2')
 
 
 def val(text, name):

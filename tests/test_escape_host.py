@@ -18,23 +18,14 @@ from fe import check, expect_eq
 from test_events_host import need_uprobes
 
 GROUP = "fe_esc" + fe.TAG
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 NAME = b"\x9b31m\xc2\x9b\x1b\xc3\xa9\\"
 TEXT_NAME = "\\x9b31m\\xc2\\x9b\\x1b\u00e9\\\\"
 JSON_NAME = "\ufffd31m\u009b\u001b\u00e9\\"
 FILE = b"fx_c1\x9b"
-_fx = {}
 
 
 def fixture():
-    if "path" not in _fx:
-        tmp = fe.tmpdir("fevent-escape-")
-        os.chmod(tmp, 0o755)
-        path = os.path.join(tmp, os.fsdecode(FILE))
-        subprocess.run(["gcc", "-g", "-O2", "-fno-omit-frame-pointer",
-                        os.path.join(FIXTURES, "fx_c1.c"), "-o", path], check=True)
-        _fx["path"] = path
-    return _fx["path"]
+    return fe.fixture_binary('fx_c1.c', '-O2', '-fno-omit-frame-pointer', name=os.fsdecode(FILE))
 
 
 def run(*args, stdin=None):

@@ -18,19 +18,10 @@ from fe import check, expect_eq
 from test_events_host import need_uprobes
 
 GROUP = "fe_stk" + fe.TAG
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-_fx = {}
 
 
 def fixture():
-    if "path" not in _fx:
-        tmp = fe.tmpdir("fevent-stack-")
-        os.chmod(tmp, 0o755)
-        path = os.path.join(tmp, "fx_stack")
-        subprocess.run(["gcc", "-g", "-O2", "-fno-omit-frame-pointer",
-                        os.path.join(FIXTURES, "fx_stack.c"), "-o", path], check=True)
-        _fx["path"] = path
-    return _fx["path"]
+    return fe.fixture_binary('fx_stack.c', '-O2', '-fno-omit-frame-pointer')
 
 
 def return_offsets(path):

@@ -21,19 +21,10 @@ from fe import check, expect_eq
 from test_events_host import need_uprobes
 
 GROUP = "fe_uret" + fe.TAG
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-_fx = {}
 
 
 def fixture():
-    if "path" not in _fx:
-        tmp = fe.tmpdir("fevent-uret-")
-        os.chmod(tmp, 0o755)
-        path = os.path.join(tmp, "fx_uret")
-        subprocess.run(["gcc", "-g", "-O0", "-fno-omit-frame-pointer",
-                        os.path.join(FIXTURES, "fx_uret.c"), "-o", path], check=True)
-        _fx["path"] = path
-    return _fx["path"]
+    return fe.fixture_binary('fx_uret.c', '-O0', '-fno-omit-frame-pointer')
 
 
 def after_calls(path):
