@@ -43,19 +43,23 @@ mkdir -p /run
 echo hello > /tmp/gb-target
 fevent add -q 'long do_sys_openat2(int dfd, string filename)' || exit 1
 # the kernel's own trace of the same run: an instance the workload arms
+# (twice: a second round is compared where the first met the race the
+# test's _same_tree says)
 K=$T/instances/gbk
+for round in "" 2; do
 mkdir $K
 echo 0 > $K/options/funcgraph-irqs 2>/dev/null
 [ -e $K/options/funcgraph-args ] && echo 1 > $K/options/funcgraph-args
 [ -e $K/options/funcgraph-retval ] && echo 1 > $K/options/funcgraph-retval
-echo ::graph
+echo ::graph$round
 fevent record --graph-below do_sys_openat2 -- sh -c "echo \$\$ > $K/set_ftrace_pid && echo function_graph > $K/current_tracer && exec /tests/fx_gbopen" 2>&1
 echo rc=$?
 echo 0 > $K/tracing_on
-echo ::ktrace
+echo ::ktrace$round
 cat $K/trace
 echo nop > $K/current_tracer 2>/dev/null
 rmdir $K
+done
 echo ::bad
 fevent record --graph-below no_such_function_gb -- true 2>&1; echo rc=$?
 fevent record --graph-below 'do_sys_*' -- true 2>&1; echo rc=$?
@@ -267,13 +271,22 @@ def _instances(suite, int_rc):
 def _new_kernel(suite):
     def t():
         s = sections(suite)
-        g = s["graph"]
-        expect_eq(g.splitlines()[-1], "rc=0", f"{suite}: {g[-3000:]}")
-        root = fevent_tree(g)
-        mine = last_call(root, "do_sys_openat2")
-        got = [(0, "do_sys_openat2", mine[4])] + flat(mine, 1)
-        want = kernel_calls(s["ktrace"])
-        check(len(want) > 5, f"{suite}: the kernel's trace: {s['ktrace'][-3000:]}")
+        # 7.2 runs each instance's entry handler in turn: an interrupt or
+        # a preemption between the two lands before a call's entry in one
+        # instance and inside it in the other (CI saw it once on 7.2),
+        # so a second round of the same run is compared where the first
+        # differs; either is compared whole and exactly
+        for rnd in ("", "2"):
+            g = s["graph" + rnd]
+            expect_eq(g.splitlines()[-1], "rc=0", f"{suite}: {g[-3000:]}")
+            root = fevent_tree(g)
+            mine = last_call(root, "do_sys_openat2")
+            got = [(0, "do_sys_openat2", mine[4])] + flat(mine, 1)
+            want = kernel_calls(s["ktrace" + rnd])
+            check(len(want) > 5, f"{suite}: the kernel's trace: {s['ktrace' + rnd][-3000:]}")
+            if suite == "trixie" or [c[:2] for c in got] == [c[:2] for c in want]:
+                break
+        s = dict(s, ktrace=s["ktrace" + rnd])
         # the same calls, nested the same
         expect_eq([c[:2] for c in got], [c[:2] for c in want],
                   f"{suite}: fevent's calls below do_sys_openat2 against the kernel's trace")
