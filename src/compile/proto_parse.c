@@ -543,6 +543,19 @@ static int tspec_int_words(struct parser *ps, struct fe_tspec *ts, struct fe_buf
 
 /* What follows a type's name: qualifiers and pointer levels, then
  * Rostedt's [N], an array of N elements at the address. */
+/* The identifier at the cursor is the type's (or tag's) name: keep and spell it. */
+static int tspec_name(struct parser *ps, struct fe_tspec *ts, struct fe_buf *text)
+{
+	ts->name = tok_dup(cur(ps));
+	if (!ts->name) {
+		oom(ps);
+		return -1;
+	}
+	spell(text, cur(ps));
+	ps->i++;
+	return 0;
+}
+
 static int tspec_suffix(struct parser *ps, struct fe_tspec *ts, struct fe_buf *text)
 {
 	int level = 0;
@@ -628,24 +641,14 @@ static int parse_tspec(struct parser *ps, struct fe_tspec **out)
 			unexpected(ps, cur(ps), "a tag name");
 			goto fail;
 		}
-		ts->name = tok_dup(cur(ps));
-		if (!ts->name) {
-			oom(ps);
+		if (tspec_name(ps, ts, &text))
 			goto fail;
-		}
-		spell(&text, cur(ps));
-		ps->i++;
 	} else if (is_int_word(cur(ps))) {
 		if (tspec_int_words(ps, ts, &text))
 			goto fail;
 	} else if (cur(ps)->kind == T_IDENT) {
-		ts->name = tok_dup(cur(ps));
-		if (!ts->name) {
-			oom(ps);
+		if (tspec_name(ps, ts, &text))
 			goto fail;
-		}
-		spell(&text, cur(ps));
-		ps->i++;
 	} else {
 		unexpected(ps, cur(ps), "a type");
 		goto fail;
