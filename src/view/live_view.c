@@ -15,6 +15,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -620,10 +621,14 @@ void fe_view_tgids(struct fe_view *v, const char *text)
 	int n = 0, i;
 
 	while (line && *line) {
-		int pid, tgid;
+		char *end, *end2;
+		/* not sscanf, which takes the length of all the text left at
+		 * each line: a host's saved_tgids made that quadratic */
+		long pid = strtol(line, &end, 10), tgid = strtol(end, &end2, 10);
 		struct tgid_of *t;
 
-		if (sscanf(line, "%d %d", &pid, &tgid) == 2 && pid > 0 && tgid > 0) {
+		if (end != line && end2 != end && !memchr(end, '\n', end2 - end) && pid > 0 &&
+		    tgid > 0 && pid <= INT_MAX && tgid <= INT_MAX) {
 			t = fe_grow(&v->tgids, &v->nr_tgids, sizeof(*t));
 			if (!t)
 				break;
@@ -662,10 +667,20 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
 	const char *line = text;
 
 	while (line && *line) {
-		char comm[64];
-		int pid;
+		char comm[64], *end;
+		long pid = strtol(line, &end, 10);
+		bool num = end != line;
+		size_t len;
 
-		if (sscanf(line, "%d %63s", &pid, comm) == 2 && !tep_is_pid_registered(v->tep, pid)) {
+		/* "PID COMM": not sscanf, as in fe_view_tgids */
+		end += strspn(end, " \t");
+		len = strcspn(end, " \t\n");
+		if (len >= sizeof(comm))
+			len = sizeof(comm) - 1;
+		memcpy(comm, end, len);
+		comm[len] = 0;
+		if (num && len && pid >= INT_MIN && pid <= INT_MAX &&
+		    !tep_is_pid_registered(v->tep, pid)) {
 			tep_register_comm(v->tep, comm, pid);
 			v->comms_gen++;
 		}
