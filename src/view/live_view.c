@@ -397,9 +397,12 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 	int i, n = 0;
 
 	v->last_type_ok = false;	/* a new event; v->evs moves */
-	if (tep_parse_event(v->tep, format, strlen(format), group))
+	/* the event parsed, not looked for by name among all before it (a
+	 * scan of them: quadratic over a glob's events) */
+	if (tep_parse_format(v->tep, &te, format, strlen(format), group))
 		return fe_err(err, 0, "cannot parse the format of %s/%s", group, event);
-	te = tep_find_event_by_name(v->tep, group, event);
+	if (!te || !te->name || !te->system || strcmp(te->name, event) || strcmp(te->system, group))
+		te = tep_find_event_by_name(v->tep, group, event);
 	if (!te)
 		return fe_err(err, 0, "no format for %s/%s", group, event);
 	e = fe_grow(&v->evs, &v->nr_evs, sizeof(*e));
@@ -519,8 +522,14 @@ void fe_view_graph_params(struct fe_view *v, fe_view_params_fn fn, void *ctx)
 
 void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event)
 {
+	struct ev_info *last = v->nr_evs ? &v->evs[v->nr_evs - 1] : NULL;
 	int i;
 
+	/* record marks each event as it adds it: the last one */
+	if (last && !strcmp(last->group, group) && !strcmp(last->name, event)) {
+		last->uprobe = true;
+		return;
+	}
 	for (i = 0; i < v->nr_evs; i++)
 		if (!strcmp(v->evs[i].group, group) && !strcmp(v->evs[i].name, event))
 			v->evs[i].uprobe = true;
