@@ -156,7 +156,8 @@ def main():
     tc = med(r.get("cpu_trace-cmd", []), "cpu")
     for name in [b for b, _ in bins] + ["trace-cmd"]:
         o, c = r.get(f"opens_{name}", []), r.get(f"cpu_{name}", [])
-        print(f"| {name} | {med(o, 'openat'):.0f} | {med(o, 'read'):.0f} | {med(c, 'cpu'):.2f} s "
+        opens = f"{med(o, 'openat'):.0f} | {med(o, 'read'):.0f}" if o else "- | -"
+        print(f"| {name} | {opens} | {med(c, 'cpu'):.2f} s "
               f"| {med(c, 'user'):.2f} s | {med(c, 'sys'):.2f} s | {med(c, 'cpu') / tc:.2f}x |")
     if a.record_only:
         return
