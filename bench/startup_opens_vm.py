@@ -14,9 +14,14 @@
    Wall time and CPU from busybox `time` (the host's load moves both).
 
 trace-cmd and strace are this machine's, copied into the VM.  --old BIN
-measures a second fevent alike.  Needs root, qemu and the VM kernel.
+measures a second fevent alike.  The VM has no /run, so add keeps no
+side files (/run/fevent/GROUP/EVENT.values) and record reads each event's
+values again from BTF (value_derive.h); --kept makes /run first, as on a
+real machine.  --record-only leaves out part 2, --no-strace part 1's
+counts.  Needs root, qemu and the VM kernel.
 
 usage: bench/startup_opens_vm.py [-n ROUNDS] [--glob G] [--size N] [--old BIN]
+                                 [--kept] [--record-only] [--no-strace]
 """
 import argparse
 import os
@@ -32,7 +37,7 @@ FEVENT = os.path.join(HERE, "..", "build", "fevent")
 T = "/sys/kernel/tracing"
 
 
-def snippet(rounds, glob, size, bins):
+def snippet(rounds, glob, size, bins, kept=False, record_only=False, strace=True):
     tm = "( time sh -c \"$1\" ) 2>&1 | grep -E '^(real|user|sys)' | tr '\\n' ' '; echo"
     st = ("strace -f -c -o /tmp/st.txt sh -c \"$1\" >/dev/null 2>&1; "
           "awk '$NF==\"openat\"||$NF==\"read\"||$NF==\"open\"{print $NF, $4}' /tmp/st.txt "
@@ -43,21 +48,32 @@ def snippet(rounds, glob, size, bins):
         f"t() {{ echo \"::$2\"; {tm}; }}",
         f"s() {{ echo \"::$2\"; {st}; }}",
         f"c() {{ echo \"::$2\"; sh -c \"$1; times\" 2>/dev/null | tail -1; }}",
-        "fevent funcs '*' > /tmp/all",
-        "total=$(grep -c . /tmp/all)",
-        f"awk -v k=$((total / {size})) 'NR % k == 1' /tmp/all | head -n {size} "
-        "| sed 's/$/(...)/' > /tmp/protos",
-        "fevent compile -q -f /tmp/protos > /tmp/defs",
-        "echo ::count_defs; grep -c . /tmp/defs",
+        "mkdir -p /run" if kept else "rm -rf /run",
+    ]
+    if not record_only:
+        lines += [
+            "fevent funcs '*' > /tmp/all",
+            "total=$(grep -c . /tmp/all)",
+            f"awk -v k=$((total / {size})) 'NR % k == 1' /tmp/all | head -n {size} "
+            "| sed 's/$/(...)/' > /tmp/protos",
+            "fevent compile -q -f /tmp/protos > /tmp/defs",
+            "echo ::count_defs; grep -c . /tmp/defs",
+        ]
+    lines += [
         f"fevent add -q -g rec '{glob}' >/dev/null 2>&1",
         "echo ::count_glob; grep -c '^[pr]:rec/' $T/kprobe_events",
     ]
     rec = {name: f"{b} record -g rec -o /tmp/f.dat -- true" for name, b in bins}
     rec["trace-cmd"] = "trace-cmd record -q -e rec -o /tmp/t.dat true"
-    for _ in range(rounds):
-        for name, cmd in rec.items():
-            lines += [f"s '{cmd}' opens_{name}", f"c '{cmd} >/dev/null' cpu_{name}"]
-        for name, b in bins:
+    for rnd in range(rounds):
+        # each round starts with another tool: the host's load moves the
+        # VM's system time by several seconds from one run to the next
+        order = list(rec.items())
+        order = order[rnd % len(order):] + order[:rnd % len(order)]
+        for name, cmd in order:
+            lines += ([f"s '{cmd}' opens_{name}"] if strace else []) + \
+                [f"c '{cmd} >/dev/null' cpu_{name}"]
+        for name, b in ([] if record_only else bins):
             lines += [
                 f"t 'while read -r l; do echo \"$l\" >> $T/kprobe_events; done < /tmp/defs'"
                 f" floor_add",
@@ -70,8 +86,9 @@ def snippet(rounds, glob, size, bins):
                 f"t '{b} compile -q -f /tmp/protos >/dev/null' compile_{name}",
                 f"t '{b} --version >/dev/null' version_{name}",
             ]
-        lines += ["t 'cat /sys/kernel/btf/vmlinux >/dev/null' cat_btf",
-                  "t 'cat /proc/kallsyms >/dev/null' cat_kallsyms"]
+        if not record_only:
+            lines += ["t 'cat /sys/kernel/btf/vmlinux >/dev/null' cat_btf",
+                      "t 'cat /proc/kallsyms >/dev/null' cat_kallsyms"]
     return "\n".join(lines) + "\n"
 
 
@@ -90,7 +107,9 @@ def parse(out):
             vals[k] = float(v)
         m = re.match(r"\s*(\d+)m([0-9.]+)s\s+(\d+)m([0-9.]+)s", line)
         if m and key.startswith("cpu_"):
-            vals["cpu"] = int(m[1]) * 60 + float(m[2]) + int(m[3]) * 60 + float(m[4])
+            vals["user"] = int(m[1]) * 60 + float(m[2])
+            vals["sys"] = int(m[3]) * 60 + float(m[4])
+            vals["cpu"] = vals["user"] + vals["sys"]
         if not vals and line.strip().isdigit():
             vals["n"] = int(line)
         res.setdefault(key, []).append(vals)
@@ -109,6 +128,9 @@ def main():
     ap.add_argument("--glob", default="tcp_*(...)")
     ap.add_argument("--size", type=int, default=100)
     ap.add_argument("--old")
+    ap.add_argument("--kept", action="store_true")
+    ap.add_argument("--record-only", action="store_true")
+    ap.add_argument("--no-strace", action="store_true")
     a = ap.parse_args()
     import vm
     files = {"/usr/bin/trace-cmd": shutil.which("trace-cmd"),
@@ -119,19 +141,26 @@ def main():
         files["/usr/bin/fevent-old"] = os.path.abspath(a.old)
     load = os.getloadavg()[0]
     rc, out, err = vm.run(os.path.abspath(FEVENT),
-                          [("startup", snippet(a.rounds, a.glob, a.size, bins))],
+                          [("startup", snippet(a.rounds, a.glob, a.size, bins, a.kept,
+                                                       a.record_only, not a.no_strace))],
                           files=files, timeout=3000)["startup"]
     if rc:
         sys.exit(f"the VM run failed ({rc}): {err[-2000:]}")
     r = parse(out)
     print(f"host load {load:.1f} -> {os.getloadavg()[0]:.1f}; {a.rounds} rounds; "
+          f"side files {'kept (/run)' if a.kept else 'none (no /run)'}; "
           f"glob {a.glob}: {med(r.get('count_glob', []), 'n'):.0f} events; "
           f"add: {med(r.get('count_defs', []), 'n'):.0f} definitions")
-    print("\n| record -- true | openat | read | CPU (user + sys) |")
-    print("|---|---|---|---|")
+    print("\n| record -- true | openat | read | CPU (user + sys) | user | sys | CPU / trace-cmd's |")
+    print("|---|---|---|---|---|---|---|")
+    tc = med(r.get("cpu_trace-cmd", []), "cpu")
     for name in [b for b, _ in bins] + ["trace-cmd"]:
         o, c = r.get(f"opens_{name}", []), r.get(f"cpu_{name}", [])
-        print(f"| {name} | {med(o, 'openat'):.0f} | {med(o, 'read'):.0f} | {med(c, 'cpu'):.2f} s |")
+        opens = f"{med(o, 'openat'):.0f} | {med(o, 'read'):.0f}" if o else "- | -"
+        print(f"| {name} | {opens} | {med(c, 'cpu'):.2f} s "
+              f"| {med(c, 'user'):.2f} s | {med(c, 'sys'):.2f} s | {med(c, 'cpu') / tc:.2f}x |")
+    if a.record_only:
+        return
     print("\n| add start-up | wall | user + sys | openat | read |")
     print("|---|---|---|---|---|")
     keys = ["floor_add"] + [f"{k}_{b}" for b, _ in bins for k in ("add", "compile", "version")] \

@@ -30,6 +30,13 @@ echo ::json; fevent record --json -e do_sys_openat2 -e do_sys_openat2__return \
 	-e do_filp_open -e do_filp_open__return -- cat /nonexistent 2>/dev/null | cat; echo rc=$?
 echo ::sleep; fevent record -e hrtimer_nanosleep -e hrtimer_nanosleep__return \
 	-- sleep 0.01 | cat; echo rc=$?
+# add's side files hidden: each event's values read again from BTF, all
+# the events' compiles in one batch (value_derive.c)
+echo ::derived; mv /run/fevent /run/fevent.kept
+fevent record -e do_sys_openat2 -e do_sys_openat2__return -e do_filp_open \
+	-e do_filp_open__return -e hrtimer_nanosleep -e hrtimer_nanosleep__return \
+	-- sh -c 'cat /nonexistent; sleep 0.01' 2>&1 | cat; echo rc=$?
+mv /run/fevent.kept /run/fevent
 echo ::errors; fevent record --errors -- cat /nonexistent 2>/dev/null; echo rc=$?
 echo ::report; fevent record -q -o /tmp/v.dat -- cat /nonexistent >/dev/null 2>&1
 fevent report -i /tmp/v.dat 2>/dev/null | grep -e do_sys_openat2 -e do_filp_open -e hrtimer_nanosleep; echo rc=$?
@@ -128,6 +135,26 @@ def test_enum_parameter_by_its_enumerator():
     check(sleeps, p["sleep"])
     for c in sleeps:
         check(re.fullmatch(r"\S+->hrtimer_nanosleep\(mode=HRTIMER_MODE_REL\) = 0" + DUR, c), c)
+
+
+def test_values_are_read_again_when_add_kept_none():
+    """Without add's side files, record reads each event's values again
+    from BTF (all the events' compiles at once): the enumerator and the
+    errno names are the same, and nothing is said missing."""
+    p = sections()
+    text = p["derived"]
+    check("warning" not in text, text)
+    sleeps = calls(text, "hrtimer_nanosleep")
+    check(sleeps, text)
+    for c in sleeps:
+        check(re.fullmatch(r"\S+->hrtimer_nanosleep\(mode=HRTIMER_MODE_REL\) = 0" + DUR, c), c)
+    filps = calls(text, "do_filp_open")
+    check(any(re.fullmatch(r"do_sys_openat2->do_filp_open\(dfd=-100\) = ERR_PTR\(-2\) "
+                           r"\(ENOENT\)" + DUR, c) for c in filps), text)
+    opens = calls(text, "do_sys_openat2")
+    check(any(re.fullmatch(r'\S+->do_sys_openat2\(dfd=-100, filename="/nonexistent", .*\) '
+                           r'= -2 \(ENOENT\)' + DUR, c) for c in opens), text)
+    check(text.endswith("rc=0\n"), text)
 
 
 def test_filters_take_errno_and_enumerator_names():

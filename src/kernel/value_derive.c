@@ -5,6 +5,8 @@
  * field is read from; this finds which parameter, member path or return
  * value that is, compiles it again, and trusts the result only where the
  * compiled fetch is the same, so a guess never names a value wrongly.
+ * The events of one debug info are compiled together, each distinct
+ * prototype once, in three runs (a compile reads kallsyms whole).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,72 +297,283 @@ static void take_enum(struct fe_buf *out, const char *args, const char *values,
 	free(got);
 }
 
-/* The enum lines of ev's fields that debug info gives; false when it has
- * none of the function. */
-static bool derive_one(struct fe_dbg *dbg, const struct fe_event_info *ev, const struct target *t,
-		       struct fe_buf *out)
+/*
+ * The compiles of many events at once: each distinct text compiled once,
+ * all in one set.  A compile reads kallsyms whole (twice: the symbols,
+ * then the aliases' addresses), so an event at a time made record's
+ * start cost a read of kallsyms per field (357 kprobes: a minute of CPU
+ * in the 6.1 VM, docs/speed.md).
+ */
+struct req {
+	char *text;
+	const struct target *t;	/* what its item probes */
+	int pos;		/* its line in the set, 1-based */
+};
+
+struct batch {
+	struct req *r;
+	int n;
+	bool ret;		/* want_return */
+	bool ran;
+	struct fe_compile_set set;
+	const struct fe_compiled **item;	/* by line: the item of that text */
+	bool *present;		/* by line: an item (failed or not) has it */
+};
+
+/* A request; its index, or -1 out of memory. */
+static int batch_add(struct batch *b, const char *text, const struct target *t)
 {
-	bool is_ret = ev->kind == FE_KIND_KRETPROBE || ev->kind == FE_KIND_URETPROBE ||
-		      ev->kind == FE_KIND_FEXIT;
-	struct fe_compile_set all = { 0 };
-	const struct fe_compiled *every;
-	struct arg *args = NULL, *params = NULL;
-	int nargs = 0, nparams = 0, i;
-	struct fe_dfunc fn = { 0 };
+	struct req *r = fe_grow(&b->r, &b->n, sizeof(*r));
+
+	if (!r)
+		return -1;
+	r->text = strdup(text);
+	r->t = t;
+	if (!r->text) {
+		b->n--;
+		return -1;
+	}
+	return b->n - 1;
+}
+
+static int by_text(const void *x, const void *y, void *arg)
+{
+	const struct req *r = arg, *a = &r[*(const int *)x], *b = &r[*(const int *)y];
+	int c = strcmp(a->text, b->text);
+
+	if (c)
+		return c;
+	return (a->t->offset > b->t->offset) - (a->t->offset < b->t->offset);
+}
+
+static bool probes(const struct fe_compiled *it, const struct target *t)
+{
+	return t->binary ? it->def.uprobe && it->def.offset == t->offset :
+	       !it->def.uprobe && it->def.target && !strcmp(it->def.target, t->symbol);
+}
+
+/* Each distinct text (and target) once in the set, compiled in one run;
+ * -1 out of memory (a run that fails leaves each to compile alone). */
+static int batch_run(struct batch *b, struct fe_dbg *dbg, const char *binary)
+{
+	struct fe_compile_opts opts = { 0 };
 	struct fe_error err = { 0 };
-	char text[1024];
-	bool found = false;
+	const struct target **of;
+	int *order, i, pos = 0;
 
-	/* FUNC(...): where each parameter is read from at the entry */
-	snprintf(text, sizeof(text), "%s(...)", t->func);
-	every = compiled(&all, dbg, t, text, false);
-	if (!every || parse_args(every->def.entry_args, &params, &nparams) ||
-	    parse_args(ev->args, &args, &nargs))
-		goto out;
-	found = true;
-	if (fe_dbg_func(dbg, strchr(t->func, ':') ? strchr(t->func, ':') + 1 : t->func, &fn,
-			&err) != 1)
-		memset(&fn, 0, sizeof(fn));
-	for (i = 0; i < nargs; i++) {
-		const struct arg *a = &args[i];
-		struct fe_compile_set one = { 0 };
-		const struct fe_compiled *it;
-		long offs[MAX_DEPTH];
-		char base[64], *path = NULL;
-		int nr = 0, k;
+	if (!b->n)
+		return 0;
+	order = malloc(b->n * sizeof(*order));
+	of = calloc(b->n + 1, sizeof(*of));
+	b->item = calloc(b->n + 1, sizeof(*b->item));
+	b->present = calloc(b->n + 1, sizeof(*b->present));
+	if (!order || !of || !b->item || !b->present) {
+		free(order);
+		free(of);
+		return -1;
+	}
+	for (i = 0; i < b->n; i++)
+		order[i] = i;
+	qsort_r(order, b->n, sizeof(*order), by_text, b->r);
+	for (i = 0; i < b->n; i++) {
+		struct req *r = &b->r[order[i]];
 
-		if (!integer_type(a->type) || split_fetch(a->fetch, offs, &nr, base, sizeof(base)))
-			continue;
-		if (!strcmp(base, "$retval")) {
-			if (!is_ret || nr)
-				continue;
-			/* FUNC() with its return typed from debug info */
-			snprintf(text, sizeof(text), "%s()", t->func);
-			it = compiled(&one, dbg, t, text, true);
-			if (it && it->def.ret_args)
-				take_enum(out, it->def.ret_args, it->def.ret_values, a, a->name);
-			fe_compile_set_free(&one);
+		if (i && !by_text(&order[i - 1], &order[i], b->r)) {
+			r->pos = b->r[order[i - 1]].pos;
 			continue;
 		}
-		for (k = 0; k < nparams && !path; k++)
-			if (!strcmp(params[k].fetch, base) && strcmp(params[k].name, "__caller"))
-				path = nr ? member_path(dbg, &fn, params[k].name, offs, nr) :
-				       strdup(params[k].name);
-		if (!path)
-			continue;
-		snprintf(text, sizeof(text), "%s(%s)", t->func, path);
-		free(path);
-		it = compiled(&one, dbg, t, text, false);
-		if (it)
-			take_enum(out, it->def.entry_args, it->def.entry_values, a, a->name);
-		fe_compile_set_free(&one);
+		r->pos = ++pos;
+		of[pos] = r->t;
+		if (fe_compile_add_text(&b->set, r->text, pos)) {
+			free(order);
+			free(of);
+			return -1;
+		}
 	}
+	opts.binary = binary;
+	opts.open_dbg = dbg;
+	opts.want_return = b->ret;
+	b->ran = fe_compile_run(&b->set, &opts, &err) >= 0;
+	for (i = 0; b->ran && i < b->set.nr; i++) {
+		const struct fe_compiled *it = &b->set.items[i];
+
+		if (it->line < 1 || it->line > pos)
+			continue;
+		b->present[it->line] = true;
+		if (!b->item[it->line] && !it->failed && !it->has_site && probes(it, of[it->line]))
+			b->item[it->line] = it;
+	}
+	free(order);
+	free(of);
+	return 0;
+}
+
+/* The item of request k; one the batch lost (two names of one function
+ * merged into one item) is compiled alone, in spare. */
+static const struct fe_compiled *batch_item(struct batch *b, int k, struct fe_dbg *dbg,
+					    struct fe_compile_set *spare)
+{
+	const struct req *r = &b->r[k];
+
+	if (b->ran && b->present[r->pos])
+		return b->item[r->pos];
+	return compiled(spare, dbg, r->t, r->text, b->ret);
+}
+
+static void batch_free(struct batch *b)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++)
+		free(b->r[i].text);
+	free(b->r);
+	free(b->item);
+	free(b->present);
+	fe_compile_set_free(&b->set);
+	memset(b, 0, sizeof(*b));
+}
+
+/* One event whose values are derived. */
+struct job {
+	struct fe_event_info *e;
+	struct target t;
+	char func[256];
+	char *binary;
+	struct fe_dbg *dbg;	/* NULL: none */
+	struct arg *args, *params;
+	int nargs, nparams;
+	struct fe_dfunc fn;
+	int every;		/* its FUNC(...) request */
+	bool found;		/* debug info has its function */
+	struct fe_buf lines;
+};
+
+/* A field's compile: its job, field, and request in the entries' (0) or
+ * the returns' (1) batch. */
+struct want {
+	int job, arg, batch, req;
+};
+
+/* Job i's integer fields, each a request of b[0] (by its name: FUNC(path))
+ * or b[1] (a return: FUNC() typed); -1 out of memory. */
+static int want_fields(struct job *jobs, int i, struct fe_dbg *dbg, struct batch *b,
+		       struct want **wants, int *nr_wants)
+{
+	struct job *j = &jobs[i];
+	char text[1024];
+	int k;
+
+	for (k = 0; k < j->nargs; k++) {
+		const struct arg *a = &j->args[k];
+		long offs[MAX_DEPTH];
+		char base[64], *path = NULL;
+		int nro = 0, p, which = 0;
+		struct want *w;
+
+		if (!integer_type(a->type) || split_fetch(a->fetch, offs, &nro, base, sizeof(base)))
+			continue;
+		if (!strcmp(base, "$retval")) {
+			if (!(j->e->kind == FE_KIND_KRETPROBE || j->e->kind == FE_KIND_URETPROBE ||
+			      j->e->kind == FE_KIND_FEXIT) || nro)
+				continue;
+			/* FUNC() with its return typed from debug info */
+			snprintf(text, sizeof(text), "%s()", j->func);
+			which = 1;
+		} else {
+			for (p = 0; p < j->nparams && !path; p++)
+				if (!strcmp(j->params[p].fetch, base) &&
+				    strcmp(j->params[p].name, "__caller"))
+					path = nro ? member_path(dbg, &j->fn, j->params[p].name, offs,
+								 nro) :
+					       strdup(j->params[p].name);
+			if (!path)
+				continue;
+			snprintf(text, sizeof(text), "%s(%s)", j->func, path);
+			free(path);
+		}
+		w = fe_grow(wants, nr_wants, sizeof(*w));
+		if (!w)
+			return -1;
+		w->job = i;
+		w->arg = k;
+		w->batch = which;
+		w->req = batch_add(&b[which], text, &j->t);
+		if (w->req < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Where each field of the jobs of dbg reads from (FUNC(...)), then each
+ * integer field compiled again by its name: FUNC(path), or FUNC() typed
+ * for a return.  -1 out of memory.
+ */
+static int derive_group(struct job *jobs, int nr, struct fe_dbg *dbg)
+{
+	struct batch every = { 0 }, b[2] = { { 0 }, { .ret = true } };
+	struct want *wants = NULL;
+	const char *binary = NULL;
+	int nr_wants = 0, i, ret = -1;
+	char text[1024];
+
+	for (i = 0; i < nr; i++) {
+		if (jobs[i].dbg != dbg)
+			continue;
+		binary = jobs[i].t.binary;
+		snprintf(text, sizeof(text), "%s(...)", jobs[i].t.func);
+		jobs[i].every = batch_add(&every, text, &jobs[i].t);
+		if (jobs[i].every < 0)
+			goto out;
+	}
+	if (batch_run(&every, dbg, binary))
+		goto out;
+	for (i = 0; i < nr; i++) {
+		struct job *j = &jobs[i];
+		struct fe_compile_set spare = { 0 };
+		const struct fe_compiled *it;
+		struct fe_error err = { 0 };
+
+		if (j->dbg != dbg)
+			continue;
+		it = batch_item(&every, j->every, dbg, &spare);
+		if (!it || parse_args(it->def.entry_args, &j->params, &j->nparams) ||
+		    parse_args(j->e->args, &j->args, &j->nargs)) {
+			fe_compile_set_free(&spare);
+			continue;
+		}
+		fe_compile_set_free(&spare);
+		j->found = true;
+		if (fe_dbg_func(dbg, strchr(j->func, ':') ? strchr(j->func, ':') + 1 : j->func,
+				&j->fn, &err) != 1)
+			memset(&j->fn, 0, sizeof(j->fn));
+		if (want_fields(jobs, i, dbg, b, &wants, &nr_wants))
+			goto out;
+	}
+	if (batch_run(&b[0], dbg, binary) || batch_run(&b[1], dbg, binary))
+		goto out;
+	/* in each event's order of fields, as one at a time gave them */
+	for (i = 0; i < nr_wants; i++) {
+		const struct want *w = &wants[i];
+		struct job *j = &jobs[w->job];
+		struct fe_compile_set spare = { 0 };
+		const struct fe_compiled *it = batch_item(&b[w->batch], w->req, dbg, &spare);
+
+		if (it && w->batch && it->def.ret_args)
+			take_enum(&j->lines, it->def.ret_args, it->def.ret_values, &j->args[w->arg],
+				  j->args[w->arg].name);
+		else if (it && !w->batch)
+			take_enum(&j->lines, it->def.entry_args, it->def.entry_values,
+				  &j->args[w->arg], j->args[w->arg].name);
+		fe_compile_set_free(&spare);
+	}
+	ret = 0;
 out:
-	fe_dfunc_clear(&fn);
-	fe_compile_set_free(&all);
-	free(args);
-	free(params);
-	return found;
+	free(wants);
+	batch_free(&every);
+	batch_free(&b[0]);
+	batch_free(&b[1]);
+	return ret;
 }
 
 /* Does the definition read an integer, which an enumerator may name? */
@@ -420,79 +633,144 @@ static bool target_of(const struct fe_event_info *ev, struct target *t, char *fu
 	return true;
 }
 
-int fe_values_derive(struct fe_event_info *ev, int n, const bool *chosen,
-		     struct fe_warnings *warn)
+/* The debug info of a uprobe's binary, opened once for all its events. */
+struct opened {
+	char *binary;
+	struct fe_dbg *dbg;
+};
+
+static struct fe_dbg *binary_dbg(struct opened **open, int *nr, const char *binary)
 {
-	struct fe_dbg *kernel = NULL;
-	bool kernel_opened = false;
+	struct fe_error err = { 0 };
+	struct opened *o;
+	bool none;
+	int i;
+
+	for (i = 0; i < *nr; i++)	/* a group probes a binary or a few */
+		if (!strcmp((*open)[i].binary, binary))
+			return (*open)[i].dbg;
+	o = fe_grow(open, nr, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->binary = strdup(binary);
+	o->dbg = o->binary ? fe_dbg_open_dwarf_if_any(binary, &none, &err) : NULL;
+	return o->dbg;
+}
+
+/* Each event's lines added to its values, and what no debug info said
+ * warned of; -1 out of memory. */
+static int settle(struct job *jobs, int nr, struct fe_warnings *warn)
+{
 	struct fe_buf unsaid = { 0 };
-	int i, nr_unsaid = 0;
+	int i, nr_unsaid = 0, ret = 0;
 
-	for (i = 0; i < n; i++) {
-		struct fe_event_info *e = &ev[i];
-		struct fe_buf lines = { 0 };
-		struct target t;
-		char func[256], binary[4096];
-		struct fe_dbg *dbg = NULL;
-		struct fe_error err = { 0 };
-		bool said;
+	for (i = 0; i < nr && !ret; i++) {
+		struct job *j = &jobs[i];
+		struct fe_event_info *e = j->e;
+		struct fe_buf all = { 0 };
 
-		if ((chosen && !chosen[i]) || e->values_kept)
-			continue;
-		e->values_kept = true;	/* asked once */
-		if (!target_of(e, &t, func, sizeof(func), binary, sizeof(binary)))
-			continue;
-		if (t.binary) {
-			bool none;
-
-			dbg = fe_dbg_open_dwarf_if_any(t.binary, &none, &err);
-		} else {
-			if (!kernel_opened) {
-				struct fe_compile_opts opts = { 0 };
-
-				kernel_opened = true;
-				if (fe_open_debug_info(&opts, &kernel, &err))
-					kernel = NULL;
-			}
-			dbg = kernel;
-		}
-		said = dbg && derive_one(dbg, e, &t, &lines);
-		if (!said && warn && has_integers(e->args))
+		if (!j->found && warn && has_integers(e->args))
 			fe_buf_printf(&unsaid, "%s%s/%s", nr_unsaid++ ? ", " : "", e->group,
 				      e->event);
-		if (t.binary && dbg)
-			fe_dbg_close(dbg);
-		if (lines.failed) {
-			fe_buf_free(&lines);
-			fe_buf_free(&unsaid);
-			fe_dbg_close(kernel);
-			return -1;
+		if (j->lines.failed) {
+			ret = -1;
+			break;
 		}
-		if (lines.len) {
-			struct fe_buf all = { 0 };
-
-			if (e->values)
-				fe_buf_printf(&all, "%s", e->values);
-			fe_buf_printf(&all, "%s", lines.s);
-			if (all.failed) {
-				fe_buf_free(&all);
-				fe_buf_free(&lines);
-				fe_buf_free(&unsaid);
-				fe_dbg_close(kernel);
-				return -1;
-			}
-			free(e->values);
-			e->values = fe_buf_take(&all);
+		if (!j->lines.len)
+			continue;
+		if (e->values)
+			fe_buf_printf(&all, "%s", e->values);
+		fe_buf_printf(&all, "%s", j->lines.s);
+		if (all.failed) {
+			fe_buf_free(&all);
+			ret = -1;
+			break;
 		}
-		fe_buf_free(&lines);
+		free(e->values);
+		e->values = fe_buf_take(&all);
 	}
-	if (kernel)
-		fe_dbg_close(kernel);
-	if (nr_unsaid && unsaid.s)
+	if (!ret && nr_unsaid && unsaid.s)
 		fe_warn(warn, "how the fields of %s are shown was not kept beside %s "
 			"(/run/fevent/GROUP/EVENT.values), and no debug info of what %s says "
 			"it: enumerators show as numbers", unsaid.s,
 			nr_unsaid > 1 ? "them" : "it", nr_unsaid > 1 ? "they probe" : "it probes");
 	fe_buf_free(&unsaid);
-	return 0;
+	return ret;
+}
+
+int fe_values_derive(struct fe_event_info *ev, int n, const bool *chosen,
+		     struct fe_warnings *warn)
+{
+	struct fe_dbg *kernel = NULL;
+	bool kernel_opened = false;
+	struct opened *open = NULL;
+	struct job *jobs = NULL;
+	int nr = 0, nr_open = 0, i, ret = -1;
+
+	for (i = 0; i < n; i++) {
+		struct fe_event_info *e = &ev[i];
+		char binary[4096];
+		struct job *j;
+
+		if ((chosen && !chosen[i]) || e->values_kept)
+			continue;
+		e->values_kept = true;	/* asked once */
+		j = fe_grow(&jobs, &nr, sizeof(*j));
+		if (!j)
+			goto out;
+		memset(j, 0, sizeof(*j));
+		j->e = e;
+		if (!target_of(e, &j->t, j->func, sizeof(j->func), binary, sizeof(binary))) {
+			nr--;
+			continue;
+		}
+		if (j->t.binary) {
+			j->binary = strdup(binary);
+			if (!j->binary)
+				goto out;
+			j->dbg = binary_dbg(&open, &nr_open, binary);
+		} else {
+			if (!kernel_opened) {
+				struct fe_compile_opts opts = { 0 };
+				struct fe_error err = { 0 };
+
+				kernel_opened = true;
+				if (fe_open_debug_info(&opts, &kernel, &err))
+					kernel = NULL;
+			}
+			j->dbg = kernel;
+		}
+	}
+	/* jobs grew: what each target points into is settled now */
+	for (i = 0; i < nr; i++) {
+		jobs[i].t.func = jobs[i].func;
+		if (jobs[i].t.binary)
+			jobs[i].t.binary = jobs[i].binary;
+	}
+	/* the events of each debug info together */
+	for (i = 0; i < nr; i++) {
+		int k;
+
+		for (k = 0; k < i && jobs[k].dbg != jobs[i].dbg; k++)
+			;
+		if (k == i && jobs[i].dbg && derive_group(jobs, nr, jobs[i].dbg))
+			goto out;
+	}
+	ret = settle(jobs, nr, warn);
+out:
+	for (i = 0; i < nr; i++) {
+		fe_dfunc_clear(&jobs[i].fn);
+		free(jobs[i].args);
+		free(jobs[i].params);
+		free(jobs[i].binary);
+		fe_buf_free(&jobs[i].lines);
+	}
+	free(jobs);
+	for (i = 0; i < nr_open; i++) {
+		fe_dbg_close(open[i].dbg);
+		free(open[i].binary);
+	}
+	free(open);
+	fe_dbg_close(kernel);
+	return ret;
 }

@@ -15,6 +15,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -396,9 +397,12 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 	int i, n = 0;
 
 	v->last_type_ok = false;	/* a new event; v->evs moves */
-	if (tep_parse_event(v->tep, format, strlen(format), group))
+	/* the event parsed, not looked for by name among all before it (a
+	 * scan of them: quadratic over a glob's events) */
+	if (tep_parse_format(v->tep, &te, format, strlen(format), group))
 		return fe_err(err, 0, "cannot parse the format of %s/%s", group, event);
-	te = tep_find_event_by_name(v->tep, group, event);
+	if (!te || !te->name || !te->system || strcmp(te->name, event) || strcmp(te->system, group))
+		te = tep_find_event_by_name(v->tep, group, event);
 	if (!te)
 		return fe_err(err, 0, "no format for %s/%s", group, event);
 	e = fe_grow(&v->evs, &v->nr_evs, sizeof(*e));
@@ -518,8 +522,14 @@ void fe_view_graph_params(struct fe_view *v, fe_view_params_fn fn, void *ctx)
 
 void fe_view_uprobe_event(struct fe_view *v, const char *group, const char *event)
 {
+	struct ev_info *last = v->nr_evs ? &v->evs[v->nr_evs - 1] : NULL;
 	int i;
 
+	/* record marks each event as it adds it: the last one */
+	if (last && !strcmp(last->group, group) && !strcmp(last->name, event)) {
+		last->uprobe = true;
+		return;
+	}
 	for (i = 0; i < v->nr_evs; i++)
 		if (!strcmp(v->evs[i].group, group) && !strcmp(v->evs[i].name, event))
 			v->evs[i].uprobe = true;
@@ -620,10 +630,14 @@ void fe_view_tgids(struct fe_view *v, const char *text)
 	int n = 0, i;
 
 	while (line && *line) {
-		int pid, tgid;
+		char *end, *end2;
+		/* not sscanf, which takes the length of all the text left at
+		 * each line: a host's saved_tgids made that quadratic */
+		long pid = strtol(line, &end, 10), tgid = strtol(end, &end2, 10);
 		struct tgid_of *t;
 
-		if (sscanf(line, "%d %d", &pid, &tgid) == 2 && pid > 0 && tgid > 0) {
+		if (end != line && end2 != end && !memchr(end, '\n', end2 - end) && pid > 0 &&
+		    tgid > 0 && pid <= INT_MAX && tgid <= INT_MAX) {
 			t = fe_grow(&v->tgids, &v->nr_tgids, sizeof(*t));
 			if (!t)
 				break;
@@ -662,10 +676,20 @@ void fe_view_cmdlines(struct fe_view *v, const char *text)
 	const char *line = text;
 
 	while (line && *line) {
-		char comm[64];
-		int pid;
+		char comm[64], *end;
+		long pid = strtol(line, &end, 10);
+		bool num = end != line;
+		size_t len;
 
-		if (sscanf(line, "%d %63s", &pid, comm) == 2 && !tep_is_pid_registered(v->tep, pid)) {
+		/* "PID COMM": not sscanf, as in fe_view_tgids */
+		end += strspn(end, " \t");
+		len = strcspn(end, " \t\n");
+		if (len >= sizeof(comm))
+			len = sizeof(comm) - 1;
+		memcpy(comm, end, len);
+		comm[len] = 0;
+		if (num && len && pid >= INT_MIN && pid <= INT_MAX &&
+		    !tep_is_pid_registered(v->tep, pid)) {
 			tep_register_comm(v->tep, comm, pid);
 			v->comms_gen++;
 		}
