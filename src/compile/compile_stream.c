@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A glob streamed (issue 34 item 6, docs/decisions.md): compile of every
+ * function of the kernel in near flat memory.  Its functions compile one
+ * at a time from its prototype; each that compiles cleanly (no warning,
+ * no probe kept) is rendered as it is made into the set's spool and keeps
+ * only the hashes of its event's name and target (struct fe_thin), and a
+ * failure only its count.  Whatever the passes over the whole set decide
+ * (an event two items define, two names of one address, which function
+ * of a glob carries its warnings) is asked of the hashes first: a thin
+ * function they might concern is compiled again into a whole item, and
+ * those passes see it as before.  A hash met twice only costs that: the
+ * passes compare the items themselves.  Nothing is printed before every
+ * item compiled: the contract of all or nothing stays.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "compile_int.h"
+#include "ksyms.h"
+
+/* FNV-1a, 64 bits, over s, continued from h */
+static unsigned long long hash_more(unsigned long long h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static unsigned long long hash_of(const char *s)
+{
+	return hash_more(0xcbf29ce484222325ULL, s);
+}
+
+/* A kprobe at a function's entry: the items whose addresses the passes
+ * compare (compile_glob.c's an_entry, and more: a false one costs a
+ * compile). */
+static bool kentry(const struct fe_compiled *it)
+{
+	return !it->failed && it->def.target && !it->def.tracepoint && !it->def.uprobe &&
+	       !it->has_site;
+}
+
+int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
+			   struct fe_dbg *known)
+{
+	int i, k;
+
+	for (i = 0; i < set->nr_streams; i++) {
+		const struct fe_glob_stream *s = &set->streams[i];
+
+		for (k = 1; k < s->names.nr; k++) {
+			struct fe_compiled it;
+			int ret = fe_compile_stream_item(s, s->names.v[k], &it);
+
+			if (!ret)
+				ret = fe_resolve_want_symbols(it.proto, ksyms, known);
+			fe_compiled_clear(&it);
+			if (ret)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Keep it as a thin function of stream s: 1; 0 when it stays an item
+ * (a warning, a probe kept, lines not rendered); -1 out of memory. */
+static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled *it,
+		     const char *name, const struct fe_compile_opts *opts)
+{
+	struct fe_thin *t, *thin;
+	size_t off = set->spool.len;
+
+	if (it->warnings.nr || it->probe || it->def.uprobe || !it->def.event)
+		return 0;
+	if (!opts->render(it, &set->spool)) {
+		if (set->spool.failed)
+			return -1;
+		set->spool.len = off;
+		return 0;
+	}
+	fe_buf_add(&set->spool, name, strlen(name) + 1);
+	if (set->spool.failed)
+		return -1;
+	thin = set->nr_thin % 1024 ? set->thin :
+	       realloc(set->thin, (set->nr_thin + 1024) * sizeof(*thin));
+	if (!thin)
+		return -1;
+	set->thin = thin;
+	t = &thin[set->nr_thin++];
+	memset(t, 0, sizeof(*t));
+	t->event_hash = hash_of(it->def.event);
+	t->target_hash = kentry(it) ? hash_of(it->def.target) | 1 : 0;
+	t->off = off;
+	t->len = set->spool.len - off - strlen(name) - 1;
+	t->seq = it->seq;
+	t->stream = s;
+	return 1;
+}
+
+/* Append *it to extra (its memory moved there); -1 out of memory. */
+static int add_extra(struct fe_compiled **extra, int *nr, struct fe_compiled *it)
+{
+	struct fe_compiled *e = realloc(*extra, (*nr + 1) * sizeof(**extra));
+
+	if (!e)
+		return -1;
+	*extra = e;
+	e[(*nr)++] = *it;
+	memset(it, 0, sizeof(*it));
+	return 0;
+}
+
+int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *head,
+			  struct fe_compile_ctx *c, int *seq, struct fe_compiled **extra,
+			  int *nr_extra)
+{
+	int s = head->stream - 1, k, ret = 0;
+	struct fe_glob_stream *st = &set->streams[s];
+
+	for (k = 1; k < st->names.nr && !ret; k++) {
+		struct fe_compiled it;
+
+		ret = fe_compile_stream_item(st, st->names.v[k], &it);
+		it.seq = (*seq)++;
+		if (!ret)
+			ret = fe_compile_entry(&it, c);
+		if (ret > 0) {
+			/* one line of the glob's warning: without -v
+			 * (streamed), no why */
+			st->failed++;
+			ret = 0;
+		} else if (!ret) {
+			ret = make_thin(set, s, &it, st->names.v[k], c->opts);
+			if (ret > 0)
+				st->ok++;
+			ret = ret ? (ret < 0 ? -1 : 0) : add_extra(extra, nr_extra, &it);
+		}
+		fe_compiled_clear(&it);
+	}
+	/* the rest is asked of the spool */
+	fe_func_names_free(&st->names);
+	return ret;
+}
+
+/* A hash and who has it: a thin function (thin >= 0), or an item */
+struct hkey {
+	unsigned long long h;
+	unsigned long long addr;
+	const struct fe_compiled *it;
+	int thin;
+	int seen;		/* kallsyms has its name so often */
+};
+
+static int by_hash(const void *a, const void *b)
+{
+	const struct hkey *x = a, *y = b;
+
+	return x->h < y->h ? -1 : x->h > y->h;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct hkey *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The keys of the items (set's and extra) and live thin functions:
+ * their events' (target: false) or their kprobes' targets'. */
+static struct hkey *gather(const struct fe_compile_set *set, const struct fe_compiled *extra,
+			   int nr_extra, bool target, int *n)
+{
+	struct hkey *keys = calloc(set->nr + nr_extra + set->nr_thin + 1, sizeof(*keys));
+	int i;
+
+	*n = 0;
+	if (!keys)
+		return NULL;
+	for (i = 0; i < set->nr + nr_extra; i++) {
+		const struct fe_compiled *it = i < set->nr ? &set->items[i] : &extra[i - set->nr];
+
+		if (target ? kentry(it) : !it->failed && it->def.event)
+			keys[(*n)++] = (struct hkey){ target ? hash_of(it->def.target) | 1 :
+						      hash_of(it->def.event), 0, it, -1, 0 };
+	}
+	for (i = 0; i < set->nr_thin; i++) {
+		const struct fe_thin *t = &set->thin[i];
+
+		if (!t->dead && (!target || t->target_hash))
+			keys[(*n)++] = (struct hkey){ target ? t->target_hash : t->event_hash,
+						      0, NULL, i, 0 };
+	}
+	qsort(keys, *n, sizeof(*keys), by_hash);
+	return keys;
+}
+
+/* Mark the thin functions among keys[from..end-1] to be made items. */
+static void mark(const struct hkey *keys, int from, int end, bool *revive)
+{
+	for (; from < end; from++)
+		if (keys[from].thin >= 0)
+			revive[keys[from].thin] = true;
+}
+
+/* Thin functions whose event's name meets another's are made items
+ * (revive, and tclash); clash gets the items whose do (by their seq). */
+static int same_events(struct fe_compile_set *set, const struct fe_compiled *extra,
+		       int nr_extra, bool *revive, bool *tclash, bool *clash)
+{
+	int n, i, j;
+	struct hkey *keys = gather(set, extra, nr_extra, false, &n);
+
+	if (!keys)
+		return -1;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && keys[j].h == keys[i].h; j++)
+			;
+		if (j - i < 2)
+			continue;
+		mark(keys, i, j, revive);
+		mark(keys, i, j, tclash);
+		for (; i < j; i++)
+			if (keys[i].it)
+				clash[keys[i].it->seq] = true;
+	}
+	free(keys);
+	return 0;
+}
+
+struct walk {
+	struct hkey *keys;
+	int n;
+};
+
+/* Where kallsyms puts each target (compile_glob.c's kallsyms_addr, by
+ * hash) */
+static int at_addr(const char *name, const char *module, unsigned long long addr, void *arg)
+{
+	struct walk *w = arg;
+	unsigned long long h = module ? hash_more(hash_more(hash_of(module), ":"), name) :
+				       hash_of(name);
+	int lo = 0, hi = w->n;
+
+	h |= 1;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (w->keys[mid].h < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->n && w->keys[lo].h == h; lo++)
+		if (!w->keys[lo].seen++)
+			w->keys[lo].addr = addr;
+	return 0;
+}
+
+/* Thin functions at an address another item or thin function probes (or
+ * whose name kallsyms has twice). */
+static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *extra,
+			  int nr_extra, const struct fe_compile_opts *opts, bool *revive)
+{
+	const char *elf, *kallsyms;
+	struct walk w;
+	int i, j, n = 0;
+
+	fe_compile_symtabs(opts, &elf, &kallsyms);
+	if (!kallsyms)
+		return 0;
+	w.keys = gather(set, extra, nr_extra, true, &w.n);
+	if (!w.keys)
+		return -1;
+	/* unreadable: no address known, nothing merged */
+	fe_ksyms_each_at(kallsyms, at_addr, &w);
+	for (i = 0; i < w.n; i++) {
+		if (w.keys[i].seen > 1)
+			mark(w.keys, i, i + 1, revive);
+		if (w.keys[i].seen)
+			w.keys[n++] = w.keys[i];
+	}
+	qsort(w.keys, n, sizeof(*w.keys), by_addr);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && w.keys[j].addr == w.keys[i].addr; j++)
+			;
+		if (j - i > 1)
+			mark(w.keys, i, j, revive);
+	}
+	free(w.keys);
+	return 0;
+}
+
+/*
+ * The glob's function that carries its warnings is its first that
+ * compiled and that no earlier prototype names (compile_glob.c): one
+ * whose event meets no other's.  When that is thin, it is made an item.
+ */
+static void first_to_stay(struct fe_compile_set *set, const struct fe_compiled *extra,
+			  int nr_extra, const bool *clash, const bool *tclash, bool *revive)
+{
+	int s, i;
+
+	for (s = 0; s < set->nr_streams; s++) {
+		int glob = set->streams[s].glob, first = -1;
+
+		for (i = 0; i < set->nr + nr_extra; i++) {
+			const struct fe_compiled *it = i < set->nr ? &set->items[i] :
+						       &extra[i - set->nr];
+
+			if (it->glob == glob && !it->failed && !clash[it->seq] &&
+			    (first < 0 || it->seq < first))
+				first = it->seq;
+		}
+		for (i = 0; i < set->nr_thin; i++) {
+			const struct fe_thin *t = &set->thin[i];
+
+			if (t->stream != s || t->dead || tclash[i])
+				continue;
+			if (first < 0 || t->seq < first)
+				revive[i] = true;
+			break;
+		}
+	}
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	return ((const struct fe_compiled *)a)->seq - ((const struct fe_compiled *)b)->seq;
+}
+
+/* Thin function t made an item again, into extra; -1 out of memory */
+static int revive_one(struct fe_compile_set *set, struct fe_thin *t, struct fe_compile_ctx *c,
+		      struct fe_compiled **extra, int *nr_extra)
+{
+	struct fe_glob_stream *st = &set->streams[t->stream];
+	struct fe_compiled it;
+	int ret = fe_compile_stream_item(st, set->spool.s + t->off + t->len, &it);
+
+	it.seq = t->seq;
+	/* it compiled before: it does again, alike */
+	if (!ret)
+		ret = fe_compile_entry(&it, c) < 0 ? -1 : 0;
+	if (!ret)
+		ret = add_extra(extra, nr_extra, &it);
+	fe_compiled_clear(&it);
+	if (ret)
+		return -1;
+	t->dead = true;
+	st->ok--;
+	return 0;
+}
+
+/* The set's items and extra, merged in order; -1 out of memory */
+static int merge(struct fe_compile_set *set, struct fe_compiled *extra, int nr_extra)
+{
+	struct fe_compiled *all;
+	int i = 0, j = 0, n = 0;
+
+	if (!nr_extra)
+		return 0;
+	all = malloc((set->nr + nr_extra) * sizeof(*all));
+	if (!all)
+		return -1;
+	qsort(extra, nr_extra, sizeof(*extra), by_seq);
+	while (i < set->nr || j < nr_extra)
+		all[n++] = j >= nr_extra || (i < set->nr && set->items[i].seq < extra[j].seq) ?
+			   set->items[i++] : extra[j++];
+	free(set->items);
+	set->items = all;
+	set->nr = n;
+	return 0;
+}
+
+int fe_compile_stream_settle(struct fe_compile_set *set, struct fe_compile_ctx *c,
+			     struct fe_compiled *extra, int nr_extra)
+{
+	int i, seqs = 0, ret = -1;
+	bool *revive = calloc(set->nr_thin + 1, sizeof(*revive)), *clash;
+	bool *tclash = calloc(set->nr_thin + 1, sizeof(*tclash));
+
+	for (i = 0; i < set->nr; i++)
+		seqs = set->items[i].seq + 1 > seqs ? set->items[i].seq + 1 : seqs;
+	for (i = 0; i < nr_extra; i++)
+		seqs = extra[i].seq + 1 > seqs ? extra[i].seq + 1 : seqs;
+	clash = calloc(seqs + 1, sizeof(*clash));
+	if (!revive || !tclash || !clash ||
+	    same_events(set, extra, nr_extra, revive, tclash, clash) ||
+	    same_addresses(set, extra, nr_extra, c->opts, revive))
+		goto out;
+	first_to_stay(set, extra, nr_extra, clash, tclash, revive);
+	for (i = 0; i < set->nr_thin; i++)
+		if (revive[i] && revive_one(set, &set->thin[i], c, &extra, &nr_extra))
+			goto out;
+	if (merge(set, extra, nr_extra))
+		goto out;
+	nr_extra = 0;
+	ret = 0;
+out:
+	for (i = 0; i < nr_extra; i++)
+		fe_compiled_clear(&extra[i]);
+	free(extra);
+	free(revive);
+	free(tclash);
+	free(clash);
+	return ret;
+}
