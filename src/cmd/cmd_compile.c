@@ -251,6 +251,7 @@ static int print_set(const struct fe_compile_set *set,
 		     bool (*render)(const struct fe_compiled *, struct fe_buf *), const char *what)
 {
 	struct fe_buf b = { 0 };
+	const char *lines;
 	int i = 0, t = 0, ret = FE_EXIT_OK;
 
 	while (i < set->nr || t < set->nr_thin) {
@@ -259,7 +260,14 @@ static int print_set(const struct fe_compile_set *set,
 		if (th && th->dead) {
 			t++;
 		} else if (th && (i >= set->nr || th->seq < set->items[i].seq)) {
-			fwrite(set->spool.s + th->off, 1, th->len, stdout);
+			lines = fe_compile_spooled(set, th->off, th->len, &b);
+			if (!lines) {
+				fe_say_error("reading the definitions back from a temporary file: %s\n",
+					     strerror(errno));
+				ret = FE_EXIT_FAIL;
+				break;
+			}
+			fwrite(lines, 1, th->len, stdout);
 			t++;
 		} else if (b.len = 0, render(&set->items[i], &b)) {
 			fwrite(b.s, 1, b.len, stdout);

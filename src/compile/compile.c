@@ -583,7 +583,11 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	pair_returns(set);
 	goto out;
 oom:
-	fe_err(err, 0, "out of memory");
+	if (set->spool_errno)
+		fe_err(err, 0, "reading back the definitions made, in a temporary file: %s",
+		       strerror(set->spool_errno));
+	else
+		fe_err(err, 0, "out of memory");
 	ret = -1;
 out:
 	for (i = 0; i < nr_extra; i++)
@@ -656,4 +660,10 @@ void fe_compile_set_free(struct fe_compile_set *set)
 	set->thin = NULL;
 	set->nr_thin = 0;
 	fe_buf_free(&set->spool);
+	if (set->spool_file)
+		close(set->spool_fd);
+	set->spool_file = false;
+	set->spool_full = false;
+	set->spool_fd = 0;
+	set->spooled = 0;
 }

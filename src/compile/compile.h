@@ -71,8 +71,9 @@ struct fe_thin {
 	unsigned long long event_hash;	/* of its event's name */
 	unsigned long long target_hash;	/* of its kprobe's target; 0: none */
 	size_t off;		/* in the spool: its lines, then its function's
-				 * name and a NUL */
+				 * name */
 	unsigned int len;	/* of its lines */
+	unsigned int name_len;
 	int seq;		/* as an item's */
 	int stream;		/* of set->streams, 0-based */
 	bool dead;		/* made an item again */
@@ -86,7 +87,14 @@ struct fe_compile_set {
 	/* a streamed glob's functions: only with fe_compile_opts.render */
 	struct fe_thin *thin;
 	int nr_thin;
+	/* the spool: an unlinked file (spool_fd) of spooled bytes, then
+	 * spool's, not written yet (or all, where no file can be made) */
 	struct fe_buf spool;
+	bool spool_file;
+	int spool_fd;
+	size_t spooled;
+	bool spool_full;	/* the file takes no more: memory from then */
+	int spool_errno;	/* the file could not be read back: why */
 	struct fe_glob_stream *streams;
 	int nr_streams;
 };
@@ -278,6 +286,12 @@ static inline const struct fe_error *fe_compiled_error(const struct fe_compiled 
 
 	return it->err ? it->err : &none;
 }
+
+/* n bytes of the set's spool at off (a thin function's lines, or name),
+ * copied into buf when read from the file; NULL with errno set when it
+ * cannot be read. */
+const char *fe_compile_spooled(const struct fe_compile_set *set, size_t off, size_t n,
+			       struct fe_buf *buf);
 
 void fe_compile_set_free(struct fe_compile_set *set);
 

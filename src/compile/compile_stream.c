@@ -11,10 +11,19 @@
  * function they might concern is compiled again into a whole item, and
  * those passes see it as before.  A hash met twice only costs that: the
  * passes compare the items themselves.  Nothing is printed before every
- * item compiled: the contract of all or nothing stays.
+ * item compiled: the contract of all or nothing stays.  The spool is an
+ * unlinked file in $TMPDIR (else /tmp), as sort(1) keeps its runs: no
+ * name, nothing left behind however fevent ends; where none can be made,
+ * it is memory.
  */
+
+/* A spool's bytes go to its file in blocks this big */
+#define SPOOL_BLOCK	(64 * 1024)
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compile.h"
 #include "compile_int.h"
@@ -64,6 +73,71 @@ int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
 	return 0;
 }
 
+/* The spool's file, made on first use: false where none can be made. */
+static bool spool_open(struct fe_compile_set *set)
+{
+	const char *dir = getenv("TMPDIR");
+
+	/* tried: a file, or none (-1) */
+	if (set->spool_file || set->spool_fd < 0)
+		return set->spool_file;
+	set->spool_fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (set->spool_fd < 0 && dir && *dir)
+		set->spool_fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	set->spool_file = set->spool_fd >= 0;
+	return set->spool_file;
+}
+
+/* Write the spool's bytes held to its file.  One that cannot be written
+ * (a full disk) leaves the rest in memory, as where no file can be made. */
+static void spool_flush(struct fe_compile_set *set)
+{
+	size_t done = 0;
+
+	while (done < set->spool.len) {
+		ssize_t n = write(set->spool_fd, set->spool.s + done, set->spool.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			set->spool_full = true;
+			break;
+		}
+		done += n;
+	}
+	memmove(set->spool.s, set->spool.s + done, set->spool.len - done);
+	set->spool.len -= done;
+	set->spooled += done;
+}
+
+const char *fe_compile_spooled(const struct fe_compile_set *set, size_t off, size_t n,
+			       struct fe_buf *buf)
+{
+	/* a file that took no more may hold a part alone */
+	size_t in_file = off + n <= set->spooled ? n : set->spooled - off, done = 0;
+
+	if (off >= set->spooled)
+		return set->spool.s + (off - set->spooled);
+	buf->len = 0;
+	if (!fe_buf_reserve(buf, n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	while (done < in_file) {
+		ssize_t r = pread(set->spool_fd, buf->s + done, in_file - done, off + done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			errno = r < 0 ? errno : EIO;
+			return NULL;
+		}
+		done += r;
+	}
+	memcpy(buf->s + in_file, set->spool.s, n - in_file);
+	return buf->s;
+}
+
 /* Keep it as a thin function of stream s: 1; 0 when it stays an item
  * (a warning, a probe kept, lines not rendered); -1 out of memory. */
 static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled *it,
@@ -80,7 +154,7 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 		set->spool.len = off;
 		return 0;
 	}
-	fe_buf_add(&set->spool, name, strlen(name) + 1);
+	fe_buf_add(&set->spool, name, strlen(name));
 	if (set->spool.failed)
 		return -1;
 	thin = set->nr_thin % 1024 ? set->thin :
@@ -92,10 +166,13 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	memset(t, 0, sizeof(*t));
 	t->event_hash = hash_of(it->def.event);
 	t->target_hash = kentry(it) ? hash_of(it->def.target) | 1 : 0;
-	t->off = off;
-	t->len = set->spool.len - off - strlen(name) - 1;
+	t->off = set->spooled + off;
+	t->name_len = strlen(name);
+	t->len = set->spool.len - off - t->name_len;
 	t->seq = it->seq;
 	t->stream = s;
+	if (set->spool.len >= SPOOL_BLOCK && !set->spool_full && spool_open(set))
+		spool_flush(set);
 	return 1;
 }
 
@@ -335,9 +412,24 @@ static int revive_one(struct fe_compile_set *set, struct fe_thin *t, struct fe_c
 		      struct fe_compiled **extra, int *nr_extra)
 {
 	struct fe_glob_stream *st = &set->streams[t->stream];
+	struct fe_buf buf = { 0 };
 	struct fe_compiled it;
-	int ret = fe_compile_stream_item(st, set->spool.s + t->off + t->len, &it);
+	const char *name = fe_compile_spooled(set, t->off + t->len, t->name_len, &buf);
+	char *copy;
+	int ret;
 
+	if (!name) {
+		if (errno != ENOMEM)
+			set->spool_errno = errno;
+		fe_buf_free(&buf);
+		return -1;
+	}
+	copy = strndup(name, t->name_len);
+	fe_buf_free(&buf);
+	if (!copy)
+		return -1;
+	ret = fe_compile_stream_item(st, copy, &it);
+	free(copy);
 	it.seq = t->seq;
 	/* it compiled before: it does again, alike */
 	if (!ret)
