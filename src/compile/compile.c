@@ -652,6 +652,7 @@ void fe_compile_set_free(struct fe_compile_set *set)
 		free(s->text);
 		free(s->glob_name);
 		fe_func_names_free(&s->names);
+		free(s->clash);
 	}
 	free(set->streams);
 	set->streams = NULL;

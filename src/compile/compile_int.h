@@ -103,6 +103,9 @@ struct fe_glob_stream {
 	enum fe_site_kind kind;
 	struct fe_func_names names;	/* its functions, the first an item;
 					 * freed once compiled */
+	/* names[k]'s event, as its name makes it, is another's too: it stays
+	 * an item (made thin, it would be compiled again) */
+	bool *clash;
 	int ok, failed;		/* its thin functions, and those that failed */
 };
 

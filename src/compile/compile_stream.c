@@ -27,6 +27,7 @@
 
 #include "compile.h"
 #include "compile_int.h"
+#include "kprobe_emit.h"
 #include "ksyms.h"
 
 /* FNV-1a, 64 bits, over s, continued from h */
@@ -51,11 +52,88 @@ static bool kentry(const struct fe_compiled *it)
 	       !it->has_site;
 }
 
+/* A hash and who has it: a thin function (thin >= 0), or an item */
+struct hkey {
+	unsigned long long h;
+	unsigned long long addr;
+	const struct fe_compiled *it;
+	int thin;
+	int seen;		/* kallsyms has its name so often */
+};
+
+static int by_hash(const void *a, const void *b)
+{
+	const struct hkey *x = a, *y = b;
+
+	return x->h < y->h ? -1 : x->h > y->h;
+}
+
+/* The event a function's name makes, hashed (0: out of memory) */
+static unsigned long long name_event(const char *name)
+{
+	const char *colon = strchr(name, ':');
+	char *event = fe_event_name(colon ? colon + 1 : name);
+	unsigned long long h = event ? hash_of(event) | 1 : 0;
+
+	free(event);
+	return h;
+}
+
+/*
+ * Which of the streamed functions' events, as their names make them,
+ * another function or item has (st->clash): told before compiling, they
+ * stay items, where made thin they would be compiled again (a glob
+ * twice, a glob and a function of it).  A guess: the passes decide.
+ */
+static int predict_clashes(struct fe_compile_set *set)
+{
+	struct hkey *keys;
+	int i, j, k, n = 0, total = set->nr;
+
+	for (i = 0; i < set->nr_streams; i++)
+		total += set->streams[i].names.nr;
+	keys = calloc(total + 1, sizeof(*keys));
+	if (!keys)
+		return -1;
+	for (i = 0; i < set->nr; i++)
+		if (!set->items[i].failed && set->items[i].proto)
+			keys[n++] = (struct hkey){ name_event(set->items[i].proto->func), 0, NULL,
+						   -1, 0 };
+	for (i = 0; i < set->nr_streams; i++) {
+		struct fe_glob_stream *s = &set->streams[i];
+
+		s->clash = calloc(s->names.nr, sizeof(*s->clash));
+		if (!s->clash)
+			goto oom;
+		/* the first is an item already */
+		for (k = 1; k < s->names.nr; k++)
+			keys[n++] = (struct hkey){ name_event(s->names.v[k]), 0, NULL, k, i };
+	}
+	for (i = 0; i < n; i++)
+		if (!keys[i].h)
+			goto oom;
+	qsort(keys, n, sizeof(*keys), by_hash);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && keys[j].h == keys[i].h; j++)
+			;
+		for (k = i; j - i > 1 && k < j; k++)
+			if (keys[k].thin >= 0)
+				set->streams[keys[k].seen].clash[keys[k].thin] = true;
+	}
+	free(keys);
+	return 0;
+oom:
+	free(keys);
+	return -1;
+}
+
 int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
 			   struct fe_dbg *known)
 {
 	int i, k;
 
+	if (set->nr_streams && predict_clashes(set))
+		return -1;
 	for (i = 0; i < set->nr_streams; i++) {
 		const struct fe_glob_stream *s = &set->streams[i];
 
@@ -176,14 +254,18 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	return 1;
 }
 
-/* Append *it to extra (its memory moved there); -1 out of memory. */
+/* Append *it to extra (its memory moved there; room for a power of two
+ * of items); -1 out of memory. */
 static int add_extra(struct fe_compiled **extra, int *nr, struct fe_compiled *it)
 {
-	struct fe_compiled *e = realloc(*extra, (*nr + 1) * sizeof(**extra));
+	struct fe_compiled *e = *extra;
 
-	if (!e)
-		return -1;
-	*extra = e;
+	if (!(*nr & (*nr - 1))) {
+		e = realloc(*extra, (*nr ? *nr * 2 : 1) * sizeof(**extra));
+		if (!e)
+			return -1;
+		*extra = e;
+	}
 	e[(*nr)++] = *it;
 	memset(it, 0, sizeof(*it));
 	return 0;
@@ -209,7 +291,7 @@ int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *
 			st->failed++;
 			ret = 0;
 		} else if (!ret) {
-			ret = make_thin(set, s, &it, st->names.v[k], c->opts);
+			ret = st->clash[k] ? 0 : make_thin(set, s, &it, st->names.v[k], c->opts);
 			if (ret > 0)
 				st->ok++;
 			ret = ret ? (ret < 0 ? -1 : 0) : add_extra(extra, nr_extra, &it);
@@ -219,22 +301,6 @@ int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *
 	/* the rest is asked of the spool */
 	fe_func_names_free(&st->names);
 	return ret;
-}
-
-/* A hash and who has it: a thin function (thin >= 0), or an item */
-struct hkey {
-	unsigned long long h;
-	unsigned long long addr;
-	const struct fe_compiled *it;
-	int thin;
-	int seen;		/* kallsyms has its name so often */
-};
-
-static int by_hash(const void *a, const void *b)
-{
-	const struct hkey *x = a, *y = b;
-
-	return x->h < y->h ? -1 : x->h > y->h;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -444,22 +510,46 @@ static int revive_one(struct fe_compile_set *set, struct fe_thin *t, struct fe_c
 	return 0;
 }
 
-/* The set's items and extra, merged in order; -1 out of memory */
-static int merge(struct fe_compile_set *set, struct fe_compiled *extra, int nr_extra)
+/* dst[0..nd-1] and src[0..ns-1], each in order, merged into dst (room
+ * for both), from its end */
+static void merge_into(struct fe_compiled *dst, int nd, const struct fe_compiled *src, int ns)
+{
+	int n = nd + ns;
+
+	nd--;
+	ns--;
+	while (ns >= 0)
+		dst[--n] = nd >= 0 && dst[nd].seq > src[ns].seq ? dst[nd--] : src[ns--];
+}
+
+/* The set's items and *extra, merged in order into the larger of the two
+ * arrays (no third copy of them all; *extra NULL when it is the set's
+ * now); -1 out of memory */
+static int merge(struct fe_compile_set *set, struct fe_compiled **extra, int nr_extra)
 {
 	struct fe_compiled *all;
-	int i = 0, j = 0, n = 0;
+	int i, n = set->nr + nr_extra;
 
 	if (!nr_extra)
 		return 0;
-	all = malloc((set->nr + nr_extra) * sizeof(*all));
-	if (!all)
-		return -1;
-	qsort(extra, nr_extra, sizeof(*extra), by_seq);
-	while (i < set->nr || j < nr_extra)
-		all[n++] = j >= nr_extra || (i < set->nr && set->items[i].seq < extra[j].seq) ?
-			   set->items[i++] : extra[j++];
-	free(set->items);
+	/* revived ones came last */
+	for (i = 1; i < nr_extra && (*extra)[i - 1].seq < (*extra)[i].seq; i++)
+		;
+	if (i < nr_extra)
+		qsort(*extra, nr_extra, sizeof(**extra), by_seq);
+	if (nr_extra > set->nr) {
+		all = realloc(*extra, n * sizeof(*all));
+		if (!all)
+			return -1;
+		merge_into(all, nr_extra, set->items, set->nr);
+		free(set->items);
+		*extra = NULL;
+	} else {
+		all = realloc(set->items, n * sizeof(*all));
+		if (!all)
+			return -1;
+		merge_into(all, set->nr, *extra, nr_extra);
+	}
 	set->items = all;
 	set->nr = n;
 	return 0;
@@ -485,7 +575,7 @@ int fe_compile_stream_settle(struct fe_compile_set *set, struct fe_compile_ctx *
 	for (i = 0; i < set->nr_thin; i++)
 		if (revive[i] && revive_one(set, &set->thin[i], c, &extra, &nr_extra))
 			goto out;
-	if (merge(set, extra, nr_extra))
+	if (merge(set, &extra, nr_extra))
 		goto out;
 	nr_extra = 0;
 	ret = 0;
