@@ -98,3 +98,19 @@ def test_a_bad_prototype_among_many_leaves_stdout_empty():
     expect_eq(r.returncode, 2, r.stderr[-2000:])
     expect_eq(r.stdout, "")
     check("fe_no_such_function" in r.stderr, r.stderr[-2000:])
+
+
+def test_a_streamed_glob_prints_what_its_items_print():
+    """-v keeps every function an item (it says each one's probe): its
+    stdout is the stream's, byte for byte, with prototypes whose events
+    and addresses meet the glob's (made items again) and --portable."""
+    need_btf()
+    protos = ["*(...)", "vfs_read(...)", "sys_getpid(...)", "*sys_getpid(...)"]
+    for extra in ([], ["--portable"]):
+        argv = ["compile", "--max", "1000000"] + extra + protos
+        streamed = fe.run(*argv)
+        expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
+        items = fe.run(*argv, "-v")
+        expect_eq(items.returncode, 0, items.stderr[-2000:])
+        check(streamed.stdout.count("\n") > FUNCTIONS // 2, streamed.stdout[-2000:])
+        expect_eq(streamed.stdout, items.stdout)
