@@ -73,6 +73,9 @@ void fe_compile_args_opts(const struct fe_compile_args *a, const char *tracefs,
 	opts->kcaps = compile_kcaps(&a->dbg, tracefs);
 }
 
+static bool render_definition(const struct fe_compiled *it, struct fe_buf *b);
+static bool render_portable(const struct fe_compiled *it, struct fe_buf *b);
+
 int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job,
 		   struct fe_compile_set *set)
 {
@@ -85,6 +88,10 @@ int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job
 	fill_opts(a, job->tracefs, &opts);
 	opts.kcaps = job->portable ? NULL : compile_kcaps(&a->dbg, job->tracefs);
 	opts.installs = cl->flags & FE_CMD_INSTALLS;
+	/* compile renders a glob's functions as they are made (add keeps
+	 * every item: it installs them) */
+	if (!opts.installs)
+		opts.render = job->portable ? render_portable : render_definition;
 	/* add installs on the running kernel, whatever debug info it is
 	 * given: that kernel's capabilities decide the definitions */
 	if (opts.installs)
@@ -173,85 +180,123 @@ int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job
 	return failed ? FE_EXIT_USAGE : unloaded ? FE_EXIT_FAIL : FE_EXIT_OK;
 }
 
-int fe_print_definitions(const struct fe_compile_set *set)
+/* An item's definition as compile and add print it */
+static bool render_definition(const struct fe_compiled *it, struct fe_buf *b)
 {
-	int i;
+	const struct fe_definition *d = &it->def;
 
-	for (i = 0; i < set->nr; i++) {
-		const struct fe_definition *d = &set->items[i].def;
-
-		printf("%s\n", d->entry);
-		if (d->filter && !d->filter_on_return && !d->filter_on_call)
-			printf("# filter %s/%s: %s\n", d->group, d->event, d->filter);
-		if (d->ret)
-			printf("%s\n", d->ret);
-		/* a comment to kprobe_events; the filter file takes it */
-		if (d->filter && d->filter_on_return)
-			printf("# filter %s/%s: %s\n", d->group, d->ret_event, d->filter);
-		/* over both events: no filter file takes it, fevent does */
-		if (d->filter && d->filter_on_call)
-			printf("# call filter %s/%s: %s\n", d->group, d->event, d->filter);
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fe_say_error("writing the definitions: %s\n", strerror(errno));
-		return FE_EXIT_FAIL;
-	}
-	return FE_EXIT_OK;
+	fe_buf_printf(b, "%s\n", d->entry);
+	if (d->filter && !d->filter_on_return && !d->filter_on_call)
+		fe_buf_printf(b, "# filter %s/%s: %s\n", d->group, d->event, d->filter);
+	if (d->ret)
+		fe_buf_printf(b, "%s\n", d->ret);
+	/* a comment to kprobe_events; the filter file takes it */
+	if (d->filter && d->filter_on_return)
+		fe_buf_printf(b, "# filter %s/%s: %s\n", d->group, d->ret_event, d->filter);
+	/* over both events: no filter file takes it, fevent does */
+	if (d->filter && d->filter_on_call)
+		fe_buf_printf(b, "# call filter %s/%s: %s\n", d->group, d->event, d->filter);
+	return !b->failed;
 }
 
 /*
  * --portable: each definition as a prototype of the kernel's own fetches
  * (TYPE NAME=FETCH at FUNC or FUNC+OFF), which compiles to the same
  * arguments with no debug info: a line or a member path resolved here
- * from DWARF, added with 'add -f' on a machine that has none.
+ * from DWARF, added with 'add -f' on a machine that has none.  false for
+ * a uprobe (the printer says why) or out of memory.
  */
-static int print_portable(const struct fe_compile_set *set)
+static bool render_portable(const struct fe_compiled *it, struct fe_buf *b)
 {
-	int i;
+	const struct fe_definition *d = &it->def;
+	const char *sp = strchr(d->entry, ' ');
+	const char *place_end = sp ? strchr(sp + 1, ' ') : NULL;
+	char place[512], *entry = NULL, *ret = NULL;
+	const char *rtype_end = NULL;
 
-	for (i = 0; i < set->nr; i++) {
-		const struct fe_definition *d = &set->items[i].def;
-		const char *sp = strchr(d->entry, ' ');
-		const char *place_end = sp ? strchr(sp + 1, ' ') : NULL;
-		char place[512], *entry = NULL, *ret = NULL;
-		const char *rtype_end = NULL;
-
-		if (d->uprobe) {
-			fe_say_error("--portable is for kprobes: on the target machine, compile a "
-				     "binary's prototypes with -x\n");
-			return FE_EXIT_USAGE;
-		}
-		if (!sp)
-			continue;
-		snprintf(place, sizeof(place), "%.*s",
-			 (int)(place_end ? place_end - sp - 1 : (long)strlen(sp + 1)), sp + 1);
-		entry = d->tracepoint ? fe_tp_render(d->target, d->entry_args) :
-			fe_render_proto(d->event, place, d->entry_args, &set->items[i].site, true);
-		if (d->ret)
-			ret = fe_render_proto(d->event, place, d->ret_args ? d->ret_args : "",
-					      &set->items[i].ret_site, true);
-		if (!entry || (d->ret && !ret)) {
-			free(entry);
-			free(ret);
-			fe_say_error("out of memory\n");
-			return FE_EXIT_FAIL;
-		}
-		/* the return event's rendering is "TYPE FUNC()": its type
-		 * goes before the entry's prototype (void: a return without
-		 * a value) */
-		if (ret)
-			rtype_end = strrchr(ret, '(') ? memrchr(ret, ' ', strrchr(ret, '(') - ret) : NULL;
-		printf("%.*s%s%s%s%s\n", rtype_end ? (int)(rtype_end - ret) : 0, ret ? ret : "",
-		       rtype_end ? " " : ret ? "void " : "", entry, d->filter ? " if " : "",
-		       d->filter ? d->filter : "");
+	if (d->uprobe)
+		return false;
+	if (!sp)
+		return true;
+	snprintf(place, sizeof(place), "%.*s",
+		 (int)(place_end ? place_end - sp - 1 : (long)strlen(sp + 1)), sp + 1);
+	entry = d->tracepoint ? fe_tp_render(d->target, d->entry_args) :
+		fe_render_proto(d->event, place, d->entry_args, &it->site, true);
+	if (d->ret)
+		ret = fe_render_proto(d->event, place, d->ret_args ? d->ret_args : "",
+				      &it->ret_site, true);
+	if (!entry || (d->ret && !ret)) {
 		free(entry);
 		free(ret);
+		return false;
 	}
+	/* the return event's rendering is "TYPE FUNC()": its type goes
+	 * before the entry's prototype (void: a return without a value) */
+	if (ret)
+		rtype_end = strrchr(ret, '(') ? memrchr(ret, ' ', strrchr(ret, '(') - ret) : NULL;
+	fe_buf_printf(b, "%.*s%s%s%s%s\n", rtype_end ? (int)(rtype_end - ret) : 0, ret ? ret : "",
+		      rtype_end ? " " : ret ? "void " : "", entry, d->filter ? " if " : "",
+		      d->filter ? d->filter : "");
+	free(entry);
+	free(ret);
+	return !b->failed;
+}
+
+/*
+ * Print the set's items and its streamed glob's thin functions (their
+ * lines rendered as they were made), in order.  An item render cannot
+ * take: --portable's uprobe, refused (exit 2); out of memory.
+ */
+static int print_set(const struct fe_compile_set *set,
+		     bool (*render)(const struct fe_compiled *, struct fe_buf *), const char *what)
+{
+	struct fe_buf b = { 0 };
+	const char *lines;
+	int i = 0, t = 0, ret = FE_EXIT_OK;
+
+	while (i < set->nr || t < set->nr_thin) {
+		const struct fe_thin *th = t < set->nr_thin ? &set->thin[t] : NULL;
+
+		if (th && th->dead) {
+			t++;
+		} else if (th && (i >= set->nr || th->seq < set->items[i].seq)) {
+			lines = fe_compile_spooled(set, th->off, th->len, &b);
+			if (!lines) {
+				fe_say_error("reading the definitions back from a temporary file: %s\n",
+					     strerror(errno));
+				ret = FE_EXIT_FAIL;
+				break;
+			}
+			fwrite(lines, 1, th->len, stdout);
+			t++;
+		} else if (b.len = 0, render(&set->items[i], &b)) {
+			fwrite(b.s, 1, b.len, stdout);
+			i++;
+		} else {
+			if (set->items[i].def.uprobe) {
+				fe_say_error("--portable is for kprobes: on the target machine, compile a "
+					     "binary's prototypes with -x\n");
+				ret = FE_EXIT_USAGE;
+			} else {
+				fe_say_error("out of memory\n");
+				ret = FE_EXIT_FAIL;
+			}
+			break;
+		}
+	}
+	fe_buf_free(&b);
+	if (ret)
+		return ret;
 	if (fflush(stdout) || ferror(stdout)) {
-		fe_say_error("writing the prototypes: %s\n", strerror(errno));
+		fe_say_error("writing the %s: %s\n", what, strerror(errno));
 		return FE_EXIT_FAIL;
 	}
 	return FE_EXIT_OK;
+}
+
+int fe_print_definitions(const struct fe_compile_set *set)
+{
+	return print_set(set, render_definition, "definitions");
 }
 
 /* compile's options */
@@ -269,7 +314,8 @@ static int cmd_compile(const struct fe_cmdline *cl, void *opts)
 	int ret = fe_compile_cli(cl, &job, &set);
 
 	if (ret == FE_EXIT_OK)
-		ret = o->portable ? print_portable(&set) : fe_print_definitions(&set);
+		ret = o->portable ? print_set(&set, render_portable, "prototypes") :
+		      fe_print_definitions(&set);
 	fe_compile_set_free(&set);
 	return ret;
 }

@@ -451,6 +451,54 @@ static void drop_glob_error(struct fe_compile_set *set, int i,
 	}
 }
 
+int fe_compile_entry(struct fe_compiled *it, struct fe_compile_ctx *c)
+{
+	struct fe_dbg *d = fe_compile_dbg_for(c->mods, c->dbg, c->ksyms, it,
+					      c->dbg_is_running && !c->opts->kallsyms, c->opts);
+
+	if (fe_compile_one(it, c->ksyms, d, c->opts)) {
+		it->failed = true;
+		return 1;
+	}
+	return slim(it, c->opts);
+}
+
+/* Compile item i of the set; -1 out of memory. */
+static int compile_item(struct fe_compile_set *set, int i, struct fe_compile_ctx *c,
+			struct fe_dbg **ldbg)
+{
+	struct fe_compiled *it = &set->items[i];
+	const struct fe_compile_opts *opts = c->opts;
+	struct fe_dbg *d = NULL;
+
+	if (it->failed)
+		return 0;
+	if (it->site.kind == FE_SITE_SDT) {
+		if (fe_compile_usdt(it, opts))
+			it->failed = true;
+		return 0;
+	}
+	if (!it->has_site) {
+		if (fe_compile_entry(it, c) < 0)
+			return -1;
+		if (it->failed)
+			drop_glob_error(set, i, opts);
+		return 0;
+	}
+	d = fe_compile_line_dbg(c->dbg, opts, ldbg, it->proto->module);
+	/* a module's FUNC+OFF without its DWARF: its BTF types the slots and
+	 * says there are no locals */
+	if (!d && it->proto->module)
+		d = fe_compile_dbg_for(c->mods, c->dbg, c->ksyms, it,
+				       c->dbg_is_running && !opts->kallsyms, opts);
+	if (fe_compile_one(it, c->ksyms, d, opts)) {
+		it->failed = true;
+		drop_glob_error(set, i, opts);
+		return 0;
+	}
+	return slim(it, opts);
+}
+
 int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opts,
 		   struct fe_error *err)
 {
@@ -459,7 +507,9 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	struct fe_module_dbgs mods = { .nr = 0 };
 	struct fe_dbg *dbg;
 	bool dbg_is_running;
-	int i, ret;
+	struct fe_compile_ctx c;
+	struct fe_compiled *extra = NULL;
+	int i, ret, seq = 0, nr_extra = 0;
 
 	dbg = opts->open_dbg;
 	if (!dbg && fe_open_debug_info(opts, &dbg, err))
@@ -472,6 +522,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		fe_err(err, 0, "out of memory");
 		return -1;
 	}
+	c = (struct fe_compile_ctx){ dbg, ksyms, &mods, dbg_is_running, opts };
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 		struct fe_error perr = { 0 };
@@ -499,6 +550,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 			it->failed = true;
 		}
 	}
+	if (fe_compile_stream_want(set, ksyms, dbg_is_running ? dbg : NULL))
+		goto oom;
 	/*
 	 * Another kernel's BTF without its kallsyms: the running kernel's
 	 * symbols say nothing about it.  An unreadable kallsyms leaves every
@@ -510,30 +563,18 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		goto oom;
 
 	for (i = 0; i < set->nr; i++) {
-		struct fe_compiled *it = &set->items[i];
-
-		if (!it->failed && it->site.kind == FE_SITE_SDT) {
-			if (fe_compile_usdt(it, opts))
-				it->failed = true;
-			continue;
-		}
-		struct fe_dbg *d = NULL;
-
-		if (it->failed)
-			continue;
-		if (it->has_site)
-			d = fe_compile_line_dbg(dbg, opts, &ldbg, it->proto->module);
-		/* a module's FUNC+OFF without its DWARF: its BTF types the
-		 * slots and says there are no locals */
-		if (!it->has_site || (!d && it->proto->module))
-			d = fe_compile_dbg_for(&mods, dbg, ksyms, it, dbg_is_running && !opts->kallsyms, opts);
-		if (fe_compile_one(it, ksyms, d, opts)) {
-			it->failed = true;
-			drop_glob_error(set, i, opts);
-		} else if (slim(it, opts)) {
+		set->items[i].seq = seq++;
+		if (compile_item(set, i, &c, &ldbg) ||
+		    (set->items[i].stream &&
+		     fe_compile_stream_run(set, &set->items[i], &c, &seq, &extra, &nr_extra)))
 			goto oom;
-		}
 	}
+	/* takes extra */
+	ret = set->nr_streams ? fe_compile_stream_settle(set, &c, extra, nr_extra) : 0;
+	extra = NULL;
+	nr_extra = 0;
+	if (ret)
+		goto oom;
 	if (warn_same_events(set) || fe_compile_settle_copies(set, opts->verbose))
 		goto oom;
 	ret = fe_compile_settle_globs(set, opts);
@@ -542,9 +583,16 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	pair_returns(set);
 	goto out;
 oom:
-	fe_err(err, 0, "out of memory");
+	if (set->spool_errno)
+		fe_err(err, 0, "reading back the definitions made, in a temporary file: %s",
+		       strerror(set->spool_errno));
+	else
+		fe_err(err, 0, "out of memory");
 	ret = -1;
 out:
+	for (i = 0; i < nr_extra; i++)
+		fe_compiled_clear(&extra[i]);
+	free(extra);
 	fe_ksyms_free(ksyms);
 	for (i = 0; i < mods.nr; i++) {
 		if (!mods.dwarf[i])
@@ -597,4 +645,26 @@ void fe_compile_set_free(struct fe_compile_set *set)
 	free(set->items);
 	set->items = NULL;
 	set->nr = 0;
+	for (i = 0; i < set->nr_streams; i++) {
+		struct fe_glob_stream *s = &set->streams[i];
+
+		fe_proto_free(s->tmpl);
+		free(s->text);
+		free(s->glob_name);
+		fe_func_names_free(&s->names);
+		free(s->clash);
+	}
+	free(set->streams);
+	set->streams = NULL;
+	set->nr_streams = 0;
+	free(set->thin);
+	set->thin = NULL;
+	set->nr_thin = 0;
+	fe_buf_free(&set->spool);
+	if (set->spool_file)
+		close(set->spool_fd);
+	set->spool_file = false;
+	set->spool_full = false;
+	set->spool_fd = 0;
+	set->spooled = 0;
 }

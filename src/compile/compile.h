@@ -12,6 +12,7 @@
 #include "btf_or_dwarf.h"
 #include "dbg_locate.h"
 #include "fe_error.h"
+#include "fe_util.h"
 #include "kprobe_emit.h"
 #include "proto_parse.h"
 #include "proto_resolve.h"
@@ -51,11 +52,51 @@ struct fe_compiled {
 	/* a glob's function whose event an earlier item defines too: that
 	 * item's index + 1 (the glob leaves it to that item), or 0 */
 	int named_by;
+	/* its place among the set's items and thin functions (both in
+	 * order of it) */
+	int seq;
+	/* the first function of a streamed glob: set->streams[stream - 1]
+	 * has the rest; else 0 */
+	int stream;
 };
+
+/*
+ * A function of a streamed glob (fe_compile_opts.render) that compiled
+ * cleanly: its lines, rendered as it was made, are in the set's spool,
+ * and it keeps only what the passes over the whole set ask of it: does
+ * its event or its address meet another item's?  One that does is made
+ * an item again (compile_stream.c).
+ */
+struct fe_thin {
+	unsigned long long event_hash;	/* of its event's name */
+	unsigned long long target_hash;	/* of its kprobe's target; 0: none */
+	size_t off;		/* in the spool: its lines, then its function's
+				 * name */
+	unsigned int len;	/* of its lines */
+	unsigned int name_len;
+	int seq;		/* as an item's */
+	int stream;		/* of set->streams, 0-based */
+	bool dead;		/* made an item again */
+};
+
+struct fe_glob_stream;
 
 struct fe_compile_set {
 	struct fe_compiled *items;
 	int nr;
+	/* a streamed glob's functions: only with fe_compile_opts.render */
+	struct fe_thin *thin;
+	int nr_thin;
+	/* the spool: an unlinked file (spool_fd) of spooled bytes, then
+	 * spool's, not written yet (or all, where no file can be made) */
+	struct fe_buf spool;
+	bool spool_file;
+	int spool_fd;
+	size_t spooled;
+	bool spool_full;	/* the file takes no more: memory from then */
+	int spool_errno;	/* the file could not be read back: why */
+	struct fe_glob_stream *streams;
+	int nr_streams;
 };
 
 struct fe_compile_opts {
@@ -88,6 +129,15 @@ struct fe_compile_opts {
 	 * what every kernel with kprobe events takes.
 	 */
 	const struct fe_kcaps *kcaps;
+	/*
+	 * compile: an item's lines as they are printed, into b (false: out
+	 * of memory, or not printable: the item stays whole and the printer
+	 * says why).  Set, a glob's functions are compiled one at a time and
+	 * each that compiles cleanly keeps its lines and a few keys, not its
+	 * item (struct fe_thin): compile of every function of the kernel in
+	 * near flat memory.  Not under -v (each function's probe is said).
+	 */
+	bool (*render)(const struct fe_compiled *it, struct fe_buf *b);
 };
 
 struct fe_kcaps;
@@ -236,6 +286,12 @@ static inline const struct fe_error *fe_compiled_error(const struct fe_compiled 
 
 	return it->err ? it->err : &none;
 }
+
+/* n bytes of the set's spool at off (a thin function's lines, or name),
+ * copied into buf when read from the file; NULL with errno set when it
+ * cannot be read. */
+const char *fe_compile_spooled(const struct fe_compile_set *set, size_t off, size_t n,
+			       struct fe_buf *buf);
 
 void fe_compile_set_free(struct fe_compile_set *set);
 

@@ -81,6 +81,79 @@ static int name_function(struct fe_proto *proto, const char *name)
 	return 0;
 }
 
+struct fe_glob_stream *fe_compile_glob_stream(const struct fe_compile_set *set, int glob)
+{
+	int i;
+
+	for (i = 0; glob && i < set->nr_streams; i++)
+		if (set->streams[i].glob == glob)
+			return &set->streams[i];
+	return NULL;
+}
+
+int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
+			   struct fe_compiled *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->file = s->file;
+	it->line = s->line;
+	it->site.kind = s->kind;
+	it->glob = s->glob;
+	it->text = strdup(s->text);
+	it->proto = fe_proto_dup(s->tmpl);
+	it->glob_name = strdup(s->glob_name);
+	if (!it->text || !it->proto || !it->glob_name || name_function(it->proto, name))
+		return -1;
+	return 0;
+}
+
+/*
+ * compile (opts->render) streams a glob of the kernel's functions' entries
+ * (compile_stream.c): not -v, which says each function's probe, nor a
+ * binary's, a tracepoint's or an SDT provider's (their globs are small).
+ */
+static bool streamed(const struct fe_compiled *it, const struct fe_compile_opts *opts, int nr)
+{
+	return opts->render && !opts->verbose && !opts->binary && nr > 1 &&
+	       !it->proto->tracepoint && it->site.kind != FE_SITE_SDT &&
+	       it->proto->at == FE_AT_ENTRY;
+}
+
+/* Item it becomes the glob's first function, the rest its stream (names
+ * taken); -1 out of memory (names left). */
+static int stream_glob(struct fe_compile_set *set, struct fe_compiled *it, const char *glob,
+		       int nr_glob, struct fe_func_names *names)
+{
+	struct fe_glob_stream *st, *streams;
+
+	streams = realloc(set->streams, (set->nr_streams + 1) * sizeof(*streams));
+	if (!streams)
+		return -1;
+	set->streams = streams;
+	st = &streams[set->nr_streams];
+	memset(st, 0, sizeof(*st));
+	st->file = it->file;
+	st->line = it->line;
+	st->glob = nr_glob;
+	st->kind = it->site.kind;
+	st->tmpl = fe_proto_dup(it->proto);
+	st->text = strdup(it->text);
+	st->glob_name = strdup(glob);
+	it->glob_name = strdup(glob);
+	if (!st->tmpl || !st->text || !st->glob_name || !it->glob_name ||
+	    name_function(it->proto, names->v[0])) {
+		fe_proto_free(st->tmpl);
+		free(st->text);
+		free(st->glob_name);
+		return -1;
+	}
+	st->names = *names;
+	memset(names, 0, sizeof(*names));
+	it->glob = nr_glob;
+	it->stream = ++set->nr_streams;
+	return 0;
+}
+
 /*
  * Replace each glob item by one item per function it names (DESIGN.md
  * section 12): the kernel's by funcs' rule, a binary's functions, or with
@@ -135,6 +208,14 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			fe_err(fe_compiled_err(it), it->proto->func_col,
 			       "-n names one event, but '%s' matches %d functions", glob, names.nr);
 			it->failed = true;
+		}
+		if (!it->failed && streamed(it, opts, names.nr)) {
+			ret = stream_glob(set, it, glob, ++globs, &names);
+			free(glob);
+			fe_func_names_free(&names);
+			if (ret)
+				return -1;
+			continue;
 		}
 		if (it->failed) {
 			free(glob);
@@ -206,17 +287,17 @@ static void gather_warnings(struct fe_compile_set *set, int from, int end, int g
 
 /* None of the glob's functions (items i..end-1) compiles: the first's
  * error becomes the glob's, and the others are cleared. */
-static void none_compiles(struct fe_compile_set *set, int i, int end)
+static void none_compiles(struct fe_compile_set *set, int i, int end, int total)
 {
 	struct fe_compiled *first = &set->items[i];
 	char why[FE_ERR_MSG_MAX];
 	int k;
 
 	snprintf(why, sizeof(why), "%s", fe_compiled_error(first)->msg);
-	if (end - i > 1)
+	if (total > 1)
 		fe_err(fe_compiled_err(first), fe_compiled_error(first)->col,
 		       "none of the %d functions '%s' names compiles; the first, %s%s%s: %s",
-		       end - i, first->glob_name,
+		       total, first->glob_name,
 		       first->proto->module ? first->proto->module : "",
 		       first->proto->module ? ":" : "", first->proto->func, why);
 	for (k = i + 1; k < end; k++)
@@ -225,7 +306,7 @@ static void none_compiles(struct fe_compile_set *set, int i, int end)
 
 /* On the glob's first function that compiled (good): how many it skipped
  * (each with why under verbose) and how many an earlier prototype names. */
-static void skipped_warnings(struct fe_compile_set *set, int i, int end, int good,
+static void skipped_warnings(struct fe_compile_set *set, int i, int end, int total, int good,
 			     int nr_failed, int nr_named, bool verbose)
 {
 	struct fe_compiled *g = &set->items[good];
@@ -234,7 +315,7 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int goo
 	if (nr_failed) {
 		fe_warn(&g->warnings,
 			"%d of the %d functions '%s' names %s skipped: the prototype does not compile for %s%s",
-			nr_failed, end - i, g->glob_name, nr_failed == 1 ? "is" : "are",
+			nr_failed, total, g->glob_name, nr_failed == 1 ? "is" : "are",
 			nr_failed == 1 ? "it" : "them", verbose ? "" : " (-v says why)");
 		for (k = i; verbose && k < end; k++)
 			if (set->items[k].failed)
@@ -247,7 +328,7 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int goo
 	if (nr_named)
 		fe_warn(&g->warnings,
 			"%d of the %d functions '%s' names %s left to the earlier prototype "
-			"that names %s too", nr_named, end - i, g->glob_name,
+			"that names %s too", nr_named, total, g->glob_name,
 			nr_named == 1 ? "is" : "are", nr_named == 1 ? "it" : "them");
 }
 
@@ -569,7 +650,8 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 		return -1;
 	}
 	while (i < set->nr) {
-		int end = i, good = -1, nr_failed = 0, nr_named = 0, named = -1;
+		int end = i, good = -1, nr_failed = 0, nr_named = 0, named = -1, total;
+		const struct fe_glob_stream *st;
 
 		while (end < set->nr && set->items[i].glob &&
 		       set->items[end].glob == set->items[i].glob)
@@ -580,6 +662,11 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 			set->items[out++] = set->items[i++];
 			continue;
 		}
+		/* a streamed glob's thin functions compiled; those that
+		 * failed are counted alone */
+		st = fe_compile_glob_stream(set, set->items[i].glob);
+		nr_failed = st ? st->failed : 0;
+		total = end - i + (st ? st->ok + st->failed : 0);
 		for (k = i; k < end; k++) {
 			if (set->items[k].failed)
 				nr_failed++;
@@ -601,15 +688,15 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 			continue;
 		}
 		if (good < 0) {
-			none_compiles(set, i, end);
+			none_compiles(set, i, end, total);
 			failed++;
 			set->items[out++] = set->items[i];
 			i = end;
 			continue;
 		}
-		if (end - i > 1)
+		if (total > 1)
 			gather_warnings(set, i, end, good, opts->verbose);
-		skipped_warnings(set, i, end, good, nr_failed, nr_named, opts->verbose);
+		skipped_warnings(set, i, end, total, good, nr_failed, nr_named, opts->verbose);
 		for (k = i; k < end; k++) {
 			if (set->items[k].failed || set->items[k].named_by) {
 				fe_compiled_clear(&set->items[k]);

@@ -9,6 +9,7 @@
 #define COMPILE_INT_H
 
 #include "compile.h"
+#include "func_glob.h"
 #include "ksyms.h"
 
 #define DEFAULT_KALLSYMS	"/proc/kallsyms"
@@ -89,6 +90,70 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 
 /* Drop a glob's functions that did not compile, said in one warning. */
 int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_opts *opts);
+
+/* A glob streamed (fe_compile_opts.render): its first function is an
+ * item, the rest compile one at a time from its prototype. */
+struct fe_glob_stream {
+	struct fe_proto *tmpl;	/* the glob's prototype */
+	char *text;
+	const char *file;
+	int line;
+	int glob;		/* as its items' */
+	char *glob_name;
+	enum fe_site_kind kind;
+	struct fe_func_names names;	/* its functions, the first an item;
+					 * freed once compiled */
+	/* names[k]'s event, as its name makes it, is another's too: it stays
+	 * an item (made thin, it would be compiled again) */
+	bool *clash;
+	int ok, failed;		/* its thin functions, and those that failed */
+};
+
+/* A glob's functions past its first, streamed, or NULL for this item. */
+static inline struct fe_glob_stream *fe_compile_stream(const struct fe_compile_set *set,
+							const struct fe_compiled *it)
+{
+	return it->stream ? &set->streams[it->stream - 1] : NULL;
+}
+
+/* The stream of glob number glob, or NULL. */
+struct fe_glob_stream *fe_compile_glob_stream(const struct fe_compile_set *set, int glob);
+
+/* An item named as function name of the stream's glob; -1 out of memory. */
+int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
+			   struct fe_compiled *it);
+
+/* What compiling an item needs beside it. */
+struct fe_compile_ctx {
+	struct fe_dbg *dbg;
+	struct fe_ksyms *ksyms;
+	struct fe_module_dbgs *mods;
+	bool dbg_is_running;
+	const struct fe_compile_opts *opts;
+};
+
+/* compile.c: compile a function's entry item (no site of its own): 0,
+ * 1 when it failed (it->failed), -1 out of memory. */
+int fe_compile_entry(struct fe_compiled *it, struct fe_compile_ctx *c);
+
+/* compile_stream.c */
+
+/* The symbols the streamed globs' functions need (fe_resolve_want_symbols). */
+int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
+			   struct fe_dbg *known);
+
+/* Compile the rest of the stream whose first function is item it (seq
+ * *seq on): the clean ones thin, the others appended to *extra.  -1 out
+ * of memory. */
+int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *it,
+			  struct fe_compile_ctx *c, int *seq, struct fe_compiled **extra,
+			  int *nr_extra);
+
+/* Thin functions whose event or address meets another item's, or that
+ * would be their glob's first to stay, made items again (into *extra),
+ * then the items and *extra merged in order.  -1 out of memory. */
+int fe_compile_stream_settle(struct fe_compile_set *set, struct fe_compile_ctx *c,
+			     struct fe_compiled *extra, int nr_extra);
 
 /* compile_usdt.c */
 
