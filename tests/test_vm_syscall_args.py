@@ -93,7 +93,9 @@ COMPILE = [
 
 # the kernel's syscall dispatcher: do_syscall_64, or x64_sys_call (6.9+)
 CALLER = r"(?:do_syscall_64|x64_sys_call)\+0x[0-9a-f]+/0x[0-9a-f]+|do_syscall_64|x64_sys_call"
-HEAD = r"^ +fx_syscall_args-\d+ +\[\d{3}\] +\d+\.\d{6}: (?:" + CALLER + r")->"
+# comm-pid is right-aligned in 20 columns: with a 4-digit pid (a shared
+# boot ran other tiers' processes first) nothing is before it
+HEAD = r"^ *fx_syscall_args-\d+ +\[\d{3}\] +\d+\.\d{6}: (?:" + CALLER + r")->"
 
 
 def workload():
