@@ -106,9 +106,16 @@ def workload():
     return out
 
 
+def plan(suite):
+    return [("syscall_args", SNIPPET)], {RUN: workload()}
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("syscall_args", vm.SUITES, plan)
+
+
 def sections(suite):
-    rc, out, err = vm.run_once("syscall_args", [("syscall_args", SNIPPET)],
-                               files={RUN: workload()}, suite=suite)["syscall_args"]
+    rc, out, err = vm.run_once("syscall_args", *plan(suite), suite=suite)["syscall_args"]
     expect_eq(rc, 0, err)
     parts = vm.split_sections(out)
     return parts, err
