@@ -5,12 +5,13 @@ Runs the C unit tests (TAP) built under BUILD/tests/unit and every test_*
 function of tests/test_*.py, prints one line per test and ends with the
 line "N passed, N failed, N skipped".  Exit status 1 if anything failed.
 
-The VM tiers (test_vm_*.py and test_demo.py: qemu, one vCPU each but test_vm_multicpu.py's) run in a second process
-beside the host tests, so the two halves of the suite overlap on a two-core
-machine; its lines are printed after the host tests'.  HOST_SIDE_VM's tiers
-go to whichever process comes to them first, the VM child at its end or the
-host process after its own (both halves' times are printed).  FEVENT_SERIAL=1 runs everything in one process,
-in order.
+The VM tiers (test_vm_*.py and test_demo.py: qemu, one vCPU each but
+test_vm_multicpu.py's) run in a second process beside the host tests, so
+the two halves of the suite overlap on a two-core machine; its lines are
+printed after the host tests'.  Once its own tiers are done, the host
+process runs VM tiers too, from the end of the child's order: each goes to
+whichever process comes to it first (both halves' times are printed).
+FEVENT_SERIAL=1 runs everything in one process, in order.
 
 usage: tests/run.py [-b BUILD] [-s ASAN_BUILD] [-k SUBSTRING]
 """
@@ -141,26 +142,36 @@ NOT_SANITIZED_HOST = ("test_kernel_dwarf.py", "test_libpython.py", "test_line_xc
 SANITIZED_VM = ("test_vm_stats.py", "test_vm_globs.py")
 
 
-# VM tiers either process may run: the VM child runs them last, the host
-# process after its two passes, and whichever comes to one first takes it
-# (claim()): the side with slack does them.  They boot kernels of their
-# own, shared with no other tier (tests/vm/vm.py share()), and keep both
-# cores busy (test_vm_matrix.py boots two kernels at a time,
-# test_vm_multicpu.py 2 and 4 vCPUs), best when the other half has ended.
+# Either process may run a VM tier: the VM child runs them in vm_order(),
+# the host process, once its two passes are done, from the end of that
+# order (the sanitized pass's first), and whichever comes to one first
+# takes it (vm.claim(), which a shared boot asks too for each member): the
+# side with slack does them, two lanes once the host half has ended.
+# These keep both cores busy (test_vm_matrix.py boots two kernels at a
+# time, test_vm_multicpu.py 2 and 4 vCPUs): the child's last of the tiers
+# that share boots, before those that boot alone.
 HOST_SIDE_VM = ("test_vm_matrix.py", "test_vm_multicpu.py")
 
 
 def claim(mod):
-    """Whether this process runs mod: always, but for HOST_SIDE_VM's tiers
-    when another process of this run (FEVENT_CLAIMS) took it first."""
-    where = os.environ.get("FEVENT_CLAIMS")
-    if not where or mod.__name__ + ".py" not in HOST_SIDE_VM:
+    """Whether this process runs mod: always a host tier; a VM tier when
+    no other process of this run (FEVENT_CLAIMS) took it first."""
+    if not is_vm_tier(mod.__file__):
         return True
-    try:
-        os.close(os.open(os.path.join(where, mod.__name__), os.O_CREAT | os.O_EXCL))
-    except FileExistsError:
-        return False
-    return True
+    return sys.modules["vm"].claim(mod.__name__) if "vm" in sys.modules else True
+
+
+def vm_order(mods):
+    """The VM child's order: the tiers of the shared boots first (their
+    kernels boot early, with every member), then HOST_SIDE_VM's, then the
+    tiers that boot alone (what the host process takes, from the end)."""
+    shared = sys.modules["vm"].shared_modules() if "vm" in sys.modules else set()
+
+    def key(mod):
+        if mod.__name__ in shared:
+            return 0
+        return 1 if mod.__name__ + ".py" in HOST_SIDE_VM else 2
+    return sorted(mods, key=key)
 
 
 def not_sanitized(path):
@@ -170,8 +181,9 @@ def not_sanitized(path):
     return name in NOT_SANITIZED_HOST
 
 
-def run_pass(tally, build, pattern, prefix="", skip=None, part="all"):
-    """part: "all", "host" (unit tests and host tiers) or "vm" (VM tiers)."""
+def run_pass(tally, build, pattern, prefix="", skip=None, part="all", reverse=False):
+    """part: "all", "host" (unit tests and host tiers) or "vm" (VM tiers);
+    reverse: the VM tiers from the end of vm_order()."""
     os.environ["FEVENT_BUILD"] = os.path.abspath(build)
     fe.BUILD = os.environ["FEVENT_BUILD"]
     tally.prefix = prefix
@@ -182,16 +194,32 @@ def run_pass(tally, build, pattern, prefix="", skip=None, part="all"):
     # every tier is imported before any runs, so that the VM tiers that
     # share a kernel's boot have all joined it when the first one boots
     mods = []
-    paths = sorted(glob.glob(os.path.join(HERE, "test_*.py")))
-    for path in sorted(paths, key=lambda p: os.path.basename(p) in HOST_SIDE_VM):
+    for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
         if skip and skip(path):
             continue
         if part == "all" or (part == "vm") == is_vm_tier(path):
             mods.append(load_module(tally, path, pattern))
+    mods = [m for m in mods if m and not is_vm_tier(m.__file__)] + \
+        vm_order([m for m in mods if m and is_vm_tier(m.__file__)])
+    if reverse:
+        mods.reverse()
     for i, mod in enumerate(mods):
-        if mod and claim(mod):
+        if claim(mod):
             run_module(tally, mod, pattern)
         mods[i] = None      # a tier's data goes when it is done, as before
+
+
+def sanitized(on):
+    """The environment of a pass on the ASan+UBSan build, or none of it."""
+    env = {"FEVENT_SANITIZED": "1",
+           # leaks are errors; UBSan aborts (built with -fno-sanitize-recover)
+           "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:exitcode=86",
+           "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
+    for k, v in env.items():
+        if on:
+            os.environ[k] = v
+        else:
+            os.environ.pop(k, None)
 
 
 def start_vm_half(args):
@@ -265,18 +293,19 @@ def main():
             part = "host"
     run_pass(tally, args.build, args.match, part=part)
     if args.sanitized:
-        os.environ["FEVENT_SANITIZED"] = "1"
-        # leaks are errors; UBSan aborts (built with -fno-sanitize-recover)
-        os.environ["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:exitcode=86"
-        os.environ["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+        sanitized(True)
         run_pass(tally, args.sanitized, args.match, "[asan+ubsan] ", not_sanitized,
                  part=part)
-        del os.environ["FEVENT_SANITIZED"]
-        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
-            del os.environ[k]
+        sanitized(False)
     if child:
-        run_pass(tally, args.build, args.match, part="vm",
-                 skip=lambda p: os.path.basename(p) not in HOST_SIDE_VM)
+        # the VM tiers the child has not come to yet, from the end of its
+        # order: the child's last pass first
+        if args.sanitized:
+            sanitized(True)
+            run_pass(tally, args.sanitized, args.match, "[asan+ubsan] ", not_sanitized,
+                     part="vm", reverse=True)
+            sanitized(False)
+        run_pass(tally, args.build, args.match, part="vm", reverse=True)
     host_took = time.monotonic() - start
     if child:
         merge_vm_half(tally, child, out)

@@ -60,7 +60,7 @@ def plan(suite):
 
 
 # this tier's boots are shared with the other tiers of each kernel (vm.share)
-vm.share("fprobes", ("bookworm", "trixie"), plan)   # sid: not yet run shared
+vm.share("fprobes", ("bookworm", "trixie", "sid"), plan)
 
 
 def sections(suite):

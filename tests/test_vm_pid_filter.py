@@ -52,9 +52,16 @@ def counts(pairs):
     return (sum(1 for p, n in pairs if p == "fx_sw"), sum(1 for p, n in pairs if n == "fx_sw"))
 
 
+def plan(suite):
+    return [("sw", SNIPPET)], {RUN: workload()}
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("pid_filter", ("trixie", "sid"), plan)
+
+
 def own_hits_as_the_kernels(suite):
-    rc, out, err = vm.run_once("pid_filter", [("sw", SNIPPET)], files={RUN: workload()},
-                               suite=suite)["sw"]
+    rc, out, err = vm.run_once("pid_filter", *plan(suite), suite=suite)["sw"]
     expect_eq(rc, 0, err + out[-2000:])
     parts = vm.split_sections(out)
     for i in (1, 2, 3):

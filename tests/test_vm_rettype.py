@@ -27,9 +27,23 @@ fevent clear -q; echo rc=$?
 """
 
 
+def plan(suite="bookworm"):
+    return [("rettype", SNIPPET)], {RUN: workload()}
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("rettype", ("bookworm",), plan)
+
+
+def plan_sid(suite="sid"):
+    return [("sid", SID)], None
+
+
+vm.share("rettype-sid", ("sid",), plan_sid)
+
+
 def sections():
-    rc, out, err = vm.run_once("rettype", [("rettype", SNIPPET)],
-                               files={RUN: workload()})["rettype"]
+    rc, out, err = vm.run_once("rettype", *plan())["rettype"]
     expect_eq(rc, 0, err)
     parts = vm.split_sections(out)
     return parts, err
@@ -79,7 +93,7 @@ fevent clear -q; echo rc=$?
 def test_long_on_an_int_function_of_7_2_reads_its_int():
     # 7.2's do_sys_openat2 returns int: 'long' read %rax whole, a failed
     # open showed 4294967294, and 'if ret < 0' dropped every one
-    rc, out, err = vm.run_once("rettype-sid", [("sid", SID)], suite="sid")["sid"]
+    rc, out, err = vm.run_once("rettype-sid", *plan_sid("sid"), suite="sid")["sid"]
     expect_eq(rc, 0, err)
     parts = vm.split_sections(out)
     decl = parts["proto"].strip()

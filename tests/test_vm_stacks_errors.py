@@ -71,12 +71,18 @@ def ustack_binary():
     return out
 
 
+def plan(suite="bookworm"):
+    return [("stacks_errors", SNIPPET)], \
+        {RUN: vm.static_binary(os.path.join(HERE, "fixtures", "fx_errs.c"), "fevent-fx_errs"),
+         USTACK: ustack_binary()}
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("stacks-errors", ("bookworm",), plan)
+
+
 def sections():
-    rc, out, err = vm.run_once("stacks-errors", [("stacks_errors", SNIPPET)],
-                               files={RUN: vm.static_binary(
-                                   os.path.join(HERE, "fixtures", "fx_errs.c"),
-                                   "fevent-fx_errs"),
-                                      USTACK: ustack_binary()})["stacks_errors"]
+    rc, out, err = vm.run_once("stacks-errors", *plan())["stacks_errors"]
     expect_eq(rc, 0, err)
     return vm.split_sections(out), err
 

@@ -74,9 +74,16 @@ echo ::left; ls $T/instances; cat $T/synthetic_events; fevent clear -q; echo rc=
 """
 
 
+def plan(suite):
+    return [("stats", SNIPPET)], {RUN: workload()}
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("stats_kernels", SUITES, plan)
+
+
 def sections(suite):
-    rc, out, err = vm.run_once("stats_kernels", [("stats", SNIPPET)],
-                               files={RUN: workload()}, suite=suite)["stats"]
+    rc, out, err = vm.run_once("stats_kernels", *plan(suite), suite=suite)["stats"]
     expect_eq(rc, 0, f"{suite}: {err}")
     parts = {"": ""}
     name = ""

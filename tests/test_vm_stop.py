@@ -121,8 +121,16 @@ echo "LIVE end rc=$rc $(left)"
 """
 
 
+def plan(suite="bookworm"):
+    return [("stop", SNIPPET)], None
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("stop", ("bookworm",), plan)
+
+
 def results():
-    rc, out, err = vm.run_once("stop", [("stop", SNIPPET)])["stop"]
+    rc, out, err = vm.run_once("stop", *plan())["stop"]
     expect_eq(rc, 0, err + out)
     return out
 

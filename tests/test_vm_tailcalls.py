@@ -31,8 +31,16 @@ fevent clear -q
 TRAMPOLINES = ("kretprobe_trampoline", "arch_rethook_trampoline", "rethook_trampoline")
 
 
+def plan(suite):
+    return [("tailcalls", SNIPPET)], None
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("tailcalls", ("bookworm", "bullseye"), plan)
+
+
 def sections(suite):
-    rc, out, err = vm.run_once("tailcalls", [("tailcalls", SNIPPET)], suite=suite)["tailcalls"]
+    rc, out, err = vm.run_once("tailcalls", *plan(suite), suite=suite)["tailcalls"]
     expect_eq(rc, 0, err)
     return vm.split_sections(out)
 

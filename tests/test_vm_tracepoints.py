@@ -58,9 +58,18 @@ def workload():
     return out
 
 
+def plan(suite):
+    """trixie and sid have tracepoint probes; bullseye and bookworm refuse them."""
+    return [("tp", SNIPPET if suite in ("trixie", "sid") else OLD)], {RUN: workload()}
+
+
+# this tier's boots are shared with the other tiers of each kernel (vm.share)
+vm.share("tracepoints", vm.SUITES, plan)
+
+
 def sections(suite, snippet=SNIPPET):
-    rc, out, err = vm.run_once("tracepoints", [("tp", snippet)], files={RUN: workload()},
-                               suite=suite)["tp"]
+    assert plan(suite)[0][0][1] == snippet, suite
+    rc, out, err = vm.run_once("tracepoints", *plan(suite), suite=suite)["tp"]
     expect_eq(rc, 0, err)
     parts = vm.split_sections(out)
     return parts, err

@@ -181,6 +181,47 @@ def share(tier, suites, plan, **kw):
     _shared[tier] = (tuple(suites), plan, kw, getattr(plan, "__module__", None), fe.binary())
 
 
+# Two processes of a run may run VM tiers (tests/run.py: the VM child, and
+# the host process once its own tiers are done), each tier in one of them:
+# the first to claim it (an O_EXCL file under FEVENT_CLAIMS, one per pass).
+# A shared boot takes only the members its process could claim, so a tier
+# never boots in both and its results are where its tests run.
+_claimed = set()
+
+
+def _claim_file(module):
+    """The claim file of module's tier in this pass, or None: no claims."""
+    where = os.environ.get("FEVENT_CLAIMS")
+    if not where or not module:
+        return None
+    return os.path.join(where, ("asan-" if os.environ.get("FEVENT_SANITIZED") == "1"
+                                else "") + module)
+
+
+def claim(module):
+    """Whether this process runs the tier of module (always, without
+    FEVENT_CLAIMS)."""
+    path = _claim_file(module)
+    if path and path not in _claimed:
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return False
+        _claimed.add(path)
+    return True
+
+
+def _taken(module):
+    """Whether the other process claimed module's tier."""
+    path = _claim_file(module)
+    return bool(path) and path not in _claimed and os.path.exists(path)
+
+
+def shared_modules():
+    """The modules of the tiers that joined a shared boot."""
+    return {v[3] for v in _shared.values()}
+
+
 def forget(module):
     """Leave out the tiers a module joined (tests/run.py: none of its tests
     will run, so its snippets should not make others' boots longer)."""
@@ -202,10 +243,12 @@ def _members(tier, snippets, files, suite, kw):
     if os.environ.get("FEVENT_VM_SHARE") == "0" or tier not in _shared:
         return group
     seen = dict(files or {})
-    for other, (suites, plan, okw, _, binary) in list(_shared.items()):
+    for other, (suites, plan, okw, module, binary) in list(_shared.items()):
         if other == tier or suite not in suites or binary != fe.binary() \
                 or (other, suite, binary) in _booted or _options(okw) != _options(kw):
             continue
+        if _taken(module):
+            continue    # the other process runs it
         try:
             osnip, ofiles = plan(suite)
         except Exception:
@@ -213,6 +256,8 @@ def _members(tier, snippets, files, suite, kw):
         ofiles = ofiles or {}
         if any(v in seen and os.path.realpath(seen[v]) != os.path.realpath(h)
                for v, h in ofiles.items()):
+            continue
+        if not claim(module):
             continue
         seen.update(ofiles)
         group.append((other, osnip, ofiles, okw.get("timeout", 600)))
@@ -270,9 +315,14 @@ def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, ne
         build_initramfs(initrd, fevent, snippets, files, limits)
         results = os.path.join(work, "results")
         console = os.path.join(work, "console")
+        # tsc=reliable: TCG's TSC is the host's clock, one for every vCPU;
+        # without it the clocksource watchdog of a guest on a loaded host
+        # may call the TSC unstable and move the kernel to the HPET, whose
+        # every read traps to qemu (seen on 7.2: a function graph of three
+        # times the calls, which overflowed test_vm_graph_below's buffer)
         argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", str(mem),
                 "-nographic", "-no-reboot", "-kernel", kernel(suite), "-initrd", initrd,
-                "-append", "console=ttyS0 quiet panic=-1 no_timer_check",
+                "-append", "console=ttyS0 quiet panic=-1 no_timer_check tsc=reliable",
                 "-serial", f"file:{console}", "-serial", f"file:{results}",
                 "-monitor", "none", "-display", "none"]
         argv.remove("-nographic")
