@@ -36,7 +36,11 @@ echo @@missed_before
 grep -w do_nanosleep__return $T/kprobe_profile
 echo @@missed
 fevent record -e do_nanosleep -- sh -c \\
-	'i=0; while [ $i -lt 100 ]; do sleep 3 & i=$((i+1)); done; wait' 2>&1 | grep -v 'do_nanosleep(t='
+	'i=0; while [ $i -lt 100 ]; do sleep 600 & p="$p $!"; i=$((i+1)); done
+	 for q in $p; do
+		until read -r s < /proc/$q/syscall && [ "${{s%% *}}" = 230 -o "${{s%% *}}" = 35 ]; do :; done
+	 done
+	 kill $p; wait' 2>&1 | grep -v 'do_nanosleep(t='
 echo @@missed_after
 grep -w do_nanosleep__return $T/kprobe_profile
 echo @@left
@@ -98,10 +102,11 @@ def test_kretprobe_misses_are_reported_lost():
         return int(f[2])
 
     missed = misses(parts["missed_after"]) - misses(parts["missed_before"])
-    # 100 sleeps at once (3 s each: the last starts before the first ends
-    # on the slow VM), and fevent gives a kretprobe 64 instances on one
-    # CPU (the kernel's default is 10); all the misses (fevent's own
-    # sleeps' too) are within the recording
+    # 100 sleeps at once (killed once each is blocked in its nanosleep
+    # call, /proc/PID/syscall: no race with the VM's speed, which 3 s
+    # sleeps lost on a loaded host), and fevent gives a kretprobe 64 instances on one CPU (the
+    # kernel's default is 10); all the misses (fevent's own sleeps' too)
+    # are within the recording
     check(missed >= 36, f"the kernel missed {missed} returns: {parts}")
     expect_eq(re.sub(r"^fevent: \d+ events", "fevent: N events", parts["missed"]),
               f"fevent: N events; LOST: {missed} do_nanosleep__return missed (the kernel "
