@@ -379,22 +379,116 @@ static int state_write(const char *path, const char *text)
 	return 0;
 }
 
-static void note_uprobe_file(const char *group, const char *name, const char *file)
-{
-	char path[512], *line;
-	struct stat st;
+/*
+ * The notes of one add.  Most have the same text (an empty values note;
+ * one file's identity for every uprobe on it), and creating a file on an
+ * ext4 /run is an inode allocation that, after a clear of thousands of
+ * notes, cost more system time than the kernel's work for the event
+ * (docs/speed.md, "Many probes").  So each text is written once, to a
+ * file of its own, and every note of that text is a hard link to it: the
+ * same path and text for a reader, one directory entry for the writer.
+ */
+#define NOTES_SHARED	16
 
-	if (stat(file, &st))
-		return;
+struct notes {
+	const char *group;	/* whose directory is known to exist */
+	const char *file;	/* the uprobe target last stat()ed, */
+	char *file_line;	/* and its note's text (NULL: no stat) */
+	int nr;
+	struct {
+		const char *group;
+		char *text;
+		char path[600];
+	} shared[NOTES_SHARED];
+};
+
+/* /run/fevent/GROUP made, once a group; -1 if it cannot be. */
+static int notes_dir(struct notes *ns, const char *group)
+{
+	char path[512];
+
+	if (ns->group && !strcmp(ns->group, group))
+		return 0;
 	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+		return -1;
+	ns->group = group;
+	return 0;
+}
+
+/* The file holding text for group's notes, written on first use; NULL
+ * when there is no room (the note is then written on its own). */
+static const char *notes_shared(struct notes *ns, const char *group, const char *text)
+{
+	int i;
+
+	for (i = 0; i < ns->nr; i++)
+		if (!strcmp(ns->shared[i].group, group) && !strcmp(ns->shared[i].text, text))
+			return ns->shared[i].path;
+	if (ns->nr == NOTES_SHARED)
+		return NULL;
+	snprintf(ns->shared[i].path, sizeof(ns->shared[i].path), STATE_DIR "/%s/.note.%d.%d",
+		 group, (int)getpid(), i);
+	ns->shared[i].text = strdup(text);
+	if (!ns->shared[i].text || state_write(ns->shared[i].path, text)) {
+		free(ns->shared[i].text);
+		return NULL;
+	}
+	ns->shared[i].group = group;
+	ns->nr++;
+	return ns->shared[i].path;
+}
+
+/* Note text at path (group's directory exists); a link to its shared
+ * file where the file system has links, else a file of its own. */
+static void notes_write(struct notes *ns, const char *group, const char *path, const char *text)
+{
+	const char *src = notes_shared(ns, group, text);
+	char tmp[600];
+
+	if (src && !link(src, path))
+		return;
+	if (src && errno == EEXIST &&
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) < sizeof(tmp) &&
+	    !link(src, tmp)) {
+		if (!rename(tmp, path))
+			return;
+		unlink(tmp);
+	}
+	state_write(path, text);
+}
+
+/* The shared files go; their links stay. */
+static void notes_done(struct notes *ns)
+{
+	int i;
+
+	for (i = 0; i < ns->nr; i++) {
+		unlink(ns->shared[i].path);
+		free(ns->shared[i].text);
+	}
+	free(ns->file_line);
+}
+
+static void note_uprobe_file(struct notes *ns, const char *group, const char *name,
+			     const char *file)
+{
+	char path[512];
+	struct stat st;
+
+	if (!ns->file || strcmp(ns->file, file)) {
+		free(ns->file_line);
+		ns->file_line = NULL;
+		ns->file = file;
+		if (stat(file, &st) ||
+		    asprintf(&ns->file_line, "%llu %llu %s\n", (unsigned long long)st.st_dev,
+			     (unsigned long long)st.st_ino, file) < 0)
+			ns->file_line = NULL;
+	}
+	if (!ns->file_line || notes_dir(ns, group))
 		return;		/* then list cannot tell; nothing else depends on it */
 	state_path(path, sizeof(path), group, name);
-	if (asprintf(&line, "%llu %llu %s\n", (unsigned long long)st.st_dev,
-		     (unsigned long long)st.st_ino, file) < 0)
-		return;
-	state_write(path, line);
-	free(line);
+	notes_write(ns, group, path, ns->file_line);
 }
 
 int fe_uprobe_file_changed(const struct fe_event_info *e)
@@ -449,19 +543,16 @@ static void values_path(char *buf, size_t size, const char *group, const char *n
  * (value_derive.h).  Errno names and error pointers are the definition's
  * own (value_format.h).
  */
-static void note_values(const char *group, const char *name, const char *values)
+static void note_values(struct notes *ns, const char *group, const char *name,
+			const char *values)
 {
 	char path[512];
 
 	values_path(path, sizeof(path), group, name);
 	unlink(path);
-	if (!values)
-		values = "";
-	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
-	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+	if (notes_dir(ns, group))
 		return;
-	values_path(path, sizeof(path), group, name);
-	state_write(path, values);
+	notes_write(ns, group, path, values ? values : "");
 }
 
 char *fe_event_values(const char *group, const char *name, bool *kept)
@@ -842,6 +933,7 @@ static int create_events(const struct fe_definition *def, int index, struct maxa
 /* What the events cannot say of themselves, noted beside them. */
 static void note_all(struct fe_definition *const *defs, int n)
 {
+	struct notes ns = { 0 };
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -856,15 +948,16 @@ static void note_all(struct fe_definition *const *defs, int n)
 		unlink(path);
 	}
 	for (i = 0; i < n; i++) {
-		note_values(defs[i]->group, defs[i]->event, defs[i]->entry_values);
+		note_values(&ns, defs[i]->group, defs[i]->event, defs[i]->entry_values);
 		if (defs[i]->ret_event)
-			note_values(defs[i]->group, defs[i]->ret_event, defs[i]->ret_values);
+			note_values(&ns, defs[i]->group, defs[i]->ret_event, defs[i]->ret_values);
 		if (!defs[i]->uprobe)
 			continue;
-		note_uprobe_file(defs[i]->group, defs[i]->event, defs[i]->target);
+		note_uprobe_file(&ns, defs[i]->group, defs[i]->event, defs[i]->target);
 		if (defs[i]->ret_event)
-			note_uprobe_file(defs[i]->group, defs[i]->ret_event, defs[i]->target);
+			note_uprobe_file(&ns, defs[i]->group, defs[i]->ret_event, defs[i]->target);
 	}
+	notes_done(&ns);
 }
 
 int fe_install(struct fe_definition *const *defs, int n, bool force,
