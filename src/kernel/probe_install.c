@@ -121,40 +121,61 @@ static bool file_has_word(const char *path, int column, const char *word)
 	return found;
 }
 
-/* What the kernel would refuse for reasons the error_log does not tell. */
-static int check_target(const struct fe_definition *def, const struct fe_kprobe_rules *rules,
-			struct fe_error *err)
+/* A module target whose module is not loaded: refused before anything
+ * is written (the kernel would keep the probe, unarmed, without a word). */
+static int check_module(const struct fe_definition *def, struct fe_error *err)
 {
-	const char *colon, *why;
-	char func[256];
+	const char *colon;
+	char module[128], file[PATH_MAX];
 
 	if (def->uprobe || def->tracepoint)
 		return 0;
 	colon = strchr(def->target, ':');
-	if (colon) {
-		char module[128];
+	if (!colon)
+		return 0;
+	snprintf(module, sizeof(module), "%.*s", (int)(colon - def->target), def->target);
+	if (file_has_word("/proc/modules", 0, module))
+		return 0;
+	/* the kernel keeps it and arms it when the module loads; its rules
+	 * are judged then */
+	if (def->module_waits ||
+	    (fe_kmod_builtin(module) != 1 && fe_kmod_file(module, file, sizeof(file)) == 1))
+		return 0;
+	return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
+		      module, def->event);
+}
 
-		snprintf(module, sizeof(module), "%.*s", (int)(colon - def->target), def->target);
-		if (!file_has_word("/proc/modules", 0, module)) {
-			char file[PATH_MAX];
+/*
+ * Why the kernel refused a kprobe, where its error_log does not tell: the
+ * kprobe blacklist, or a function without an ftrace entry.  Asked only
+ * once the kernel has refused: reading the rules (available_filter_functions,
+ * tens of thousands of lines the kernel formats) cost add more than the
+ * kernel's own work for 100 probes (docs/speed.md, "Many probes").  0 if
+ * neither rule says why.
+ */
+static int check_rules(const struct fe_definition *def, struct fe_error *err)
+{
+	const char *colon = strchr(def->target, ':'), *why;
+	struct fe_kprobe_rules *rules;
+	char func[256], module[128];
+	int ret = 0;
 
-			/* the kernel keeps it and arms it when the module
-			 * loads; its rules are judged then */
-			if (def->module_waits ||
-			    (fe_kmod_builtin(module) != 1 &&
-			     fe_kmod_file(module, file, sizeof(file)) == 1))
-				return 0;
-			return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
-				      module, def->event);
-		}
-	}
+	if (def->uprobe || def->tracepoint)
+		return 0;
+	/* a module not loaded yet: its rules are judged when it loads */
+	snprintf(module, sizeof(module), "%.*s", colon ? (int)(colon - def->target) : 0,
+		 def->target);
+	if (colon && !file_has_word("/proc/modules", 0, module))
+		return 0;
+	rules = fe_kprobe_rules_load();
 	/* a module's functions are keyed MODULE:func, as the target; the
 	 * kernel judges FUNC+OFF by its function */
 	snprintf(func, sizeof(func), "%.*s", (int)strcspn(def->target, "+"), def->target);
 	why = fe_kprobe_rules_refuse(rules, func);
 	if (why)
-		return fe_err(err, 0, "kprobes cannot trace '%s': %s", def->target, why);
-	return 0;
+		ret = fe_err(err, 0, "kprobes cannot trace '%s': %s", def->target, why);
+	fe_kprobe_rules_free(rules);
+	return ret;
 }
 
 static struct tracefs_dynevent *alloc_event(const struct fe_definition *def, bool ret)
@@ -245,9 +266,12 @@ static int caret_arg(const struct fe_definition *def, bool ret, const char *log)
 static void refuse(struct fe_refusal *r, const struct fe_definition *def, int index, bool ret,
 		   int saved_errno, struct fe_error *err)
 {
-	char *log = tracefs_error_last(top());
 	const char *name = ret ? def->ret_event : def->event;
+	char *log;
 
+	if (check_rules(def, err))
+		return;		/* the rule says why: no log, no caret */
+	log = tracefs_error_last(top());
 	r->def = index;
 	r->ret = ret;
 	r->log = log;
@@ -798,8 +822,7 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
  * again. */
 static int check_all(struct fe_definition *const *defs, int n, struct fe_error *err)
 {
-	struct fe_kprobe_rules *rules = NULL;
-	int i, ret = 0;
+	int i;
 
 	for (i = 0; i < n; i++) {
 		char user[300];
@@ -811,13 +834,10 @@ static int check_all(struct fe_definition *const *defs, int n, struct fe_error *
 					       FE_CAP_TPROBE_EVENTS : FE_CAP_FPROBE_EVENTS,
 					       user, 0, err);
 	}
-	for (i = 0; i < n && !rules; i++)
-		if (!defs[i]->uprobe && !defs[i]->tracepoint)
-			rules = fe_kprobe_rules_load();
-	for (i = 0; i < n && !ret; i++)
-		ret = check_target(defs[i], rules, err);
-	fe_kprobe_rules_free(rules);
-	return ret ? -1 : 0;
+	for (i = 0; i < n; i++)
+		if (check_module(defs[i], err))
+			return -1;
+	return 0;
 }
 
 /* Room for every event the definitions make: an existing one is an
