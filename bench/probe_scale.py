@@ -6,7 +6,8 @@ In the 6.1 test VM (qemu TCG, one vCPU), for N functions (every k-th name
   - floor add: the N definitions ('fevent compile') written into
     kprobe_events by a shell loop, one 'echo >>' a line;
   - fevent add -f of a list of N 'FUNC(...)', or of the one line
-    'GLOB(...)';
+    'GLOB(...)', and its compile alone (what add adds to the floor
+    that is not installing);
   - floor clear: kprobe_events truncated (echo > kprobe_events), and
     per event, '-:functions/EVENT' written by a shell loop;
   - fevent clear.
@@ -18,7 +19,7 @@ ratios, and say the host's load average, printed at the start.
 
 Needs root, qemu and the VM kernel (tests/vm).  No timed assertions.
 
-usage: bench/probe_scale.py [-n ROUNDS] [--sizes 100,1000] [--glob 'tcp_*'] [--old BIN]
+usage: bench/probe_scale.py [-n ROUNDS] [--sizes 100,1000] [--glob 'tcp_*'] [--no-glob] [--old BIN]
 """
 import argparse
 import os
@@ -32,7 +33,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 FEVENT = os.path.join(HERE, "..", "build", "fevent")
 
 
-def snippet(sizes, glob, rounds, old):
+def snippet(sizes, glob, rounds, old, no_glob=False):
     bins = ["fevent"] + (["fevent-old"] if old else [])
     T = "/sys/kernel/tracing"
     tm = "( time sh -c \"$1\" ) 2>&1 | grep -E '^(real|user|sys)' | tr '\\n' ' '; echo"
@@ -58,7 +59,7 @@ def snippet(sizes, glob, rounds, old):
             f"echo ::count_{n}; grep -c . /tmp/defs_{n}",
         ]
     for _ in range(rounds):
-        for n in sizes + ["glob"]:
+        for n in sizes + ([] if no_glob else ["glob"]):
             lines += [
                 f"t 'while read -r l; do echo \"$l\" >> $T/kprobe_events; done < /tmp/defs_{n}'"
                 f" floor_add_{n}",
@@ -70,6 +71,7 @@ def snippet(sizes, glob, rounds, old):
             for b in bins:
                 add = f"{b} add -q -f /tmp/protos_{n}"
                 lines += [
+                    f"t '{b} compile -q -f /tmp/protos_{n} > /dev/null' {b}_compile_{n}",
                     f"t '{add}' {b}_add_{n}",
                     f"echo ::{b}_made_{n}; grep -c . $T/kprobe_events",
                     f"t '{b} clear -q' {b}_clear_{n}",
@@ -105,6 +107,7 @@ def main():
     ap.add_argument("-n", "--rounds", type=int, default=3)
     ap.add_argument("--sizes", default="100,1000")
     ap.add_argument("--glob", default="tcp_*")
+    ap.add_argument("--no-glob", action="store_true", help="the sizes only")
     ap.add_argument("--old", help="a second fevent binary, run beside the first")
     ap.add_argument("--timeout", type=int, default=3600)
     a = ap.parse_args()
@@ -113,7 +116,7 @@ def main():
     print(f"host load average at start: {os.getloadavg()[0]:.1f} "
           f"({os.cpu_count()} CPUs); VM: 6.1, TCG, 1 vCPU; {a.rounds} rounds")
     files = {"/usr/bin/fevent-old": a.old} if a.old else None
-    res = vm.run(FEVENT, [("bench", snippet(sizes, a.glob, a.rounds, a.old))],
+    res = vm.run(FEVENT, [("bench", snippet(sizes, a.glob, a.rounds, a.old, a.no_glob))],
                  files=files, timeout=a.timeout)
     rc, out, err = res["bench"]
     p = parse(out)
@@ -122,13 +125,14 @@ def main():
     bins = ["fevent"] + (["fevent-old"] if a.old else [])
     print("| N | what | wall (median) | CPU (median) | wall / floor |")
     print("|---|---|---|---|---|")
-    for n in sizes + ["glob"]:
+    for n in sizes + ([] if a.no_glob else ["glob"]):
         floor = statistics.median(w for w, _ in times(p[f"floor_add_{n}"]))
         if n == "glob":
             print(f"<!-- glob: {p['glob_count'][0]} functions -->")
         cfloor = statistics.median(w for w, _ in times(p[f"floor_trunc_{n}"]))
         for what, key, base in [("floor add (echo loop)", f"floor_add_{n}", floor)] + \
                 [(f"{b} add", f"{b}_add_{n}", floor) for b in bins] + \
+                [(f"({b} compile alone)", f"{b}_compile_{n}", floor) for b in bins] + \
                 [("floor clear (truncate)", f"floor_trunc_{n}", cfloor),
                  ("floor clear ('-:' loop)", f"floor_loop_{n}", cfloor)] + \
                 [(f"{b} clear", f"{b}_clear_{n}", cfloor) for b in bins]:

@@ -1,8 +1,10 @@
 """add -f of hundreds of libpython functions with uprobes on this machine
 (issue 34 item 5: a list of 977 exited 2 after 42 s of CPU).  Every
 prototype of the list compiles, each function's inlined copies included,
-and add creates exactly the events compile prints; clear leaves none of
-them and none of their notes in /run/fevent.  No timing is asserted:
+and add creates exactly the events compile prints, each with its notes in
+/run/fevent (the library's identity, its values: hard links to one file a
+text since add stopped creating a file a note, with the same paths and
+texts as before); clear leaves none of them and none of their notes.  No timing is asserted:
 bench/add_many_host.py measures it."""
 import os
 
@@ -39,12 +41,47 @@ def group_lines():
         return [l for l in f if l.split()[0].split(":", 1)[1].startswith(GROUP + "/")]
 
 
+def check_notes(lib, events, names):
+    """Every event's notes, as list and the view read them: EVENT holds
+    'DEV INO FILE' of the library, EVENT.values what the view shows
+    beyond the fetch types: the same text as an add of that prototype
+    alone notes (checked for the first three that say something), else
+    nothing.  Nothing else is left in the group's directory (no shared
+    or temporary file)."""
+    st = os.stat(lib)
+    state = os.path.join("/run/fevent", GROUP)
+    said = {}
+    for ev in events:
+        with open(os.path.join(state, ev)) as f:
+            expect_eq(f.read(), f"{st.st_dev} {st.st_ino} {lib}\n", f"note of {ev}")
+        with open(os.path.join(state, ev + ".values")) as f:
+            said[ev] = f.read()
+    alone = [ev for ev in events if said[ev] and ev in names][:3]
+    check(alone, "no event of the list has values to note")
+    for ev in alone:
+        r = fe.run("add", "-q", "-g", GROUP + "_1", "-x", lib, ev + "(...)")
+        expect_eq(r.returncode, 0, r.stderr)
+        try:
+            with open(os.path.join("/run/fevent", GROUP + "_1", ev + ".values")) as f:
+                expect_eq(said[ev], f.read(), f"values note of {ev}")
+        finally:
+            r = fe.run("clear", "-g", GROUP + "_1")
+        expect_eq(r.returncode, 0, r.stderr)
+    for ev in events:
+        if ev not in alone:
+            check(said[ev] == "" or said[ev].startswith("type "),
+                  f"values note of {ev}: {said[ev]!r}")
+    want = sorted(events + [ev + ".values" for ev in events])
+    expect_eq(sorted(os.listdir(state)), want, "files in " + state)
+
+
 def test_add_and_clear_of_many_libpython_functions():
     need_uprobes()
     lib = libpython()
     protos = os.path.join(fe.tmpdir("fevent-many-"), "protos")
     with open(protos, "w") as f:
-        f.write("".join(n + "(...)\n" for n in names(lib)))
+        listed = names(lib)
+        f.write("".join(n + "(...)\n" for n in listed))
     r = fe.run("compile", "-q", "-g", GROUP, "-x", lib, "-f", protos)
     expect_eq(r.returncode, 0, r.stderr[-2000:])
     defs = [l for l in r.stdout.splitlines() if l.startswith("p:")]
@@ -55,6 +92,7 @@ def test_add_and_clear_of_many_libpython_functions():
         made = group_lines()
         expect_eq(len(made), len(defs), "events created against definitions compiled")
         expect_eq(sorted(l.split()[0] for l in made), sorted(d.split()[0] for d in defs))
+        check_notes(lib, [d.split()[0].split("/", 1)[1] for d in defs], listed)
     finally:
         r = fe.run("clear", "-g", GROUP, timeout=900)
     expect_eq(r.returncode, 0, r.stderr)

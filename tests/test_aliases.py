@@ -136,3 +136,19 @@ def test_two_kernel_prototypes_naming_one_address_probe_it_once():
     expect_eq([l.split()[0] for l in r.stdout.splitlines()],
               ["p:functions/vfs_write", "p:functions/vfs_readv"])
     expect_eq(r.stderr.splitlines(), [KNOTE.format("vfs_write and vfs_read", "vfs_write")])
+
+
+def test_a_kernel_name_at_two_addresses_is_not_merged():
+    """A name kallsyms has twice (two static functions of one name) has no
+    one address: its prototype is not merged with the function at either
+    (ksyms.c answers each name by a hash lookup, no longer by a walk)."""
+    if not os.path.exists(BTF):
+        raise fe.Skip(f"no {BTF}")
+    path = os.path.join(fe.tmpdir("fevent-alias-ks2-"), "kallsyms")
+    with open(path, "w") as f:
+        f.write(KALLSYMS + "ffffffff81000200 t vfs_read\n")
+    r = fe.run("compile", "--btf", BTF, "--kallsyms", path, "vfs_write()", "vfs_read()")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq([l.split()[0] for l in r.stdout.splitlines()],
+              ["p:functions/vfs_write", "p:functions/vfs_read"])
+    expect_eq(r.stderr, "")

@@ -23,6 +23,12 @@ echo @@blacklist
 fevent add 'exc_int3(x64 regs)'; echo rc=$?
 echo @@debugfs
 grep -c debugfs /proc/mounts
+echo @@midway
+fevent add -g kf_mid 'do_sys_openat2(int dfd)' 'build_open_how(x64 a)' 'vfs_read(x64 a)' \
+	2> /tmp/midway; echo rc=$?
+cat /tmp/midway >&2
+echo @@midway_left
+grep -c kf_mid $T/dynamic_events; ls -A /run/fevent/kf_mid 2>/dev/null
 echo @@left
 cat $T/dynamic_events
 """
@@ -61,3 +67,15 @@ def test_add_says_why_and_leaves_nothing():
           "kprobes (/sys/kernel/debug/kprobes/blacklist)\n" in err, err)
     expect_eq(parts["debugfs"].strip(), "0", "debugfs was mounted only to read, then unmounted")
     expect_eq(parts["left"].strip(), "", "nothing added")
+
+
+def test_add_refused_midway_leaves_nothing():
+    """The rules are read once the kernel has refused (not before every
+    add): the function before the notrace one was created, and is taken
+    out again with its notes; the message is the rule's, as before."""
+    parts, err = result()
+    expect_eq(parts["midway"].strip(), "rc=1")
+    check("fevent: error: kprobes cannot trace 'build_open_how': it is notrace or has no "
+          "ftrace entry (not in available_filter_functions), and the kernel refuses kprobe "
+          "events there\nfevent: nothing was added\n" in err, err)
+    expect_eq(parts["midway_left"].split(), ["0"], "no kf_mid event, no note left")

@@ -381,61 +381,35 @@ static int by_address(const void *a, const void *b, void *arg)
 	return c ? c : *(const int *)a - *(const int *)b;
 }
 
-/* The kernel's functions the items probe, by name, and where kallsyms
- * puts each (a name it has twice has no one address). */
-struct kaddrs {
-	struct fe_compile_set *set;
-	int *idx;		/* kprobe items, sorted by target */
-	int nr;
-	struct akey *keys;
-	unsigned char *seen;
-};
-
-static int by_target(const void *a, const void *b, void *arg)
+/* Where kallsyms puts the kernel's function a kprobe item probes
+ * ("MODULE:FUNC" or "FUNC"), a hash lookup a name; a name it has twice
+ * has no one address (0).  Unreadable: no address known, nothing merged. */
+static void kallsyms_key(const char *kallsyms, const char *target, struct akey *key)
 {
-	const struct fe_compile_set *set = arg;
+	const char *colon = strchr(target, ':');
+	unsigned long long addr;
+	char module[256];
+	int n;
 
-	return strcmp(set->items[*(const int *)a].def.target,
-		      set->items[*(const int *)b].def.target);
+	if (colon && (size_t)(colon - target) >= sizeof(module))
+		return;		/* no module's name is that long */
+	if (colon)
+		snprintf(module, sizeof(module), "%.*s", (int)(colon - target), target);
+	n = fe_ksyms_addr(kallsyms, colon ? colon + 1 : target, colon ? module : NULL, &addr);
+	if (n > 0) {
+		key->addr = addr;
+		key->file = "";
+	}
 }
 
-static int kallsyms_addr(const char *name, const char *module, unsigned long long addr,
-			 void *arg)
-{
-	struct kaddrs *ka = arg;
-	char key[700];
-	int lo = 0, hi = ka->nr;
-
-	snprintf(key, sizeof(key), "%s%s%s", module ? module : "", module ? ":" : "", name);
-	while (lo < hi) {	/* the first item of that target */
-		int mid = (lo + hi) / 2;
-
-		if (strcmp(ka->set->items[ka->idx[mid]].def.target, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < ka->nr && !strcmp(ka->set->items[ka->idx[lo]].def.target, key); lo++) {
-		int i = ka->idx[lo];
-
-		ka->keys[i].addr = ka->seen[i]++ ? 0 : addr;
-		ka->keys[i].file = "";
-	}
-	return 0;
-}
-
-/* keys[i] for every item that is a function's entry; -1 out of memory. */
+/* keys[i] for every item that is a function's entry; 0. */
 static int entry_keys(struct fe_compile_set *set, const struct fe_compile_opts *opts,
 		      struct akey *keys)
 {
-	struct kaddrs ka = { .set = set, .keys = keys };
 	const char *elf, *kallsyms;
-	int i, ret = -1;
+	int i;
 
-	ka.idx = malloc((set->nr ? set->nr : 1) * sizeof(*ka.idx));
-	ka.seen = calloc(set->nr ? set->nr : 1, 1);
-	if (!ka.idx || !ka.seen)
-		goto out;
+	fe_compile_symtabs(opts, &elf, &kallsyms);
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
@@ -444,21 +418,11 @@ static int entry_keys(struct fe_compile_set *set, const struct fe_compile_opts *
 		if (it->def.uprobe) {
 			keys[i].file = it->def.target;
 			keys[i].addr = it->def.offset;
-		} else {
-			ka.idx[ka.nr++] = i;
+		} else if (kallsyms) {
+			kallsyms_key(kallsyms, it->def.target, &keys[i]);
 		}
 	}
-	fe_compile_symtabs(opts, &elf, &kallsyms);
-	if (ka.nr && kallsyms) {
-		qsort_r(ka.idx, ka.nr, sizeof(*ka.idx), by_target, set);
-		/* unreadable: no address known, nothing merged */
-		fe_ksyms_each_at(kallsyms, kallsyms_addr, &ka);
-	}
-	ret = 0;
-out:
-	free(ka.idx);
-	free(ka.seen);
-	return ret;
+	return 0;
 }
 
 /* "FILE:0xOFF", or a kernel address. */

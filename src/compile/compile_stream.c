@@ -377,8 +377,9 @@ struct walk {
 	int n;
 };
 
-/* Where kallsyms puts each target (compile_glob.c's kallsyms_addr, by
- * hash) */
+/* Where kallsyms puts each target, matched by hash: a thin function
+ * keeps its target's hash, not its name, so this walks every line
+ * (compile_glob.c looks an item's name up instead). */
 static int at_addr(const char *name, const char *module, unsigned long long addr, void *arg)
 {
 	struct walk *w = arg;

@@ -22,7 +22,7 @@
 struct sym {
 	const char *name;
 	const char *module;	/* NULL: the kernel's own */
-	unsigned long long addr;	/* 0 where kallsyms hides them (not root) */
+	const char *line;	/* its line, whose hex address is read when asked */
 	uint32_t hash;		/* of name */
 	int next;		/* the next symbol of its bucket, or -1 */
 };
@@ -43,14 +43,24 @@ struct table {
 /* The one table of this process (the last path asked for). */
 static struct table *cached;
 
+/*
+ * A name's first and last 8 bytes and its length, mixed: every name of
+ * kallsyms is hashed, and a byte-at-a-time hash of them was a fifth of a
+ * list's compile (instructions, callgrind).  Names alike in both ends and
+ * length share a bucket and are told apart by strcmp.
+ */
 static uint32_t hash_of(const char *s, size_t len)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	size_t i;
+	uint64_t a = 0, b = 0, h;
 
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	memcpy(&a, s, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(&b, s + (len < 16 ? 8 : len - 8), len < 16 ? len - 8 : 8);
+	h = (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^
+	    (len * 0x165667b19e3779f9ULL);
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 static void table_free(struct table *t)
@@ -72,10 +82,13 @@ static void cache_drop(void)
 	cached = NULL;
 }
 
-/* The whole file, NUL-terminated (procfs says no size: read to the end). */
+/* The whole file, NUL-terminated (procfs says no size: read to the end).
+ * The first buffer holds a distribution kernel's kallsyms (12 MB for
+ * 122,000 lines with modules): pages not written cost nothing, and each
+ * doubling is a copy. */
 static char *read_all(const char *path, size_t *len)
 {
-	size_t cap = 1 << 20, have = 0;
+	size_t cap = 16 << 20, have = 0;
 	char *buf = malloc(cap + 1), *nb;
 	int fd, saved;
 
@@ -181,8 +194,7 @@ static int parse_line(struct table *t, char *line, char *end, size_t *cap, size_
 	}
 	t->v[t->nr].name = name;
 	t->v[t->nr].module = mod;
-	/* ADDR is hex digits up to the space: strtoull stops there */
-	t->v[t->nr].addr = strtoull(line, NULL, 16);
+	t->v[t->nr].line = line;
 	t->v[t->nr].hash = hash_of(name, name_end - name);
 	t->nr++;
 	return 0;
@@ -486,25 +498,29 @@ int fe_ksyms_module_loaded(const struct fe_ksyms *ks, const char *module)
 	return i == ks->nr_mods ? -1 : 0;
 }
 
-struct each_named {
-	int (*fn)(const char *name, const char *module, void *arg);
-	void *arg;
-};
-
-static int named(const char *name, const char *module, unsigned long long addr, void *arg)
+/* A symbol's address (0 where kallsyms hides them from one who is not
+ * root): ADDR is hex digits up to the space, where strtoull stops. */
+static unsigned long long addr_of(const struct sym *s)
 {
-	const struct each_named *e = arg;
-
-	(void)addr;
-	return e->fn(name, module, e->arg);
+	return strtoull(s->line, NULL, 16);
 }
 
-int fe_ksyms_each(const char *path,
-		  int (*fn)(const char *name, const char *module, void *arg), void *arg)
+int fe_ksyms_addr(const char *path, const char *name, const char *module,
+		  unsigned long long *addr)
 {
-	struct each_named e = { fn, arg };
+	const struct table *t = table_of(path);
+	int i, n = 0;
 
-	return fe_ksyms_each_at(path, named, &e);
+	if (!t)
+		return -1;
+	*addr = 0;
+	for (i = first_named(t, name, strlen(name), hash_of(name, strlen(name))); i >= 0;
+	     i = next_named(t, i)) {
+		if (!same_module(t->v[i].module, module))
+			continue;
+		*addr = n++ ? 0 : addr_of(&t->v[i]);
+	}
+	return n;
 }
 
 int fe_ksyms_each_at(const char *path,
@@ -517,7 +533,20 @@ int fe_ksyms_each_at(const char *path,
 	if (!t)
 		return -1;
 	for (i = 0; i < t->nr && !ret; i++)
-		ret = fn(t->v[i].name, t->v[i].module, t->v[i].addr, arg);
+		ret = fn(t->v[i].name, t->v[i].module, addr_of(&t->v[i]), arg);
+	return ret;
+}
+
+int fe_ksyms_each(const char *path,
+		  int (*fn)(const char *name, const char *module, void *arg), void *arg)
+{
+	const struct table *t = table_of(path);
+	int i, ret = 0;
+
+	if (!t)
+		return -1;
+	for (i = 0; i < t->nr && !ret; i++)
+		ret = fn(t->v[i].name, t->v[i].module, arg);
 	return ret;
 }
 

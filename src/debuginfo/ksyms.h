@@ -30,10 +30,19 @@ int fe_ksyms_each(const char *path,
 		  int (*fn)(const char *name, const char *module, void *arg), void *arg);
 
 /* The same with each one's address (0 where kallsyms hides them from
- * one who is not root). */
+ * one who is not root), read from its line as it is passed: for a walk
+ * that wants most of them (a glob over the whole kernel). */
 int fe_ksyms_each_at(const char *path,
 		     int (*fn)(const char *name, const char *module, unsigned long long addr,
 			       void *arg), void *arg);
+
+/* How many text symbols of path are named name in module (NULL: the
+ * kernel's own, not a module's), a hash lookup; addr: where the only one
+ * is (0 where there are several, or kallsyms hides addresses from one who
+ * is not root).  -1 if path cannot be read. */
+int fe_ksyms_addr(const char *path, const char *name, const char *module,
+		  unsigned long long *addr);
+
 /* A text symbol of path that is a compiler's clone of func
  * ("func.isra.0"): 1 with its name in clone, or 0. */
 int fe_ksyms_clone_of(const char *path, const char *func, char *clone, size_t size);

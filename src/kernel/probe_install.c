@@ -121,40 +121,61 @@ static bool file_has_word(const char *path, int column, const char *word)
 	return found;
 }
 
-/* What the kernel would refuse for reasons the error_log does not tell. */
-static int check_target(const struct fe_definition *def, const struct fe_kprobe_rules *rules,
-			struct fe_error *err)
+/* A module target whose module is not loaded: refused before anything
+ * is written (the kernel would keep the probe, unarmed, without a word). */
+static int check_module(const struct fe_definition *def, struct fe_error *err)
 {
-	const char *colon, *why;
-	char func[256];
+	const char *colon;
+	char module[128], file[PATH_MAX];
 
 	if (def->uprobe || def->tracepoint)
 		return 0;
 	colon = strchr(def->target, ':');
-	if (colon) {
-		char module[128];
+	if (!colon)
+		return 0;
+	snprintf(module, sizeof(module), "%.*s", (int)(colon - def->target), def->target);
+	if (file_has_word("/proc/modules", 0, module))
+		return 0;
+	/* the kernel keeps it and arms it when the module loads; its rules
+	 * are judged then */
+	if (def->module_waits ||
+	    (fe_kmod_builtin(module) != 1 && fe_kmod_file(module, file, sizeof(file)) == 1))
+		return 0;
+	return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
+		      module, def->event);
+}
 
-		snprintf(module, sizeof(module), "%.*s", (int)(colon - def->target), def->target);
-		if (!file_has_word("/proc/modules", 0, module)) {
-			char file[PATH_MAX];
+/*
+ * Why the kernel refused a kprobe, where its error_log does not tell: the
+ * kprobe blacklist, or a function without an ftrace entry.  Asked only
+ * once the kernel has refused: reading the rules (available_filter_functions,
+ * tens of thousands of lines the kernel formats) cost add more than the
+ * kernel's own work for 100 probes (docs/speed.md, "Many probes").  0 if
+ * neither rule says why.
+ */
+static int check_rules(const struct fe_definition *def, struct fe_error *err)
+{
+	const char *colon = strchr(def->target, ':'), *why;
+	struct fe_kprobe_rules *rules;
+	char func[256], module[128];
+	int ret = 0;
 
-			/* the kernel keeps it and arms it when the module
-			 * loads; its rules are judged then */
-			if (def->module_waits ||
-			    (fe_kmod_builtin(module) != 1 &&
-			     fe_kmod_file(module, file, sizeof(file)) == 1))
-				return 0;
-			return fe_err(err, 0, "module '%s' is not loaded (not in /proc/modules): load it first, then add '%s'",
-				      module, def->event);
-		}
-	}
+	if (def->uprobe || def->tracepoint)
+		return 0;
+	/* a module not loaded yet: its rules are judged when it loads */
+	snprintf(module, sizeof(module), "%.*s", colon ? (int)(colon - def->target) : 0,
+		 def->target);
+	if (colon && !file_has_word("/proc/modules", 0, module))
+		return 0;
+	rules = fe_kprobe_rules_load();
 	/* a module's functions are keyed MODULE:func, as the target; the
 	 * kernel judges FUNC+OFF by its function */
 	snprintf(func, sizeof(func), "%.*s", (int)strcspn(def->target, "+"), def->target);
 	why = fe_kprobe_rules_refuse(rules, func);
 	if (why)
-		return fe_err(err, 0, "kprobes cannot trace '%s': %s", def->target, why);
-	return 0;
+		ret = fe_err(err, 0, "kprobes cannot trace '%s': %s", def->target, why);
+	fe_kprobe_rules_free(rules);
+	return ret;
 }
 
 static struct tracefs_dynevent *alloc_event(const struct fe_definition *def, bool ret)
@@ -245,9 +266,12 @@ static int caret_arg(const struct fe_definition *def, bool ret, const char *log)
 static void refuse(struct fe_refusal *r, const struct fe_definition *def, int index, bool ret,
 		   int saved_errno, struct fe_error *err)
 {
-	char *log = tracefs_error_last(top());
 	const char *name = ret ? def->ret_event : def->event;
+	char *log;
 
+	if (check_rules(def, err))
+		return;		/* the rule says why: no log, no caret */
+	log = tracefs_error_last(top());
 	r->def = index;
 	r->ret = ret;
 	r->log = log;
@@ -379,22 +403,116 @@ static int state_write(const char *path, const char *text)
 	return 0;
 }
 
-static void note_uprobe_file(const char *group, const char *name, const char *file)
-{
-	char path[512], *line;
-	struct stat st;
+/*
+ * The notes of one add.  Most have the same text (an empty values note;
+ * one file's identity for every uprobe on it), and creating a file on an
+ * ext4 /run is an inode allocation that, after a clear of thousands of
+ * notes, cost more system time than the kernel's work for the event
+ * (docs/speed.md, "Many probes").  So each text is written once, to a
+ * file of its own, and every note of that text is a hard link to it: the
+ * same path and text for a reader, one directory entry for the writer.
+ */
+#define NOTES_SHARED	16
 
-	if (stat(file, &st))
-		return;
+struct notes {
+	const char *group;	/* whose directory is known to exist */
+	const char *file;	/* the uprobe target last stat()ed, */
+	char *file_line;	/* and its note's text (NULL: no stat) */
+	int nr;
+	struct {
+		const char *group;
+		char *text;
+		char path[600];
+	} shared[NOTES_SHARED];
+};
+
+/* /run/fevent/GROUP made, once a group; -1 if it cannot be. */
+static int notes_dir(struct notes *ns, const char *group)
+{
+	char path[512];
+
+	if (ns->group && !strcmp(ns->group, group))
+		return 0;
 	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
 	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+		return -1;
+	ns->group = group;
+	return 0;
+}
+
+/* The file holding text for group's notes, written on first use; NULL
+ * when there is no room (the note is then written on its own). */
+static const char *notes_shared(struct notes *ns, const char *group, const char *text)
+{
+	int i;
+
+	for (i = 0; i < ns->nr; i++)
+		if (!strcmp(ns->shared[i].group, group) && !strcmp(ns->shared[i].text, text))
+			return ns->shared[i].path;
+	if (ns->nr == NOTES_SHARED)
+		return NULL;
+	snprintf(ns->shared[i].path, sizeof(ns->shared[i].path), STATE_DIR "/%s/.note.%d.%d",
+		 group, (int)getpid(), i);
+	ns->shared[i].text = strdup(text);
+	if (!ns->shared[i].text || state_write(ns->shared[i].path, text)) {
+		free(ns->shared[i].text);
+		return NULL;
+	}
+	ns->shared[i].group = group;
+	ns->nr++;
+	return ns->shared[i].path;
+}
+
+/* Note text at path (group's directory exists); a link to its shared
+ * file where the file system has links, else a file of its own. */
+static void notes_write(struct notes *ns, const char *group, const char *path, const char *text)
+{
+	const char *src = notes_shared(ns, group, text);
+	char tmp[600];
+
+	if (src && !link(src, path))
+		return;
+	if (src && errno == EEXIST &&
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) < sizeof(tmp) &&
+	    !link(src, tmp)) {
+		if (!rename(tmp, path))
+			return;
+		unlink(tmp);
+	}
+	state_write(path, text);
+}
+
+/* The shared files go; their links stay. */
+static void notes_done(struct notes *ns)
+{
+	int i;
+
+	for (i = 0; i < ns->nr; i++) {
+		unlink(ns->shared[i].path);
+		free(ns->shared[i].text);
+	}
+	free(ns->file_line);
+}
+
+static void note_uprobe_file(struct notes *ns, const char *group, const char *name,
+			     const char *file)
+{
+	char path[512];
+	struct stat st;
+
+	if (!ns->file || strcmp(ns->file, file)) {
+		free(ns->file_line);
+		ns->file_line = NULL;
+		ns->file = file;
+		if (stat(file, &st) ||
+		    asprintf(&ns->file_line, "%llu %llu %s\n", (unsigned long long)st.st_dev,
+			     (unsigned long long)st.st_ino, file) < 0)
+			ns->file_line = NULL;
+	}
+	if (!ns->file_line || notes_dir(ns, group))
 		return;		/* then list cannot tell; nothing else depends on it */
 	state_path(path, sizeof(path), group, name);
-	if (asprintf(&line, "%llu %llu %s\n", (unsigned long long)st.st_dev,
-		     (unsigned long long)st.st_ino, file) < 0)
-		return;
-	state_write(path, line);
-	free(line);
+	notes_write(ns, group, path, ns->file_line);
 }
 
 int fe_uprobe_file_changed(const struct fe_event_info *e)
@@ -449,19 +567,16 @@ static void values_path(char *buf, size_t size, const char *group, const char *n
  * (value_derive.h).  Errno names and error pointers are the definition's
  * own (value_format.h).
  */
-static void note_values(const char *group, const char *name, const char *values)
+static void note_values(struct notes *ns, const char *group, const char *name,
+			const char *values)
 {
 	char path[512];
 
 	values_path(path, sizeof(path), group, name);
 	unlink(path);
-	if (!values)
-		values = "";
-	snprintf(path, sizeof(path), STATE_DIR "/%s", group);
-	if ((mkdir(STATE_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+	if (notes_dir(ns, group))
 		return;
-	values_path(path, sizeof(path), group, name);
-	state_write(path, values);
+	notes_write(ns, group, path, values ? values : "");
 }
 
 char *fe_event_values(const char *group, const char *name, bool *kept)
@@ -707,8 +822,7 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
  * again. */
 static int check_all(struct fe_definition *const *defs, int n, struct fe_error *err)
 {
-	struct fe_kprobe_rules *rules = NULL;
-	int i, ret = 0;
+	int i;
 
 	for (i = 0; i < n; i++) {
 		char user[300];
@@ -720,13 +834,10 @@ static int check_all(struct fe_definition *const *defs, int n, struct fe_error *
 					       FE_CAP_TPROBE_EVENTS : FE_CAP_FPROBE_EVENTS,
 					       user, 0, err);
 	}
-	for (i = 0; i < n && !rules; i++)
-		if (!defs[i]->uprobe && !defs[i]->tracepoint)
-			rules = fe_kprobe_rules_load();
-	for (i = 0; i < n && !ret; i++)
-		ret = check_target(defs[i], rules, err);
-	fe_kprobe_rules_free(rules);
-	return ret ? -1 : 0;
+	for (i = 0; i < n; i++)
+		if (check_module(defs[i], err))
+			return -1;
+	return 0;
 }
 
 /* Room for every event the definitions make: an existing one is an
@@ -842,6 +953,7 @@ static int create_events(const struct fe_definition *def, int index, struct maxa
 /* What the events cannot say of themselves, noted beside them. */
 static void note_all(struct fe_definition *const *defs, int n)
 {
+	struct notes ns = { 0 };
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -856,15 +968,16 @@ static void note_all(struct fe_definition *const *defs, int n)
 		unlink(path);
 	}
 	for (i = 0; i < n; i++) {
-		note_values(defs[i]->group, defs[i]->event, defs[i]->entry_values);
+		note_values(&ns, defs[i]->group, defs[i]->event, defs[i]->entry_values);
 		if (defs[i]->ret_event)
-			note_values(defs[i]->group, defs[i]->ret_event, defs[i]->ret_values);
+			note_values(&ns, defs[i]->group, defs[i]->ret_event, defs[i]->ret_values);
 		if (!defs[i]->uprobe)
 			continue;
-		note_uprobe_file(defs[i]->group, defs[i]->event, defs[i]->target);
+		note_uprobe_file(&ns, defs[i]->group, defs[i]->event, defs[i]->target);
 		if (defs[i]->ret_event)
-			note_uprobe_file(defs[i]->group, defs[i]->ret_event, defs[i]->target);
+			note_uprobe_file(&ns, defs[i]->group, defs[i]->ret_event, defs[i]->target);
 	}
+	notes_done(&ns);
 }
 
 int fe_install(struct fe_definition *const *defs, int n, bool force,

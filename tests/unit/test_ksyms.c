@@ -69,6 +69,23 @@ int main(void)
 	       "each stops where fn says (%d calls)", n);
 	tap_ok(fe_ksyms_each("/nonexistent/kallsyms", each, &s) == -1, "each: unreadable is -1");
 
+	{
+		unsigned long long at = 1;
+
+		tap_ok(fe_ksyms_addr(path, "walk", NULL, &at) == 1 && at == 0xffffffff81000040ULL,
+		       "addr: one kernel symbol, its address (%llx)", at);
+		tap_ok(fe_ksyms_addr(path, "twice", NULL, &at) == 2 && at == 0,
+		       "addr: a name twice has no one address");
+		tap_ok(fe_ksyms_addr(path, "not_text", NULL, &at) == 0, "addr: data is none");
+		tap_ok(fe_ksyms_addr(path, "mod_func", NULL, &at) == 0,
+		       "addr: a module's is not the kernel's own");
+		tap_ok(fe_ksyms_addr(path, "mod_func", "binfmt_misc", &at) == 1 &&
+		       at == 0xffffffffc0000000ULL, "addr: in its module");
+		tap_ok(fe_ksyms_addr(path, "last_line", NULL, &at) == 1 &&
+		       at == 0xffffffff810000a0ULL, "addr: the last line without a newline");
+		tap_ok(fe_ksyms_addr("/nonexistent/kallsyms", "walk", NULL, &at) == -1,
+		       "addr: unreadable is -1");
+	}
 	tap_ok(fe_ksyms_clone_of(path, "walk", clone, sizeof(clone)) == 1 &&
 	       !strcmp(clone, "walk.isra.0"), "clone_of: the first clone, not a .cold piece (%s)",
 	       clone);
