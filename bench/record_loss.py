@@ -20,8 +20,10 @@ and 1024 KB; perf -m in pages of 4 KB):
 For each: the events recorded (fevent's summary, trace-cmd report, perf
 report --stats) against the reads made (N a copy), the median and the
 largest share lost, the traced programs' wall time over the floor's,
-and the recorder's own CPU in seconds (its process tree's CPU,
-bench/fx_cpu.c, less the programs', which bench/fx_loop.c reports).
+and the recorder's own CPU in seconds (user + system of its process
+tree, bench/fx_cpu.c, less the programs', which bench/fx_loop.c
+reports), with this machine's load average before and after each boot
+and the command line.
 Rounds interleaved (A B A B), each round rotating the order; medians.
 trace-cmd and perf are this machine's, copied into the VM with their
 libraries.  No assertions: the figures go in the README's Speed section.
@@ -137,12 +139,22 @@ def boot(args, cpus, tmp, bins):
     return runs, notes
 
 
-def table(args, cpus, runs):
+def load():
+    """this machine's load average (1, 5 minutes): the VM's vCPUs run when it lets them"""
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:2])
+
+
+def table(args, cpus, runs, loads):
     n = args.calls * cpus
     print(f"\n{args.suite} VM, {cpus} vCPU{'s' if cpus > 1 else ''} (TCG): {cpus} x "
           f"{args.calls} one-byte reads at once (a kprobe on ksys_read), "
-          f"{args.rounds} interleaved rounds\n")
-    print("| buffer | recorder | events lost, median (max) | program's time / floor "
+          f"{args.rounds} interleaved rounds; host load average {loads[0]} before, "
+          f"{loads[1]} after\n`{' '.join(['python3'] + sys.argv)}`\n")
+    print("CPU: user + system of the recorder's process tree (wait4's rusage), less the "
+          "loops' own; " + ("the whole run, start and end included" if args.no_empty else
+                            "less the median of its runs recording nothing (+ fixed)") + "\n")
+    print("| buffer | recorder | events lost, median (max) | program's wall time / floor's "
           "| recorder's CPU, median (+ fixed) |")
     print("|---|---|---|---|---|")
     for kb in SIZES:
@@ -195,10 +207,11 @@ def main():
             subprocess.run(["gcc", "-O2", "-static", "-o", bins[name],
                             os.path.join(HERE, name + ".c")], check=True)
         for cpus in (int(c) for c in args.cpus.split(",")):
+            before = load()
             runs, notes = boot(args, cpus, tmp, bins)
             for line in notes:
                 print(line)
-            table(args, cpus, runs)
+            table(args, cpus, runs, (before, load()))
     finally:
         shutil.rmtree(tmp)
 

@@ -59,7 +59,7 @@
  * (trace-cmd wakes every millisecond, written or not).
  */
 #define FE_MARK_MAX	25
-/* a reader's nice where it may not be real-time (before_the_writer) */
+/* a reader's nice (before_the_writer) */
 #define FE_READER_NICE	-10
 
 int fe_rec_spool_fd(const struct session *s, int cpu)
@@ -190,24 +190,19 @@ long fe_rec_move_all(struct session *s, bool partial)
 }
 
 /*
- * A reader pinned to its CPU runs before whatever writes that CPU's
- * buffer: woken at the mark, it runs at once, not when the scheduler next
- * takes the CPU from the traced program.  On one CPU at the program's
- * priority it ran late often enough to lose events trace-cmd kept (the
- * 6.1 VM, 1 vCPU, 64 KB: 1.4% lost, median of 10 runs; 0 in each of 10
- * runs at SCHED_FIFO; docs/speed.md).  The lowest real-time priority, as
- * perf record -r gives: a wake-up's work is bounded by the buffer, which
- * only that CPU writes and which the reader's running leaves unwritten,
- * and the kernel's RT throttling bounds the rest.  Refused (no
- * CAP_SYS_NICE, a cgroup with no real-time budget): the highest nice the
- * kernel allows it, best effort.
+ * A reader pinned to its CPU runs soon after the kernel wakes it at the
+ * mark, before the traced program has filled the rest of its buffer: at
+ * nice -10, best effort.  Not real-time (SCHED_FIFO until 2026-11-28): a
+ * real-time thread that a kernel's poll wakes with nothing to read (the
+ * ring buffer's "Fix full_waiters_pending in poll" and "Include dropped
+ * pages in counting dirty pages") or that a bug keeps busy holds its CPU
+ * from the program and the kernel's threads but for RT throttling's 5%,
+ * and a CI run's 4-vCPU VM did not finish in 900 s with such readers
+ * (docs/decisions.md).
  */
 static void before_the_writer(void)
 {
-	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
-
-	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
-		setpriority(PRIO_PROCESS, 0, FE_READER_NICE);	/* this thread's */
+	setpriority(PRIO_PROCESS, 0, FE_READER_NICE);	/* this thread's */
 }
 
 /*
@@ -353,9 +348,9 @@ int fe_rec_readers_init(struct session *s, struct fe_error *err)
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (reader_init(s, &s->readers[cpu], cpu, err))
 			return -1;
-	/* priority inheritance: a real-time reader waiting on a lock the
-	 * main thread (nice 19 while recording) holds lends it its priority,
-	 * rather than waiting behind the traced program */
+	/* priority inheritance: a reader made real-time by whoever runs
+	 * fevent (chrt) waiting on a lock the main thread (nice 19 while
+	 * recording) holds lends it its priority */
 	if (pthread_mutexattr_init(&pi) ||
 	    pthread_mutexattr_setprotocol(&pi, PTHREAD_PRIO_INHERIT) ||
 	    pthread_mutex_init(&s->lock, &pi) || pthread_mutex_init(&s->td_lock, &pi) ||
