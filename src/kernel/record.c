@@ -599,7 +599,7 @@ static int record_loop(struct run *r, struct fe_error *err)
 /*
  * While the recording runs, the main thread (the view's decoding and
  * formatting, the looks at the buffers) runs after the traced program on
- * a CPU both want: the readers (real-time, record_readers.c) move the
+ * a CPU both want: the readers (nice -10, record_readers.c) move the
  * pages meanwhile, and the view catches up when the CPU is free.  With
  * big events (--stack's) the buffers looked quiet to the view, which
  * decoded and named stacks on the program's one vCPU (6.1 VM, a kprobe:
