@@ -135,10 +135,10 @@ def test_duration_and_pid():
     try:
         sleeper = subprocess.Popen(["sleep", "30"])
         try:
-            t = time.monotonic()
             r = record("-p", str(sleeper.pid), "-d", "0.5")
             expect_eq(r.returncode, 0, r.stderr)
-            check(time.monotonic() - t < 10, "-d ends it")
+            # -d ended it, not the traced process's exit (no timed check)
+            expect_eq(sleeper.poll(), None, "the sleeper still runs")
             expect_eq(r.stdout, "")
         finally:
             sleeper.kill()
