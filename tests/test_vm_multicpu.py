@@ -42,39 +42,41 @@ SNIPPET = rf"""T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
 mkdir -p /run    # the VM's initramfs has none; a whole-call filter is kept there
 W="{RUN} {THREADS} {ROUNDS}"
-echo ::cpus; nproc
+# each step said on the console too: a boot that does not finish says where it was
+mark() {{ echo "::$1"; echo "multicpu: $1" > /dev/ttyS0; }}
+mark cpus; nproc
 fevent add -q -r '{SETAFF}' '__x64_sys_sched_setaffinity(...)' || exit 1
-echo ::live; fevent record -b 4096 -- $W; echo rc=$?
-echo ::dat; fevent record -b 4096 -o /tmp/m.dat -- $W > /dev/null; echo rc=$?
-echo ::report; fevent report -i /tmp/m.dat; echo rc=$?
-echo ::json; fevent record -b 4096 --json -- $W; echo rc=$?
-echo ::graph; fevent record -b 4096 --graph -- $W; echo rc=$?
+mark live; fevent record -b 4096 -- $W; echo rc=$?
+mark dat; fevent record -b 4096 -o /tmp/m.dat -- $W > /dev/null; echo rc=$?
+mark report; fevent report -i /tmp/m.dat; echo rc=$?
+mark json; fevent record -b 4096 --json -- $W; echo rc=$?
+mark graph; fevent record -b 4096 --graph -- $W; echo rc=$?
 fevent clear -q
 fevent add -q -r {OPENS} || exit 1
-echo ::errors; fevent record -b 4096 --errors -- $W; echo rc=$?
+mark errors; fevent record -b 4096 --errors -- $W; echo rc=$?
 fevent clear -q
 fevent add -q -r '{SETAFF}' || exit 1
-echo ::kernel-stats; fevent stats --json --by cpu -- $W; echo rc=$?
-echo ::stream-stats; fevent stats --stream --json --by cpu -- $W; echo rc=$?
+mark kernel-stats; fevent stats --json --by cpu -- $W; echo rc=$?
+mark stream-stats; fevent stats --stream --json --by cpu -- $W; echo rc=$?
 fevent clear -q
 fevent add -q -r '{SETAFF} if ret == 0 && pid == 0' || exit 1
-echo ::filter-all; fevent record -b 4096 -- $W; echo rc=$?
+mark filter-all; fevent record -b 4096 -- $W; echo rc=$?
 fevent clear -q
 fevent add -q -r '{SETAFF} if ret != 0' || exit 1
-echo ::filter-none; fevent record -b 4096 -- $W; echo rc=$?
+mark filter-none; fevent record -b 4096 -- $W; echo rc=$?
 fevent clear -q
 fevent add -q 'ksys_read(fd, count)' || exit 1
 # a copy a vCPU, at once; its timing line to /dev/null (written, not read)
 L="i=0; while [ \$i -lt $(nproc) ]; do {LOOP} read {LOOP_READS} & i=\$((i + 1)); done; wait"
-echo ::keep-all; fevent record -b {KEEP_KB} -o /tmp/k.dat -- sh -c "$L" > /dev/null; echo rc=$?
-echo ::keep-all-report; fevent report -i /tmp/k.dat | grep -c 'ksys_read(fd='; rm -f /tmp/k.dat
-echo ::keep-all-trace-cmd
+mark keep-all; fevent record -b {KEEP_KB} -o /tmp/k.dat -- sh -c "$L" > /dev/null; echo rc=$?
+mark keep-all-report; fevent report -i /tmp/k.dat | grep -c 'ksys_read(fd='; rm -f /tmp/k.dat
+mark keep-all-trace-cmd
 if command -v trace-cmd > /dev/null; then
     trace-cmd record -q -b {KEEP_KB} -e functions:ksys_read -F -c -o /tmp/t.dat sh -c "$L" > /dev/null 2>&1
     trace-cmd report -q -i /tmp/t.dat 2>/dev/null | grep -c 'ksys_read:'; rm -f /tmp/t.dat*
 fi
 fevent clear -q
-echo ::left; ls $T/instances; wc -l < $T/kprobe_events
+mark left; ls $T/instances; wc -l < $T/kprobe_events
 """
 
 

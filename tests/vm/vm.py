@@ -3,6 +3,7 @@ initramfs of busybox-static, fevent and every library it links, and shell
 snippets run inside, each one's stdout, stderr and exit status reported
 back over a second serial port (the console carries the kernel's noise)."""
 import gzip
+import re
 import os
 import shutil
 import sys
@@ -343,7 +344,14 @@ def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, ne
                 subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, timeout=timeout)
             except subprocess.TimeoutExpired:
-                raise VMError(f"the VM did not finish in {timeout} s")
+                # what it had done, and the kernel's last words (a stall,
+                # a lockup), so that a hang says where it was
+                done = re.findall(r"^@@@BEGIN (\S+)", open(results, errors="replace").read(),
+                                  re.M) if os.path.exists(results) else []
+                tail = open(console, errors="replace").read()[-3000:] \
+                    if os.path.exists(console) else ""
+                raise VMError(f"the VM did not finish in {timeout} s; snippets done: "
+                              f"{done or 'none'}; console:\n{tail}")
             text = open(results, errors="replace").read().replace("\r\n", "\n") \
                 if os.path.exists(results) else ""
             if "@@@DONE" in text:
