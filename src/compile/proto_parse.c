@@ -556,6 +556,20 @@ static int tspec_name(struct parser *ps, struct fe_tspec *ts, struct fe_buf *tex
 	return 0;
 }
 
+/*
+ * "__unused" where a name goes (before ',' ')' '=' '->' '.') is the name:
+ * the kernel's SYSCALL_DEFINE0 names its wrapper's one parameter so,
+ * "const struct pt_regs *__unused", and list renders it back.
+ */
+static bool is_unused_name(struct parser *ps)
+{
+	enum tok_kind next = peek(ps, 1)->kind;
+
+	return is_word(cur(ps), "__unused") &&
+	       (next == T_COMMA || next == T_RPAREN || next == T_EQ || next == T_ARROW ||
+		next == T_DOT || next == T_EOF);
+}
+
 static int tspec_suffix(struct parser *ps, struct fe_tspec *ts, struct fe_buf *text)
 {
 	int level = 0;
@@ -563,7 +577,9 @@ static int tspec_suffix(struct parser *ps, struct fe_tspec *ts, struct fe_buf *t
 	for (;;) {
 		struct tok *t = cur(ps);
 
-		if (is_qualifier(t)) {
+		if (is_unused_name(ps)) {
+			break;
+		} else if (is_qualifier(t)) {
 			if (is_word(t, "__user"))
 				ts->user[level] = true;
 		} else if (t->kind == T_STAR) {

@@ -68,6 +68,17 @@ static void test_rostedt(void)
 	p = parse_ok("do_IRQ()");
 	tap_ok(p && p->nr_args == 0 && !p->ellipsis, "empty argument list");
 	fe_proto_free(p);
+
+	/* SYSCALL_DEFINE0's wrapper names its parameter __unused */
+	p = parse_ok("long __x64_sys_getpid(const struct pt_regs *__unused)");
+	tap_ok(p && p->nr_args == 1 && !strcmp(p->args[0].alts[0].name, "__unused") &&
+	       p->args[0].alts[0].type->nr_ptr == 1, "'__unused' where a name goes is the name");
+	fe_proto_free(p);
+	p = parse_ok("f(char __unused *a, x64 __unused)");
+	tap_ok(p && p->nr_args == 2 && !strcmp(p->args[0].alts[0].name, "a") &&
+	       !strcmp(p->args[1].alts[0].name, "__unused"),
+	       "before a name it qualifies the type, where a name goes it is one");
+	fe_proto_free(p);
 }
 
 static void test_extensions(void)
