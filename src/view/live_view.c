@@ -166,6 +166,7 @@ void fe_view_free(struct fe_view *v)
 	free(v->scratch);
 	fe_ustacks_free(v->ustacks);
 	fe_buf_free(&v->task_names);
+	free(v->task_times);
 	fe_buf_free(&v->line);
 	fe_buf_free(&v->out);
 	fe_buf_free(&v->fmt);

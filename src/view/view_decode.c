@@ -98,7 +98,52 @@ static int string_field(struct fe_view *v, struct tep_event *te, const char *nam
 	return 0;
 }
 
-static void task_info(struct fe_view *v, struct ev_info *e, void *data, int size)
+/* The slot of pid in the task times (open addressing, a power of two). */
+static struct fe_task_time *task_time_slot(struct fe_task_time *t, unsigned int mask, int pid)
+{
+	unsigned int i = ((unsigned int)pid * 2654435761u) & mask;
+
+	while (t[i].pid && t[i].pid != pid)
+		i = (i + 1) & mask;
+	return &t[i];
+}
+
+/*
+ * Is a fork's or exec's name of pid at ts newer than the last applied?
+ * It is then noted.  Out of memory: yes (applied in decoding order, as
+ * before).
+ */
+static bool newest_name(struct fe_view *v, int pid, unsigned long long ts)
+{
+	struct fe_task_time *slot;
+
+	if (pid <= 0)
+		return true;
+	if (!v->task_times_mask || v->nr_task_times * 2 >= v->task_times_mask) {
+		unsigned int mask = v->task_times_mask ? v->task_times_mask * 2 + 1 : 255, i;
+		struct fe_task_time *t = calloc(mask + 1, sizeof(*t));
+
+		if (!t)
+			return true;
+		for (i = 0; v->task_times_mask && i <= v->task_times_mask; i++)
+			if (v->task_times[i].pid)
+				*task_time_slot(t, mask, v->task_times[i].pid) = v->task_times[i];
+		free(v->task_times);
+		v->task_times = t;
+		v->task_times_mask = mask;
+	}
+	slot = task_time_slot(v->task_times, v->task_times_mask, pid);
+	if (slot->pid && slot->ts > ts)
+		return false;
+	if (!slot->pid)
+		v->nr_task_times++;
+	slot->pid = pid;
+	slot->ts = ts;
+	return true;
+}
+
+static void task_info(struct fe_view *v, struct ev_info *e, unsigned long long ts, void *data,
+		      int size)
 {
 	unsigned long long pid;
 	char comm[256];
@@ -121,6 +166,8 @@ static void task_info(struct fe_view *v, struct ev_info *e, void *data, int size
 			memmove(comm, base + 1, strlen(base));
 		comm[15] = 0;
 	}
+	if (!newest_name(v, (int)pid, ts))
+		return;		/* an older name, decoded late */
 	tep_override_comm(v->tep, comm, (int)pid);
 	v->comms_gen++;
 	fe_buf_printf(&v->task_names, "%d %s\n", (int)pid, comm);
@@ -280,7 +327,7 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	if (e->task_info) {
 		if (cpu >= 0 && cpu < MAX_CPUS)
 			v->stack_for[cpu] = 0;
-		task_info(v, e, data, size);
+		task_info(v, e, ts, data, size);
 		return 0;
 	}
 	if (e->kernel_stack || e->user_stack) {

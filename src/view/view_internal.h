@@ -206,6 +206,14 @@ struct fe_view {
 	int who_pid;
 	unsigned long who_gen, comms_gen;
 	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
+	/* each pid's newest fork or exec applied, by time: pages of two CPUs
+	 * are decoded in turn, so a child's exec can come before its fork */
+	struct fe_task_time {
+		int pid;
+		unsigned long long ts;
+	} *task_times;
+	unsigned int task_times_mask;	/* slots - 1; 0: none yet */
+	unsigned int nr_task_times;
 	struct fe_buf line;		/* the line being printed */
 	struct fe_buf out;		/* lines made, not written yet (drain) */
 	struct fe_buf fmt;		/* an event's values being formatted */

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A task's name follows its fork and exec by time, not by the order the
+ * view decodes them: pages of two CPUs are decoded in turn, so a child's
+ * exec (on its CPU) can be decoded before its fork (on the parent's).
+ * Seen in CI as a Chrome trace naming an exec'd child by its parent's
+ * name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_util.h"
+#include "live_view.h"
+#include "tap.h"
+
+#define COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char fork_format[] =
+	"name: sched_process_fork\nID: 300\nformat:\n" COMMON
+	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d child_comm=%s child_pid=%d\", REC->parent_comm, "
+	"REC->parent_pid, REC->child_comm, REC->child_pid\n";
+
+static const char exec_format[] =
+	"name: sched_process_exec\nID: 301\nformat:\n" COMMON
+	"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, "
+	"REC->old_pid\n";
+
+static const char main_format[] =
+	"name: main\nID: 302\nformat:\n" COMMON
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:s32 argc;\toffset:16;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"(%lx) argc=%d\", REC->__probe_ip, REC->argc\n";
+
+/* One event at delta from the page's time: a header word and len bytes
+ * (a multiple of 4, at most 112). */
+static unsigned int put_event(unsigned char *page, unsigned int off, unsigned int delta,
+			      const void *data, unsigned int len)
+{
+	unsigned int word = (len / 4) | delta << 5;
+
+	memcpy(page + 16 + off, &word, 4);
+	memcpy(page + 16 + off + 4, data, len);
+	return off + 4 + len;
+}
+
+static void page_head(unsigned char *page, unsigned long long ts, unsigned long long commit)
+{
+	memcpy(page, &ts, 8);
+	memcpy(page + 8, &commit, 8);
+}
+
+static void common(unsigned char *ev, unsigned short type, int pid)
+{
+	memcpy(ev, &type, 2);
+	memcpy(ev + 4, &pid, 4);
+}
+
+int main(void)
+{
+	static unsigned char cpu0[4096], cpu1[4096];
+	unsigned char fork_ev[48] = { 0 }, exec_ev[36] = { 0 }, main_ev[20] = { 0 };
+	int parent = 580, child = 582, argc = 2, loc = 20 | 13 << 16;
+	struct fe_error err = { 0 };
+	struct fe_view_opts o = { 0 };
+	struct fe_view *v;
+	unsigned int off;
+	char *text = NULL;
+	size_t len = 0;
+
+	o.out = open_memstream(&text, &len);
+	v = o.out ? fe_view_new(&o, header_page, &err) : NULL;
+	tap_ok(v && !fe_view_add_task_event(v, "sched", "sched_process_fork", fork_format, &err) &&
+	       !fe_view_add_task_event(v, "sched", "sched_process_exec", exec_format, &err) &&
+	       !fe_view_add_event(v, "grp", "main", main_format, "argc=%di:s32", &err),
+	       "the view takes the formats");
+	if (!v)
+		return tap_done();
+
+	/* CPU 0: sh (580) forks 582 at 500, still named sh */
+	common(fork_ev, 300, parent);
+	memcpy(fork_ev + 8, "sh", 3);
+	memcpy(fork_ev + 24, &parent, 4);
+	memcpy(fork_ev + 28, "sh", 3);
+	memcpy(fork_ev + 44, &child, 4);
+	off = put_event(cpu0, 0, 0, fork_ev, sizeof(fork_ev));
+	page_head(cpu0, 500, off);
+	/* CPU 1: 582 execs fx_prog at 1000, then its main at 1010 */
+	common(exec_ev, 301, child);
+	memcpy(exec_ev + 8, &loc, 4);
+	memcpy(exec_ev + 12, &child, 4);
+	memcpy(exec_ev + 16, &child, 4);
+	memcpy(exec_ev + 20, "/tmp/fx_prog", 13);
+	common(main_ev, 302, child);
+	memcpy(main_ev + 16, &argc, 4);
+	off = put_event(cpu1, 0, 0, exec_ev, sizeof(exec_ev));
+	off = put_event(cpu1, off, 10, main_ev, sizeof(main_ev));
+	page_head(cpu1, 1000, off);
+
+	/* CPU 1's page first, as a reader may hand them */
+	tap_ok(!fe_view_page(v, 1, cpu1, sizeof(cpu1), &err) &&
+	       !fe_view_page(v, 0, cpu0, sizeof(cpu0), &err), "both pages decode");
+	fe_view_flush(v, true);
+	fflush(o.out);
+	tap_ok(text && strstr(text, "fx_prog-582") && !strstr(text, "sh-582"),
+	       "main's line is fx_prog's, the name of the exec after the fork");
+	if (text && !strstr(text, "fx_prog-582"))
+		printf("# %s", text);
+	fe_view_free(v);
+	fclose(o.out);
+	free(text);
+	return tap_done();
+}
