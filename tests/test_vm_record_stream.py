@@ -22,11 +22,13 @@ CALLS = 20000
 
 SNIPPET = rf"""T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
-# until fevent PID records (its event enabled in its instance), 120 s at
-# most (a VM sharing a loaded host); said if it never did
+# until fevent PID records (its event enabled in its instance, and the
+# instance tracing: fevent enables with tracing off, then turns it on),
+# 120 s at most (a VM sharing a loaded host); said if it never did
 armed() {{
   n=0
-  while [ "$(cat $T/instances/fevent-$1/events/functions/ksys_read/enable 2>/dev/null)" != 1 ] \
+  while {{ [ "$(cat $T/instances/fevent-$1/events/functions/ksys_read/enable 2>/dev/null)" != 1 ] \
+      || [ "$(cat $T/instances/fevent-$1/tracing_on 2>/dev/null)" != 1 ]; }} \
       && [ $n -lt 12000 ]; do usleep 10000; n=$((n+1)); done
   [ $n -lt 12000 ] || echo "fevent $1 never armed"
 }}
