@@ -320,7 +320,7 @@ def main():
             print(f"\nHost half {host_took:.1f} s (with the VM tiers it took), "
                   f"VM half {tally.vm_half:.1f} s")
         print("\nSlowest tiers:")
-        for secs, name in sorted(tally.took, reverse=True)[:12]:
+        for secs, name in sorted(tally.took, reverse=True)[:40]:
             print(f"  {secs:7.1f} s  {name}")
     if tally.failures:
         print("\nFailed:")
