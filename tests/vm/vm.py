@@ -329,12 +329,13 @@ def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, ne
         argv.remove("-nographic")
         if cpus > 1:
             argv += ["-smp", str(cpus)]
-        # 4 vCPUs in one host thread (docs/testing.md, "several vCPUs"):
-        # multi-threaded TCG let a vCPU run stale code after another
-        # patched it (6.1: an idle CPU looping on an int3 in __schedule,
-        # another waiting on it in text_poke_bp's IPI, for the 900 s of
-        # a boot); 2 vCPUs keep their own threads, never seen to hang
-        if cpus >= 4:
+        # several vCPUs in one host thread (docs/testing.md, "several
+        # vCPUs"): multi-threaded TCG let a vCPU run stale code after
+        # another patched it (6.1 at 4 vCPUs: an idle CPU looping on an
+        # int3 in __schedule, another waiting on it in text_poke_bp's IPI,
+        # for the 900 s of a boot; at 2, a loaded CI host's boot that
+        # never reached /init)
+        if cpus > 1:
             argv[argv.index("tcg")] = "tcg,thread=single"
         if net:
             argv += ["-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0"]
