@@ -97,6 +97,11 @@ struct fe_compile_set {
 	int spool_errno;	/* the file could not be read back: why */
 	struct fe_glob_stream *streams;
 	int nr_streams;
+	/* compile (fe_compile_opts.render, not -n): fe_compile_add_file keeps
+	 * a file's lines past its first as text, 30 bytes a line, not as
+	 * items (600), until fe_compile_run streams those it can (a list of
+	 * every function in near flat memory, as a glob) */
+	bool defer_lines;
 };
 
 struct fe_compile_opts {

@@ -92,10 +92,23 @@ struct fe_glob_stream *fe_compile_glob_stream(const struct fe_compile_set *set, 
 }
 
 int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
-			   struct fe_compiled *it)
+			   struct fe_compiled *it, const struct fe_compile_opts *opts)
 {
 	memset(it, 0, sizeof(*it));
 	it->file = s->file;
+	if (!s->tmpl) {
+		/* a list's line: parsed when split, it parses again */
+		struct fe_error perr = { 0 };
+		char *text;
+
+		it->line = strtol(name, &text, 10);
+		it->text = strdup(text + 1);
+		it->proto = it->text ? fe_proto_parse(it->text, &perr) : NULL;
+		if (!it->proto)
+			return -1;
+		fe_compile_site_kind(it, opts);
+		return 0;
+	}
 	it->line = s->line;
 	it->site.kind = s->kind;
 	it->glob = s->glob;

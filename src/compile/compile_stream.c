@@ -95,8 +95,9 @@ static int predict_clashes(struct fe_compile_set *set)
 	keys = calloc(total + 1, sizeof(*keys));
 	if (!keys)
 		return -1;
+	/* FILE:N names no function */
 	for (i = 0; i < set->nr; i++)
-		if (!set->items[i].failed && set->items[i].proto)
+		if (!set->items[i].failed && set->items[i].proto && set->items[i].proto->func)
 			keys[n++] = (struct hkey){ name_event(set->items[i].proto->func), 0, NULL,
 						   -1, 0 };
 	for (i = 0; i < set->nr_streams; i++) {
@@ -107,7 +108,10 @@ static int predict_clashes(struct fe_compile_set *set)
 			goto oom;
 		/* the first is an item already */
 		for (k = 1; k < s->names.nr; k++)
-			keys[n++] = (struct hkey){ name_event(s->names.v[k]), 0, NULL, k, i };
+			keys[n++] = (struct hkey){ s->ev ? s->ev[k] : name_event(s->names.v[k]),
+						   0, NULL, k, i };
+		free(s->ev);
+		s->ev = NULL;
 	}
 	for (i = 0; i < n; i++)
 		if (!keys[i].h)
@@ -127,9 +131,9 @@ oom:
 	return -1;
 }
 
-int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
-			   struct fe_dbg *known)
+int fe_compile_stream_want(struct fe_compile_set *set, struct fe_compile_ctx *c)
 {
+	struct fe_dbg *known = c->dbg_is_running ? c->dbg : NULL;
 	int i, k;
 
 	if (set->nr_streams && predict_clashes(set))
@@ -137,12 +141,13 @@ int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
 	for (i = 0; i < set->nr_streams; i++) {
 		const struct fe_glob_stream *s = &set->streams[i];
 
-		for (k = 1; k < s->names.nr; k++) {
+		/* a list's lines asked theirs when split */
+		for (k = 1; s->tmpl && k < s->names.nr; k++) {
 			struct fe_compiled it;
-			int ret = fe_compile_stream_item(s, s->names.v[k], &it);
+			int ret = fe_compile_stream_item(s, s->names.v[k], &it, c->opts);
 
 			if (!ret)
-				ret = fe_resolve_want_symbols(it.proto, ksyms, known);
+				ret = fe_resolve_want_symbols(it.proto, c->ksyms, known);
 			fe_compiled_clear(&it);
 			if (ret)
 				return -1;
@@ -224,7 +229,8 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	struct fe_thin *t, *thin;
 	size_t off = set->spool.len;
 
-	if (it->warnings.nr || it->probe || it->def.uprobe || !it->def.event)
+	if (it->warnings.nr || it->probe || it->def.uprobe || it->def.tracepoint ||
+	    !it->def.event)
 		return 0;
 	if (!opts->render(it, &set->spool)) {
 		if (set->spool.failed)
@@ -271,6 +277,154 @@ static int add_extra(struct fe_compiled **extra, int *nr, struct fe_compiled *it
 	return 0;
 }
 
+/* A list's line that may join a stream: one function's entry, placed by
+ * its name alone (a module's has its own DWARF, a glob expands, a line or
+ * an offset makes sites). */
+static bool one_entry(const struct fe_proto *p)
+{
+	return p && p->func && !p->module && !p->is_glob && !p->tracepoint &&
+	       p->at == FE_AT_ENTRY;
+}
+
+/* Do a list's lines stream?  Where a glob's would (compile_glob.c's
+ * streamed()), and not where the kernel's DWARF gives an entry its
+ * inlined copies (compile_sites.c makes them items). */
+static bool lists_stream(struct fe_compile_ctx *c, struct fe_dbg **ldbg)
+{
+	const struct fe_compile_opts *o = c->opts;
+	struct fe_dbg *d;
+
+	if (!o->render || o->verbose || o->binary || o->event)
+		return false;
+	d = fe_compile_line_dbg(c->dbg, o, ldbg, NULL);
+	return !d || strcmp(fe_dbg_kind(d), "DWARF");
+}
+
+/* Line name ("LINE TEXT", taken) joins the stream of item head, made on
+ * its first; ev its event's hash.  -1 out of memory (name not taken). */
+static int join(struct fe_compile_set *set, int head, char *name, unsigned long long ev)
+{
+	struct fe_compiled *it = &set->items[head];
+	struct fe_glob_stream *st;
+	unsigned long long *evs;
+	char **v;
+
+	if (!ev)
+		return -1;
+	if (!it->stream) {
+		st = realloc(set->streams, (set->nr_streams + 1) * sizeof(*st));
+		if (!st)
+			return -1;
+		set->streams = st;
+		st = &st[set->nr_streams];
+		memset(st, 0, sizeof(*st));
+		st->file = it->file;
+		/* names[0] is the head's */
+		st->names.v = calloc(1, sizeof(*st->names.v));
+		st->ev = calloc(1, sizeof(*st->ev));
+		if (!st->names.v || !st->ev) {
+			free(st->names.v);
+			free(st->ev);
+			return -1;
+		}
+		st->names.nr = 1;
+		it->stream = ++set->nr_streams;
+	}
+	st = &set->streams[it->stream - 1];
+	/* room for a power of two */
+	if (!(st->names.nr & (st->names.nr - 1))) {
+		v = realloc(st->names.v, st->names.nr * 2 * sizeof(*v));
+		if (!v)
+			return -1;
+		st->names.v = v;
+		evs = realloc(st->ev, st->names.nr * 2 * sizeof(*evs));
+		if (!evs)
+			return -1;
+		st->ev = evs;
+	}
+	st->names.v[st->names.nr] = name;
+	st->ev[st->names.nr++] = ev;
+	return 0;
+}
+
+/* Line k of pending list p, after item head (-1: none to join): it joins
+ * head's stream, or becomes an item (parsed where on; its own error made
+ * when the items are).  The stream's head after it; -2 out of memory. */
+static int split_line(struct fe_compile_set *set, struct fe_compile_ctx *c,
+		      struct fe_glob_stream *p, int k, int head, bool on)
+{
+	struct fe_error perr = { 0 };
+	struct fe_compiled it = { 0 };
+	char *text;
+	long line = strtol(p->names.v[k], &text, 10);
+	struct fe_proto *proto = on ? fe_proto_parse(text + 1, &perr) : NULL;
+	bool one = one_entry(proto);
+
+	if (head >= 0 && one) {
+		if (fe_resolve_want_symbols(proto, c->ksyms, c->dbg_is_running ? c->dbg : NULL) ||
+		    join(set, head, p->names.v[k], name_event(proto->func))) {
+			fe_proto_free(proto);
+			return -2;
+		}
+		p->names.v[k] = NULL;
+		fe_proto_free(proto);
+		return head;
+	}
+	it.text = strdup(text + 1);
+	it.file = p->file;
+	it.line = line;
+	it.proto = proto;
+	if (!it.text || add_extra(&set->items, &set->nr, &it)) {
+		fe_compiled_clear(&it);
+		return -2;
+	}
+	return one ? set->nr - 1 : -1;
+}
+
+int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
+			   struct fe_dbg **ldbg)
+{
+	struct fe_glob_stream *pend = set->streams;
+	struct fe_compiled *old = set->items;
+	int nr_pend = set->nr_streams, nr_old = set->nr, i, k, head = 0, ret = 0;
+	bool on;
+
+	if (!nr_pend)
+		return 0;
+	on = lists_stream(c, ldbg);
+	set->streams = NULL;
+	set->nr_streams = 0;
+	set->items = NULL;
+	set->nr = 0;
+	for (i = 0; i < nr_old && head > -2; i++) {
+		struct fe_glob_stream *p = old[i].stream ? &pend[old[i].stream - 1] : NULL;
+		struct fe_compiled *it;
+		struct fe_error perr = { 0 };
+
+		old[i].stream = 0;
+		if (add_extra(&set->items, &set->nr, &old[i])) {
+			ret = -1;
+			break;
+		}
+		it = &set->items[set->nr - 1];
+		/* parsed once: the items' parse takes it as it is */
+		if (p && on)
+			it->proto = fe_proto_parse(it->text, &perr);
+		head = one_entry(it->proto) ? set->nr - 1 : -1;
+		for (k = 1; p && k < p->names.nr && head > -2; k++)
+			head = split_line(set, c, p, k, head, on);
+	}
+	for (i = 0; i < nr_old; i++)
+		fe_compiled_clear(&old[i]);
+	free(old);
+	for (i = 0; i < nr_pend; i++) {
+		fe_func_names_free(&pend[i].names);
+		free(pend[i].ev);
+	}
+	free(pend);
+	return ret || head < -1 ? -1 : 0;
+}
+
 int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *head,
 			  struct fe_compile_ctx *c, int *seq, struct fe_compiled **extra,
 			  int *nr_extra)
@@ -281,15 +435,18 @@ int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *
 	for (k = 1; k < st->names.nr && !ret; k++) {
 		struct fe_compiled it;
 
-		ret = fe_compile_stream_item(st, st->names.v[k], &it);
+		ret = fe_compile_stream_item(st, st->names.v[k], &it, c->opts);
 		it.seq = (*seq)++;
 		if (!ret)
 			ret = fe_compile_entry(&it, c);
-		if (ret > 0) {
+		if (ret > 0 && st->tmpl) {
 			/* one line of the glob's warning: without -v
 			 * (streamed), no why */
 			st->failed++;
 			ret = 0;
+		} else if (ret > 0) {
+			/* a list's line: its error is the command's */
+			ret = add_extra(extra, nr_extra, &it);
 		} else if (!ret) {
 			ret = st->clash[k] ? 0 : make_thin(set, s, &it, st->names.v[k], c->opts);
 			if (ret > 0)
@@ -449,6 +606,9 @@ static void first_to_stay(struct fe_compile_set *set, const struct fe_compiled *
 	for (s = 0; s < set->nr_streams; s++) {
 		int glob = set->streams[s].glob, first = -1;
 
+		/* a list has no warnings of its own */
+		if (!set->streams[s].tmpl)
+			continue;
 		for (i = 0; i < set->nr + nr_extra; i++) {
 			const struct fe_compiled *it = i < set->nr ? &set->items[i] :
 						       &extra[i - set->nr];
@@ -495,7 +655,7 @@ static int revive_one(struct fe_compile_set *set, struct fe_thin *t, struct fe_c
 	fe_buf_free(&buf);
 	if (!copy)
 		return -1;
-	ret = fe_compile_stream_item(st, copy, &it);
+	ret = fe_compile_stream_item(st, copy, &it, c->opts);
 	free(copy);
 	it.seq = t->seq;
 	/* it compiled before: it does again, alike */
