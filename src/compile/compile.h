@@ -69,7 +69,8 @@ struct fe_compiled {
  */
 struct fe_thin {
 	unsigned long long event_hash;	/* of its event's name */
-	unsigned long long target_hash;	/* of its kprobe's target; 0: none */
+	unsigned long long target_hash;	/* of its kprobe's target, or its
+					 * uprobe's file and offset; 0: none */
 	size_t off;		/* in the spool: its lines, then its function's
 				 * name */
 	unsigned int len;	/* of its lines */
@@ -77,6 +78,7 @@ struct fe_thin {
 	int seq;		/* as an item's */
 	int stream;		/* of set->streams, 0-based */
 	bool dead;		/* made an item again */
+	bool uprobe;		/* target_hash is a uprobe's */
 };
 
 struct fe_glob_stream;

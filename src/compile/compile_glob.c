@@ -121,13 +121,14 @@ int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
 }
 
 /*
- * compile (opts->render) streams a glob of the kernel's functions' entries
- * (compile_stream.c): not -v, which says each function's probe, nor a
- * binary's, a tracepoint's or an SDT provider's (their globs are small).
+ * compile (opts->render) streams a glob of the kernel's or a binary's
+ * functions' entries (compile_stream.c): not -v, which says each
+ * function's probe, nor a tracepoint's or an SDT provider's (their globs
+ * are small).
  */
 static bool streamed(const struct fe_compiled *it, const struct fe_compile_opts *opts, int nr)
 {
-	return opts->render && !opts->verbose && !opts->binary && nr > 1 &&
+	return opts->render && !opts->verbose && nr > 1 &&
 	       !it->proto->tracepoint && it->site.kind != FE_SITE_SDT &&
 	       it->proto->at == FE_AT_ENTRY;
 }

@@ -43,13 +43,24 @@ static unsigned long long hash_of(const char *s)
 	return hash_more(0xcbf29ce484222325ULL, s);
 }
 
-/* A kprobe at a function's entry: the items whose addresses the passes
- * compare (compile_glob.c's an_entry, and more: a false one costs a
- * compile). */
-static bool kentry(const struct fe_compiled *it)
+/* A function's entry: the items whose addresses the passes compare
+ * (compile_glob.c's an_entry, and more: a false one costs a compile). */
+static bool an_entry(const struct fe_compiled *it)
 {
-	return !it->failed && it->def.target && !it->def.tracepoint && !it->def.uprobe &&
-	       !it->has_site;
+	return !it->failed && it->def.target && !it->def.tracepoint && !it->has_site &&
+	       it->site.kind != FE_SITE_SDT;
+}
+
+/* Its address, hashed: a kprobe's by its target's name (kallsyms places
+ * it), a uprobe's by its file and offset (the address itself). */
+static unsigned long long target_key(const struct fe_compiled *it)
+{
+	char off[32];
+
+	if (!it->def.uprobe)
+		return hash_of(it->def.target) | 1;
+	snprintf(off, sizeof(off), "@%llx", it->def.offset);
+	return hash_more(hash_of(it->def.target), off) | 1;
 }
 
 /* A hash and who has it: a thin function (thin >= 0), or an item */
@@ -59,6 +70,7 @@ struct hkey {
 	const struct fe_compiled *it;
 	int thin;
 	int seen;		/* kallsyms has its name so often */
+	bool uprobe;		/* h is of a uprobe's file and offset */
 };
 
 static int by_hash(const void *a, const void *b)
@@ -99,7 +111,7 @@ static int predict_clashes(struct fe_compile_set *set)
 	for (i = 0; i < set->nr; i++)
 		if (!set->items[i].failed && set->items[i].proto && set->items[i].proto->func)
 			keys[n++] = (struct hkey){ name_event(set->items[i].proto->func), 0, NULL,
-						   -1, 0 };
+						   -1, 0, false };
 	for (i = 0; i < set->nr_streams; i++) {
 		struct fe_glob_stream *s = &set->streams[i];
 
@@ -109,7 +121,7 @@ static int predict_clashes(struct fe_compile_set *set)
 		/* the first is an item already */
 		for (k = 1; k < s->names.nr; k++)
 			keys[n++] = (struct hkey){ s->ev ? s->ev[k] : name_event(s->names.v[k]),
-						   0, NULL, k, i };
+						   0, NULL, k, i, false };
 		free(s->ev);
 		s->ev = NULL;
 	}
@@ -229,8 +241,7 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	struct fe_thin *t, *thin;
 	size_t off = set->spool.len;
 
-	if (it->warnings.nr || it->probe || it->def.uprobe || it->def.tracepoint ||
-	    !it->def.event)
+	if (it->warnings.nr || it->probe || it->def.tracepoint || !it->def.event)
 		return 0;
 	if (!opts->render(it, &set->spool)) {
 		if (set->spool.failed)
@@ -249,7 +260,8 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	t = &thin[set->nr_thin++];
 	memset(t, 0, sizeof(*t));
 	t->event_hash = hash_of(it->def.event);
-	t->target_hash = kentry(it) ? hash_of(it->def.target) | 1 : 0;
+	t->target_hash = an_entry(it) ? target_key(it) : 0;
+	t->uprobe = it->def.uprobe;
 	t->off = set->spooled + off;
 	t->name_len = strlen(name);
 	t->len = set->spool.len - off - t->name_len;
@@ -481,16 +493,17 @@ static struct hkey *gather(const struct fe_compile_set *set, const struct fe_com
 	for (i = 0; i < set->nr + nr_extra; i++) {
 		const struct fe_compiled *it = i < set->nr ? &set->items[i] : &extra[i - set->nr];
 
-		if (target ? kentry(it) : !it->failed && it->def.event)
-			keys[(*n)++] = (struct hkey){ target ? hash_of(it->def.target) | 1 :
-						      hash_of(it->def.event), 0, it, -1, 0 };
+		if (target ? an_entry(it) : !it->failed && it->def.event)
+			keys[(*n)++] = (struct hkey){ target ? target_key(it) :
+						      hash_of(it->def.event), 0, it, -1, 0,
+						      target && it->def.uprobe };
 	}
 	for (i = 0; i < set->nr_thin; i++) {
 		const struct fe_thin *t = &set->thin[i];
 
 		if (!t->dead && (!target || t->target_hash))
 			keys[(*n)++] = (struct hkey){ target ? t->target_hash : t->event_hash,
-						      0, NULL, i, 0 };
+						      0, NULL, i, 0, target && t->uprobe };
 	}
 	qsort(keys, *n, sizeof(*keys), by_hash);
 	return keys;
@@ -560,7 +573,8 @@ static int at_addr(const char *name, const char *module, unsigned long long addr
 }
 
 /* Thin functions at an address another item or thin function probes (or
- * whose name kallsyms has twice). */
+ * whose name kallsyms has twice): a kprobe's looked up in kallsyms by its
+ * target's name, a uprobe's its file and offset. */
 static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *extra,
 			  int nr_extra, const struct fe_compile_opts *opts, bool *revive)
 {
@@ -569,13 +583,18 @@ static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *
 	int i, j, n = 0;
 
 	fe_compile_symtabs(opts, &elf, &kallsyms);
-	if (!kallsyms)
-		return 0;
 	w.keys = gather(set, extra, nr_extra, true, &w.n);
 	if (!w.keys)
 		return -1;
-	/* unreadable: no address known, nothing merged */
-	fe_ksyms_each_at(kallsyms, at_addr, &w);
+	/* a uprobe's key is its address; a kprobe's is kallsyms' (none, or
+	 * unreadable: no address known, nothing merged) */
+	for (i = 0; i < w.n; i++)
+		if (w.keys[i].uprobe) {
+			w.keys[i].addr = w.keys[i].h;
+			w.keys[i].seen = 1;
+		}
+	if (kallsyms)
+		fe_ksyms_each_at(kallsyms, at_addr, &w);
 	for (i = 0; i < w.n; i++) {
 		if (w.keys[i].seen > 1)
 			mark(w.keys, i, i + 1, revive);
