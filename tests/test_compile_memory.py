@@ -253,3 +253,28 @@ def test_a_streamed_binary_glob_prints_what_its_items_print():
     r = fe.run("compile", "-x", lib, "--portable", "Py*(...)")
     expect_eq((r.returncode, r.stdout), (2, ""), r.stderr[-2000:])
     check("--portable is for kprobes" in r.stderr, r.stderr[-2000:])
+
+
+def test_a_streamed_binary_list_prints_what_its_items_print():
+    """A binary's list (-x LIB -f FILE) streams its lines of functions
+    with no inlined copy; a function that has some stays an item, which
+    makes its copies' items.  Its stdout and stderr are the unstreamed
+    ones' (-v's stdout), byte for byte: the functions libpython's glob
+    'Py*' compiles, a function twice, and their inlined copies."""
+    lib = libpython()
+    glob = fe.run("compile", "-q", "-x", lib, "--max", "100000", "Py*(...)")
+    expect_eq(glob.returncode, 0, glob.stderr[-2000:])
+    names = [l.split()[0].split("/")[1] for l in glob.stdout.splitlines()
+             if l.startswith("p:") and "localalias" not in l]
+    check(len(names) > 500, glob.stdout[-2000:])
+    path = write_list([f"{n}(...)" for n in names] + ["PyList_Append(...)"])
+    argv = ["compile", "-x", lib, "--max", "100000", "-f", path]
+    streamed = fe.run(*argv)
+    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
+    items = fe.run(*argv, "-v")
+    expect_eq(items.returncode, 0, items.stderr[-2000:])
+    # the inlined copies' events, FUNC_1...
+    check(streamed.stdout.count("\n") > len(names), streamed.stdout[-2000:])
+    expect_eq(streamed.stdout, items.stdout)
+    check("event 'PyList_Append' is also defined by an earlier prototype" in streamed.stderr,
+          streamed.stderr[-2000:])

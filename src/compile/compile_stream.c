@@ -14,7 +14,9 @@
  * item compiled: the contract of all or nothing stays.  The spool is an
  * unlinked file in $TMPDIR (else /tmp), as sort(1) keeps its runs: no
  * name, nothing left behind however fevent ends; where none can be made,
- * it is memory.
+ * it is memory.  A -f list's lines stream alike (fe_compile_split_lists):
+ * each that names one function's entry, with no inlined copy, is compiled
+ * from its own text in its turn, after the line before it.
  */
 
 /* A spool's bytes go to its file in blocks this big */
@@ -27,6 +29,7 @@
 
 #include "compile.h"
 #include "compile_int.h"
+#include "dbg_inline.h"
 #include "kprobe_emit.h"
 #include "ksyms.h"
 
@@ -298,18 +301,43 @@ static bool one_entry(const struct fe_proto *p)
 	       p->at == FE_AT_ENTRY;
 }
 
-/* Do a list's lines stream?  Where a glob's would (compile_glob.c's
- * streamed()), and not where the kernel's DWARF gives an entry its
- * inlined copies (compile_sites.c makes them items). */
-static bool lists_stream(struct fe_compile_ctx *c, struct fe_dbg **ldbg)
-{
-	const struct fe_compile_opts *o = c->opts;
-	struct fe_dbg *d;
+/* How a list's lines are split */
+struct split {
+	struct fe_compile_ctx *c;
+	bool on;		/* they stream: where a glob's would
+				 * (compile_glob.c's streamed()) */
+	/* where an entry may have inlined copies (DWARF): the functions
+	 * with an inlined root, sorted (their copies may be none) */
+	const char **inl;
+	int nr_inl;
+};
 
-	if (!o->render || o->verbose || o->binary || o->event)
-		return false;
-	d = fe_compile_line_dbg(c->dbg, o, ldbg, NULL);
-	return !d || strcmp(fe_dbg_kind(d), "DWARF");
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int add_inl(const char *name, void *arg)
+{
+	struct split *sp = arg;
+	const char **v = sp->nr_inl & (sp->nr_inl - 1) ? sp->inl :
+			 realloc(sp->inl, (sp->nr_inl ? sp->nr_inl * 2 : 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	sp->inl = v;
+	v[sp->nr_inl++] = name;
+	return 0;
+}
+
+/* A list's line that streams: one function's entry that no inlined copy
+ * may have (compile_sites.c makes a function's copies items; the names
+ * with an inlined root are asked, not each one's copies, which costs a
+ * symbol lookup a copy). */
+static bool streams(const struct split *sp, const struct fe_proto *p)
+{
+	return sp->on && one_entry(p) &&
+	       !(sp->nr_inl && bsearch(&p->func, sp->inl, sp->nr_inl, sizeof(*sp->inl), by_name));
 }
 
 /* Line name ("LINE TEXT", taken) joins the stream of item head, made on
@@ -362,15 +390,16 @@ static int join(struct fe_compile_set *set, int head, char *name, unsigned long 
 /* Line k of pending list p, after item head (-1: none to join): it joins
  * head's stream, or becomes an item (parsed where on; its own error made
  * when the items are).  The stream's head after it; -2 out of memory. */
-static int split_line(struct fe_compile_set *set, struct fe_compile_ctx *c,
-		      struct fe_glob_stream *p, int k, int head, bool on)
+static int split_line(struct fe_compile_set *set, const struct split *sp,
+		      struct fe_glob_stream *p, int k, int head)
 {
+	struct fe_compile_ctx *c = sp->c;
 	struct fe_error perr = { 0 };
 	struct fe_compiled it = { 0 };
 	char *text;
 	long line = strtol(p->names.v[k], &text, 10);
-	struct fe_proto *proto = on ? fe_proto_parse(text + 1, &perr) : NULL;
-	bool one = one_entry(proto);
+	struct fe_proto *proto = sp->on ? fe_proto_parse(text + 1, &perr) : NULL;
+	bool one = streams(sp, proto);
 
 	if (head >= 0 && one) {
 		if (fe_resolve_want_symbols(proto, c->ksyms, c->dbg_is_running ? c->dbg : NULL) ||
@@ -398,12 +427,21 @@ int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 {
 	struct fe_glob_stream *pend = set->streams;
 	struct fe_compiled *old = set->items;
+	const struct fe_compile_opts *o = c->opts;
 	int nr_pend = set->nr_streams, nr_old = set->nr, i, k, head = 0, ret = 0;
-	bool on;
+	struct split sp = { c, o->render && !o->verbose && !o->event, NULL, 0 };
+	struct fe_dbg *dwarf;
 
 	if (!nr_pend)
 		return 0;
-	on = lists_stream(c, ldbg);
+	dwarf = sp.on ? fe_compile_line_dbg(c->dbg, o, ldbg, NULL) : NULL;
+	if (dwarf && !strcmp(fe_dbg_kind(dwarf), "DWARF")) {
+		if (fe_dbg_inline_names(dwarf, "*", add_inl, &sp)) {
+			free(sp.inl);
+			return -1;
+		}
+		qsort(sp.inl, sp.nr_inl, sizeof(*sp.inl), by_name);
+	}
 	set->streams = NULL;
 	set->nr_streams = 0;
 	set->items = NULL;
@@ -420,11 +458,11 @@ int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 		}
 		it = &set->items[set->nr - 1];
 		/* parsed once: the items' parse takes it as it is */
-		if (p && on)
+		if (p && sp.on)
 			it->proto = fe_proto_parse(it->text, &perr);
-		head = one_entry(it->proto) ? set->nr - 1 : -1;
+		head = p && streams(&sp, it->proto) ? set->nr - 1 : -1;
 		for (k = 1; p && k < p->names.nr && head > -2; k++)
-			head = split_line(set, c, p, k, head, on);
+			head = split_line(set, &sp, p, k, head);
 	}
 	for (i = 0; i < nr_old; i++)
 		fe_compiled_clear(&old[i]);
@@ -434,6 +472,7 @@ int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 		free(pend[i].ev);
 	}
 	free(pend);
+	free(sp.inl);
 	return ret || head < -1 ? -1 : 0;
 }
 
