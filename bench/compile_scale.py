@@ -8,8 +8,8 @@ kernel's BTF: no kallsyms is read, and every name is asked of the
 symbol table anyway); then, with the running kernel's BTF, globs of
 about as many functions ('[hu]*(...)': first letters whose functions
 make about N, greedily) and the glob of every function, 'compile -q
---max 100000 "*(...)"': compile streams a glob's functions (each
-rendered as it is made), not a list's.  Each run is a whole
+--max 100000 "*(...)"': compile streams a glob's functions and a
+list's lines (each rendered as it is made).  Each run is a whole
 process under /usr/bin/time (compile_bench.measure): its CPU (user +
 system) and peak RSS (%M) are its own, and hold on a busy host better
 than wall time does; wall is printed too.  Medians of R runs, the sizes

@@ -101,6 +101,8 @@ int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job
 		fprintf(stderr, "fevent: definitions for the kernel of the tracefs at %s\n",
 			opts.kcaps->dir);
 	memset(set, 0, sizeof(*set));
+	/* a list streams as a glob does (one -n event is one prototype) */
+	set->defer_lines = opts.render && !a->event;
 	if (!opts.installs && job->tracefs && !job->portable && !opts.kcaps) {
 		fe_say_error("cannot read %s/README: --tracefs names the tracefs of the kernel the definitions are for, or a directory with a copy of its README\n",
 			     job->tracefs);

@@ -59,13 +59,55 @@ int fe_compile_add_text(struct fe_compile_set *set, const char *text, int positi
 	return add_item(set, text, strlen(text), NULL, position);
 }
 
+/*
+ * Line line of the file, text[0..len-1], waiting as "LINE TEXT" in the
+ * stream of item head, the file's first (set->defer_lines); made on its
+ * first line.  Its names' room doubles.  -1 out of memory.
+ */
+static int defer_line(struct fe_compile_set *set, int head, const char *text, size_t len,
+		      const char *file, int line)
+{
+	struct fe_compiled *it = &set->items[head];
+	struct fe_func_names *names;
+	char **v;
+
+	if (!it->stream) {
+		struct fe_glob_stream *st = realloc(set->streams,
+						    (set->nr_streams + 1) * sizeof(*st));
+
+		if (!st)
+			return -1;
+		set->streams = st;
+		st = &st[set->nr_streams];
+		memset(st, 0, sizeof(*st));
+		st->file = file;
+		/* names[0] is the head's */
+		st->names.nr = 1;
+		st->names.v = calloc(1, sizeof(*st->names.v));
+		if (!st->names.v)
+			return -1;
+		it->stream = ++set->nr_streams;
+	}
+	names = &set->streams[it->stream - 1].names;
+	if (!(names->nr & (names->nr - 1))) {
+		v = realloc(names->v, names->nr * 2 * sizeof(*v));
+		if (!v)
+			return -1;
+		names->v = v;
+	}
+	if (asprintf(&names->v[names->nr], "%d %.*s", line, (int)len, text) < 0)
+		return -1;
+	names->nr++;
+	return 0;
+}
+
 int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 {
 	FILE *f;
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	int line = 0, ret = 0;
+	int line = 0, ret = 0, head = -1;
 
 	if (!strcmp(path, "-"))
 		f = stdin;
@@ -87,10 +129,13 @@ int fe_compile_add_file(struct fe_compile_set *set, const char *path)
 		if (i == len)
 			continue;
 		/* keep leading blanks so columns match the file */
-		if (add_item(set, buf, len, path, line)) {
+		if (head >= 0 && set->defer_lines ? defer_line(set, head, buf, len, path, line) :
+		    add_item(set, buf, len, path, line)) {
 			ret = -1;
 			break;
 		}
+		if (head < 0)
+			head = set->nr - 1;
 	}
 	if (ferror(f))
 		ret = -1;
@@ -374,7 +419,7 @@ static int warn_same_events(struct fe_compile_set *set)
  * its note); else a function's entry, until a line, an offset or an
  * inlined copy gives the item its own site, or resolve finds a system call.
  */
-static void site_kind(struct fe_compiled *it, const struct fe_compile_opts *opts)
+void fe_compile_site_kind(struct fe_compiled *it, const struct fe_compile_opts *opts)
 {
 	fe_tp_take_prefix(it->proto, opts->binary);
 	if (opts->binary && it->proto->module)
@@ -523,6 +568,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		return -1;
 	}
 	c = (struct fe_compile_ctx){ dbg, ksyms, &mods, dbg_is_running, opts };
+	if (fe_compile_split_lists(set, &c, &ldbg))
+		goto oom;
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 		struct fe_error perr = { 0 };
@@ -536,7 +583,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 			*fe_compiled_err(it) = perr;
 			it->failed = true;
 		} else {
-			site_kind(it, opts);
+			fe_compile_site_kind(it, opts);
 		}
 	}
 	if (fe_compile_expand_globs(set, dbg, opts))
@@ -550,7 +597,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 			it->failed = true;
 		}
 	}
-	if (fe_compile_stream_want(set, ksyms, dbg_is_running ? dbg : NULL))
+	if (fe_compile_stream_want(set, &c))
 		goto oom;
 	/*
 	 * Another kernel's BTF without its kallsyms: the running kernel's
@@ -653,6 +700,7 @@ void fe_compile_set_free(struct fe_compile_set *set)
 		free(s->glob_name);
 		fe_func_names_free(&s->names);
 		free(s->clash);
+		free(s->ev);
 	}
 	free(set->streams);
 	set->streams = NULL;

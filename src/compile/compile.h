@@ -69,7 +69,8 @@ struct fe_compiled {
  */
 struct fe_thin {
 	unsigned long long event_hash;	/* of its event's name */
-	unsigned long long target_hash;	/* of its kprobe's target; 0: none */
+	unsigned long long target_hash;	/* of its kprobe's target, or its
+					 * uprobe's file and offset; 0: none */
 	size_t off;		/* in the spool: its lines, then its function's
 				 * name */
 	unsigned int len;	/* of its lines */
@@ -77,6 +78,7 @@ struct fe_thin {
 	int seq;		/* as an item's */
 	int stream;		/* of set->streams, 0-based */
 	bool dead;		/* made an item again */
+	bool uprobe;		/* target_hash is a uprobe's */
 };
 
 struct fe_glob_stream;
@@ -97,6 +99,11 @@ struct fe_compile_set {
 	int spool_errno;	/* the file could not be read back: why */
 	struct fe_glob_stream *streams;
 	int nr_streams;
+	/* compile (fe_compile_opts.render, not -n): fe_compile_add_file keeps
+	 * a file's lines past its first as text, 30 bytes a line, not as
+	 * items (600), until fe_compile_run streams those it can (a list of
+	 * every function in near flat memory, as a glob) */
+	bool defer_lines;
 };
 
 struct fe_compile_opts {

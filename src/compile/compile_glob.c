@@ -92,10 +92,23 @@ struct fe_glob_stream *fe_compile_glob_stream(const struct fe_compile_set *set, 
 }
 
 int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
-			   struct fe_compiled *it)
+			   struct fe_compiled *it, const struct fe_compile_opts *opts)
 {
 	memset(it, 0, sizeof(*it));
 	it->file = s->file;
+	if (!s->tmpl) {
+		/* a list's line: parsed when split, it parses again */
+		struct fe_error perr = { 0 };
+		char *text;
+
+		it->line = strtol(name, &text, 10);
+		it->text = strdup(text + 1);
+		it->proto = it->text ? fe_proto_parse(it->text, &perr) : NULL;
+		if (!it->proto)
+			return -1;
+		fe_compile_site_kind(it, opts);
+		return 0;
+	}
 	it->line = s->line;
 	it->site.kind = s->kind;
 	it->glob = s->glob;
@@ -108,13 +121,14 @@ int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
 }
 
 /*
- * compile (opts->render) streams a glob of the kernel's functions' entries
- * (compile_stream.c): not -v, which says each function's probe, nor a
- * binary's, a tracepoint's or an SDT provider's (their globs are small).
+ * compile (opts->render) streams a glob of the kernel's or a binary's
+ * functions' entries (compile_stream.c): not -v, which says each
+ * function's probe, nor a tracepoint's or an SDT provider's (their globs
+ * are small).
  */
 static bool streamed(const struct fe_compiled *it, const struct fe_compile_opts *opts, int nr)
 {
-	return opts->render && !opts->verbose && !opts->binary && nr > 1 &&
+	return opts->render && !opts->verbose && nr > 1 &&
 	       !it->proto->tracepoint && it->site.kind != FE_SITE_SDT &&
 	       it->proto->at == FE_AT_ENTRY;
 }

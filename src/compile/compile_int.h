@@ -92,9 +92,11 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_opts *opts);
 
 /* A glob streamed (fe_compile_opts.render): its first function is an
- * item, the rest compile one at a time from its prototype. */
+ * item, the rest compile one at a time from its prototype.  A list's
+ * lines likewise (tmpl NULL, glob 0): each of names is "LINE TEXT", a
+ * line of file, its own prototype. */
 struct fe_glob_stream {
-	struct fe_proto *tmpl;	/* the glob's prototype */
+	struct fe_proto *tmpl;	/* the glob's prototype; NULL: a list's */
 	char *text;
 	const char *file;
 	int line;
@@ -106,6 +108,9 @@ struct fe_glob_stream {
 	/* names[k]'s event, as its name makes it, is another's too: it stays
 	 * an item (made thin, it would be compiled again) */
 	bool *clash;
+	/* a list's: names[k]'s event hashed, as its function makes it (for
+	 * clash); freed once asked */
+	unsigned long long *ev;
 	int ok, failed;		/* its thin functions, and those that failed */
 };
 
@@ -119,9 +124,13 @@ static inline struct fe_glob_stream *fe_compile_stream(const struct fe_compile_s
 /* The stream of glob number glob, or NULL. */
 struct fe_glob_stream *fe_compile_glob_stream(const struct fe_compile_set *set, int glob);
 
-/* An item named as function name of the stream's glob; -1 out of memory. */
+/* An item named as function name of the stream's glob, or of its list's
+ * line name ("LINE TEXT"); -1 out of memory. */
 int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
-			   struct fe_compiled *it);
+			   struct fe_compiled *it, const struct fe_compile_opts *opts);
+
+/* compile.c: what kind of place the item's prototype names (its site). */
+void fe_compile_site_kind(struct fe_compiled *it, const struct fe_compile_opts *opts);
 
 /* What compiling an item needs beside it. */
 struct fe_compile_ctx {
@@ -138,9 +147,16 @@ int fe_compile_entry(struct fe_compiled *it, struct fe_compile_ctx *c);
 
 /* compile_stream.c */
 
+/* The lines fe_compile_add_file left as text (set->defer_lines): those
+ * that name one function's entry (no glob, module, line or offset) join
+ * the stream of the item before them, when that is one too and the
+ * compile streams (render, not -v nor -x); the others become items, as
+ * without defer_lines.  Before the items are parsed; -1 out of memory. */
+int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
+			   struct fe_dbg **ldbg);
+
 /* The symbols the streamed globs' functions need (fe_resolve_want_symbols). */
-int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
-			   struct fe_dbg *known);
+int fe_compile_stream_want(struct fe_compile_set *set, struct fe_compile_ctx *c);
 
 /* Compile the rest of the stream whose first function is item it (seq
  * *seq on): the clean ones thin, the others appended to *extra.  -1 out

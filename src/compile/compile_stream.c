@@ -14,7 +14,9 @@
  * item compiled: the contract of all or nothing stays.  The spool is an
  * unlinked file in $TMPDIR (else /tmp), as sort(1) keeps its runs: no
  * name, nothing left behind however fevent ends; where none can be made,
- * it is memory.
+ * it is memory.  A -f list's lines stream alike (fe_compile_split_lists):
+ * each that names one function's entry, with no inlined copy, is compiled
+ * from its own text in its turn, after the line before it.
  */
 
 /* A spool's bytes go to its file in blocks this big */
@@ -27,6 +29,7 @@
 
 #include "compile.h"
 #include "compile_int.h"
+#include "dbg_inline.h"
 #include "kprobe_emit.h"
 #include "ksyms.h"
 
@@ -43,13 +46,24 @@ static unsigned long long hash_of(const char *s)
 	return hash_more(0xcbf29ce484222325ULL, s);
 }
 
-/* A kprobe at a function's entry: the items whose addresses the passes
- * compare (compile_glob.c's an_entry, and more: a false one costs a
- * compile). */
-static bool kentry(const struct fe_compiled *it)
+/* A function's entry: the items whose addresses the passes compare
+ * (compile_glob.c's an_entry, and more: a false one costs a compile). */
+static bool an_entry(const struct fe_compiled *it)
 {
-	return !it->failed && it->def.target && !it->def.tracepoint && !it->def.uprobe &&
-	       !it->has_site;
+	return !it->failed && it->def.target && !it->def.tracepoint && !it->has_site &&
+	       it->site.kind != FE_SITE_SDT;
+}
+
+/* Its address, hashed: a kprobe's by its target's name (kallsyms places
+ * it), a uprobe's by its file and offset (the address itself). */
+static unsigned long long target_key(const struct fe_compiled *it)
+{
+	char off[32];
+
+	if (!it->def.uprobe)
+		return hash_of(it->def.target) | 1;
+	snprintf(off, sizeof(off), "@%llx", it->def.offset);
+	return hash_more(hash_of(it->def.target), off) | 1;
 }
 
 /* A hash and who has it: a thin function (thin >= 0), or an item */
@@ -59,6 +73,7 @@ struct hkey {
 	const struct fe_compiled *it;
 	int thin;
 	int seen;		/* kallsyms has its name so often */
+	bool uprobe;		/* h is of a uprobe's file and offset */
 };
 
 static int by_hash(const void *a, const void *b)
@@ -95,10 +110,11 @@ static int predict_clashes(struct fe_compile_set *set)
 	keys = calloc(total + 1, sizeof(*keys));
 	if (!keys)
 		return -1;
+	/* FILE:N names no function */
 	for (i = 0; i < set->nr; i++)
-		if (!set->items[i].failed && set->items[i].proto)
+		if (!set->items[i].failed && set->items[i].proto && set->items[i].proto->func)
 			keys[n++] = (struct hkey){ name_event(set->items[i].proto->func), 0, NULL,
-						   -1, 0 };
+						   -1, 0, false };
 	for (i = 0; i < set->nr_streams; i++) {
 		struct fe_glob_stream *s = &set->streams[i];
 
@@ -107,7 +123,10 @@ static int predict_clashes(struct fe_compile_set *set)
 			goto oom;
 		/* the first is an item already */
 		for (k = 1; k < s->names.nr; k++)
-			keys[n++] = (struct hkey){ name_event(s->names.v[k]), 0, NULL, k, i };
+			keys[n++] = (struct hkey){ s->ev ? s->ev[k] : name_event(s->names.v[k]),
+						   0, NULL, k, i, false };
+		free(s->ev);
+		s->ev = NULL;
 	}
 	for (i = 0; i < n; i++)
 		if (!keys[i].h)
@@ -127,9 +146,9 @@ oom:
 	return -1;
 }
 
-int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
-			   struct fe_dbg *known)
+int fe_compile_stream_want(struct fe_compile_set *set, struct fe_compile_ctx *c)
 {
+	struct fe_dbg *known = c->dbg_is_running ? c->dbg : NULL;
 	int i, k;
 
 	if (set->nr_streams && predict_clashes(set))
@@ -137,12 +156,13 @@ int fe_compile_stream_want(struct fe_compile_set *set, struct fe_ksyms *ksyms,
 	for (i = 0; i < set->nr_streams; i++) {
 		const struct fe_glob_stream *s = &set->streams[i];
 
-		for (k = 1; k < s->names.nr; k++) {
+		/* a list's lines asked theirs when split */
+		for (k = 1; s->tmpl && k < s->names.nr; k++) {
 			struct fe_compiled it;
-			int ret = fe_compile_stream_item(s, s->names.v[k], &it);
+			int ret = fe_compile_stream_item(s, s->names.v[k], &it, c->opts);
 
 			if (!ret)
-				ret = fe_resolve_want_symbols(it.proto, ksyms, known);
+				ret = fe_resolve_want_symbols(it.proto, c->ksyms, known);
 			fe_compiled_clear(&it);
 			if (ret)
 				return -1;
@@ -224,7 +244,7 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	struct fe_thin *t, *thin;
 	size_t off = set->spool.len;
 
-	if (it->warnings.nr || it->probe || it->def.uprobe || !it->def.event)
+	if (it->warnings.nr || it->probe || it->def.tracepoint || !it->def.event)
 		return 0;
 	if (!opts->render(it, &set->spool)) {
 		if (set->spool.failed)
@@ -243,7 +263,8 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	t = &thin[set->nr_thin++];
 	memset(t, 0, sizeof(*t));
 	t->event_hash = hash_of(it->def.event);
-	t->target_hash = kentry(it) ? hash_of(it->def.target) | 1 : 0;
+	t->target_hash = an_entry(it) ? target_key(it) : 0;
+	t->uprobe = it->def.uprobe;
 	t->off = set->spooled + off;
 	t->name_len = strlen(name);
 	t->len = set->spool.len - off - t->name_len;
@@ -271,6 +292,190 @@ static int add_extra(struct fe_compiled **extra, int *nr, struct fe_compiled *it
 	return 0;
 }
 
+/* A list's line that may join a stream: one function's entry, placed by
+ * its name alone (a module's has its own DWARF, a glob expands, a line or
+ * an offset makes sites). */
+static bool one_entry(const struct fe_proto *p)
+{
+	return p && p->func && !p->module && !p->is_glob && !p->tracepoint &&
+	       p->at == FE_AT_ENTRY;
+}
+
+/* How a list's lines are split */
+struct split {
+	struct fe_compile_ctx *c;
+	bool on;		/* they stream: where a glob's would
+				 * (compile_glob.c's streamed()) */
+	/* where an entry may have inlined copies (DWARF): the functions
+	 * with an inlined root, sorted (their copies may be none) */
+	const char **inl;
+	int nr_inl;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int add_inl(const char *name, void *arg)
+{
+	struct split *sp = arg;
+	const char **v = sp->nr_inl & (sp->nr_inl - 1) ? sp->inl :
+			 realloc(sp->inl, (sp->nr_inl ? sp->nr_inl * 2 : 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	sp->inl = v;
+	v[sp->nr_inl++] = name;
+	return 0;
+}
+
+/* A list's line that streams: one function's entry that no inlined copy
+ * may have (compile_sites.c makes a function's copies items; the names
+ * with an inlined root are asked, not each one's copies, which costs a
+ * symbol lookup a copy). */
+static bool streams(const struct split *sp, const struct fe_proto *p)
+{
+	return sp->on && one_entry(p) &&
+	       !(sp->nr_inl && bsearch(&p->func, sp->inl, sp->nr_inl, sizeof(*sp->inl), by_name));
+}
+
+/* Line name ("LINE TEXT", taken) joins the stream of item head, made on
+ * its first; ev its event's hash.  -1 out of memory (name not taken). */
+static int join(struct fe_compile_set *set, int head, char *name, unsigned long long ev)
+{
+	struct fe_compiled *it = &set->items[head];
+	struct fe_glob_stream *st;
+	unsigned long long *evs;
+	char **v;
+
+	if (!ev)
+		return -1;
+	if (!it->stream) {
+		st = realloc(set->streams, (set->nr_streams + 1) * sizeof(*st));
+		if (!st)
+			return -1;
+		set->streams = st;
+		st = &st[set->nr_streams];
+		memset(st, 0, sizeof(*st));
+		st->file = it->file;
+		/* names[0] is the head's */
+		st->names.v = calloc(1, sizeof(*st->names.v));
+		st->ev = calloc(1, sizeof(*st->ev));
+		if (!st->names.v || !st->ev) {
+			free(st->names.v);
+			free(st->ev);
+			return -1;
+		}
+		st->names.nr = 1;
+		it->stream = ++set->nr_streams;
+	}
+	st = &set->streams[it->stream - 1];
+	/* room for a power of two */
+	if (!(st->names.nr & (st->names.nr - 1))) {
+		v = realloc(st->names.v, st->names.nr * 2 * sizeof(*v));
+		if (!v)
+			return -1;
+		st->names.v = v;
+		evs = realloc(st->ev, st->names.nr * 2 * sizeof(*evs));
+		if (!evs)
+			return -1;
+		st->ev = evs;
+	}
+	st->names.v[st->names.nr] = name;
+	st->ev[st->names.nr++] = ev;
+	return 0;
+}
+
+/* Line k of pending list p, after item head (-1: none to join): it joins
+ * head's stream, or becomes an item (parsed where on; its own error made
+ * when the items are).  The stream's head after it; -2 out of memory. */
+static int split_line(struct fe_compile_set *set, const struct split *sp,
+		      struct fe_glob_stream *p, int k, int head)
+{
+	struct fe_compile_ctx *c = sp->c;
+	struct fe_error perr = { 0 };
+	struct fe_compiled it = { 0 };
+	char *text;
+	long line = strtol(p->names.v[k], &text, 10);
+	struct fe_proto *proto = sp->on ? fe_proto_parse(text + 1, &perr) : NULL;
+	bool one = streams(sp, proto);
+
+	if (head >= 0 && one) {
+		if (fe_resolve_want_symbols(proto, c->ksyms, c->dbg_is_running ? c->dbg : NULL) ||
+		    join(set, head, p->names.v[k], name_event(proto->func))) {
+			fe_proto_free(proto);
+			return -2;
+		}
+		p->names.v[k] = NULL;
+		fe_proto_free(proto);
+		return head;
+	}
+	it.text = strdup(text + 1);
+	it.file = p->file;
+	it.line = line;
+	it.proto = proto;
+	if (!it.text || add_extra(&set->items, &set->nr, &it)) {
+		fe_compiled_clear(&it);
+		return -2;
+	}
+	return one ? set->nr - 1 : -1;
+}
+
+int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
+			   struct fe_dbg **ldbg)
+{
+	struct fe_glob_stream *pend = set->streams;
+	struct fe_compiled *old = set->items;
+	const struct fe_compile_opts *o = c->opts;
+	int nr_pend = set->nr_streams, nr_old = set->nr, i, k, head = 0, ret = 0;
+	struct split sp = { c, o->render && !o->verbose && !o->event, NULL, 0 };
+	struct fe_dbg *dwarf;
+
+	if (!nr_pend)
+		return 0;
+	dwarf = sp.on ? fe_compile_line_dbg(c->dbg, o, ldbg, NULL) : NULL;
+	if (dwarf && !strcmp(fe_dbg_kind(dwarf), "DWARF")) {
+		if (fe_dbg_inline_names(dwarf, "*", add_inl, &sp)) {
+			free(sp.inl);
+			return -1;
+		}
+		qsort(sp.inl, sp.nr_inl, sizeof(*sp.inl), by_name);
+	}
+	set->streams = NULL;
+	set->nr_streams = 0;
+	set->items = NULL;
+	set->nr = 0;
+	for (i = 0; i < nr_old && head > -2; i++) {
+		struct fe_glob_stream *p = old[i].stream ? &pend[old[i].stream - 1] : NULL;
+		struct fe_compiled *it;
+		struct fe_error perr = { 0 };
+
+		old[i].stream = 0;
+		if (add_extra(&set->items, &set->nr, &old[i])) {
+			ret = -1;
+			break;
+		}
+		it = &set->items[set->nr - 1];
+		/* parsed once: the items' parse takes it as it is */
+		if (p && sp.on)
+			it->proto = fe_proto_parse(it->text, &perr);
+		head = p && streams(&sp, it->proto) ? set->nr - 1 : -1;
+		for (k = 1; p && k < p->names.nr && head > -2; k++)
+			head = split_line(set, &sp, p, k, head);
+	}
+	for (i = 0; i < nr_old; i++)
+		fe_compiled_clear(&old[i]);
+	free(old);
+	for (i = 0; i < nr_pend; i++) {
+		fe_func_names_free(&pend[i].names);
+		free(pend[i].ev);
+	}
+	free(pend);
+	free(sp.inl);
+	return ret || head < -1 ? -1 : 0;
+}
+
 int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *head,
 			  struct fe_compile_ctx *c, int *seq, struct fe_compiled **extra,
 			  int *nr_extra)
@@ -281,15 +486,18 @@ int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *
 	for (k = 1; k < st->names.nr && !ret; k++) {
 		struct fe_compiled it;
 
-		ret = fe_compile_stream_item(st, st->names.v[k], &it);
+		ret = fe_compile_stream_item(st, st->names.v[k], &it, c->opts);
 		it.seq = (*seq)++;
 		if (!ret)
 			ret = fe_compile_entry(&it, c);
-		if (ret > 0) {
+		if (ret > 0 && st->tmpl) {
 			/* one line of the glob's warning: without -v
 			 * (streamed), no why */
 			st->failed++;
 			ret = 0;
+		} else if (ret > 0) {
+			/* a list's line: its error is the command's */
+			ret = add_extra(extra, nr_extra, &it);
 		} else if (!ret) {
 			ret = st->clash[k] ? 0 : make_thin(set, s, &it, st->names.v[k], c->opts);
 			if (ret > 0)
@@ -324,16 +532,17 @@ static struct hkey *gather(const struct fe_compile_set *set, const struct fe_com
 	for (i = 0; i < set->nr + nr_extra; i++) {
 		const struct fe_compiled *it = i < set->nr ? &set->items[i] : &extra[i - set->nr];
 
-		if (target ? kentry(it) : !it->failed && it->def.event)
-			keys[(*n)++] = (struct hkey){ target ? hash_of(it->def.target) | 1 :
-						      hash_of(it->def.event), 0, it, -1, 0 };
+		if (target ? an_entry(it) : !it->failed && it->def.event)
+			keys[(*n)++] = (struct hkey){ target ? target_key(it) :
+						      hash_of(it->def.event), 0, it, -1, 0,
+						      target && it->def.uprobe };
 	}
 	for (i = 0; i < set->nr_thin; i++) {
 		const struct fe_thin *t = &set->thin[i];
 
 		if (!t->dead && (!target || t->target_hash))
 			keys[(*n)++] = (struct hkey){ target ? t->target_hash : t->event_hash,
-						      0, NULL, i, 0 };
+						      0, NULL, i, 0, target && t->uprobe };
 	}
 	qsort(keys, *n, sizeof(*keys), by_hash);
 	return keys;
@@ -403,7 +612,8 @@ static int at_addr(const char *name, const char *module, unsigned long long addr
 }
 
 /* Thin functions at an address another item or thin function probes (or
- * whose name kallsyms has twice). */
+ * whose name kallsyms has twice): a kprobe's looked up in kallsyms by its
+ * target's name, a uprobe's its file and offset. */
 static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *extra,
 			  int nr_extra, const struct fe_compile_opts *opts, bool *revive)
 {
@@ -412,13 +622,18 @@ static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *
 	int i, j, n = 0;
 
 	fe_compile_symtabs(opts, &elf, &kallsyms);
-	if (!kallsyms)
-		return 0;
 	w.keys = gather(set, extra, nr_extra, true, &w.n);
 	if (!w.keys)
 		return -1;
-	/* unreadable: no address known, nothing merged */
-	fe_ksyms_each_at(kallsyms, at_addr, &w);
+	/* a uprobe's key is its address; a kprobe's is kallsyms' (none, or
+	 * unreadable: no address known, nothing merged) */
+	for (i = 0; i < w.n; i++)
+		if (w.keys[i].uprobe) {
+			w.keys[i].addr = w.keys[i].h;
+			w.keys[i].seen = 1;
+		}
+	if (kallsyms)
+		fe_ksyms_each_at(kallsyms, at_addr, &w);
 	for (i = 0; i < w.n; i++) {
 		if (w.keys[i].seen > 1)
 			mark(w.keys, i, i + 1, revive);
@@ -449,6 +664,9 @@ static void first_to_stay(struct fe_compile_set *set, const struct fe_compiled *
 	for (s = 0; s < set->nr_streams; s++) {
 		int glob = set->streams[s].glob, first = -1;
 
+		/* a list has no warnings of its own */
+		if (!set->streams[s].tmpl)
+			continue;
 		for (i = 0; i < set->nr + nr_extra; i++) {
 			const struct fe_compiled *it = i < set->nr ? &set->items[i] :
 						       &extra[i - set->nr];
@@ -495,7 +713,7 @@ static int revive_one(struct fe_compile_set *set, struct fe_thin *t, struct fe_c
 	fe_buf_free(&buf);
 	if (!copy)
 		return -1;
-	ret = fe_compile_stream_item(st, copy, &it);
+	ret = fe_compile_stream_item(st, copy, &it, c->opts);
 	free(copy);
 	it.seq = t->seq;
 	/* it compiled before: it does again, alike */
