@@ -55,9 +55,10 @@ struct fe_dbg {
 	char *source;
 	/* BTF */
 	struct btf *btf;
-	uint32_t *func_ids;	/* its own FUNCs sorted by name, once many are
-				 * looked up (libbpf's lookup is a scan) */
-	uint32_t nr_func_ids;
+	uint32_t *func_ids;	/* its own FUNCs hashed by name (open
+				 * addressing, 0 empty), once many are looked
+				 * up (libbpf's lookup is a scan) */
+	uint32_t func_mask;	/* slots - 1 */
 	int func_lookups;
 	uint32_t last_func_id;	/* the last function found, asked again */
 	/* DWARF */
