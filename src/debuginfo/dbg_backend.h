@@ -80,6 +80,12 @@ struct fe_dbg {
 	struct fe_inline_root *inline_roots;
 	int nr_inline_roots;
 	bool inline_indexed;
+	/* the symbols by address (dbg_addrsym.c), built on the first
+	 * question of which symbol holds an address */
+	struct fe_addr_sym *addr_syms;
+	int nr_addr_syms;
+	int addr_first_global;
+	bool addr_indexed;
 };
 
 /* DWARF only: the subprogram DIE of the function symbol name, and its

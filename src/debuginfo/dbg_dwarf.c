@@ -269,6 +269,7 @@ static void dwarf_close(struct fe_dbg *dbg)
 	free(dbg->func_syms);
 	free(dbg->last_sym);
 	free(dbg->inline_roots);
+	free(dbg->addr_syms);
 	if (dbg->dwfl)
 		dwfl_end(dbg->dwfl);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbg_addrsym.h"
 #include "dbg_backend.h"
 #include "dbg_inline.h"
 #include "fe_site.h"
@@ -370,7 +371,7 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 		s->inlined = w.name;
 		s->copy_entry = true;
 		s->copy_pc = w.pcs[i];
-		sname = dwfl_module_addrinfo(dbg->mod, w.pcs[i], &off, &sym, &shndx, NULL, NULL);
+		sname = fe_dwarf_addrinfo(dbg, w.pcs[i], &off, &sym, &shndx);
 		if (!sname || GELF_ST_TYPE(sym.st_info) != STT_FUNC) {
 			s->func = "";
 			s->skip = "no function symbol holds its code";
@@ -409,7 +410,7 @@ const char *fe_dwarf_code_symbol(struct fe_dbg *dbg, Dwarf_Addr addr, unsigned l
 {
 	GElf_Sym sym;
 	GElf_Off o;
-	const char *n = dwfl_module_addrinfo(dbg->mod, addr, &o, &sym, NULL, NULL, NULL);
+	const char *n = fe_dwarf_addrinfo(dbg, addr, &o, &sym, NULL);
 
 	if (!n || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 		return NULL;
