@@ -80,6 +80,9 @@ struct fe_dbg {
 	struct fe_inline_root *inline_roots;
 	int nr_inline_roots;
 	bool inline_indexed;
+	/* each unit's inlined copies, walked once (dbg_inline.c) */
+	struct fe_unit_copies *unit_copies;
+	int nr_unit_copies;
 	/* the symbols by address (dbg_addrsym.c), built on the first
 	 * question of which symbol holds an address */
 	struct fe_addr_sym *addr_syms;

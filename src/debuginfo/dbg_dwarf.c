@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "dbg_backend.h"
+#include "dbg_inline.h"
 #include "dbg_dwarf.h"
 #include "dbg_locate.h"
 #include "debuginfod.h"
@@ -270,6 +271,7 @@ static void dwarf_close(struct fe_dbg *dbg)
 	free(dbg->last_sym);
 	free(dbg->inline_roots);
 	free(dbg->addr_syms);
+	fe_dbg_inline_free(dbg);
 	if (dbg->dwfl)
 		dwfl_end(dbg->dwfl);
 }
