@@ -53,6 +53,7 @@ struct fe_func_sym {
 struct fe_dbg {
 	const struct fe_dbg_ops *ops;
 	char *source;
+	uint64_t serial;	/* fe_dbg_serial's, 0 until asked */
 	/* BTF */
 	struct btf *btf;
 	uint32_t *func_ids;	/* its own FUNCs hashed by name (open
