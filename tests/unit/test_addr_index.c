@@ -7,10 +7,17 @@
  *    middle, last byte and just past it;
  *  - dbg_dwarf_units.c, "which top-level function of this unit starts
  *    at / holds this address", as a walk of the unit's DIEs, asked at
- *    every function's entry and the start, middle, end of its ranges.
+ *    every function's entry and the start, middle, end of its ranges;
+ *  - elf_target.c, "where is the symbol of this name, or a clone of
+ *    it", as a walk of .symtab then .dynsym, asked of every name and
+ *    every clone's stem.
  * Binaries named on the command line are asked too.
  */
 #include <dwarf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +25,7 @@
 #include "dbg_addrsym.h"
 #include "dbg_backend.h"
 #include "dbg_dwarf_units.h"
+#include "elf_target.h"
 #include "tap.h"
 
 static int same(struct fe_dbg *dbg, GElf_Addr addr)
@@ -118,6 +126,131 @@ static void check_units(struct fe_dbg *dbg, const char *path)
 	tap_ok(!wrong, "%s: every unit answer is the walk's (%d differ)", path, wrong);
 }
 
+/* The walk elf_target.c's index replaced: the first defined symbol of
+ * .symtab, then .dynsym, named name (a function if want_func), or with
+ * clone a function "name.SUFFIX" not a ".cold" part; its file offset. */
+static int walk_symbol(Elf *elf, const char *name, bool want_func, bool clone,
+		       unsigned long *off, char *cname, size_t csize)
+{
+	static const Elf64_Word kinds[] = { SHT_SYMTAB, SHT_DYNSYM };
+	size_t k, len = strlen(name), i, n;
+
+	for (k = 0; k < 2; k++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != kinds[k] || !sh.sh_entsize ||
+			    !(data = elf_getdata(scn, NULL)))
+				continue;
+			n = sh.sh_size / sh.sh_entsize;
+			for (i = 1; i < n; i++) {
+				GElf_Sym sym;
+				const char *s;
+				size_t p, np;
+
+				if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+				    !(s = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
+				    (want_func && GELF_ST_TYPE(sym.st_info) != STT_FUNC) ||
+				    strncmp(s, name, len) || s[len] != (clone ? '.' : 0) ||
+				    (clone && strstr(s + len, ".cold")))
+					continue;
+				if (clone) {
+					snprintf(cname, csize, "%s", s);
+					return 1;
+				}
+				if (elf_getphdrnum(elf, &np))
+					return 0;
+				for (p = 0; p < np; p++) {
+					GElf_Phdr ph;
+
+					if (gelf_getphdr(elf, p, &ph) && ph.p_type == PT_LOAD &&
+					    sym.st_value >= ph.p_vaddr &&
+					    sym.st_value < ph.p_vaddr + ph.p_filesz) {
+						*off = sym.st_value - ph.p_vaddr + ph.p_offset;
+						return 1;
+					}
+				}
+				return -2;	/* in no loaded segment: an error */
+			}
+		}
+	}
+	return 0;
+}
+
+static int same_symbol(const char *path, Elf *elf, const char *name)
+{
+	struct fe_error err = { 0 };
+	unsigned long o1 = 0, o2 = 0;
+	char c1[256] = "", c2[256] = "", stem[256];
+	const char *dot = strchr(name, '.');
+	int ok = 1, want, r1, r2;
+
+	for (want = 0; want < 2; want++) {
+		r1 = fe_elf_symbol_offset(path, name, want, &o1, &err);
+		r2 = walk_symbol(elf, name, want, false, &o2, NULL, 0);
+		if (r2 == -2 ? r1 != -1 : r1 != r2 || (r1 == 1 && o1 != o2))
+			ok = 0;
+	}
+	/* a clone of the name itself, and of its stem */
+	r1 = fe_elf_clone_of(path, name, c1, sizeof(c1));
+	r2 = walk_symbol(elf, name, true, true, NULL, c2, sizeof(c2));
+	if (r1 != r2 || strcmp(c1, c2))
+		ok = 0;
+	if (dot && (size_t)(dot - name) < sizeof(stem) && dot > name) {
+		snprintf(stem, sizeof(stem), "%.*s", (int)(dot - name), name);
+		r1 = fe_elf_clone_of(path, stem, c1, sizeof(c1));
+		r2 = walk_symbol(elf, stem, true, true, NULL, c2, sizeof(c2));
+		if (r1 != r2 || strcmp(c1, c2))
+			ok = 0;
+	}
+	if (!ok)
+		printf("# %s: the index and the walk differ\n", name);
+	return ok;
+}
+
+static void check_names(const char *path)
+{
+	char real[PATH_MAX];
+	int fd, asked = 0, wrong = 0;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+
+	if (!realpath(path, real) || (fd = open(real, O_RDONLY)) < 0) {
+		tap_ok(0, "open %s", path);
+		return;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn)) && wrong < 20) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 1; i < n && wrong < 20; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (gelf_getsym(data, i, &sym) && (s = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+			    *s) {
+				asked++;
+				wrong += !same_symbol(real, elf, s);
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	tap_ok(asked > 100, "%s: %d names asked of its symbol table", path, asked);
+	tap_ok(!wrong, "%s: every name's answer is the walk's (%d differ)", path, wrong);
+}
+
 static void check(const char *path)
 {
 	struct fe_error err = { 0 };
@@ -147,6 +280,7 @@ out:
 	tap_ok(!wrong, "%s: every answer is libdwfl's (%d differ)", path, wrong);
 	tap_ok(dbg->addr_syms != NULL, "%s: answered from the index", path);
 	check_units(dbg, path);
+	check_names(path);
 	fe_dbg_close(dbg);
 }
 
