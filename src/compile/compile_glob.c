@@ -421,9 +421,16 @@ static int entry_keys(struct fe_compile_set *set, const struct fe_compile_opts *
 		      struct akey *keys)
 {
 	const char *elf, *kallsyms;
-	int i;
+	int i, nr_kprobes;
 
 	fe_compile_symtabs(opts, &elf, &kallsyms);
+	/* one kprobe cannot share its address with another: kallsyms, a
+	 * fifth of a second of the kernel's time to format in the test VM,
+	 * is not read for it */
+	for (i = 0, nr_kprobes = 0; i < set->nr; i++)
+		nr_kprobes += an_entry(&set->items[i]) && !set->items[i].def.uprobe;
+	if (nr_kprobes < 2)
+		kallsyms = NULL;
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 

@@ -5,6 +5,7 @@
  * passed.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,8 +109,88 @@ static void classify_type(struct eightbytes *c, fe_tid id, unsigned long off, bo
 	}
 }
 
+/*
+ * Each aggregate's class, once: a struct's walk takes every member down
+ * to the scalars, and a probe file of a library's functions classifies
+ * the same structs (parameters, and every local in scope) again and
+ * again (16,195 walks, half of 963 libpython functions' compile).  Keyed
+ * by the debug info's serial, which no other fe_dbg of the process has,
+ * and the type's id.
+ */
+struct class_memo {
+	uint64_t serial;	/* 0: empty */
+	fe_tid id;
+	enum fe_class cls;
+	unsigned int align;
+};
+
+static struct {
+	struct class_memo *v;
+	uint32_t mask;
+	uint32_t nr;
+} memo;
+
+static struct class_memo *memo_slot(uint64_t serial, fe_tid id)
+{
+	uint64_t h = (serial * 0x9e3779b97f4a7c15ULL) ^ (id * 0xc2b2ae3d27d4eb4fULL);
+	uint32_t i = (uint32_t)(h ^ (h >> 32)) & memo.mask;
+
+	while (memo.v[i].serial && (memo.v[i].serial != serial || memo.v[i].id != id))
+		i = (i + 1) & memo.mask;
+	return &memo.v[i];
+}
+
+/* Room for one more; false when out of memory (nothing is kept then). */
+static bool memo_room(void)
+{
+	struct class_memo *old = memo.v;
+	uint32_t i, size = memo.v ? (memo.mask + 1) * 2 : 256;
+
+	if (memo.v && (memo.nr + 1) * 2 <= memo.mask + 1)
+		return true;
+	memo.v = calloc(size, sizeof(*memo.v));
+	if (!memo.v) {
+		memo.v = old;
+		return false;
+	}
+	memo.mask = size - 1;
+	for (i = 0; old && i < size / 2; i++)
+		if (old[i].serial)
+			*memo_slot(old[i].serial, old[i].id) = old[i];
+	free(old);
+	return true;
+}
+
+static enum fe_class aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *d,
+				     unsigned int *align);
+
 enum fe_class fe_rs_aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *d,
 				    unsigned int *align)
+{
+	uint64_t serial = fe_dbg_serial(dbg);
+	struct class_memo *m;
+	enum fe_class cls;
+
+	if (!d->id)
+		return aggregate_class(dbg, d, align);
+	if (memo.v) {
+		m = memo_slot(serial, d->id);
+		if (m->serial) {
+			*align = m->align;
+			return m->cls;
+		}
+	}
+	cls = aggregate_class(dbg, d, align);
+	if (memo_room()) {
+		m = memo_slot(serial, d->id);
+		*m = (struct class_memo){ serial, d->id, cls, *align };
+		memo.nr++;
+	}
+	return cls;
+}
+
+static enum fe_class aggregate_class(struct fe_dbg *dbg, const struct fe_tdesc *d,
+				     unsigned int *align)
 {
 	struct eightbytes c = { .dbg = dbg };
 

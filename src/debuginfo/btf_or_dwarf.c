@@ -39,6 +39,15 @@ const char *fe_dbg_source(const struct fe_dbg *dbg)
 	return dbg->source;
 }
 
+uint64_t fe_dbg_serial(struct fe_dbg *dbg)
+{
+	static uint64_t last;
+
+	if (!dbg->serial)
+		dbg->serial = ++last;
+	return dbg->serial;
+}
+
 const char *fe_dbg_kind(const struct fe_dbg *dbg)
 {
 	return dbg->ops->kind;

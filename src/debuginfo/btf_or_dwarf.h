@@ -138,6 +138,9 @@ bool fe_elf_has_dwarf(const char *path);
 int fe_dbg_check_all(struct fe_dbg *dbg, struct fe_error *err);
 /* What it was opened from, for messages, and which kind it is. */
 const char *fe_dbg_source(const struct fe_dbg *dbg);
+/* A number no other fe_dbg of this process has: a key for what a caller
+ * keeps about a type id of this debug info after dbg is gone. */
+uint64_t fe_dbg_serial(struct fe_dbg *dbg);
 const char *fe_dbg_kind(const struct fe_dbg *dbg);
 
 /* Look a function up by name: 1 found, 0 not there, -1 error. */

@@ -53,11 +53,13 @@ struct fe_func_sym {
 struct fe_dbg {
 	const struct fe_dbg_ops *ops;
 	char *source;
+	uint64_t serial;	/* fe_dbg_serial's, 0 until asked */
 	/* BTF */
 	struct btf *btf;
-	uint32_t *func_ids;	/* its own FUNCs sorted by name, once many are
-				 * looked up (libbpf's lookup is a scan) */
-	uint32_t nr_func_ids;
+	uint32_t *func_ids;	/* its own FUNCs hashed by name (open
+				 * addressing, 0 empty), once many are looked
+				 * up (libbpf's lookup is a scan) */
+	uint32_t func_mask;	/* slots - 1 */
 	int func_lookups;
 	uint32_t last_func_id;	/* the last function found, asked again */
 	/* DWARF */
@@ -79,6 +81,19 @@ struct fe_dbg {
 	struct fe_inline_root *inline_roots;
 	int nr_inline_roots;
 	bool inline_indexed;
+	/* each unit's inlined copies, walked once (dbg_inline.c) */
+	struct fe_unit_copies *unit_copies;
+	int nr_unit_copies;
+	/* each unit's top-level functions by address, walked once
+	 * (dbg_dwarf_units.c), by unit offset */
+	struct fe_unit_funcs *unit_funcs;
+	int nr_unit_funcs;
+	/* the symbols by address (dbg_addrsym.c), built on the first
+	 * question of which symbol holds an address */
+	struct fe_addr_sym *addr_syms;
+	int nr_addr_syms;
+	int addr_first_global;
+	bool addr_indexed;
 };
 
 /* DWARF only: the subprogram DIE of the function symbol name, and its

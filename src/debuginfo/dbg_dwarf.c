@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "dbg_backend.h"
+#include "dbg_dwarf_units.h"
+#include "dbg_inline.h"
 #include "dbg_dwarf.h"
 #include "dbg_locate.h"
 #include "debuginfod.h"
@@ -269,6 +271,9 @@ static void dwarf_close(struct fe_dbg *dbg)
 	free(dbg->func_syms);
 	free(dbg->last_sym);
 	free(dbg->inline_roots);
+	free(dbg->addr_syms);
+	fe_dbg_inline_free(dbg);
+	fe_dwarf_units_free(dbg);
 	if (dbg->dwfl)
 		dwfl_end(dbg->dwfl);
 }
@@ -528,12 +533,15 @@ bool fe_dwarf_in_gap(Dwarf_Die *die, Dwarf_Addr pc)
 	return before && after;
 }
 
-static bool subprogram_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
+static bool subprogram_at(struct fe_dbg *dbg, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 {
 	Dwarf_Die *scopes = NULL, child;
-	int i, n;
+	int i, n = fe_dwarf_unit_func_at(dbg, cu, pc, fn);
 
-	if (dwarf_child(cu, &child) == 0) {
+	if (n > 0)
+		return true;
+	/* out of memory for the unit's index: its walk */
+	if (n < 0 && dwarf_child(cu, &child) == 0) {
 		do {
 			Dwarf_Addr entry;
 
@@ -701,7 +709,7 @@ static int dwarf_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out
 	/* some units describe a function only abstractly, with no DIE for
 	 * its code: the prototype is the same, take it by name (and no
 	 * locations) */
-	concrete = subprogram_at(cu, addr - cubias, &fn);
+	concrete = subprogram_at(dbg, cu, addr - cubias, &fn);
 	if (!concrete && !subprogram_named(cu, name, &fn)) {
 		if (!unit_reads(cu))
 			return fe_err(err, 0, "%s: malformed DWARF in the unit at offset %#llx of .debug_info, which holds '%s': %s",
@@ -842,7 +850,7 @@ int fe_dwarf_func_die(struct fe_dbg *dbg, const char *name, Dwarf_Die *fn, Dwarf
 	if (dbg->ops != &fe_dwarf_ops || !fe_dwarf_symbol_addr(dbg, name, &addr))
 		return 0;
 	cu = fe_dwarf_unit_at(dbg, addr, &cubias);
-	if (!cu || !subprogram_at(cu, addr - cubias, fn))
+	if (!cu || !subprogram_at(dbg, cu, addr - cubias, fn))
 		return 0;
 	*entry = addr - cubias;
 	return 1;

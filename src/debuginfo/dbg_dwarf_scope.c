@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dbg_dwarf.h"
+#include "dbg_dwarf_units.h"
 #include "fe_util.h"
 
 struct scope_walk {
@@ -401,23 +402,35 @@ static bool copy_where(Dwarf_Die *die, Dwarf_Addr pc, const char *name, copy_tes
 	return false;
 }
 
+/* The copy of inlined at pc in the subprogram fn, whose frame holds it. */
+static int copy_in(Dwarf_Die *fn, Dwarf_Addr pc, const char *inlined, Dwarf_Die *copy,
+		   Dwarf_Die *frame)
+{
+	*frame = *fn;
+	return copy_where(fn, pc, inlined, holds, true, copy, 0) ||
+	       copy_where(fn, pc, inlined, entry_is, false, copy, 0) ||
+	       copy_where(fn, pc, inlined, fe_dwarf_in_gap, false, copy, 0);
+}
+
 int fe_dwarf_copy_at(struct fe_dbg *dbg, Dwarf_Addr pc, const char *inlined, Dwarf_Die *copy,
 		     Dwarf_Die *frame)
 {
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu, child;
+	int n;
 
-	if (dbg->ops != &fe_dwarf_ops || !(cu = fe_dwarf_unit_at(dbg, pc, &cubias)) ||
-	    dwarf_child(cu, &child) != 0)
+	if (dbg->ops != &fe_dwarf_ops || !(cu = fe_dwarf_unit_at(dbg, pc, &cubias)))
 		return 0;
 	pc -= cubias;
+	n = fe_dwarf_unit_func_holding(dbg, cu, pc, &child);
+	if (n > 0)
+		return copy_in(&child, pc, inlined, copy, frame);
+	/* out of memory for the unit's index: its walk */
+	if (n == 0 || dwarf_child(cu, &child) != 0)
+		return 0;
 	do {
-		if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_haspc(&child, pc) != 1)
-			continue;
-		*frame = child;
-		return copy_where(&child, pc, inlined, holds, true, copy, 0) ||
-		       copy_where(&child, pc, inlined, entry_is, false, copy, 0) ||
-		       copy_where(&child, pc, inlined, fe_dwarf_in_gap, false, copy, 0);
+		if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_haspc(&child, pc) == 1)
+			return copy_in(&child, pc, inlined, copy, frame);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }

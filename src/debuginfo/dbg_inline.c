@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbg_addrsym.h"
 #include "dbg_backend.h"
 #include "dbg_inline.h"
 #include "fe_site.h"
@@ -99,45 +100,161 @@ struct walk {
 	bool oom;
 };
 
-static bool is_root(const struct walk *w, Dwarf_Off origin)
+/* roots[i] is among roots[0..i-1] */
+static bool is_root_before(const struct walk *w, int i)
 {
-	int i;
+	int j;
 
-	for (i = 0; i < w->nr_roots; i++)
-		if (w->roots[i] == origin)
+	for (j = 0; j < i; j++)
+		if (w->roots[j] == w->roots[i])
 			return true;
 	return false;
 }
 
-/* Every copy under die, nested ones too (a copy inlined into a copy). */
-static void walk_copies(struct walk *w, Dwarf_Die *die, int depth)
+/*
+ * Every inlined copy of one unit, whatever it is a copy of: a probe file
+ * of many functions of one library asks for copies in the same units
+ * again and again, and a walk of a unit a question made that quadratic
+ * (531 walks, 4.3 billion instructions, for 963 libpython functions).
+ * Each unit is walked once (only code holds copies: types and
+ * declarations are skipped), its copies sorted by their origin, then by
+ * the walk's order.
+ */
+struct fe_copy_ent {
+	Dwarf_Off origin;
+	int seq;		/* the walk's order */
+	Dwarf_Addr pc;		/* its entry, a DWARF address */
+	Dwarf_Off die;
+};
+
+struct fe_unit_copies {
+	Dwarf_Off cu;
+	struct fe_copy_ent *v;
+	int nr;
+};
+
+static bool index_walk(struct fe_unit_copies *u, Dwarf_Die *die, int depth)
 {
 	Dwarf_Die child;
 
 	if (depth > MAX_DEPTH || dwarf_child(die, &child) != 0)
-		return;
+		return true;
 	do {
 		int tag = dwarf_tag(&child);
-		Dwarf_Addr pc, *p;
+		Dwarf_Addr pc;
 
-		if (tag == DW_TAG_inlined_subroutine && is_root(w, fe_dwarf_origin(&child)) &&
-		    fe_dwarf_entry(&child, &pc)) {
-			Dwarf_Off *o;
+		if (tag == DW_TAG_inlined_subroutine && fe_dwarf_entry(&child, &pc)) {
+			struct fe_copy_ent *e = fe_grow(&u->v, &u->nr, sizeof(*e));
 
-			p = fe_grow(&w->pcs, &w->nr, sizeof(*p));
-			o = p ? fe_grow(&w->dies, &w->nr_dies, sizeof(*o)) : NULL;
-			if (!o) {
-				w->oom = true;
-				return;
-			}
-			*p = pc + w->cubias;
-			*o = dwarf_dieoffset(&child);
+			if (!e)
+				return false;
+			e->origin = fe_dwarf_origin(&child);
+			e->seq = u->nr - 1;
+			e->pc = pc;
+			e->die = dwarf_dieoffset(&child);
 		}
-		/* only code holds copies: skip types and declarations */
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
-		    tag == DW_TAG_inlined_subroutine)
-			walk_copies(w, &child, depth + 1);
-	} while (!w->oom && dwarf_siblingof(&child, &child) == 0);
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		     tag == DW_TAG_inlined_subroutine) && !index_walk(u, &child, depth + 1))
+			return false;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return true;
+}
+
+static int by_origin(const void *a, const void *b)
+{
+	const struct fe_copy_ent *x = a, *y = b;
+
+	if (x->origin != y->origin)
+		return x->origin < y->origin ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	return ((const struct fe_copy_ent *)a)->seq - ((const struct fe_copy_ent *)b)->seq;
+}
+
+/* The copies of unit cu, walked on first use; NULL when out of memory. */
+static struct fe_unit_copies *unit_copies(struct fe_dbg *dbg, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct fe_unit_copies *u;
+	int i;
+
+	for (i = 0; i < dbg->nr_unit_copies; i++)
+		if (dbg->unit_copies[i].cu == off)
+			return &dbg->unit_copies[i];
+	u = fe_grow(&dbg->unit_copies, &dbg->nr_unit_copies, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->cu = off;
+	if (!index_walk(u, cu, 0)) {
+		free(u->v);
+		dbg->nr_unit_copies--;
+		return NULL;
+	}
+	if (u->nr > 1)
+		qsort(u->v, u->nr, sizeof(*u->v), by_origin);
+	return u;
+}
+
+void fe_dbg_inline_free(struct fe_dbg *dbg)
+{
+	int i;
+
+	for (i = 0; i < dbg->nr_unit_copies; i++)
+		free(dbg->unit_copies[i].v);
+	free(dbg->unit_copies);
+}
+
+/* The copies of w's roots in one unit, from its index, in the walk's
+ * order.  false when out of memory. */
+static bool copies_in(struct walk *w, Dwarf_Die *cu)
+{
+	struct fe_unit_copies *u = unit_copies(w->dbg, cu);
+	struct fe_copy_ent *got = NULL, *e;
+	int i, nr = 0, lo, hi;
+
+	if (!u)
+		return false;
+	for (i = 0; i < w->nr_roots; i++) {
+		lo = 0;
+		hi = u->nr;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (u->v[mid].origin < w->roots[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* a root given twice is walked once */
+		if (is_root_before(w, i))
+			continue;
+		for (; lo < u->nr && u->v[lo].origin == w->roots[i]; lo++) {
+			e = fe_grow(&got, &nr, sizeof(*e));
+			if (!e) {
+				free(got);
+				return false;
+			}
+			*e = u->v[lo];
+		}
+	}
+	if (nr > 1)
+		qsort(got, nr, sizeof(*got), by_seq);
+	for (i = 0; i < nr; i++) {
+		Dwarf_Addr *p = fe_grow(&w->pcs, &w->nr, sizeof(*p));
+		Dwarf_Off *o = p ? fe_grow(&w->dies, &w->nr_dies, sizeof(*o)) : NULL;
+
+		if (!o) {
+			free(got);
+			return false;
+		}
+		*p = got[i].pc + w->cubias;
+		*o = got[i].die;
+	}
+	free(got);
+	return true;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -307,8 +424,8 @@ static int find_copies(struct fe_dbg *dbg, const char *name, struct walk *w)
 	for (i = 0; i < nr_cus && !w->oom; i++) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(dbg->dw, cus[i], &cu))
-			walk_copies(w, &cu, 0);
+		if (dwarf_offdie(dbg->dw, cus[i], &cu) && !copies_in(w, &cu))
+			w->oom = true;
 	}
 	if (w->oom)
 		goto oom;
@@ -370,7 +487,7 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 		s->inlined = w.name;
 		s->copy_entry = true;
 		s->copy_pc = w.pcs[i];
-		sname = dwfl_module_addrinfo(dbg->mod, w.pcs[i], &off, &sym, &shndx, NULL, NULL);
+		sname = fe_dwarf_addrinfo(dbg, w.pcs[i], &off, &sym, &shndx);
 		if (!sname || GELF_ST_TYPE(sym.st_info) != STT_FUNC) {
 			s->func = "";
 			s->skip = "no function symbol holds its code";
@@ -409,7 +526,7 @@ const char *fe_dwarf_code_symbol(struct fe_dbg *dbg, Dwarf_Addr addr, unsigned l
 {
 	GElf_Sym sym;
 	GElf_Off o;
-	const char *n = dwfl_module_addrinfo(dbg->mod, addr, &o, &sym, NULL, NULL, NULL);
+	const char *n = fe_dwarf_addrinfo(dbg, addr, &o, &sym, NULL);
 
 	if (!n || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 		return NULL;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "elf_target.h"
 #include "dbg_locate.h"
 #include "input_file.h"
+#include "name_hash.h"
 
 struct elf_file {
 	int fd;
@@ -20,15 +22,42 @@ struct elf_file {
 	Elf *sym_elf;
 };
 
+/* The symbols of a file by name (see names_of). */
+struct sym_entry {
+	const char *name;
+	GElf_Sym sym;
+};
+
+struct sym_index {
+	struct sym_entry *v;	/* in each_symbol's order */
+	int nr, cap;
+	int *by_name;		/* open addressing over v: whole names */
+	int *by_stem;		/* every stem before a '.' ("f" of "f.isra.0") */
+	uint32_t mask;
+};
+
 /*
  * The last file opened stays open: resolve asks the same binary for a
  * function's offset, its clone, a datum's offset, one prototype after
  * another (a glob's hundreds), and each open re-checks and re-maps it.
+ * Its symbols by name are indexed on the first question by name.
  */
 static struct {
 	char *path;
 	struct elf_file ef;
+	struct sym_index *idx;
+	bool indexed;
 } last;
+
+static void index_free(struct sym_index *idx)
+{
+	if (!idx)
+		return;
+	free(idx->v);
+	free(idx->by_name);
+	free(idx->by_stem);
+	free(idx);
+}
 
 /* The symbol table of the separate debug file of a file stripped of its
  * own, into ef; nothing when there is none (or it cannot be read). */
@@ -96,6 +125,9 @@ static int elf_open_file(const char *path, struct elf_file *ef, struct fe_error 
 		elf_end_file(&last.ef);
 		free(last.path);
 	}
+	index_free(last.idx);
+	last.idx = NULL;
+	last.indexed = false;
 	last.path = strdup(path);
 	if (last.path)
 		last.ef = *ef;
@@ -238,6 +270,122 @@ static bool named(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
 	return true;
 }
 
+static bool collect(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
+{
+	struct sym_index *idx = arg;
+
+	(void)elf;
+	if (idx->nr == idx->cap) {
+		idx->nr = -1;	/* more than the headers said: no index */
+		return true;
+	}
+	idx->v[idx->nr].name = s;
+	idx->v[idx->nr++].sym = *sym;
+	return false;
+}
+
+/* Slot i of table t holds entry e, after those of its hash before it:
+ * a name's probe meets its symbols in each_symbol's order. */
+static void put(int *t, uint32_t mask, const char *s, size_t len, int e)
+{
+	uint32_t i = fe_name_hash(s, len) & mask;
+
+	while (t[i] >= 0)
+		i = (i + 1) & mask;
+	t[i] = e;
+}
+
+/* How many symbols each_symbol would walk; -1 when one cannot be counted
+ * (no index then). */
+static int count_symbols(const struct elf_file *ef)
+{
+	static const Elf64_Word kinds[] = { SHT_SYMTAB, SHT_DYNSYM };
+	size_t k, n = 0;
+
+	for (k = 0; k < 2; k++) {
+		Elf *sym_elf = k == 0 && ef->sym_elf ? ef->sym_elf : ef->elf;
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(sym_elf, scn))) {
+			GElf_Shdr sh;
+
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == kinds[k] && sh.sh_entsize)
+				n += sh.sh_size / sh.sh_entsize;
+		}
+	}
+	return n < (1u << 28) ? (int)n : -1;
+}
+
+/*
+ * Every symbol each_symbol walks, in its order, hashed by whole name and
+ * by its stem before the first '.' (a clone's question): a probe file of a
+ * thousand functions asked each a walk of the whole table (1.6 billion
+ * instructions for libpython's 963).  NULL when out of memory.
+ */
+static struct sym_index *index_symbols(const struct elf_file *ef)
+{
+	struct sym_index *idx = calloc(1, sizeof(*idx));
+	int n = count_symbols(ef), i;
+	uint32_t size = 64;
+
+	if (!idx || n < 0)
+		goto fail;
+	idx->v = malloc((n ? n : 1) * sizeof(*idx->v));
+	if (!idx->v)
+		goto fail;
+	idx->cap = n;
+	each_symbol(ef, collect, idx);
+	if (idx->nr < 0)
+		goto fail;
+	while (size < (uint32_t)idx->nr * 2)
+		size *= 2;
+	idx->mask = size - 1;
+	idx->by_name = malloc(size * sizeof(int));
+	idx->by_stem = malloc(size * 2 * sizeof(int));
+	if (!idx->by_name || !idx->by_stem)
+		goto fail;
+	memset(idx->by_name, 0xff, size * sizeof(int));		/* -1 */
+	memset(idx->by_stem, 0xff, size * 2 * sizeof(int));
+	for (i = 0; i < idx->nr; i++) {
+		const char *s = idx->v[i].name, *dot;
+
+		put(idx->by_name, idx->mask, s, strlen(s), i);
+		dot = strchr(s, '.');
+		if (dot && dot > s)
+			put(idx->by_stem, idx->mask * 2 + 1, s, dot - s, i);
+	}
+	return idx;
+fail:
+	index_free(idx);
+	return NULL;
+}
+
+/* The index of ef when it is the file kept open, built on first use. */
+static struct sym_index *names_of(const struct elf_file *ef)
+{
+	if (!last.path || ef->elf != last.ef.elf)
+		return NULL;
+	if (!last.indexed) {
+		last.indexed = true;
+		last.idx = index_symbols(ef);
+	}
+	return last.idx;
+}
+
+/* named() over the index: the first symbol, in each_symbol's order, that
+ * it takes.  A clone's stem is the name up to its first '.'. */
+static bool find_indexed(const struct sym_index *idx, struct by_name *q)
+{
+	const int *t = q->clone ? idx->by_stem : idx->by_name;
+	uint32_t mask = q->clone ? idx->mask * 2 + 1 : idx->mask;
+	uint32_t i = fe_name_hash(q->name, q->len) & mask;
+
+	for (; t[i] >= 0; i = (i + 1) & mask)
+		if (named(NULL, &idx->v[t[i]].sym, idx->v[t[i]].name, q))
+			return true;
+	return false;
+}
+
 /* Search .symtab, then .dynsym: for name itself, or with clone set for a
  * compiler's clone of it ("name.constprop.0", "name.isra.0"), whose name
  * goes to clone. */
@@ -245,8 +393,15 @@ static int find_symbol_or_clone(const struct elf_file *ef, const char *name, boo
 				unsigned long *addr, char *clone, size_t clone_size)
 {
 	struct by_name q = { name, strlen(name), want_func, 0, clone, clone_size };
+	const struct sym_index *idx = names_of(ef);
+	bool found;
 
-	if (!each_symbol(ef, named, &q))
+	/* a clone of a name with a dot has a stem shorter than the name */
+	if (idx && !(clone && memchr(name, '.', q.len)))
+		found = find_indexed(idx, &q);
+	else
+		found = each_symbol(ef, named, &q);
+	if (!found)
 		return 0;
 	*addr = q.addr;
 	return 1;

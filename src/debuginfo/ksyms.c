@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ksyms.h"
+#include "name_hash.h"
 
 /* One text symbol: name and module point into the table's buffer. */
 struct sym {
@@ -42,26 +43,6 @@ struct table {
 
 /* The one table of this process (the last path asked for). */
 static struct table *cached;
-
-/*
- * A name's first and last 8 bytes and its length, mixed: every name of
- * kallsyms is hashed, and a byte-at-a-time hash of them was a fifth of a
- * list's compile (instructions, callgrind).  Names alike in both ends and
- * length share a bucket and are told apart by strcmp.
- */
-static uint32_t hash_of(const char *s, size_t len)
-{
-	uint64_t a = 0, b = 0, h;
-
-	memcpy(&a, s, len < 8 ? len : 8);
-	if (len > 8)
-		memcpy(&b, s + (len < 16 ? 8 : len - 8), len < 16 ? len - 8 : 8);
-	h = (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^
-	    (len * 0x165667b19e3779f9ULL);
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	return (uint32_t)(h ^ (h >> 32));
-}
 
 static void table_free(struct table *t)
 {
@@ -195,7 +176,7 @@ static int parse_line(struct table *t, char *line, char *end, size_t *cap, size_
 	t->v[t->nr].name = name;
 	t->v[t->nr].module = mod;
 	t->v[t->nr].line = line;
-	t->v[t->nr].hash = hash_of(name, name_end - name);
+	t->v[t->nr].hash = fe_name_hash(name, name_end - name);
 	t->nr++;
 	return 0;
 }
@@ -367,7 +348,7 @@ static struct wanted *find(const struct fe_ksyms *ks, const char *name, const ch
 
 	if (!ks->slots)
 		return NULL;
-	s = slot_of(ks, name, module, hash_of(name, strlen(name)));
+	s = slot_of(ks, name, module, fe_name_hash(name, strlen(name)));
 	return *s < 0 ? NULL : &ks->w[*s];
 }
 
@@ -435,7 +416,7 @@ int fe_ksyms_want(struct fe_ksyms *ks, const char *name, const char *module)
 		free(w->module);
 		return -1;
 	}
-	w->hash = hash_of(name, strlen(name));
+	w->hash = fe_name_hash(name, strlen(name));
 	*slot_of(ks, w->name, w->module, w->hash) = ks->nr;
 	ks->nr++;
 	return 0;
@@ -514,7 +495,7 @@ int fe_ksyms_addr(const char *path, const char *name, const char *module,
 	if (!t)
 		return -1;
 	*addr = 0;
-	for (i = first_named(t, name, strlen(name), hash_of(name, strlen(name))); i >= 0;
+	for (i = first_named(t, name, strlen(name), fe_name_hash(name, strlen(name))); i >= 0;
 	     i = next_named(t, i)) {
 		if (!same_module(t->v[i].module, module))
 			continue;
