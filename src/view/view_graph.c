@@ -85,8 +85,11 @@ void fe_view_print_graph(struct fe_view *v, const struct item *entry, const stru
 		fe_buf_add(l, " = ", 3);
 		fe_buf_add(l, item_val(ret), ret->val_len);
 	}
-	if (ret && (entry || ret->gfunc) && (kind == G_LEAF || kind == G_CLOSE)) {
-		/* the function graph tracer's own measure where it gave one */
+	/* the function graph tracer's own measure where it gave one: its
+	 * exit carries it, with its entry or without (6.12 calls the exit
+	 * handler of an instance whose entry handler, pid-filtered, refused
+	 * the call, when another instance took it: docs/decisions.md) */
+	if (ret && (ret->gfunc || (entry && kind != G_PLAIN)) && kind != G_OPEN) {
 		unsigned long long ns = ret->gfunc ? ret->gdur : ret->ts - entry->ts;
 		char d[48];
 
