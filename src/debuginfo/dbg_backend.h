@@ -81,13 +81,10 @@ struct fe_dbg {
 	struct fe_inline_root *inline_roots;
 	int nr_inline_roots;
 	bool inline_indexed;
-	/* each unit's inlined copies, walked once (dbg_inline.c) */
-	struct fe_unit_copies *unit_copies;
-	int nr_unit_copies;
-	/* each unit's top-level functions by address, walked once
-	 * (dbg_dwarf_units.c), by unit offset */
-	struct fe_unit_funcs *unit_funcs;
-	int nr_unit_funcs;
+	/* each unit's indexes (dbg_dwarf_units.c: functions by address,
+	 * inlined copies by origin), by unit offset */
+	struct fe_unit_index *units;
+	int nr_units;
 	/* the symbols by address (dbg_addrsym.c), built on the first
 	 * question of which symbol holds an address */
 	struct fe_addr_sym *addr_syms;

@@ -22,7 +22,6 @@
 
 #include "dbg_backend.h"
 #include "dbg_dwarf_units.h"
-#include "dbg_inline.h"
 #include "dbg_dwarf.h"
 #include "dbg_locate.h"
 #include "debuginfod.h"
@@ -272,7 +271,6 @@ static void dwarf_close(struct fe_dbg *dbg)
 	free(dbg->last_sym);
 	free(dbg->inline_roots);
 	free(dbg->addr_syms);
-	fe_dbg_inline_free(dbg);
 	fe_dwarf_units_free(dbg);
 	if (dbg->dwfl)
 		dwfl_end(dbg->dwfl);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A unit's top-level functions by address: which one starts at an
- * address, which one's code holds it.  Each question used to walk the
- * unit's top-level DIEs (its types and declarations too), one walk a
- * function of a probe file and one an inlined copy: quadratic in the
+ * A unit's indexes, each made on the unit's first question of its kind
+ * and kept with the debug info: its top-level functions by address (which
+ * one starts at an address, which one's code holds it) and its inlined
+ * copies by origin.  Each question used to walk the unit: one walk a
+ * function of a probe file and one an inlined copy, quadratic in the
  * functions of one unit (2.3 and 1.1 billion instructions for 963
- * libpython functions).  Each unit is walked once; its functions' entries
- * and ranges are sorted, and a question returns what the walk would have
- * found first (the earliest in the unit's order).
+ * libpython functions, and 4.3 billion for their copies).  An answer is
+ * what the walk would have found first (the earliest in the unit's
+ * order).
  */
 #include <dwarf.h>
 #include <stdlib.h>
@@ -25,12 +26,17 @@ struct fe_unit_range {
 	int seq;		/* the function's place among the unit's DIEs */
 };
 
-struct fe_unit_funcs {
+#define MAX_DEPTH	64	/* DIE nesting followed; DWARF is untrusted */
+
+struct fe_unit_index {
 	Dwarf_Off cu;
+	bool funcs_made, copies_made;
 	struct fe_unit_range *ranges;	/* by start */
 	int nr_ranges;
 	struct fe_unit_range *entries;	/* by entry */
 	int nr_entries;
+	struct fe_copy_ent *copies;	/* by origin, then the walk's order */
+	int nr_copies;
 };
 
 static int by_start(const void *a, const void *b)
@@ -58,7 +64,7 @@ static bool add(struct fe_unit_range **v, int *nr, Dwarf_Addr start, Dwarf_Addr 
 
 /* The top-level subprograms of cu, their entries and their ranges (as
  * dwarf_haspc reads them); false when out of memory. */
-static bool walk_unit(struct fe_unit_funcs *u, Dwarf_Die *cu)
+static bool walk_unit(struct fe_unit_index *u, Dwarf_Die *cu)
 {
 	Dwarf_Die child;
 	int seq = 0, i;
@@ -91,37 +97,111 @@ static bool walk_unit(struct fe_unit_funcs *u, Dwarf_Die *cu)
 	return true;
 }
 
-/* cu's index, made on first use; NULL when out of memory. */
-static struct fe_unit_funcs *unit_of(struct fe_dbg *dbg, Dwarf_Die *cu)
+/*
+ * Every inlined copy in a unit, whatever it is a copy of (only code holds
+ * copies: types and declarations are skipped); false when out of memory.
+ */
+static bool walk_copies(struct fe_unit_index *u, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_DEPTH || dwarf_child(die, &child) != 0)
+		return true;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Addr pc;
+
+		if (tag == DW_TAG_inlined_subroutine && fe_dwarf_entry(&child, &pc)) {
+			struct fe_copy_ent *e = fe_grow(&u->copies, &u->nr_copies, sizeof(*e));
+
+			if (!e)
+				return false;
+			e->origin = fe_dwarf_origin(&child);
+			e->seq = u->nr_copies - 1;
+			e->pc = pc;
+			e->die = dwarf_dieoffset(&child);
+		}
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		     tag == DW_TAG_inlined_subroutine) && !walk_copies(u, &child, depth + 1))
+			return false;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return true;
+}
+
+static int by_origin(const void *a, const void *b)
+{
+	const struct fe_copy_ent *x = a, *y = b;
+
+	if (x->origin != y->origin)
+		return x->origin < y->origin ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+/* cu's place among the units asked about, by offset; NULL when out of
+ * memory.  Its indexes are made by who asks. */
+static struct fe_unit_index *unit_of(struct fe_dbg *dbg, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
-	struct fe_unit_funcs *u;
-	int lo = 0, hi = dbg->nr_unit_funcs;
+	struct fe_unit_index *u;
+	int lo = 0, hi = dbg->nr_units;
 
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 
-		if (dbg->unit_funcs[mid].cu < off)
+		if (dbg->units[mid].cu < off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < dbg->nr_unit_funcs && dbg->unit_funcs[lo].cu == off)
-		return &dbg->unit_funcs[lo];
-	if (!fe_grow(&dbg->unit_funcs, &dbg->nr_unit_funcs, sizeof(*u)))
+	if (lo < dbg->nr_units && dbg->units[lo].cu == off)
+		return &dbg->units[lo];
+	if (!fe_grow(&dbg->units, &dbg->nr_units, sizeof(*u)))
 		return NULL;
-	u = &dbg->unit_funcs[lo];
-	memmove(u + 1, u, (dbg->nr_unit_funcs - 1 - lo) * sizeof(*u));
+	u = &dbg->units[lo];
+	memmove(u + 1, u, (dbg->nr_units - 1 - lo) * sizeof(*u));
 	memset(u, 0, sizeof(*u));
 	u->cu = off;
+	return u;
+}
+
+/* cu's functions by address; NULL when out of memory. */
+static struct fe_unit_index *funcs_of(struct fe_dbg *dbg, Dwarf_Die *cu)
+{
+	struct fe_unit_index *u = unit_of(dbg, cu);
+
+	if (!u || u->funcs_made)
+		return u;
 	if (!walk_unit(u, cu)) {
 		free(u->ranges);
 		free(u->entries);
-		memmove(u, u + 1, (dbg->nr_unit_funcs - 1 - lo) * sizeof(*u));
-		dbg->nr_unit_funcs--;
+		u->ranges = u->entries = NULL;
+		u->nr_ranges = u->nr_entries = 0;
 		return NULL;
 	}
+	u->funcs_made = true;
 	return u;
+}
+
+const struct fe_copy_ent *fe_dwarf_unit_copies(struct fe_dbg *dbg, Dwarf_Die *cu, int *nr)
+{
+	struct fe_unit_index *u = unit_of(dbg, cu);
+
+	*nr = -1;
+	if (!u)
+		return NULL;
+	if (!u->copies_made) {
+		if (!walk_copies(u, cu, 0)) {
+			free(u->copies);
+			u->copies = NULL;
+			u->nr_copies = 0;
+			return NULL;
+		}
+		if (u->nr_copies > 1)
+			qsort(u->copies, u->nr_copies, sizeof(*u->copies), by_origin);
+		u->copies_made = true;
+	}
+	*nr = u->nr_copies;
+	return u->copies;
 }
 
 /* The first entry of v (sorted by start) at or above pc. */
@@ -158,7 +238,7 @@ static int last_from(const struct fe_unit_range *v, int nr, Dwarf_Addr pc)
 
 int fe_dwarf_unit_func_at(struct fe_dbg *dbg, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 {
-	struct fe_unit_funcs *u = unit_of(dbg, cu);
+	struct fe_unit_index *u = funcs_of(dbg, cu);
 	int i;
 
 	if (!u)
@@ -172,7 +252,7 @@ int fe_dwarf_unit_func_at(struct fe_dbg *dbg, Dwarf_Die *cu, Dwarf_Addr pc, Dwar
 
 int fe_dwarf_unit_func_holding(struct fe_dbg *dbg, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 {
-	struct fe_unit_funcs *u = unit_of(dbg, cu);
+	struct fe_unit_index *u = funcs_of(dbg, cu);
 	const struct fe_unit_range *best = NULL;
 	int i;
 
@@ -191,9 +271,10 @@ void fe_dwarf_units_free(struct fe_dbg *dbg)
 {
 	int i;
 
-	for (i = 0; i < dbg->nr_unit_funcs; i++) {
-		free(dbg->unit_funcs[i].ranges);
-		free(dbg->unit_funcs[i].entries);
+	for (i = 0; i < dbg->nr_units; i++) {
+		free(dbg->units[i].ranges);
+		free(dbg->units[i].entries);
+		free(dbg->units[i].copies);
 	}
-	free(dbg->unit_funcs);
+	free(dbg->units);
 }

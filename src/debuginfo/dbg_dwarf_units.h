@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A unit's top-level functions by address (dbg_dwarf_units.c): the
- * answers of a walk of the unit's top-level DIEs, from an index made on
- * the unit's first question.
+ * A unit's indexes (dbg_dwarf_units.c): the answers of a walk of the
+ * unit, from an index made on the unit's first question of its kind.
  */
 #ifndef DBG_DWARF_UNITS_H
 #define DBG_DWARF_UNITS_H
@@ -19,6 +18,18 @@ int fe_dwarf_unit_func_at(struct fe_dbg *dbg, Dwarf_Die *cu, Dwarf_Addr pc, Dwar
  * 1 found, 0 none, -1 out of memory. */
 int fe_dwarf_unit_func_holding(struct fe_dbg *dbg, Dwarf_Die *cu, Dwarf_Addr pc,
 			       Dwarf_Die *fn);
+
+/* One inlined copy in a unit. */
+struct fe_copy_ent {
+	Dwarf_Off origin;	/* what it is a copy of (fe_dwarf_origin) */
+	int seq;		/* the walk's order */
+	Dwarf_Addr pc;		/* its entry, a DWARF address */
+	Dwarf_Off die;
+};
+
+/* Every inlined copy of cu, sorted by origin, then in the unit's order;
+ * *nr of them, or NULL and -1 when out of memory.  Kept with dbg. */
+const struct fe_copy_ent *fe_dwarf_unit_copies(struct fe_dbg *dbg, Dwarf_Die *cu, int *nr);
 
 void fe_dwarf_units_free(struct fe_dbg *dbg);
 

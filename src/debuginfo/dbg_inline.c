@@ -16,10 +16,10 @@
 
 #include "dbg_addrsym.h"
 #include "dbg_backend.h"
+#include "dbg_dwarf_units.h"
 #include "dbg_inline.h"
 #include "fe_site.h"
 
-#define MAX_DEPTH	64	/* DIE nesting followed; DWARF is untrusted */
 
 struct fe_inline_root {
 	const char *name;	/* in libdw's string data */
@@ -111,119 +111,29 @@ static bool is_root_before(const struct walk *w, int i)
 	return false;
 }
 
-/*
- * Every inlined copy of one unit, whatever it is a copy of: a probe file
- * of many functions of one library asks for copies in the same units
- * again and again, and a walk of a unit a question made that quadratic
- * (531 walks, 4.3 billion instructions, for 963 libpython functions).
- * Each unit is walked once (only code holds copies: types and
- * declarations are skipped), its copies sorted by their origin, then by
- * the walk's order.
- */
-struct fe_copy_ent {
-	Dwarf_Off origin;
-	int seq;		/* the walk's order */
-	Dwarf_Addr pc;		/* its entry, a DWARF address */
-	Dwarf_Off die;
-};
-
-struct fe_unit_copies {
-	Dwarf_Off cu;
-	struct fe_copy_ent *v;
-	int nr;
-};
-
-static bool index_walk(struct fe_unit_copies *u, Dwarf_Die *die, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > MAX_DEPTH || dwarf_child(die, &child) != 0)
-		return true;
-	do {
-		int tag = dwarf_tag(&child);
-		Dwarf_Addr pc;
-
-		if (tag == DW_TAG_inlined_subroutine && fe_dwarf_entry(&child, &pc)) {
-			struct fe_copy_ent *e = fe_grow(&u->v, &u->nr, sizeof(*e));
-
-			if (!e)
-				return false;
-			e->origin = fe_dwarf_origin(&child);
-			e->seq = u->nr - 1;
-			e->pc = pc;
-			e->die = dwarf_dieoffset(&child);
-		}
-		if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
-		     tag == DW_TAG_inlined_subroutine) && !index_walk(u, &child, depth + 1))
-			return false;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return true;
-}
-
-static int by_origin(const void *a, const void *b)
-{
-	const struct fe_copy_ent *x = a, *y = b;
-
-	if (x->origin != y->origin)
-		return x->origin < y->origin ? -1 : 1;
-	return x->seq - y->seq;
-}
-
 static int by_seq(const void *a, const void *b)
 {
 	return ((const struct fe_copy_ent *)a)->seq - ((const struct fe_copy_ent *)b)->seq;
-}
-
-/* The copies of unit cu, walked on first use; NULL when out of memory. */
-static struct fe_unit_copies *unit_copies(struct fe_dbg *dbg, Dwarf_Die *cu)
-{
-	Dwarf_Off off = dwarf_dieoffset(cu);
-	struct fe_unit_copies *u;
-	int i;
-
-	for (i = 0; i < dbg->nr_unit_copies; i++)
-		if (dbg->unit_copies[i].cu == off)
-			return &dbg->unit_copies[i];
-	u = fe_grow(&dbg->unit_copies, &dbg->nr_unit_copies, sizeof(*u));
-	if (!u)
-		return NULL;
-	u->cu = off;
-	if (!index_walk(u, cu, 0)) {
-		free(u->v);
-		dbg->nr_unit_copies--;
-		return NULL;
-	}
-	if (u->nr > 1)
-		qsort(u->v, u->nr, sizeof(*u->v), by_origin);
-	return u;
-}
-
-void fe_dbg_inline_free(struct fe_dbg *dbg)
-{
-	int i;
-
-	for (i = 0; i < dbg->nr_unit_copies; i++)
-		free(dbg->unit_copies[i].v);
-	free(dbg->unit_copies);
 }
 
 /* The copies of w's roots in one unit, from its index, in the walk's
  * order.  false when out of memory. */
 static bool copies_in(struct walk *w, Dwarf_Die *cu)
 {
-	struct fe_unit_copies *u = unit_copies(w->dbg, cu);
+	int nr_all;
+	const struct fe_copy_ent *all = fe_dwarf_unit_copies(w->dbg, cu, &nr_all);
 	struct fe_copy_ent *got = NULL, *e;
 	int i, nr = 0, lo, hi;
 
-	if (!u)
+	if (nr_all < 0)
 		return false;
 	for (i = 0; i < w->nr_roots; i++) {
 		lo = 0;
-		hi = u->nr;
+		hi = nr_all;
 		while (lo < hi) {
 			int mid = lo + (hi - lo) / 2;
 
-			if (u->v[mid].origin < w->roots[i])
+			if (all[mid].origin < w->roots[i])
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -231,13 +141,13 @@ static bool copies_in(struct walk *w, Dwarf_Die *cu)
 		/* a root given twice is walked once */
 		if (is_root_before(w, i))
 			continue;
-		for (; lo < u->nr && u->v[lo].origin == w->roots[i]; lo++) {
+		for (; lo < nr_all && all[lo].origin == w->roots[i]; lo++) {
 			e = fe_grow(&got, &nr, sizeof(*e));
 			if (!e) {
 				free(got);
 				return false;
 			}
-			*e = u->v[lo];
+			*e = all[lo];
 		}
 	}
 	if (nr > 1)

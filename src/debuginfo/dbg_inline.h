@@ -27,7 +27,4 @@ int fe_dbg_inline_copies(struct fe_dbg *dbg, const char *name, struct fe_site **
 int fe_dbg_inline_names(struct fe_dbg *dbg, const char *glob,
 			int (*fn)(const char *name, void *arg), void *arg);
 
-/* What the index of each unit's copies holds, freed with dbg. */
-void fe_dbg_inline_free(struct fe_dbg *dbg);
-
 #endif
