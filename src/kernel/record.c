@@ -140,6 +140,13 @@ static bool is_dev_null(FILE *out)
 	       !stat("/dev/null", &null) && S_ISCHR(null.st_mode) && st.st_rdev == null.st_rdev;
 }
 
+/* Lines nobody reads are not made: the events are counted for the
+ * summary (user stacks still need their maps read, for -o's file). */
+static bool lines_unread(const struct fe_record_opts *o)
+{
+	return !o->view.sink && !o->view.call_fn && !o->stacks && is_dev_null(o->view.out);
+}
+
 static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event_info *ev,
 				 int n, bool *chosen, const struct formats *fm,
 				 struct fe_error *err)
@@ -149,9 +156,7 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 	bool symbols = false;
 	int i;
 
-	/* lines nobody reads are not made: the events are counted for the
-	 * summary (user stacks still need their maps read, for -o's file) */
-	vo.discard = !vo.sink && !vo.call_fn && !o->stacks && is_dev_null(vo.out);
+	vo.discard = lines_unread(o);
 	v = fe_view_new(&vo, fm->header_page, err);
 
 	if (!v)
@@ -225,26 +230,54 @@ static int until(double t, int max)
 	return ms <= 0 ? 0 : ms < max ? (int)ms + 1 : max;
 }
 
+/*
+ * Who was who: saved_cmdlines and saved_tgids.  Each read is a few ms of
+ * the kernel's (saved_tgids walks every pid up to pid_max) and each parse
+ * as much of fevent's, so the end reads them once, for the view's last
+ * lines and -o's file alike.
+ */
+struct comms {
+	char *cmdlines;
+	char *tgids;
+};
+
+static void comms_read(struct comms *c)
+{
+	c->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	c->tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+}
+
+static void comms_free(struct comms *c)
+{
+	free(c->cmdlines);
+	free(c->tgids);
+	c->cmdlines = c->tgids = NULL;
+}
+
+static void comms_to_view(struct fe_view *v, const struct comms *c)
+{
+	if (c->cmdlines)
+		fe_view_cmdlines(v, c->cmdlines);
+	if (c->tgids)
+		fe_view_tgids(v, c->tgids);
+}
+
 static void refresh_comms(struct fe_view *v)
 {
-	char *cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
-	char *tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	struct comms c;
 
-	if (cmdlines)
-		fe_view_cmdlines(v, cmdlines);
-	if (tgids)
-		fe_view_tgids(v, tgids);
-	free(cmdlines);
-	free(tgids);
+	comms_read(&c);
+	comms_to_view(v, &c);
+	comms_free(&c);
 }
 
 /* The trace.dat: the formats of what was recorded, and who was who. */
 static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_info *ev,
-			  int n, bool *chosen, const struct formats *fm, struct fe_error *err)
+			  int n, bool *chosen, const struct formats *fm, const struct comms *who,
+			  struct fe_error *err)
 {
 	struct fe_tracedat_event *evs = calloc(n + 2, sizeof(*evs));
-	char *saved = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
-	char *tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	const char *saved = who->cmdlines, *tgids = who->tgids;
 	/* the clock of the buffer the pages came from: a reader knows the
 	 * times' unit from it, as from trace-cmd's files */
 	char *clock = tracefs_instance_file_read(s->inst, "trace_clock", NULL);
@@ -309,8 +342,6 @@ out:
 	free(stack_formats[1]);
 	free((char *)m.maps);
 	free(evs);
-	free(saved);
-	free(tgids);
 	free(clock);
 	free(tasks);
 	free(kallsyms);
@@ -633,6 +664,8 @@ static void view_back(int was)
 static int finish(struct run *r, struct fe_error *err)
 {
 	struct fe_view *v = r->v;
+	struct comms who = { 0 };
+	int ret = 0;
 
 	if (v) {
 		fe_rec_watch_drops(&r->s, v, r->ev);
@@ -647,15 +680,26 @@ static int finish(struct run *r, struct fe_error *err)
 				refresh_comms(v);
 			fe_view_flush_before(v, fe_rec_shown_before(&r->s));
 		}
-		refresh_comms(v);
+		/* the view's names for its last lines; none when nobody
+		 * reads them (-o FILE > /dev/null) */
+		if (!lines_unread(r->o) || r->s.td)
+			comms_read(&who);
+		if (!lines_unread(r->o))
+			comms_to_view(v, &who);
 		fe_view_flush(v, true);
 		fe_rec_overruns(&r->s, v);
 	}
 	if (r->o->report && report(r, true, err))
-		return -1;
-	if (v)
+		ret = -1;
+	if (!ret && v)
 		fe_view_summary(v, stderr);
-	if (r->s.td && write_tracedat(&r->s, v, r->ev, r->n, r->chosen, &r->fm, err))
+	if (!ret && r->s.td) {
+		if (!v)
+			comms_read(&who);
+		ret = write_tracedat(&r->s, v, r->ev, r->n, r->chosen, &r->fm, &who, err);
+	}
+	comms_free(&who);
+	if (ret)
 		return -1;
 	if (r->s.spool_error && !r->s.td)
 		return fe_err(err, 0, "cannot keep the recorded pages in %s: %s", P_tmpdir,

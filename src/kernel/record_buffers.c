@@ -79,20 +79,58 @@ void fe_rec_drained_all(struct session *s)
 	s->known = ULLONG_MAX;
 }
 
+/* Spooled pages read at once, a CPU's: one pread for many pages decoded */
+#define FE_AHEAD_PAGES	16
+
+/*
+ * The spooled page of cpu at offset at (below what is spooled: whole
+ * pages, written before their size was published), from the pages read
+ * ahead, or NULL: unreadable.  Spooled pages do not change.  Without
+ * memory for the pages ahead, one page at a time in s->page.
+ */
+static unsigned char *spooled_page(struct session *s, int cpu, unsigned long long at)
+{
+	struct ahead *a = s->ahead ? &s->ahead[cpu] : NULL;
+	unsigned long long end = spool_size(s, cpu), left = end - at, want;
+	ssize_t n;
+
+	if (at >= end)
+		return NULL;
+	if (!s->ahead && (s->ahead = calloc(s->nr_cpus, sizeof(*s->ahead))))
+		a = &s->ahead[cpu];
+	if (a && a->len && at >= a->at && at + s->page_size <= a->at + a->len)
+		return a->buf + (at - a->at);
+	if (a && !a->buf)
+		a->buf = malloc((size_t)FE_AHEAD_PAGES * s->page_size);
+	if (!a || !a->buf)
+		return pread(spool_fd(s, cpu), s->page, s->page_size, at) == s->page_size ?
+		       s->page : NULL;
+	want = (unsigned long long)FE_AHEAD_PAGES * s->page_size;
+	if (left < want)
+		want = left - left % s->page_size;
+	a->len = 0;
+	n = pread(spool_fd(s, cpu), a->buf, want, at);
+	if (n < s->page_size)
+		return NULL;
+	a->at = at;
+	a->len = n - n % s->page_size;
+	return a->buf;
+}
+
 /* The time of cpu's next spooled page (its header's): no event of the
  * CPU still to be decoded is earlier. */
 static unsigned long long next_page_ts(struct session *s, int cpu)
 {
-	unsigned char b[8];
+	const unsigned char *b;
 	unsigned long long t = 0;
 	int i;
 
 	if (s->next_at[cpu] == s->decoded[cpu])
 		return s->next_ts[cpu];
 	/* unreadable: 0, decoded (and skipped) first */
-	if (pread(spool_fd(s, cpu), b, sizeof(b), s->decoded[cpu]) == sizeof(b))
-		for (i = 7; i >= 0; i--)
-			t = t << 8 | b[i];
+	b = spooled_page(s, cpu, s->decoded[cpu]);
+	for (i = 7; b && i >= 0; i--)
+		t = t << 8 | b[i];
 	s->next_at[cpu] = s->decoded[cpu];
 	return s->next_ts[cpu] = t;
 }
@@ -125,6 +163,7 @@ long fe_rec_decode_backlog(struct session *s, struct fe_view *v, long max)
 	long done = 0;
 	int cpu, best;
 	unsigned long long at;
+	unsigned char *page;
 
 	while (max < 0 || done < max) {
 		for (best = -1, cpu = 0; cpu < s->nr_cpus; cpu++)
@@ -134,8 +173,8 @@ long fe_rec_decode_backlog(struct session *s, struct fe_view *v, long max)
 		if (best < 0)
 			break;
 		at = s->decoded[best];
-		if (pread(spool_fd(s, best), s->page, s->page_size, at) == s->page_size) {
-			fe_view_page(v, best, s->page, s->page_size, NULL);
+		if ((page = spooled_page(s, best, at))) {
+			fe_view_page(v, best, page, s->page_size, NULL);
 			if (s->known != ULLONG_MAX && fe_view_last_ts(v) > s->known)
 				s->known = fe_view_last_ts(v);
 		}

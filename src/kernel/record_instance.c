@@ -58,6 +58,9 @@ void fe_rec_session_end(struct session *s)
 	free(s->fence);
 	free(s->next_ts);
 	free(s->next_at);
+	for (i = 0; s->ahead && i < s->nr_cpus; i++)
+		free(s->ahead[i].buf);
+	free(s->ahead);
 	free(s->page);
 	if (s->inst && s->o && s->o->disarm)
 		s->o->disarm(s->o->ctx, s->inst);

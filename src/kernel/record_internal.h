@@ -86,6 +86,13 @@ struct reader {
 	double rate;
 };
 
+/* A CPU's spooled pages read ahead for the view (record_buffers.c) */
+struct ahead {
+	unsigned char *buf;
+	unsigned long long at;	/* the spool's offset of buf[0] */
+	unsigned long long len;	/* whole pages in buf */
+};
+
 struct session {
 	const struct fe_record_opts *o;
 	struct fe_tracedat *td;	/* -o */
@@ -119,6 +126,7 @@ struct session {
 	unsigned long long *fence;
 	unsigned long long *next_ts;	/* the time of each CPU's next page to decode */
 	unsigned long long *next_at;	/* the offset it was read at, or ULLONG_MAX */
+	struct ahead *ahead;	/* each CPU's, or NULL */
 	/* the latest time of an event decoded from before a fence: every
 	 * event still to come is later (ULLONG_MAX: the end, none comes) */
 	unsigned long long known;
