@@ -15,18 +15,7 @@
 #include "fe_util.h"
 #include "live_view.h"
 #include "tap.h"
-
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+#include "view_page.h"
 
 static const char entry_format[] =
 	"name: funcgraph_entry\nID: 11\nformat:\n" COMMON
@@ -51,18 +40,6 @@ static const char kallsyms[] =
 	"ffffffff81004000 T _raw_spin_unlock_irqrestore\n";
 
 #define PID	140
-
-/* One record at delta from the one before: a header word, then len bytes
- * (a multiple of 4, at most 112). */
-static unsigned int put_event(unsigned char *page, unsigned int off, unsigned int delta,
-			      const void *data, unsigned int len)
-{
-	unsigned int word = (len / 4) | delta << 5;
-
-	memcpy(page + 16 + off, &word, 4);
-	memcpy(page + 16 + off + 4, data, len);
-	return off + 4 + len;
-}
 
 static unsigned int entry(unsigned char *page, unsigned int off, unsigned int delta,
 			  unsigned long long func, int depth)
@@ -125,8 +102,7 @@ int main(void)
 	off = exit_(page, off, 1500, unlock, 2, 1292);
 	off = exit_(page, off, 1000, iter, 1, 27802);
 	off = exit_(page, off, 1000, open, 0, 756006);
-	memcpy(page, &(unsigned long long){ 5000 }, 8);
-	memcpy(page + 8, &(unsigned long long){ off }, 8);
+	page_head(page, 5000, off);
 
 	tap_ok(!fe_view_page(v, 0, page, sizeof(page), &err), "the page decodes");
 	fe_view_flush(v, true);

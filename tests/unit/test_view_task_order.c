@@ -13,18 +13,7 @@
 #include "fe_util.h"
 #include "live_view.h"
 #include "tap.h"
-
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+#include "view_page.h"
 
 static const char fork_format[] =
 	"name: sched_process_fork\nID: 300\nformat:\n" COMMON
@@ -48,24 +37,6 @@ static const char main_format[] =
 	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:s32 argc;\toffset:16;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"(%lx) argc=%d\", REC->__probe_ip, REC->argc\n";
-
-/* One event at delta from the page's time: a header word and len bytes
- * (a multiple of 4, at most 112). */
-static unsigned int put_event(unsigned char *page, unsigned int off, unsigned int delta,
-			      const void *data, unsigned int len)
-{
-	unsigned int word = (len / 4) | delta << 5;
-
-	memcpy(page + 16 + off, &word, 4);
-	memcpy(page + 16 + off + 4, data, len);
-	return off + 4 + len;
-}
-
-static void page_head(unsigned char *page, unsigned long long ts, unsigned long long commit)
-{
-	memcpy(page, &ts, 8);
-	memcpy(page + 8, &commit, 8);
-}
 
 static void common(unsigned char *ev, unsigned short type, int pid)
 {
