@@ -498,9 +498,18 @@ static void drop_glob_error(struct fe_compile_set *set, int i,
 
 int fe_compile_entry(struct fe_compiled *it, struct fe_compile_ctx *c)
 {
-	struct fe_dbg *d = fe_compile_dbg_for(c->mods, c->dbg, c->ksyms, it,
-					      c->dbg_is_running && !c->opts->kallsyms, c->opts);
+	struct fe_dbg *d;
 
+	/* an SDT probe is placed and typed by its note, not by debug info */
+	if (it->site.kind == FE_SITE_SDT) {
+		if (fe_compile_usdt(it, c->opts)) {
+			it->failed = true;
+			return 1;
+		}
+		return slim(it, c->opts);
+	}
+	d = fe_compile_dbg_for(c->mods, c->dbg, c->ksyms, it,
+			       c->dbg_is_running && !c->opts->kallsyms, c->opts);
 	if (fe_compile_one(it, c->ksyms, d, c->opts)) {
 		it->failed = true;
 		return 1;
@@ -518,12 +527,7 @@ static int compile_item(struct fe_compile_set *set, int i, struct fe_compile_ctx
 
 	if (it->failed)
 		return 0;
-	if (it->site.kind == FE_SITE_SDT) {
-		if (fe_compile_usdt(it, opts))
-			it->failed = true;
-		return 0;
-	}
-	if (!it->has_site) {
+	if (!it->has_site || it->site.kind == FE_SITE_SDT) {
 		if (fe_compile_entry(it, c) < 0)
 			return -1;
 		if (it->failed)

@@ -141,8 +141,8 @@ struct fe_compile_ctx {
 	const struct fe_compile_opts *opts;
 };
 
-/* compile.c: compile a function's entry item (no site of its own): 0,
- * 1 when it failed (it->failed), -1 out of memory. */
+/* compile.c: compile a function's entry item (no site of its own), or
+ * an SDT probe's: 0, 1 when it failed (it->failed), -1 out of memory. */
 int fe_compile_entry(struct fe_compiled *it, struct fe_compile_ctx *c);
 
 /* compile_stream.c */
