@@ -132,6 +132,16 @@ int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
 /* compile.c: what kind of place the item's prototype names (its site). */
 void fe_compile_site_kind(struct fe_compiled *it, const struct fe_compile_opts *opts);
 
+/* -x BIN's SDT notes, read at its first SDT probe and kept for the
+ * others (compile_usdt.c): a glob of them reads the notes once. */
+struct fe_usdt_notes {
+	int state;		/* 0 not read, 1 read, -1 failed (err) */
+	struct fe_usdt *v;
+	int nr;
+	int *order;		/* v's indexes by provider, name, place */
+	struct fe_error err;
+};
+
 /* What compiling an item needs beside it. */
 struct fe_compile_ctx {
 	struct fe_dbg *dbg;
@@ -139,6 +149,7 @@ struct fe_compile_ctx {
 	struct fe_module_dbgs *mods;
 	bool dbg_is_running;
 	const struct fe_compile_opts *opts;
+	struct fe_usdt_notes usdt;
 };
 
 /* compile.c: compile a function's entry item (no site of its own), or
@@ -174,6 +185,7 @@ int fe_compile_stream_settle(struct fe_compile_set *set, struct fe_compile_ctx *
 /* compile_usdt.c */
 
 /* PROVIDER:NAME(ARGS) with -x BIN: an SDT probe; -1 with it->err set. */
-int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts);
+int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c);
+void fe_compile_usdt_free(struct fe_usdt_notes *notes);
 
 #endif
