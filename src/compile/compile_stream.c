@@ -16,7 +16,9 @@
  * name, nothing left behind however fevent ends; where none can be made,
  * it is memory.  A -f list's lines stream alike (fe_compile_split_lists):
  * each that names one function's entry, with no inlined copy, is compiled
- * from its own text in its turn, after the line before it.
+ * from its own text in its turn, after the line before it.  A glob of
+ * tracepoints or of a binary's SDT probes streams as a function's: their
+ * definitions have no address the passes compare (an_entry), only events.
  */
 
 /* A spool's bytes go to its file in blocks this big */
@@ -244,7 +246,7 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	struct fe_thin *t, *thin;
 	size_t off = set->spool.len;
 
-	if (it->warnings.nr || it->probe || it->def.tracepoint || !it->def.event)
+	if (it->warnings.nr || it->probe || !it->def.event)
 		return 0;
 	if (!opts->render(it, &set->spool)) {
 		if (set->spool.failed)
