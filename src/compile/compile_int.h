@@ -159,10 +159,11 @@ int fe_compile_entry(struct fe_compiled *it, struct fe_compile_ctx *c);
 /* compile_stream.c */
 
 /* The lines fe_compile_add_file left as text (set->defer_lines): those
- * that name one function's entry (no glob, module, line or offset) join
- * the stream of the item before them, when that is one too and the
- * compile streams (render, not -v nor -x); the others become items, as
- * without defer_lines.  Before the items are parsed; -1 out of memory. */
+ * that name one function's entry (a module's too; no glob, line, offset,
+ * inlined copy, nor SDT probe) join the stream of the item before them,
+ * when that is one too and the compile streams (render, not -v nor -n);
+ * the others become items, as without defer_lines.  Before the items are
+ * parsed; -1 out of memory. */
 int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 			   struct fe_dbg **ldbg);
 
