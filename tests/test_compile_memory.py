@@ -18,13 +18,21 @@ A list, 'compile -f FILE' of a prototype a line, streams as a glob
 does (its lines of one function's entry join the stream of the line
 before them): 50,000 functions of the kernel took 92 MB, 4.5 times the
 20 MB of a list of 1,000, and take 27 MB, 1.4 times it.  Its stdout is
-the one its items give (-v keeps every line an item), byte for byte."""
+the one its items give (-v keeps every line an item), byte for byte.
+
+A glob of tracepoints (tp:GLOB) or of a binary's SDT probes streams
+too: what their definitions add to the peak is measured against what
+they add as items (-v), since the rest of the peak (the kernel's BTF)
+dwarfs them."""
 import collections
+import glob
 import os
+import shutil
 import subprocess
 
 import fe
 from fe import check, expect_eq
+from test_kernel_dwarf import need_vmlinux
 from test_libpython import libpython
 
 FUNCTIONS = 50000
@@ -49,7 +57,7 @@ def peak(*protos, quiet="-q"):
                            stderr=subprocess.PIPE, text=True, timeout=600)
         expect_eq(r.returncode, 0, r.stderr[-2000:])
         out.seek(0)
-        defs = sum(line[:2] in ("p:", "f:") for line in out)
+        defs = sum(line[:2] in ("p:", "f:", "t:") for line in out)
     with open(rss) as f:
         return defs, int(f.read().split()[-1])
 
@@ -278,3 +286,181 @@ def test_a_streamed_binary_list_prints_what_its_items_print():
     expect_eq(streamed.stdout, items.stdout)
     check("event 'PyList_Append' is also defined by an earlier prototype" in streamed.stderr,
           streamed.stderr[-2000:])
+
+
+def least_peak(*protos, quiet="-q"):
+    """peak()'s least of three runs: a peak of a few MB moves by a few
+    hundred KB from one run to the next (where the maps fall)."""
+    runs = [peak(*protos, quiet=quiet) for _ in range(3)]
+    return runs[0][0], min(kb for _, kb in runs)
+
+
+def growth(small, big, *opts):
+    """What the definitions of glob big add to the peak of compile over
+    those of glob small, streamed and as items (-v): (definitions of each,
+    KB added streamed, KB added as items)."""
+    few, small_kb = least_peak(*opts, small)
+    defs, kb = least_peak(*opts, big)
+    vfew, vsmall_kb = least_peak(*opts, small, quiet="-v")
+    vdefs, vkb = least_peak(*opts, big, quiet="-v")
+    expect_eq((few, defs), (vfew, vdefs))
+    return few, defs, kb - small_kb, vkb - vsmall_kb
+
+
+def test_a_tracepoint_glob_streams():
+    """A glob of tracepoints (tp:GLOB) streams as a function's does: on
+    the 6.18 host, the 1,601 tracepoints of its BTF added 1.7 MB to the
+    peak of a glob of 137 of them, 0.45 of the 3.8 MB they add as items
+    (-v), and add 0.2 MB, 0.06 of it.  Memory, not time: the host's load
+    does not move it."""
+    need_btf()
+    if os.environ.get("FEVENT_SANITIZED"):
+        raise fe.Skip("the sanitizers' quarantine and shadow are not fevent's memory")
+    few, defs, kb, items_kb = growth("tp:[a-b]*(...)", "tp:*(...)")
+    if defs < 1000 or few > defs // 4:
+        raise fe.Skip(f"this kernel's BTF gives {defs} tracepoints, {few} of them tp:[a-b]*")
+    check(kb < 0.2 * items_kb, f"{defs} tracepoints added {kb} KB to the peak of {few}, "
+          f"{kb / items_kb:.2f} of the {items_kb} KB they add as items (-v)")
+
+
+def test_a_streamed_tracepoint_glob_prints_what_its_items_print():
+    """tp:GLOB streamed prints, byte for byte, what -v does (each
+    tracepoint an item), with a tracepoint of it, a glob that overlaps it
+    and one that compiles for few of its tracepoints, and --portable."""
+    need_btf()
+    protos = ["tp:*(...)", "tp:sched_switch(...)", "tp:sched*(prev)", "tp:*(prev->pid)",
+              "sched_*(...)"]
+    for extra in ([], ["--portable"]):
+        argv = ["compile", "--max", "100000"] + extra + protos
+        streamed = fe.run(*argv)
+        expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
+        items = fe.run(*argv, "-v")
+        expect_eq(items.returncode, 0, items.stderr[-2000:])
+        check(streamed.stdout.count("\n") > 1000, streamed.stdout[-2000:])
+        expect_eq(streamed.stdout, items.stdout)
+        check("event 'sched_switch' is also defined by an earlier prototype" in
+              streamed.stderr, streamed.stderr[-2000:])
+
+
+def sdt_binary():
+    """A binary with hundreds of SDT probes: a JVM's libjvm.so (566 in
+    Temurin 25's, 531 in Debian's OpenJDK 17)."""
+    for path in sorted(glob.glob("/usr/lib/jvm/*/lib/server/libjvm.so")):
+        r = fe.run("funcs", "-x", path, "*:*")
+        if r.returncode == 0 and len(r.stdout.splitlines()) >= 300:
+            return path
+    raise fe.Skip("no libjvm.so with 300 SDT probes under /usr/lib/jvm")
+
+
+def test_an_sdt_glob_streams():
+    """A glob of a binary's SDT probes streams.  Each with a filter of 59
+    terms (each item holds its tree): libjvm's 436 probes that have an
+    arg1 added 2.4 MB to the peak of its 41 'hotspot:*', 0.8 of what they
+    add as items (-v); they add 0.2 MB, under 0.12 of it."""
+    lib = sdt_binary()
+    if not os.access("/usr/bin/time", os.X_OK):
+        raise fe.Skip("no /usr/bin/time")
+    if os.environ.get("FEVENT_SANITIZED"):
+        raise fe.Skip("the sanitizers' quarantine and shadow are not fevent's memory")
+    cond = " && ".join(f"arg1 != {i}" for i in range(1, 60))
+    few, defs, kb, items_kb = growth(f"hotspot:*(...) if {cond}", f"*:*(...) if {cond}",
+                                     "-x", lib)
+    check(few * 4 < defs, f"{few} of {defs} SDT probes are hotspot:*")
+    check(kb < 0.4 * items_kb, f"{defs} SDT probes added {kb} KB to the peak of {few}, "
+          f"{kb / items_kb:.2f} of the {items_kb} KB they add as items (-v)")
+
+
+def test_a_streamed_sdt_glob_prints_what_its_items_print():
+    """An SDT glob streamed prints, byte for byte, what -v does, with a
+    probe of it, a glob that overlaps it, and one whose slots most of its
+    probes do not have."""
+    lib = sdt_binary()
+    argv = ["compile", "-x", lib, "*:*(...)", "hotspot:class__loaded(...)",
+            "hotspot*:*(arg1)", "*:*(u64 a, u64 b, u64 c, u64 d, u64 e)"]
+    streamed = fe.run(*argv)
+    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
+    items = fe.run(*argv, "-v")
+    expect_eq(items.returncode, 0, items.stderr[-2000:])
+    check(streamed.stdout.count("\n") > 300, streamed.stdout[-2000:])
+    expect_eq(streamed.stdout, items.stdout)
+    check("event 'class__loaded' is also defined by an earlier prototype" in streamed.stderr,
+          streamed.stderr[-2000:])
+
+
+MODULE_FUNCTIONS = 20000
+
+
+def module_kallsyms(extra=""):
+    """A kallsyms of the kernel's _stext and MODULE_FUNCTIONS functions of
+    module zzlist (another machine's: compile --kallsyms FILE types their
+    slots, no debug info needed), and extra lines."""
+    path = os.path.join(fe.tmpdir("fevent-cmem-"), "kallsyms")
+    with open(path, "w") as f:
+        f.write("ffffffff81000000 T _stext\n")
+        f.writelines(f"{0xffffffffc0000000 + 16 * i:x} t zzf_{i}\t[zzlist]\n"
+                     for i in range(MODULE_FUNCTIONS))
+        f.write(extra)
+    return path
+
+
+def test_a_modules_list_streams():
+    """compile -f of a module's functions (MODULE:FUNC lines) streams as
+    their glob does: 20,000 of them peaked at 54 MB, 6.2 times the 9 MB
+    of the glob 'zzlist:zzf_*', and peak as it does."""
+    if not os.access("/usr/bin/time", os.X_OK):
+        raise fe.Skip("no /usr/bin/time")
+    if os.environ.get("FEVENT_SANITIZED"):
+        raise fe.Skip("the sanitizers' quarantine and shadow are not fevent's memory")
+    ksyms = module_kallsyms()
+    path = write_list(f"zzlist:zzf_{i}(x64 a)" for i in range(MODULE_FUNCTIONS))
+    defs, kb = peak("--kallsyms", ksyms, "-f", path)
+    gdefs, glob_kb = peak("--kallsyms", ksyms, "zzlist:zzf_*(x64 a)")
+    expect_eq((defs, gdefs), (MODULE_FUNCTIONS, MODULE_FUNCTIONS))
+    check(kb < 1.5 * glob_kb, f"compile -f of {defs} module functions peaked at {kb // 1024} "
+          f"MB, {kb / glob_kb:.1f} times the {glob_kb // 1024} MB of their glob")
+
+
+def test_a_streamed_modules_list_prints_what_its_items_print():
+    """A list of a module's functions streamed prints, byte for byte, what
+    -v does (each line an item): with two names kallsyms puts at one
+    address, a name kallsyms has twice, a function twice, a glob of the
+    module and one of its functions with a return type.  With the module's
+    own DWARF (--ko, Debian 6.1's binfmt_misc), its inlined function stays
+    an item that makes its copy's."""
+    ksyms = module_kallsyms("ffffffffc1000000 t zza_one\t[zzlist]\n"
+                            "ffffffffc1000000 t zza_other\t[zzlist]\n"
+                            "ffffffffc1000010 t zza_twice\t[zzlist]\n"
+                            "ffffffffc1000020 t zza_twice\t[zzlist]\n")
+    lines = [f"zzlist:zzf_{i}(x64 a)" for i in range(0, MODULE_FUNCTIONS, 10)]
+    odd = ["zzlist:zza_one(x64 a)", "zzlist:zza_other(x64 a)", "zzlist:zza_twice(x64 a)",
+           "zzlist:zzf_3(x64 a)", "zzlist:zzf_3(x64 a)", "zzlist:zzf_1*(x64 a)",
+           "s32 zzlist:zzf_5(x64 a)"]
+    path = write_list(lines[:1000] + odd + lines[1000:])
+    argv = ["compile", "--max", "100000", "--kallsyms", ksyms, "-f", path]
+    streamed = fe.run(*argv)
+    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
+    items = fe.run(*argv, "-v")
+    expect_eq(items.returncode, 0, items.stderr[-2000:])
+    check(streamed.stdout.count("\n") > len(lines), streamed.stdout[-2000:])
+    expect_eq(streamed.stdout, items.stdout)
+    check("event 'zzf_3' is also defined by an earlier prototype" in streamed.stderr and
+          "zza_one and zza_other are one function, at 0xffffffffc1000000" in streamed.stderr,
+          streamed.stderr[-2000:])
+    v = need_vmlinux()
+    ko = v[:-len(".vmlinux")] + ".dbg-binfmt_misc.ko"
+    if not os.path.exists(ko):
+        raise fe.Skip(f"no {ko} (tests/fetch-vmlinux-dbg extracts it)")
+    d = fe.tmpdir("fevent-cmem-")
+    shutil.copy(ko, os.path.join(d, "binfmt_misc.ko"))
+    funcs = ["bm_entry_read", "bm_entry_write", "bm_evict_inode", "bm_fill_super",
+             "load_misc_binary", "get_binfmt_handler", "bm_status_read", "bm_status_write",
+             "bm_entry_read"]
+    path = write_list([f"binfmt_misc:{f}(...)" for f in funcs] + ["vfs_read(...)"])
+    argv = ["compile", "--vmlinux", v, "--ko", os.path.join(d, "binfmt_misc.ko"), "-f", path]
+    streamed = fe.run(*argv)
+    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
+    items = fe.run(*argv, "-v")
+    expect_eq(items.returncode, 0, items.stderr[-2000:])
+    expect_eq(streamed.stdout, items.stdout)
+    check("p:functions/get_binfmt_handler binfmt_misc:load_misc_binary+30 " in streamed.stdout,
+          streamed.stdout)

@@ -153,6 +153,15 @@ def test_a_glob_names_many_tracepoints():
           "tracepoint sched_wake_idle_without_ipi (its arguments: cpu)\n" in r.stderr, r.stderr)
 
 
+def test_an_enum_argument_compiles():
+    # compact_retry(int order, enum compact_priority, enum compact_result,
+    # ...): an argument of an enum type asks the view for its enumerators
+    # (fevent died there: the tracepoint's view had none to give)
+    line = one_line("tp:compact_retry(priority, result)")
+    expect_eq(line, ["t:functions/compact_retry compact_retry priority=$arg2:u32 "
+                     "result=$arg3:u32"])
+
+
 def test_btf_before_probestubs_gives_slots():
     """6.1's BTF (the vmlinux of tests/fetch-vmlinux-dbg, which has .BTF)
     has btf_trace_NAME but no __probestub_NAME: the arguments have types

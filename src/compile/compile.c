@@ -498,9 +498,18 @@ static void drop_glob_error(struct fe_compile_set *set, int i,
 
 int fe_compile_entry(struct fe_compiled *it, struct fe_compile_ctx *c)
 {
-	struct fe_dbg *d = fe_compile_dbg_for(c->mods, c->dbg, c->ksyms, it,
-					      c->dbg_is_running && !c->opts->kallsyms, c->opts);
+	struct fe_dbg *d;
 
+	/* an SDT probe is placed and typed by its note, not by debug info */
+	if (it->site.kind == FE_SITE_SDT) {
+		if (fe_compile_usdt(it, c)) {
+			it->failed = true;
+			return 1;
+		}
+		return slim(it, c->opts);
+	}
+	d = fe_compile_dbg_for(c->mods, c->dbg, c->ksyms, it,
+			       c->dbg_is_running && !c->opts->kallsyms, c->opts);
 	if (fe_compile_one(it, c->ksyms, d, c->opts)) {
 		it->failed = true;
 		return 1;
@@ -518,12 +527,7 @@ static int compile_item(struct fe_compile_set *set, int i, struct fe_compile_ctx
 
 	if (it->failed)
 		return 0;
-	if (it->site.kind == FE_SITE_SDT) {
-		if (fe_compile_usdt(it, opts))
-			it->failed = true;
-		return 0;
-	}
-	if (!it->has_site) {
+	if (!it->has_site || it->site.kind == FE_SITE_SDT) {
 		if (fe_compile_entry(it, c) < 0)
 			return -1;
 		if (it->failed)
@@ -567,7 +571,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 		fe_err(err, 0, "out of memory");
 		return -1;
 	}
-	c = (struct fe_compile_ctx){ dbg, ksyms, &mods, dbg_is_running, opts };
+	c = (struct fe_compile_ctx){ dbg, ksyms, &mods, dbg_is_running, opts, { 0 } };
 	if (fe_compile_split_lists(set, &c, &ldbg))
 		goto oom;
 	for (i = 0; i < set->nr; i++) {
@@ -641,6 +645,7 @@ out:
 		fe_compiled_clear(&extra[i]);
 	free(extra);
 	fe_ksyms_free(ksyms);
+	fe_compile_usdt_free(&c.usdt);
 	for (i = 0; i < mods.nr; i++) {
 		if (!mods.dwarf[i])
 			fe_dbg_close(mods.dbg[i]);

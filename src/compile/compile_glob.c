@@ -122,15 +122,12 @@ int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
 
 /*
  * compile (opts->render) streams a glob of the kernel's or a binary's
- * functions' entries (compile_stream.c): not -v, which says each
- * function's probe, nor a tracepoint's or an SDT provider's (their globs
- * are small).
+ * functions' entries, tracepoints or SDT probes (compile_stream.c): not
+ * -v, which says each function's probe.
  */
 static bool streamed(const struct fe_compiled *it, const struct fe_compile_opts *opts, int nr)
 {
-	return opts->render && !opts->verbose && nr > 1 &&
-	       !it->proto->tracepoint && it->site.kind != FE_SITE_SDT &&
-	       it->proto->at == FE_AT_ENTRY;
+	return opts->render && !opts->verbose && nr > 1 && it->proto->at == FE_AT_ENTRY;
 }
 
 /* Item it becomes the glob's first function, the rest its stream (names

@@ -132,6 +132,16 @@ int fe_compile_stream_item(const struct fe_glob_stream *s, const char *name,
 /* compile.c: what kind of place the item's prototype names (its site). */
 void fe_compile_site_kind(struct fe_compiled *it, const struct fe_compile_opts *opts);
 
+/* -x BIN's SDT notes, read at its first SDT probe and kept for the
+ * others (compile_usdt.c): a glob of them reads the notes once. */
+struct fe_usdt_notes {
+	int state;		/* 0 not read, 1 read, -1 failed (err) */
+	struct fe_usdt *v;
+	int nr;
+	int *order;		/* v's indexes by provider, name, place */
+	struct fe_error err;
+};
+
 /* What compiling an item needs beside it. */
 struct fe_compile_ctx {
 	struct fe_dbg *dbg;
@@ -139,19 +149,21 @@ struct fe_compile_ctx {
 	struct fe_module_dbgs *mods;
 	bool dbg_is_running;
 	const struct fe_compile_opts *opts;
+	struct fe_usdt_notes usdt;
 };
 
-/* compile.c: compile a function's entry item (no site of its own): 0,
- * 1 when it failed (it->failed), -1 out of memory. */
+/* compile.c: compile a function's entry item (no site of its own), or
+ * an SDT probe's: 0, 1 when it failed (it->failed), -1 out of memory. */
 int fe_compile_entry(struct fe_compiled *it, struct fe_compile_ctx *c);
 
 /* compile_stream.c */
 
 /* The lines fe_compile_add_file left as text (set->defer_lines): those
- * that name one function's entry (no glob, module, line or offset) join
- * the stream of the item before them, when that is one too and the
- * compile streams (render, not -v nor -x); the others become items, as
- * without defer_lines.  Before the items are parsed; -1 out of memory. */
+ * that name one function's entry (a module's too; no glob, line, offset,
+ * inlined copy, nor SDT probe) join the stream of the item before them,
+ * when that is one too and the compile streams (render, not -v nor -n);
+ * the others become items, as without defer_lines.  Before the items are
+ * parsed; -1 out of memory. */
 int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 			   struct fe_dbg **ldbg);
 
@@ -174,6 +186,7 @@ int fe_compile_stream_settle(struct fe_compile_set *set, struct fe_compile_ctx *
 /* compile_usdt.c */
 
 /* PROVIDER:NAME(ARGS) with -x BIN: an SDT probe; -1 with it->err set. */
-int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts);
+int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c);
+void fe_compile_usdt_free(struct fe_usdt_notes *notes);
 
 #endif

@@ -15,8 +15,11 @@
  * unlinked file in $TMPDIR (else /tmp), as sort(1) keeps its runs: no
  * name, nothing left behind however fevent ends; where none can be made,
  * it is memory.  A -f list's lines stream alike (fe_compile_split_lists):
- * each that names one function's entry, with no inlined copy, is compiled
- * from its own text in its turn, after the line before it.
+ * each that names one function's entry (a module's too), with no inlined
+ * copy in its DWARF, is compiled from its own text in its turn, after the
+ * line before it.  A glob of
+ * tracepoints or of a binary's SDT probes streams as a function's: their
+ * definitions have no address the passes compare (an_entry), only events.
  */
 
 /* A spool's bytes go to its file in blocks this big */
@@ -244,7 +247,7 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	struct fe_thin *t, *thin;
 	size_t off = set->spool.len;
 
-	if (it->warnings.nr || it->probe || it->def.tracepoint || !it->def.event)
+	if (it->warnings.nr || it->probe || !it->def.event)
 		return 0;
 	if (!opts->render(it, &set->spool)) {
 		if (set->spool.failed)
@@ -293,22 +296,31 @@ static int add_extra(struct fe_compiled **extra, int *nr, struct fe_compiled *it
 }
 
 /* A list's line that may join a stream: one function's entry, placed by
- * its name alone (a module's has its own DWARF, a glob expands, a line or
- * an offset makes sites). */
-static bool one_entry(const struct fe_proto *p)
+ * its name alone (a glob expands, a line or an offset makes sites; with
+ * -x, PROVIDER:NAME is an SDT probe). */
+static bool one_entry(const struct fe_proto *p, const struct fe_compile_opts *opts)
 {
-	return p && p->func && !p->module && !p->is_glob && !p->tracepoint &&
+	return p && p->func && !(p->module && opts->binary) && !p->is_glob && !p->tracepoint &&
 	       p->at == FE_AT_ENTRY;
 }
+
+/* The functions a DWARF has an inlined root of, sorted (their copies may
+ * be none): the kernel's or the binary's (module NULL), or a module's. */
+struct inl_names {
+	char *module;
+	const char **v;
+	int nr;
+};
 
 /* How a list's lines are split */
 struct split {
 	struct fe_compile_ctx *c;
+	struct fe_dbg **ldbg;
 	bool on;		/* they stream: where a glob's would
 				 * (compile_glob.c's streamed()) */
-	/* where an entry may have inlined copies (DWARF): the functions
-	 * with an inlined root, sorted (their copies may be none) */
-	const char **inl;
+	/* where an entry may have inlined copies (DWARF): [0] the kernel's
+	 * or the binary's, then each module's, asked at its first line */
+	struct inl_names *inl;
 	int nr_inl;
 };
 
@@ -319,25 +331,64 @@ static int by_name(const void *a, const void *b)
 
 static int add_inl(const char *name, void *arg)
 {
-	struct split *sp = arg;
-	const char **v = sp->nr_inl & (sp->nr_inl - 1) ? sp->inl :
-			 realloc(sp->inl, (sp->nr_inl ? sp->nr_inl * 2 : 1) * sizeof(*v));
+	struct inl_names *n = arg;
+	const char **v = n->nr & (n->nr - 1) ? n->v :
+			 realloc(n->v, (n->nr ? n->nr * 2 : 1) * sizeof(*v));
 
 	if (!v)
 		return -1;
-	sp->inl = v;
-	v[sp->nr_inl++] = name;
+	n->v = v;
+	v[n->nr++] = name;
 	return 0;
+}
+
+/* The inlined roots of module's DWARF (NULL: the kernel's or the
+ * binary's), asked once; NULL out of memory.  compile_sites.c asks the
+ * same DWARF for the item's copies (fe_compile_line_dbg). */
+static const struct inl_names *inl_of(struct split *sp, const char *module)
+{
+	const struct fe_compile_opts *o = sp->c->opts;
+	struct inl_names *n;
+	struct fe_dbg *dwarf;
+	int i;
+
+	for (i = 0; i < sp->nr_inl; i++)
+		if (!module == !sp->inl[i].module &&
+		    (!module || !strcmp(module, sp->inl[i].module)))
+			return &sp->inl[i];
+	n = realloc(sp->inl, (sp->nr_inl + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	sp->inl = n;
+	n = &n[sp->nr_inl];
+	memset(n, 0, sizeof(*n));
+	if (module && !(n->module = strdup(module)))
+		return NULL;
+	sp->nr_inl++;
+	dwarf = fe_compile_line_dbg(sp->c->dbg, o, sp->ldbg, module);
+	if (dwarf && !strcmp(fe_dbg_kind(dwarf), "DWARF")) {
+		if (fe_dbg_inline_names(dwarf, "*", add_inl, n))
+			return NULL;
+		if (n->nr)
+			qsort(n->v, n->nr, sizeof(*n->v), by_name);
+	}
+	return n;
 }
 
 /* A list's line that streams: one function's entry that no inlined copy
  * may have (compile_sites.c makes a function's copies items; the names
  * with an inlined root are asked, not each one's copies, which costs a
- * symbol lookup a copy). */
-static bool streams(const struct split *sp, const struct fe_proto *p)
+ * symbol lookup a copy).  1 it does, 0 not, -1 out of memory. */
+static int streams(struct split *sp, const struct fe_proto *p)
 {
-	return sp->on && one_entry(p) &&
-	       !(sp->nr_inl && bsearch(&p->func, sp->inl, sp->nr_inl, sizeof(*sp->inl), by_name));
+	const struct inl_names *n;
+
+	if (!sp->on || !one_entry(p, sp->c->opts))
+		return 0;
+	n = inl_of(sp, p->module);
+	if (!n)
+		return -1;
+	return !(n->nr && bsearch(&p->func, n->v, n->nr, sizeof(*n->v), by_name));
 }
 
 /* Line name ("LINE TEXT", taken) joins the stream of item head, made on
@@ -390,7 +441,7 @@ static int join(struct fe_compile_set *set, int head, char *name, unsigned long 
 /* Line k of pending list p, after item head (-1: none to join): it joins
  * head's stream, or becomes an item (parsed where on; its own error made
  * when the items are).  The stream's head after it; -2 out of memory. */
-static int split_line(struct fe_compile_set *set, const struct split *sp,
+static int split_line(struct fe_compile_set *set, struct split *sp,
 		      struct fe_glob_stream *p, int k, int head)
 {
 	struct fe_compile_ctx *c = sp->c;
@@ -399,8 +450,12 @@ static int split_line(struct fe_compile_set *set, const struct split *sp,
 	char *text;
 	long line = strtol(p->names.v[k], &text, 10);
 	struct fe_proto *proto = sp->on ? fe_proto_parse(text + 1, &perr) : NULL;
-	bool one = streams(sp, proto);
+	int one = streams(sp, proto);
 
+	if (one < 0) {
+		fe_proto_free(proto);
+		return -2;
+	}
 	if (head >= 0 && one) {
 		if (fe_resolve_want_symbols(proto, c->ksyms, c->dbg_is_running ? c->dbg : NULL) ||
 		    join(set, head, p->names.v[k], name_event(proto->func))) {
@@ -422,6 +477,17 @@ static int split_line(struct fe_compile_set *set, const struct split *sp,
 	return one ? set->nr - 1 : -1;
 }
 
+static void free_inl(struct split *sp)
+{
+	int i;
+
+	for (i = 0; i < sp->nr_inl; i++) {
+		free(sp->inl[i].module);
+		free(sp->inl[i].v);
+	}
+	free(sp->inl);
+}
+
 int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 			   struct fe_dbg **ldbg)
 {
@@ -429,18 +495,14 @@ int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 	struct fe_compiled *old = set->items;
 	const struct fe_compile_opts *o = c->opts;
 	int nr_pend = set->nr_streams, nr_old = set->nr, i, k, head = 0, ret = 0;
-	struct split sp = { c, o->render && !o->verbose && !o->event, NULL, 0 };
-	struct fe_dbg *dwarf;
+	struct split sp = { c, ldbg, o->render && !o->verbose && !o->event, NULL, 0 };
 
 	if (!nr_pend)
 		return 0;
-	dwarf = sp.on ? fe_compile_line_dbg(c->dbg, o, ldbg, NULL) : NULL;
-	if (dwarf && !strcmp(fe_dbg_kind(dwarf), "DWARF")) {
-		if (fe_dbg_inline_names(dwarf, "*", add_inl, &sp)) {
-			free(sp.inl);
-			return -1;
-		}
-		qsort(sp.inl, sp.nr_inl, sizeof(*sp.inl), by_name);
+	/* the kernel's or binary's first, as the items ask it */
+	if (sp.on && !inl_of(&sp, NULL)) {
+		free_inl(&sp);
+		return -1;
 	}
 	set->streams = NULL;
 	set->nr_streams = 0;
@@ -460,7 +522,8 @@ int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 		/* parsed once: the items' parse takes it as it is */
 		if (p && sp.on)
 			it->proto = fe_proto_parse(it->text, &perr);
-		head = p && streams(&sp, it->proto) ? set->nr - 1 : -1;
+		head = p ? streams(&sp, it->proto) : 0;
+		head = head < 0 ? -2 : head ? set->nr - 1 : -1;
 		for (k = 1; p && k < p->names.nr && head > -2; k++)
 			head = split_line(set, &sp, p, k, head);
 	}
@@ -472,7 +535,7 @@ int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 		free(pend[i].ev);
 	}
 	free(pend);
-	free(sp.inl);
+	free_inl(&sp);
 	return ret || head < -1 ? -1 : 0;
 }
 

@@ -186,26 +186,89 @@ static int usdt_definition(struct fe_compiled *it, const struct fe_compile_opts 
 	return 0;
 }
 
+/* Order of the notes: by provider, name, then place in the file. */
+static int by_probe(const void *a, const void *b, void *arg)
+{
+	const struct fe_usdt *v = arg, *x = &v[*(const int *)a], *y = &v[*(const int *)b];
+	int d = strcmp(x->provider, y->provider);
+
+	if (!d)
+		d = strcmp(x->name, y->name);
+	return d ? d : *(const int *)a - *(const int *)b;
+}
+
+/* The binary's notes, read and sorted at the first SDT probe; -1 with
+ * the read's error (out of memory: the one error) in it->err. */
+static int read_notes(struct fe_compiled *it, struct fe_compile_ctx *c)
+{
+	struct fe_usdt_notes *n = &c->usdt;
+	int i;
+
+	if (!n->state) {
+		n->state = -1;
+		if (!fe_usdt_read(c->opts->binary, &n->v, &n->nr, &n->err)) {
+			n->order = malloc((n->nr ? n->nr : 1) * sizeof(*n->order));
+			if (!n->order) {
+				fe_err(&n->err, 0, "out of memory");
+				return fe_err(fe_compiled_err(it), 0, "out of memory");
+			}
+			for (i = 0; i < n->nr; i++)
+				n->order[i] = i;
+			qsort_r(n->order, n->nr, sizeof(*n->order), by_probe, n->v);
+			n->state = 1;
+		}
+	}
+	if (n->state < 0) {
+		*fe_compiled_err(it) = n->err;
+		return -1;
+	}
+	return 0;
+}
+
+/* The first note of PROVIDER:NAME in the file, or NULL */
+static const struct fe_usdt *find_note(const struct fe_usdt_notes *n, const char *provider,
+				       const char *name)
+{
+	int lo = 0, hi = n->nr;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		const struct fe_usdt *u = &n->v[n->order[mid]];
+		int d = strcmp(u->provider, provider);
+
+		if (!d)
+			d = strcmp(u->name, name);
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n->nr && !strcmp(n->v[n->order[lo]].provider, provider) &&
+	    !strcmp(n->v[n->order[lo]].name, name))
+		return &n->v[n->order[lo]];
+	return NULL;
+}
+
 /*
  * PROVIDER:NAME(ARGS) with -x BIN: the SDT probe's note gives the place
  * and the arguments.  A slot is 'TYPE NAME' (string: the text the
  * argument points to), 'NAME' (typed by the spec's size and sign) or
- * NULL; '...' is every argument left, arg1..argN.
+ * NULL; '...' is every argument left, arg1..argN.  The notes are read
+ * once a compile (c->usdt): each probe of a glob looked up in them.
  */
-int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts)
+int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c)
 {
+	const struct fe_compile_opts *opts = c->opts;
 	const struct fe_proto *pr = it->proto;
-	struct fe_usdt *all = NULL, *u = NULL;
+	const struct fe_usdt *u;
 	struct fe_buf args = { 0 };
-	int n = 0, i, ret = -1;
+	int ret = -1;
 
-	if (fe_usdt_read(opts->binary, &all, &n, fe_compiled_err(it)))
+	if (read_notes(it, c))
 		return -1;
-	for (i = 0; i < n && !u; i++)
-		if (!strcmp(all[i].provider, pr->module) && !strcmp(all[i].name, pr->func))
-			u = &all[i];
+	u = find_note(&c->usdt, pr->module, pr->func);
 	if (!u)
-		no_probe(it, opts, all, n);
+		no_probe(it, opts, c->usdt.v, c->usdt.nr);
 	else if (pr->at != FE_AT_ENTRY)
 		fe_err(fe_compiled_err(it), pr->at_col, "an SDT probe is one place: no line or offset");
 	else if (it->ret_site.rtype)
@@ -217,6 +280,12 @@ int fe_compile_usdt(struct fe_compiled *it, const struct fe_compile_opts *opts)
 					  &it->def.filter, &it->def.filter_on_return,
 					  &it->def.filter_on_call, fe_compiled_err(it));
 	fe_buf_free(&args);
-	fe_usdt_free(all, n);
 	return ret;
+}
+
+void fe_compile_usdt_free(struct fe_usdt_notes *notes)
+{
+	fe_usdt_free(notes->v, notes->nr);
+	free(notes->order);
+	memset(notes, 0, sizeof(*notes));
 }

@@ -85,6 +85,13 @@ static void v_each_member(struct fe_dbg *dbg, fe_tid composite,
 	fe_dbg_each_member_full(base_of(dbg), composite, fn, arg);
 }
 
+/* an argument of an enum type shows its enumerator, as a function's */
+static void v_each_enumerator(struct fe_dbg *dbg, fe_tid id,
+			      void (*fn)(const char *name, long long value, void *arg), void *arg)
+{
+	fe_dbg_each_enumerator(base_of(dbg), id, fn, arg);
+}
+
 static int v_find_type(struct fe_dbg *dbg, const char *tag, const char *name, fe_tid *out)
 {
 	return fe_dbg_find_type(base_of(dbg), tag, name, out);
@@ -127,6 +134,7 @@ static const struct fe_dbg_ops view_ops = {
 	.member = v_member,
 	.each_member = v_each_member,
 	.find_type = v_find_type,
+	.each_enumerator = v_each_enumerator,
 	.spell = v_spell,
 	.each_func = v_each_func,
 	.inlined_only = v_inlined_only,
