@@ -92,6 +92,19 @@ def small_glob():
     return f"{c}*(...)"
 
 
+def same_as_items(argv, min_lines):
+    """compile argv streamed and with -v (every function an item, the
+    passes as before the streams): the same stdout, byte for byte, of more
+    than min_lines lines.  The streamed run."""
+    streamed = fe.run(*argv)
+    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
+    items = fe.run(*argv, "-v")
+    expect_eq(items.returncode, 0, items.stderr[-2000:])
+    check(streamed.stdout.count("\n") > min_lines, streamed.stdout[-2000:])
+    expect_eq(streamed.stdout, items.stdout)
+    return streamed
+
+
 def test_every_function_compiles_in_flat_memory():
     need_btf()
     # AddressSanitizer keeps freed memory in quarantine and its shadow
@@ -143,12 +156,7 @@ def test_a_streamed_glob_prints_what_its_items_print():
     protos = ["*(...)", "vfs_read(...)", "sys_getpid(...)", "*sys_getpid(...)"]
     for extra in ([], ["--portable"]):
         argv = ["compile", "--max", "1000000"] + extra + protos
-        streamed = fe.run(*argv)
-        expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
-        items = fe.run(*argv, "-v")
-        expect_eq(items.returncode, 0, items.stderr[-2000:])
-        check(streamed.stdout.count("\n") > FUNCTIONS // 2, streamed.stdout[-2000:])
-        expect_eq(streamed.stdout, items.stdout)
+        streamed = same_as_items(argv, FUNCTIONS // 2)
 
 
 def test_a_list_compiles_in_flat_memory():
@@ -202,12 +210,7 @@ def test_a_streamed_list_prints_what_its_items_print():
     path = write_list(lines[:SMALL] + odd + lines[SMALL:] + odd[2:5])
     for extra in ([], ["--portable"]):
         argv = ["compile", "--max", "1000000"] + extra + ["-f", path]
-        streamed = fe.run(*argv)
-        expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
-        items = fe.run(*argv, "-v")
-        expect_eq(items.returncode, 0, items.stderr[-2000:])
-        check(streamed.stdout.count("\n") > SMALL * 4, streamed.stdout[-2000:])
-        expect_eq(streamed.stdout, items.stdout)
+        streamed = same_as_items(argv, SMALL * 4)
 
 
 def test_a_list_line_that_does_not_compile_leaves_stdout_empty():
@@ -250,12 +253,7 @@ def test_a_streamed_binary_glob_prints_what_its_items_print():
     lib = libpython()
     argv = ["compile", "-x", lib, "--max", "100000", "*(...)", "PyList_Append(...)",
             "PyList_*(...)"]
-    streamed = fe.run(*argv)
-    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
-    items = fe.run(*argv, "-v")
-    expect_eq(items.returncode, 0, items.stderr[-2000:])
-    check(streamed.stdout.count("\n") > 1000, streamed.stdout[-2000:])
-    expect_eq(streamed.stdout, items.stdout)
+    streamed = same_as_items(argv, 1000)
     check(" are one function, at " in streamed.stderr, streamed.stderr[-2000:])
     # --portable refuses a uprobe, streamed or not, before printing any
     r = fe.run("compile", "-x", lib, "--portable", "Py*(...)")
@@ -277,13 +275,8 @@ def test_a_streamed_binary_list_prints_what_its_items_print():
     check(len(names) > 500, glob.stdout[-2000:])
     path = write_list([f"{n}(...)" for n in names] + ["PyList_Append(...)"])
     argv = ["compile", "-x", lib, "--max", "100000", "-f", path]
-    streamed = fe.run(*argv)
-    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
-    items = fe.run(*argv, "-v")
-    expect_eq(items.returncode, 0, items.stderr[-2000:])
     # the inlined copies' events, FUNC_1...
-    check(streamed.stdout.count("\n") > len(names), streamed.stdout[-2000:])
-    expect_eq(streamed.stdout, items.stdout)
+    streamed = same_as_items(argv, len(names))
     check("event 'PyList_Append' is also defined by an earlier prototype" in streamed.stderr,
           streamed.stderr[-2000:])
 
@@ -332,12 +325,7 @@ def test_a_streamed_tracepoint_glob_prints_what_its_items_print():
               "sched_*(...)"]
     for extra in ([], ["--portable"]):
         argv = ["compile", "--max", "100000"] + extra + protos
-        streamed = fe.run(*argv)
-        expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
-        items = fe.run(*argv, "-v")
-        expect_eq(items.returncode, 0, items.stderr[-2000:])
-        check(streamed.stdout.count("\n") > 1000, streamed.stdout[-2000:])
-        expect_eq(streamed.stdout, items.stdout)
+        streamed = same_as_items(argv, 1000)
         check("event 'sched_switch' is also defined by an earlier prototype" in
               streamed.stderr, streamed.stderr[-2000:])
 
@@ -377,12 +365,7 @@ def test_a_streamed_sdt_glob_prints_what_its_items_print():
     lib = sdt_binary()
     argv = ["compile", "-x", lib, "*:*(...)", "hotspot:class__loaded(...)",
             "hotspot*:*(arg1)", "*:*(u64 a, u64 b, u64 c, u64 d, u64 e)"]
-    streamed = fe.run(*argv)
-    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
-    items = fe.run(*argv, "-v")
-    expect_eq(items.returncode, 0, items.stderr[-2000:])
-    check(streamed.stdout.count("\n") > 300, streamed.stdout[-2000:])
-    expect_eq(streamed.stdout, items.stdout)
+    streamed = same_as_items(argv, 300)
     check("event 'class__loaded' is also defined by an earlier prototype" in streamed.stderr,
           streamed.stderr[-2000:])
 
@@ -437,12 +420,7 @@ def test_a_streamed_modules_list_prints_what_its_items_print():
            "s32 zzlist:zzf_5(x64 a)"]
     path = write_list(lines[:1000] + odd + lines[1000:])
     argv = ["compile", "--max", "100000", "--kallsyms", ksyms, "-f", path]
-    streamed = fe.run(*argv)
-    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
-    items = fe.run(*argv, "-v")
-    expect_eq(items.returncode, 0, items.stderr[-2000:])
-    check(streamed.stdout.count("\n") > len(lines), streamed.stdout[-2000:])
-    expect_eq(streamed.stdout, items.stdout)
+    streamed = same_as_items(argv, len(lines))
     check("event 'zzf_3' is also defined by an earlier prototype" in streamed.stderr and
           "zza_one and zza_other are one function, at 0xffffffffc1000000" in streamed.stderr,
           streamed.stderr[-2000:])
@@ -457,10 +435,6 @@ def test_a_streamed_modules_list_prints_what_its_items_print():
              "bm_entry_read"]
     path = write_list([f"binfmt_misc:{f}(...)" for f in funcs] + ["vfs_read(...)"])
     argv = ["compile", "--vmlinux", v, "--ko", os.path.join(d, "binfmt_misc.ko"), "-f", path]
-    streamed = fe.run(*argv)
-    expect_eq(streamed.returncode, 0, streamed.stderr[-2000:])
-    items = fe.run(*argv, "-v")
-    expect_eq(items.returncode, 0, items.stderr[-2000:])
-    expect_eq(streamed.stdout, items.stdout)
+    streamed = same_as_items(argv, len(funcs))
     check("p:functions/get_binfmt_handler binfmt_misc:load_misc_binary+30 " in streamed.stdout,
           streamed.stdout)
