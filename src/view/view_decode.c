@@ -485,14 +485,15 @@ static bool counted_only(struct fe_view *v, const unsigned char *data, unsigned 
  * all of events only counted (decode()) is counted here, its records
  * walked as kbuffer and good_part() walk them, each one's common_type
  * read, without kbuffer's calls and decode()'s at every record.  Returns
- * the records (their last's time in *last), or -1 for any other page
+ * the records, the times of the first and the last (kbuffer's after its
+ * load, and the view's last_ts; with none, the page's time and its
+ * extends) in *first and *last, or -1 for any other page
  * (task names, stacks, a call's filter, an unknown event, a padding or
  * an absolute time, damage), which the full decode takes whole.
  */
 static long count_page(struct fe_view *v, const unsigned char *data, unsigned int commit,
-		       unsigned long long *last)
+		       unsigned long long ts, unsigned long long *first, unsigned long long *last)
 {
-	unsigned long long ts = *last;
 	unsigned int off = 0;
 	long n = 0;
 
@@ -526,10 +527,14 @@ static long count_page(struct fe_view *v, const unsigned char *data, unsigned in
 		if (len > commit - at || !counted_only(v, data + at, len))
 			return -1;
 		ts += head >> 5;
-		n++;
-		*last = ts;	/* the page's own time while it has no record */
+		if (!n++)
+			*first = ts;
+		*last = ts;
 		off = at + len;
 	}
+	/* no record: kbuffer's time is the page's with every extend */
+	if (!n)
+		*first = *last = ts;
 	return n;
 }
 
@@ -557,6 +562,7 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 	unsigned int commit, good;
 	uint64_t flags;
 	long long missed = 0;
+	unsigned long long first_ts;
 	long counted;
 	struct fe_error cut = { 0 }, first = { 0 };
 	int bad = 0;
@@ -586,10 +592,10 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 	}
 	if (cpu > v->max_cpu)
 		v->max_cpu = cpu;
-	ts = le64(p);
-	if (v->opts.discard && (counted = count_page(v, p + PAGE_HEADER, commit, &ts)) >= 0) {
+	if (v->opts.discard &&
+	    (counted = count_page(v, p + PAGE_HEADER, commit, le64(p), &first_ts, &ts)) >= 0) {
 		if (missed)
-			page_missed(v, cpu, le64(p), missed);
+			page_missed(v, cpu, first_ts, missed);
 		v->events += counted;
 		if (counted)
 			v->stack_for[cpu] = 0;
