@@ -55,11 +55,18 @@
 /*
  * and never wakes a reader later than at a quarter of its buffer: three
  * quarters are left for a burst after a pause, until the next look
- * measures it.  A wake-up moves all there is, so a low mark costs
- * little: at the lowest, a wake-up every page and a half written
- * (trace-cmd wakes every millisecond, written or not).
+ * measures it.  A wake-up moves all there is; at the lowest, a wake-up
+ * every FE_MARK_PAGES and a half written (trace-cmd 3.1 wakes at half
+ * its buffer).
  */
 #define FE_MARK_MAX	25
+/*
+ * The fewest whole pages a wake-up finds: an eighth of the buffer, at
+ * least one.  A wake-up a page cost a 2-vCPU VM's readers 5 times
+ * trace-cmd's wake-ups (docs/speed.md); an eighth takes 1/8 of the room
+ * the buffer leaves for a late reader, a page at 64 KB.
+ */
+#define FE_MARK_PAGES(nr_pages)	((nr_pages) / 8 ? (nr_pages) / 8 : 1)
 /* a reader's nice (before_the_writer) */
 #define FE_READER_NICE	-10
 
@@ -462,8 +469,8 @@ void fe_rec_readers_free(struct session *s)
 /*
  * Every FE_QUIET_MS or so (seconds since the last call; 0: the start):
  * each CPU's rate, and from the fastest the mark (buffer_percent) that
- * leaves FE_WAKE_SLACK_MS of it in the buffer, never below a page and a
- * half (a reader woken then finds a whole page) nor above FE_MARK_MAX.
+ * leaves FE_WAKE_SLACK_MS of it in the buffer, never below FE_MARK_PAGES
+ * and a half (a reader woken then finds those whole) nor above FE_MARK_MAX.
  * A rate is remembered at half its weight a period, so that a burst
  * after a pause finds the mark low.  Returns whether some CPU moved more
  * than a quarter of its buffer meanwhile (the view waits then).
@@ -498,9 +505,9 @@ bool fe_rec_pace(struct session *s, double seconds)
 	if (mark > FE_MARK_MAX)
 		mark = FE_MARK_MAX;
 	/* full_hit(): more than mark% of the pages dirty, the one being
-	 * written among them */
-	if (mark < (int)((150 + nr_pages - 1) / nr_pages))
-		mark = (150 + nr_pages - 1) / nr_pages;
+	 * written among them: a woken reader finds FE_MARK_PAGES */
+	if (mark < (int)((FE_MARK_PAGES(nr_pages) * 100 + 50 + nr_pages - 1) / nr_pages))
+		mark = (FE_MARK_PAGES(nr_pages) * 100 + 50 + nr_pages - 1) / nr_pages;
 	if (mark != s->mark) {
 		snprintf(text, sizeof(text), "%d", mark);
 		/* a kernel without the file wakes the readers on any data */

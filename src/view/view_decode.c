@@ -287,6 +287,21 @@ static void item_values(struct fe_view *v, struct item *it, void *data, int size
 		it->val_len = 0;
 }
 
+/* The view's event of a record's type (NULL: not one of the view's) */
+static struct ev_info *ev_of_type(struct fe_view *v, int type)
+{
+	struct tep_event *te;
+
+	/* the event of the last record again, most often: not looked up */
+	if (v->last_type_ok && type == v->last_type)
+		return v->last_ev;
+	te = tep_find_event(v->tep, type);
+	v->last_type = type;
+	v->last_ev = te ? find_ev(v, te) : NULL;
+	v->last_type_ok = true;
+	return v->last_ev;
+}
+
 /*
  * One record; at: where it is in its page.  A record too short for what
  * its format says it holds is skipped, and err says so.
@@ -295,7 +310,6 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 		  int at, struct fe_error *err)
 {
 	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
-	struct tep_event *te;
 	struct ev_info *e;
 	struct item *it;
 	int type;
@@ -304,17 +318,8 @@ static int decode(struct fe_view *v, int cpu, unsigned long long ts, void *data,
 	if (size < 0 || (unsigned int)size < v->common_end)
 		return fe_err(err, 0, "record at +0x%x: %d bytes, shorter than its common fields "
 			      "(%u bytes)", at, size, v->common_end);
-	/* the event of the last record again, most often: not looked up */
 	type = common_field(v, &rec, &v->type_field);
-	if (v->last_type_ok && type == v->last_type) {
-		e = v->last_ev;
-	} else {
-		te = tep_find_event(v->tep, type);
-		e = te ? find_ev(v, te) : NULL;
-		v->last_type = type;
-		v->last_ev = e;
-		v->last_type_ok = true;
-	}
+	e = ev_of_type(v, type);
 	if (!e) {
 		v->unknown++;
 		if (cpu >= 0 && cpu < MAX_CPUS)
@@ -463,6 +468,93 @@ static unsigned long long page_time(const struct fe_view *v, int cpu, unsigned l
 	return v->opts.ts_fn ? v->opts.ts_fn(v->opts.ts_ctx, cpu, ts) : ts;
 }
 
+/* An event the view only counts when nobody reads its lines (decode()) */
+static bool counted_only(struct fe_view *v, const unsigned char *data, unsigned int size)
+{
+	struct ev_info *e;
+
+	if (size < v->common_end)
+		return false;
+	e = ev_of_type(v, (int)number(v, data + v->type_field.offset, v->type_field.size));
+	return e && size >= e->min_size && !e->task_info && !e->kernel_stack &&
+	       !e->user_stack && !e->call_filter && !e->carried;
+}
+
+/*
+ * Nobody reads the lines (-o FILE > /dev/null): a page whose records are
+ * all of events only counted (decode()) is counted here, its records
+ * walked as kbuffer and good_part() walk them, each one's common_type
+ * read, without kbuffer's calls and decode()'s at every record.  Returns
+ * the records, the times of the first and the last (kbuffer's after its
+ * load, and the view's last_ts; with none, the page's time and its
+ * extends) in *first and *last, or -1 for any other page
+ * (task names, stacks, a call's filter, an unknown event, a padding or
+ * an absolute time, damage), which the full decode takes whole.
+ */
+static long count_page(struct fe_view *v, const unsigned char *data, unsigned int commit,
+		       unsigned long long ts, unsigned long long *first, unsigned long long *last)
+{
+	unsigned int off = 0;
+	long n = 0;
+
+	/* where common_type is: found by the first record decoded */
+	if (!v->type_field.size || v->swapped)
+		return -1;
+	while (off < commit) {
+		uint32_t head, type, len;
+		unsigned int at;
+
+		if (commit - off < 8)
+			return -1;	/* a record has at least 4 bytes after its header */
+		head = le32(data + off);
+		type = head & 31;
+		if (type == TYPE_TIME_EXTEND) {
+			ts += ((unsigned long long)le32(data + off + 4) << 27) + (head >> 5);
+			off += 8;
+			continue;
+		}
+		if (type >= TYPE_PADDING)
+			return -1;
+		if (type == 0) {
+			if (le32(data + off + 4) < 4)
+				return -1;
+			len = (le32(data + off + 4) - 4 + 3) & ~3U;
+			at = off + 8;
+		} else {
+			len = type * 4;
+			at = off + 4;
+		}
+		if (len > commit - at || !counted_only(v, data + at, len))
+			return -1;
+		ts += head >> 5;
+		if (!n++)
+			*first = ts;
+		*last = ts;
+		off = at + len;
+	}
+	/* no record: kbuffer's time is the page's with every extend */
+	if (!n)
+		*first = *last = ts;
+	return n;
+}
+
+/* The events the kernel lost before cpu's page (page_ts: its time) */
+static void page_missed(struct fe_view *v, int cpu, unsigned long long page_ts, long long missed)
+{
+	struct item *it = queue_item(v);
+
+	if (it) {
+		it->ts = page_time(v, cpu, page_ts);
+		it->cpu = cpu;
+		it->lost = missed;
+	}
+	if (missed > 0)
+		v->lost[cpu] = v->lost[cpu] > ULLONG_MAX - missed ? ULLONG_MAX :
+			       v->lost[cpu] + missed;
+	else
+		v->lost_gaps[cpu]++;
+}
+
 int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_error *err)
 {
 	const unsigned char *p = page;
@@ -470,6 +562,8 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 	unsigned int commit, good;
 	uint64_t flags;
 	long long missed = 0;
+	unsigned long long first_ts;
+	long counted;
 	struct fe_error cut = { 0 }, first = { 0 };
 	int bad = 0;
 	void *data;
@@ -498,6 +592,16 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 	}
 	if (cpu > v->max_cpu)
 		v->max_cpu = cpu;
+	if (v->opts.discard &&
+	    (counted = count_page(v, p + PAGE_HEADER, commit, le64(p), &first_ts, &ts)) >= 0) {
+		if (missed)
+			page_missed(v, cpu, first_ts, missed);
+		v->events += counted;
+		if (counted)
+			v->stack_for[cpu] = 0;
+		v->last_ts = page_time(v, cpu, ts);
+		return 0;
+	}
 	good = good_part(p + PAGE_HEADER, commit, &cut);
 	if (good < commit) {
 		page = cut_page(v, page, size, good);
@@ -506,20 +610,8 @@ int fe_view_page(struct fe_view *v, int cpu, void *page, int size, struct fe_err
 	}
 	if (kbuffer_load_subbuffer(v->kbuf, page))
 		return fe_err(err, 0, "libtraceevent cannot load the page");
-	if (missed) {
-		struct item *it = queue_item(v);
-
-		if (it) {
-			it->ts = page_time(v, cpu, kbuffer_timestamp(v->kbuf));
-			it->cpu = cpu;
-			it->lost = missed;
-		}
-		if (missed > 0)
-			v->lost[cpu] = v->lost[cpu] > ULLONG_MAX - missed ? ULLONG_MAX :
-				       v->lost[cpu] + missed;
-		else
-			v->lost_gaps[cpu]++;
-	}
+	if (missed)
+		page_missed(v, cpu, kbuffer_timestamp(v->kbuf), missed);
 	v->last_ts = page_time(v, cpu, kbuffer_timestamp(v->kbuf));
 	for (data = kbuffer_read_event(v->kbuf, &ts); data;
 	     data = kbuffer_next_event(v->kbuf, &ts)) {
