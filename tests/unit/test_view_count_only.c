@@ -15,18 +15,7 @@
 #include "fe_util.h"
 #include "live_view.h"
 #include "tap.h"
-
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+#include "view_page.h"
 
 static const char fork_format[] =
 	"name: sched_process_fork\nID: 300\nformat:\n" COMMON
@@ -42,40 +31,6 @@ static const char work_format[] =
 	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:s32 i;\toffset:16;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"(%lx) i=%d\", REC->__probe_ip, REC->i\n";
-
-static void put32(unsigned char *p, unsigned int v)
-{
-	memcpy(p, &v, 4);
-}
-
-/* A record of len bytes (a multiple of 4) at delta: by its type when it
- * fits (at most 112 bytes), else with a length word. */
-static unsigned int put_event(unsigned char *page, unsigned int off, unsigned int delta,
-			      const unsigned char *data, unsigned int len, int long_form)
-{
-	if (!long_form && len <= 112) {
-		put32(page + 16 + off, (len / 4) | delta << 5);
-		memcpy(page + 16 + off + 4, data, len);
-		return off + 4 + len;
-	}
-	put32(page + 16 + off, delta << 5);
-	put32(page + 16 + off + 4, len + 4);
-	memcpy(page + 16 + off + 8, data, len);
-	return off + 8 + len;
-}
-
-static unsigned int put_extend(unsigned char *page, unsigned int off, unsigned long long delta)
-{
-	put32(page + 16 + off, 30 | (unsigned int)(delta & ((1 << 27) - 1)) << 5);
-	put32(page + 16 + off + 4, (unsigned int)(delta >> 27));
-	return off + 8;
-}
-
-static void page_head(unsigned char *page, unsigned long long ts, unsigned long long commit)
-{
-	memcpy(page, &ts, 8);
-	memcpy(page + 8, &commit, 8);
-}
 
 struct result {
 	unsigned long long events, lost, last_ts[5];
@@ -137,26 +92,26 @@ int main(void)
 
 	/* CPU 0: a hit, padding (a discarded record), a hit: the full
 	 * decode, which finds where common_type is */
-	off = put_event(pages[0], 0, 4, work, sizeof(work), 0);
+	off = put_record(pages[0], 0, 4, work, sizeof(work), 0);
 	put32(pages[0] + 16 + off, 29 | 6 << 5);
 	put32(pages[0] + 16 + off + 4, 8);
-	off = put_event(pages[0], off + 12, 4, work, sizeof(work), 0);
+	off = put_record(pages[0], off + 12, 4, work, sizeof(work), 0);
 	page_head(pages[0], 1000, off);
 	/* CPU 1: 50 hits, a time extend, a long record; 7 lost before it */
 	for (off = 0, i = 0; i < 50; i++)
-		off = put_event(pages[1], off, 3, work, sizeof(work), 0);
+		off = put_record(pages[1], off, 3, work, sizeof(work), 0);
 	off = put_extend(pages[1], off, 5ULL << 27 | 9);
-	off = put_event(pages[1], off, 2, work, sizeof(work), 1);
+	off = put_record(pages[1], off, 2, work, sizeof(work), 1);
 	memcpy(pages[1] + 16 + off, &lost, 8);
 	page_head(pages[1], 2000, off | 1ULL << 31 | 1ULL << 30);
 	/* CPU 0: a fork among hits */
-	off = put_event(pages[2], 0, 1, work, sizeof(work), 0);
-	off = put_event(pages[2], off, 1, fork_ev, sizeof(fork_ev), 0);
-	off = put_event(pages[2], off, 1, work, sizeof(work), 0);
+	off = put_record(pages[2], 0, 1, work, sizeof(work), 0);
+	off = put_record(pages[2], off, 1, fork_ev, sizeof(fork_ev), 0);
+	off = put_record(pages[2], off, 1, work, sizeof(work), 0);
 	page_head(pages[2], 3000, off);
 	/* CPU 1: hits; then a page of a time extend alone */
 	for (off = 0, i = 0; i < 3; i++)
-		off = put_event(pages[3], off, 1, work, sizeof(work), 0);
+		off = put_record(pages[3], off, 1, work, sizeof(work), 0);
 	page_head(pages[3], 3000000000ULL, off);
 	page_head(pages[4], 3000000100ULL, put_extend(pages[4], 0, 1ULL << 30));
 

@@ -21,17 +21,43 @@ static const char header_page[] =
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
 
+/* A little-endian word, as the page holds them. */
+static inline void put32(unsigned char *p, unsigned int v)
+{
+	memcpy(p, &v, 4);
+}
+
 /* One record at delta from the one before (the page's time for the
- * first): a header word, then len bytes (a multiple of 4, at most 112).
- * Returns the data's length after it. */
+ * first): len bytes (a multiple of 4) after a header word that says its
+ * length by its type where it fits (at most 112 bytes, not long_form),
+ * else after a length word.  Returns the data's length after it. */
+static inline unsigned int put_record(unsigned char *page, unsigned int off, unsigned int delta,
+				      const void *data, unsigned int len, int long_form)
+{
+	if (!long_form && len <= 112) {
+		put32(page + 16 + off, (len / 4) | delta << 5);
+		memcpy(page + 16 + off + 4, data, len);
+		return off + 4 + len;
+	}
+	put32(page + 16 + off, delta << 5);
+	put32(page + 16 + off + 4, len + 4);
+	memcpy(page + 16 + off + 8, data, len);
+	return off + 8 + len;
+}
+
 static inline unsigned int put_event(unsigned char *page, unsigned int off, unsigned int delta,
 				     const void *data, unsigned int len)
 {
-	unsigned int word = (len / 4) | delta << 5;
+	return put_record(page, off, delta, data, len, 0);
+}
 
-	memcpy(page + 16 + off, &word, 4);
-	memcpy(page + 16 + off + 4, data, len);
-	return off + 4 + len;
+/* A time extend of delta (type 30). */
+static inline unsigned int put_extend(unsigned char *page, unsigned int off,
+				      unsigned long long delta)
+{
+	put32(page + 16 + off, 30 | (unsigned int)(delta & ((1 << 27) - 1)) << 5);
+	put32(page + 16 + off + 4, (unsigned int)(delta >> 27));
+	return off + 8;
 }
 
 /* The page's time and the length of its data. */
