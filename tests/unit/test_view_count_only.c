@@ -17,15 +17,6 @@
 #include "tap.h"
 #include "view_page.h"
 
-static const char fork_format[] =
-	"name: sched_process_fork\nID: 300\nformat:\n" COMMON
-	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"comm=%s pid=%d child_comm=%s child_pid=%d\", REC->parent_comm, "
-	"REC->parent_pid, REC->child_comm, REC->child_pid\n";
-
 static const char work_format[] =
 	"name: work\nID: 302\nformat:\n" COMMON
 	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"

@@ -21,6 +21,16 @@ static const char header_page[] =
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
 
+/* sched_process_fork, as 6.1 gives it */
+static const char fork_format[] =
+	"name: sched_process_fork\nID: 300\nformat:\n" COMMON
+	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d child_comm=%s child_pid=%d\", REC->parent_comm, "
+	"REC->parent_pid, REC->child_comm, REC->child_pid\n";
+
 /* A little-endian word, as the page holds them. */
 static inline void put32(unsigned char *p, unsigned int v)
 {
