@@ -392,55 +392,77 @@ static uint64_t le64(const unsigned char *p)
 	return le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
+/* One record of a ring-buffer page: its header word, and where it ends */
+struct page_rec {
+	uint32_t head;		/* type in the low 5 bits, time delta above */
+	uint32_t word;		/* the word after the header: a length or an extend's high bits */
+	unsigned int at;	/* a data record's payload: where, and how long */
+	unsigned int len;
+	unsigned int next;	/* the next record's offset */
+};
+
 /*
- * How much of a page's data kbuffer can walk.  It trusts the commit and
- * every length it meets, so a damaged page would lead it past the page or
- * round in circles: the same steps as its own, each checked.  Returns the
- * length of the good part; err says what ends it, at its place in the page.
+ * The record at off of a page's commit bytes of data, each length checked
+ * against the page (kbuffer trusts them, so a damaged page would lead it
+ * past the page or round in circles).  Returns 0, or -1 with err saying
+ * what is wrong at its place in the page.
+ */
+static int page_record(const unsigned char *data, unsigned int commit, unsigned int off,
+		       struct page_rec *r, struct fe_error *err)
+{
+	uint32_t type;
+	uint64_t next;
+
+	r->word = 0;
+	r->at = r->len = 0;
+	if (commit - off < 4)
+		goto short_header;
+	r->head = le32(data + off);
+	type = r->head & 31;
+	if (type == 0 || type >= TYPE_PADDING) {
+		if (commit - off < 8)
+			goto short_header;
+		r->word = le32(data + off + 4);
+	}
+	if (type == TYPE_PADDING) {
+		next = off + 4ULL + r->word;
+	} else if (type == TYPE_TIME_EXTEND || type == TYPE_TIME_STAMP) {
+		next = off + 8ULL;
+	} else if (type == 0) {
+		/* the length word counts itself */
+		if (r->word < 4)
+			return fe_err(err, 0, "event at +0x%x: length %u is less than its own 4 bytes",
+				      PAGE_HEADER + off, r->word);
+		r->at = off + 8;
+		r->len = (r->word - 4U + 3) & ~3U;
+		next = (uint64_t)r->at + r->len;
+	} else {
+		r->at = off + 4;
+		r->len = type * 4;
+		next = (uint64_t)r->at + r->len;
+	}
+	if (next > commit)
+		return fe_err(err, 0, "event at +0x%x: its %llu bytes run past the page's %u bytes "
+			      "of events", PAGE_HEADER + off, (unsigned long long)(next - off), commit);
+	r->next = next;
+	return 0;
+short_header:
+	return fe_err(err, 0, "event at +0x%x: its header runs past the page's %u bytes of events",
+		      PAGE_HEADER + off, commit);
+}
+
+/*
+ * How much of a page's data kbuffer can walk: the length of the good
+ * part; err says what ends it.
  */
 static unsigned int good_part(const unsigned char *data, unsigned int commit,
 			      struct fe_error *err)
 {
 	unsigned int off = 0;
+	struct page_rec r;
 
-	while (off < commit) {
-		uint32_t word = 0, type;
-		uint64_t next;
-
-		if (commit - off < 4)
-			goto short_header;
-		type = le32(data + off) & 31;
-		if (type == 0 || type >= TYPE_PADDING) {
-			if (commit - off < 8)
-				goto short_header;
-			word = le32(data + off + 4);
-		}
-		if (type == TYPE_PADDING) {
-			next = off + 4ULL + word;
-		} else if (type == TYPE_TIME_EXTEND || type == TYPE_TIME_STAMP) {
-			next = off + 8ULL;
-		} else if (type == 0) {
-			/* the length word counts itself */
-			if (word < 4) {
-				fe_err(err, 0, "event at +0x%x: length %u is less than its own 4 bytes",
-				       PAGE_HEADER + off, word);
-				return off;
-			}
-			next = off + 8ULL + ((word - 4ULL + 3) & ~3ULL);
-		} else {
-			next = off + 4ULL + type * 4;
-		}
-		if (next > commit) {
-			fe_err(err, 0, "event at +0x%x: its %llu bytes run past the page's %u bytes "
-			       "of events", PAGE_HEADER + off, (unsigned long long)(next - off), commit);
-			return off;
-		}
-		off = next;
-	}
-	return off;
-short_header:
-	fe_err(err, 0, "event at +0x%x: its header runs past the page's %u bytes of events",
-	       PAGE_HEADER + off, commit);
+	while (off < commit && !page_record(data, commit, off, &r, err))
+		off = r.next;
 	return off;
 }
 
@@ -483,7 +505,7 @@ static bool counted_only(struct fe_view *v, const unsigned char *data, unsigned 
 /*
  * Nobody reads the lines (-o FILE > /dev/null): a page whose records are
  * all of events only counted (decode()) is counted here, its records
- * walked as kbuffer and good_part() walk them, each one's common_type
+ * walked by page_record() as good_part() walks them, each one's common_type
  * read, without kbuffer's calls and decode()'s at every record.  Returns
  * the records, the times of the first and the last (kbuffer's after its
  * load, and the view's last_ts; with none, the page's time and its
@@ -495,42 +517,29 @@ static long count_page(struct fe_view *v, const unsigned char *data, unsigned in
 		       unsigned long long ts, unsigned long long *first, unsigned long long *last)
 {
 	unsigned int off = 0;
+	struct fe_error ignored;
+	struct page_rec r;
 	long n = 0;
 
 	/* where common_type is: found by the first record decoded */
 	if (!v->type_field.size || v->swapped)
 		return -1;
-	while (off < commit) {
-		uint32_t head, type, len;
-		unsigned int at;
+	for (; off < commit; off = r.next) {
+		uint32_t type;
 
-		if (commit - off < 8)
-			return -1;	/* a record has at least 4 bytes after its header */
-		head = le32(data + off);
-		type = head & 31;
+		if (page_record(data, commit, off, &r, &ignored))
+			return -1;
+		type = r.head & 31;
 		if (type == TYPE_TIME_EXTEND) {
-			ts += ((unsigned long long)le32(data + off + 4) << 27) + (head >> 5);
-			off += 8;
+			ts += ((unsigned long long)r.word << 27) + (r.head >> 5);
 			continue;
 		}
-		if (type >= TYPE_PADDING)
+		if (type >= TYPE_PADDING || !counted_only(v, data + r.at, r.len))
 			return -1;
-		if (type == 0) {
-			if (le32(data + off + 4) < 4)
-				return -1;
-			len = (le32(data + off + 4) - 4 + 3) & ~3U;
-			at = off + 8;
-		} else {
-			len = type * 4;
-			at = off + 4;
-		}
-		if (len > commit - at || !counted_only(v, data + at, len))
-			return -1;
-		ts += head >> 5;
+		ts += r.head >> 5;
 		if (!n++)
 			*first = ts;
 		*last = ts;
-		off = at + len;
 	}
 	/* no record: kbuffer's time is the page's with every extend */
 	if (!n)
