@@ -665,6 +665,8 @@ static int finish(struct run *r, struct fe_error *err)
 {
 	struct fe_view *v = r->v;
 	struct comms who = { 0 };
+	/* the view's last lines are read (not -o FILE > /dev/null) */
+	bool names = v && !lines_unread(r->o);
 	int ret = 0;
 
 	if (v) {
@@ -680,11 +682,12 @@ static int finish(struct run *r, struct fe_error *err)
 				refresh_comms(v);
 			fe_view_flush_before(v, fe_rec_shown_before(&r->s));
 		}
-		/* the view's names for its last lines; none when nobody
-		 * reads them (-o FILE > /dev/null) */
-		if (!lines_unread(r->o) || r->s.td)
-			comms_read(&who);
-		if (!lines_unread(r->o))
+	}
+	/* who was who, read once: for the view's last lines and -o's file */
+	if (names || r->s.td)
+		comms_read(&who);
+	if (v) {
+		if (names)
 			comms_to_view(v, &who);
 		fe_view_flush(v, true);
 		fe_rec_overruns(&r->s, v);
@@ -693,11 +696,8 @@ static int finish(struct run *r, struct fe_error *err)
 		ret = -1;
 	if (!ret && v)
 		fe_view_summary(v, stderr);
-	if (!ret && r->s.td) {
-		if (!v)
-			comms_read(&who);
+	if (!ret && r->s.td)
 		ret = write_tracedat(&r->s, v, r->ev, r->n, r->chosen, &r->fm, &who, err);
-	}
 	comms_free(&who);
 	if (ret)
 		return -1;
