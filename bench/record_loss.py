@@ -16,6 +16,8 @@ and 1024 KB; perf -m in pages of 4 KB):
   fevent-graph the same with --graph
   trace-cmd   trace-cmd record -F -o FILE
   perf        perf record -o FILE
+  old-MODE    a fevent mode run by another build (--old BIN), for a
+              before and after in the same boot: old-fevent-o, old-fevent
 
 For each: the events recorded (fevent's summary, trace-cmd report, perf
 report --stats) against the reads made (N a copy), the median and the
@@ -31,7 +33,7 @@ libraries.  No assertions: the figures go in the README's Speed section.
 
 usage: bench/record_loss.py [-n ROUNDS] [-c CALLS] [--cpus 1,2,4]
                             [--modes M,M...] [--sizes 64,1024] [--no-empty]
-                            [--suite S]
+                            [--suite S] [--old BIN]
 """
 import argparse
 import os
@@ -64,6 +66,8 @@ rm -f /tmp/loop.*
 
 
 def command(mode, kb, calls, cpus):
+    if mode.startswith("old-"):
+        return command(mode[4:], kb, calls, cpus).replace("fevent record", "fevent-old record")
     loop = f"/fx_par {cpus} {calls}"
     cpu = "/fx_cpu /tmp/cpu"
     if mode == "floor":
@@ -118,6 +122,8 @@ def boot(args, cpus, tmp, bins):
         f.write(PAR)
     os.chmod(par, 0o755)
     files = {"/fx_loop": bins["fx_loop"], "/fx_cpu": bins["fx_cpu"], "/fx_par": par}
+    if args.old:
+        files["/usr/bin/fevent-old"] = args.old
     for peer in ("trace-cmd", "perf"):
         if shutil.which(peer):
             files["/usr/bin/" + peer] = shutil.which(peer)
@@ -185,6 +191,7 @@ def table(args, cpus, runs, loads):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--suite", default="bookworm")
+    ap.add_argument("--old", help="another fevent build, for the old-MODE modes")
     ap.add_argument("-n", "--rounds", type=int, default=3)
     ap.add_argument("-c", "--calls", type=int, default=100000, help="reads a copy")
     ap.add_argument("--cpus", default="1,2,4", help="vCPU counts, one VM each")
@@ -197,8 +204,10 @@ def main():
     args = ap.parse_args()
     args.modes = args.modes.split(",")
     SIZES[:] = [int(kb) for kb in args.sizes.split(",")]
-    if any(m not in MODES for m in args.modes):
+    if any(m.removeprefix("old-") not in MODES for m in args.modes):
         sys.exit(f"unknown mode in --modes: {args.modes}")
+    if any(m.startswith("old-") for m in args.modes) != bool(args.old):
+        sys.exit("the old-MODE modes and --old BIN go together")
     tmp = tempfile.mkdtemp(prefix="fevent-bench-")
     try:
         bins = {}
