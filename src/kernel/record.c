@@ -536,7 +536,7 @@ static int set_up(struct run *r, struct fe_error *err)
  * view has pages to decode.  The readers move the pages meanwhile.
  */
 static void wait_a_while(struct run *r, double deadline, double next_report, double next_look,
-			 bool decoding)
+			 bool decoding, double next_drain)
 {
 	int timeout = next_look ? until(next_look, FE_QUIET_MS) : FE_QUIET_MS;
 
@@ -545,8 +545,11 @@ static void wait_a_while(struct run *r, double deadline, double next_report, dou
 		timeout = until(deadline, timeout);
 	if (next_report)
 		timeout = until(next_report, timeout);
-	if (decoding && fe_rec_backlog(&r->s, false))
+	/* pages to decode now, or spooled after the fence: the next drain */
+	if (decoding && fe_rec_backlog(&r->s, true))
 		timeout = 0;
+	else if (decoding && fe_rec_backlog(&r->s, false))
+		timeout = until(next_drain, timeout);
 	if (timeout)
 		poll(NULL, 0, timeout);
 }
@@ -573,7 +576,7 @@ static int record_loop(struct run *r, struct fe_error *err)
 	double start = now();
 	double deadline = o->duration > 0 ? start + o->duration : 0;
 	double next_report = o->interval > 0 ? start + o->interval : 0;
-	double look = start, next_look = start + FE_QUIET_MS / 1000.0;
+	double look = start, next_look = start + FE_QUIET_MS / 1000.0, next_drain = 0;
 	bool quiet = false;
 	/* decoded as it comes only where nothing else keeps the maps of
 	 * processes whose user stacks come (record_stacks.h) */
@@ -581,10 +584,20 @@ static int record_loop(struct run *r, struct fe_error *err)
 	int wstatus;
 
 	for (;;) {
-		/* a fence when the view would decode and has nothing before
-		 * the last one */
-		if (v && (quiet || eager) && !fe_rec_backlog(&r->s, true))
+		/*
+		 * A fence when the view would decode and has nothing before
+		 * the last one; at most one a look while quiet.  A drain
+		 * takes the page being written from every CPU: made again as
+		 * soon as the view had decoded to the fence, a steady stream
+		 * kept every reader reading pages a few events full, and the
+		 * main thread busy (4 vCPUs: 9,000 turns for 400,000 events).
+		 * --stack's view decodes as it comes (eager), at every turn.
+		 */
+		if (v && (quiet || eager) && !fe_rec_backlog(&r->s, true) &&
+		    (eager || now() >= next_drain)) {
 			fe_rec_drain(&r->s);
+			next_drain = now() + FE_QUIET_MS / 1000.0;
+		}
 
 		/*
 		 * The view's lines when the buffers are quiet (no CPU's
@@ -623,7 +636,8 @@ static int record_loop(struct run *r, struct fe_error *err)
 			look = now();
 			next_look = look + FE_QUIET_MS / 1000.0;
 		}
-		wait_a_while(r, deadline, next_report, v ? next_look : 0, v && (quiet || eager));
+		wait_a_while(r, deadline, next_report, v ? next_look : 0, v && (quiet || eager),
+			     eager ? 0 : next_drain);
 	}
 }
 

@@ -150,13 +150,19 @@ static int take_piped(struct reader *r, size_t n)
 /*
  * Move what the CPU's buffer has: whole pages by splice; with partial
  * (the end, a fence, a quiet buffer), also the page being written, by
- * read().  Returns the bytes moved.
+ * one read().  One is enough: the splices left only that page, and a
+ * read takes the oldest page there is, so everything written before the
+ * read began is moved.  Reading on until the buffer is empty did not
+ * end while the writer was fast: each read took the page being written,
+ * a few events, through fevent's memory (4 vCPUs: thousands of reads a
+ * second a reader, pages a fraction full).  Returns the bytes moved.
  */
 long fe_rec_move_cpu(struct reader *r, bool partial)
 {
 	struct session *s = r->s;
 	long total = 0;
 	ssize_t n;
+	bool one = partial;
 
 	while (r->splice_ok && !r->error) {
 		n = splice(r->raw, NULL, r->pipe[1], NULL, r->pipe_size,
@@ -167,19 +173,25 @@ long fe_rec_move_cpu(struct reader *r, bool partial)
 			if (take_piped(r, n))
 				break;
 			total += n;
+			/* less than asked: no whole page was left (one
+			 * syscall a wake-up less than asking again) */
+			if (n < r->pipe_size)
+				break;
 			continue;
 		}
 		if (n < 0 && errno != EAGAIN && !r->moved && !total)
 			r->splice_ok = false;	/* read() from now on */
 		break;
 	}
-	while ((partial || !r->splice_ok) && !r->error) {
+	/* without splice, every page by read() */
+	while ((one || !r->splice_ok) && !r->error) {
 		n = read(r->raw, r->page, s->page_size);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0 || take_page(r, n))
 			break;
 		total += n;
+		one = false;
 	}
 	__atomic_store_n(&r->moved, r->moved + total, __ATOMIC_RELAXED);
 	return total;
