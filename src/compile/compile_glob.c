@@ -333,7 +333,7 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int tot
 			nr_failed, total, g->glob_name, nr_failed == 1 ? "is" : "are",
 			nr_failed == 1 ? "it" : "them", verbose ? "" : " (-v says why)");
 		for (k = i; verbose && k < end; k++)
-			if (set->items[k].failed)
+			if (set->items[k].failed && fe_compile_a_name(&set->items[k]))
 				fe_warn(&g->warnings, "skipped %s%s%s: %s",
 					set->items[k].proto->module ?
 					set->items[k].proto->module : "",
