@@ -46,11 +46,12 @@ static int sdt_funcs(const struct fe_dbg_args *d, const char *glob)
 			fe_say_error("out of memory\n");
 			return FE_EXIT_FAIL;
 		}
-		if (!fnmatch(glob, full, 0) && u[i].nr_sites > 1)
-			printf("%s  %s%s  (%d sites)\n", full, u[i].spec,
-			       u[i].ref_ctr ? "  (semaphore)" : "", u[i].nr_sites);
-		else if (!fnmatch(glob, full, 0))
-			printf("%s  %s%s\n", full, u[i].spec, u[i].ref_ctr ? "  (semaphore)" : "");
+		if (!fnmatch(glob, full, 0)) {
+			printf("%s  %s%s", full, u[i].spec, u[i].ref_ctr ? "  (semaphore)" : "");
+			if (u[i].nr_sites > 1)
+				printf("  (%d sites)", u[i].nr_sites);
+			putchar('\n');
+		}
 		free(full);
 	}
 	fe_usdt_free(u, n);

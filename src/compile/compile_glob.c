@@ -32,7 +32,7 @@
 #include "tracepoint.h"
 
 /* The SDT probes of the binary a 'PROVIDER:NAME' glob names, each once
-(its sites are its items: fe_compile_expand_sdt). */
+ * (its sites are its items: fe_compile_expand_sdt). */
 static int usdt_glob(const char *binary, const char *glob, struct fe_func_names *out,
 		     struct fe_error *err)
 {
@@ -658,7 +658,8 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 		for (k = i; k < end; k++) {
 			if (set->items[k].failed)
 				nr_failed += fe_compile_a_name(&set->items[k]);
-			else if (set->items[k].named_by && nr_named++ == 0)
+			else if (set->items[k].named_by && (nr_named += fe_compile_a_name(&set->items[k]),
+							     named < 0))
 				named = k;
 			else if (!set->items[k].named_by && good < 0)
 				good = k;
