@@ -23,8 +23,9 @@
 #include "proto_resolve.h"
 #include "tracepoint.h"
 
-/* -x BIN 'PROVIDER:*': the binary's SDT probes, each with its argument
- * specs, as 'PROVIDER:NAME(ARGS)' can name them. */
+/* -x BIN 'PROVIDER:*': the binary's SDT probes, each once with its
+ * (first note's) argument specs, as 'PROVIDER:NAME(ARGS)' can name them,
+ * and how many sites one with several notes has (each an event). */
 static int sdt_funcs(const struct fe_dbg_args *d, const char *glob)
 {
 	struct fe_usdt *u;
@@ -38,13 +39,19 @@ static int sdt_funcs(const struct fe_dbg_args *d, const char *glob)
 	for (i = 0; i < n; i++) {
 		char *full = NULL;
 
+		if (u[i].site)
+			continue;
 		if (asprintf(&full, "%s:%s", u[i].provider, u[i].name) < 0) {
 			fe_usdt_free(u, n);
 			fe_say_error("out of memory\n");
 			return FE_EXIT_FAIL;
 		}
-		if (!fnmatch(glob, full, 0))
-			printf("%s  %s%s\n", full, u[i].spec, u[i].ref_ctr ? "  (semaphore)" : "");
+		if (!fnmatch(glob, full, 0)) {
+			printf("%s  %s%s", full, u[i].spec, u[i].ref_ctr ? "  (semaphore)" : "");
+			if (u[i].nr_sites > 1)
+				printf("  (%d sites)", u[i].nr_sites);
+			putchar('\n');
+		}
 		free(full);
 	}
 	fe_usdt_free(u, n);

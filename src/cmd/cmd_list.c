@@ -34,7 +34,8 @@ struct kernel_dbg {
 /*
  * An SDT probe's uprobe ("BIN:0xOFF(0xREF)"): PROVIDER:NAME with each
  * argument as 'TYPE NAME' in its slot (NULL for a slot not read), kept
- * only if its tree compiles back to exactly these arguments.
+ * only if its tree compiles back to exactly these arguments at off (a
+ * probe of several notes is an event at each: NAME, NAME_1, ...).
  */
 static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsigned long off)
 {
@@ -84,11 +85,16 @@ static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsi
 	set.items[0].proto = tree;	/* compiled as built: not parsed */
 	tree = NULL;
 	opts.event = e->event;
-	if (fe_compile_run(&set, &opts, &err) == 0 && set.nr == 1 &&
-	    set.items[0].def.entry_args && !strcmp(set.items[0].def.entry_args, e->args)) {
-		out = text;
-		text = NULL;
-	}
+	/* a probe of several notes compiles to an item at each: this one's
+	 * is the one at off */
+	if (fe_compile_run(&set, &opts, &err) >= 0)
+		for (i = 0; i < set.nr && !out; i++)
+			if (!set.items[i].failed && set.items[i].def.offset == off &&
+			    set.items[i].def.entry_args &&
+			    !strcmp(set.items[i].def.entry_args, e->args)) {
+				out = text;
+				text = NULL;
+			}
 done:
 	fe_compile_set_free(&set);
 	fe_proto_free(tree);

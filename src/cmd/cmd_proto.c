@@ -348,33 +348,94 @@ static void no_module_function(struct fe_dbg *m, const char *module, const char 
 			     fe_dbg_source(m));
 }
 
-/* -x BIN PROVIDER:NAME: the SDT probe's prototype, every argument by a
- * name and its spec's type, ready to edit; 1 if found, 0 if not. */
+/* Do sites a and b of one probe give argument j the same size and sign? */
+static bool same_arg_type(const struct fe_usdt *a, const struct fe_usdt *b, int j)
+{
+	return a->args[j].size == b->args[j].size && a->args[j].is_signed == b->args[j].is_signed;
+}
+
+/*
+ * The prototype of the SDT probe whose sites (notes) are u[site[0..nr-1]]:
+ * each argument by a name and its spec's type, ready to edit.  The
+ * arguments every site has; a slot the sites type apart is left untyped,
+ * read at each as its note says, and '...' reads those only some have.
+ */
+static void print_sdt_proto(const struct fe_usdt *u, const int *site, int nr)
+{
+	const struct fe_usdt *first = &u[site[0]];
+	int i, j, nr_args = first->nr_args;
+	bool more = false;
+
+	for (i = 1; i < nr; i++) {
+		more |= u[site[i]].nr_args != nr_args;
+		if (u[site[i]].nr_args < nr_args)
+			nr_args = u[site[i]].nr_args;
+	}
+	printf("%s:%s(", first->provider, first->name);
+	for (j = 0; j < nr_args; j++) {
+		bool same = true;
+
+		for (i = 1; i < nr; i++)
+			same &= same_arg_type(first, &u[site[i]], j);
+		if (same)
+			printf("%s%c%d arg%d", j ? ", " : "", first->args[j].is_signed ? 's' : 'u',
+			       first->args[j].size * 8, j + 1);
+		else
+			printf("%sarg%d", j ? ", " : "", j + 1);
+	}
+	printf("%s)\n", more ? nr_args ? ", ..." : "..." : "");
+	if (nr == 1) {
+		printf("#   %s%s\n", first->spec, first->ref_ctr ? "  (guarded by a semaphore)" : "");
+		return;
+	}
+	/* as compile names them: NAME, NAME_1, ... */
+	printf("# %d sites, each an event at its own address, its arguments where its note says:\n",
+	       nr);
+	for (i = 0; i < nr; i++) {
+		const struct fe_usdt *s = &u[site[i]];
+		char event[256];
+
+		if (i)
+			snprintf(event, sizeof(event), "%s_%d", s->name, i);
+		else
+			snprintf(event, sizeof(event), "%s", s->name);
+		printf("#   %s at 0x%lx: %s%s\n", event, s->offset, s->spec,
+		       s->ref_ctr ? "  (guarded by a semaphore)" : "");
+	}
+}
+
+/* -x BIN PROVIDER:NAME: the SDT probe's prototype, and its sites when it
+ * has several notes; 1 if found, 0 if not. */
 static int sdt_proto(const struct fe_dbg_args *d, const char *want, int *ret)
 {
 	struct fe_usdt *u;
 	struct fe_error err = { 0 };
-	int n, i, j, found = 0;
+	int *site = NULL;
+	int n, i, found = 0;
 
 	if (fe_usdt_read(d->binary, &u, &n, &err)) {
 		fe_say_error("%s\n", err.msg);
 		*ret = FE_EXIT_FAIL;
 		return 1;
 	}
-	for (i = 0; i < n && !found; i++) {
+	for (i = 0; i < n; i++) {
 		size_t pl = strlen(u[i].provider);
 
 		if (strncmp(want, u[i].provider, pl) || want[pl] != ':' || strcmp(want + pl + 1, u[i].name))
 			continue;
-		found = 1;
-		printf("%s:%s(", u[i].provider, u[i].name);
-		for (j = 0; j < u[i].nr_args; j++)
-			printf("%s%c%d arg%d", j ? ", " : "", u[i].args[j].is_signed ? 's' : 'u',
-			       u[i].args[j].size * 8, j + 1);
-		printf(")\n#   %s%s\n", u[i].spec, u[i].ref_ctr ? "  (guarded by a semaphore)" : "");
+		if (!site && !(site = calloc(u[i].nr_sites, sizeof(*site)))) {
+			fe_say_error("out of memory\n");
+			*ret = FE_EXIT_FAIL;
+			found = 1;
+			break;
+		}
+		site[found++] = i;
 	}
+	if (site && found == u[site[0]].nr_sites)
+		print_sdt_proto(u, site, found);
+	free(site);
 	fe_usdt_free(u, n);
-	return found;
+	return found > 0;
 }
 
 /* The cmd_proto helpers' result: go on with the next name, or stop

@@ -610,7 +610,8 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	 */
 	if (!opts->binary && ((!opts->btf && !opts->vmlinux) || opts->kallsyms))
 		fe_ksyms_scan(ksyms, opts->kallsyms ? opts->kallsyms : DEFAULT_KALLSYMS);
-	if (fe_compile_expand_sites(set, dbg, opts, &ldbg) || fe_compile_expand_copies(set, dbg, opts, &ldbg))
+	if (fe_compile_expand_sites(set, dbg, opts, &ldbg) ||
+	    fe_compile_expand_copies(set, dbg, opts, &ldbg) || fe_compile_expand_sdt(set, &c))
 		goto oom;
 
 	for (i = 0; i < set->nr; i++) {
@@ -626,6 +627,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	nr_extra = 0;
 	if (ret)
 		goto oom;
+	fe_compile_settle_sdt(set);
 	if (warn_same_events(set) || fe_compile_settle_copies(set, opts->verbose))
 		goto oom;
 	ret = fe_compile_settle_globs(set, opts);

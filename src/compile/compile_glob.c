@@ -31,7 +31,8 @@
 #include "proto_render.h"
 #include "tracepoint.h"
 
-/* The SDT probes of the binary a 'PROVIDER:NAME' glob names. */
+/* The SDT probes of the binary a 'PROVIDER:NAME' glob names, each once
+ * (its sites are its items: fe_compile_expand_sdt). */
 static int usdt_glob(const char *binary, const char *glob, struct fe_func_names *out,
 		     struct fe_error *err)
 {
@@ -45,6 +46,9 @@ static int usdt_glob(const char *binary, const char *glob, struct fe_func_names 
 	for (i = 0; out->v && i < n; i++) {
 		char *full;
 
+		/* a probe's further notes are its sites, not names */
+		if (u[i].site)
+			continue;
 		if (asprintf(&full, "%s:%s", u[i].provider, u[i].name) < 0)
 			break;
 		if (fnmatch(glob, full, 0))
@@ -329,7 +333,7 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int tot
 			nr_failed, total, g->glob_name, nr_failed == 1 ? "is" : "are",
 			nr_failed == 1 ? "it" : "them", verbose ? "" : " (-v says why)");
 		for (k = i; verbose && k < end; k++)
-			if (set->items[k].failed)
+			if (set->items[k].failed && fe_compile_a_name(&set->items[k]))
 				fe_warn(&g->warnings, "skipped %s%s%s: %s",
 					set->items[k].proto->module ?
 					set->items[k].proto->module : "",
@@ -648,11 +652,14 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 		 * failed are counted alone */
 		st = fe_compile_glob_stream(set, set->items[i].glob);
 		nr_failed = st ? st->failed : 0;
-		total = end - i + (st ? st->ok + st->failed : 0);
+		total = st ? st->ok + st->failed : 0;
+		for (k = i; k < end; k++)
+			total += fe_compile_a_name(&set->items[k]);
 		for (k = i; k < end; k++) {
 			if (set->items[k].failed)
-				nr_failed++;
-			else if (set->items[k].named_by && nr_named++ == 0)
+				nr_failed += fe_compile_a_name(&set->items[k]);
+			else if (set->items[k].named_by && (nr_named += fe_compile_a_name(&set->items[k]),
+							     named < 0))
 				named = k;
 			else if (!set->items[k].named_by && good < 0)
 				good = k;

@@ -189,4 +189,26 @@ int fe_compile_stream_settle(struct fe_compile_set *set, struct fe_compile_ctx *
 int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c);
 void fe_compile_usdt_free(struct fe_usdt_notes *notes);
 
+/* How many sites (notes) the SDT probe item it names has, to be made
+ * items; 0 when it is no such item, names none, or the notes cannot be
+ * read (compiling it says why). */
+int fe_compile_usdt_sites(struct fe_compiled *it, struct fe_compile_ctx *c);
+
+/* its[0..n-1] the sites of its[0]'s SDT probe (its[1..] zeroed), in note
+ * order; -1 out of memory. */
+int fe_compile_usdt_site_items(struct fe_compiled *its, int n, const struct fe_compile_opts *opts);
+
+/* One item per site of each SDT probe with several notes; -1 out of memory. */
+int fe_compile_expand_sdt(struct fe_compile_set *set, struct fe_compile_ctx *c);
+
+/* A glob's SDT probe that fails at one site fails at each (after compiling). */
+void fe_compile_settle_sdt(struct fe_compile_set *set);
+
+/* Does the item count as a name of its glob: not an SDT probe's site
+ * past its first? */
+static inline bool fe_compile_a_name(const struct fe_compiled *it)
+{
+	return !it->has_site || it->site.kind != FE_SITE_SDT || !it->site.index;
+}
+
 #endif

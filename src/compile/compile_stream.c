@@ -539,11 +539,47 @@ int fe_compile_split_lists(struct fe_compile_set *set, struct fe_compile_ctx *c,
 	return ret || head < -1 ? -1 : 0;
 }
 
+/*
+ * A glob's SDT probe with n sites (it, made of its name, taken): its
+ * sites compiled, kept as items in extra; one that fails makes the probe
+ * one failure of the glob, as a function's.  -1 out of memory.
+ */
+static int stream_sites(struct fe_glob_stream *st, struct fe_compiled *it, int n,
+			struct fe_compile_ctx *c, int *seq, struct fe_compiled **extra,
+			int *nr_extra)
+{
+	struct fe_compiled *its = calloc(n, sizeof(*its));
+	int k, ret = 0;
+	bool failed = false;
+
+	if (!its)
+		return -1;
+	its[0] = *it;
+	memset(it, 0, sizeof(*it));
+	if (fe_compile_usdt_site_items(its, n, c->opts))
+		ret = -1;
+	for (k = 0; !ret && k < n; k++) {
+		if (k)
+			its[k].seq = (*seq)++;
+		ret = fe_compile_entry(&its[k], c);
+		failed |= ret > 0;
+		ret = ret < 0 ? -1 : 0;
+	}
+	if (!ret && failed)
+		st->failed++;
+	for (k = 0; !ret && !failed && k < n; k++)
+		ret = add_extra(extra, nr_extra, &its[k]);
+	for (k = 0; k < n; k++)
+		fe_compiled_clear(&its[k]);
+	free(its);
+	return ret;
+}
+
 int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *head,
 			  struct fe_compile_ctx *c, int *seq, struct fe_compiled **extra,
 			  int *nr_extra)
 {
-	int s = head->stream - 1, k, ret = 0;
+	int s = head->stream - 1, k, n, ret = 0;
 	struct fe_glob_stream *st = &set->streams[s];
 
 	for (k = 1; k < st->names.nr && !ret; k++) {
@@ -551,6 +587,11 @@ int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *
 
 		ret = fe_compile_stream_item(st, st->names.v[k], &it, c->opts);
 		it.seq = (*seq)++;
+		if (!ret && st->tmpl && (n = fe_compile_usdt_sites(&it, c)) > 1) {
+			ret = stream_sites(st, &it, n, c, seq, extra, nr_extra);
+			fe_compiled_clear(&it);
+			continue;
+		}
 		if (!ret)
 			ret = fe_compile_entry(&it, c);
 		if (ret > 0 && st->tmpl) {

@@ -37,6 +37,15 @@ static void spec_type(const struct fe_usdt_arg *a, char *buf, size_t size)
 	snprintf(buf, size, "%c%d", a->is_signed ? 's' : 'u', a->size * 8);
 }
 
+/* " at its site 2 of 3 (0x11d4)" of a probe with several notes, else "" */
+static const char *site_text(const struct fe_usdt *u, char *buf, size_t size)
+{
+	if (u->nr_sites < 2)
+		return "";
+	snprintf(buf, size, " at its site %d of %d (0x%lx)", u->site + 1, u->nr_sites, u->offset);
+	return buf;
+}
+
 /* No SDT probe PROVIDER:NAME in the binary: say so, with the nearest
  * name it has.  Always -1. */
 static int no_probe(struct fe_compiled *it, const struct fe_compile_opts *opts,
@@ -81,7 +90,7 @@ static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struc
 {
 	const struct fe_alt *alt = arg->nr_alts ? &arg->alts[0] : NULL;
 	const struct fe_usdt_arg *a;
-	char type[32], loc[80];
+	char type[32], loc[80], at[64];
 
 	if (arg->is_null) {
 		(*slot)++;
@@ -94,13 +103,14 @@ static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struc
 		return fe_err(fe_compiled_err(it), arg->col, "an SDT argument is read as 'TYPE NAME', 'NAME' or "
 			      "'...': it has no C type to follow");
 	if (*slot >= u->nr_args)
-		return fe_err(fe_compiled_err(it), arg->col, "%s:%s has %d argument%s (%s)", u->provider,
-			      u->name, u->nr_args, u->nr_args == 1 ? "" : "s", u->spec);
+		return fe_err(fe_compiled_err(it), arg->col, "%s:%s has %d argument%s%s (%s)",
+			      u->provider, u->name, u->nr_args, u->nr_args == 1 ? "" : "s",
+			      site_text(u, at, sizeof(at)), u->spec);
 	a = &u->args[(*slot)++];
 	if (a->why)
 		return fe_err(fe_compiled_err(it), arg->col,
-			      "argument %d of %s:%s cannot be read: its spec is %s",
-			      *slot, u->provider, u->name, a->why);
+			      "argument %d of %s:%s cannot be read%s: its spec is %s",
+			      *slot, u->provider, u->name, site_text(u, at, sizeof(at)), a->why);
 	snprintf(loc, sizeof(loc), "%s", a->fetch);
 	if (alt->kind == FE_ALT_SLOT) {
 		struct fe_tinfo ti;
@@ -131,10 +141,11 @@ static int usdt_args(struct fe_compiled *it, const struct fe_usdt *u, struct fe_
 			return -1;
 	for (; pr->ellipsis && slot < u->nr_args; slot++) {
 		const struct fe_usdt_arg *a = &u->args[slot];
-		char type[32];
+		char type[32], at[64];
 
 		if (a->why) {
-			fe_warn(&it->warnings, "'...' skips arg%d: its spec is %s", slot + 1, a->why);
+			fe_warn(&it->warnings, "'...' skips arg%d%s: its spec is %s", slot + 1,
+				site_text(u, at, sizeof(at)), a->why);
 			continue;
 		}
 		spec_type(a, type, sizeof(type));
@@ -154,7 +165,11 @@ static int usdt_definition(struct fe_compiled *it, const struct fe_compile_opts 
 	int ret;
 
 	it->def.group = strdup(opts->group ? opts->group : FE_DEFAULT_GROUP);
-	it->def.event = strdup(it->event ? it->event : opts->event ? opts->event : u->name);
+	/* site k > 0 of the probe is NAME_k, as a line's further addresses */
+	if (it->event || opts->event)
+		it->def.event = strdup(it->event ? it->event : opts->event);
+	else if (asprintf(&it->def.event, "%s%s", u->name, it->has_site ? it->site.suffix : "") < 0)
+		it->def.event = NULL;
 	it->def.target = strdup(opts->binary);
 	it->def.entry_args = fe_buf_take(args);
 	it->def.uprobe = true;
@@ -225,9 +240,9 @@ static int read_notes(struct fe_compiled *it, struct fe_compile_ctx *c)
 	return 0;
 }
 
-/* The first note of PROVIDER:NAME in the file, or NULL */
+/* Site site (0-based, in note order) of PROVIDER:NAME, or NULL */
 static const struct fe_usdt *find_note(const struct fe_usdt_notes *n, const char *provider,
-				       const char *name)
+				       const char *name, int site)
 {
 	int lo = 0, hi = n->nr;
 
@@ -244,8 +259,8 @@ static const struct fe_usdt *find_note(const struct fe_usdt_notes *n, const char
 			hi = mid;
 	}
 	if (lo < n->nr && !strcmp(n->v[n->order[lo]].provider, provider) &&
-	    !strcmp(n->v[n->order[lo]].name, name))
-		return &n->v[n->order[lo]];
+	    !strcmp(n->v[n->order[lo]].name, name) && site < n->v[n->order[lo]].nr_sites)
+		return &n->v[n->order[lo + site]];
 	return NULL;
 }
 
@@ -266,7 +281,7 @@ int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c)
 
 	if (read_notes(it, c))
 		return -1;
-	u = find_note(&c->usdt, pr->module, pr->func);
+	u = find_note(&c->usdt, pr->module, pr->func, it->has_site ? it->site.index : 0);
 	if (!u)
 		no_probe(it, opts, c->usdt.v, c->usdt.nr);
 	else if (pr->at != FE_AT_ENTRY)
@@ -288,4 +303,125 @@ void fe_compile_usdt_free(struct fe_usdt_notes *notes)
 	fe_usdt_free(notes->v, notes->nr);
 	free(notes->order);
 	memset(notes, 0, sizeof(*notes));
+}
+
+/* Item it made site k of the n of its SDT probe: named NAME_k (-n
+ * NAME's NAME_k) for k > 0.  -1 out of memory. */
+static int make_site(struct fe_compiled *it, int k, int n, const struct fe_compile_opts *opts)
+{
+	it->has_site = true;
+	it->site.kind = FE_SITE_SDT;
+	it->site.index = k;
+	it->site.count = n;
+	if (k)
+		snprintf(it->site.suffix, sizeof(it->site.suffix), "_%d", k);
+	if (k && opts->event && asprintf(&it->event, "%s_%d", opts->event, k) < 0) {
+		it->event = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int fe_compile_usdt_sites(struct fe_compiled *it, struct fe_compile_ctx *c)
+{
+	const struct fe_proto *pr = it->proto;
+	const struct fe_usdt *u;
+
+	if (it->failed || !pr || it->site.kind != FE_SITE_SDT || it->has_site || pr->is_glob ||
+	    pr->at != FE_AT_ENTRY)
+		return 0;
+	if (read_notes(it, c))
+		return 0;	/* compiling it says why */
+	u = find_note(&c->usdt, pr->module, pr->func, 0);
+	return u ? u->nr_sites : 0;
+}
+
+int fe_compile_usdt_site_items(struct fe_compiled *its, int n, const struct fe_compile_opts *opts)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		struct fe_compiled *c = &its[k];
+
+		if (k) {
+			c->file = its->file;
+			c->line = its->line;
+			c->glob = its->glob;
+			c->text = strdup(its->text);
+			c->proto = fe_proto_dup(its->proto);
+			c->glob_name = its->glob_name ? strdup(its->glob_name) : NULL;
+			c->site = its->site;
+			if (!c->text || !c->proto || (its->glob_name && !c->glob_name))
+				return -1;
+		}
+		if (make_site(c, k, n, opts))
+			return -1;
+	}
+	/* a glob's stream runs once, after the last site of its first probe */
+	its[n - 1].stream = its->stream;
+	if (n > 1)
+		its->stream = 0;
+	return 0;
+}
+
+/*
+ * Each item of an SDT probe with several notes becomes one item per note
+ * (its sites), in note order, named NAME, NAME_1, ... as a line's
+ * addresses are (DESIGN.md sections 8 and 11): each probes its note's
+ * address, reads its own argument specs and sets its own semaphore.
+ */
+int fe_compile_expand_sdt(struct fe_compile_set *set, struct fe_compile_ctx *c)
+{
+	int i, n;
+
+	for (i = 0; i < set->nr; i += n) {
+		struct fe_compiled *it;
+
+		n = fe_compile_usdt_sites(&set->items[i], c);
+		if (n < 2) {
+			n = 1;
+			continue;
+		}
+		it = fe_compile_widen(set, i, n);
+		if (!it || fe_compile_usdt_site_items(it, n, c->opts))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A glob's SDT probe is all its sites or none: one that fails at a site
+ * fails at each, with that site's error, so the glob skips the name whole
+ * (a command line's probe fails on its own: add takes all or nothing).
+ */
+void fe_compile_settle_sdt(struct fe_compile_set *set)
+{
+	int i = 0, end, k, bad;
+
+	while (i < set->nr) {
+		const struct fe_compiled *it = &set->items[i];
+
+		end = i + 1;
+		if (!it->glob || !it->has_site || it->site.kind != FE_SITE_SDT ||
+		    it->site.index || i + it->site.count > set->nr) {
+			i = end;
+			continue;
+		}
+		end = i + it->site.count;
+		for (bad = -1, k = i; k < end && bad < 0; k++)
+			if (set->items[k].failed)
+				bad = k;
+		for (k = i; bad >= 0 && k < end; k++) {
+			if (set->items[k].failed)
+				continue;
+			set->items[k].failed = true;
+			if (fe_compiled_error(&set->items[bad])->msg[0])
+				*fe_compiled_err(&set->items[k]) = *fe_compiled_error(&set->items[bad]);
+			else	/* a glob's later error, dropped (not -v) */
+				fe_err(fe_compiled_err(&set->items[k]), 0,
+				       "it does not compile at its site %d of %d",
+				       set->items[bad].site.index + 1, it->site.count);
+		}
+		i = end;
+	}
 }

@@ -247,6 +247,41 @@ static int read_note(const struct note_file *nf, const char *desc, size_t size,
 	return 0;
 }
 
+/* Order of the notes: by provider, name, then place in the file. */
+static int by_probe(const void *a, const void *b, void *arg)
+{
+	const struct fe_usdt *v = arg, *x = &v[*(const int *)a], *y = &v[*(const int *)b];
+	int d = strcmp(x->provider, y->provider);
+
+	if (!d)
+		d = strcmp(x->name, y->name);
+	return d ? d : *(const int *)a - *(const int *)b;
+}
+
+/* Each note's site among its name's notes; -1 out of memory. */
+static int number_sites(struct fe_usdt *u, int n)
+{
+	int *order = malloc((n ? n : 1) * sizeof(*order));
+	int i, j, k;
+
+	if (!order)
+		return -1;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_probe, u);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(u[order[j]].provider, u[order[i]].provider) &&
+		     !strcmp(u[order[j]].name, u[order[i]].name); j++)
+			;
+		for (k = i; k < j; k++) {
+			u[order[k]].site = k - i;
+			u[order[k]].nr_sites = j - i;
+		}
+	}
+	free(order);
+	return 0;
+}
+
 int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
@@ -285,6 +320,10 @@ int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error
 				      out, n, err))
 				goto out;
 		}
+	}
+	if (number_sites(*out, *n)) {
+		fe_err(err, 0, "out of memory");
+		goto out;
 	}
 	ret = 0;
 out:

@@ -29,9 +29,14 @@ struct fe_usdt {
 	unsigned long ref_ctr;	/* the semaphore's file offset, 0: none */
 	struct fe_usdt_arg *args;
 	int nr_args;
+	/* PROVIDER:NAME's notes (one macro expanded at several places: an
+	 * inlined function's, a macro written twice) are its sites, each an
+	 * event: this note is site (0-based, in note order) of nr_sites */
+	int site, nr_sites;
 };
 
-/* Every SDT probe of path, in note order.  0 (none is 0 probes), or -1
+/* Every SDT probe of path, in note order, each with its site among its
+ * name's notes.  0 (none is 0 probes), or -1
  * with err set (not an ELF file, a note that does not fit). */
 int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error *err);
 void fe_usdt_free(struct fe_usdt *u, int n);
