@@ -201,35 +201,20 @@ static int usdt_definition(struct fe_compiled *it, const struct fe_compile_opts 
 	return 0;
 }
 
-/* Order of the notes: by provider, name, then place in the file. */
-static int by_probe(const void *a, const void *b, void *arg)
-{
-	const struct fe_usdt *v = arg, *x = &v[*(const int *)a], *y = &v[*(const int *)b];
-	int d = strcmp(x->provider, y->provider);
-
-	if (!d)
-		d = strcmp(x->name, y->name);
-	return d ? d : *(const int *)a - *(const int *)b;
-}
-
 /* The binary's notes, read and sorted at the first SDT probe; -1 with
  * the read's error (out of memory: the one error) in it->err. */
 static int read_notes(struct fe_compiled *it, struct fe_compile_ctx *c)
 {
 	struct fe_usdt_notes *n = &c->usdt;
-	int i;
 
 	if (!n->state) {
 		n->state = -1;
 		if (!fe_usdt_read(c->opts->binary, &n->v, &n->nr, &n->err)) {
-			n->order = malloc((n->nr ? n->nr : 1) * sizeof(*n->order));
+			n->order = fe_usdt_order(n->v, n->nr);
 			if (!n->order) {
 				fe_err(&n->err, 0, "out of memory");
 				return fe_err(fe_compiled_err(it), 0, "out of memory");
 			}
-			for (i = 0; i < n->nr; i++)
-				n->order[i] = i;
-			qsort_r(n->order, n->nr, sizeof(*n->order), by_probe, n->v);
 			n->state = 1;
 		}
 	}

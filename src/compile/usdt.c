@@ -258,17 +258,27 @@ static int by_probe(const void *a, const void *b, void *arg)
 	return d ? d : *(const int *)a - *(const int *)b;
 }
 
+int *fe_usdt_order(const struct fe_usdt *u, int n)
+{
+	int *order = malloc((n ? n : 1) * sizeof(*order));
+	int i;
+
+	if (!order)
+		return NULL;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_probe, (void *)u);
+	return order;
+}
+
 /* Each note's site among its name's notes; -1 out of memory. */
 static int number_sites(struct fe_usdt *u, int n)
 {
-	int *order = malloc((n ? n : 1) * sizeof(*order));
+	int *order = fe_usdt_order(u, n);
 	int i, j, k;
 
 	if (!order)
 		return -1;
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), by_probe, u);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && !strcmp(u[order[j]].provider, u[order[i]].provider) &&
 		     !strcmp(u[order[j]].name, u[order[i]].name); j++)

@@ -40,6 +40,9 @@ struct fe_usdt {
  * with err set (not an ELF file, a note that does not fit). */
 int fe_usdt_read(const char *path, struct fe_usdt **out, int *n, struct fe_error *err);
 void fe_usdt_free(struct fe_usdt *u, int n);
+/* The indexes of u[0..n-1] by provider, name, then place in the file
+ * (a name's sites together, in note order); malloc'd, NULL out of memory. */
+int *fe_usdt_order(const struct fe_usdt *u, int n);
 
 /* One argument spec ("-4@%eax"); false if it is no spec at all. */
 bool fe_usdt_parse_arg(const char *spec, struct fe_usdt_arg *a);
