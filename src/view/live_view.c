@@ -35,6 +35,7 @@
 #define RETURN_SUFFIX	"__return"
 #define CALLER_FIELD	"__caller"
 #define RETADDR_FIELD	"__retaddr"	/* compile/kprobe_emit.h's */
+#define RETIP_FIELD	"__probe_ret_ip"	/* the kernel's, in every return probe's format */
 
 
 struct fe_view *fe_view_new(const struct fe_view_opts *opts, const char *header_page,
@@ -412,7 +413,11 @@ int fe_view_add_event(struct fe_view *v, const char *group, const char *event,
 	e->tep_ev = te;
 	e->group = strdup(group);
 	e->name = strdup(event);
-	e->is_return = nl > rl && !strcmp(event + nl - rl, RETURN_SUFFIX);
+	/* a return probe's event (r:, %return, fexit) records its return
+	 * address; a p: uprobe at an SDT note named NAME__return (libjvm has
+	 * dozens) is an entry with arguments, whatever its name says */
+	e->is_return = nl > rl && !strcmp(event + nl - rl, RETURN_SUFFIX) &&
+		       tep_find_field(te, RETIP_FIELD);
 	e->func = e->is_return ? strndup(event, nl - rl) : strdup(event);
 	if (!e->group || !e->name || !e->func)
 		return fe_err(err, 0, "out of memory");
