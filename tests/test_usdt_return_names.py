@@ -29,6 +29,32 @@ def events(r):
     return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
 
 
+def test_list_renders_sdt_probes_without_a_semaphore_and_says_the_site():
+    """list shows an SDT probe without a semaphore as PROVIDER:NAME (it
+    showed the function and offset: 'work+12(...)'), and which site of
+    the probe each event is, as it says a line's address."""
+    fx = fixture()
+    from test_events_host import need_uprobes
+    need_uprobes()
+    fe.run("clear", "-q", "-g", GROUP, "--force")
+    try:
+        r = fe.run("add", "-q", "-g", GROUP, "-x", fx, "fx:work(x)",
+                   "fx:work__return(long r)")
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("list", "-g", GROUP, "--json")
+        got = [json.loads(l) for l in r.stdout.splitlines()]
+        expect_eq([(o["event"], o["prototype"], o.get("place")) for o in got],
+                  [("work", "fx:work(s64 x)", None),
+                   ("work__return", "fx:work__return(s64 r)", "fx:work__return, site 1 of 2"),
+                   ("work__return_1", "fx:work__return(s64 r)",
+                    "fx:work__return, site 2 of 2")])
+        text = fe.run("list", "-g", GROUP).stdout.splitlines()
+        expect_eq(text[text.index(next(l for l in text if l.startswith(f"{GROUP}/work__return_1 "))) + 1],
+                  "    fx:work__return(s64 r)  # fx:work__return, site 2 of 2")
+    finally:
+        fe.run("clear", "-q", "-g", GROUP, "--force")
+
+
 def test_an_sdt_probe_named_return_shows_its_arguments():
     fx = fixture()
     from test_events_host import need_uprobes

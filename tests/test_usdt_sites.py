@@ -223,12 +223,12 @@ def test_record_stats_list_clear_take_an_sdt_probes_sites_as_one():
         r = fe.run("stats", "-g", GROUP, "--json", "-e", "hit", "--", fx, "2")
         counts = {o["event"]: o["count"] for o in events(r) if o.get("event")}
         expect_eq(counts, {f"{GROUP}/hit": 1, f"{GROUP}/hit_1": 1}, r.stdout + r.stderr)
-        # list: each site's event shows the probe it is
+        # list: each site's event shows the probe it is, and which site
         text = fe.run("list", "-g", GROUP).stdout.splitlines()
-        for ev in ("hit", "hit_1"):
-            i = [k for k, l in enumerate(text) if l.startswith(f"{GROUP}/{ev} ")]
+        for k, ev in enumerate(("hit", "hit_1")):
+            i = [j for j, l in enumerate(text) if l.startswith(f"{GROUP}/{ev} ")]
             expect_eq(len(i), 1, text)
-            expect_eq(text[i[0] + 1], "    fx:hit(s64 a, s32 b)")
+            expect_eq(text[i[0] + 1], f"    fx:hit(s64 a, s32 b)  # fx:hit, site {k + 1} of 2")
         r = fe.run("clear", "-g", GROUP, "hit")
         expect_eq(r.returncode, 0, r.stderr)
         r = fe.run("list", "-g", GROUP, "--json")

@@ -37,7 +37,34 @@ struct kernel_dbg {
  * only if its tree compiles back to exactly these arguments at off (a
  * probe of several notes is an event at each: NAME, NAME_1, ...).
  */
-static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsigned long off)
+/* The SDT notes of path: the last binary's kept, since a group's uprobes
+ * are mostly in one or two (every uprobe event asks); 0, or -1. */
+static int notes_of(const char *path, struct fe_usdt **u, int *n)
+{
+	static char *last;
+	static struct fe_usdt *notes;
+	static int nr;
+	struct fe_error err;
+
+	if (!last || strcmp(last, path)) {
+		fe_usdt_free(notes, nr);
+		free(last);
+		notes = NULL;
+		nr = 0;
+		last = strdup(path);
+		if (!last || fe_usdt_read(path, &notes, &nr, &err)) {
+			free(last);
+			last = NULL;
+			return -1;
+		}
+	}
+	*u = notes;
+	*n = nr;
+	return 0;
+}
+
+static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsigned long off,
+			   char **note)
 {
 	struct fe_compile_opts opts = { .binary = path, .group = e->group };
 	struct fe_compile_set set = { 0 };
@@ -48,7 +75,7 @@ static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsi
 	char *copy = strdup(e->args), *tok, *save = NULL, *out = NULL, *text = NULL;
 	int n = 0, i, next = 0;
 
-	if (!copy || fe_usdt_read(path, &u, &n, &err))
+	if (!copy || notes_of(path, &u, &n))
 		goto done;
 	for (i = 0; i < n && !hit; i++)
 		if (u[i].offset == off)
@@ -95,13 +122,17 @@ static char *rendered_usdt(const struct fe_event_info *e, const char *path, unsi
 				out = text;
 				text = NULL;
 			}
+	/* which of the probe's sites this event is, as a line's address */
+	if (out && hit->nr_sites > 1 &&
+	    asprintf(note, "%s:%s, site %d of %d", hit->provider, hit->name, hit->site + 1,
+		     hit->nr_sites) < 0)
+		*note = NULL;
 done:
 	fe_compile_set_free(&set);
 	fe_proto_free(tree);
 	free(text);
 	free(types);
 	free(names);
-	fe_usdt_free(u, n);
 	free(copy);
 	return out;
 }
@@ -166,15 +197,21 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 	if (uprobe && colon && strchr(colon, '(')) {
 		/* FILE:0xOFFSET(0xREF): an SDT probe and its semaphore */
 		path = strndup(e->target, colon - e->target);
-		text = path ? rendered_usdt(e, path, strtoul(colon + 1, NULL, 0)) : NULL;
+		text = path ? rendered_usdt(e, path, strtoul(colon + 1, NULL, 0), note) : NULL;
 		free(path);
 		return text;
 	}
 	if (uprobe && colon) {
-		/* FILE:0xOFFSET */
+		/* FILE:0xOFFSET: an SDT probe without a semaphore, or a place
+		 * in a function */
 		path = strndup(e->target, colon - e->target);
 		if (!path)
 			return NULL;
+		text = ret ? NULL : rendered_usdt(e, path, strtoul(colon + 1, NULL, 0), note);
+		if (text) {
+			free(path);
+			return text;
+		}
 		opts.binary = path;
 		dbg = own = fe_dbg_open_dwarf(path, &err);
 		/* -n may have named the event otherwise: the function is
