@@ -7,6 +7,7 @@ the sites as one name.  tests/fixtures/fx_sdt_sites.c: fx:hit at two
 places (an inlined function's probe, other registers at each), fx:once
 at one, fx:mixed at two with one and two arguments."""
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -295,6 +296,37 @@ def test_a_typed_sdt_argument_the_note_says_otherwise_of():
     # its own size, of either sign, is no drift
     r = fe.run("compile", "--strict", "-g", GROUP, "-x", fx, "app:tick(unsigned int v)")
     expect_eq((r.returncode, r.stderr), (0, ""))
+
+
+def test_add_refuses_two_definitions_of_one_event():
+    """pa:step and pb:step are both 'step': the kernel would make them one
+    event of two probes (record cannot tell them apart); add refuses
+    before it, and leaves nothing behind."""
+    fx = names_fixture()
+    from test_events_host import need_uprobes, dynamic_events
+    need_uprobes()
+    fe.run("clear", "-q", "-g", GROUP, "--force")
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", fx, "pa:step(...)", "pb:step(...)")
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq(r.stderr.splitlines()[:2], [
+            "fevent: error: event 'step' is also defined by an earlier prototype, "
+            "'pa:step(...)': name one with -n, or add them with -g in two groups",
+            "    pb:step(...)"])
+        check(f"{GROUP}/" not in dynamic_events(), dynamic_events())
+        expect_eq(fe.run("list", "-g", GROUP, "--json").stdout, "")
+        state = f"/run/fevent/{GROUP}"
+        left = os.listdir(state) if os.path.isdir(state) else []
+        expect_eq(left, [])
+        # the glob's sites and the probe pa:step_1 are three events
+        r = fe.run("add", "-g", GROUP, "-x", fx, "pa:s*(...)")
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("list", "-g", GROUP, "--json")
+        expect_eq(sorted(json.loads(l)["event"] for l in r.stdout.splitlines()),
+                  ["step", "step_1", "step_2"])
+        expect_eq(sorted(f for f in os.listdir(state) if f.endswith(".tmp")), [])
+    finally:
+        fe.run("clear", "-q", "-g", GROUP, "--force")
 
 
 def test_funcs_and_proto_of_an_sdt_probe_of_no_arguments():
