@@ -7,6 +7,7 @@ the sites as one name.  tests/fixtures/fx_sdt_sites.c: fx:hit at two
 places (an inlined function's probe, other registers at each), fx:once
 at one, fx:mixed at two with one and two arguments."""
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -57,9 +58,9 @@ def notes(binary):
             loc, nbase, sem = (int(v.split(": ")[1], 16) for v in line.split(", "))
             cur["off"] = file_offset(binary, loc + base - nbase)
             cur["sem"] = file_offset(binary, sem) if sem else 0
-        elif line.startswith("Arguments: "):
+        elif line.startswith("Arguments:"):    # "Arguments:" alone: none
             got.append((cur["prov"], cur["name"], cur["off"], cur["sem"],
-                        line.split(": ", 1)[1].split()))
+                        line.split(":", 1)[1].split()))
     return got
 
 
@@ -240,3 +241,104 @@ def test_record_stats_list_clear_take_an_sdt_probes_sites_as_one():
         check(GROUP not in dynamic_events(), dynamic_events())
     finally:
         fe.run("clear", "-q", "-g", GROUP, "--force")
+
+
+# tests/fixtures/fx_sdt_names.c: pa:step at two places beside a probe
+# pa:step_1, pb:step, a 62-character name at two places, app:tick(int),
+# app:bare (two places) and app:none of no arguments
+LONG = "a23456789_123456789_123456789_123456789_123456789_123456789_12"
+
+
+def names_fixture():
+    fixture()
+    return fe.fixture_binary("fx_sdt_names.c", "-O2")
+
+
+def test_an_sdt_sites_name_is_no_other_probes():
+    """pa:step's second site is step_2: step_1 is the probe pa:step_1's."""
+    fx = names_fixture()
+    step, step_1 = sites(fx, "step")[:2], sites(fx, "step_1")
+    expect_eq([n[0] for n in sites(fx, "step")], ["pa", "pa", "pb"])
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "pa:*(...)")
+    expect_eq((r.returncode, r.stderr), (0, ""))
+    expect_eq(r.stdout.splitlines(), [uprobe(fx, "step", step[0], ["arg1"]),
+                                      uprobe(fx, "step_2", step[1], ["arg1"]),
+                                      uprobe(fx, "step_1", step_1[0], ["arg1"])])
+    r = fe.run("proto", "-x", fx, "pa:step")
+    expect_eq(r.stdout.splitlines()[2:],
+              [f"#   step at {step[0][2]:#x}: {step[0][4][0]}",
+               f"#   step_2 at {step[1][2]:#x}: {step[1][4][0]}"])
+
+
+def test_compile_refuses_an_sdt_sites_name_too_long():
+    fx = names_fixture()
+    r = fe.run("compile", "-g", GROUP, "-x", fx, f"pc:{LONG}(...)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines()[0],
+              f"fevent: error: column 4: the event name '{LONG}_1' has 64 characters; the "
+              "kernel allows at most 63 (name the event with -n)")
+    r = fe.run("compile", "-g", GROUP, "-n", "zz", "-x", fx, f"pc:{LONG}(...)")
+    expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 2), r.stderr)
+
+
+def test_a_typed_sdt_argument_the_note_says_otherwise_of():
+    fx = names_fixture()
+    spec = sites(fx, "tick")[0][4][0]
+    expect_eq(spec.split("@")[0], "-4")
+    said = (f"column 10: 'long v' reads argument 1 of app:tick as 8 bytes, but its note "
+            f"declares it 's32' ({spec}): the bytes past it are not its value")
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "app:tick(long v)")
+    expect_eq((r.returncode, r.stderr),
+              (0, f"fevent: warning: {said} (--strict makes this an error)\n"))
+    r = fe.run("compile", "--strict", "-g", GROUP, "-x", fx, "app:tick(long v)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines()[0], "fevent: error: " + said)
+    # its own size, of either sign, is no drift
+    r = fe.run("compile", "--strict", "-g", GROUP, "-x", fx, "app:tick(unsigned int v)")
+    expect_eq((r.returncode, r.stderr), (0, ""))
+
+
+def test_add_refuses_two_definitions_of_one_event():
+    """pa:step and pb:step are both 'step': the kernel would make them one
+    event of two probes (record cannot tell them apart); add refuses
+    before it, and leaves nothing behind."""
+    fx = names_fixture()
+    from test_events_host import need_uprobes, dynamic_events
+    need_uprobes()
+    fe.run("clear", "-q", "-g", GROUP, "--force")
+    try:
+        r = fe.run("add", "-g", GROUP, "-x", fx, "pa:step(...)", "pb:step(...)")
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq(r.stderr.splitlines()[:2], [
+            "fevent: error: event 'step' is also defined by an earlier prototype, "
+            "'pa:step(...)': name one with -n, or add them with -g in two groups",
+            "    pb:step(...)"])
+        check(f"{GROUP}/" not in dynamic_events(), dynamic_events())
+        expect_eq(fe.run("list", "-g", GROUP, "--json").stdout, "")
+        state = f"/run/fevent/{GROUP}"
+        left = os.listdir(state) if os.path.isdir(state) else []
+        expect_eq(left, [])
+        # the glob's sites and the probe pa:step_1 are three events
+        r = fe.run("add", "-g", GROUP, "-x", fx, "pa:s*(...)")
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("list", "-g", GROUP, "--json")
+        expect_eq(sorted(json.loads(l)["event"] for l in r.stdout.splitlines()),
+                  ["step", "step_1", "step_2"])
+        expect_eq(sorted(f for f in os.listdir(state) if f.endswith(".tmp")), [])
+    finally:
+        fe.run("clear", "-q", "-g", GROUP, "--force")
+
+
+def test_funcs_and_proto_of_an_sdt_probe_of_no_arguments():
+    """No spec: no gap for it, and no space after the site's address."""
+    fx = names_fixture()
+    bare = sites(fx, "bare")
+    r = fe.run("funcs", "-x", fx, "app:[bn]*")
+    expect_eq((r.returncode, r.stdout), (0, "app:bare  (2 sites)\napp:none\n"), r.stderr)
+    r = fe.run("proto", "-x", fx, "app:bare", "app:none")
+    expect_eq((r.returncode, r.stdout.splitlines()), (0, [
+        "app:bare()",
+        "# 2 sites, each an event at its own address, its arguments where its note says:",
+        f"#   bare at {bare[0][2]:#x}:",
+        f"#   bare_1 at {bare[1][2]:#x}:",
+        "app:none()"]), r.stderr)

@@ -47,7 +47,8 @@ static int sdt_funcs(const struct fe_dbg_args *d, const char *glob)
 			return FE_EXIT_FAIL;
 		}
 		if (!fnmatch(glob, full, 0)) {
-			printf("%s  %s%s", full, u[i].spec, u[i].ref_ctr ? "  (semaphore)" : "");
+			printf("%s%s%s%s", full, *u[i].spec ? "  " : "", u[i].spec,
+			       u[i].ref_ctr ? "  (semaphore)" : "");
 			if (u[i].nr_sites > 1)
 				printf("  (%d sites)", u[i].nr_sites);
 			putchar('\n');

@@ -385,7 +385,10 @@ static void print_sdt_proto(const struct fe_usdt *u, const int *site, int nr)
 	}
 	printf("%s)\n", more ? nr_args ? ", ..." : "..." : "");
 	if (nr == 1) {
-		printf("#   %s%s\n", first->spec, first->ref_ctr ? "  (guarded by a semaphore)" : "");
+		/* a probe of no arguments nor semaphore: nothing to say */
+		if (*first->spec || first->ref_ctr)
+			printf("#   %s%s\n", first->spec, !first->ref_ctr ? "" :
+			       *first->spec ? "  (guarded by a semaphore)" : "(guarded by a semaphore)");
 		return;
 	}
 	/* as compile names them: NAME, NAME_1, ... */
@@ -395,11 +398,11 @@ static void print_sdt_proto(const struct fe_usdt *u, const int *site, int nr)
 		const struct fe_usdt *s = &u[site[i]];
 		char event[256];
 
-		if (i)
-			snprintf(event, sizeof(event), "%s_%d", s->name, i);
+		if (s->event_nr)
+			snprintf(event, sizeof(event), "%s_%d", s->name, s->event_nr);
 		else
 			snprintf(event, sizeof(event), "%s", s->name);
-		printf("#   %s at 0x%lx: %s%s\n", event, s->offset, s->spec,
+		printf("#   %s at 0x%lx:%s%s%s\n", event, s->offset, *s->spec ? " " : "", s->spec,
 		       s->ref_ctr ? "  (guarded by a semaphore)" : "");
 	}
 }

@@ -380,11 +380,17 @@ static int by_event(const void *a, const void *b, void *arg)
 	return c ? c : ia - ib;
 }
 
-/* Two items that define one event: the later says so (sorted, not
+/*
+ * Two items that define one event: the later says so (sorted, not
  * pairwise: a glob makes thousands).  A glob's function an earlier item
  * defines already is left to that item: globs that overlap ('vfs_*' and
- * '*_read') name each function once. */
-static int warn_same_events(struct fe_compile_set *set)
+ * '*_read') name each function once.  Two of one function are at one
+ * address, which the kernel refuses (add undoes what it made); an SDT
+ * probe's is another's address (pa:step and pb:step), which the kernel
+ * takes into the same event, one that record cannot tell apart: add
+ * refuses that itself.
+ */
+static int warn_same_events(struct fe_compile_set *set, bool installs)
 {
 	int *order = malloc((set->nr ? set->nr : 1) * sizeof(*order));
 	int i, n = 0, first = 0;
@@ -402,12 +408,20 @@ static int warn_same_events(struct fe_compile_set *set)
 			first = i;
 			continue;
 		}
-		if (it->glob && it->glob != set->items[order[first]].glob)
+		if (it->glob && it->glob != set->items[order[first]].glob) {
 			it->named_by = order[first] + 1;
-		else
+		} else if (installs && (it->site.kind == FE_SITE_SDT ||
+					set->items[order[first]].site.kind == FE_SITE_SDT)) {
+			it->failed = true;
+			fe_err(fe_compiled_err(it), 0,
+			       "event '%s' is also defined by an earlier prototype, '%s': "
+			       "name one with -n, or add them with -g in two groups",
+			       it->def.event, set->items[order[first]].text);
+		} else {
 			fe_warn(&it->warnings,
 				"event '%s' is also defined by an earlier prototype; only one can be added",
 				it->def.event);
+		}
 	}
 	free(order);
 	return 0;
@@ -628,8 +642,11 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	if (ret)
 		goto oom;
 	fe_compile_settle_sdt(set);
-	if (warn_same_events(set) || fe_compile_settle_copies(set, opts->verbose))
+	if (warn_same_events(set, opts->installs) || fe_compile_settle_copies(set, opts->verbose))
 		goto oom;
+	/* a site add refused as a second definition fails its probe's
+	 * other sites */
+	fe_compile_settle_sdt(set);
 	ret = fe_compile_settle_globs(set, opts);
 	if (ret < 0)
 		goto oom;

@@ -27,6 +27,7 @@
 #include "func_glob.h"
 #include "kernel_caps.h"
 #include "kmodule.h"
+#include "kprobe_emit.h"
 #include "ksyms.h"
 #include "proto_render.h"
 #include "tracepoint.h"
@@ -83,10 +84,45 @@ static int no_probe(struct fe_compiled *it, const struct fe_compile_opts *opts,
 	return -1;
 }
 
+/*
+ * A typed slot against the note's argument, which is the declaration
+ * there (DESIGN.md section 13, as resolve_params.c's check_drift for a
+ * function's parameter): an integer wider or narrower than the note's,
+ * or a string read from what cannot hold an address, prints wrong
+ * values.  A warning naming the note's size; an error with --strict.
+ * Signedness is a spelling, not drift.  0, or -1 with it->err set.
+ */
+static int usdt_drift(struct fe_compiled *it, const struct fe_usdt *u, const struct fe_alt *alt,
+		      int slot, const struct fe_tinfo *ti, bool strict)
+{
+	const struct fe_usdt_arg *a = &u->args[slot];
+	const char *why = NULL;
+	char decl[32], at[64];
+
+	if (ti->is_string && a->size < 8)
+		why = "a string is read from an address, and it holds none";
+	else if (!ti->is_string && ti->size && ti->size != (unsigned int)a->size)
+		why = ti->size > (unsigned int)a->size ? "the bytes past it are not its value" :
+		      "part of its value is cut off";
+	if (!why)
+		return 0;
+	spec_type(a, decl, sizeof(decl));
+	if (strict)
+		return fe_err(fe_compiled_err(it), alt->col,
+			      "'%s %s' reads argument %d of %s:%s as %u bytes, but its note%s declares it '%s' (%s): %s",
+			      alt->type->text, alt->name, slot + 1, u->provider, u->name, ti->size,
+			      site_text(u, at, sizeof(at)), decl, u->spec, why);
+	fe_warn(&it->warnings,
+		"column %d: '%s %s' reads argument %d of %s:%s as %u bytes, but its note%s declares it '%s' (%s): %s (--strict makes this an error)",
+		alt->col, alt->type->text, alt->name, slot + 1, u->provider, u->name, ti->size,
+		site_text(u, at, sizeof(at)), decl, u->spec, why);
+	return 0;
+}
+
 /* One argument written in the prototype, read from SDT argument *slot
  * (advanced), appended to args as NAME=FETCH:TYPE; -1 with it->err set. */
 static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struct fe_arg *arg,
-		    int *slot, struct fe_buf *args)
+		    int *slot, struct fe_buf *args, bool strict)
 {
 	const struct fe_alt *alt = arg->nr_alts ? &arg->alts[0] : NULL;
 	const struct fe_usdt_arg *a;
@@ -115,7 +151,8 @@ static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struc
 	if (alt->kind == FE_ALT_SLOT) {
 		struct fe_tinfo ti;
 
-		if (fe_tspec_info(alt->type, &ti, fe_compiled_err(it)))
+		if (fe_tspec_info(alt->type, &ti, fe_compiled_err(it)) ||
+		    usdt_drift(it, u, alt, *slot - 1, &ti, strict))
 			return -1;
 		if (ti.is_string)
 			snprintf(loc, sizeof(loc), "+0(%s)", a->fetch);
@@ -131,13 +168,14 @@ static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struc
 
 /* The fetch arguments of the prototype's slots, then '...''s; -1 with
  * it->err set. */
-static int usdt_args(struct fe_compiled *it, const struct fe_usdt *u, struct fe_buf *args)
+static int usdt_args(struct fe_compiled *it, const struct fe_usdt *u, struct fe_buf *args,
+		     bool strict)
 {
 	const struct fe_proto *pr = it->proto;
 	int i, slot = 0;
 
 	for (i = 0; i < pr->nr_args; i++)
-		if (usdt_arg(it, u, &pr->args[i], &slot, args))
+		if (usdt_arg(it, u, &pr->args[i], &slot, args, strict))
 			return -1;
 	for (; pr->ellipsis && slot < u->nr_args; slot++) {
 		const struct fe_usdt_arg *a = &u->args[slot];
@@ -165,10 +203,13 @@ static int usdt_definition(struct fe_compiled *it, const struct fe_compile_opts 
 	int ret;
 
 	it->def.group = strdup(opts->group ? opts->group : FE_DEFAULT_GROUP);
-	/* site k > 0 of the probe is NAME_k, as a line's further addresses */
+	/* site k > 0 of the probe is NAME_k, as a line's further addresses,
+	 * unless the binary has a probe NAME_k (usdt.h's event_nr) */
 	if (it->event || opts->event)
 		it->def.event = strdup(it->event ? it->event : opts->event);
-	else if (asprintf(&it->def.event, "%s%s", u->name, it->has_site ? it->site.suffix : "") < 0)
+	else if (!u->event_nr)
+		it->def.event = strdup(u->name);
+	else if (asprintf(&it->def.event, "%s_%d", u->name, u->event_nr) < 0)
 		it->def.event = NULL;
 	it->def.target = strdup(opts->binary);
 	it->def.entry_args = fe_buf_take(args);
@@ -177,6 +218,15 @@ static int usdt_definition(struct fe_compiled *it, const struct fe_compile_opts 
 	it->def.ref_ctr = u->ref_ctr;
 	if (!it->def.group || !it->def.event || !it->def.target || !it->def.entry_args)
 		return fe_err(fe_compiled_err(it), 0, "out of memory");
+	/* a site's NAME_k can be longer than the kernel takes, as NAME can */
+	if (fe_check_event_name(it->def.event, "event", pr->func_col, fe_compiled_err(it))) {
+		struct fe_error *e = fe_compiled_err(it);
+
+		if (!opts->event)
+			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
+				 " (name the event with -n)");
+		return -1;
+	}
 	if (u->ref_ctr)
 		ret = asprintf(&it->def.entry, "p:%s/%s %s:0x%lx(0x%lx)%s%s", it->def.group,
 			       it->def.event, opts->binary, u->offset, u->ref_ctr,
@@ -273,7 +323,7 @@ int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c)
 		fe_err(fe_compiled_err(it), pr->at_col, "an SDT probe is one place: no line or offset");
 	else if (it->ret_site.rtype)
 		fe_err(fe_compiled_err(it), it->ret_site.rtype->col, "an SDT probe has no return value");
-	else if (!usdt_args(it, u, &args) && !usdt_definition(it, opts, u, &args))
+	else if (!usdt_args(it, u, &args, opts->strict) && !usdt_definition(it, opts, u, &args))
 		ret = 0;
 	if (!ret && pr->filter)
 		ret = fe_filter_translate(pr->filter, pr->filter_col, it->def.entry_args, NULL,
@@ -290,16 +340,14 @@ void fe_compile_usdt_free(struct fe_usdt_notes *notes)
 	memset(notes, 0, sizeof(*notes));
 }
 
-/* Item it made site k of the n of its SDT probe: named NAME_k (-n
- * NAME's NAME_k) for k > 0.  -1 out of memory. */
+/* Item it made site k of the n of its SDT probe: -n NAME's NAME_k for
+ * k > 0 (without -n, the note's event_nr names it).  -1 out of memory. */
 static int make_site(struct fe_compiled *it, int k, int n, const struct fe_compile_opts *opts)
 {
 	it->has_site = true;
 	it->site.kind = FE_SITE_SDT;
 	it->site.index = k;
 	it->site.count = n;
-	if (k)
-		snprintf(it->site.suffix, sizeof(it->site.suffix), "_%d", k);
 	if (k && opts->event && asprintf(&it->event, "%s_%d", opts->event, k) < 0) {
 		it->event = NULL;
 		return -1;

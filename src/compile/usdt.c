@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -271,23 +272,51 @@ int *fe_usdt_order(const struct fe_usdt *u, int n)
 	return order;
 }
 
-/* Each note's site among its name's notes; -1 out of memory. */
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is some note (of any provider: one group holds them all) named
+ * name_j?  names: every note's name, sorted. */
+static bool name_taken(char **names, int n, const char *name, int j)
+{
+	char buf[512], *key = buf;
+
+	snprintf(buf, sizeof(buf), "%s_%d", name, j);
+	return bsearch(&key, names, n, sizeof(*names), by_name) != NULL;
+}
+
+/* Each note's site among its name's notes, and its event's number;
+ * -1 out of memory. */
 static int number_sites(struct fe_usdt *u, int n)
 {
 	int *order = fe_usdt_order(u, n);
-	int i, j, k;
+	char **names = malloc((n ? n : 1) * sizeof(*names));
+	int i, j, k, nr;
 
-	if (!order)
+	if (!order || !names) {
+		free(order);
+		free(names);
 		return -1;
+	}
+	for (i = 0; i < n; i++)
+		names[i] = u[i].name;
+	qsort(names, n, sizeof(*names), by_name);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && !strcmp(u[order[j]].provider, u[order[i]].provider) &&
 		     !strcmp(u[order[j]].name, u[order[i]].name); j++)
 			;
-		for (k = i; k < j; k++) {
+		for (k = i, nr = 0; k < j; k++) {
 			u[order[k]].site = k - i;
 			u[order[k]].nr_sites = j - i;
+			if (k > i)
+				while (name_taken(names, n, u[order[k]].name, ++nr))
+					;
+			u[order[k]].event_nr = nr;
 		}
 	}
+	free(names);
 	free(order);
 	return 0;
 }

@@ -33,6 +33,10 @@ struct fe_usdt {
 	 * inlined function's, a macro written twice) are its sites, each an
 	 * event: this note is site (0-based, in note order) of nr_sites */
 	int site, nr_sites;
+	/* its event is NAME (0) or NAME_event_nr: site k's is the k-th
+	 * NAME_j no note of the binary is named, so that a probe NAME_1 of
+	 * its own keeps its name (docs/decisions.md) */
+	int event_nr;
 };
 
 /* Every SDT probe of path, in note order, each with its site among its

@@ -475,9 +475,13 @@ static void notes_write(struct notes *ns, const char *group, const char *path, c
 	if (src && errno == EEXIST &&
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) < sizeof(tmp) &&
 	    !link(src, tmp)) {
-		if (!rename(tmp, path))
-			return;
+		/* path already a link to src (a second note of one name):
+		 * rename does nothing and leaves tmp, so tmp goes either way */
+		bool moved = !rename(tmp, path);
+
 		unlink(tmp);
+		if (moved)
+			return;
 	}
 	state_write(path, text);
 }
