@@ -25,6 +25,20 @@ def fixture():
         raise fe.Skip("no <sys/sdt.h> (package systemtap-sdt-dev)")
 
 
+def added():
+    """The fixture, with fx:work(x) and fx:work__return(long r) added in
+    GROUP (nothing else in it)."""
+    fx = fixture()
+    from test_events_host import need_uprobes
+    need_uprobes()
+    fe.run("clear", "-q", "-g", GROUP, "--force")
+    r = fe.run("add", "-q", "-g", GROUP, "-x", fx, "fx:work(x)", "fx:work__return(long r)")
+    if r.returncode:
+        fe.run("clear", "-q", "-g", GROUP, "--force")
+    expect_eq(r.returncode, 0, r.stderr)
+    return fx
+
+
 def events(r):
     return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
 
@@ -33,14 +47,8 @@ def test_list_renders_sdt_probes_without_a_semaphore_and_says_the_site():
     """list shows an SDT probe without a semaphore as PROVIDER:NAME (it
     showed the function and offset: 'work+12(...)'), and which site of
     the probe each event is, as it says a line's address."""
-    fx = fixture()
-    from test_events_host import need_uprobes
-    need_uprobes()
-    fe.run("clear", "-q", "-g", GROUP, "--force")
+    fx = added()
     try:
-        r = fe.run("add", "-q", "-g", GROUP, "-x", fx, "fx:work(x)",
-                   "fx:work__return(long r)")
-        expect_eq(r.returncode, 0, r.stderr)
         r = fe.run("list", "-g", GROUP, "--json")
         got = [json.loads(l) for l in r.stdout.splitlines()]
         expect_eq([(o["event"], o["prototype"], o.get("place")) for o in got],
@@ -56,14 +64,8 @@ def test_list_renders_sdt_probes_without_a_semaphore_and_says_the_site():
 
 
 def test_an_sdt_probe_named_return_shows_its_arguments():
-    fx = fixture()
-    from test_events_host import need_uprobes
-    need_uprobes()
-    fe.run("clear", "-q", "-g", GROUP, "--force")
+    fx = added()
     try:
-        r = fe.run("add", "-q", "-g", GROUP, "-x", fx, "fx:work(x)",
-                   "fx:work__return(long r)")
-        expect_eq(r.returncode, 0, r.stderr)
         # work(3) returns 21 at the first site, odd(3) 22 at the second
         r = fe.run("record", "-g", GROUP, "--json", "--", fx, "3")
         expect_eq(r.returncode, 0, r.stderr)
