@@ -172,6 +172,17 @@ def test_usage_errors():
         clean()
 
 
+def hits(binary, event):
+    """The hits so far of the uprobe EVENT on binary, from the kernel's
+    uprobe_profile ("BINARY EVENT HITS": no group); 0 if it is not there."""
+    with open(os.path.join(fe.TRACEFS, "uprobe_profile")) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 3 and w[1] == event and os.path.realpath(w[0]) == binary:
+                return int(w[2])
+    return 0
+
+
 def record_stalled(*args):
     """record -b 4 of 200000 calls, fevent stopped (SIGSTOP) for a while
     once armed: the program runs on and overflows the 4 KB buffer, however
@@ -179,6 +190,12 @@ def record_stalled(*args):
     p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-b", "4", *args, "--", prog(),
                           "200000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     fe.wait_armed(p, GROUP)
+    # armed is not yet running: fevent lets the command go after arming,
+    # and stopped before that it would stop the program too (no loss)
+    deadline = time.monotonic() + 60
+    while not hits(os.path.realpath(prog()), "traced") and time.monotonic() < deadline and \
+            p.poll() is None:
+        time.sleep(0.01)
     os.kill(p.pid, signal.SIGSTOP)
     time.sleep(0.3)
     os.kill(p.pid, signal.SIGCONT)
