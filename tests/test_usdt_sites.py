@@ -329,6 +329,19 @@ def test_add_refuses_two_definitions_of_one_event():
         fe.run("clear", "-q", "-g", GROUP, "--force")
 
 
+def test_compile_refuses_two_definitions_of_one_event_as_add_does():
+    """compile answers as add does (DESIGN.md section 1): pa:step and
+    pb:step, one event name, are add's error and exit status 2, and no
+    definition is printed."""
+    fx = names_fixture()
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "pa:step(...)", "pb:step(...)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines(), [
+        "fevent: error: event 'step' is also defined by an earlier prototype, "
+        "'pa:step(...)': name one with -n, or add them with -g in two groups",
+        "    pb:step(...)"])
+
+
 def test_funcs_and_proto_of_an_sdt_probe_of_no_arguments():
     """No spec: no gap for it, and no space after the site's address."""
     fx = names_fixture()
