@@ -639,7 +639,7 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	ret = set->nr_streams ? fe_compile_stream_settle(set, &c, extra, nr_extra) : 0;
 	extra = NULL;
 	nr_extra = 0;
-	if (ret)
+	if (ret || fe_compile_merge_sdt_errors(set))
 		goto oom;
 	fe_compile_settle_sdt(set);
 	if (warn_same_events(set) || fe_compile_settle_copies(set, opts->verbose))

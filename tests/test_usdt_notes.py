@@ -1,0 +1,61 @@
+"""SDT notes a compiler may write that the other fixtures' do not have
+(DESIGN.md section 11), written by hand in tests/fixtures/fx_sdt_low.c:
+low:idx at two sites, its first argument an indexed memory operand at
+the second (three sites built with -DNEW); low:fl's 8f@ and 4f@ floats
+around an int; low:sem at two sites, only the second guarded by a
+semaphore."""
+import fe
+from fe import expect_eq
+from test_usdt_sites import fixture, notes
+
+GROUP = "fevent_test_sdtnotes" + fe.TAG
+
+
+def low(*flags):
+    fixture()       # readelf and <sys/sdt.h>, or skip
+    return fe.fixture_binary("fx_sdt_low.c", *flags)
+
+
+def sites(binary, name):
+    return [n for n in notes(binary) if n[0] == "low" and n[1] == name]
+
+
+def test_an_error_at_several_sites_is_said_once():
+    """One error at each site is one error; one at some of them names
+    those; different errors are said apart, each once."""
+    fx = low()
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:sem(a, b)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines(), [
+        "fevent: error: column 12: low:sem has 1 argument (at each of its 2 sites)",
+        "    low:sem(a, b)",
+        "               ^"])
+    r = fe.run("compile", "--strict", "-g", GROUP, "-x", fx, "low:sem(long a)")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]), (2,
+              "fevent: error: column 9: 'long a' reads argument 1 of low:sem as 8 bytes, "
+              "but its note declares it 's32': the bytes past it are not its value "
+              "(at each of its 2 sites)"))
+    expect_eq(len(r.stderr.splitlines()), 3, r.stderr)
+    # a site-free error (an unknown type) at each: as it was, once
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:sem(foo_t a)")
+    expect_eq((r.returncode, len(r.stderr.splitlines())), (2, 3), r.stderr)
+    first = r.stderr.splitlines()[0]
+    expect_eq((first.startswith("fevent: error: column 9: unknown type 'foo_t'"),
+               "site" in first), (True, False), first)
+    # a filter's field one site lacks ('...' skips arg1 there): that site
+    idx = sites(fx, "idx")
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:idx(...) if arg1 > 0")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq([l for l in r.stderr.splitlines() if l.startswith("fevent:")], [
+        "fevent: error: column 17: no field 'arg1' in this event; did you mean 'arg2'? "
+        f"(at its site 2 of 2, {idx[1][2]:#x})"])
+    new = low("-DNEW")
+    idx = sites(new, "idx")
+    expect_eq([n[4][0] for n in idx], ["-8@%rdi", "-8@(%rax,%rsi,8)", "-8@%rdx"])
+    r = fe.run("compile", "-g", GROUP, "-x", new, "low:idx(a, b, c)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq([l for l in r.stderr.splitlines() if l.startswith("fevent:")], [
+        f"fevent: error: column 15: low:idx has 2 arguments (at its sites 1 and 3 of 3, "
+        f"{idx[0][2]:#x}, {idx[2][2]:#x})",
+        "fevent: error: column 9: argument 1 of low:idx cannot be read: its spec is a memory "
+        f"operand a fetch argument cannot say (at its site 2 of 3, {idx[1][2]:#x})"])
