@@ -59,3 +59,22 @@ def test_an_error_at_several_sites_is_said_once():
         f"{idx[0][2]:#x}, {idx[2][2]:#x})",
         "fevent: error: column 9: argument 1 of low:idx cannot be read: its spec is a memory "
         f"operand a fetch argument cannot say (at its site 2 of 3, {idx[1][2]:#x})"])
+
+
+def test_proto_of_a_probe_one_site_cannot_read_compiles():
+    """low:idx's first argument is an indexed operand at its second site:
+    proto makes it NULL and says why, and what it prints compiles."""
+    fx = low()
+    idx = sites(fx, "idx")
+    r = fe.run("proto", "-x", fx, "low:idx")
+    expect_eq((r.returncode, r.stdout.splitlines()), (0, [
+        "low:idx(NULL, u64 arg2)",
+        "#   arg1 is NULL: at idx_1, its spec is a memory operand a fetch argument cannot say",
+        "# 2 sites, each an event at its own address, its arguments where its note says:",
+        f"#   idx at {idx[0][2]:#x}: -8@%rdi 8@%rsi",
+        f"#   idx_1 at {idx[1][2]:#x}: -8@(%rax,%rsi,8) 8@%rsi"]), r.stderr)
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "-f", "-", stdin=r.stdout)
+    expect_eq((r.returncode, r.stderr), (0, ""))
+    expect_eq(r.stdout.splitlines(), [
+        f"p:{GROUP}/idx {fx}:{idx[0][2]:#x} arg2=%si:u64",
+        f"p:{GROUP}/idx_1 {fx}:{idx[1][2]:#x} arg2=%si:u64"])
