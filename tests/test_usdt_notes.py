@@ -78,3 +78,33 @@ def test_proto_of_a_probe_one_site_cannot_read_compiles():
     expect_eq(r.stdout.splitlines(), [
         f"p:{GROUP}/idx {fx}:{idx[0][2]:#x} arg2=%si:u64",
         f"p:{GROUP}/idx_1 {fx}:{idx[1][2]:#x} arg2=%si:u64"])
+
+
+def test_a_float_sdt_argument_is_said_and_the_others_read():
+    """8f@%rax and 4f@8(%rsp) around -4@%edi: a slot naming a float says
+    it cannot be fetched; '...' skips both, saying so, and reads the int;
+    proto writes them NULL."""
+    fx = low()
+    fl = sites(fx, "fl")[0]
+    expect_eq(fl[4], ["8f@%rax", "-4@%edi", "4f@8(%rsp)"])
+    why = "its spec is a floating-point value, and probes fetch integers only"
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:fl(...)")
+    expect_eq((r.returncode, r.stdout, r.stderr.splitlines()), (
+        0, f"p:{GROUP}/fl {fx}:{fl[2]:#x} arg2=%di:s32\n",
+        [f"fevent: warning: '...' skips arg1: {why}",
+         f"fevent: warning: '...' skips arg3: {why}"]))
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:fl(NULL, int i, double d)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines(), [
+        f"fevent: error: column 21: argument 3 of low:fl cannot be read: {why}",
+        "    low:fl(NULL, int i, double d)",
+        "                        ^"])
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:fl(NULL, i)")
+    expect_eq((r.returncode, r.stdout, r.stderr),
+              (0, f"p:{GROUP}/fl {fx}:{fl[2]:#x} i=%di:s32\n", ""))
+    r = fe.run("proto", "-x", fx, "low:fl")
+    expect_eq((r.returncode, r.stdout.splitlines()), (0, [
+        "low:fl(NULL, s32 arg2, NULL)",
+        f"#   arg1 is NULL: {why}",
+        f"#   arg3 is NULL: {why}",
+        "#   8f@%rax -4@%edi 4f@8(%rsp)"]), r.stderr)
