@@ -108,3 +108,26 @@ def test_a_float_sdt_argument_is_said_and_the_others_read():
         f"#   arg1 is NULL: {why}",
         f"#   arg3 is NULL: {why}",
         "#   8f@%rax -4@%edi 4f@8(%rsp)"]), r.stderr)
+
+
+def test_a_globs_warnings_call_sdt_probes_so():
+    """What a glob of SDT probes says counts probes, not functions, and a
+    probe of two sites with a warning at each is one probe."""
+    fx = low()
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:*(long a)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stderr.splitlines(), [
+        "fevent: warning: 2 warnings on 1 of the SDT probes 'low:*' names (-v shows them)",
+        "fevent: warning: 3 of the 4 SDT probes 'low:*' names are skipped: the prototype "
+        "does not compile for them (-v says why)"])
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:*(a, b)")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]), (2,
+              "fevent: error: column 7: none of the 4 SDT probes 'low:*' names compiles; the "
+              "first, low:base: low:base has 0 arguments ()"))
+    r = fe.run("compile", "-g", GROUP, "-n", "x", "-x", fx, "low:*(a)")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]), (2,
+              "fevent: error: column 5: -n names one event, but 'low:*' matches 4 SDT probes"))
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:sem(a)", "low:s*(a)")
+    expect_eq((r.returncode, r.stderr), (0,
+              "fevent: warning: every SDT probe 'low:s*' names that compiles is named by an "
+              "earlier prototype: it adds none\n"))

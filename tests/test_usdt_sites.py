@@ -135,12 +135,12 @@ def test_compile_glob_gives_each_sdt_site_once():
     r = fe.run("compile", "-g", GROUP, "-x", fx, "fx:*(a, b)")
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq([l.split()[0] for l in r.stdout.splitlines()], [f"p:{GROUP}/hit", f"p:{GROUP}/hit_1"])
-    expect_eq(r.stderr, "fevent: warning: 2 of the 3 functions 'fx:*' names are skipped: the "
+    expect_eq(r.stderr, "fevent: warning: 2 of the 3 SDT probes 'fx:*' names are skipped: the "
               "prototype does not compile for them (-v says why)\n")
     # fx:hit written before the glob is one name the glob leaves to it
     r = fe.run("compile", "-g", GROUP, "-x", fx, "fx:hit(...)", "fx:*(...)")
     expect_eq((r.returncode, r.stdout.splitlines()), (0, want), r.stderr)
-    expect_eq(r.stderr, "fevent: warning: 1 of the 3 functions 'fx:*' names is left to the "
+    expect_eq(r.stderr, "fevent: warning: 1 of the 3 SDT probes 'fx:*' names is left to the "
               "earlier prototype that names it too\n")
 
 
