@@ -131,3 +131,16 @@ def test_a_globs_warnings_call_sdt_probes_so():
     expect_eq((r.returncode, r.stderr), (0,
               "fevent: warning: every SDT probe 'low:s*' names that compiles is named by an "
               "earlier prototype: it adds none\n"))
+
+
+def test_verbose_says_the_note_types_an_sdt_probe():
+    """-v names what typed a probe's slots: for an SDT probe its note,
+    not "no debug info"."""
+    fx = low()
+    sem = sites(fx, "sem")
+    r = fe.run("compile", "-v", "-g", GROUP, "-x", fx, "low:sem(...)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stderr.splitlines(), [
+        f"fevent: sem: probe on {fx}:{sem[0][2]:#x}; types from its SDT note (.note.stapsdt)",
+        f"fevent: sem: probe on {fx}:{sem[1][2]:#x}({sem[1][3]:#x}); types from its SDT note "
+        "(.note.stapsdt)"])

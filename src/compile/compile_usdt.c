@@ -341,6 +341,13 @@ int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c)
 		fe_err(fe_compiled_err(it), it->ret_site.rtype->col, "an SDT probe has no return value");
 	else if (!usdt_args(it, u, &args, opts->strict) && !usdt_definition(it, opts, u, &args))
 		ret = 0;
+	/* -v says what typed the slots: the note, not debug info */
+	if (!ret && opts->verbose) {
+		it->probe->described = true;
+		it->debug_info = strdup("its SDT note (.note.stapsdt)");
+		if (!it->debug_info)
+			ret = fe_err(fe_compiled_err(it), 0, "out of memory");
+	}
 	if (!ret && pr->filter)
 		ret = fe_filter_translate(pr->filter, pr->filter_col, it->def.entry_args, NULL,
 					  &it->def.filter, &it->def.filter_on_return,
