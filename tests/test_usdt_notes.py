@@ -144,3 +144,17 @@ def test_verbose_says_the_note_types_an_sdt_probe():
         f"fevent: sem: probe on {fx}:{sem[0][2]:#x}; types from its SDT note (.note.stapsdt)",
         f"fevent: sem: probe on {fx}:{sem[1][2]:#x}({sem[1][3]:#x}); types from its SDT note "
         "(.note.stapsdt)"])
+
+
+def test_funcs_says_each_sites_semaphore():
+    """low:sem's first note has no semaphore, its second has: funcs says
+    which site has one (the first note said none for both)."""
+    fx = low()
+    sem = sites(fx, "sem")
+    expect_eq([n[3] != 0 for n in sem], [False, True])
+    r = fe.run("funcs", "-x", fx, "low:*")
+    expect_eq((r.returncode, r.stdout.splitlines()), (0, [
+        "low:base",
+        "low:idx  -8@%rdi 8@%rsi  (2 sites)",
+        "low:fl  8f@%rax -4@%edi 4f@8(%rsp)",
+        "low:sem  -4@%edi  (semaphore at site 2)  (2 sites)"]), r.stderr)
