@@ -4,6 +4,8 @@ low:idx at two sites, its first argument an indexed memory operand at
 the second (three sites built with -DNEW); low:fl's 8f@ and 4f@ floats
 around an int; low:sem at two sites, only the second guarded by a
 semaphore."""
+import json
+
 import fe
 from fe import expect_eq
 from test_usdt_sites import fixture, notes
@@ -158,3 +160,22 @@ def test_funcs_says_each_sites_semaphore():
         "low:idx  -8@%rdi 8@%rsi  (2 sites)",
         "low:fl  8f@%rax -4@%edi 4f@8(%rsp)",
         "low:sem  -4@%edi  (semaphore at site 2)  (2 sites)"]), r.stderr)
+
+
+def test_check_says_an_sdt_probes_sites_changed():
+    """low:idx at 2 sites in one build, 3 in the other: moved, exit 0,
+    with the counts under the row; a probe of the same sites is same."""
+    old, new = low(), low("-DNEW")
+    r = fe.run("check", "-g", GROUP, "-x", old, "-x", new, "low:idx(...)", "low:sem(...)")
+    expect_eq((r.returncode, r.stdout.splitlines()), (0, [
+        f"  [1] {old} (reference)",
+        f"  [2] {new}",
+        "low:idx(...)  [1] same     [2] moved",
+        "    [2] the SDT probe is at 3 sites here, at 2 in the reference: an event each",
+        "low:sem(...)  [1] same     [2] same"]), r.stderr)
+    r = fe.run("check", "-g", GROUP, "-x", new, "-x", old, "--json", "low:idx(...)")
+    expect_eq(r.returncode, 0, r.stderr)
+    cells = json.loads(r.stdout)["kernels"]
+    expect_eq([(c["state"], c.get("why")) for c in cells], [
+        ("same", None),
+        ("moved", "the SDT probe is at 2 sites here, at 3 in the reference: an event each")])
