@@ -179,3 +179,25 @@ def test_check_says_an_sdt_probes_sites_changed():
     expect_eq([(c["state"], c.get("why")) for c in cells], [
         ("same", None),
         ("moved", "the SDT probe is at 2 sites here, at 3 in the reference: an event each")])
+
+
+def test_a_warning_at_several_sites_is_said_once():
+    """A typed slot the notes of two sites contradict alike warns once,
+    naming the sites; at one site of two, that site."""
+    fx, new = low(), low("-DNEW")
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "low:sem(long a)")
+    expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 2), r.stderr)
+    expect_eq(r.stderr.splitlines(), [
+        "fevent: warning: column 9: 'long a' reads argument 1 of low:sem as 8 bytes, but its "
+        "note declares it 's32': the bytes past it are not its value (at each of its 2 sites) "
+        "(--strict makes this an error)"])
+    idx = sites(new, "idx")
+    r = fe.run("compile", "-g", GROUP, "-x", new, "low:idx(...)")
+    expect_eq((r.returncode, r.stderr.splitlines()), (0, [
+        "fevent: warning: '...' skips arg1: its spec is a memory operand a fetch argument "
+        f"cannot say (at its site 2 of 3, {idx[1][2]:#x})"]))
+    r = fe.run("compile", "-g", GROUP, "-x", new, "low:idx(NULL, u32 b)")
+    expect_eq((r.returncode, r.stderr.splitlines()), (0, [
+        "fevent: warning: column 15: 'u32 b' reads argument 2 of low:idx as 4 bytes, but its "
+        "note declares it 'u64': part of its value is cut off (at each of its 3 sites) "
+        "(--strict makes this an error)"]))

@@ -518,8 +518,94 @@ static void sites_said(const struct fe_compiled *its, int n, int k, const bool *
 	fe_buf_add(buf, ")", 1);
 }
 
-/* Each error of the sites of its (n) said once, with the sites it is
- * said at (fe_compile_merge_sdt_errors); -1 out of memory. */
+/* The index of site j's warning that says what site k's msg says of k
+ * (head, site k's suffix, then tail), or -1; -2 out of memory. */
+static int same_warning(const struct fe_compiled *its, int n, int j, const char *head,
+			size_t head_len, const char *tail)
+{
+	char at[64], *want = NULL;
+	int w;
+
+	site_suffix(j, n, its[j].site.off, at, sizeof(at));
+	if (asprintf(&want, "%.*s%s%s", (int)head_len, head, at, tail) < 0)
+		return -2;
+	for (w = 0; w < its[j].warnings.nr && strcmp(its[j].warnings.msgs[w], want); w++)
+		;
+	free(want);
+	return w < its[j].warnings.nr ? w : -1;
+}
+
+static void drop_warning(struct fe_warnings *ws, int w)
+{
+	free(ws->msgs[w]);
+	memmove(&ws->msgs[w], &ws->msgs[w + 1], (ws->nr - w - 1) * sizeof(*ws->msgs));
+	ws->nr--;
+}
+
+/* Warning w of site k, said of the other sites of its (n) that compiled
+ * too, said once on k with the sites it is said at, and dropped from
+ * theirs; same, match: n each.  -1 out of memory. */
+static int merge_warning(struct fe_compiled *its, int n, int k, int w, bool *same, int *match)
+{
+	char at[64], *msg = its[k].warnings.msgs[w], *p, *merged = NULL;
+	struct fe_buf suffix = { 0 };
+	int j, m = 1;
+
+	site_suffix(k, n, its[k].site.off, at, sizeof(at));
+	p = strstr(msg, at);
+	if (!p)
+		return 0;
+	for (j = 0; j < n; j++) {
+		same[j] = j == k;
+		if (j <= k || its[j].failed)
+			continue;
+		match[j] = same_warning(its, n, j, msg, p - msg, p + strlen(at));
+		if (match[j] == -2)
+			return -1;
+		same[j] = match[j] >= 0;
+		m += same[j];
+	}
+	if (m == 1)
+		return 0;
+	sites_said(its, n, k, same, true, &suffix);
+	fe_buf_add(&suffix, "", 0);
+	if (suffix.failed || asprintf(&merged, "%.*s%s%s", (int)(p - msg), msg, suffix.s,
+				      p + strlen(at)) < 0) {
+		fe_buf_free(&suffix);
+		return -1;
+	}
+	fe_buf_free(&suffix);
+	free(msg);
+	its[k].warnings.msgs[w] = merged;
+	for (j = k + 1; j < n; j++)
+		if (same[j])
+			drop_warning(&its[j].warnings, match[j]);
+	return 0;
+}
+
+/* The warnings said at several of the sites of its (n) that compiled:
+ * each said once, on the first of them; -1 out of memory. */
+static int merge_warnings(struct fe_compiled *its, int n)
+{
+	bool *same = calloc(n, sizeof(*same));
+	int *match = calloc(n, sizeof(*match));
+	int k, w, ret = -1;
+
+	if (!same || !match)
+		goto out;
+	for (k = 0; k < n; k++)
+		for (w = 0; !its[k].failed && w < its[k].warnings.nr; w++)
+			if (merge_warning(its, n, k, w, same, match))
+				goto out;
+	ret = 0;
+out:
+	free(same);
+	free(match);
+	return ret;
+}
+
+/* Each error and warning of the sites of its (n) said once, with the
+ * sites it is said at (fe_compile_merge_sdt_errors); -1 out of memory. */
 static int merge_sites(struct fe_compiled *its, int n)
 {
 	bool *had = calloc(n, sizeof(*had)), *done = calloc(n, sizeof(*done));
@@ -570,7 +656,7 @@ static int merge_sites(struct fe_compiled *its, int n)
 		}
 		fe_buf_free(&suffix);
 	}
-	ret = 0;
+	ret = merge_warnings(its, n);
 out:
 	free(had);
 	free(done);
