@@ -125,7 +125,7 @@ def test_a_globs_warnings_call_sdt_probes_so():
     r = fe.run("compile", "-g", GROUP, "-x", fx, "low:*(a, b)")
     expect_eq((r.returncode, r.stderr.splitlines()[0]), (2,
               "fevent: error: column 7: none of the 4 SDT probes 'low:*' names compiles; the "
-              "first, low:base: low:base has 0 arguments ()"))
+              "first, low:base: low:base has 0 arguments"))
     r = fe.run("compile", "-g", GROUP, "-n", "x", "-x", fx, "low:*(a)")
     expect_eq((r.returncode, r.stderr.splitlines()[0]), (2,
               "fevent: error: column 5: -n names one event, but 'low:*' matches 4 SDT probes"))

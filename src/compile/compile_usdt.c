@@ -150,12 +150,15 @@ static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struc
 		return fe_err(fe_compiled_err(it), arg->col, "an SDT argument is read as 'TYPE NAME', 'NAME' or "
 			      "'...': it has no C type to follow");
 	/* a site's specs are proto's to show: the same count at each site
-	 * is one error */
-	if (*slot >= u->nr_args)
+	 * is one error; no spec, no "()" */
+	if (*slot >= u->nr_args) {
+		bool spec = u->nr_sites < 2 && *u->spec;
+
 		return fe_err(fe_compiled_err(it), arg->col, "%s:%s has %d argument%s%s%s%s%s",
 			      u->provider, u->name, u->nr_args, u->nr_args == 1 ? "" : "s",
-			      u->nr_sites > 1 ? "" : " (", u->nr_sites > 1 ? "" : u->spec,
-			      u->nr_sites > 1 ? "" : ")", site_text(u, at, sizeof(at)));
+			      spec ? " (" : "", spec ? u->spec : "", spec ? ")" : "",
+			      site_text(u, at, sizeof(at)));
+	}
 	a = &u->args[(*slot)++];
 	if (a->why)
 		return fe_err(fe_compiled_err(it), arg->col,
