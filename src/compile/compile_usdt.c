@@ -671,8 +671,9 @@ out:
  * A command line's SDT probe of several sites fails at each with its own
  * error: one error said at several sites is said once, naming them (each
  * of them, or which), so the commands print it once; the errors of
- * different sites are said apart.  A glob's are fe_compile_settle_sdt's.
- * -1 out of memory.
+ * different sites are said apart.  A warning said at several of the
+ * sites that compiled is kept on the first, naming them.  A glob's
+ * errors are fe_compile_settle_sdt's.  -1 out of memory.
  */
 int fe_compile_merge_sdt_errors(struct fe_compile_set *set)
 {
