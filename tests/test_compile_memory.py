@@ -363,11 +363,19 @@ def test_a_streamed_sdt_glob_prints_what_its_items_print():
     probe of it, a glob that overlaps it, and one whose slots most of its
     probes do not have."""
     lib = sdt_binary()
-    argv = ["compile", "-x", lib, "*:*(...)", "hotspot:class__loaded(...)",
+    argv = ["compile", "-x", lib, "hotspot:class__loaded(...)", "*:*(...)",
             "hotspot*:*(arg1)", "*:*(u64 a, u64 b, u64 c, u64 d, u64 e)"]
     streamed = same_as_items(argv, 300)
-    check("event 'class__loaded' is also defined by an earlier prototype" in streamed.stderr,
-          streamed.stderr[-2000:])
+    check("1 of the " in streamed.stderr and " SDT probes '*:*' names is left to the earlier "
+          "prototype that names it too" in streamed.stderr, streamed.stderr[-2000:])
+    # the probe written after the glob is a second definition of its
+    # event: refused streamed or not, as add refuses it
+    argv = ["compile", "-x", lib, "*:*(...)", "hotspot:class__loaded(...)"]
+    for extra in ([], ["-v"]):
+        r = fe.run(*argv, *extra)
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        check("fevent: error: event 'class__loaded' is also defined by an earlier prototype, "
+              "'*:*(...)'" in r.stderr, r.stderr[-2000:])
 
 
 MODULE_FUNCTIONS = 20000

@@ -109,8 +109,8 @@ def test_compile_gives_a_uprobe_at_each_sdt_site():
     r = fe.run("compile", "-g", GROUP, "-x", fx, "fx:mixed(a, b)")
     expect_eq((r.returncode, r.stdout), (2, ""))
     expect_eq(r.stderr.splitlines()[0],
-              f"fevent: error: column 13: fx:mixed has 1 argument at its site 1 of 2 "
-              f"({mixed[0][2]:#x}) ({mixed[0][4][0]})")
+              f"fevent: error: column 13: fx:mixed has 1 argument (at its site 1 of 2, "
+              f"{mixed[0][2]:#x})")
 
 
 def test_compile_glob_gives_each_sdt_site_once():
@@ -135,12 +135,12 @@ def test_compile_glob_gives_each_sdt_site_once():
     r = fe.run("compile", "-g", GROUP, "-x", fx, "fx:*(a, b)")
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq([l.split()[0] for l in r.stdout.splitlines()], [f"p:{GROUP}/hit", f"p:{GROUP}/hit_1"])
-    expect_eq(r.stderr, "fevent: warning: 2 of the 3 functions 'fx:*' names are skipped: the "
+    expect_eq(r.stderr, "fevent: warning: 2 of the 3 SDT probes 'fx:*' names are skipped: the "
               "prototype does not compile for them (-v says why)\n")
     # fx:hit written before the glob is one name the glob leaves to it
     r = fe.run("compile", "-g", GROUP, "-x", fx, "fx:hit(...)", "fx:*(...)")
     expect_eq((r.returncode, r.stdout.splitlines()), (0, want), r.stderr)
-    expect_eq(r.stderr, "fevent: warning: 1 of the 3 functions 'fx:*' names is left to the "
+    expect_eq(r.stderr, "fevent: warning: 1 of the 3 SDT probes 'fx:*' names is left to the "
               "earlier prototype that names it too\n")
 
 
@@ -272,11 +272,13 @@ def test_an_sdt_sites_name_is_no_other_probes():
 
 def test_compile_refuses_an_sdt_sites_name_too_long():
     fx = names_fixture()
+    second = sites(fx, LONG)[1]
     r = fe.run("compile", "-g", GROUP, "-x", fx, f"pc:{LONG}(...)")
     expect_eq((r.returncode, r.stdout), (2, ""))
     expect_eq(r.stderr.splitlines()[0],
               f"fevent: error: column 4: the event name '{LONG}_1' has 64 characters; the "
-              "kernel allows at most 63 (name the event with -n)")
+              f"kernel allows at most 63 (name the event with -n) (at its site 2 of 2, "
+              f"{second[2]:#x})")
     r = fe.run("compile", "-g", GROUP, "-n", "zz", "-x", fx, f"pc:{LONG}(...)")
     expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 2), r.stderr)
 
@@ -327,6 +329,19 @@ def test_add_refuses_two_definitions_of_one_event():
         expect_eq(sorted(f for f in os.listdir(state) if f.endswith(".tmp")), [])
     finally:
         fe.run("clear", "-q", "-g", GROUP, "--force")
+
+
+def test_compile_refuses_two_definitions_of_one_event_as_add_does():
+    """compile answers as add does (DESIGN.md section 1): pa:step and
+    pb:step, one event name, are add's error and exit status 2, and no
+    definition is printed."""
+    fx = names_fixture()
+    r = fe.run("compile", "-g", GROUP, "-x", fx, "pa:step(...)", "pb:step(...)")
+    expect_eq((r.returncode, r.stdout), (2, ""))
+    expect_eq(r.stderr.splitlines(), [
+        "fevent: error: event 'step' is also defined by an earlier prototype, "
+        "'pa:step(...)': name one with -n, or add them with -g in two groups",
+        "    pb:step(...)"])
 
 
 def test_funcs_and_proto_of_an_sdt_probe_of_no_arguments():

@@ -30,7 +30,9 @@ static const char *const state_names[] = { "same", "moved", "drift", "missing", 
 struct cell {
 	enum cell_state state;
 	char *definition;	/* the entry (and return) lines, when it compiled */
-	char *why;		/* drift, missing, inlined: the compiler's words */
+	char *why;		/* drift, missing, inlined: the compiler's words;
+				 * moved: another number of sites */
+	int sites;		/* an SDT probe's notes (its events), 0: not one */
 };
 
 static char *definition_of(const struct fe_compiled *it)
@@ -176,6 +178,9 @@ static int check_kernel(const struct check_opts *o, const struct fe_kernel_arg *
 
 		copies[it->line - 1] += it->has_site && it->site.copy_entry;
 		own[it->line - 1] |= !it->has_site || !it->site.copy_entry;
+		/* a glob's row is many probes: their sites are not one count */
+		if (it->site.kind == FE_SITE_SDT && !it->glob && !c->sites)
+			c->sites = it->has_site ? it->site.count : 1;
 		if (c->definition && !it->failed && (c->state == SAME || c->state == DRIFT)) {
 			char *more = definition_of(it), *all = NULL;
 
@@ -289,8 +294,28 @@ oom:
 	return FE_EXIT_FAIL;
 }
 
+/*
+ * An SDT probe at another number of sites than in the reference: its
+ * events are others (NAME_2 new or gone), though what each reads holds
+ * and one name still takes them all (-e, stats, clear).  moved, which
+ * keeps the gate open, with the counts said under the row.  -1 out of
+ * memory.
+ */
+static int other_sites(const struct cell *ref, struct cell *c)
+{
+	if (!ref->sites || !c->sites || ref->sites == c->sites || c->state > MOVED || c->why)
+		return 0;
+	c->state = MOVED;
+	if (asprintf(&c->why, "the SDT probe is at %d site%s here, at %d in the reference: "
+		     "an event each", c->sites, c->sites == 1 ? "" : "s", ref->sites) < 0) {
+		c->why = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* The reference is the first kernel: another definition is moved.  How
- * many cells are worse than moved. */
+ * many cells are worse than moved, or -1 out of memory. */
 static int compare_to_reference(const struct check_opts *o, struct cell *cells, int nr)
 {
 	int i, j, bad = 0;
@@ -305,6 +330,8 @@ static int compare_to_reference(const struct check_opts *o, struct cell *cells, 
 						 !same_definition(ref, &o->kernels.v[0], c,
 								  &o->kernels.v[j])))
 				c->state = MOVED;
+			if (other_sites(ref, c))
+				return -1;
 		}
 		for (j = 0; j < o->kernels.nr; j++)
 			bad += cells[(size_t)i * o->kernels.nr + j].state > MOVED;
@@ -354,7 +381,7 @@ static void print_table(const struct check_opts *o, const struct cell *cells,
 		for (j = 0; j < o->kernels.nr; j++) {
 			const struct cell *c = &cells[(size_t)i * o->kernels.nr + j];
 
-			if (c->why && c->state > MOVED)
+			if (c->why && c->state >= MOVED)
 				printf("    [%d] %s\n", j + 1, c->why);
 		}
 	}
@@ -396,6 +423,11 @@ static int cmd_check(const struct fe_cmdline *cl, void *opts)
 			goto out;
 		}
 	bad = compare_to_reference(o, cells, nr);
+	if (bad < 0) {
+		fe_say_error("out of memory\n");
+		ret = FE_EXIT_FAIL;
+		goto out;
+	}
 	if (o->json)
 		print_json(o, cells, texts, nr);
 	else

@@ -76,6 +76,28 @@ void fe_compile_args_opts(const struct fe_compile_args *a, const char *tracefs,
 static bool render_definition(const struct fe_compiled *it, struct fe_buf *b);
 static bool render_portable(const struct fe_compiled *it, struct fe_buf *b);
 
+/* Has an item before set->items[i] of its place said its error?  The
+ * addresses of one line fail alike, and an SDT probe's sites that fail
+ * alike say so in one error (fe_compile_merge_sdt_errors): say it once. */
+static bool said_before(const struct fe_compile_set *set, int i)
+{
+	const struct fe_compiled *it = &set->items[i];
+	int j, first = i - 1;
+
+	if (it->has_site && it->site.kind == FE_SITE_SDT && !it->glob)
+		first = i - it->site.index;
+	for (j = first < 0 ? 0 : first; j < i; j++) {
+		const struct fe_compiled *prev = &set->items[j];
+
+		if (prev->failed && prev->file == it->file && prev->line == it->line &&
+		    !strcmp(prev->text, it->text) &&
+		    fe_compiled_error(prev)->col == fe_compiled_error(it)->col &&
+		    !strcmp(fe_compiled_error(prev)->msg, fe_compiled_error(it)->msg))
+			return true;
+	}
+	return false;
+}
+
 int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job,
 		   struct fe_compile_set *set)
 {
@@ -143,13 +165,7 @@ int fe_compile_cli(const struct fe_cmdline *cl, const struct fe_compile_job *job
 		struct fe_compiled *it = &set->items[i];
 
 		if (it->failed) {
-			const struct fe_compiled *prev = i ? &set->items[i - 1] : NULL;
-
-			/* the addresses of one line fail alike: say it once */
-			if (!(prev && prev->failed && prev->file == it->file &&
-			      prev->line == it->line && !strcmp(prev->text, it->text) &&
-			      fe_compiled_error(prev)->col == fe_compiled_error(it)->col &&
-			      !strcmp(fe_compiled_error(prev)->msg, fe_compiled_error(it)->msg)))
+			if (!said_before(set, i))
 				fe_print_error(stderr, it);
 			continue;
 		}

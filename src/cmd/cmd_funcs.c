@@ -23,39 +23,71 @@
 #include "proto_resolve.h"
 #include "tracepoint.h"
 
+/* " (semaphore)" of a probe whose sites (u[site[0..nr-1]]) each have
+ * one, " (semaphore at site 2)" or " (semaphore at sites 1 and 3)" of
+ * one whose notes say it of some, else nothing: as the notes say. */
+static void print_semaphores(const struct fe_usdt *u, const int *site, int nr)
+{
+	int i, m = 0, k = 0;
+
+	for (i = 0; i < nr; i++)
+		m += u[site[i]].ref_ctr != 0;
+	if (!m || m == nr) {
+		fputs(m ? "  (semaphore)" : "", stdout);
+		return;
+	}
+	printf("  (semaphore at site%s", m > 1 ? "s" : "");
+	for (i = 0; i < nr; i++)
+		if (u[site[i]].ref_ctr)
+			printf("%s%d", !k++ ? " " : k == m ? " and " : ", ", i + 1);
+	putchar(')');
+}
+
 /* -x BIN 'PROVIDER:*': the binary's SDT probes, each once with its
  * (first note's) argument specs, as 'PROVIDER:NAME(ARGS)' can name them,
- * and how many sites one with several notes has (each an event). */
+ * its sites' semaphores, and how many sites one with several notes has
+ * (each an event). */
 static int sdt_funcs(const struct fe_dbg_args *d, const char *glob)
 {
 	struct fe_usdt *u;
 	struct fe_error err = { 0 };
-	int n, i;
+	int *order, *pos = NULL, n, i;
 
 	if (fe_usdt_read(d->binary, &u, &n, &err)) {
 		fe_say_error("%s\n", err.msg);
 		return FE_EXIT_FAIL;
 	}
-	for (i = 0; i < n; i++) {
+	/* the probes in note order; each one's sites together in order,
+	 * from pos[its first note] */
+	order = fe_usdt_order(u, n);
+	if (order)
+		pos = malloc((n ? n : 1) * sizeof(*pos));
+	for (i = 0; pos && i < n; i++)
+		pos[order[i]] = i;
+	for (i = 0; pos && i < n; i++) {
+		const struct fe_usdt *p = &u[i];
 		char *full = NULL;
 
-		if (u[i].site)
+		if (p->site)
 			continue;
-		if (asprintf(&full, "%s:%s", u[i].provider, u[i].name) < 0) {
-			fe_usdt_free(u, n);
-			fe_say_error("out of memory\n");
-			return FE_EXIT_FAIL;
-		}
+		if (asprintf(&full, "%s:%s", p->provider, p->name) < 0)
+			break;
 		if (!fnmatch(glob, full, 0)) {
-			printf("%s%s%s%s", full, *u[i].spec ? "  " : "", u[i].spec,
-			       u[i].ref_ctr ? "  (semaphore)" : "");
-			if (u[i].nr_sites > 1)
-				printf("  (%d sites)", u[i].nr_sites);
+			printf("%s%s%s", full, *p->spec ? "  " : "", p->spec);
+			print_semaphores(u, order + pos[i], p->nr_sites);
+			if (p->nr_sites > 1)
+				printf("  (%d sites)", p->nr_sites);
 			putchar('\n');
 		}
 		free(full);
 	}
+	free(order);
+	free(pos);
 	fe_usdt_free(u, n);
+	if (i < n) {
+		fe_say_error("out of memory\n");
+		return FE_EXIT_FAIL;
+	}
 	return FE_EXIT_OK;
 }
 

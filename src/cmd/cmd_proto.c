@@ -354,11 +354,47 @@ static bool same_arg_type(const struct fe_usdt *a, const struct fe_usdt *b, int 
 	return a->args[j].size == b->args[j].size && a->args[j].is_signed == b->args[j].is_signed;
 }
 
+/* The first site of u[site[0..nr-1]] whose argument j a probe cannot
+ * read, or -1 */
+static int unread_at(const struct fe_usdt *u, const int *site, int nr, int j)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (u[site[i]].args[j].why)
+			return i;
+	return -1;
+}
+
+/* Why the prototype's NULL slots are NULL: the first site that cannot
+ * read each, by its event's name (as compile names them) when several */
+static void print_sdt_nulls(const struct fe_usdt *u, const int *site, int nr, int nr_args)
+{
+	int j, k;
+
+	for (j = 0; j < nr_args; j++) {
+		const struct fe_usdt *s;
+
+		k = unread_at(u, site, nr, j);
+		if (k < 0)
+			continue;
+		s = &u[site[k]];
+		printf("#   arg%d is NULL: ", j + 1);
+		if (nr > 1 && s->event_nr)
+			printf("at %s_%d, ", s->name, s->event_nr);
+		else if (nr > 1)
+			printf("at %s, ", s->name);
+		printf("its spec is %s\n", s->args[j].why);
+	}
+}
+
 /*
  * The prototype of the SDT probe whose sites (notes) are u[site[0..nr-1]]:
  * each argument by a name and its spec's type, ready to edit.  The
  * arguments every site has; a slot the sites type apart is left untyped,
  * read at each as its note says, and '...' reads those only some have.
+ * A slot one site cannot read is NULL, so that what is printed compiles
+ * (a comment says why).
  */
 static void print_sdt_proto(const struct fe_usdt *u, const int *site, int nr)
 {
@@ -377,13 +413,16 @@ static void print_sdt_proto(const struct fe_usdt *u, const int *site, int nr)
 
 		for (i = 1; i < nr; i++)
 			same &= same_arg_type(first, &u[site[i]], j);
-		if (same)
+		if (unread_at(u, site, nr, j) >= 0)
+			printf("%sNULL", j ? ", " : "");
+		else if (same)
 			printf("%s%c%d arg%d", j ? ", " : "", first->args[j].is_signed ? 's' : 'u',
 			       first->args[j].size * 8, j + 1);
 		else
 			printf("%sarg%d", j ? ", " : "", j + 1);
 	}
 	printf("%s)\n", more ? nr_args ? ", ..." : "..." : "");
+	print_sdt_nulls(u, site, nr, nr_args);
 	if (nr == 1) {
 		/* a probe of no arguments nor semaphore: nothing to say */
 		if (*first->spec || first->ref_ctr)

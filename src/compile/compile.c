@@ -388,9 +388,9 @@ static int by_event(const void *a, const void *b, void *arg)
  * address, which the kernel refuses (add undoes what it made); an SDT
  * probe's is another's address (pa:step and pb:step), which the kernel
  * takes into the same event, one that record cannot tell apart: add
- * refuses that itself.
+ * refuses that itself, and compile, which answers as add does, with it.
  */
-static int warn_same_events(struct fe_compile_set *set, bool installs)
+static int warn_same_events(struct fe_compile_set *set)
 {
 	int *order = malloc((set->nr ? set->nr : 1) * sizeof(*order));
 	int i, n = 0, first = 0;
@@ -410,8 +410,8 @@ static int warn_same_events(struct fe_compile_set *set, bool installs)
 		}
 		if (it->glob && it->glob != set->items[order[first]].glob) {
 			it->named_by = order[first] + 1;
-		} else if (installs && (it->site.kind == FE_SITE_SDT ||
-					set->items[order[first]].site.kind == FE_SITE_SDT)) {
+		} else if (it->site.kind == FE_SITE_SDT ||
+			   set->items[order[first]].site.kind == FE_SITE_SDT) {
 			it->failed = true;
 			fe_err(fe_compiled_err(it), 0,
 			       "event '%s' is also defined by an earlier prototype, '%s': "
@@ -639,10 +639,10 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	ret = set->nr_streams ? fe_compile_stream_settle(set, &c, extra, nr_extra) : 0;
 	extra = NULL;
 	nr_extra = 0;
-	if (ret)
+	if (ret || fe_compile_merge_sdt_errors(set))
 		goto oom;
 	fe_compile_settle_sdt(set);
-	if (warn_same_events(set, opts->installs) || fe_compile_settle_copies(set, opts->verbose))
+	if (warn_same_events(set) || fe_compile_settle_copies(set, opts->verbose))
 		goto oom;
 	/* a site add refused as a second definition fails its probe's
 	 * other sites */

@@ -64,6 +64,13 @@ static int usdt_glob(const char *binary, const char *glob, struct fe_func_names 
 	return 0;
 }
 
+/* What a glob item's glob names, for what is said of them: an SDT
+ * probe is no function */
+static const char *glob_names(const struct fe_compiled *it)
+{
+	return it->site.kind == FE_SITE_SDT ? "SDT probes" : "functions";
+}
+
 /* Name the function of an item parsed from a glob's text: "func", or
  * "mod:func" (a module's, or an SDT probe's provider). */
 static int name_function(struct fe_proto *proto, const char *name)
@@ -216,12 +223,13 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			it->failed = true;
 		} else if (names.nr > max) {
 			fe_err(fe_compiled_err(it), it->proto->func_col,
-			       "'%s' matches %d functions: more than %d needs --max N", glob,
-			       names.nr, max);
+			       "'%s' matches %d %s: more than %d needs --max N", glob,
+			       names.nr, glob_names(it), max);
 			it->failed = true;
 		} else if (opts->event && names.nr > 1) {
 			fe_err(fe_compiled_err(it), it->proto->func_col,
-			       "-n names one event, but '%s' matches %d functions", glob, names.nr);
+			       "-n names one event, but '%s' matches %d %s", glob, names.nr,
+			       glob_names(it));
 			it->failed = true;
 		}
 		if (!it->failed && streamed(it, opts, names.nr)) {
@@ -280,13 +288,19 @@ static void gather_warnings(struct fe_compile_set *set, int from, int end, int g
 {
 	struct fe_warnings all = { 0 };
 	int k, w, funcs = 0, nr = 0;
+	bool counted = false;	/* its name: an SDT probe's sites are one */
 
 	for (k = from; k < end; k++) {
 		struct fe_compiled *c = &set->items[k];
 
+		if (fe_compile_a_name(c))
+			counted = false;
 		if (c->failed)
 			continue;
-		funcs += c->warnings.nr > 0;
+		if (c->warnings.nr && !counted) {
+			funcs++;
+			counted = true;
+		}
 		for (w = 0; w < c->warnings.nr; w++, nr++)
 			if (verbose)
 				fe_warn(&all, "%s%s%s: %s", c->proto->module ? c->proto->module : "",
@@ -295,8 +309,9 @@ static void gather_warnings(struct fe_compile_set *set, int from, int end, int g
 		fe_warnings_free(&c->warnings);
 	}
 	if (nr && !verbose)
-		fe_warn(&all, "%d warning%s on %d of the functions '%s' names (-v shows them)", nr,
-			nr == 1 ? "" : "s", funcs, set->items[good].glob_name);
+		fe_warn(&all, "%d warning%s on %d of the %s '%s' names (-v shows them)", nr,
+			nr == 1 ? "" : "s", funcs, glob_names(&set->items[good]),
+			set->items[good].glob_name);
 	set->items[good].warnings = all;
 }
 
@@ -311,8 +326,8 @@ static void none_compiles(struct fe_compile_set *set, int i, int end, int total)
 	snprintf(why, sizeof(why), "%s", fe_compiled_error(first)->msg);
 	if (total > 1)
 		fe_err(fe_compiled_err(first), fe_compiled_error(first)->col,
-		       "none of the %d functions '%s' names compiles; the first, %s%s%s: %s",
-		       total, first->glob_name,
+		       "none of the %d %s '%s' names compiles; the first, %s%s%s: %s",
+		       total, glob_names(first), first->glob_name,
 		       first->proto->module ? first->proto->module : "",
 		       first->proto->module ? ":" : "", first->proto->func, why);
 	for (k = i + 1; k < end; k++)
@@ -329,8 +344,8 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int tot
 
 	if (nr_failed) {
 		fe_warn(&g->warnings,
-			"%d of the %d functions '%s' names %s skipped: the prototype does not compile for %s%s",
-			nr_failed, total, g->glob_name, nr_failed == 1 ? "is" : "are",
+			"%d of the %d %s '%s' names %s skipped: the prototype does not compile for %s%s",
+			nr_failed, total, glob_names(g), g->glob_name, nr_failed == 1 ? "is" : "are",
 			nr_failed == 1 ? "it" : "them", verbose ? "" : " (-v says why)");
 		for (k = i; verbose && k < end; k++)
 			if (set->items[k].failed && fe_compile_a_name(&set->items[k]))
@@ -342,8 +357,8 @@ static void skipped_warnings(struct fe_compile_set *set, int i, int end, int tot
 	}
 	if (nr_named)
 		fe_warn(&g->warnings,
-			"%d of the %d functions '%s' names %s left to the earlier prototype "
-			"that names %s too", nr_named, total, g->glob_name,
+			"%d of the %d %s '%s' names %s left to the earlier prototype "
+			"that names %s too", nr_named, total, glob_names(g), g->glob_name,
 			nr_named == 1 ? "is" : "are", nr_named == 1 ? "it" : "them");
 }
 
@@ -667,9 +682,10 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 		if (good < 0 && nr_named) {
 			/* earlier prototypes define all that it compiles
 			 * (out of memory: nothing said) */
-			if (asprintf(&covered[nr_covered].msg, "every function '%s' names that "
+			if (asprintf(&covered[nr_covered].msg, "every %s '%s' names that "
 				     "compiles is named by an earlier prototype: it adds none",
-				     set->items[named].glob_name) >= 0)
+				     set->items[named].site.kind == FE_SITE_SDT ? "SDT probe" :
+				     "function", set->items[named].glob_name) >= 0)
 				covered[nr_covered++].to = set->items[named].named_by - 1;
 			for (k = i; k < end; k++)
 				fe_compiled_clear(&set->items[k]);

@@ -204,6 +204,11 @@ int fe_compile_expand_sdt(struct fe_compile_set *set, struct fe_compile_ctx *c);
 /* A glob's SDT probe that fails at one site fails at each (after compiling). */
 void fe_compile_settle_sdt(struct fe_compile_set *set);
 
+/* A command line's SDT probe's error or warning said at several of its
+ * sites: said once, naming them (before fe_compile_settle_sdt); -1 out
+ * of memory. */
+int fe_compile_merge_sdt_errors(struct fe_compile_set *set);
+
 /* Does the item count as a name of its glob: not an SDT probe's site
  * past its first? */
 static inline bool fe_compile_a_name(const struct fe_compiled *it)

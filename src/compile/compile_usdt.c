@@ -38,13 +38,20 @@ static void spec_type(const struct fe_usdt_arg *a, char *buf, size_t size)
 	snprintf(buf, size, "%c%d", a->is_signed ? 's' : 'u', a->size * 8);
 }
 
-/* " at its site 2 of 3 (0x11d4)" of a probe with several notes, else "" */
+/* " (at its site 2 of 3, 0x11d4)" of site index of a probe with count
+ * notes, else "": at the end of what is said of one site, so that
+ * fe_compile_merge_sdt_errors finds it there */
+static const char *site_suffix(int index, int count, unsigned long off, char *buf, size_t size)
+{
+	if (count < 2)
+		return "";
+	snprintf(buf, size, " (at its site %d of %d, 0x%lx)", index + 1, count, off);
+	return buf;
+}
+
 static const char *site_text(const struct fe_usdt *u, char *buf, size_t size)
 {
-	if (u->nr_sites < 2)
-		return "";
-	snprintf(buf, size, " at its site %d of %d (0x%lx)", u->site + 1, u->nr_sites, u->offset);
-	return buf;
+	return site_suffix(u->site, u->nr_sites, u->offset, buf, size);
 }
 
 /* No SDT probe PROVIDER:NAME in the binary: say so, with the nearest
@@ -97,7 +104,7 @@ static int usdt_drift(struct fe_compiled *it, const struct fe_usdt *u, const str
 {
 	const struct fe_usdt_arg *a = &u->args[slot];
 	const char *why = NULL;
-	char decl[32], at[64];
+	char decl[32], at[64], spec[80] = "";
 
 	if (ti->is_string && a->size < 8)
 		why = "a string is read from an address, and it holds none";
@@ -107,15 +114,19 @@ static int usdt_drift(struct fe_compiled *it, const struct fe_usdt *u, const str
 	if (!why)
 		return 0;
 	spec_type(a, decl, sizeof(decl));
+	/* a site's spec is proto's to show: one size at each site is one
+	 * error (fe_compile_merge_sdt_errors) */
+	if (u->nr_sites < 2)
+		snprintf(spec, sizeof(spec), " (%s)", u->spec);
 	if (strict)
 		return fe_err(fe_compiled_err(it), alt->col,
-			      "'%s %s' reads argument %d of %s:%s as %u bytes, but its note%s declares it '%s' (%s): %s",
+			      "'%s %s' reads argument %d of %s:%s as %u bytes, but its note declares it '%s'%s: %s%s",
 			      alt->type->text, alt->name, slot + 1, u->provider, u->name, ti->size,
-			      site_text(u, at, sizeof(at)), decl, u->spec, why);
+			      decl, spec, why, site_text(u, at, sizeof(at)));
 	fe_warn(&it->warnings,
-		"column %d: '%s %s' reads argument %d of %s:%s as %u bytes, but its note%s declares it '%s' (%s): %s (--strict makes this an error)",
+		"column %d: '%s %s' reads argument %d of %s:%s as %u bytes, but its note declares it '%s'%s: %s%s (--strict makes this an error)",
 		alt->col, alt->type->text, alt->name, slot + 1, u->provider, u->name, ti->size,
-		site_text(u, at, sizeof(at)), decl, u->spec, why);
+		decl, spec, why, site_text(u, at, sizeof(at)));
 	return 0;
 }
 
@@ -138,15 +149,21 @@ static int usdt_arg(struct fe_compiled *it, const struct fe_usdt *u, const struc
 	    (alt->kind == FE_ALT_SLOT && (alt->nr_steps || alt->type->array)))
 		return fe_err(fe_compiled_err(it), arg->col, "an SDT argument is read as 'TYPE NAME', 'NAME' or "
 			      "'...': it has no C type to follow");
-	if (*slot >= u->nr_args)
-		return fe_err(fe_compiled_err(it), arg->col, "%s:%s has %d argument%s%s (%s)",
+	/* a site's specs are proto's to show: the same count at each site
+	 * is one error; no spec, no "()" */
+	if (*slot >= u->nr_args) {
+		bool spec = u->nr_sites < 2 && *u->spec;
+
+		return fe_err(fe_compiled_err(it), arg->col, "%s:%s has %d argument%s%s%s%s%s",
 			      u->provider, u->name, u->nr_args, u->nr_args == 1 ? "" : "s",
-			      site_text(u, at, sizeof(at)), u->spec);
+			      spec ? " (" : "", spec ? u->spec : "", spec ? ")" : "",
+			      site_text(u, at, sizeof(at)));
+	}
 	a = &u->args[(*slot)++];
 	if (a->why)
 		return fe_err(fe_compiled_err(it), arg->col,
-			      "argument %d of %s:%s cannot be read%s: its spec is %s",
-			      *slot, u->provider, u->name, site_text(u, at, sizeof(at)), a->why);
+			      "argument %d of %s:%s cannot be read: its spec is %s%s",
+			      *slot, u->provider, u->name, a->why, site_text(u, at, sizeof(at)));
 	snprintf(loc, sizeof(loc), "%s", a->fetch);
 	if (alt->kind == FE_ALT_SLOT) {
 		struct fe_tinfo ti;
@@ -182,8 +199,8 @@ static int usdt_args(struct fe_compiled *it, const struct fe_usdt *u, struct fe_
 		char type[32], at[64];
 
 		if (a->why) {
-			fe_warn(&it->warnings, "'...' skips arg%d%s: its spec is %s", slot + 1,
-				site_text(u, at, sizeof(at)), a->why);
+			fe_warn(&it->warnings, "'...' skips arg%d: its spec is %s%s", slot + 1,
+				a->why, site_text(u, at, sizeof(at)));
 			continue;
 		}
 		spec_type(a, type, sizeof(type));
@@ -317,6 +334,8 @@ int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c)
 	if (read_notes(it, c))
 		return -1;
 	u = find_note(&c->usdt, pr->module, pr->func, it->has_site ? it->site.index : 0);
+	if (u)
+		it->site.off = u->offset;	/* for fe_compile_merge_sdt_errors */
 	if (!u)
 		no_probe(it, opts, c->usdt.v, c->usdt.nr);
 	else if (pr->at != FE_AT_ENTRY)
@@ -325,6 +344,13 @@ int fe_compile_usdt(struct fe_compiled *it, struct fe_compile_ctx *c)
 		fe_err(fe_compiled_err(it), it->ret_site.rtype->col, "an SDT probe has no return value");
 	else if (!usdt_args(it, u, &args, opts->strict) && !usdt_definition(it, opts, u, &args))
 		ret = 0;
+	/* -v says what typed the slots: the note, not debug info */
+	if (!ret && opts->verbose) {
+		it->probe->described = true;
+		it->debug_info = strdup("its SDT note (.note.stapsdt)");
+		if (!it->debug_info)
+			ret = fe_err(fe_compiled_err(it), 0, "out of memory");
+	}
 	if (!ret && pr->filter)
 		ret = fe_filter_translate(pr->filter, pr->filter_col, it->def.entry_args, NULL,
 					  &it->def.filter, &it->def.filter_on_return,
@@ -457,4 +483,212 @@ void fe_compile_settle_sdt(struct fe_compile_set *set)
 		}
 		i = end;
 	}
+}
+
+/* Do its[j] and its[k] fail saying the same? */
+static bool same_error(const struct fe_compiled *its, int j, int k)
+{
+	const struct fe_error *a = fe_compiled_error(&its[j]), *b = fe_compiled_error(&its[k]);
+
+	return its[j].failed && its[k].failed && a->col == b->col && !strcmp(a->msg, b->msg);
+}
+
+/* The suffix of the sites of its (n) that fail saying what its[k] says
+ * (same[j]), in buf: " (at each of its 3 sites)", " (at its site 2 of 3,
+ * 0x1130)" or " (at its sites 1 and 3 of 3, 0x1130, 0x1150)"; none for
+ * what every site says of itself (an unknown type).  had: one of them
+ * said its site. */
+static void sites_said(const struct fe_compiled *its, int n, int k, const bool *same, bool had,
+		       struct fe_buf *buf)
+{
+	int j, m = 0, nr = 0;
+
+	for (j = k; j < n; j++)
+		m += same[j];
+	if (m == n) {
+		if (had)
+			fe_buf_printf(buf, " (at each of its %d sites)", n);
+		return;
+	}
+	for (j = k; j < n; j++)
+		if (same[j])
+			fe_buf_printf(buf, "%s%d", !nr++ ? m > 1 ? " (at its sites " : " (at its site " :
+				      nr == m ? " and " : ", ", j + 1);
+	fe_buf_printf(buf, " of %d", n);
+	for (j = k; j < n; j++)
+		if (same[j])
+			fe_buf_printf(buf, ", 0x%lx", its[j].site.off);
+	fe_buf_add(buf, ")", 1);
+}
+
+/* The index of site j's warning that says what site k's msg says of k
+ * (head, site k's suffix, then tail), or -1; -2 out of memory. */
+static int same_warning(const struct fe_compiled *its, int n, int j, const char *head,
+			size_t head_len, const char *tail)
+{
+	char at[64], *want = NULL;
+	int w;
+
+	site_suffix(j, n, its[j].site.off, at, sizeof(at));
+	if (asprintf(&want, "%.*s%s%s", (int)head_len, head, at, tail) < 0)
+		return -2;
+	for (w = 0; w < its[j].warnings.nr && strcmp(its[j].warnings.msgs[w], want); w++)
+		;
+	free(want);
+	return w < its[j].warnings.nr ? w : -1;
+}
+
+static void drop_warning(struct fe_warnings *ws, int w)
+{
+	free(ws->msgs[w]);
+	memmove(&ws->msgs[w], &ws->msgs[w + 1], (ws->nr - w - 1) * sizeof(*ws->msgs));
+	ws->nr--;
+}
+
+/* Warning w of site k, said of the other sites of its (n) that compiled
+ * too, said once on k with the sites it is said at, and dropped from
+ * theirs; same, match: n each.  -1 out of memory. */
+static int merge_warning(struct fe_compiled *its, int n, int k, int w, bool *same, int *match)
+{
+	char at[64], *msg = its[k].warnings.msgs[w], *p, *merged = NULL;
+	struct fe_buf suffix = { 0 };
+	int j, m = 1;
+
+	site_suffix(k, n, its[k].site.off, at, sizeof(at));
+	p = strstr(msg, at);
+	if (!p)
+		return 0;
+	for (j = 0; j < n; j++) {
+		same[j] = j == k;
+		if (j <= k || its[j].failed)
+			continue;
+		match[j] = same_warning(its, n, j, msg, p - msg, p + strlen(at));
+		if (match[j] == -2)
+			return -1;
+		same[j] = match[j] >= 0;
+		m += same[j];
+	}
+	if (m == 1)
+		return 0;
+	sites_said(its, n, k, same, true, &suffix);
+	fe_buf_add(&suffix, "", 0);
+	if (suffix.failed || asprintf(&merged, "%.*s%s%s", (int)(p - msg), msg, suffix.s,
+				      p + strlen(at)) < 0) {
+		fe_buf_free(&suffix);
+		return -1;
+	}
+	fe_buf_free(&suffix);
+	free(msg);
+	its[k].warnings.msgs[w] = merged;
+	for (j = k + 1; j < n; j++)
+		if (same[j])
+			drop_warning(&its[j].warnings, match[j]);
+	return 0;
+}
+
+/* The warnings said at several of the sites of its (n) that compiled:
+ * each said once, on the first of them; -1 out of memory. */
+static int merge_warnings(struct fe_compiled *its, int n)
+{
+	bool *same = calloc(n, sizeof(*same));
+	int *match = calloc(n, sizeof(*match));
+	int k, w, ret = -1;
+
+	if (!same || !match)
+		goto out;
+	for (k = 0; k < n; k++)
+		for (w = 0; !its[k].failed && w < its[k].warnings.nr; w++)
+			if (merge_warning(its, n, k, w, same, match))
+				goto out;
+	ret = 0;
+out:
+	free(same);
+	free(match);
+	return ret;
+}
+
+/* Each error and warning of the sites of its (n) said once, with the
+ * sites it is said at (fe_compile_merge_sdt_errors); -1 out of memory. */
+static int merge_sites(struct fe_compiled *its, int n)
+{
+	bool *had = calloc(n, sizeof(*had)), *done = calloc(n, sizeof(*done));
+	bool *same = calloc(n, sizeof(*same));
+	int j, k, ret = -1;
+
+	if (!had || !done || !same)
+		goto out;
+	/* what each says, without the site it says it of */
+	for (k = 0; k < n; k++) {
+		struct fe_error *e;
+		size_t len, sl;
+		char at[64];
+
+		if (!its[k].failed)
+			continue;
+		e = fe_compiled_err(&its[k]);
+		len = strlen(e->msg);
+		sl = strlen(site_suffix(k, n, its[k].site.off, at, sizeof(at)));
+		if (len > sl && !strcmp(e->msg + len - sl, at)) {
+			e->msg[len - sl] = 0;
+			had[k] = true;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		struct fe_buf suffix = { 0 };
+		bool any = false;
+
+		if (!its[k].failed || done[k])
+			continue;
+		for (j = k; j < n; j++) {
+			same[j] = !done[j] && same_error(its, j, k);
+			any |= same[j] && had[j];
+		}
+		sites_said(its, n, k, same, any, &suffix);
+		fe_buf_add(&suffix, "", 0);
+		if (suffix.failed)
+			goto out;
+		for (j = k; j < n; j++) {
+			struct fe_error *e;
+
+			if (!same[j])
+				continue;
+			e = fe_compiled_err(&its[j]);
+			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg), "%s",
+				 suffix.s ? suffix.s : "");
+			done[j] = true;
+		}
+		fe_buf_free(&suffix);
+	}
+	ret = merge_warnings(its, n);
+out:
+	free(had);
+	free(done);
+	free(same);
+	return ret;
+}
+
+/*
+ * A command line's SDT probe of several sites fails at each with its own
+ * error: one error said at several sites is said once, naming them (each
+ * of them, or which), so the commands print it once; the errors of
+ * different sites are said apart.  A warning said at several of the
+ * sites that compiled is kept on the first, naming them.  A glob's
+ * errors are fe_compile_settle_sdt's.  -1 out of memory.
+ */
+int fe_compile_merge_sdt_errors(struct fe_compile_set *set)
+{
+	int i, end;
+
+	for (i = 0; i < set->nr; i = end) {
+		const struct fe_compiled *it = &set->items[i];
+
+		end = i + 1;
+		if (it->glob || !it->has_site || it->site.kind != FE_SITE_SDT || it->site.index ||
+		    it->site.count < 2 || i + it->site.count > set->nr)
+			continue;
+		end = i + it->site.count;
+		if (merge_sites(&set->items[i], it->site.count))
+			return -1;
+	}
+	return 0;
 }
