@@ -441,6 +441,7 @@ static int choose_event(struct run *r, struct fe_event_info *ev, int n, int i)
 		free(c->name);
 		for (k = 0; k < r->nr_by; k++)
 			free(c->key_field[k]);
+		free(c->value_field);
 		r->nr_c--;
 		got = 0;
 	}
