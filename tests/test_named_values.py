@@ -233,6 +233,42 @@ def test_stats_keys_read_as_record_shows_them():
         clean()
 
 
+def test_stats_json_keys_are_the_values_record_json_shows():
+    """A key of stats --json is the value record --json shows for the same
+    field: a hex-typed one a "0x..." string, and so is an integer past
+    +-2^53 (jq and JavaScript round it: two pointers must not compare
+    equal); --hist's min, percentiles and max follow the same rule.
+    stats printed both as bare decimal numbers."""
+    added("void *bad_ptr(x64 n)")
+    try:
+        r = fe.run("record", "-g", GROUP, "--json", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        ev = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(e["args"], e["ret"]) for e in ev], [({"n": "0xc"}, "0xfffffffffffffff4")])
+        expect_eq(stats_rows("--by", "n,ret", "-e", "bad_ptr"),
+                  [((("n", "0xc"), ("ret", "0xfffffffffffffff4")), 1)])
+        added("unsigned long bad_ptr(long n)")
+        r = fe.run("record", "-g", GROUP, "--json", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        ev = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(e["args"], e["ret"]) for e in ev], [({"n": 12}, "0xfffffffffffffff4")])
+        expect_eq(stats_rows("--by", "n,ret", "-e", "bad_ptr"),
+                  [((("n", 12), ("ret", "0xfffffffffffffff4")), 1)])
+        r = fe.run("stats", "-g", GROUP, "--json", "--hist", "ret", "-e", "bad_ptr", "--",
+                   binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        o = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(x["count"], x["min"], x["p50"], x["max"]) for x in o],
+                  [(1, "0xfffffffffffffff4", "0xfffffffffffffff4", "0xfffffffffffffff4")])
+        # the table keeps its decimal and hex as before
+        r = fe.run("stats", "-g", GROUP, "--by", "ret", "-e", "bad_ptr", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([l.split() for l in r.stdout.splitlines() if l.startswith("  ")][1:],
+                  [["18446744073709551604", "1"]])
+    finally:
+        clean()
+
+
 def in_private_run(*cmd, writable=True):
     """fevent with its own empty /run (a mount namespace of its own): as on
     a machine without /run, or another namespace than add's; read-only: a
