@@ -269,6 +269,33 @@ def test_stats_json_keys_are_the_values_record_json_shows():
         clean()
 
 
+def test_stats_keys_a_char_array_by_its_text():
+    """A char[N] member is text in record (name="howdy"), so it is a key of
+    stats by that text: stats refused it as 'name__t is an array', naming
+    a field the prototype never wrote.  --hist on it is refused as a
+    string."""
+    added("step(s, how->name)")
+    try:
+        r = fe.run("record", "-g", GROUP, "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(calls(r.stdout), ['step(s=FX_IDLE, name="howdy")',
+                                    'step(s=FX_RUNNING, name="howdy")', 'step(s=5, name="howdy")'])
+        r = fe.run("stats", "-g", GROUP, "--by", "name", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([l for l in r.stdout.splitlines() if l.startswith(GROUP) or l.startswith("  ")],
+                  [f"{GROUP}/step: 3 hits", "  name   count", "  howdy      3"])
+        expect_eq(stats_rows("--by", "name,s"), [
+            ((("name", "howdy"), ("s", "5")), 1),
+            ((("name", "howdy"), ("s", "FX_IDLE")), 1),
+            ((("name", "howdy"), ("s", "FX_RUNNING")), 1)])
+        r = fe.run("stats", "-g", GROUP, "--hist", "name", "--", binary(), "2")
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq(r.stderr, f"fevent: error: --hist name: {GROUP}/step's name is a string, "
+                  "not a number\n")
+    finally:
+        clean()
+
+
 def in_private_run(*cmd, writable=True):
     """fevent with its own empty /run (a mount namespace of its own): as on
     a machine without /run, or another namespace than add's; read-only: a

@@ -457,6 +457,18 @@ static int kernel_cannot(struct run *r, char *why, size_t size)
 				 "hist triggers");
 			return -1;
 		}
+	/* a char[N] is a u8[N] to the kernel, whose hist trigger keys on
+	 * its bytes, not on the text before the NUL that record shows */
+	for (i = 0; i < r->nr_c; i++) {
+		int k;
+
+		for (k = 0; k < r->nr_by; k++)
+			if (r->c[i].key_text[k]) {
+				snprintf(why, size, "--by %s: a char array of %s, which a hist "
+					 "trigger does not key on as text", r->by[k], r->c[i].name);
+				return -1;
+			}
+	}
 	return 0;
 }
 
