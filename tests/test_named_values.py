@@ -296,6 +296,31 @@ def test_stats_keys_a_char_array_by_its_text():
         clean()
 
 
+def test_a_negative_enumerator_is_a_value_not_a_failure():
+    """judge() returns FX_REJECT (-2), an enumerator: record shows it by
+    name, and --errors (live and from the trace.dat) does not take it for
+    a failure, as a kernel function's enum return is no errno either;
+    fails()'s -2, a plain int, is the one chain.  --errors said 'judge
+    failed: FX_REJECT'."""
+    added("enum fx_verdict judge(n)", "int fails(n)")
+    try:
+        r = fe.run("record", "-g", GROUP, "--", binary(), "2", "judge")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([re.sub(DUR + "$", "", c) for c in calls(r.stdout)],
+                  ["judge(n=1) = FX_REJECT", "judge(n=2) = FX_ACCEPT", "fails(n=2) = -2"])
+        dat = os.path.join(fe.tmpdir("fevent-judge-"), "judge.dat")
+        r = fe.run("record", "-g", GROUP, "--errors", "-o", dat, "--", binary(), "2", "judge")
+        expect_eq(r.returncode, 0, r.stderr)
+        live = [l.split(": ", 1)[1] for l in r.stdout.splitlines() if " failed: " in l]
+        expect_eq(live, ["fails failed: -2"])
+        r = fe.run("report", "-i", dat, "--errors")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([l.split(": ", 1)[1] for l in r.stdout.splitlines() if " failed: " in l],
+                  ["fails failed: -2"])
+    finally:
+        clean()
+
+
 def in_private_run(*cmd, writable=True):
     """fevent with its own empty /run (a mount namespace of its own): as on
     a machine without /run, or another namespace than add's; read-only: a
