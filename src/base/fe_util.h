@@ -46,6 +46,14 @@ static inline void fe_buf_addc(struct fe_buf *b, char c)
 	b->s[b->len] = 0;
 }
 
+/* u's low bits as a signed value carried up to 64 bits: a signed
+ * bitfield's (b5@3/32) or a small signed field's bits; bits 0 or >= 64:
+ * u as it is. */
+static inline unsigned long long fe_sign_extend(unsigned long long u, unsigned int bits)
+{
+	return bits && bits < 64 && (u >> (bits - 1)) & 1 ? u | (~0ULL << bits) : u;
+}
+
 void fe_buf_add_u64(struct fe_buf *b, unsigned long long v);
 void fe_buf_add_s64(struct fe_buf *b, long long v);
 void fe_buf_add_hex(struct fe_buf *b, unsigned long long v);	/* "0x1f" */

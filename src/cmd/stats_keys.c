@@ -55,6 +55,7 @@ static int parse_fields(const char *args, struct field **out, int *n)
 			    (f->name[len - 1] == FE_FLAG_SIGNED || f->name[len - 1] == FE_FLAG_TEXT)) {
 				f->is_signed = f->name[len - 1] == FE_FLAG_SIGNED;
 				f->is_text = f->name[len - 1] == FE_FLAG_TEXT;
+				f->sign_bits = fe_bitfield_sign_bits(f->name[len - 1], f->type);
 				len -= 3;
 			}
 			{
@@ -338,6 +339,7 @@ static int pick_keys(struct run *r, struct pick *p, struct counted *c)
 				r->src[k] = K_SYMBOL;
 			c->key_signed[k] = hit->is_signed && !hit->is_string && !hit->is_text;
 			c->key_text[k] = hit->is_text;
+			c->key_bits[k] = hit->sign_bits;
 		}
 		c->key_field[k] = strdup(hit->name);
 	}
@@ -375,6 +377,7 @@ static int pick_hist(struct run *r, struct pick *p, struct counted *c)
 	}
 	c->value_field = strdup(hit->name);
 	c->value_signed = hit->is_signed;
+	c->value_bits = hit->sign_bits;
 	return 0;
 }
 

@@ -705,7 +705,7 @@ static int read_key(const struct fe_khist_key *k, const char **p, const char *ne
 		if (stop == s || errno)
 			return -1;
 		if (k && k->is_signed)
-			fe_buf_add_s64(text, (long long)u);
+			fe_buf_add_s64(text, (long long)fe_sign_extend(u, k->sign_bits));
 		else
 			fe_buf_add_u64(text, u);
 	}
