@@ -119,6 +119,41 @@ def test_the_values_recorded_are_those_each_copy_was_called_with():
         clear()
 
 
+def test_list_says_which_functions_copy_an_event_is():
+    """list renders an inlined copy's event at CALLER+OFF, its address, and
+    says whose copy it is beside it, as for a line's addresses: it showed
+    'first+24(s32 a=%ax, ...)' alone, a probe of 'first' by all it said
+    (and 'outer(...)' for a copy at the caller's entry)."""
+    need_uprobes()
+    clear()
+    try:
+        r = fe.run("compile", "-g", GROUP, "-x", binary(), "helper(a, b)", "twice(x)")
+        expect_eq(r.returncode, 0, r.stderr)
+        d = defs(r.stdout)
+        r = fe.run("add", "-q", "-g", GROUP, "-x", binary(), "helper(a, b)", "twice(x)")
+        expect_eq(r.returncode, 0, r.stderr)
+        r = fe.run("list", "-g", GROUP, "--json")
+        expect_eq(r.returncode, 0, r.stderr)
+        got = {o["event"]: (o["prototype"].split("(")[0], o.get("place"))
+               for o in map(json.loads, r.stdout.splitlines())}
+
+        def at(event, caller):
+            return f"{caller}+{d[event][0] - sym_off(caller)}"
+
+        expect_eq(got, {
+            "helper": (at("helper", "first"), "helper, address 1 of 3"),
+            "helper_1": (at("helper_1", "second"), "helper, address 2 of 3"),
+            "helper_2": (at("helper_2", "second"), "helper, address 3 of 3"),
+            "twice": ("twice", None),
+            "twice_1": (at("twice_1", "main"), "twice, address 2 of 2")})
+        r = fe.run("list", "-g", GROUP)
+        expect_eq(r.returncode, 0, r.stderr)
+        check(re.search(r"\n    main\+\d+\(s32 x=%\w+\)  # twice, address 2 of 2\n", r.stdout),
+              r.stdout)
+    finally:
+        clear()
+
+
 def test_a_return_is_the_out_of_line_copys_only():
     r = fe.run("compile", "-g", GROUP, "-x", binary(), "int twice(x)")
     expect_eq(r.returncode, 0, r.stderr)

@@ -233,6 +233,94 @@ def test_stats_keys_read_as_record_shows_them():
         clean()
 
 
+def test_stats_json_keys_are_the_values_record_json_shows():
+    """A key of stats --json is the value record --json shows for the same
+    field: a hex-typed one a "0x..." string, and so is an integer past
+    +-2^53 (jq and JavaScript round it: two pointers must not compare
+    equal); --hist's min, percentiles and max follow the same rule.
+    stats printed both as bare decimal numbers."""
+    added("void *bad_ptr(x64 n)")
+    try:
+        r = fe.run("record", "-g", GROUP, "--json", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        ev = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(e["args"], e["ret"]) for e in ev], [({"n": "0xc"}, "0xfffffffffffffff4")])
+        expect_eq(stats_rows("--by", "n,ret", "-e", "bad_ptr"),
+                  [((("n", "0xc"), ("ret", "0xfffffffffffffff4")), 1)])
+        added("unsigned long bad_ptr(long n)")
+        r = fe.run("record", "-g", GROUP, "--json", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        ev = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(e["args"], e["ret"]) for e in ev], [({"n": 12}, "0xfffffffffffffff4")])
+        expect_eq(stats_rows("--by", "n,ret", "-e", "bad_ptr"),
+                  [((("n", 12), ("ret", "0xfffffffffffffff4")), 1)])
+        r = fe.run("stats", "-g", GROUP, "--json", "--hist", "ret", "-e", "bad_ptr", "--",
+                   binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        o = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        expect_eq([(x["count"], x["min"], x["p50"], x["max"]) for x in o],
+                  [(1, "0xfffffffffffffff4", "0xfffffffffffffff4", "0xfffffffffffffff4")])
+        # the table keeps its decimal and hex as before
+        r = fe.run("stats", "-g", GROUP, "--by", "ret", "-e", "bad_ptr", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([l.split() for l in r.stdout.splitlines() if l.startswith("  ")][1:],
+                  [["18446744073709551604", "1"]])
+    finally:
+        clean()
+
+
+def test_stats_keys_a_char_array_by_its_text():
+    """A char[N] member is text in record (name="howdy"), so it is a key of
+    stats by that text: stats refused it as 'name__t is an array', naming
+    a field the prototype never wrote.  --hist on it is refused as a
+    string."""
+    added("step(s, how->name)")
+    try:
+        r = fe.run("record", "-g", GROUP, "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(calls(r.stdout), ['step(s=FX_IDLE, name="howdy")',
+                                    'step(s=FX_RUNNING, name="howdy")', 'step(s=5, name="howdy")'])
+        r = fe.run("stats", "-g", GROUP, "--by", "name", "--", binary(), "2")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([l for l in r.stdout.splitlines() if l.startswith(GROUP) or l.startswith("  ")],
+                  [f"{GROUP}/step: 3 hits", "  name   count", "  howdy      3"])
+        expect_eq(stats_rows("--by", "name,s"), [
+            ((("name", "howdy"), ("s", "5")), 1),
+            ((("name", "howdy"), ("s", "FX_IDLE")), 1),
+            ((("name", "howdy"), ("s", "FX_RUNNING")), 1)])
+        r = fe.run("stats", "-g", GROUP, "--hist", "name", "--", binary(), "2")
+        expect_eq((r.returncode, r.stdout), (2, ""))
+        expect_eq(r.stderr, f"fevent: error: --hist name: {GROUP}/step's name is a string, "
+                  "not a number\n")
+    finally:
+        clean()
+
+
+def test_a_negative_enumerator_is_a_value_not_a_failure():
+    """judge() returns FX_REJECT (-2), an enumerator: record shows it by
+    name, and --errors (live and from the trace.dat) does not take it for
+    a failure, as a kernel function's enum return is no errno either;
+    fails()'s -2, a plain int, is the one chain.  --errors said 'judge
+    failed: FX_REJECT'."""
+    added("enum fx_verdict judge(n)", "int fails(n)")
+    try:
+        r = fe.run("record", "-g", GROUP, "--", binary(), "2", "judge")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([re.sub(DUR + "$", "", c) for c in calls(r.stdout)],
+                  ["judge(n=1) = FX_REJECT", "judge(n=2) = FX_ACCEPT", "fails(n=2) = -2"])
+        dat = os.path.join(fe.tmpdir("fevent-judge-"), "judge.dat")
+        r = fe.run("record", "-g", GROUP, "--errors", "-o", dat, "--", binary(), "2", "judge")
+        expect_eq(r.returncode, 0, r.stderr)
+        live = [l.split(": ", 1)[1] for l in r.stdout.splitlines() if " failed: " in l]
+        expect_eq(live, ["fails failed: -2"])
+        r = fe.run("report", "-i", dat, "--errors")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq([l.split(": ", 1)[1] for l in r.stdout.splitlines() if " failed: " in l],
+                  ["fails failed: -2"])
+    finally:
+        clean()
+
+
 def in_private_run(*cmd, writable=True):
     """fevent with its own empty /run (a mount namespace of its own): as on
     a machine without /run, or another namespace than add's; read-only: a

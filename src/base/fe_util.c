@@ -115,6 +115,25 @@ void fe_buf_add_hex(struct fe_buf *b, unsigned long long v)
 	fe_buf_add(b, tmp + i, sizeof(tmp) - i);
 }
 
+/* Integers a JSON reader holds exactly in a double: |x| <= 2^53. */
+#define FE_JSON_EXACT (1ULL << 53)
+
+void fe_buf_add_json_int(struct fe_buf *b, unsigned long long v, bool is_signed)
+{
+	bool neg = is_signed && (long long)v < 0;
+	unsigned long long mag = neg ? -v : v;
+
+	if (mag <= FE_JSON_EXACT) {
+		if (neg)
+			fe_buf_addc(b, '-');
+		fe_buf_add_u64(b, mag);
+		return;
+	}
+	fe_buf_add(b, neg ? "\"-" : "\"", neg ? 2 : 1);
+	fe_buf_add_hex(b, mag);
+	fe_buf_addc(b, '"');
+}
+
 void fe_buf_free(struct fe_buf *b)
 {
 	free(b->s);

@@ -46,9 +46,21 @@ static inline void fe_buf_addc(struct fe_buf *b, char c)
 	b->s[b->len] = 0;
 }
 
+/* u's low bits as a signed value carried up to 64 bits: a signed
+ * bitfield's (b5@3/32) or a small signed field's bits; bits 0 or >= 64:
+ * u as it is. */
+static inline unsigned long long fe_sign_extend(unsigned long long u, unsigned int bits)
+{
+	return bits && bits < 64 && (u >> (bits - 1)) & 1 ? u | (~0ULL << bits) : u;
+}
+
 void fe_buf_add_u64(struct fe_buf *b, unsigned long long v);
 void fe_buf_add_s64(struct fe_buf *b, long long v);
 void fe_buf_add_hex(struct fe_buf *b, unsigned long long v);	/* "0x1f" */
+/* An integer as every JSON sink writes it: a number while a double holds
+ * it exactly (|v| <= 2^53), else the string "0x..." ("-0x..."), which
+ * JSON readers keep exact (jq and JavaScript round larger numbers). */
+void fe_buf_add_json_int(struct fe_buf *b, unsigned long long v, bool is_signed);
 void fe_buf_free(struct fe_buf *b);
 /* Hand over the string (NULL if any append failed); the buffer is reset. */
 char *fe_buf_take(struct fe_buf *b);

@@ -20,4 +20,14 @@
 #define FE_FLAG_TEXT		't'
 #define FE_FLAG_STRING_AT	'c'
 
+#include <stdlib.h>
+
+/* The width a field's value sign-extends from (fe_sign_extend()): a signed
+ * bitfield's, "b5@3/32" flagged FE_FLAG_SIGNED, is 5; 0 for any other. */
+static inline unsigned int fe_bitfield_sign_bits(char flag, const char *type)
+{
+	return flag == FE_FLAG_SIGNED && type[0] == 'b' ?
+	       (unsigned int)strtoul(type + 1, NULL, 10) : 0;
+}
+
 #endif

@@ -179,8 +179,10 @@ bool fe_value_failed(enum fe_vshow show, bool user, unsigned long long u, unsign
 	sv = (long long)u;
 	if (user) {
 		/* user space keeps its errno elsewhere (libc's errno): a
-		 * failure by its value alone, and no name for it */
-		return (is_signed || (is_hex && size == 8)) && fe_is_errno(sv);
+		 * failure by its value alone, and no name for it; an enum's
+		 * value is an enumerator, as a kernel function's is no errno */
+		return show != FE_VSHOW_ENUM && (is_signed || (is_hex && size == 8)) &&
+		       fe_is_errno(sv);
 	}
 	if (show == FE_VSHOW_ERRNO || show == FE_VSHOW_ERR_PTR) {
 		if (!fe_is_errno(sv))

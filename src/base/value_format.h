@@ -66,8 +66,9 @@ const char *fe_value_enum_name(const struct fe_vmeaning *m, long long v);
  * Whether a return value is a failure, for --errors: a kernel errno or
  * error pointer in -4095..-1 (*err its errno, *ptr for a pointer), or,
  * user: a uprobe's return, a signed or 64-bit hex value in -4095..-1
- * (libc's -1, a library's -errno), whose errno is not in the value
- * (*err 0: no name).  u: the value read; is_signed: read as signed.
+ * (libc's -1, a library's -errno) but an enum's (an enumerator), whose
+ * errno is not in the value (*err 0: no name).  u: the value read;
+ * is_signed: read as signed.
  */
 bool fe_value_failed(enum fe_vshow show, bool user, unsigned long long u, unsigned int size,
 		     bool is_signed, bool is_hex, int *err, bool *ptr);

@@ -125,6 +125,9 @@ static int shown_from_kernel(void *ctx, const char *const *keys, unsigned long l
 		}
 	}
 	rc->c->measured += hits;
+	/* a signed bitfield's value: the kernel's are its unsigned bits */
+	if (rc->r->mode == FE_STATS_HIST)
+		value = fe_sign_extend(value, rc->c->value_bits);
 	ret = fe_stats_add(rc->r->shown, rc->c->name, k2, value,
 			   rc->r->mode == FE_STATS_HIST && rc->c->value_signed, hits);
 	for (k = 0; k < rc->r->nr_by; k++)
@@ -457,6 +460,18 @@ static int kernel_cannot(struct run *r, char *why, size_t size)
 				 "hist triggers");
 			return -1;
 		}
+	/* a char[N] is a u8[N] to the kernel, whose hist trigger keys on
+	 * its bytes, not on the text before the NUL that record shows */
+	for (i = 0; i < r->nr_c; i++) {
+		int k;
+
+		for (k = 0; k < r->nr_by; k++)
+			if (r->c[i].key_text[k]) {
+				snprintf(why, size, "--by %s: a char array of %s, which a hist "
+					 "trigger does not key on as text", r->by[k], r->c[i].name);
+				return -1;
+			}
+	}
 	return 0;
 }
 
@@ -480,6 +495,7 @@ static int make_counter(struct run *r, struct counted *c, int i, bool by_pid, ch
 		keys[k].is_string = r->kinds[k] == FE_KEY_TEXT && r->src[k] == K_FIELD;
 		/* -2, as the stream shows it, not 18446744073709551614 */
 		keys[k].is_signed = r->src[k] == K_FIELD && c->key_signed[k];
+		keys[k].sign_bits = r->src[k] == K_FIELD ? c->key_bits[k] : 0;
 	}
 	/* comm and pid both: one key, the kernel prints both for it */
 	snprintf(tag, sizeof(tag), "fevent_%d_%d", (int)getpid(), i);

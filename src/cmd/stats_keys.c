@@ -54,7 +54,8 @@ static int parse_fields(const char *args, struct field **out, int *n)
 			if (len > 3 && f->name[len - 3] == '_' && f->name[len - 2] == '_' &&
 			    (f->name[len - 1] == FE_FLAG_SIGNED || f->name[len - 1] == FE_FLAG_TEXT)) {
 				f->is_signed = f->name[len - 1] == FE_FLAG_SIGNED;
-				f->is_array = f->name[len - 1] == FE_FLAG_TEXT;
+				f->is_text = f->name[len - 1] == FE_FLAG_TEXT;
+				f->sign_bits = fe_bitfield_sign_bits(f->name[len - 1], f->type);
 				len -= 3;
 			}
 			{
@@ -72,7 +73,7 @@ static int parse_fields(const char *args, struct field **out, int *n)
 			f->is_symbol = !strncmp(f->type, "symbol", 6);
 			f->is_signed |= f->type[0] == 's' && !f->is_string && !f->is_symbol;
 			f->is_hex = f->type[0] == 'x';
-			f->is_array |= strchr(f->type, '[') != NULL;
+			f->is_array = !f->is_text && strchr(f->type, '[') != NULL;
 		}
 		p = *end ? end + 1 : NULL;
 	}
@@ -332,11 +333,13 @@ static int pick_keys(struct run *r, struct pick *p, struct counted *c)
 					     "value\n", r->by[k], e->group, e->event, hit->name);
 				return PICK_BAD;
 			}
-			r->kinds[k] = hit->is_string || hit->is_symbol ? FE_KEY_TEXT :
-				      hit->is_hex ? FE_KEY_HEX : FE_KEY_NUMBER;
+			r->kinds[k] = hit->is_string || hit->is_symbol || hit->is_text ?
+				      FE_KEY_TEXT : hit->is_hex ? FE_KEY_HEX : FE_KEY_NUMBER;
 			if (hit->is_symbol)
 				r->src[k] = K_SYMBOL;
-			c->key_signed[k] = hit->is_signed && !hit->is_string;
+			c->key_signed[k] = hit->is_signed && !hit->is_string && !hit->is_text;
+			c->key_text[k] = hit->is_text;
+			c->key_bits[k] = hit->sign_bits;
 		}
 		c->key_field[k] = strdup(hit->name);
 	}
@@ -365,14 +368,16 @@ static int pick_hist(struct run *r, struct pick *p, struct counted *c)
 		say_fields(e, p->f, p->nf);
 		return PICK_BAD;
 	}
-	if (hit->is_string || hit->is_symbol || hit->is_array) {
+	if (hit->is_string || hit->is_symbol || hit->is_array || hit->is_text) {
 		fe_say_error("--hist %s: %s/%s's %s is %s, not a number\n", hist, e->group,
-			     e->event, hit->name, hit->is_array ? "an array" :
-			     hit->is_string ? "a string" : "a symbol");
+			     e->event, hit->is_text ? hit->label : hit->name,
+			     hit->is_array ? "an array" :
+			     hit->is_string || hit->is_text ? "a string" : "a symbol");
 		return PICK_BAD;
 	}
 	c->value_field = strdup(hit->name);
 	c->value_signed = hit->is_signed;
+	c->value_bits = hit->sign_bits;
 	return 0;
 }
 
@@ -441,6 +446,7 @@ static int choose_event(struct run *r, struct fe_event_info *ev, int n, int i)
 		free(c->name);
 		for (k = 0; k < r->nr_by; k++)
 			free(c->key_field[k]);
+		free(c->value_field);
 		r->nr_c--;
 		got = 0;
 	}

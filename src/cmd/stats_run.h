@@ -30,6 +30,8 @@ struct field {
 	char *label;		/* as the prototype names it */
 	char *type;
 	bool is_string, is_symbol, is_signed, is_hex, is_array;
+	bool is_text;		/* a char[N] read as u8[N] (__t): text, as record shows it */
+	unsigned int sign_bits;	/* a signed bitfield's width (__s, b5@3/32), else 0 */
 };
 
 struct counted {
@@ -49,6 +51,9 @@ struct counted {
 	bool paired;
 	bool key_on_ret[MAX_BY];
 	bool key_signed[MAX_BY];	/* a signed field: the kernel prints its u64 bits */
+	bool key_text[MAX_BY];		/* a char[N] (__t): counted from the stream */
+	/* a signed bitfield's width: the kernel keys its unsigned bits */
+	unsigned int key_bits[MAX_BY], value_bits;
 	bool value_on_ret;
 	/* how each key's values are shown (value_format.h): enumerators,
 	 * errno names, as record shows them */

@@ -204,11 +204,15 @@ static int first_site(struct fe_compiled *it, struct fe_dbg *dbg,
 	return 0;
 }
 
-/* The place a line's or offset's definition says it probes, as written. */
+/* The place a line's, an offset's or an inlined copy's definition says it
+ * probes, as written. */
 static int place_of(struct fe_compiled *it)
 {
 	const struct fe_proto *p = it->proto;
-	int n = p->at == FE_AT_FILE_LINE ?
+	int n = p->at == FE_AT_ENTRY ?
+		asprintf(&it->def.place, "%s%s%s", p->module ? p->module : "",
+			 p->module ? ":" : "", p->func) :
+		p->at == FE_AT_FILE_LINE ?
 		asprintf(&it->def.place, "%s:%ld", p->file, p->line) :
 		p->at == FE_AT_OFFSET ?
 		asprintf(&it->def.place, "%s%s%s+%lu", p->module ? p->module : "",
@@ -342,7 +346,9 @@ int fe_compile_one(struct fe_compiled *it, const struct fe_ksyms *ksyms,
 	}
 	ret = place_and_emit(it, tracepoint, opts);
 	fe_dbg_close(view);
-	if (!ret && it->has_site && it->proto->at != FE_AT_ENTRY)
+	/* a line, an offset or an inlined copy: what list shows beside the
+	 * CALLER+OFF the definition's address renders as */
+	if (!ret && it->has_site && (it->proto->at != FE_AT_ENTRY || it->site.copy_entry))
 		ret = place_of(it);
 	/* a return event with the arguments has every field: the kernel
 	 * filters the whole call there */

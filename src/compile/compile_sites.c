@@ -329,6 +329,10 @@ static int copy_items(struct fe_compile_set *set, int i, int n, bool own,
 			return -1;
 		c->site.func = c->site_func;
 		c->site.inlined = c->site_inlined;
+		/* which copy: list shows 'FUNC, address K of N' beside the
+		 * CALLER+OFF it renders, as for a line's addresses */
+		c->site.index = k;
+		c->site.count = n;
 		if (k)
 			snprintf(c->site.suffix, sizeof(c->site.suffix), "_%d", k);
 	}

@@ -12,6 +12,9 @@
 #include "stats_kernel.h"
 
 #define MAX_KEYS	8
+/* keys of one hist trigger: TRACING_MAP_KEYS_MAX, 3 in every kernel since
+ * hist triggers came (4.7) */
+#define KERNEL_KEYS_MAX	3
 /* a key a hist trigger needs when nothing is counted per key: one value
  * per event, so one row */
 #define CONSTANT_KEY	"common_type"
@@ -319,7 +322,7 @@ struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const 
 {
 	struct fe_khist *h = calloc(1, sizeof(*h));
 	const char *hist_system = system, *hist_event = event;
-	int i;
+	int i, order[MAX_KEYS + 3];
 
 	(void)value_signed;
 	if (!h) {
@@ -395,6 +398,14 @@ struct fe_khist *fe_khist_new(struct tep_handle *tep, const char *system, const 
 
 		if (!(h->key_names[i] = strdup(key_field(h, i, buf, sizeof(buf)))))
 			goto oom;
+	}
+	/* the kernel refuses more when the trigger is written, once the
+	 * command runs: said now, the stream counts instead */
+	if (key_order(h, order) > KERNEL_KEYS_MAX) {
+		fe_err(err, 0, "a hist trigger takes at most %d keys, and %s/%s's would need %d "
+		       "(the task's pid or the --hist value among them)", KERNEL_KEYS_MAX,
+		       system, event, key_order(h, order));
+		goto fail;
 	}
 	h->tep = tep;
 	/* the synthetic event's hist once the kernel knows its format */
@@ -688,7 +699,13 @@ static int read_key(const struct fe_khist_key *k, const char **p, const char *ne
 			s++;
 	}
 	if (k && (k->is_string || k->src == FE_KSRC_SYMBOL)) {
-		end = strstr(s, next);
+		/* the empty string: expect_name() took its padding, and
+		 * with it the space that starts " }" (which a search from
+		 * here would find in the next row) */
+		if (next[0] == ' ' && !strncmp(s, next + 1, strlen(next + 1)))
+			end = s;
+		else
+			end = strstr(s, next);
 		if (!end)
 			return -1;
 		*p = end;
@@ -705,7 +722,7 @@ static int read_key(const struct fe_khist_key *k, const char **p, const char *ne
 		if (stop == s || errno)
 			return -1;
 		if (k && k->is_signed)
-			fe_buf_add_s64(text, (long long)u);
+			fe_buf_add_s64(text, (long long)fe_sign_extend(u, k->sign_bits));
 		else
 			fe_buf_add_u64(text, u);
 	}

@@ -30,6 +30,7 @@ struct fe_khist_key {
 	const char *field;	/* FIELD, SYMBOL: the kernel's field name */
 	bool is_string;
 	bool is_signed;
+	unsigned int sign_bits;	/* a signed bitfield's width: its key's bits are unsigned */
 };
 
 struct fe_khist;

@@ -307,9 +307,9 @@ static int field_spec_of(struct ev_info *e, struct field_spec *s, struct tep_for
 		s->count = 0;
 	s->elem = s->count ? (unsigned int)tf->size / s->count : (unsigned int)tf->size;
 	/* "b4@0/32" of a signed C type: sign-extend from bit 4 */
-	if (flag == FE_FLAG_SIGNED && t[0] == 'b' && !s->count) {
+	if (fe_bitfield_sign_bits(flag, t) && !s->count) {
 		s->kind = V_SIGNED;
-		s->sign_bits = strtoul(t + 1, NULL, 10);
+		s->sign_bits = fe_bitfield_sign_bits(flag, t);
 	}
 	/* char[N]: N bytes read, shown as the text before any NUL */
 	if ((flag == FE_FLAG_TEXT || (!typed && strstr(tf->type, "char"))) &&

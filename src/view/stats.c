@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +372,38 @@ static void put_key_text(struct fe_buf *b, enum fe_stats_key_kind kind, const ch
 	fe_text_name(b, s, len);
 }
 
+/*
+ * A number key (decimal text) as record --json shows the field: hex-typed
+ * as "0x...", others by fe_buf_add_json_int()'s rule.
+ */
+static void put_key_json(struct fe_buf *b, enum fe_stats_key_kind kind, const char *s, size_t len)
+{
+	bool neg = len && s[0] == '-';
+	unsigned long long v;
+	char t[32], *end;
+
+	if (!len || len >= sizeof(t)) {
+		json_text(b, s, len);
+		return;
+	}
+	memcpy(t, s, len);
+	t[len] = 0;
+	errno = 0;
+	v = neg ? (unsigned long long)strtoll(t, &end, 10) : strtoull(t, &end, 10);
+	if (errno || *end) {
+		/* not a number after all: a string, still JSON */
+		json_text(b, s, len);
+		return;
+	}
+	if (kind == FE_KEY_HEX) {
+		fe_buf_addc(b, '"');
+		fe_buf_add_hex(b, v);
+		fe_buf_addc(b, '"');
+	} else {
+		fe_buf_add_json_int(b, v, neg);
+	}
+}
+
 static const char *field_name(const struct fe_stats *s)
 {
 	return s->o.mode == FE_STATS_LATENCY ? "latency_us" : s->o.field;
@@ -410,10 +443,8 @@ static void print_json(struct fe_stats *s, const struct group *g, int interval, 
 					fe_buf_addc(b, ',');
 			}
 			fe_buf_addc(b, ']');
-		} else if (!len) {
-			json_text(b, t, len);
 		} else {
-			fe_buf_add(b, t, len);
+			put_key_json(b, s->o.key_kinds[k], t, len);
 		}
 	}
 	fe_buf_add(b, "},\"count\":", 10);
@@ -424,16 +455,16 @@ static void print_json(struct fe_stats *s, const struct group *g, int interval, 
 		fe_buf_add(b, ",\"field\":", 9);
 		json_text(b, field_name(s), strlen(field_name(s)));
 		fe_buf_add(b, ",\"min\":", 7);
-		put_value(b, g->min, g->is_signed);
+		fe_buf_add_json_int(b, g->min, g->is_signed);
 		snprintf(avg, sizeof(avg), "%.15g", (double)g->sum / (double)g->count);
 		fe_buf_add(b, ",\"avg\":", 7);
 		fe_buf_add(b, avg, strlen(avg));
 		for (i = 0; i < NR_PCT; i++) {
 			fe_buf_printf(b, ",\"%s\":", PCT_JSON[i]);
-			put_value(b, g->pct[i], g->is_signed);
+			fe_buf_add_json_int(b, g->pct[i], g->is_signed);
 		}
 		fe_buf_add(b, ",\"max\":", 7);
-		put_value(b, g->max, g->is_signed);
+		fe_buf_add_json_int(b, g->max, g->is_signed);
 		fe_buf_add(b, ",\"sum\":", 7);
 		put_int128(b, g->sum);
 		fe_buf_add(b, ",\"buckets\":[", 12);

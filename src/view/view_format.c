@@ -17,9 +17,6 @@
 /* symbols kept at most: beyond, each is looked up as it comes */
 #define MAX_SYMS	65536
 
-/* Integers a JSON reader holds exactly in a double: |x| <= 2^53. */
-#define FE_JSON_EXACT (1LL << 53)
-
 static void symbol_text(struct fe_view *v, unsigned long long u, bool bare, struct fe_buf *b)
 {
 	const char *fn = tep_find_function(v->tep, u);
@@ -109,9 +106,8 @@ void fe_view_value(struct fe_view *v, const struct field_spec *s, const void *p,
 	}
 	switch (s->kind) {
 	case V_SIGNED:
-		if (json && (sv > FE_JSON_EXACT || sv < -FE_JSON_EXACT))
-			fe_buf_printf(b, sv < 0 ? "\"-0x%llx\"" : "\"0x%llx\"",
-				      sv < 0 ? -(unsigned long long)sv : (unsigned long long)sv);
+		if (json)
+			fe_buf_add_json_int(b, (unsigned long long)sv, true);
 		else
 			fe_buf_add_s64(b, sv);
 		break;
@@ -144,8 +140,8 @@ void fe_view_value(struct fe_view *v, const struct field_spec *s, const void *p,
 		break;
 	}
 	default:
-		if (json && u > FE_JSON_EXACT)
-			fe_buf_printf(b, "\"0x%llx\"", u);
+		if (json)
+			fe_buf_add_json_int(b, u, false);
 		else
 			fe_buf_add_u64(b, u);
 	}

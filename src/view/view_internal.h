@@ -369,7 +369,7 @@ static inline unsigned long long sign_extended(const struct field_spec *s, unsig
 	unsigned int bits = s->sign_bits && s->sign_bits < 64 ? s->sign_bits :
 			    s->elem >= 1 && s->elem <= 8 ? s->elem * 8 : 64;
 
-	return bits < 64 && (u >> (bits - 1)) & 1 ? u | (~0ULL << bits) : u;
+	return fe_sign_extend(u, bits);
 }
 
 /* live_view.c */
