@@ -112,7 +112,7 @@ struct session {
 	unsigned long buffer_bytes;	/* a CPU's buffer, or 0: unknown */
 	int mark;		/* buffer_percent as last set */
 	/* the readers' discipline: record_readers.c's head */
-	pthread_mutex_t lock;	/* request, stop, each reader's served */
+	pthread_mutex_t lock;	/* each reader's served; request and stop's writes */
 	pthread_cond_t served;	/* a reader served a request */
 	pthread_mutex_t td_lock;	/* -o's file, for a page read() */
 	bool locks_made;

@@ -12,9 +12,15 @@
  *    and its counters but two: spooled (the bytes in its spool, stored
  *    with release after they are written; the main thread loads it with
  *    acquire before it preads below it) and moved (relaxed: a rate);
- *  - request, stop and each reader's served and tid are under s->lock; the main
- *    thread asks (request++, a write to each reader's eventfd) and waits
- *    on s->served until every reader has served it;
+ *  - request and stop are written under s->lock and read by a woken
+ *    reader without it (acquire): a reader that took the lock at every
+ *    wake-up could wait for the main thread, which runs at nice 19 while
+ *    recording (record.c) and which the traced program, at nice 0,
+ *    preempts inside the lock, while the buffer fills (priority
+ *    inheritance lends only real-time priorities);
+ *  - each reader's served and tid are under s->lock; the main thread
+ *    asks (request++, a write to each reader's eventfd) and waits on
+ *    s->served until every reader has served it;
  *  - -o's file: its per-CPU sizes are the reader's own, and a page read()
  *    whole (fe_tracedat_page, which marks a shared failure) is written
  *    under s->td_lock;
@@ -268,10 +274,8 @@ static void *reader_main(void *arg)
 			break;
 		if ((pfd[1].revents & POLLIN) && read(r->wake, &x, sizeof(x)) < 0)
 			x = 0;	/* counted down by another read: nothing lost */
-		pthread_mutex_lock(&s->lock);
-		want = s->request;
-		stop = s->stop;
-		pthread_mutex_unlock(&s->lock);
+		want = __atomic_load_n(&s->request, __ATOMIC_ACQUIRE);
+		stop = __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE);
 		if (stop)
 			break;
 		if ((pfd[0].revents & POLLIN) && !fe_rec_move_cpu(r, false)) {
@@ -318,7 +322,7 @@ void fe_rec_readers_move(struct session *s)
 	bool all;
 
 	pthread_mutex_lock(&s->lock);
-	want = ++s->request;
+	want = __atomic_add_fetch(&s->request, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&s->lock);
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (s->readers[cpu].running)
@@ -431,7 +435,7 @@ void fe_rec_readers_stop(struct session *s)
 		return;
 	if (s->locks_made) {
 		pthread_mutex_lock(&s->lock);
-		s->stop = true;
+		__atomic_store_n(&s->stop, true, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&s->lock);
 	}
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
