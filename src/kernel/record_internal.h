@@ -81,9 +81,13 @@ struct reader {
 	int error;		/* errno of a failed write to the spool */
 	pthread_t thread;
 	bool running;
-	/* the main thread's: moved at the last pace, and the rate */
+	/* bytes a wake-up at the mark found past it, the most since the last
+	 * pace (relaxed: the reader stores, the main thread takes) */
+	unsigned long long late;
+	/* the main thread's: moved at the last pace, the rate, the lateness */
 	unsigned long long paced;
 	double rate;
+	double late_max;
 };
 
 /* A CPU's spooled pages read ahead for the view (record_buffers.c) */
@@ -110,9 +114,9 @@ struct session {
 	int page_size;
 	struct reader *readers;	/* one a CPU (record_readers.c) */
 	unsigned long buffer_bytes;	/* a CPU's buffer, or 0: unknown */
-	int mark;		/* buffer_percent as last set */
+	int mark;		/* buffer_percent as last set (the readers read it, relaxed) */
 	/* the readers' discipline: record_readers.c's head */
-	pthread_mutex_t lock;	/* request, stop, each reader's served */
+	pthread_mutex_t lock;	/* each reader's served; request and stop's writes */
 	pthread_cond_t served;	/* a reader served a request */
 	pthread_mutex_t td_lock;	/* -o's file, for a page read() */
 	bool locks_made;

@@ -12,9 +12,15 @@
  *    and its counters but two: spooled (the bytes in its spool, stored
  *    with release after they are written; the main thread loads it with
  *    acquire before it preads below it) and moved (relaxed: a rate);
- *  - request, stop and each reader's served and tid are under s->lock; the main
- *    thread asks (request++, a write to each reader's eventfd) and waits
- *    on s->served until every reader has served it;
+ *  - request and stop are written under s->lock and read by a woken
+ *    reader without it (acquire): a reader that took the lock at every
+ *    wake-up could wait for the main thread, which runs at nice 19 while
+ *    recording (record.c) and which the traced program, at nice 0,
+ *    preempts inside the lock, while the buffer fills (priority
+ *    inheritance lends only real-time priorities);
+ *  - each reader's served and tid are under s->lock; the main thread
+ *    asks (request++, a write to each reader's eventfd) and waits on
+ *    s->served until every reader has served it;
  *  - -o's file: its per-CPU sizes are the reader's own, and a page read()
  *    whole (fe_tracedat_page, which marks a shared failure) is written
  *    under s->td_lock;
@@ -47,24 +53,30 @@
 /* a splice moves at most this much */
 #define FE_PIPE_BYTES	(256 * 1024)
 /*
- * The time a woken reader may take to be run and to move the pages: the
- * mark leaves room in the buffer for this long at the rate measured.  A
- * busy host (or a vCPU under TCG) runs a woken thread tens of ms late.
+ * The room the mark leaves in the buffer is what the readers were seen to
+ * need: FE_LATE_MARGIN times the most whole pages a reader found past the
+ * mark when it ran (written while it was woken and run: its lateness),
+ * remembered at half its weight a look, and at least FE_WAKE_SLACK_MS of
+ * the rate measured.  Until a look has measured them the mark is at its
+ * lowest.  A reader pinned to its CPU at nice -10 runs a few pages late at
+ * most, so the mark rises to FE_MARK_MAX; one that ran late lowers it at
+ * the next look.  (Until 2026-11-29 the room was 100 ms of the rate, which
+ * at 64 KB and a fast writer kept the mark at its lowest: a 4-vCPU VM's
+ * readers woke 3 times as often as at half, for 1.3-1.5x trace-cmd's CPU,
+ * docs/speed.md.)
  */
-#define FE_WAKE_SLACK_MS	100
+#define FE_LATE_MARGIN		2
+#define FE_WAKE_SLACK_MS	10
 /*
- * and never wakes a reader later than at a quarter of its buffer: three
- * quarters are left for a burst after a pause, until the next look
- * measures it.  A wake-up moves all there is; at the lowest, a wake-up
- * every FE_MARK_PAGES and a half written (trace-cmd 3.1 wakes at half
- * its buffer).
+ * and never wakes a reader later than at half its buffer, trace-cmd's
+ * mark (the kernel's default buffer_percent): half is left for a burst
+ * after a pause, until the next look measures it.
  */
-#define FE_MARK_MAX	25
+#define FE_MARK_MAX	50
 /*
- * The fewest whole pages a wake-up finds: an eighth of the buffer, at
- * least one.  A wake-up a page cost a 2-vCPU VM's readers 5 times
- * trace-cmd's wake-ups (docs/speed.md); an eighth takes 1/8 of the room
- * the buffer leaves for a late reader, a page at 64 KB.
+ * The lowest mark, the fewest whole pages a wake-up finds: an eighth of
+ * the buffer, at least one.  A wake-up a page cost a 2-vCPU VM's readers
+ * 5 times trace-cmd's wake-ups (docs/speed.md).
  */
 #define FE_MARK_PAGES(nr_pages)	((nr_pages) / 8 ? (nr_pages) / 8 : 1)
 /* a reader's nice (before_the_writer) */
@@ -210,6 +222,28 @@ long fe_rec_move_all(struct session *s, bool partial)
 }
 
 /*
+ * A reader woken at the mark moved n bytes: the whole pages past the
+ * mark's were written while it was woken and run (the room it needs,
+ * fe_rec_pace).  The largest since the last look; relaxed, a measure.
+ */
+static void note_late(struct reader *r, long n)
+{
+	struct session *s = r->s;
+	unsigned long nr_pages = s->page_size ? s->buffer_bytes / s->page_size : 0;
+	int mark = __atomic_load_n(&s->mark, __ATOMIC_RELAXED);
+	unsigned long long at_mark, late;
+
+	if (!nr_pages || mark <= 0)
+		return;
+	at_mark = (unsigned long long)mark * nr_pages / 100 * s->page_size;
+	if ((unsigned long long)n <= at_mark)
+		return;
+	late = n - at_mark;
+	if (late > __atomic_load_n(&r->late, __ATOMIC_RELAXED))
+		__atomic_store_n(&r->late, late, __ATOMIC_RELAXED);
+}
+
+/*
  * A reader pinned to its CPU runs soon after the kernel wakes it at the
  * mark, before the traced program has filled the rest of its buffer: at
  * nice -10, best effort.  Not real-time (SCHED_FIFO until 2026-11-28): a
@@ -240,6 +274,7 @@ static void *reader_main(void *arg)
 		{ .fd = r->wake, .events = POLLIN },
 	};
 	unsigned long long want;
+	long moved;
 	char name[16];
 	cpu_set_t on;
 	uint64_t x;
@@ -268,13 +303,13 @@ static void *reader_main(void *arg)
 			break;
 		if ((pfd[1].revents & POLLIN) && read(r->wake, &x, sizeof(x)) < 0)
 			x = 0;	/* counted down by another read: nothing lost */
-		pthread_mutex_lock(&s->lock);
-		want = s->request;
-		stop = s->stop;
-		pthread_mutex_unlock(&s->lock);
+		want = __atomic_load_n(&s->request, __ATOMIC_ACQUIRE);
+		stop = __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE);
 		if (stop)
 			break;
-		if ((pfd[0].revents & POLLIN) && !fe_rec_move_cpu(r, false)) {
+		if ((pfd[0].revents & POLLIN) && (moved = fe_rec_move_cpu(r, false)) > 0) {
+			note_late(r, moved);
+		} else if (pfd[0].revents & POLLIN) {
 			/*
 			 * Woken without a whole page: the page being written,
 			 * then a millisecond's rest (trace-cmd's readers rest
@@ -318,7 +353,7 @@ void fe_rec_readers_move(struct session *s)
 	bool all;
 
 	pthread_mutex_lock(&s->lock);
-	want = ++s->request;
+	want = __atomic_add_fetch(&s->request, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&s->lock);
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (s->readers[cpu].running)
@@ -431,7 +466,7 @@ void fe_rec_readers_stop(struct session *s)
 		return;
 	if (s->locks_made) {
 		pthread_mutex_lock(&s->lock);
-		s->stop = true;
+		__atomic_store_n(&s->stop, true, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&s->lock);
 	}
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -480,20 +515,22 @@ void fe_rec_readers_free(struct session *s)
 
 /*
  * Every FE_QUIET_MS or so (seconds since the last call; 0: the start):
- * each CPU's rate, and from the fastest the mark (buffer_percent) that
- * leaves FE_WAKE_SLACK_MS of it in the buffer, never below FE_MARK_PAGES
- * and a half (a reader woken then finds those whole) nor above FE_MARK_MAX.
- * A rate is remembered at half its weight a period, so that a burst
- * after a pause finds the mark low.  Returns whether some CPU moved more
- * than a quarter of its buffer meanwhile (the view waits then).
+ * each CPU's rate and its reader's lateness, and from the fastest and
+ * the latest the mark (buffer_percent) that leaves them room in the
+ * buffer (FE_LATE_MARGIN, FE_WAKE_SLACK_MS), never below FE_MARK_PAGES
+ * and a half (a reader woken then finds those whole) nor above
+ * FE_MARK_MAX.  Rates and lateness are remembered at half their weight a
+ * period, so that a burst after a pause finds the mark low.  Returns
+ * whether some CPU moved more than a quarter of its buffer meanwhile
+ * (the view waits then).
  */
 bool fe_rec_pace(struct session *s, double seconds)
 {
-	double fastest = 0, room;
+	double fastest = 0, latest = 0, need, room;
 	unsigned long nr_pages = s->page_size ? s->buffer_bytes / s->page_size : 0;
-	unsigned long long moved, delta;
+	unsigned long long moved, delta, late;
 	bool busy = false;
-	int cpu, mark;
+	int cpu, mark, lowest;
 	char text[16];
 
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -508,23 +545,33 @@ bool fe_rec_pace(struct session *s, double seconds)
 			r->rate = delta / seconds;
 		if (r->rate > fastest)
 			fastest = r->rate;
+		late = __atomic_exchange_n(&r->late, 0, __ATOMIC_RELAXED);
+		r->late_max /= 2;
+		if (late > r->late_max)
+			r->late_max = late;
+		if (r->late_max > latest)
+			latest = r->late_max;
 	}
 	if (!nr_pages)
 		return busy;	/* a kernel's own buffer size unknown: its mark */
-	/* no rate yet: as if the fastest (no room left) */
-	room = seconds > 0 ? 1 - fastest * FE_WAKE_SLACK_MS / 1000 / s->buffer_bytes : 0;
+	need = FE_LATE_MARGIN * latest;
+	if (fastest * FE_WAKE_SLACK_MS / 1000 > need)
+		need = fastest * FE_WAKE_SLACK_MS / 1000;
+	/* nothing measured yet: as if no room were left */
+	room = seconds > 0 ? 1 - need / s->buffer_bytes : 0;
 	mark = room > 0 ? (int)(room * 100) : 0;
 	if (mark > FE_MARK_MAX)
 		mark = FE_MARK_MAX;
 	/* full_hit(): more than mark% of the pages dirty, the one being
 	 * written among them: a woken reader finds FE_MARK_PAGES */
-	if (mark < (int)((FE_MARK_PAGES(nr_pages) * 100 + 50 + nr_pages - 1) / nr_pages))
-		mark = (FE_MARK_PAGES(nr_pages) * 100 + 50 + nr_pages - 1) / nr_pages;
+	lowest = (FE_MARK_PAGES(nr_pages) * 100 + 50 + nr_pages - 1) / nr_pages;
+	if (mark < lowest)
+		mark = lowest;
 	if (mark != s->mark) {
 		snprintf(text, sizeof(text), "%d", mark);
 		/* a kernel without the file wakes the readers on any data */
 		tracefs_instance_file_write(s->inst, "buffer_percent", text);
-		s->mark = mark;
+		__atomic_store_n(&s->mark, mark, __ATOMIC_RELAXED);
 	}
 	return busy;
 }
