@@ -34,6 +34,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RUN = "/tests/fx_smp"
 LOOP = "/tests/fx_loop"
 LOOP_READS, KEEP_KB = 50000, 256
+# the mark's step: reads a copy, long enough for several of the view's looks
+MARK_READS = 100000
 THREADS, ROUNDS = 4, 50
 CALLS = THREADS * ROUNDS
 SETAFF = "long sched_setaffinity(pid_t pid)"
@@ -76,6 +78,16 @@ if command -v trace-cmd > /dev/null; then
     trace-cmd record -q -b {KEEP_KB} -e functions:ksys_read -F -c -o /tmp/t.dat sh -c "$L" > /dev/null 2>&1
     trace-cmd report -q -i /tmp/t.dat 2>/dev/null | grep -c 'ksys_read:'; rm -f /tmp/t.dat*
 fi
+# the readers' mark while a copy a vCPU writes fast into 64 KB buffers:
+# sampled from the instance, fevent-PID, until the recording ends
+mark mark-64
+L4="i=0; while [ \$i -lt $(nproc) ]; do {LOOP} read {MARK_READS} & i=\$((i + 1)); done; wait"
+fevent record -b 64 -o /tmp/s.dat -- sh -c "$L4" > /dev/null 2>&1 &
+p=$!
+while kill -0 $p 2>/dev/null; do
+    cat $T/instances/fevent-$p/buffer_percent 2>/dev/null; sleep 0.2
+done
+wait $p; echo rc=$?; rm -f /tmp/s.dat
 fevent clear -q
 mark left; ls $T/instances; wc -l < $T/kprobe_events
 """
@@ -261,6 +273,22 @@ def keeps_all(cpus, suite="bookworm"):
     expect_eq(parts["keep-all-report"].split(), [str(want)])
 
 
+def mark_rises(cpus, suite="bookworm"):
+    """Under a steady writer the readers' mark (buffer_percent) starts at
+    its lowest, an eighth of the buffer's pages whole (2 of 16 at 64 KB:
+    16%), and rises to half (trace-cmd's mark) once a look has measured
+    that the readers run at most a few pages late (record_readers.c,
+    fe_rec_pace): fewer wake-ups, where the eighth alone woke a reader
+    three times as often."""
+    parts, _ = vcpus(cpus, suite)
+    lines = parts["mark-64"].splitlines()
+    expect_eq(lines[-1], "rc=0", parts["mark-64"])
+    marks = [int(x) for x in lines[:-1] if x.isdigit()]
+    check(marks, parts["mark-64"])
+    check(min(marks) >= 16 and max(marks) <= 50, f"marks between the lowest and half: {marks}")
+    check(max(marks) == 50, f"the mark reached half: {marks}")
+
+
 def test_two_vcpus_text_and_report():
     text_view(2)
 
@@ -303,6 +331,14 @@ def test_two_vcpus_record_o_keeps_all():
 
 def test_four_vcpus_record_o_keeps_all():
     keeps_all(4)
+
+
+def test_two_vcpus_mark_rises_to_half():
+    mark_rises(2)
+
+
+def test_four_vcpus_mark_rises_to_half():
+    mark_rises(4)
 
 
 def test_four_vcpus_errors_stats_filters():
