@@ -7,9 +7,7 @@ three (the task's pid is one) are counted from the stream with -v saying
 why (the kernel refused the trigger once the command ran: an error)."""
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 from fe import check, expect_eq
 
@@ -32,11 +30,8 @@ echo ::left; fevent clear -q -g keys; echo rc=$?; ls $T/instances
 
 
 def workload():
-    out = os.path.join(tempfile.gettempdir(), "fevent-fx_keys-static")
-    src = os.path.join(HERE, "fixtures", "fx_keys.c")
-    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
-        subprocess.run(["gcc", "-g", "-O2", "-static", "-o", out, src], check=True)
-    return out
+    return vm.static_binary(os.path.join(HERE, "fixtures", "fx_keys.c"), "fevent-fx_keys-static",
+                            ("-g", "-O2"))
 
 
 def plan(suite="bookworm"):
@@ -50,14 +45,7 @@ vm.share("stats-keys", ("bookworm",), plan)
 def sections():
     rc, out, err = vm.run_once("stats-keys", *plan())["keys"]
     expect_eq(rc, 0, err)
-    parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        if line.startswith("::"):
-            name = line[2:].strip()
-            parts[name] = ""
-        elif name:
-            parts[name] += line
-    return parts, err
+    return vm.split_sections(out), err
 
 
 def rows(text):

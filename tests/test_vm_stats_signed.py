@@ -5,9 +5,7 @@ as record and the event stream do (tests/fixtures/fx_sbits.c, static:
 take() sees bf2 = -7 twice and 3 once).  The kernel's stats said 25."""
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 from fe import check, expect_eq
 
@@ -30,11 +28,8 @@ echo ::left; fevent clear -q -g sbits; echo rc=$?; ls $T/instances
 
 
 def workload():
-    out = os.path.join(tempfile.gettempdir(), "fevent-fx_sbits-static")
-    src = os.path.join(HERE, "fixtures", "fx_sbits.c")
-    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
-        subprocess.run(["gcc", "-g", "-O2", "-static", "-o", out, src], check=True)
-    return out
+    return vm.static_binary(os.path.join(HERE, "fixtures", "fx_sbits.c"), "fevent-fx_sbits-static",
+                            ("-g", "-O2"))
 
 
 def plan(suite="bookworm"):
@@ -48,14 +43,7 @@ vm.share("stats-signed", ("bookworm",), plan)
 def sections():
     rc, out, err = vm.run_once("stats-signed", *plan())["sbits"]
     expect_eq(rc, 0, err)
-    parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        if line.startswith("::"):
-            name = line[2:].strip()
-            parts[name] = ""
-        elif name:
-            parts[name] += line
-    return parts, err
+    return vm.split_sections(out), err
 
 
 def objects(text):

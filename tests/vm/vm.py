@@ -386,13 +386,14 @@ def split_sections(out):
     return parts
 
 
-def static_binary(src, name):
-    """src built with gcc -O2 -static for the VM's busybox world, into the
-    temporary directory as name, rebuilt when src is newer."""
+def static_binary(src, name, flags=("-O2",)):
+    """src built with gcc FLAGS -static for the VM's busybox world, into
+    the temporary directory as name, rebuilt when src is newer (flags:
+    add "-g" where fevent reads the program's DWARF)."""
     import tempfile
     out = os.path.join(tempfile.gettempdir(), name)
     if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
-        subprocess.run(["gcc", "-O2", "-static", "-o", out, src], check=True)
+        subprocess.run(["gcc", *flags, "-static", "-o", out, src], check=True)
     return out
 
 
