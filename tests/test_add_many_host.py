@@ -71,7 +71,18 @@ def check_notes(lib, events, names):
         if ev not in alone:
             check(said[ev] == "" or said[ev].startswith("type "),
                   f"values note of {ev}: {said[ev]!r}")
-    want = sorted(events + [ev + ".values" for ev in events])
+    # an inlined copy's event notes whose copy it is (list shows it):
+    # "INDEX COUNT FUNC", FUNC a function of the list
+    places = sorted(f for f in os.listdir(state) if f.endswith(".place"))
+    for f in places:
+        check(f[:-len(".place")] in events, f"a place note of no event: {f}")
+        with open(os.path.join(state, f)) as g:
+            index, count, func = g.read().split()
+        check(func in names and 0 <= int(index) < int(count),
+              f"place note of {f}: {index} {count} {func}")
+    check(any(f.startswith("PyBytes_GET_SIZE") for f in places),
+          f"no place note of an inlined copy: {places[:10]}")
+    want = sorted(events + [ev + ".values" for ev in events] + places)
     expect_eq(sorted(os.listdir(state)), want, "files in " + state)
 
 
