@@ -15,6 +15,15 @@ and 1024 KB; perf -m in pages of 4 KB):
   fevent-json the same with --json
   fevent-graph the same with --graph
   trace-cmd   trace-cmd record -F -o FILE
+  trace-cmd-B trace-cmd record -B INSTANCE -F -o FILE: in an instance of
+              its own, as fevent always records (DESIGN.md section 5);
+              on kernels without eventfs (before 6.6) the instance's
+              mkdir makes every event's directory, and its rmdir removes
+              them
+  trace-cmd-report trace-cmd record -F -o FILE, then trace-cmd report of
+              it to /dev/null, both measured: what shows the lines, to
+              set against fevent's live view, which decodes and prints
+              every event while it records
   perf        perf record -o FILE
   old-MODE    a fevent mode run by another build (--old BIN), for a
               before and after in the same boot: old-fevent-o, old-fevent
@@ -51,7 +60,8 @@ import vm  # noqa: E402
 FEVENT = os.environ.get("FEVENT", os.path.join(HERE, "..", "build", "fevent"))
 # entry only (no return type): one event a read, as the peers record
 PROBE = "ksys_read(fd, count)"
-MODES = ["floor", "fevent-o", "fevent", "fevent-json", "fevent-graph", "trace-cmd", "perf"]
+MODES = ["floor", "fevent-o", "fevent", "fevent-json", "fevent-graph", "trace-cmd", "trace-cmd-B",
+         "trace-cmd-report", "perf"]
 DEFAULT_MODES = ["floor", "fevent-o", "fevent", "trace-cmd", "perf"]
 SIZES = [64, 1024]
 # the copies of the loop, one a vCPU, at once: their wall time is the
@@ -83,8 +93,15 @@ def command(mode, kb, calls, cpus):
         return (f"cat /tmp/fifo > /dev/null & "
                 f"{cpu} fevent record{view} -b {kb} -- {loop} > /tmp/fifo 2> /tmp/sum; wait; "
                 f"ev=$(sed -n 's/^fevent: \\([0-9]*\\) events.*/\\1/p' /tmp/sum)")
-    if mode == "trace-cmd":
-        return (f"{cpu} trace-cmd record -q -b {kb} -e functions:ksys_read -F -c -o /tmp/t.dat "
+    if mode == "trace-cmd-report":
+        return (f"{cpu} sh -c 'trace-cmd record -q -b {kb} -e functions:ksys_read -F -c "
+                f"-o /tmp/t.dat {loop} > /dev/null 2>&1; trace-cmd report -i /tmp/t.dat "
+                f"> /dev/null 2>&1'; "
+                f"ev=$(trace-cmd report -q -i /tmp/t.dat 2>/dev/null | grep -c 'ksys_read:'); "
+                f"rm -f /tmp/t.dat*")
+    if mode in ("trace-cmd", "trace-cmd-B"):
+        inst = " -B tcbench" if mode == "trace-cmd-B" else ""
+        return (f"{cpu} trace-cmd record -q{inst} -b {kb} -e functions:ksys_read -F -c -o /tmp/t.dat "
                 f"{loop} > /dev/null 2>&1; "
                 f"ev=$(trace-cmd report -q -i /tmp/t.dat 2>/dev/null | grep -c 'ksys_read:'); "
                 f"rm -f /tmp/t.dat*")
