@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "field_name.h"
 #include "fe_util.h"
+#include "live_view.h"
 #include "out_file.h"
 #include "probe_install.h"
 #include "record.h"
@@ -41,7 +42,7 @@ static void comm_of(struct run *r, const char *pid_text, struct fe_buf *out)
 		char comm[64];
 		int p;
 
-		if (sscanf(line, "%d %63[^\n]", &p, comm) == 2 && p == pid) {
+		if (fe_cmdline_parse(line, &p, comm, sizeof(comm)) && p == pid) {
 			fe_buf_add(out, comm, strlen(comm));
 			return;
 		}
