@@ -624,7 +624,9 @@ static int new_tables(struct run *r)
 	r->shown = fe_stats_new(&so);
 	r->pairs = fe_stats_pairs_new();
 	for (i = 0; r->raw && r->shown && r->pairs && i < r->nr_c; i++)
-		if (!r->c[i].name || fe_stats_event(r->shown, r->c[i].name))
+		if (!r->c[i].name || fe_stats_event(r->shown, r->c[i].name) ||
+		    (r->mode == FE_STATS_HIST && r->c[i].value_hex &&
+		     fe_stats_value_hex(r->shown, r->c[i].name)))
 			break;
 	if (!r->raw || !r->shown || !r->pairs || i < r->nr_c) {
 		fe_say_error("out of memory\n");
