@@ -280,28 +280,6 @@ def test_funcs_and_proto_count_the_copies():
     expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 3), r.stderr)
 
 
-def test_a_glob_probes_every_copy_of_what_funcs_lists():
-    """funcs and a glob use one rule (DESIGN.md section 12): what funcs
-    lists, helper inlined everywhere too, the glob probes, every copy as
-    FUNC(...) alone probes them (section 15)."""
-    r = fe.run("compile", "-x", binary(), "[ht]*(...)")
-    expect_eq((r.returncode, r.stderr), (0, ""))
-    alone = fe.run("compile", "-x", binary(), "helper(...)", "twice(...)")
-    expect_eq(alone.returncode, 0, alone.stderr)
-    expect_eq(r.stdout, alone.stdout)
-    expect_eq(sorted(defs(r.stdout)), ["helper", "helper_1", "helper_2", "twice", "twice_1"])
-    r = fe.run("compile", "-x", binary(), "h*(a)")
-    expect_eq((r.returncode, r.stderr), (0, ""))
-    expect_eq(r.stdout, fe.run("compile", "-x", binary(), "helper(a)").stdout)
-    expect_eq(sorted(defs(r.stdout)), ["helper", "helper_1", "helper_2"])
-    # a glob of copies that do not compile is skipped as one function
-    r = fe.run("compile", "-x", binary(), "[ht]*(b)")
-    expect_eq(r.returncode, 0, r.stderr)
-    expect_eq(sorted(defs(r.stdout)), ["helper", "helper_1", "helper_2"])
-    expect_eq(r.stderr, "fevent: warning: 1 of the 2 functions '[ht]*' names is skipped: the "
-                        "prototype does not compile for it (-v says why)\n")
-
-
 def test_where_only_btf_is_at_hand_the_refusal_says_dwarf_is_needed():
     # the 6.1 vmlinux's own BTF (--btf): do_fsync, inlined everywhere there,
     # is in neither its BTF nor a symbol table

@@ -48,9 +48,6 @@ struct fe_compiled {
 	int copies;		/* one of the items FUNC(...) became for its
 				 * inlined copies: an id shared by them, or 0 */
 	int copies_said;	/* the first warnings, said of them all */
-	/* a glob's function with inlined copies ('funcs' marks it): each
-	 * copy is probed, as FUNC(...) alone probes them */
-	bool glob_inlined;
 	char *dbg_why;		/* why a MODULE:func has no debug info (its BTF) */
 	/* a glob's function whose event an earlier item defines too: that
 	 * item's index + 1 (the glob leaves it to that item), or 0 */

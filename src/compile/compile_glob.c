@@ -100,88 +100,6 @@ static int name_function(struct fe_proto *proto, const char *name)
 	return 0;
 }
 
-struct inl_names {
-	char **v;
-	int nr;
-};
-
-static int take_name(const char *name, void *arg)
-{
-	struct inl_names *n = arg;
-	char **p = fe_grow(&n->v, &n->nr, sizeof(*p));
-
-	return !p || !(*p = strdup(name)) ? -1 : 0;
-}
-
-/*
- * A function glob over DWARF also names the functions with inlined
- * copies, as funcs lists them (DESIGN.md sections 12 and 15): those
- * inlined everywhere that have a copy join names (sorted, each once), and
- * (*inlined)[k] says names->v[k] has copies, which are probed as FUNC(...)
- * alone probes them.  -1 with err set.
- */
-static int glob_inlined(struct fe_dbg *dbg, const char *glob, struct fe_func_names *names,
-			bool **inlined, struct fe_error *err)
-{
-	struct inl_names inl = { 0 };
-	char **v = NULL;
-	bool *is = NULL;
-	int i = 0, j = 0, n = 0, ret = -1;
-
-	*inlined = NULL;
-	if (!dbg || strcmp(fe_dbg_kind(dbg), "DWARF"))
-		return 0;
-	if (fe_dbg_inline_names(dbg, glob, take_name, &inl))
-		goto oom;
-	if (!inl.nr) {
-		ret = 0;
-		goto out;
-	}
-	v = calloc(names->nr + inl.nr + 1, sizeof(*v));
-	is = calloc(names->nr + inl.nr + 1, sizeof(*is));
-	if (!v || !is)
-		goto oom;
-	while (i < names->nr || j < inl.nr) {
-		int c = i >= names->nr ? 1 : j >= inl.nr ? -1 : strcmp(names->v[i], inl.v[j]);
-		struct fe_site *sites = NULL;
-		int nr = 0;
-
-		if (c <= 0) {
-			is[n] = c == 0;
-			v[n++] = names->v[i++];
-			j += c == 0;
-			continue;
-		}
-		/* inlined everywhere: a name only where a copy is */
-		if (fe_dbg_inline_copies(dbg, inl.v[j], &sites, &nr, err))
-			goto out;
-		free(sites);
-		if (nr) {
-			is[n] = true;
-			v[n++] = inl.v[j];
-			inl.v[j] = NULL;
-		}
-		j++;
-	}
-	free(names->v);
-	names->v = v;
-	names->nr = n;
-	*inlined = is;
-	v = NULL;
-	is = NULL;
-	ret = 0;
-	goto out;
-oom:
-	fe_err(err, 0, "out of memory");
-out:
-	free(v);
-	free(is);
-	for (j = 0; j < inl.nr; j++)
-		free(inl.v[j]);
-	free(inl.v);
-	return ret;
-}
-
 struct fe_glob_stream *fe_compile_glob_stream(const struct fe_compile_set *set, int glob)
 {
 	int i;
@@ -281,7 +199,6 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 		struct fe_compiled *it = &set->items[i];
 		struct fe_func_names names = { 0 };
 		const char *elf, *kallsyms;
-		bool *inlined = NULL;	/* names.v[k] has inlined copies */
 		char *glob;
 		int ret;
 
@@ -301,9 +218,6 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 		else
 			ret = fe_func_glob(dbg, kallsyms, kallsyms && !opts->kallsyms, glob, &names,
 					   fe_compiled_err(it));
-		if (!ret && it->site.kind != FE_SITE_SDT && !it->proto->tracepoint &&
-		    !it->proto->module && it->proto->at == FE_AT_ENTRY)
-			ret = glob_inlined(dbg, glob, &names, &inlined, fe_compiled_err(it));
 		if (ret) {
 			it->failed = true;
 		} else if (!names.nr) {
@@ -325,8 +239,7 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			       glob_names(it));
 			it->failed = true;
 		}
-		/* a stream compiles each function alone: no copies */
-		if (!it->failed && !inlined && streamed(it, opts, names.nr)) {
+		if (!it->failed && streamed(it, opts, names.nr)) {
 			ret = stream_glob(set, it, glob, ++globs, &names);
 			free(glob);
 			fe_func_names_free(&names);
@@ -336,14 +249,12 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 		}
 		if (it->failed) {
 			free(glob);
-			free(inlined);
 			fe_func_names_free(&names);
 			continue;
 		}
 		it = fe_compile_widen(set, i, names.nr);
 		if (!it) {
 			free(glob);
-			free(inlined);
 			fe_func_names_free(&names);
 			return -1;
 		}
@@ -360,18 +271,15 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			c->site.kind = it->site.kind;
 			c->glob = globs;
 			c->glob_name = strdup(glob);
-			c->glob_inlined = inlined && inlined[k];
 			if (!c->glob_name || !c->text || !c->proto ||
 			    name_function(c->proto, names.v[k])) {
 				/* the rest stay zeroed: fe_compiled_clear takes them */
 				free(glob);
-				free(inlined);
 				fe_func_names_free(&names);
 				return -1;
 			}
 		}
 		free(glob);
-		free(inlined);
 		fe_func_names_free(&names);
 		i += k - 1;
 	}

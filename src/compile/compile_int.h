@@ -213,8 +213,7 @@ int fe_compile_merge_sdt_errors(struct fe_compile_set *set);
  * past its first? */
 static inline bool fe_compile_a_name(const struct fe_compiled *it)
 {
-	return !it->has_site || !it->site.index ||
-	       (it->site.kind != FE_SITE_SDT && !it->site.copy_entry);
+	return !it->has_site || it->site.kind != FE_SITE_SDT || !it->site.index;
 }
 
 #endif

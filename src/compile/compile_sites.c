@@ -318,13 +318,6 @@ static int copy_items(struct fe_compile_set *set, int i, int n, bool own,
 				return -1;
 			}
 		}
-		if (k && it->glob) {
-			/* a glob's function: its copies are the glob's */
-			c->glob = it->glob;
-			c->glob_name = strdup(it->glob_name);
-			if (!c->glob_name)
-				return -1;
-		}
 		if (own && !k)
 			continue;
 		s = &ok[k - own];
@@ -432,8 +425,8 @@ oom:
 }
 
 /* Each FUNC(...) item of a function with inlined copies becomes one item
- * per copy; -1 only when out of memory.  Of a glob's functions, those
- * the glob found inlined (a copy search per name costs a walk). */
+ * per copy; -1 only when out of memory.  Globs probe the functions they
+ * name out of line only (a copy search per name costs a walk). */
 int fe_compile_expand_copies(struct fe_compile_set *set, struct fe_dbg *dbg,
 			 const struct fe_compile_opts *opts, struct fe_dbg **ldbg)
 {
@@ -444,8 +437,7 @@ int fe_compile_expand_copies(struct fe_compile_set *set, struct fe_dbg *dbg,
 		struct fe_dbg *d;
 
 		n = 1;
-		if (it->failed || !it->proto || it->proto->at != FE_AT_ENTRY ||
-		    (it->glob && !it->glob_inlined) ||
+		if (it->failed || !it->proto || it->proto->at != FE_AT_ENTRY || it->glob ||
 		    it->site.kind == FE_SITE_SDT || it->proto->tracepoint || it->has_site)
 			continue;
 		d = fe_compile_line_dbg(dbg, opts, ldbg, it->proto->module);
