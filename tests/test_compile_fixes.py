@@ -385,3 +385,25 @@ def test_a_function_the_kernel_renamed_is_the_problem_named():
     r = fe.run("compile", "kmem_cache_alloc(x64 s)")
     expect_eq(r.returncode, 0, r.stderr)
     check("did you mean 'kmem_cache_alloc_noprof'?" in r.stderr, r.stderr)
+
+
+def test_a_parameter_named_like_a_type_is_read_by_name():
+    """'f(u32)' where f has a parameter u32 reads it by name, as any lone
+    NAME (DESIGN.md section 2); where it has none, u32 is a type without
+    its name, as before; C's own words (int, long) name no parameter."""
+    tmp = fe.tmpdir("fevent-typenames-")
+    prog = os.path.join(tmp, "fx_typenames")
+    subprocess.run(["gcc", "-g", "-O2", "-o", prog, os.path.join(FIXTURES, "fx_typenames.c")],
+                   check=True)
+    for proto, args in (("f(u32, string, size_t)", "u32=%di:s32 string=+0(%si):string size_t=%dx:u64"),
+                        ("f(size_t, u32)", "size_t=%dx:u64 u32=%di:s32"),
+                        ("f(x32 u32)", "u32=%di:x32")):
+        r = fe.run("compile", "-x", prog, proto)
+        expect_eq((r.returncode, r.stderr), (0, ""), proto)
+        expect_eq(r.stdout.split(" ", 2)[2], args + "\n", proto)
+    for proto, col, word, found in (("g(u32)", 6, "u32", "')'"), ("g(n, string)", 12, "string", "')'"),
+                                    ("f(long)", 7, "long", "')'"), ("g(x64, n)", 6, "x64", "','")):
+        r = fe.run("compile", "-x", prog, proto)
+        expect_eq((r.returncode, r.stderr.splitlines()[0]),
+                  (2, f"fevent: error: column {col}: expected a name after the type '{word}', "
+                      f"found {found}"), proto)

@@ -131,6 +131,17 @@ def test_filters_take_enumerators():
         got = calls(r.stdout)
         expect_eq(len(got), 1, r.stdout)
         check(re.fullmatch(r"step\(s=FX_RUNNING\) = FX_DONE" + DUR, got[0]), got)
+        # list says the filter as written, not the kernel's number
+        r = fe.run("list", "-g", GROUP)
+        expect_eq(r.stdout.splitlines()[1], "    u32 step(u32 s) if s == FX_RUNNING")
+    finally:
+        clean()
+    # a filter over both halves (kept beside the events) too; a value no
+    # enumerator names stays a number
+    added("enum fx_state step(s) if ret == FX_DONE && s != 99")
+    try:
+        r = fe.run("list", "-g", GROUP)
+        expect_eq(r.stdout.splitlines()[1], "    u32 step(u32 s) if ret == FX_DONE && s != 99")
     finally:
         clean()
     r = fe.run("compile", "-x", binary(), "step(s) if s == FX_RUNING")

@@ -137,6 +137,56 @@ def test_a_key_no_event_has_is_named():
     expect_eq(leftovers(), [])
 
 
+def test_hist_of_a_hex_field_and_sums_past_2_53():
+    """--hist says a hex-typed field's values as record does (0x..., JSON
+    strings), and JSON's integers past 2^53 are strings "0x..." (DESIGN.md
+    section 5): fx_bigvals.c's big() gets 0x10, 0x20 and 2^62 twice."""
+    need_uprobes()
+    d = fe.tmpdir("fevent-bigvals-")
+    os.chmod(d, 0o755)
+    prog = os.path.join(d, "fx_bigvals")
+    subprocess.run(["gcc", "-g", "-O2", "-o", prog,
+                    os.path.join(HERE, "fixtures", "fx_bigvals.c")], check=True)
+    clean()
+    r = fe.run("add", "-q", "-g", GROUP, "-x", prog, "big(x64 v)")
+    expect_eq(r.returncode, 0, r.stderr)
+    r = fe.run("add", "-q", "-g", GROUP, "-n", "bigu", "-x", prog, "big(u64 v)")
+    expect_eq(r.returncode, 0, r.stderr)
+    try:
+        r = fe.run("record", "-g", GROUP, "-e", "big", "--", prog)
+        expect_eq([l.split(": ", 1)[1] for l in r.stdout.splitlines()],
+                  ["big(v=0x10)", "big(v=0x20)", "big(v=0x4000000000000000)",
+                   "big(v=0x4000000000000000)"])
+        r = fe.run("stats", "-g", GROUP, "--hist", "v", "--", prog)
+        expect_eq(r.returncode, 0, r.stderr)
+        heads = [l for l in r.stdout.splitlines() if ": count " in l]
+        expect_eq(heads, [
+            f"{GROUP}/big v: count 4  min 0x10  avg 0x200000000000000c  p50 0x20  "
+            "p90 0x4000000000000000  p99 0x4000000000000000  p99.9 0x4000000000000000  "
+            "max 0x4000000000000000",
+            f"{GROUP}/bigu v: count 4  min 16  avg 2305843009213693964  p50 32  "
+            "p90 4611686018427387904  p99 4611686018427387904  p99.9 4611686018427387904  "
+            "max 4611686018427387904"])
+        # the buckets stay the same powers of two in both
+        check("\n[4E, 8E)               2 |" in r.stdout, r.stdout)
+        r = fe.run("stats", "-g", GROUP, "--hist", "v", "--json", "--", prog)
+        expect_eq(r.returncode, 0, r.stderr)
+        objs = {o["event"]: o for o in map(json.loads, r.stdout.splitlines())}
+        big, bigu = objs[f"{GROUP}/big"], objs[f"{GROUP}/bigu"]
+        expect_eq([big[k] for k in ("min", "avg", "p50", "max", "sum")],
+                  ["0x10", "0x200000000000000c", "0x20", "0x4000000000000000",
+                   "0x8000000000000030"])
+        expect_eq([bigu[k] for k in ("min", "p50", "max", "sum")],
+                  [16, 32, "0x4000000000000000", "0x8000000000000030"])
+        for o in (big, bigu):
+            expect_eq(o["buckets"], [{"lo": 16, "hi": 32, "count": 1},
+                                     {"lo": 32, "hi": 64, "count": 1},
+                                     {"lo": "0x4000000000000000", "hi": "0x8000000000000000",
+                                      "count": 2}])
+    finally:
+        clean()
+
+
 def test_counts_without_keys_list_every_event():
     setup()
     try:

@@ -153,6 +153,30 @@ def test_a_glob_names_many_tracepoints():
           "tracepoint sched_wake_idle_without_ipi (its arguments: cpu)\n" in r.stderr, r.stderr)
 
 
+def test_a_tracepoint_globs_messages_say_tracepoints():
+    names = [n[3:] for n in fe.run("funcs", "tp:sched_wak*").stdout.split()]
+    r = compile_("tp:sched_wak*(p->pid)")
+    expect_eq(r.returncode, 0, r.stderr)
+    expect_eq(r.stderr, f"fevent: warning: 1 of the {len(names)} tracepoints 'sched_wak*' "
+                        "names is skipped: the prototype does not compile for it (-v says why)\n")
+    r = compile_("tp:sched_wak*(nosuch)")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]),
+              (2, f"fevent: error: column 15: none of the {len(names)} tracepoints 'sched_wak*' "
+                  "names compiles; the first, sched_wake_idle_without_ipi: 'nosuch' is no "
+                  "argument of tracepoint sched_wake_idle_without_ipi (its arguments: cpu)"))
+    r = compile_("-n", "x", "tp:sched_wak*(p)")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]),
+              (2, f"fevent: error: column 4: -n names one event, but 'sched_wak*' matches "
+                  f"{len(names)} tracepoints"))
+    r = compile_("tp:sched_wak*(p)", "tp:sched_wak*(p)")
+    check("fevent: warning: every tracepoint 'sched_wak*' names that compiles is named by an "
+          "earlier prototype: it adds none\n" in r.stderr, r.stderr)
+    r = compile_("tp:zzz*(p)")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]),
+              (2, "fevent: error: column 4: no tracepoint matches 'zzz*' "
+                  "('fevent funcs \"tp:GLOB\"' lists them)"))
+
+
 def test_an_enum_argument_compiles():
     # compact_retry(int order, enum compact_priority, enum compact_result,
     # ...): an argument of an enum type asks the view for its enumerators

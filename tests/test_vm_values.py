@@ -43,10 +43,12 @@ fevent report -i /tmp/v.dat 2>/dev/null | grep -e do_sys_openat2 -e do_filp_open
 fevent clear -q; echo rc=$?
 echo ::filters; fevent add -q '{OPENAT2} if ret == -ENOENT' 'hrtimer_nanosleep(mode) if mode == HRTIMER_MODE_REL' || exit 1
 cat $T/events/functions/do_sys_openat2__return/filter $T/events/functions/hrtimer_nanosleep/filter
+echo ::listed; fevent list | grep ' if '
 echo ::filtered; fevent record -- sh -c 'cat /nonexistent; cat /proc/version; sleep 0.01' 2>/dev/null | grep -e 'do_sys_openat2(' -e 'hrtimer_nanosleep('; echo rc=$?
 fevent clear -q; echo rc=$?
 echo ::callfilter; fevent add -q 'long do_sys_openat2(dfd, string filename) if ret == -ENOENT && filename ~ "/nonex*"' || exit 1
 cat /run/fevent/functions/do_sys_openat2.filter
+echo ::calllisted; fevent list | grep ' if '
 echo ::callfiltered; fevent record -- sh -c 'cat /nonexistent; cat /proc/version; cat /nonexistent2' 2>/dev/null | grep 'do_sys_openat2('; echo rc=$?
 fevent clear -q; echo rc=$?
 echo ::bad; fevent compile '{OPENAT2} if ret == -ENOENTT' 2>&1; echo rc=$?
@@ -168,6 +170,12 @@ def test_values_are_read_again_when_add_kept_none():
 def test_filters_take_errno_and_enumerator_names():
     p = sections()
     expect_eq(p["filters"], "ret == -2\nmode == 1\n")
+    # list renders them back as the prototype wrote them, as the view
+    # shows the values (the kernel holds the numbers)
+    listed = p["listed"].splitlines()
+    expect_eq(len(listed), 2, p["listed"])
+    check(listed[0].endswith(") if ret == -ENOENT"), listed)
+    check(listed[1].endswith(") if mode == HRTIMER_MODE_REL"), listed)
     got = [HEAD.match(l)[1] for l in p["filtered"].splitlines() if HEAD.match(l)]
     expect_eq(len(got), 2, p["filtered"])
     check(re.fullmatch(r'\S+->do_sys_openat2\(dfd=-100, filename="/nonexistent", how=\{.*\}\) '
@@ -180,6 +188,9 @@ def test_filters_on_whole_calls_take_errno_names():
     # fevent holds each entry until its return decides (call_filter.c)
     p = sections()
     expect_eq(p["callfilter"], 'ret == -2 && filename ~ "/nonex*"\n')
+    listed = p["calllisted"].splitlines()
+    expect_eq(len(listed), 1, p["calllisted"])
+    check(listed[0].endswith(' if ret == -ENOENT && filename ~ "/nonex*"'), listed)
     got = [HEAD.match(l)[1] for l in p["callfiltered"].splitlines() if HEAD.match(l)]
     expect_eq(len(got), 2, p["callfiltered"])
     for c, name in zip(got, ("/nonexistent", "/nonexistent2")):

@@ -15,6 +15,7 @@
 #include "compile.h"
 #include "diag.h"
 #include "elf_target.h"
+#include "event_filter.h"
 #include "fe_util.h"
 #include "text_escape.h"
 #include "kmodule.h"
@@ -297,10 +298,14 @@ static void print_module_gone(const struct fe_event_info *e)
 		       "the module loads\n", module);
 }
 
-/* The event's filter ('if FILTER'), or NULL when it has none. */
+/*
+ * The event's filter ('if FILTER') as the prototype wrote it, values by
+ * name where the view shows them so (ret == -ENOENT), or NULL when it
+ * has none.
+ */
 static char *event_filter(const struct fe_event_info *e)
 {
-	char *f = tracefs_event_file_read(NULL, e->group, e->event, "filter", NULL);
+	char *f = tracefs_event_file_read(NULL, e->group, e->event, "filter", NULL), *named;
 	size_t len;
 
 	if (!f)
@@ -311,7 +316,11 @@ static char *event_filter(const struct fe_event_info *e)
 		free(f);
 		return NULL;
 	}
-	return f;
+	named = fe_filter_show_names(f, e->args, NULL, e->values, NULL);
+	if (!named)
+		return f;
+	free(f);
+	return named;
 }
 
 /*
@@ -342,13 +351,19 @@ static char *with_call_filter(const struct fe_event_info *ev, int n, int i, char
 {
 	size_t len = strlen(ev[i].event);
 	const char *type = NULL;
-	char *both;
-	int j, tl = 0;
+	char *both, *named = NULL;
+	int j, tl = 0, r;
 
 	for (j = 0; j < n && !type; j++)
 		if (!strncmp(ev[j].event, ev[i].event, len) && !strcmp(ev[j].event + len, "__return"))
 			type = ret_type(ev[j].args, &tl);
-	if (!type || asprintf(&both, "%.*s %s if %s", tl, type, proto, ev[i].call_filter) < 0)
+	if (type)
+		named = fe_filter_show_names(ev[i].call_filter, ev[i].args, ev[j - 1].args,
+					     ev[i].values, ev[j - 1].values);
+	r = type ? asprintf(&both, "%.*s %s if %s", tl, type, proto,
+			    named ? named : ev[i].call_filter) : -1;
+	free(named);
+	if (r < 0)
 		return proto;
 	free(proto);
 	return both;

@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "field_name.h"
 #include "fe_util.h"
+#include "live_view.h"
 #include "out_file.h"
 #include "probe_install.h"
 #include "record.h"
@@ -41,7 +42,7 @@ static void comm_of(struct run *r, const char *pid_text, struct fe_buf *out)
 		char comm[64];
 		int p;
 
-		if (sscanf(line, "%d %63[^\n]", &p, comm) == 2 && p == pid) {
+		if (fe_cmdline_parse(line, &p, comm, sizeof(comm)) && p == pid) {
 			fe_buf_add(out, comm, strlen(comm));
 			return;
 		}
@@ -623,7 +624,9 @@ static int new_tables(struct run *r)
 	r->shown = fe_stats_new(&so);
 	r->pairs = fe_stats_pairs_new();
 	for (i = 0; r->raw && r->shown && r->pairs && i < r->nr_c; i++)
-		if (!r->c[i].name || fe_stats_event(r->shown, r->c[i].name))
+		if (!r->c[i].name || fe_stats_event(r->shown, r->c[i].name) ||
+		    (r->mode == FE_STATS_HIST && r->c[i].value_hex &&
+		     fe_stats_value_hex(r->shown, r->c[i].name)))
 			break;
 	if (!r->raw || !r->shown || !r->pairs || i < r->nr_c) {
 		fe_say_error("out of memory\n");

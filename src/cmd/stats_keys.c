@@ -377,6 +377,7 @@ static int pick_hist(struct run *r, struct pick *p, struct counted *c)
 	}
 	c->value_field = strdup(hit->name);
 	c->value_signed = hit->is_signed;
+	c->value_hex = hit->is_hex;
 	c->value_bits = hit->sign_bits;
 	return 0;
 }

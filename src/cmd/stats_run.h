@@ -41,6 +41,7 @@ struct counted {
 	char *key_field[MAX_BY];	/* K_FIELD/K_SYMBOL: the kernel's name */
 	char *value_field;		/* --hist */
 	bool value_signed;
+	bool value_hex;			/* x8..x64: shown 0x..., as record does */
 	struct fe_khist *khist;
 	unsigned long long measured;	/* --latency in the kernel: samples shown */
 	bool ret_filtered;	/* the return has a filter: the kernel's samples

@@ -65,10 +65,18 @@ static int usdt_glob(const char *binary, const char *glob, struct fe_func_names 
 }
 
 /* What a glob item's glob names, for what is said of them: an SDT
- * probe is no function */
+ * probe, a tracepoint is no function */
 static const char *glob_names(const struct fe_compiled *it)
 {
-	return it->site.kind == FE_SITE_SDT ? "SDT probes" : "functions";
+	return it->site.kind == FE_SITE_SDT ? "SDT probes" :
+	       it->proto && it->proto->tracepoint ? "tracepoints" : "functions";
+}
+
+/* ... and one of them */
+static const char *glob_name_one(const struct fe_compiled *it)
+{
+	return it->site.kind == FE_SITE_SDT ? "SDT probe" :
+	       it->proto && it->proto->tracepoint ? "tracepoint" : "function";
 }
 
 /* Name the function of an item parsed from a glob's text: "func", or
@@ -214,8 +222,7 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			it->failed = true;
 		} else if (!names.nr) {
 			fe_err(fe_compiled_err(it), it->proto->func_col, "no %s matches '%s'%s",
-			       it->site.kind == FE_SITE_SDT ? "SDT probe" :
-			       it->proto->tracepoint ? "tracepoint" : "function", glob,
+			       glob_name_one(it), glob,
 			       it->site.kind == FE_SITE_SDT ? "" :
 			       it->proto->tracepoint ? " ('fevent funcs \"tp:GLOB\"' lists them)" :
 			       opts->binary && !dbg ? ": the binary has no DWARF to list them from" :
@@ -684,8 +691,8 @@ int fe_compile_settle_globs(struct fe_compile_set *set, const struct fe_compile_
 			 * (out of memory: nothing said) */
 			if (asprintf(&covered[nr_covered].msg, "every %s '%s' names that "
 				     "compiles is named by an earlier prototype: it adds none",
-				     set->items[named].site.kind == FE_SITE_SDT ? "SDT probe" :
-				     "function", set->items[named].glob_name) >= 0)
+				     glob_name_one(&set->items[named]),
+				     set->items[named].glob_name) >= 0)
 				covered[nr_covered++].to = set->items[named].named_by - 1;
 			for (k = i; k < end; k++)
 				fe_compiled_clear(&set->items[k]);

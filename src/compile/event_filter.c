@@ -120,6 +120,29 @@ static void add_values(struct fparser *fp, const char *values, bool on_return)
 	}
 }
 
+/* The name of f's enumerator of value v into buf, or false. */
+static bool enum_name(const struct field *f, long long v, char *buf, size_t size)
+{
+	const char *p = f->enums, *end = f->enums ? f->enums + f->enums_len : NULL;
+
+	while (p && p < end) {
+		size_t l = strcspn(p, " \n");
+		const char *eq;
+		char *stop;
+
+		if (l > (size_t)(end - p))
+			l = end - p;
+		eq = memchr(p, '=', l);
+		if (eq && strtoll(eq + 1, &stop, 10) == v && stop == p + l &&
+		    (size_t)(eq - p) < size) {
+			snprintf(buf, size, "%.*s", (int)(eq - p), p);
+			return true;
+		}
+		p += l + 1;
+	}
+	return false;
+}
+
 /* The value of an enumerator of f named name (len), or false. */
 static bool enumerator(const struct field *f, const char *name, size_t len, long long *v)
 {
@@ -537,4 +560,83 @@ out:
 	fe_buf_free(&fp->out);
 	free(fp);
 	return ret;
+}
+
+/*
+ * The value at n written by name, as a prototype says it: the inverse of
+ * named_value() (an errno of an errno-valued field or error pointer, an
+ * enum's enumerator), into out; false where it has no name or is no
+ * equality, whose number reads better than a name.
+ */
+static bool value_name(const struct fparser *fp, const struct fe_fnode *n, struct fe_buf *out)
+{
+	const char *t = fp->text, *op = t + n->op;
+	const struct field *f = NULL;
+	char word[32], *end, name[64];
+	long long v;
+	int i;
+
+	if (n->quote || !n->has_value || n->op_len != 2 || (strncmp(op, "==", 2) &&
+	    strncmp(op, "!=", 2)) || n->value_len >= (int)sizeof(word))
+		return false;
+	for (i = 0; i < fp->nr_fields && !f; i++)
+		if ((int)strlen(fp->fields[i].name) == n->field_len &&
+		    !strncmp(fp->fields[i].name, t + n->field, n->field_len))
+			f = &fp->fields[i];
+	if (!f)
+		return false;
+	snprintf(word, sizeof(word), "%.*s", n->value_len, t + n->value);
+	errno = 0;
+	v = f->is_err_ptr ? (long long)strtoull(word, &end, 0) : strtoll(word, &end, 0);
+	if (*end || errno)
+		return false;
+	if ((f->is_errno || f->is_err_ptr) && fe_is_errno(v) && fe_errno_name((int)-v)) {
+		fe_buf_printf(out, "-%s", fe_errno_name((int)-v));
+		return true;
+	}
+	if (f->enums && enum_name(f, v, name, sizeof(name))) {
+		fe_buf_printf(out, "%s", name);
+		return true;
+	}
+	return false;
+}
+
+char *fe_filter_show_names(const char *filter, const char *entry_args, const char *ret_args,
+			   const char *entry_values, const char *ret_values)
+{
+	struct fparser *fp = calloc(1, sizeof(*fp));
+	struct fe_filter_tree tree = { 0 };
+	char *shown = NULL;
+	int i, at = 0;
+
+	if (!fp)
+		return NULL;
+	fp->text = filter;
+	add_fields(fp, entry_args, false);
+	add_fields(fp, ret_args, true);
+	add_values(fp, entry_args ? entry_values : NULL, false);
+	add_values(fp, ret_values, true);
+	if (fe_filter_parse(filter, &tree))
+		goto out;
+	/* comparisons in text order: the text between them as it is */
+	for (i = 0; i < tree.nr; i++) {
+		const struct fe_fnode *n = &tree.nodes[i];
+		size_t len = fp->out.len;
+
+		if (n->kind != FE_FN_CMP || n->value < at)
+			continue;
+		fe_buf_add(&fp->out, filter + at, n->value - at);
+		if (value_name(fp, n, &fp->out))
+			at = n->value + n->value_len;
+		else
+			fp->out.len = len;
+	}
+	fe_buf_add(&fp->out, filter + at, strlen(filter + at));
+	if (!fp->out.failed)
+		shown = fe_buf_take(&fp->out);
+out:
+	fe_filter_tree_free(&tree);
+	fe_buf_free(&fp->out);
+	free(fp);
+	return shown;
 }

@@ -35,4 +35,13 @@ int fe_filter_translate_values(const char *filter, int col, const char *entry_ar
 			       const char *ret_values, char **out, bool *on_return,
 			       bool *on_call, struct fe_error *err);
 
+/*
+ * A filter the kernel holds (in its field names, over the same arguments
+ * and values lines) as a prototype writes it: a number compared (== or
+ * !=) with an errno-valued field or error pointer as its errno name,
+ * '-ENOENT', with an enum as its enumerator.  NULL: out of memory.
+ */
+char *fe_filter_show_names(const char *filter, const char *entry_args, const char *ret_args,
+			   const char *entry_values, const char *ret_values);
+
 #endif

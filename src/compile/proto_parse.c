@@ -1182,9 +1182,34 @@ static int named_alt(struct parser *ps, struct fe_alt *alt)
 	return 0;
 }
 
+/*
+ * A type word alone, "u32" in 'f(u32)' or 'f(string, x)': no type (it has
+ * no name after it), so a parameter named so (DESIGN.md section 2: NAME,
+ * by name), as in 'f(int u32)'; also before '->' or '.', which follow no
+ * type.  C's own words (int, long, char, ...) name no parameter of a C
+ * function: 'f(int)' stays a type without its name.
+ */
+static bool lone_type_word(struct parser *ps)
+{
+	struct tok *t = cur(ps), *n = peek(ps, 1);
+
+	if (!is_atom_tok(t) || is_int_word(t))
+		return false;
+	return n->kind == T_COMMA || n->kind == T_RPAREN || n->kind == T_PIPE ||
+	       n->kind == T_ARROW || n->kind == T_DOT;
+}
+
 static int parse_alt(struct parser *ps, struct fe_alt *alt)
 {
 	alt->col = cur(ps)->col;
+	if (lone_type_word(ps)) {
+		char b[48];
+
+		alt->lone_type_col = peek(ps, 1)->col;
+		snprintf(alt->lone_type_found, sizeof(alt->lone_type_found), "%s",
+			 describe(peek(ps, 1), b, sizeof(b)));
+		return named_alt(ps, alt);
+	}
 	if (starts_with_type(ps))
 		return typed_alt(ps, alt);
 	return named_alt(ps, alt);

@@ -112,6 +112,11 @@ struct fe_alt {
 	long long addr_off;	/* @SYMBOL+N */
 	struct fe_deref *derefs;
 	int nr_derefs;
+	/* PATH: a lone type word, 'f(u32)', read by name as a parameter
+	 * so named; where the function has none, the type's error: "a
+	 * name after the type" at this column, found this ("')'") */
+	int lone_type_col;
+	char lone_type_found[48];
 };
 
 struct fe_arg {

@@ -166,8 +166,15 @@ int fe_rs_unknown_param(struct resolver *r, const struct fe_alt *alt)
 	int i, n = 0;
 	char clone[256];
 	/* a compiler's clone has the code: undescribed() says what to do */
-	bool has_clone = !r->dbg && !r->sc_format && r->ctx->dbg && !r->p->syscall &&
-			 fe_resolve_clone_of(r->ctx, r->p->func, clone, sizeof(clone));
+	bool has_clone;
+
+	/* 'f(u32)' and no parameter named u32: a type without its name */
+	if (alt->lone_type_col)
+		return fe_err(r->err, alt->lone_type_col,
+			      "expected a name after the type '%s', found %s", alt->name,
+			      alt->lone_type_found);
+	has_clone = !r->dbg && !r->sc_format && r->ctx->dbg && !r->p->syscall &&
+		    fe_resolve_clone_of(r->ctx, r->p->func, clone, sizeof(clone));
 
 	/* described only as inlined copies: the function is the problem,
 	 * as with typed slots ('check' says inlined either way) */

@@ -24,6 +24,10 @@
 #define ORDER_CONSTANT	-1
 #define ORDER_VALUE	-2
 #define ORDER_PID	-3
+/* the widths the hist file pads keys to (hist_trigger_print_key(),
+ * every kernel since 4.7): a string key "%-50s", a comm "%-16s" */
+#define HIST_STRING_WIDTH	50
+#define HIST_COMM_WIDTH		16
 
 struct fe_khist {
 	struct tracefs_hist *hist;	/* on the event, or on the synthetic event */
@@ -633,7 +637,10 @@ void fe_khist_stop(struct fe_khist *h, struct tracefs_instance *inst)
 	h->synth_created = false;
 }
 
-/* "NAME: " at *p; moves past it */
+/*
+ * "NAME: " at *p; moves past it.  The kernel prints "%s: " and then the
+ * key, so one space and no more: a string's own leading spaces follow.
+ */
 static bool expect_name(const char **p, const char *name)
 {
 	size_t n = strlen(name);
@@ -643,9 +650,22 @@ static bool expect_name(const char **p, const char *name)
 	if (strncmp(*p, name, n) || (*p)[n] != ':')
 		return false;
 	*p += n + 1;
-	while (**p == ' ')
+	if (**p == ' ')
 		(*p)++;
 	return true;
+}
+
+/*
+ * The kernel pads string keys to a width ("%-50s", a comm "%-16s"): text
+ * wider than that is the string as it is; within it, the string's own
+ * trailing spaces cannot be told from the padding (docs/decisions.md).
+ */
+static void add_padded(struct fe_buf *text, const char *s, const char *end, size_t width)
+{
+	if ((size_t)(end - s) <= width)
+		while (end > s && end[-1] == ' ')
+			end--;
+	fe_buf_add(text, s, end - s);
 }
 
 /* One key's text at *p, up to where the next key or the row's end starts. */
@@ -656,14 +676,15 @@ static int read_key(const struct fe_khist_key *k, const char **p, const char *ne
 	char *stop;
 
 	if (k && k->src == FE_KSRC_COMM) {
-		/* "%-16s[%10llu]": the command, then the pid */
-		end = strchr(s, '[');
+		/* "%-16s[%10llu]": the command (at most 15 characters, so
+		 * the '[' is at column 16 whatever the command holds), then
+		 * the pid */
+		end = strnlen(s, HIST_COMM_WIDTH + 1) > HIST_COMM_WIDTH && s[HIST_COMM_WIDTH] == '[' ?
+		      s + HIST_COMM_WIDTH : strchr(s, '[');
 		if (!end)
 			return -1;
-		while (end > s && end[-1] == ' ')
-			end--;
-		fe_buf_add(text, s, end - s);
-		*p = strchr(s, ']');
+		add_padded(text, s, end, HIST_COMM_WIDTH);
+		*p = strchr(end, ']');
 		if (!*p)
 			return -1;
 		(*p)++;
@@ -699,19 +720,13 @@ static int read_key(const struct fe_khist_key *k, const char **p, const char *ne
 			s++;
 	}
 	if (k && (k->is_string || k->src == FE_KSRC_SYMBOL)) {
-		/* the empty string: expect_name() took its padding, and
-		 * with it the space that starts " }" (which a search from
-		 * here would find in the next row) */
-		if (next[0] == ' ' && !strncmp(s, next + 1, strlen(next + 1)))
-			end = s;
-		else
-			end = strstr(s, next);
+		/* "%-50s" (a symbol's "%-45ps" has no spaces of its own);
+		 * even the empty string's padding reaches what follows */
+		end = strstr(s, next);
 		if (!end)
 			return -1;
 		*p = end;
-		while (end > s && end[-1] == ' ')
-			end--;
-		fe_buf_add(text, s, end - s);
+		add_padded(text, s, end, HIST_STRING_WIDTH);
 		return 0;
 	}
 	/* numbers print as u64; a signed field's are its sign-extended bits */

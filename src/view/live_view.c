@@ -676,25 +676,37 @@ int fe_view_tgid(const struct fe_view *v, int pid)
 	return t ? t->tgid : 0;
 }
 
+bool fe_cmdline_parse(const char *line, int *pid, char *comm, size_t size)
+{
+	char *end;
+	long p = strtol(line, &end, 10);
+	size_t len;
+
+	/* not sscanf, whose " " would take the command's own spaces */
+	if (end == line || *end != ' ' || p < INT_MIN || p > INT_MAX || !size)
+		return false;
+	end++;
+	len = strcspn(end, "\n");
+	if (!len)
+		return false;
+	if (len >= size)
+		len = size - 1;
+	memcpy(comm, end, len);
+	comm[len] = 0;
+	*pid = (int)p;
+	return true;
+}
+
 void fe_view_cmdlines(struct fe_view *v, const char *text)
 {
 	v->unknown_pid = false;
 	const char *line = text;
 
 	while (line && *line) {
-		char comm[64], *end;
-		long pid = strtol(line, &end, 10);
-		bool num = end != line;
-		size_t len;
+		char comm[64];
+		int pid;
 
-		/* "PID COMM": not sscanf, as in fe_view_tgids */
-		end += strspn(end, " \t");
-		len = strcspn(end, " \t\n");
-		if (len >= sizeof(comm))
-			len = sizeof(comm) - 1;
-		memcpy(comm, end, len);
-		comm[len] = 0;
-		if (num && len && pid >= INT_MIN && pid <= INT_MAX &&
+		if (fe_cmdline_parse(line, &pid, comm, sizeof(comm)) &&
 		    !tep_is_pid_registered(v->tep, pid)) {
 			tep_register_comm(v->tep, comm, pid);
 			v->comms_gen++;

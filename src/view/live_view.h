@@ -181,6 +181,14 @@ bool fe_view_wants_comms(struct fe_view *v);
 /* Commands of pids, as in saved_cmdlines ("PID COMM" lines). */
 void fe_view_cmdlines(struct fe_view *v, const char *text);
 
+/*
+ * One "PID COMM" line of saved_cmdlines at line: the kernel writes
+ * "%d %s\n", so the command is all after the one space, spaces of its
+ * own (prctl(PR_SET_NAME, " a b")) too.  Into *pid and comm (size);
+ * false where the line is no such line.
+ */
+bool fe_cmdline_parse(const char *line, int *pid, char *comm, size_t size);
+
 /* The processes of tasks, as in saved_tgids ("PID TGID" lines): each
  * call's tgid (struct fe_view_call).  Out of memory: not known. */
 void fe_view_tgids(struct fe_view *v, const char *text);

@@ -36,6 +36,8 @@ struct fe_stats {
 	unsigned int cap, nr;
 	char **events;			/* declared, shown even without hits */
 	int nr_events;
+	char **hex_events;		/* whose --hist field is hex-typed */
+	int nr_hex;
 };
 
 struct fe_stats *fe_stats_new(const struct fe_stats_opts *o)
@@ -74,6 +76,9 @@ void fe_stats_free(struct fe_stats *s)
 	for (k = 0; k < s->nr_events; k++)
 		free(s->events[k]);
 	free(s->events);
+	for (k = 0; k < s->nr_hex; k++)
+		free(s->hex_events[k]);
+	free(s->hex_events);
 	free(s);
 }
 
@@ -94,6 +99,30 @@ int fe_stats_event(struct fe_stats *s, const char *event)
 		return -1;
 	}
 	return 0;
+}
+
+int fe_stats_value_hex(struct fe_stats *s, const char *event)
+{
+	char **slot = fe_grow(&s->hex_events, &s->nr_hex, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	*slot = strdup(event);
+	if (!*slot) {
+		s->nr_hex--;
+		return -1;
+	}
+	return 0;
+}
+
+static bool value_hex(const struct fe_stats *s, const char *event)
+{
+	int k;
+
+	for (k = 0; k < s->nr_hex; k++)
+		if (!strcmp(s->hex_events[k], event))
+			return true;
+	return false;
 }
 
 static unsigned int hash_of(const char *event, const char *keys, unsigned long long value)
@@ -266,6 +295,7 @@ struct group {
 	unsigned long long count;
 	unsigned long long min, max;	/* as the value's own type */
 	bool is_signed;
+	bool is_hex;			/* shown as record shows an x64: 0x... */
 	__int128 sum;
 	unsigned long long buckets[NR_BUCKETS];
 	int first, nr_values;		/* its (value, count) rows in the sorted list */
@@ -310,29 +340,63 @@ static bool less(unsigned long long a, unsigned long long b, bool is_signed)
 	return is_signed ? (long long)a < (long long)b : a < b;
 }
 
-static void put_value(struct fe_buf *b, unsigned long long v, bool is_signed)
+/* A value of the --hist field as record shows it: hex-typed in hex. */
+static void put_value(struct fe_buf *b, unsigned long long v, const struct group *g)
 {
-	if (is_signed)
+	if (g->is_hex)
+		fe_buf_add_hex(b, v);
+	else if (g->is_signed)
 		fe_buf_add_s64(b, (long long)v);
 	else
 		fe_buf_add_u64(b, v);
 }
 
-static void put_int128(struct fe_buf *b, __int128 v)
+/* v in decimal, or in hex as fe_buf_add_hex() writes ("-0x1f") */
+static void put_int128(struct fe_buf *b, __int128 v, bool hex)
 {
 	char d[48];
-	int n = 0;
+	int n = 0, base = hex ? 16 : 10;
 	bool neg = v < 0;
 	unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
 
 	do {
-		d[n++] = '0' + (int)(u % 10);
-		u /= 10;
+		d[n++] = "0123456789abcdef"[(int)(u % base)];
+		u /= base;
 	} while (u);
 	if (neg)
 		fe_buf_addc(b, '-');
+	if (hex)
+		fe_buf_add(b, "0x", 2);
 	while (n)
 		fe_buf_addc(b, d[--n]);
+}
+
+/* A sum in JSON by fe_buf_add_json_int()'s rule, which holds for the
+ * 64 bits it takes; past them it is a string "0x..." all the same. */
+static void put_json_int128(struct fe_buf *b, __int128 v)
+{
+	if (v >= INT64_MIN && v <= INT64_MAX) {
+		fe_buf_add_json_int(b, (unsigned long long)(long long)v, true);
+	} else if (v > 0 && v <= UINT64_MAX) {
+		fe_buf_add_json_int(b, (unsigned long long)v, false);
+	} else {
+		fe_buf_addc(b, '"');
+		put_int128(b, v, true);
+		fe_buf_addc(b, '"');
+	}
+}
+
+/* ... and in JSON: hex-typed ones the string "0x..." (DESIGN.md
+ * section 5), others by fe_buf_add_json_int()'s rule; v may be a sum. */
+static void put_json_value(struct fe_buf *b, __int128 v, const struct group *g)
+{
+	if (!g->is_hex) {
+		fe_buf_add_json_int(b, (unsigned long long)v, g->is_signed);
+		return;
+	}
+	fe_buf_addc(b, '"');
+	put_int128(b, v, true);
+	fe_buf_addc(b, '"');
 }
 
 /* The i-th key text of "a\x1fb\x1fc". */
@@ -448,45 +512,50 @@ static void print_json(struct fe_stats *s, const struct group *g, int interval, 
 		}
 	}
 	fe_buf_add(b, "},\"count\":", 10);
-	fe_buf_add_u64(b, g->count);
+	fe_buf_add_json_int(b, g->count, false);
 	if (s->o.mode != FE_STATS_COUNT && g->count) {
 		char avg[64];
 
 		fe_buf_add(b, ",\"field\":", 9);
 		json_text(b, field_name(s), strlen(field_name(s)));
 		fe_buf_add(b, ",\"min\":", 7);
-		fe_buf_add_json_int(b, g->min, g->is_signed);
+		put_json_value(b, (__int128)g->min, g);
 		snprintf(avg, sizeof(avg), "%.15g", (double)g->sum / (double)g->count);
 		fe_buf_add(b, ",\"avg\":", 7);
-		fe_buf_add(b, avg, strlen(avg));
+		if (g->is_hex)	/* truncated, as the table's */
+			put_json_value(b, g->sum / (__int128)g->count, g);
+		else
+			fe_buf_add(b, avg, strlen(avg));
 		for (i = 0; i < NR_PCT; i++) {
 			fe_buf_printf(b, ",\"%s\":", PCT_JSON[i]);
-			fe_buf_add_json_int(b, g->pct[i], g->is_signed);
+			put_json_value(b, (__int128)g->pct[i], g);
 		}
 		fe_buf_add(b, ",\"max\":", 7);
-		fe_buf_add_json_int(b, g->max, g->is_signed);
+		put_json_value(b, (__int128)g->max, g);
 		fe_buf_add(b, ",\"sum\":", 7);
-		put_int128(b, g->sum);
+		if (g->is_hex)
+			put_json_value(b, g->sum, g);
+		else
+			put_json_int128(b, g->sum);
 		fe_buf_add(b, ",\"buckets\":[", 12);
 		for (i = 0, k = 0; i < NR_BUCKETS; i++) {
 			if (!g->buckets[i])
 				continue;
 			if (k++)
 				fe_buf_addc(b, ',');
+			/* bounds past 2^53 by the JSON rule too: "0x..." */
 			fe_buf_add(b, "{\"lo\":", 6);
 			if (i == 0)
 				fe_buf_add(b, "null", 4);
 			else
-				fe_buf_add_u64(b, i == 1 ? 0 : 1ULL << (i - 2));
+				fe_buf_add_json_int(b, i == 1 ? 0 : 1ULL << (i - 2), false);
 			fe_buf_add(b, ",\"hi\":", 6);
 			if (i <= 1)
 				fe_buf_addc(b, i == 0 ? '0' : '1');
-			else if (i - 1 > 63)
-				fe_buf_add(b, "18446744073709551616", 20);
 			else
-				fe_buf_add_u64(b, 1ULL << (i - 1));
+				put_json_int128(b, (__int128)1 << (i - 1));
 			fe_buf_add(b, ",\"count\":", 9);
-			fe_buf_add_u64(b, g->buckets[i]);
+			fe_buf_add_json_int(b, g->buckets[i], false);
 			fe_buf_addc(b, '}');
 		}
 		fe_buf_addc(b, ']');
@@ -554,16 +623,16 @@ static void print_hist(struct fe_stats *s, const struct group *g, struct fe_buf 
 	fe_buf_add(b, ": count ", 8);
 	fe_buf_add_u64(b, g->count);
 	fe_buf_add(b, "  min ", 6);
-	put_value(b, g->min, g->is_signed);
+	put_value(b, g->min, g);
 	fe_buf_add(b, "  avg ", 6);
 	/* truncated toward zero, as bpftrace's avg() */
-	put_int128(b, g->sum / (__int128)g->count);
+	put_int128(b, g->sum / (__int128)g->count, g->is_hex);
 	for (i = 0; i < NR_PCT; i++) {
 		fe_buf_printf(b, "  %s ", PCT_TEXT[i]);
-		put_value(b, g->pct[i], g->is_signed);
+		put_value(b, g->pct[i], g);
 	}
 	fe_buf_add(b, "  max ", 6);
-	put_value(b, g->max, g->is_signed);
+	put_value(b, g->max, g);
 	fe_buf_addc(b, '\n');
 	put_stack(s, g, b);
 	for (i = 0; i < NR_BUCKETS; i++) {
@@ -701,6 +770,7 @@ static int collect_groups(struct fe_stats *s, struct shown *sh, struct group *g,
 			cur->event = e->event;
 			cur->keys = e->keys;
 			cur->is_signed = e->is_signed;
+			cur->is_hex = value_hex(s, e->event);
 			cur->min = cur->max = e->value;
 			cur->first = k;
 		}

@@ -41,6 +41,10 @@ struct fe_stats;
 struct fe_stats *fe_stats_new(const struct fe_stats_opts *o);
 void fe_stats_free(struct fe_stats *s);
 
+/* event's --hist field is hex-typed (x8..x64): its values are shown as
+ * record shows them, 0x... (JSON strings); the buckets stay numbers. */
+int fe_stats_value_hex(struct fe_stats *s, const char *event);
+
 /* An event in the table even with no hits (count mode without keys shows
  * it as 0): "group/event". */
 int fe_stats_event(struct fe_stats *s, const char *event);

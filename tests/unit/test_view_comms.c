@@ -37,10 +37,13 @@ int main(void)
 	tap_ok(fe_view_tgid(v, 12) == 11 && fe_view_tgid(v, 13) == 13,
 	       "read again: pid 12's new process, the others kept");
 
-	fe_view_cmdlines(v, "21 sh\n22   cat   more\nnot a line\n23 a-very-long-name-"
+	fe_view_cmdlines(v, "21 sh\n22  cat  more \nnot a line\n25\tx\n23 a-very-long-name-"
 			 "0123456789012345678901234567890123456789012345678901234567890\n24 last");
 	tap_str(tep_data_comm_from_pid(v->tep, 21), "sh", "pid 21 is sh");
-	tap_str(tep_data_comm_from_pid(v->tep, 22), "cat", "a name ends at a blank");
+	/* the kernel writes "%d %s": a command's own spaces are its */
+	tap_str(tep_data_comm_from_pid(v->tep, 22), " cat  more ",
+		"a name is all after the one space, its own spaces kept");
+	tap_ok(!tep_is_pid_registered(v->tep, 25), "no space after the pid: no line");
 	tap_ok(strlen(tep_data_comm_from_pid(v->tep, 23)) == 63 &&
 	       !strncmp(tep_data_comm_from_pid(v->tep, 23), "a-very-long-name-0123", 21),
 	       "a name is cut at 63 bytes");
