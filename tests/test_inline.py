@@ -280,6 +280,23 @@ def test_funcs_and_proto_count_the_copies():
     expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 3), r.stderr)
 
 
+def test_a_glob_matching_only_inlined_functions_names_them():
+    # funcs lists helper (inlined everywhere); a glob probes out-of-line
+    # functions, and its error says which matched inlined and how to probe them
+    r = fe.run("compile", "-x", binary(), "h*()")
+    expect_eq((r.returncode, r.stdout, r.stderr.splitlines()[0]),
+              (2, "", "fevent: error: column 1: no function matches 'h*' out of line; inlined "
+               "everywhere: helper (a glob probes out-of-line functions: name one, "
+               "'helper(...)', to probe each of its copies)"))
+    r = fe.run("compile", "-x", binary(), "zz*()")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]),
+              (2, "fevent: error: column 1: no function matches 'zz*' ('fevent funcs GLOB' "
+               "lists what can be probed)"))
+    # the name it gives compiles, to an event a copy
+    r = fe.run("compile", "-x", binary(), "helper(...)")
+    expect_eq((r.returncode, len(r.stdout.splitlines())), (0, 3), r.stderr)
+
+
 def test_where_only_btf_is_at_hand_the_refusal_says_dwarf_is_needed():
     # the 6.1 vmlinux's own BTF (--btf): do_fsync, inlined everywhere there,
     # is in neither its BTF nor a symbol table

@@ -79,6 +79,55 @@ static const char *glob_name_one(const struct fe_compiled *it)
 	       it->proto && it->proto->tracepoint ? "tracepoint" : "function";
 }
 
+/* The names of inlined-only functions a glob matched, for its error */
+struct inl_only {
+	const struct fe_func_names *out_of_line;
+	struct fe_buf text;
+	char first[128];
+	int nr;
+};
+
+static int take_inl_only(const char *name, void *arg)
+{
+	struct inl_only *o = arg;
+	int i;
+
+	for (i = 0; i < o->out_of_line->nr; i++)
+		if (!strcmp(o->out_of_line->v[i], name))
+			return 0;
+	if (!o->nr)
+		snprintf(o->first, sizeof(o->first), "%s", name);
+	if (o->nr++ < 3)
+		fe_buf_printf(&o->text, "%s%s", o->nr > 1 ? ", " : "", name);
+	return 0;
+}
+
+/*
+ * A glob over DWARF that matches no function out of line, where funcs
+ * lists functions inlined everywhere ("NAME  (inlined: N copies)"): say
+ * them, and how to probe them.  A glob probes functions, not every copy
+ * of each (docs/decisions.md); walking the inlined copies costs a DWARF
+ * walk, paid here on the error's path only.
+ */
+static bool no_match_inlined(struct fe_compiled *it, struct fe_dbg *dbg, const char *glob,
+			     const struct fe_func_names *names)
+{
+	struct inl_only o = { .out_of_line = names };
+	bool said = false;
+
+	if (!dbg || it->site.kind == FE_SITE_SDT || it->proto->tracepoint ||
+	    fe_dbg_inline_names(dbg, glob, take_inl_only, &o) || !o.nr || o.text.failed)
+		goto out;
+	fe_err(fe_compiled_err(it), it->proto->func_col,
+	       "no function matches '%s' out of line; inlined everywhere: %s%s (a glob probes "
+	       "out-of-line functions: name one, '%s(...)', to probe each of its copies)",
+	       glob, o.text.s, o.nr > 3 ? ", ..." : "", o.first);
+	said = true;
+out:
+	fe_buf_free(&o.text);
+	return said;
+}
+
 /* Name the function of an item parsed from a glob's text: "func", or
  * "mod:func" (a module's, or an SDT probe's provider). */
 static int name_function(struct fe_proto *proto, const char *name)
@@ -219,6 +268,8 @@ int fe_compile_expand_globs(struct fe_compile_set *set, struct fe_dbg *dbg,
 			ret = fe_func_glob(dbg, kallsyms, kallsyms && !opts->kallsyms, glob, &names,
 					   fe_compiled_err(it));
 		if (ret) {
+			it->failed = true;
+		} else if (!names.nr && no_match_inlined(it, dbg, glob, &names)) {
 			it->failed = true;
 		} else if (!names.nr) {
 			fe_err(fe_compiled_err(it), it->proto->func_col, "no %s matches '%s'%s",
