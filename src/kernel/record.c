@@ -74,11 +74,20 @@ const char *fe_rec_call_filter_of(const struct fe_event_info *ev, int n, const b
  * removed while recording (clear --force) takes its format with it, and
  * the trace.dat still needs it.
  */
-static const char *const task_events[] = { "sched_process_fork", "sched_process_exec" };
+#define NR_TASK_EVENTS	3
+/* a task renamed by prctl(PR_SET_NAME) or pthread_setname_np: the name the
+ * kernel gives its later events (hist's comm, stats), so the view's too */
+static const struct {
+	const char *system, *event;
+} task_events[NR_TASK_EVENTS] = {
+	{ "sched", "sched_process_fork" },
+	{ "sched", "sched_process_exec" },
+	{ "task", "task_rename" },
+};
 
 struct formats {
 	char **event;		/* of each chosen event */
-	char *task[2];		/* task_events', or NULL */
+	char *task[NR_TASK_EVENTS];	/* task_events', or NULL */
 	char *header_page;
 	char *header_event;
 	char *graph[2];		/* --graph-below: funcgraph_entry, funcgraph_exit */
@@ -91,8 +100,8 @@ static void formats_free(struct formats *f, int n)
 	for (i = 0; f->event && i < n; i++)
 		free(f->event[i]);
 	free(f->event);
-	free(f->task[0]);
-	free(f->task[1]);
+	for (i = 0; i < NR_TASK_EVENTS; i++)
+		free(f->task[i]);
 	free(f->header_page);
 	free(f->header_event);
 	free(f->graph[0]);
@@ -116,8 +125,9 @@ static int formats_read(struct formats *f, struct fe_event_info *ev, int n, cons
 			return fe_err(err, 0, "cannot read the format of %s/%s", ev[i].group,
 				      ev[i].event);
 	}
-	for (i = 0; i < 2; i++)
-		f->task[i] = tracefs_event_file_read(NULL, "sched", task_events[i], "format", NULL);
+	for (i = 0; i < NR_TASK_EVENTS; i++)
+		f->task[i] = tracefs_event_file_read(NULL, task_events[i].system,
+						     task_events[i].event, "format", NULL);
 	for (i = 0; graph && i < 2; i++) {
 		f->graph[i] = tracefs_event_file_read(NULL, "ftrace", graph_events[i], "format",
 						      NULL);
@@ -183,10 +193,10 @@ static struct fe_view *make_view(const struct fe_record_opts *o, struct fe_event
 			fe_view_free(v);
 			return NULL;
 		}
-	/* fork and exec events name new tasks; the view does not print them */
-	for (i = 0; i < 2; i++)
-		if (fm->task[i] && fe_view_add_task_event(v, "sched", task_events[i], fm->task[i],
-							  err)) {
+	/* fork, exec and rename events name tasks; the view does not print them */
+	for (i = 0; i < NR_TASK_EVENTS; i++)
+		if (fm->task[i] && fe_view_add_task_event(v, task_events[i].system,
+							  task_events[i].event, fm->task[i], err)) {
 			fe_view_free(v);
 			return NULL;
 		}
@@ -276,7 +286,7 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 			  int n, bool *chosen, const struct formats *fm, const struct comms *who,
 			  struct fe_error *err)
 {
-	struct fe_tracedat_event *evs = calloc(n + 2, sizeof(*evs));
+	struct fe_tracedat_event *evs = calloc(n + NR_TASK_EVENTS, sizeof(*evs));
 	const char *saved = who->cmdlines, *tgids = who->tgids;
 	/* the clock of the buffer the pages came from: a reader knows the
 	 * times' unit from it, as from trace-cmd's files */
@@ -307,11 +317,11 @@ static int write_tracedat(struct session *s, struct fe_view *v, struct fe_event_
 		symbols |= strstr(ev[i].args, ":symbol") != NULL;
 		k++;
 	}
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NR_TASK_EVENTS; i++) {
 		if (!fm->task[i])
 			continue;
-		evs[k].system = "sched";
-		evs[k].name = task_events[i];
+		evs[k].system = task_events[i].system;
+		evs[k].name = task_events[i].event;
 		evs[k].format = fm->task[i];
 		evs[k].task_info = true;
 		k++;

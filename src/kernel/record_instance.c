@@ -387,6 +387,7 @@ int fe_rec_enable_events(struct session *s, struct fe_event_info *ev, int n, boo
 	/* for the names of tasks; a kernel without them names fewer */
 	fe_event_set_enabled(s->inst, "sched", "sched_process_fork", true);
 	fe_event_set_enabled(s->inst, "sched", "sched_process_exec", true);
+	fe_event_set_enabled(s->inst, "task", "task_rename", true);
 	if (pid_filter_around_events(s->inst, ev, n, chosen))
 		return fe_err(err, 0, "cannot set the pid filter again after the events: %s",
 			      strerror(errno));

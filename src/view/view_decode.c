@@ -153,6 +153,15 @@ static void task_info(struct fe_view *v, struct ev_info *e, unsigned long long t
 					  &(struct tep_record){ .data = data, .size = size }, &pid, 0) ||
 		    string_field(v, e->tep_ev, "child_comm", data, size, comm, sizeof(comm)))
 			return;
+	} else if (!strcmp(e->name, "task_rename")) {
+		/* a task renames itself: where a kernel has no pid field,
+		 * common_pid is the same task */
+		struct tep_record r = { .data = data, .size = size };
+
+		if ((tep_get_any_field_val(NULL, e->tep_ev, "pid", &r, &pid, 0) &&
+		     tep_get_any_field_val(NULL, e->tep_ev, "common_pid", &r, &pid, 0)) ||
+		    string_field(v, e->tep_ev, "newcomm", data, size, comm, sizeof(comm)))
+			return;
 	} else {
 		const char *base;
 

@@ -1,0 +1,54 @@
+"""A task that names itself after it starts (prctl PR_SET_NAME,
+pthread_setname_np) is shown by that name on the lines after it, as the
+kernel's own hist `comm` counts it: record follows the kernel's
+task:task_rename event as it follows fork and exec (docs/decisions.md,
+"A task's later name"), live, in the trace.dat and in stats."""
+import json
+import os
+import re
+
+import fe
+from fe import expect_eq
+from test_events_host import need_uprobes
+
+GROUP = "fe_ren" + fe.TAG
+
+
+def fixture():
+    return fe.fixture_binary("fx_rename.c", "-O2", "-pthread")
+
+
+def run(*args):
+    r = fe.run(*args)
+    expect_eq(r.returncode, 0, r.stderr)
+    return r.stdout
+
+
+def who(text):
+    """{i: comm} of the work(i=I) lines"""
+    got = {}
+    for l in text.splitlines():
+        m = re.match(r"^ *(.*)-\d+ +\[\d{3}\] +\d+\.\d{6}: work\(i=(\d)\)$", l)
+        if m:
+            got[int(m.group(2))] = m.group(1)
+    return got
+
+
+def test_record_report_and_stats_name_tasks_by_their_later_names():
+    need_uprobes()
+    fe.run("clear", "-g", GROUP, "--force")
+    run("add", "-g", GROUP, "-x", fixture(), "work(i)")
+    try:
+        want = {1: "renamed", 2: "worker"}
+        expect_eq(who(run("record", "-g", GROUP, "--", fixture())), want, "record")
+        dat = os.path.join(fe.tmpdir("fevent-rename-"), "r.dat")
+        run("record", "-g", GROUP, "-q", "-o", dat, "--", fixture())
+        expect_eq(who(run("report", "-i", dat)), want, "report")
+        objs = [json.loads(l) for l in run("record", "-g", GROUP, "--json", "--",
+                                           fixture()).splitlines()]
+        expect_eq({o["args"]["i"]: o["comm"] for o in objs}, want, "record --json")
+        rows = run("stats", "-g", GROUP, "--by", "comm", "--", fixture()).splitlines()
+        expect_eq(sorted(r.split() for r in rows if re.match(r"^  (renamed|worker) ", r)),
+                  [["renamed", "1"], ["worker", "1"]], "\n".join(rows))
+    finally:
+        fe.run("clear", "-g", GROUP, "--force")
