@@ -71,18 +71,69 @@ static void counter_uncounted(struct session *s, struct fe_view *v, struct fe_ev
 		uncounted(s, v, ev, c->members[k], why);
 }
 
+/* The hits of a counter's events, from the profiles (every process's) */
+static int read_hits(struct session *s, struct fe_event_info *ev, struct counter *c,
+		     unsigned long long *hits)
+{
+	const char *text[2] = {
+		reread(&s->text, s->profile_fd[0]),
+		reread(&s->uprobe_text, s->profile_fd[1]),
+	};
+	int k;
+
+	*hits = 0;
+	for (k = 0; k < c->nr_members; k++) {
+		const struct fe_event_info *e = &ev[c->members[k]];
+		const char *t = text[fe_kind_is_uprobe(e->kind)];
+		unsigned long long h, misses;
+
+		if (!t || !fe_profile_find(t, e, &h, &misses))
+			return -1;
+		*hits += h;
+	}
+	return 0;
+}
+
+/* What the counting instance committed, on every CPU */
+static unsigned long long read_done(struct session *s, const int *fds)
+{
+	/* what it recorded, and what it could not for another reason than
+	 * size (the recording instance may have) */
+	static const char *const counts[] = {
+		"entries:", "\noverrun:", "read events:", "commit overrun:", "dropped events:",
+	};
+	unsigned long long done = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		const char *text = reread(&s->text, fds[cpu]);
+		const char *p;
+		size_t n;
+
+		for (n = 0; text && n < sizeof(counts) / sizeof(counts[0]); n++)
+			if ((p = strstr(text, counts[n])))
+				done += strtoull(p + strlen(counts[n]), NULL, 10);
+	}
+	return done;
+}
+
 /*
- * hits - committed of a counter's events now.  At the start committed
- * first, at the end hits first: a call between the two reads can then
- * only hide a drop, never invent one, and fevent's own reads (pread) are
- * such calls.
+ * hits - committed of a counter's events now.  The profiles count every
+ * process's hits, and other processes call a probed libc function all
+ * the time: the commits are read between two reads of the hits, again
+ * until no hit came between (SAMPLE_TRIES).  Where hits kept coming, the
+ * read that can only hide a drop is taken, never invent one: at the
+ * start the hits after the commits, at the end those before; fevent's
+ * own reads (pread) are such calls.
  */
+#define SAMPLE_TRIES	64
+
 static int sample(struct session *s, struct fe_event_info *ev, struct counter *c,
 		  bool hits_first, long long *d)
 {
-	unsigned long long hits = 0, done = 0;
+	unsigned long long before = 0, after = 0, done = 0;
 	int *fds = calloc(s->nr_cpus, sizeof(*fds));
-	int cpu, step, k, ret = -1;
+	int cpu, try, ret = -1;
 
 	if (!fds)
 		return -1;
@@ -92,41 +143,16 @@ static int sample(struct session *s, struct fe_event_info *ev, struct counter *c
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
 		fds[cpu] = tracefs_instance_file_open(c->inst, file, O_RDONLY);
 	}
-	for (step = 0; step < 2; step++) {
-		if (step == (hits_first ? 0 : 1)) {
-			const char *text[2] = {
-				reread(&s->text, s->profile_fd[0]),
-				reread(&s->uprobe_text, s->profile_fd[1]),
-			};
-
-			for (k = 0; k < c->nr_members; k++) {
-				const struct fe_event_info *e = &ev[c->members[k]];
-				const char *t = text[fe_kind_is_uprobe(e->kind)];
-				unsigned long long h, misses;
-
-				if (!t || !fe_profile_find(t, e, &h, &misses))
-					goto out;
-				hits += h;
-			}
-			continue;
-		}
-		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-			/* what it recorded, and what it could not for another
-			 * reason than size (the recording instance may have) */
-			static const char *const counts[] = {
-				"entries:", "\noverrun:", "read events:", "commit overrun:",
-				"dropped events:",
-			};
-			const char *text = reread(&s->text, fds[cpu]);
-			const char *p;
-			size_t n;
-
-			for (n = 0; text && n < sizeof(counts) / sizeof(counts[0]); n++)
-				if ((p = strstr(text, counts[n])))
-					done += strtoull(p + strlen(counts[n]), NULL, 10);
-		}
+	for (try = 0; try < SAMPLE_TRIES; try++) {
+		if (read_hits(s, ev, c, &before))
+			goto out;
+		done = read_done(s, fds);
+		if (read_hits(s, ev, c, &after))
+			goto out;
+		if (before == after)
+			break;
 	}
-	*d = (long long)(hits - done);
+	*d = (long long)((hits_first ? before : after) - done);
 	ret = 0;
 out:
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
