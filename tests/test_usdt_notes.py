@@ -201,3 +201,27 @@ def test_a_warning_at_several_sites_is_said_once():
         "fevent: warning: column 15: 'u32 b' reads argument 2 of low:idx as 4 bytes, but its "
         "note declares it 'u64': part of its value is cut off (at each of its 3 sites) "
         "(--strict makes this an error)"]))
+
+
+def test_a_size_past_a_longs_is_no_spec():
+    """A note's size that no long holds (-9223372036854775808@%rax) is
+    no spec: the argument cannot be read, '...' skips it, proto makes it
+    NULL; under UBSan nothing overflows (labs(LONG_MIN) did)."""
+    odd = low("-DODD")
+    big = sites(odd, "big")
+    expect_eq([n[4] for n in big], [["-9223372036854775808@%rax", "-4@%edi"]])
+    r = fe.run("compile", "-g", GROUP, "-x", odd, "low:big(a, b)")
+    expect_eq((r.returncode, r.stdout, r.stderr.splitlines()), (2, "", [
+        "fevent: error: column 9: argument 1 of low:big cannot be read: its spec is an "
+        "argument spec that is no SDT spec",
+        "    low:big(a, b)",
+        "            ^"]))
+    r = fe.run("compile", "-g", GROUP, "-x", odd, "low:big(...)")
+    expect_eq((r.returncode, r.stdout.splitlines(), r.stderr.splitlines()), (0, [
+        f"p:{GROUP}/big {odd}:{big[0][2]:#x} arg2=%di:s32"], [
+        "fevent: warning: '...' skips arg1: its spec is an argument spec that is no SDT spec"]))
+    r = fe.run("proto", "-x", odd, "low:big")
+    expect_eq((r.returncode, r.stdout.splitlines()), (0, [
+        "low:big(NULL, s32 arg2)",
+        "#   arg1 is NULL: its spec is an argument spec that is no SDT spec",
+        "#   -9223372036854775808@%rax -4@%edi"]), r.stderr)

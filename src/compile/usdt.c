@@ -119,7 +119,9 @@ bool fe_usdt_parse_arg(const char *spec, struct fe_usdt_arg *a)
 	if (at) {
 		size = strtol(spec, &end, 10);
 		is_float = *end == 'f' && end + 1 == at;
-		if ((end != at && !is_float) || !size || labs(size) > 8 ||
+		/* bounded before labs: a note's -9223372036854775808@ is
+		 * LONG_MIN, whose labs is no long */
+		if ((end != at && !is_float) || !size || size < -8 || size > 8 ||
 		    (labs(size) & (labs(size) - 1)) || (is_float && labs(size) < 4))
 			return false;
 		op = at + 1;
