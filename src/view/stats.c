@@ -82,37 +82,34 @@ void fe_stats_free(struct fe_stats *s)
 	free(s);
 }
 
-int fe_stats_event(struct fe_stats *s, const char *event)
+/* name into a list of names, once */
+static int add_name(char ***v, int *nr, const char *name)
 {
 	char **slot;
 	int k;
 
-	for (k = 0; k < s->nr_events; k++)
-		if (!strcmp(s->events[k], event))
+	for (k = 0; k < *nr; k++)
+		if (!strcmp((*v)[k], name))
 			return 0;
-	slot = fe_grow(&s->events, &s->nr_events, sizeof(*slot));
+	slot = fe_grow(v, nr, sizeof(*slot));
 	if (!slot)
 		return -1;
-	*slot = strdup(event);
+	*slot = strdup(name);
 	if (!*slot) {
-		s->nr_events--;
+		(*nr)--;
 		return -1;
 	}
 	return 0;
 }
 
+int fe_stats_event(struct fe_stats *s, const char *event)
+{
+	return add_name(&s->events, &s->nr_events, event);
+}
+
 int fe_stats_value_hex(struct fe_stats *s, const char *event)
 {
-	char **slot = fe_grow(&s->hex_events, &s->nr_hex, sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	*slot = strdup(event);
-	if (!*slot) {
-		s->nr_hex--;
-		return -1;
-	}
-	return 0;
+	return add_name(&s->hex_events, &s->nr_hex, event);
 }
 
 static bool value_hex(const struct fe_stats *s, const char *event)
