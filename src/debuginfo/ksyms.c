@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kallsyms_line.h"
 #include "ksyms.h"
 #include "name_hash.h"
 
@@ -136,34 +137,26 @@ static int note_module(struct table *t, char *mod, size_t *cap)
 }
 
 /*
- * One line, "ADDR TYPE NAME[\t[MODULE]]", cut in place: name and module
- * become strings in the buffer.  Text symbols (weak ones too) are kept;
- * any symbol's module is noted as loaded.
+ * One line cut in place: name and module become strings in the buffer.
+ * Text symbols (weak ones too) are kept; any symbol's module is noted as
+ * loaded.
  */
 static int parse_line(struct table *t, char *line, char *end, size_t *cap, size_t *mcap)
 {
-	char *type = memchr(line, ' ', end - line), *name, *name_end, *mod = NULL;
+	struct fe_kallsyms_line l;
+	char *name, *mod = NULL;
 
-	if (!type || end - type < 4)
+	if (fe_kallsyms_line(line, end, &l))
 		return 0;
-	type++;
-	name = type + 2;
-	name_end = memchr(name, '\t', end - name);
-	if (name_end) {
-		char *lb = memchr(name_end, '[', end - name_end);
-		char *rb = lb ? memchr(lb, ']', end - lb) : NULL;
-
-		if (lb && rb) {
-			mod = lb + 1;
-			*rb = 0;
-			if (note_module(t, mod, mcap))
-				return -1;
-		}
-	} else {
-		name_end = end;
+	if (l.module) {
+		mod = line + (l.module - line);
+		mod[l.module_len] = 0;
+		if (note_module(t, mod, mcap))
+			return -1;
 	}
-	*name_end = 0;
-	if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
+	name = line + (l.name - line);
+	name[l.name_len] = 0;
+	if (l.type != 't' && l.type != 'T' && l.type != 'w' && l.type != 'W')
 		return 0;
 	if ((size_t)t->nr == *cap) {
 		struct sym *v = realloc(t->v, (*cap ? *cap * 2 : 4096) * sizeof(*v));
@@ -176,7 +169,7 @@ static int parse_line(struct table *t, char *line, char *end, size_t *cap, size_
 	t->v[t->nr].name = name;
 	t->v[t->nr].module = mod;
 	t->v[t->nr].line = line;
-	t->v[t->nr].hash = fe_name_hash(name, name_end - name);
+	t->v[t->nr].hash = fe_name_hash(name, l.name_len);
 	t->nr++;
 	return 0;
 }
@@ -479,11 +472,11 @@ int fe_ksyms_module_loaded(const struct fe_ksyms *ks, const char *module)
 	return i == ks->nr_mods ? -1 : 0;
 }
 
-/* A symbol's address (0 where kallsyms hides them from one who is not
- * root): ADDR is hex digits up to the space, where strtoull stops. */
+/* A symbol's address: its line passed fe_kallsyms_line, so a space
+ * follows ADDR, where the reading stops if not at 16 digits. */
 static unsigned long long addr_of(const struct sym *s)
 {
-	return strtoull(s->line, NULL, 16);
+	return fe_kallsyms_addr(s->line, s->line + 16);
 }
 
 int fe_ksyms_addr(const char *path, const char *name, const char *module,

@@ -25,6 +25,7 @@
 
 #include "call_filter.h"
 #include "fe_util.h"
+#include "kallsyms_line.h"
 #include "text_escape.h"
 #include "field_name.h"
 #include "value_format.h"
@@ -598,11 +599,39 @@ char *fe_view_task_names(struct fe_view *v)
 	return strdup(v->task_names.s ? v->task_names.s : "");
 }
 
+/*
+ * The symbols of kallsyms text given to libtraceevent one by one, read by
+ * the project's line reader (kallsyms_line.h: tep_parse_kallsyms' sscanf
+ * was a third of a small report's CPU).  Left out as libtraceevent leaves
+ * them out: absolute symbols (x86-64's per-CPU offsets, which would name
+ * small numbers) and '$' names (arm's mapping symbols).  A line that is
+ * not one is skipped: a trace.dat's copy is untrusted.
+ */
 int fe_view_kallsyms(struct fe_view *v, const char *text)
 {
+	const char *p = text, *end = text + strlen(text), *nl;
+	char name[FE_KSYM_NAME_MAX], mod[FE_KSYM_NAME_MAX];
+	struct fe_kallsyms_line l;
+
 	syms_clear(v);	/* named from the symbols known before */
-	if (tep_parse_kallsyms(v->tep, text))
-		return -1;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		if (fe_kallsyms_line(p, nl, &l) || !l.name_len || l.name[0] == '$' ||
+		    l.type == 'A' || l.type == 'a' || l.name_len >= sizeof(name) ||
+		    l.module_len >= sizeof(mod))
+			continue;
+		memcpy(name, l.name, l.name_len);
+		name[l.name_len] = 0;
+		if (l.module) {
+			memcpy(mod, l.module, l.module_len);
+			mod[l.module_len] = 0;
+		}
+		if (tep_register_function(v->tep, name, fe_kallsyms_addr(p, nl),
+					  l.module ? mod : NULL))
+			return -1;
+	}
 	/* the first look-up sorts every symbol (a second of CPU in the test
 	 * VM): now, before a recording starts, not in its first page */
 	tep_find_function(v->tep, 0);
