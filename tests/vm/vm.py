@@ -10,6 +10,7 @@ import sys
 import stat
 import subprocess
 import tempfile
+import time
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,13 +34,15 @@ for t in /tests/*.sh; do
 	tier=$this
 	# in a shared boot, a snippet that hangs fails its tier, not the others
 	limit=$(cat "${t%.sh}.limit" 2>/dev/null)
+	read up0 rest < /proc/uptime
 	if [ -n "$limit" ]; then timeout -k 10 "$limit" sh "$t"; else sh "$t"; fi > /tmp/out 2> /tmp/err
 	rc=$?
+	read up1 rest < /proc/uptime
 	echo "@@@BEGIN $name" >&3
 	cat /tmp/out >&3
 	echo "@@@ERR" >&3
 	cat /tmp/err >&3
-	echo "@@@RC $rc" >&3
+	echo "@@@RC $rc $up0 $up1" >&3
 done
 echo "@@@DONE" >&3
 poweroff -f
@@ -348,6 +351,7 @@ def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, ne
             for path in (results, console):
                 if os.path.exists(path):
                     os.unlink(path)
+            began = time.monotonic()
             try:
                 subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, timeout=timeout)
@@ -363,7 +367,11 @@ def run(fevent, snippets, files=None, timeout=600, suite="bookworm", mem=512, ne
             text = open(results, errors="replace").read().replace("\r\n", "\n") \
                 if os.path.exists(results) else ""
             if "@@@DONE" in text:
-                return _parse(text)
+                if os.environ.get("FEVENT_VM_TIMES"):
+                    with open(os.environ["FEVENT_VM_TIMES"], "a") as f:
+                        f.write(f"{time.monotonic() - began:.2f} {suite} boot of {len(snippets)} "
+                                f"snippets, {cpus} vCPU\n")
+                return _parse(text, suite)
             tail = open(console, errors="replace").read()[-2000:] if os.path.exists(console) else ""
             if "@@@INIT" in text or attempt == 2:
                 raise VMError(f"the VM stopped early; console:\n{tail}")
@@ -397,13 +405,26 @@ def static_binary(src, name, flags=("-O2",)):
     return out
 
 
-def _parse(text):
-    out = {}
+def _parse(text, suite=""):
+    """Each snippet's (rc, stdout, stderr) by name; FEVENT_VM_TIMES=FILE
+    adds a line "SECONDS SUITE NAME" per snippet to FILE, the guest's
+    uptime around it (docs/testing.md: where a boot's time goes)."""
+    out, times = {}, []
     for block in text.split("@@@BEGIN ")[1:]:
         head, _, body = block.partition("\n")
         name = head.strip().split("-", 1)[1]
         stdout, _, rest = body.partition("@@@ERR\n")
         stderr, _, rest = rest.partition("@@@RC ")
-        rc = int(rest.split()[0])
+        words = rest.split()
+        rc = int(words[0])
         out[name] = (rc, stdout, stderr)
+        if len(words) >= 3:
+            try:
+                times.append(f"{float(words[2]) - float(words[1]):.2f} {suite} {name}\n")
+            except ValueError:
+                pass
+    where = os.environ.get("FEVENT_VM_TIMES")
+    if where and times:
+        with open(where, "a") as f:
+            f.write("".join(times))
     return out
