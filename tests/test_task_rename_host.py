@@ -1,8 +1,11 @@
 """A task that names itself after it starts (prctl PR_SET_NAME,
-pthread_setname_np) is shown by that name on the lines after it, as the
-kernel's own hist `comm` counts it: record follows the kernel's
-task:task_rename event as it follows fork and exec (docs/decisions.md,
-"A task's later name"), live, in the trace.dat and in stats."""
+pthread_setname_np) is shown by that name on the lines after it, and by
+its exec name on the lines before, as the kernel's own hist `comm`
+counts it: record follows the kernel's task:task_rename event as it
+follows fork and exec, and names each event by the name of its time
+(docs/decisions.md, "A task's later name"), live, in the trace.dat and
+in stats.  The call before the rename is decoded in the same page as
+the rename, and a call held for its return is printed after it."""
 import json
 import os
 import re
@@ -28,7 +31,7 @@ def who(text):
     """{i: comm} of the work(i=I) lines"""
     got = {}
     for l in text.splitlines():
-        m = re.match(r"^ *(.*)-\d+ +\[\d{3}\] +\d+\.\d{6}: work\(i=(\d)\)$", l)
+        m = re.match(r"^ *(.*)-\d+ +\[\d{3}\] +\d+\.\d{6}: work\(i=(\d)\)(?: = \d+ <[\d.]+ us>)?$", l)
         if m:
             got[int(m.group(2))] = m.group(1)
     return got
@@ -39,7 +42,7 @@ def test_record_report_and_stats_name_tasks_by_their_later_names():
     fe.run("clear", "-g", GROUP, "--force")
     run("add", "-g", GROUP, "-x", fixture(), "work(i)")
     try:
-        want = {1: "renamed", 2: "worker"}
+        want = {0: "fx_rename", 1: "renamed", 2: "worker"}
         expect_eq(who(run("record", "-g", GROUP, "--", fixture())), want, "record")
         dat = os.path.join(fe.tmpdir("fevent-rename-"), "r.dat")
         run("record", "-g", GROUP, "-q", "-o", dat, "--", fixture())
@@ -48,7 +51,27 @@ def test_record_report_and_stats_name_tasks_by_their_later_names():
                                            fixture()).splitlines()]
         expect_eq({o["args"]["i"]: o["comm"] for o in objs}, want, "record --json")
         rows = run("stats", "-g", GROUP, "--by", "comm", "--", fixture()).splitlines()
-        expect_eq(sorted(r.split() for r in rows if re.match(r"^  (renamed|worker) ", r)),
-                  [["renamed", "1"], ["worker", "1"]], "\n".join(rows))
+        expect_eq(sorted(r.split() for r in rows if re.match(r"^  (fx_rename|renamed|worker) ", r)),
+                  [["fx_rename", "1"], ["renamed", "1"], ["worker", "1"]], "\n".join(rows))
+    finally:
+        fe.run("clear", "-g", GROUP, "--force")
+
+
+def test_a_call_held_for_its_return_keeps_the_name_of_its_time():
+    need_uprobes()
+    fe.run("clear", "-g", GROUP, "--force")
+    run("add", "-g", GROUP, "-x", fixture(), "int work(i)")
+    try:
+        want = {0: "fx_rename", 1: "renamed", 2: "worker"}
+        expect_eq(who(run("record", "-g", GROUP, "--", fixture())), want, "record")
+        objs = [json.loads(l) for l in run("record", "-g", GROUP, "--json", "--",
+                                           fixture()).splitlines()]
+        expect_eq({o["args"]["i"]: o["comm"] for o in objs if "ret" in o}, want,
+                  "record --json")
+        rows = run("stats", "-g", GROUP, "--latency", "--by", "comm", "--",
+                   fixture()).splitlines()
+        expect_eq(sorted(m.group(1) for m in (re.search(r" latency \(us\), comm=(\S+): count 1 ", r)
+                                              for r in rows) if m),
+                  ["fx_rename", "renamed", "worker"], "\n".join(rows))
     finally:
         fe.run("clear", "-g", GROUP, "--force")

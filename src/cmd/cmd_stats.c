@@ -31,12 +31,24 @@
 
 #include <event-parse.h>
 
-/* The command of pid: the kernel's latest (saved_cmdlines: a task that
- * renamed itself), else what fork and exec events said. */
+/* The command of a comm key: the name it carries ("PID\tNAME": a fork,
+ * exec or rename changed the task's name, stats_stream.c); else, for
+ * events counted before a change, the name the task had then; else the
+ * kernel's latest (saved_cmdlines), else what the view knows. */
 static void comm_of(struct run *r, const char *pid_text, struct fe_buf *out)
 {
-	const char *line;
+	const char *line = strchr(pid_text, '\t');
 	int pid = atoi(pid_text);
+
+	if (line) {
+		fe_buf_add(out, line + 1, strlen(line + 1));
+		return;
+	}
+	line = r->view ? fe_view_comm_before(r->view, pid) : NULL;
+	if (line) {
+		fe_buf_add(out, line, strlen(line));
+		return;
+	}
 
 	for (line = r->cmdlines; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		char comm[64];

@@ -230,6 +230,7 @@ int fe_cmdstats_count_event(void *ctx, struct fe_view *v, const struct fe_view_e
 	unsigned long long value = 0, num;
 	bool as_return, is_signed;
 	struct counted *c = counted_of(r, e->event, &as_return);
+	const char *name;
 	int k, ret = 0;
 
 	if (!c)
@@ -257,6 +258,15 @@ int fe_cmdstats_count_event(void *ctx, struct fe_view *v, const struct fe_view_e
 		fe_buf_add(&text[k], "", 0);
 		switch (r->src[k]) {
 		case K_COMM:
+			/* the pid, named at the end (comm_of), or with the
+			 * name it had then where one changed it */
+			fe_buf_add_s64(&text[k], e->pid);
+			name = fe_view_comm_changed_at(v, e->pid, e->ts);
+			if (name) {
+				fe_buf_addc(&text[k], '\t');
+				fe_buf_add(&text[k], name, strlen(name));
+			}
+			break;
 		case K_PID:
 			fe_buf_add_s64(&text[k], e->pid);
 			break;

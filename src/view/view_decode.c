@@ -142,6 +142,79 @@ static bool newest_name(struct fe_view *v, int pid, unsigned long long ts)
 	return true;
 }
 
+static void name_push(struct fe_task_time *slot, unsigned long long from, const char *comm)
+{
+	struct fe_task_name *n;
+	size_t len;
+
+	if (slot->nr_names == FE_TASK_NAMES) {
+		/* the oldest goes; the next becomes the name from 0 */
+		memmove(slot->names, slot->names + 1, sizeof(slot->names) - sizeof(slot->names[0]));
+		slot->nr_names--;
+		slot->names[0].from = 0;
+	}
+	n = &slot->names[slot->nr_names++];
+	n->from = from;
+	len = strnlen(comm, sizeof(n->comm) - 1);	/* a longer one is cut */
+	memcpy(n->comm, comm, len);
+	n->comm[len] = 0;
+}
+
+/*
+ * pid is named comm from ts on (newest_name() said it is the newest):
+ * kept with the name it had before, which the view knew from
+ * saved_cmdlines, an earlier fork or exec, or not at all.
+ */
+static void remember_name(struct fe_view *v, int pid, unsigned long long ts, const char *comm)
+{
+	struct fe_task_time *slot;
+
+	if (pid <= 0 || !v->task_times_mask)
+		return;
+	slot = task_time_slot(v->task_times, v->task_times_mask, pid);
+	if (slot->pid != pid)
+		return;
+	if (!slot->nr_names && tep_is_pid_registered(v->tep, pid))
+		name_push(slot, 0, tep_data_comm_from_pid(v->tep, pid));
+	name_push(slot, ts, comm);
+}
+
+/* pid's names kept, or NULL: none changed while the view ran */
+static const struct fe_task_time *names_of(struct fe_view *v, int pid)
+{
+	const struct fe_task_time *slot;
+
+	if (pid <= 0 || !v->task_times_mask)
+		return NULL;
+	slot = task_time_slot(v->task_times, v->task_times_mask, pid);
+	return slot->pid == pid && slot->nr_names ? slot : NULL;
+}
+
+const char *fe_view_comm_changed_at(struct fe_view *v, int pid, unsigned long long ts)
+{
+	const struct fe_task_time *slot = names_of(v, pid);
+	int i;
+
+	for (i = slot ? slot->nr_names - 1 : -1; i >= 0; i--)
+		if (slot->names[i].from <= ts)
+			return slot->names[i].comm;
+	return NULL;
+}
+
+const char *fe_view_comm_before(struct fe_view *v, int pid)
+{
+	const struct fe_task_time *slot = names_of(v, pid);
+
+	return slot && !slot->names[0].from ? slot->names[0].comm : NULL;
+}
+
+const char *fe_view_comm_at(struct fe_view *v, int pid, unsigned long long ts)
+{
+	const char *comm = fe_view_comm_changed_at(v, pid, ts);
+
+	return comm ? comm : tep_data_comm_from_pid(v->tep, pid);
+}
+
 static void task_info(struct fe_view *v, struct ev_info *e, unsigned long long ts, void *data,
 		      int size)
 {
@@ -177,6 +250,7 @@ static void task_info(struct fe_view *v, struct ev_info *e, unsigned long long t
 	}
 	if (!newest_name(v, (int)pid, ts))
 		return;		/* an older name, decoded late */
+	remember_name(v, (int)pid, ts, comm);
 	tep_override_comm(v->tep, comm, (int)pid);
 	v->comms_gen++;
 	fe_buf_printf(&v->task_names, "%d %s\n", (int)pid, comm);

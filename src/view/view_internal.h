@@ -97,6 +97,11 @@ struct ev_info {
 	bool carried;
 };
 
+/* A task's names kept by time (struct fe_task_time): the kernel's comm
+ * is 16 bytes; a file's cmdlines may say more, cut here. */
+#define FE_TASK_NAME_MAX	32
+#define FE_TASK_NAMES		8
+
 struct item {
 	unsigned long long ts;
 	unsigned long long seq;
@@ -203,14 +208,24 @@ struct fe_view {
 	/* the text view's "comm-pid" of the last line's pid, made again when
 	 * the pid or the commands known (comms_gen) change */
 	struct fe_buf who;
+	const char *who_comm;	/* the name it was made from */
 	int who_pid;
 	unsigned long who_gen, comms_gen;
 	struct fe_buf task_names;	/* "PID COMM" of fork and exec */
-	/* each pid's newest fork or exec applied, by time: pages of two CPUs
-	 * are decoded in turn, so a child's exec can come before its fork */
+	/* each pid's newest fork, exec or rename applied, by time: pages of
+	 * two CPUs are decoded in turn, so a child's exec can come before
+	 * its fork.  And its names by time, oldest first, so that an event
+	 * shown after a later name was decoded (a call held for its return,
+	 * a page decoded whole before its lines) says the name it had then;
+	 * the oldest kept is from 0 (the name before the first applied). */
 	struct fe_task_time {
 		int pid;
 		unsigned long long ts;
+		int nr_names;
+		struct fe_task_name {
+			unsigned long long from;
+			char comm[FE_TASK_NAME_MAX];
+		} names[FE_TASK_NAMES];
 	} *task_times;
 	unsigned int task_times_mask;	/* slots - 1; 0: none yet */
 	unsigned int nr_task_times;
@@ -374,6 +389,9 @@ static inline unsigned long long sign_extended(const struct field_spec *s, unsig
 
 /* live_view.c */
 void fe_view_item_clear(struct item *it);
+/* pid's name at ts: the one it had then, where a fork, exec or rename
+ * decoded later changed it (view_decode.c), else the view's name of it */
+const char *fe_view_comm_at(struct fe_view *v, int pid, unsigned long long ts);
 /* view_format.c */
 void fe_view_caller_json(struct fe_buf *b, const char *caller);
 const struct sym *fe_view_sym(struct fe_view *v, unsigned long long u, bool bare);

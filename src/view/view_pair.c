@@ -235,7 +235,7 @@ static int pair_field(void *ctx, const char *name, struct fe_buf *text, unsigned
 		if (c->half[i] && half_field(c->v, c->half[i], name, text, num, is_string, is_signed) == 0)
 			return 0;
 	if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
-		const char *comm = fe_view_comm(c->v, first->pid);
+		const char *comm = fe_view_comm_at(c->v, first->pid, first->ts);
 
 		*is_string = true;
 		fe_buf_add(text, comm ? comm : "", comm ? strlen(comm) : 0);

@@ -27,6 +27,7 @@ static void json_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 {
 	char num[32];
 	struct fe_buf *who = &v->who;
+	const char *comm;
 	unsigned long long ns0 = ns;
 	int i;
 
@@ -49,9 +50,9 @@ static void json_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 	fe_buf_add(l, ",\"comm\":", 8);
 	/* the JSON view's who: the command quoted, made again as the
 	 * text view's is */
-	if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen) {
-		const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
-
+	comm = fe_view_comm_at(v, it->pid, it->ts);
+	if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen ||
+	    v->who_comm != comm) {
 		who->len = 0;
 		/* "comm@hex" beside it when the name is not UTF-8 */
 		if (fe_json_quote(who, comm, strlen(comm)))
@@ -60,6 +61,7 @@ static void json_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 			who->len = 0;
 		v->who_pid = it->pid;
 		v->who_gen = v->comms_gen;
+		v->who_comm = comm;
 	}
 	fe_buf_add(l, who->s ? who->s : "", who->len);
 	if (v->opts.buffer && *v->opts.buffer) {
@@ -75,6 +77,7 @@ static void text_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 		      unsigned long long secs, unsigned long long ns)
 {
 	struct fe_buf *who = &v->who;
+	const char *comm;
 	char tmp[24], *p;
 	unsigned long long us = ns / 1000, t;
 	size_t n;
@@ -85,9 +88,9 @@ static void text_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 		fe_buf_add(l, ": ", 2);
 	}
 
-	if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen) {
-		const char *comm = tep_data_comm_from_pid(v->tep, it->pid);
-
+	comm = fe_view_comm_at(v, it->pid, it->ts);
+	if (!who->len || v->who_pid != it->pid || v->who_gen != v->comms_gen ||
+	    v->who_comm != comm) {
 		who->len = 0;
 		/* a name from a file or a task's own prctl: no terminal controls */
 		fe_text_name(who, comm, strlen(comm));
@@ -97,6 +100,7 @@ static void text_head(struct fe_view *v, struct fe_buf *l, const struct item *it
 			who->len = 0;
 		v->who_pid = it->pid;
 		v->who_gen = v->comms_gen;
+		v->who_comm = comm;
 	}
 	/* one reserve, then the bytes in place: "%20s [%03d] %6llu.%06llu: " */
 	if (!fe_buf_reserve(l, who->len + 64))
@@ -266,7 +270,7 @@ static void call_to_fn(struct fe_view *v, const struct item *entry, const struct
 	struct fe_view_call c = {
 		.group = e->group, .func = e->func, .event = e->name,
 		.pid = first->pid, .cpu = first->cpu,
-		.comm = tep_data_comm_from_pid(v->tep, first->pid),
+		.comm = fe_view_comm_at(v, first->pid, first->ts),
 		.tgid = fe_view_tgid(v, first->pid),
 		.has_entry = entry != NULL, .has_return = ret != NULL,
 		.entry_ts = entry ? entry->ts : 0, .return_ts = ret ? ret->ts : 0,
