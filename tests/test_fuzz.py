@@ -2,7 +2,8 @@
 UBSan: parse -> resolve -> emit against no debug info, the fixture's BTF
 and DWARF, uprobes, and SDT probes of programs with SDT notes, seeded
 from every prototype the tests use; SDT notes of a made ELF file through
-the note reader and compile -x, seeded from those programs' notes; and
+the note reader, compile -x, and proto, funcs and check -x as the
+commands run them, seeded from those programs' notes; and
 trace.dat bytes through the reader 'fevent report' runs into the live
 view's decoder, seeded from files 'fevent record -o' wrote, the same laid
 out as trace-cmd 3 writes them (version 7 uncompressed, zstd and zlib;
@@ -65,7 +66,11 @@ def test_fuzz_compile_fixed_run():
 
 def test_fuzz_sdt_fixed_run():
     build()
-    check(len(os.listdir(os.path.join(OUT, "corpus-sdt"))) >= 40, "too few seeds for fuzz_sdt")
+    seeds = os.listdir(os.path.join(OUT, "corpus-sdt"))
+    check(len(seeds) >= 40, "too few seeds for fuzz_sdt")
+    # flags byte 0x08: proto, funcs and check of the notes
+    check(sum(open(os.path.join(OUT, "corpus-sdt", f), "rb").read(1)[0] & 8 != 0
+              for f in seeds) >= 8, "too few seeds that run the commands")
     # about 3,000 executions a second on an idle machine here
     fixed_run("fuzz_sdt", "corpus-sdt", 60000)
 

@@ -3,12 +3,17 @@
  * libFuzzer target: SDT notes as an untrusted binary has them
  * (DESIGN.md: every file a user hands fevent is untrusted), read by
  * fe_usdt_read, then PROVIDER:NAME prototypes compiled against them as
- * 'compile -x BIN' does.  The harness writes the ELF file around the
- * input's notes, so that every input is a file whose notes are read:
+ * 'compile -x BIN' does, and with bit 0x08 the commands that print SDT
+ * probes without compiling them: 'proto -x BIN' of the first note's
+ * PROVIDER:NAME, 'funcs -x BIN' of its 'PROVIDER:*' and of '*:*', and
+ * 'check -x BIN -x BIN' of its 'PROVIDER:NAME(...)', each run through
+ * the command's own option parsing (their lines go to /dev/null).  The
+ * harness writes the ELF file around the input's notes, so that every
+ * input is a file whose notes are read:
  *
  *   byte 0	bit 0x01: a .stapsdt.base section; 0x02: the prototypes
  *		compiled as compile's own way (its lines rendered as made);
- *		0x04 --strict
+ *		0x04 --strict; 0x08 the commands above
  *   bytes 1-8	.stapsdt.base's address (little-endian)
  *   then	notes, each a 16-bit little-endian length and that many
  *		bytes of the note's desc (three addresses, then provider,
@@ -22,13 +27,15 @@
  * argument a why or a fetch of 1, 2, 4 or 8 bytes.
  */
 #include <elf.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "compile.h"
 #include "fe_util.h"
 #include "usdt.h"
@@ -173,12 +180,65 @@ static void compile_protos(const char *path, const char *text, size_t len, uint8
 	free(copy);
 }
 
+/* The file made of an input: a real path, which -x resolves (a memfd's
+ * /proc/self/fd/N names a deleted file) */
+static char dir[] = "/tmp/fuzz_sdt-XXXXXX";
+static char bin[64];
+
+static void remove_bin(void)
+{
+	unlink(bin);
+	rmdir(dir);
+}
+
+/* A command run as main runs it; glibc's getopt forgets the last
+ * command's scan first (a process runs one command, the fuzzer many). */
+static void run_command(const struct fe_command *cmd, char **argv)
+{
+	static char *none[] = { "fevent", NULL };
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	optind = 0;
+	getopt(1, none, "");
+	fe_command_run(cmd, argc, argv);
+}
+
+static void run_commands(const struct fe_usdt *u)
+{
+	char want[600], glob[300], proto[620];
+	char *p[] = { "fevent", "proto", "-x", bin, want, NULL };
+	char *f[] = { "fevent", "funcs", "-x", bin, glob, NULL };
+	char *all[] = { "fevent", "funcs", "-x", bin, "*:*", NULL };
+	char *c[] = { "fevent", "check", "-x", bin, "-x", bin, proto, NULL };
+
+	snprintf(want, sizeof(want), "%s:%s", u->provider, u->name);
+	snprintf(glob, sizeof(glob), "%s:*", u->provider);
+	snprintf(proto, sizeof(proto), "%s(...)", want);
+	run_command(&fe_command_proto, p);
+	run_command(&fe_command_funcs, f);
+	run_command(&fe_command_funcs, all);
+	run_command(&fe_command_check, c);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	int fd;
+
 	(void)argc;
 	(void)argv;
 	/* the made file has no build ID, but nothing is to be fetched */
 	unsetenv("DEBUGINFOD_URLS");
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	atexit(remove_bin);
+	/* the commands' lines; libFuzzer and the sanitizers write to stderr */
+	fd = open("/dev/null", O_WRONLY);
+	if (fd < 0 || dup2(fd, 1) < 0)
+		abort();
+	close(fd);
 	return 0;
 }
 
@@ -189,25 +249,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fe_error err;
 	const char *rest;
 	size_t rest_len;
-	char path[64];
 	int fd, n;
 
 	if (size < 9 || size > 8192 || !make_elf(data, size, buf, &rest, &rest_len))
 		return 0;
-	fd = memfd_create("fuzz_sdt", MFD_CLOEXEC);
+	fd = open(bin, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
 	if (fd < 0)
 		abort();
 	if (write(fd, buf, FILE_SIZE) != FILE_SIZE)
 		abort();
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (!fe_usdt_read(path, &u, &n, &err)) {
+	close(fd);
+	if (!fe_usdt_read(bin, &u, &n, &err)) {
 		check_notes(u, n);
+		if (n && (data[0] & 8))
+			run_commands(u);
 		fe_usdt_free(u, n);
 	} else if (!printable(err.msg)) {
 		abort();
 	}
 	if (rest_len)
-		compile_protos(path, rest, rest_len, data[0]);
-	close(fd);
+		compile_protos(bin, rest, rest_len, data[0]);
 	return 0;
 }

@@ -79,12 +79,13 @@ def main():
         pnames = sorted({":".join(x.decode() for x in d[24:].split(b"\0")[:2]) for d in descs})
         lists = [[f"{p}:*(...)" for p in provs], [f"{p}(...)" for p in pnames[:8]],
                  [f"{p}(a, b)" for p in pnames[:8]], ["*:*(...)", pnames[0] + "(string s)"]]
-        for flags in (1, 3, 5):
+        # 9: the commands that print SDT probes, too
+        for flags in (1, 3, 5, 9):
             for protos in lists:
                 with open(os.path.join(out, f"sdt-{n:04d}"), "wb") as f:
                     f.write(seed(flags, base, descs, protos))
                 n += 1
-    for flags in (0, 1, 3):
+    for flags in (0, 1, 3, 9):
         with open(os.path.join(out, f"sdt-{n:04d}"), "wb") as f:
             f.write(seed(flags, 0x2004, MADE, ["odd:*(...)", "odd:regs(a, b, c, d, e, f, g, h)",
                                                "odd:mem(long a, string b)", "odd:num(...)"]))
