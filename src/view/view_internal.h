@@ -98,9 +98,10 @@ struct ev_info {
 };
 
 /* A task's names kept by time (struct fe_task_time): the kernel's comm
- * is 16 bytes; a file's cmdlines may say more, cut here. */
-#define FE_TASK_NAME_MAX	32
-#define FE_TASK_NAMES		8
+ * is 16 bytes with its NUL; a file's cmdlines may say more, cut here.
+ * Four names: a slot a task that forked or exec'd while the view ran. */
+#define FE_TASK_NAME_MAX	16
+#define FE_TASK_NAMES		4
 
 struct item {
 	unsigned long long ts;

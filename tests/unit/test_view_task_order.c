@@ -4,7 +4,9 @@
  * view decodes them: pages of two CPUs are decoded in turn, so a child's
  * exec (on its CPU) can be decoded before its fork (on the parent's).
  * Seen in CI as a Chrome trace naming an exec'd child by its parent's
- * name.
+ * name.  And each event says the name of its time where a page holds a
+ * task's renames (task:task_rename) between its events: the lines are
+ * made after the whole page is decoded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +31,77 @@ static const char main_format[] =
 	"\tfield:s32 argc;\toffset:16;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"(%lx) argc=%d\", REC->__probe_ip, REC->argc\n";
 
+static const char rename_format[] =
+	"name: task_rename\nID: 303\nformat:\n" COMMON
+	"\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:char oldcomm[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+	"\tfield:char newcomm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:short oom_score_adj;\toffset:44;\tsize:2;\tsigned:1;\n\n"
+	"print fmt: \"pid=%d newcomm=%s\", REC->pid, REC->newcomm\n";
+
 static void common(unsigned char *ev, unsigned short type, int pid)
 {
 	memcpy(ev, &type, 2);
 	memcpy(ev + 4, &pid, 4);
+}
+
+/*
+ * One page of task 700, known as "start": main(argc=0), then a rename
+ * and main(argc=i) for each name.  The names each main line says, in
+ * order, space-separated, into got.
+ */
+static void renames(const char *const *names, int nr, char *got, size_t size)
+{
+	static unsigned char page[4096];
+	unsigned char ren[48], main_ev[20] = { 0 };
+	struct fe_error err = { 0 };
+	struct fe_view_opts o = { 0 };
+	struct fe_view *v;
+	unsigned int off = 0;
+	int pid = 700, i;
+	char *text = NULL, *line;
+	size_t len = 0;
+
+	*got = 0;
+	memset(page, 0, sizeof(page));
+	o.out = open_memstream(&text, &len);
+	v = o.out ? fe_view_new(&o, header_page, &err) : NULL;
+	if (!v || fe_view_add_task_event(v, "task", "task_rename", rename_format, &err) ||
+	    fe_view_add_event(v, "grp", "main", main_format, "argc=%di:s32", &err))
+		goto out;
+	fe_view_cmdlines(v, "700 start\n");
+	for (i = 0; i <= nr; i++) {
+		if (i) {
+			memset(ren, 0, sizeof(ren));
+			common(ren, 303, pid);
+			memcpy(ren + 8, &pid, 4);
+			memcpy(ren + 28, names[i - 1], strlen(names[i - 1]) + 1);
+			off = put_event(page, off, 10, ren, sizeof(ren));
+		}
+		common(main_ev, 302, pid);
+		memcpy(main_ev + 16, &i, 4);
+		off = put_event(page, off, 10, main_ev, sizeof(main_ev));
+	}
+	page_head(page, 1000, off);
+	if (fe_view_page(v, 0, page, sizeof(page), &err))
+		goto out;
+	fe_view_flush(v, true);
+	fflush(o.out);
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		char name[32];
+
+		if (sscanf(line, " %31[^- ]-700", name) == 1 && strstr(line, "main(") &&
+		    strlen(got) + strlen(name) + 2 < size) {
+			strcat(got, *got ? " " : "");
+			strcat(got, name);
+		}
+	}
+out:
+	if (v)
+		fe_view_free(v);
+	if (o.out)
+		fclose(o.out);
+	free(text);
 }
 
 int main(void)
@@ -88,5 +157,18 @@ int main(void)
 	fe_view_free(v);
 	fclose(o.out);
 	free(text);
+
+	{
+		static const char *const names[] = { "a", "b", "c", "d", "e" };
+		char got[128];
+
+		renames(names, 3, got, sizeof(got));
+		tap_ok(!strcmp(got, "start a b c"),
+		       "each line says the name of its time, decoded in one page: %s", got);
+		/* four kept: start and a go, b is the oldest, from 0 */
+		renames(names, 5, got, sizeof(got));
+		tap_ok(!strcmp(got, "b b b c d e"),
+		       "past four names, the oldest kept names what came before: %s", got);
+	}
 	return tap_done();
 }
