@@ -31,25 +31,22 @@
 
 #include <event-parse.h>
 
-/* The command of a comm key: the name it carries ("PID\tNAME": a fork,
- * exec or rename changed the task's name, stats_stream.c); else, for
- * events counted before a change, the name the task had then; else the
- * kernel's latest (saved_cmdlines), else what the view knows. */
+/* The command of a comm key (a pid): the name it had at its first
+ * counted event, where a fork, exec or rename changed it while stats ran
+ * (the kernel's hist names a row when its first event makes it); else
+ * the kernel's latest (saved_cmdlines), else what the view knows. */
 static void comm_of(struct run *r, const char *pid_text, struct fe_buf *out)
 {
-	const char *line = strchr(pid_text, '\t');
+	const char *line = NULL;
 	int pid = atoi(pid_text);
+	unsigned long long ts;
 
-	if (line) {
-		fe_buf_add(out, line + 1, strlen(line + 1));
-		return;
-	}
-	line = r->view ? fe_view_comm_before(r->view, pid) : NULL;
+	if (r->view && fe_cmdstats_first_hit(r, pid, &ts))
+		line = fe_view_comm_changed_at(r->view, pid, ts);
 	if (line) {
 		fe_buf_add(out, line, strlen(line));
 		return;
 	}
-
 	for (line = r->cmdlines; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		char comm[64];
 		int p;
@@ -590,6 +587,7 @@ static void run_free(struct run *r)
 	for (k = 0; k < r->nr_open; k++)
 		free(r->open[k].event);
 	free(r->open);
+	free(r->first);
 	if (r->tep)
 		tep_free(r->tep);
 }

@@ -97,6 +97,13 @@ struct run {
 	int *traced, nr_traced;
 	struct tep_handle *tep;		/* the group's formats, for the counters */
 	struct fe_stats *raw;		/* the stream's counts: a comm key holds the pid */
+	/* each counted pid's first event's time: its comm rows are named by
+	 * its name then, as the kernel's hist names a row when it makes it */
+	struct first_hit {
+		int pid;
+		unsigned long long ts;
+	} *first;
+	unsigned int first_mask, nr_first;	/* slots - 1; 0: none yet */
 	struct fe_stats *shown;
 	struct fe_stats_pairs *pairs;
 	char *cmdlines;			/* saved_cmdlines, read for a report */
@@ -117,6 +124,8 @@ struct run {
 };
 
 bool fe_cmdstats_has_event(struct fe_event_info *ev, int n, const char *name);
+/* pid's first counted event's time into *ts: false if none was counted */
+bool fe_cmdstats_first_hit(const struct run *r, int pid, unsigned long long *ts);
 bool fe_cmdstats_is_return(const char *event);
 /* Which events count and by which of their fields; -1 after saying why. */
 int fe_cmdstats_choose(struct run *r, struct fe_event_info *ev, int n);

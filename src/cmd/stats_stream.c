@@ -222,6 +222,60 @@ static void hold_paired_entry(struct run *r, struct fe_view *v, const struct cou
 	fe_buf_free(&t);
 }
 
+static struct first_hit *first_slot(struct first_hit *t, unsigned int mask, int pid)
+{
+	unsigned int i = ((unsigned int)pid * 2654435761u) & mask;
+
+	while (t[i].pid && t[i].pid != pid)
+		i = (i + 1) & mask;
+	return &t[i];
+}
+
+/* pid's first counted event is at ts, unless one came before: -1 out of
+ * memory */
+static int note_first_hit(struct run *r, int pid, unsigned long long ts)
+{
+	struct first_hit *slot;
+
+	if (pid <= 0)
+		return 0;
+	if (!r->first_mask || r->nr_first * 2 >= r->first_mask) {
+		unsigned int mask = r->first_mask ? r->first_mask * 2 + 1 : 255, i;
+		struct first_hit *t = calloc(mask + 1, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = 0; r->first_mask && i <= r->first_mask; i++)
+			if (r->first[i].pid)
+				*first_slot(t, mask, r->first[i].pid) = r->first[i];
+		free(r->first);
+		r->first = t;
+		r->first_mask = mask;
+	}
+	slot = first_slot(r->first, r->first_mask, pid);
+	if (!slot->pid) {
+		slot->pid = pid;
+		slot->ts = ts;
+		r->nr_first++;
+	} else if (ts < slot->ts) {
+		slot->ts = ts;	/* pages of two CPUs are decoded in turn */
+	}
+	return 0;
+}
+
+bool fe_cmdstats_first_hit(const struct run *r, int pid, unsigned long long *ts)
+{
+	const struct first_hit *slot;
+
+	if (pid <= 0 || !r->first_mask)
+		return false;
+	slot = first_slot(r->first, r->first_mask, pid);
+	if (slot->pid != pid)
+		return false;
+	*ts = slot->ts;
+	return true;
+}
+
 int fe_cmdstats_count_event(void *ctx, struct fe_view *v, const struct fe_view_event *e)
 {
 	struct run *r = ctx;
@@ -230,7 +284,6 @@ int fe_cmdstats_count_event(void *ctx, struct fe_view *v, const struct fe_view_e
 	unsigned long long value = 0, num;
 	bool as_return, is_signed;
 	struct counted *c = counted_of(r, e->event, &as_return);
-	const char *name;
 	int k, ret = 0;
 
 	if (!c)
@@ -258,15 +311,11 @@ int fe_cmdstats_count_event(void *ctx, struct fe_view *v, const struct fe_view_e
 		fe_buf_add(&text[k], "", 0);
 		switch (r->src[k]) {
 		case K_COMM:
-			/* the pid, named at the end (comm_of), or with the
-			 * name it had then where one changed it */
-			fe_buf_add_s64(&text[k], e->pid);
-			name = fe_view_comm_changed_at(v, e->pid, e->ts);
-			if (name) {
-				fe_buf_addc(&text[k], '\t');
-				fe_buf_add(&text[k], name, strlen(name));
-			}
-			break;
+			/* the pid, named at the end by its name at its first
+			 * event (comm_of) */
+			if (note_first_hit(r, e->pid, e->ts))
+				r->failed = true;
+			/* fall through */
 		case K_PID:
 			fe_buf_add_s64(&text[k], e->pid);
 			break;

@@ -114,11 +114,8 @@ int fe_view_field(struct fe_view *v, const struct fe_view_event *e, const char *
 /* The command of pid as the view knows it. */
 const char *fe_view_comm(struct fe_view *v, int pid);
 /* Where a fork, exec or rename changed pid's name while the view ran:
- * its name at ts (NULL: none changed it, or not known so early); and
- * the name it had before the first change (NULL: not known).  An event
- * counted by pid is then named as it was when it happened. */
+ * its name at ts (NULL: none changed it, or not known so early). */
 const char *fe_view_comm_changed_at(struct fe_view *v, int pid, unsigned long long ts);
-const char *fe_view_comm_before(struct fe_view *v, int pid);
 
 /* ftrace/kernel_stack (options/stacktrace): each one is handed to a sink
  * with the event before it on its CPU. */

@@ -131,6 +131,7 @@ static bool newest_name(struct fe_view *v, int pid, unsigned long long ts)
 		free(v->task_times);
 		v->task_times = t;
 		v->task_times_mask = mask;
+		v->comms_gen++;	/* the text view's who points into the old */
 	}
 	slot = task_time_slot(v->task_times, v->task_times_mask, pid);
 	if (slot->pid && slot->ts > ts)
@@ -142,18 +143,31 @@ static bool newest_name(struct fe_view *v, int pid, unsigned long long ts)
 	return true;
 }
 
-static void name_push(struct fe_task_time *slot, unsigned long long from, const char *comm)
+/*
+ * comm is pid's name from `from` on, kept in time order; a name decoded
+ * late (pages of two CPUs are decoded in turn) goes where its time puts
+ * it.  Full: the oldest goes, and the next is the name from 0.
+ */
+static void name_add(struct fe_task_time *slot, unsigned long long from, const char *comm)
 {
 	struct fe_task_name *n;
 	size_t len;
+	int at = slot->nr_names;
 
+	while (at > 0 && slot->names[at - 1].from > from)
+		at--;
 	if (slot->nr_names == FE_TASK_NAMES) {
-		/* the oldest goes; the next becomes the name from 0 */
-		memmove(slot->names, slot->names + 1, sizeof(slot->names) - sizeof(slot->names[0]));
-		slot->nr_names--;
+		if (!at)
+			return;		/* older than all kept */
+		memmove(slot->names, slot->names + 1, (at - 1) * sizeof(slot->names[0]));
 		slot->names[0].from = 0;
+		at--;
+	} else {
+		memmove(slot->names + at + 1, slot->names + at,
+			(slot->nr_names - at) * sizeof(slot->names[0]));
+		slot->nr_names++;
 	}
-	n = &slot->names[slot->nr_names++];
+	n = &slot->names[at];
 	n->from = from;
 	len = strnlen(comm, sizeof(n->comm) - 1);	/* a longer one is cut */
 	memcpy(n->comm, comm, len);
@@ -161,11 +175,12 @@ static void name_push(struct fe_task_time *slot, unsigned long long from, const 
 }
 
 /*
- * pid is named comm from ts on (newest_name() said it is the newest):
- * kept with the name it had before, which the view knew from
- * saved_cmdlines, an earlier fork or exec, or not at all.
+ * pid is named comm from ts on.  The first time, with the name it had
+ * before: a rename's oldcomm, else what the view knew (saved_cmdlines,
+ * a fork), else none (an event before it is named by the view's latest).
  */
-static void remember_name(struct fe_view *v, int pid, unsigned long long ts, const char *comm)
+static void remember_name(struct fe_view *v, int pid, unsigned long long ts, const char *comm,
+			  const char *before)
 {
 	struct fe_task_time *slot;
 
@@ -174,9 +189,12 @@ static void remember_name(struct fe_view *v, int pid, unsigned long long ts, con
 	slot = task_time_slot(v->task_times, v->task_times_mask, pid);
 	if (slot->pid != pid)
 		return;
-	if (!slot->nr_names && tep_is_pid_registered(v->tep, pid))
-		name_push(slot, 0, tep_data_comm_from_pid(v->tep, pid));
-	name_push(slot, ts, comm);
+	if (!slot->nr_names && before && *before)
+		name_add(slot, 0, before);
+	else if (!slot->nr_names && tep_is_pid_registered(v->tep, pid))
+		name_add(slot, 0, tep_data_comm_from_pid(v->tep, pid));
+	name_add(slot, ts, comm);
+	v->comms_gen++;	/* the names moved: the who of a line is made again */
 }
 
 /* pid's names kept, or NULL: none changed while the view ran */
@@ -201,13 +219,6 @@ const char *fe_view_comm_changed_at(struct fe_view *v, int pid, unsigned long lo
 	return NULL;
 }
 
-const char *fe_view_comm_before(struct fe_view *v, int pid)
-{
-	const struct fe_task_time *slot = names_of(v, pid);
-
-	return slot && !slot->names[0].from ? slot->names[0].comm : NULL;
-}
-
 const char *fe_view_comm_at(struct fe_view *v, int pid, unsigned long long ts)
 {
 	const char *comm = fe_view_comm_changed_at(v, pid, ts);
@@ -219,7 +230,8 @@ static void task_info(struct fe_view *v, struct ev_info *e, unsigned long long t
 		      int size)
 {
 	unsigned long long pid;
-	char comm[256];
+	char comm[256], old[256] = "";
+	bool newest;
 
 	if (!strcmp(e->name, "sched_process_fork")) {
 		if (tep_get_any_field_val(NULL, e->tep_ev, "child_pid",
@@ -235,6 +247,11 @@ static void task_info(struct fe_view *v, struct ev_info *e, unsigned long long t
 		     tep_get_any_field_val(NULL, e->tep_ev, "common_pid", &r, &pid, 0)) ||
 		    string_field(v, e->tep_ev, "newcomm", data, size, comm, sizeof(comm)))
 			return;
+		/* the name it had: the view may not know it (a task that
+		 * started before the recording), or know only a later one (a
+		 * trace.dat's cmdlines, written at its end) */
+		if (string_field(v, e->tep_ev, "oldcomm", data, size, old, sizeof(old)))
+			old[0] = 0;
 	} else {
 		const char *base;
 
@@ -248,9 +265,10 @@ static void task_info(struct fe_view *v, struct ev_info *e, unsigned long long t
 			memmove(comm, base + 1, strlen(base));
 		comm[15] = 0;
 	}
-	if (!newest_name(v, (int)pid, ts))
-		return;		/* an older name, decoded late */
-	remember_name(v, (int)pid, ts, comm);
+	newest = newest_name(v, (int)pid, ts);
+	remember_name(v, (int)pid, ts, comm, old);
+	if (!newest)
+		return;		/* an older name, decoded late: kept by time only */
 	tep_override_comm(v->tep, comm, (int)pid);
 	v->comms_gen++;
 	fe_buf_printf(&v->task_names, "%d %s\n", (int)pid, comm);

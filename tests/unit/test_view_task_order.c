@@ -8,6 +8,7 @@
  * task's renames (task:task_rename) between its events: the lines are
  * made after the whole page is decoded.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +47,12 @@ static void common(unsigned char *ev, unsigned short type, int pid)
 }
 
 /*
- * One page of task 700, known as "start": main(argc=0), then a rename
- * and main(argc=i) for each name.  The names each main line says, in
- * order, space-separated, into got.
+ * One page of task 700, named "start" (known to the view from its
+ * cmdlines, or only from the first rename's oldcomm): main(argc=0), then
+ * a rename and main(argc=i) for each name.  The names each main line
+ * says, in order, space-separated, into got.
  */
-static void renames(const char *const *names, int nr, char *got, size_t size)
+static void renames(const char *const *names, int nr, bool known, char *got, size_t size)
 {
 	static unsigned char page[4096];
 	unsigned char ren[48], main_ev[20] = { 0 };
@@ -69,12 +71,14 @@ static void renames(const char *const *names, int nr, char *got, size_t size)
 	if (!v || fe_view_add_task_event(v, "task", "task_rename", rename_format, &err) ||
 	    fe_view_add_event(v, "grp", "main", main_format, "argc=%di:s32", &err))
 		goto out;
-	fe_view_cmdlines(v, "700 start\n");
+	if (known)
+		fe_view_cmdlines(v, "700 start\n");
 	for (i = 0; i <= nr; i++) {
 		if (i) {
 			memset(ren, 0, sizeof(ren));
 			common(ren, 303, pid);
 			memcpy(ren + 8, &pid, 4);
+			strcpy((char *)ren + 12, i > 1 ? names[i - 2] : "start");
 			memcpy(ren + 28, names[i - 1], strlen(names[i - 1]) + 1);
 			off = put_event(page, off, 10, ren, sizeof(ren));
 		}
@@ -162,11 +166,15 @@ int main(void)
 		static const char *const names[] = { "a", "b", "c", "d", "e" };
 		char got[128];
 
-		renames(names, 3, got, sizeof(got));
+		renames(names, 3, true, got, sizeof(got));
 		tap_ok(!strcmp(got, "start a b c"),
 		       "each line says the name of its time, decoded in one page: %s", got);
+		/* a task that began before the recording: its rename says */
+		renames(names, 3, false, got, sizeof(got));
+		tap_ok(!strcmp(got, "start a b c"),
+		       "the name before the first rename is its oldcomm: %s", got);
 		/* four kept: start and a go, b is the oldest, from 0 */
-		renames(names, 5, got, sizeof(got));
+		renames(names, 5, true, got, sizeof(got));
 		tap_ok(!strcmp(got, "b b b c d e"),
 		       "past four names, the oldest kept names what came before: %s", got);
 	}
