@@ -39,19 +39,27 @@ def who(text):
     return got
 
 
+WANT = {0: "fx_rename", 1: "renamed", 2: "worker"}
+
+
+def live_names():
+    """record's text and --json: {i: comm} of each work(i) call"""
+    expect_eq(who(run("record", "-g", GROUP, "--", fixture())), WANT, "record")
+    objs = [json.loads(l) for l in run("record", "-g", GROUP, "--json", "--",
+                                       fixture()).splitlines()]
+    expect_eq({o["args"]["i"]: o["comm"] for o in objs if o["event"] == "work"}, WANT,
+              "record --json")
+
+
 def test_record_report_and_stats_name_tasks_by_their_later_names():
     need_uprobes()
     fe.run("clear", "-g", GROUP, "--force")
     run("add", "-g", GROUP, "-x", fixture(), "work(i)")
     try:
-        want = {0: "fx_rename", 1: "renamed", 2: "worker"}
-        expect_eq(who(run("record", "-g", GROUP, "--", fixture())), want, "record")
+        live_names()
         dat = os.path.join(fe.tmpdir("fevent-rename-"), "r.dat")
         run("record", "-g", GROUP, "-q", "-o", dat, "--", fixture())
-        expect_eq(who(run("report", "-i", dat)), want, "report")
-        objs = [json.loads(l) for l in run("record", "-g", GROUP, "--json", "--",
-                                           fixture()).splitlines()]
-        expect_eq({o["args"]["i"]: o["comm"] for o in objs}, want, "record --json")
+        expect_eq(who(run("report", "-i", dat)), WANT, "report")
         rows = run("stats", "-g", GROUP, "--by", "comm", "--", fixture()).splitlines()
         # a task's row is named by its name at its first call, as the
         # kernel's hist names a row when its first event makes it
@@ -66,12 +74,7 @@ def test_a_call_held_for_its_return_keeps_the_name_of_its_time():
     fe.run("clear", "-g", GROUP, "--force")
     run("add", "-g", GROUP, "-x", fixture(), "int work(i)")
     try:
-        want = {0: "fx_rename", 1: "renamed", 2: "worker"}
-        expect_eq(who(run("record", "-g", GROUP, "--", fixture())), want, "record")
-        objs = [json.loads(l) for l in run("record", "-g", GROUP, "--json", "--",
-                                           fixture()).splitlines()]
-        expect_eq({o["args"]["i"]: o["comm"] for o in objs if "ret" in o}, want,
-                  "record --json")
+        live_names()
         rows = run("stats", "-g", GROUP, "--latency", "--by", "comm", "--",
                    fixture()).splitlines()
         expect_eq(sorted(m.groups() for m in (re.search(r" latency \(us\), comm=(\S+): count (\d+) ", r)
