@@ -736,6 +736,7 @@ void fe_compile_set_free(struct fe_compile_set *set)
 	set->streams = NULL;
 	set->nr_streams = 0;
 	free(set->thin);
+	free(set->kaddrs);
 	set->thin = NULL;
 	set->nr_thin = 0;
 	fe_buf_free(&set->spool);

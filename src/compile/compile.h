@@ -83,6 +83,14 @@ struct fe_thin {
 
 struct fe_glob_stream;
 
+/* Where kallsyms put a kprobe entry's target (by compile_stream.c's hash
+ * of it): its address, and how often kallsyms has the name. */
+struct fe_kaddr {
+	unsigned long long h;
+	unsigned long long addr;
+	int seen;
+};
+
 struct fe_compile_set {
 	struct fe_compiled *items;
 	int nr;
@@ -99,6 +107,10 @@ struct fe_compile_set {
 	int spool_errno;	/* the file could not be read back: why */
 	struct fe_glob_stream *streams;
 	int nr_streams;
+	/* the streams' one walk of kallsyms, by hash, for the items'
+	 * aliases too (compile_glob.c): NULL where none was made */
+	struct fe_kaddr *kaddrs;
+	int nr_kaddrs;
 	/* compile (fe_compile_opts.render, not -n): fe_compile_add_file keeps
 	 * a file's lines past its first as text, 30 bytes a line, not as
 	 * items (600), until fe_compile_run streams those it can (a list of

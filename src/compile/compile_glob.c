@@ -469,28 +469,55 @@ static int by_address(const void *a, const void *b, void *arg)
 	return c ? c : *(const int *)a - *(const int *)b;
 }
 
-/* Where kallsyms puts the kernel's function a kprobe item probes
- * ("MODULE:FUNC" or "FUNC"), a hash lookup a name; a name it has twice
- * has no one address (0).  Unreadable: no address known, nothing merged. */
-static void kallsyms_key(const char *kallsyms, const char *target, struct akey *key)
+/* Where kallsyms puts the kernel's functions the kprobe items probe
+ * ("MODULE:FUNC" or "FUNC"), in one pass over it; a name it has twice
+ * has no one address (0).  Unreadable: no address known, nothing merged.
+ * 0, or -1 when out of memory. */
+static int kallsyms_keys(struct fe_compile_set *set, const char *kallsyms, struct akey *keys)
 {
-	const char *colon = strchr(target, ':');
-	unsigned long long addr;
-	char module[256];
-	int n;
+	struct fe_ksym_addr *q = calloc(set->nr, sizeof(*q));
+	char **mods = calloc(set->nr, sizeof(*mods));
+	int *item = calloc(set->nr, sizeof(*item));
+	int i, n = 0, ret = -1;
 
-	if (colon && (size_t)(colon - target) >= sizeof(module))
-		return;		/* no module's name is that long */
-	if (colon)
-		snprintf(module, sizeof(module), "%.*s", (int)(colon - target), target);
-	n = fe_ksyms_addr(kallsyms, colon ? colon + 1 : target, colon ? module : NULL, &addr);
-	if (n > 0) {
-		key->addr = addr;
-		key->file = "";
+	if (!q || !mods || !item)
+		goto out;
+	for (i = 0; i < set->nr; i++) {
+		const char *target = set->items[i].def.target, *colon;
+
+		if (!an_entry(&set->items[i]) || set->items[i].def.uprobe)
+			continue;
+		/* the streams' walk knew it: not read again */
+		if (fe_compile_kaddr(set, &set->items[i], &keys[i].addr) >= 0) {
+			keys[i].file = keys[i].addr ? "" : NULL;
+			continue;
+		}
+		colon = strchr(target, ':');
+		if (colon && !(mods[n] = strndup(target, colon - target)))
+			goto out;
+		q[n].name = colon ? colon + 1 : target;
+		q[n].module = mods[n];
+		item[n++] = i;
 	}
+	fe_ksyms_addrs(kallsyms, q, n);
+	for (i = 0; i < n; i++) {
+		if (q[i].count <= 0)
+			continue;
+		keys[item[i]].addr = q[i].addr;
+		keys[item[i]].file = "";
+	}
+	ret = 0;
+out:
+	for (i = 0; mods && i < set->nr; i++)
+		free(mods[i]);
+	free(mods);
+	free(item);
+	free(q);
+	return ret;
 }
 
-/* keys[i] for every item that is a function's entry; 0. */
+/* keys[i] for every item that is a function's entry; 0, or -1 when out
+ * of memory. */
 static int entry_keys(struct fe_compile_set *set, const struct fe_compile_opts *opts,
 		      struct akey *keys)
 {
@@ -498,26 +525,23 @@ static int entry_keys(struct fe_compile_set *set, const struct fe_compile_opts *
 	int i, nr_kprobes;
 
 	fe_compile_symtabs(opts, &elf, &kallsyms);
-	/* one kprobe cannot share its address with another: kallsyms, a
-	 * fifth of a second of the kernel's time to format in the test VM,
-	 * is not read for it */
-	for (i = 0, nr_kprobes = 0; i < set->nr; i++)
-		nr_kprobes += an_entry(&set->items[i]) && !set->items[i].def.uprobe;
-	if (nr_kprobes < 2)
-		kallsyms = NULL;
-	for (i = 0; i < set->nr; i++) {
+	for (i = 0, nr_kprobes = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
 		if (!an_entry(it))
 			continue;
+		nr_kprobes += !it->def.uprobe;
 		if (it->def.uprobe) {
 			keys[i].file = it->def.target;
 			keys[i].addr = it->def.offset;
-		} else if (kallsyms) {
-			kallsyms_key(kallsyms, it->def.target, &keys[i]);
 		}
 	}
-	return 0;
+	/* one kprobe cannot share its address with another: kallsyms, a
+	 * fifth of a second of the kernel's time to format in the test VM,
+	 * is not read for it */
+	if (nr_kprobes < 2 || !kallsyms)
+		return 0;
+	return kallsyms_keys(set, kallsyms, keys);
 }
 
 /* "FILE:0xOFF", or a kernel address. */

@@ -183,6 +183,12 @@ int fe_compile_stream_run(struct fe_compile_set *set, const struct fe_compiled *
 int fe_compile_stream_settle(struct fe_compile_set *set, struct fe_compile_ctx *c,
 			     struct fe_compiled *extra, int nr_extra);
 
+/* Where the streams' walk of kallsyms found a kprobe item's target: how
+ * often kallsyms has it, and its address where once; -1 where no walk
+ * was made or the target was not in it. */
+int fe_compile_kaddr(const struct fe_compile_set *set, const struct fe_compiled *it,
+		     unsigned long long *addr);
+
 /* compile_usdt.c */
 
 /* PROVIDER:NAME(ARGS) with -x BIN: an SDT probe; -1 with it->err set. */

@@ -715,6 +715,8 @@ static int at_addr(const char *name, const char *module, unsigned long long addr
 	return 0;
 }
 
+static int keep_kaddrs(struct fe_compile_set *set, const struct walk *w);
+
 /* Thin functions at an address another item or thin function probes (or
  * whose name kallsyms has twice): a kprobe's looked up in kallsyms by its
  * target's name, a uprobe's its file and offset. */
@@ -736,8 +738,8 @@ static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *
 			w.keys[i].addr = w.keys[i].h;
 			w.keys[i].seen = 1;
 		}
-	if (kallsyms)
-		fe_ksyms_each_at(kallsyms, at_addr, &w);
+	if (kallsyms && fe_ksyms_each_at(kallsyms, at_addr, &w) >= 0 && keep_kaddrs(set, &w))
+		goto oom;
 	for (i = 0; i < w.n; i++) {
 		if (w.keys[i].seen > 1)
 			mark(w.keys, i, i + 1, revive);
@@ -753,6 +755,52 @@ static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *
 	}
 	free(w.keys);
 	return 0;
+oom:
+	free(w.keys);
+	return -1;
+}
+
+/* What the walk found of the kprobes' targets, kept for the items'
+ * aliases (fe_compile_kaddr): kallsyms is read once a compile. */
+static int keep_kaddrs(struct fe_compile_set *set, const struct walk *w)
+{
+	int i;
+
+	free(set->kaddrs);
+	set->nr_kaddrs = 0;
+	set->kaddrs = malloc((w->n + 1) * sizeof(*set->kaddrs));
+	if (!set->kaddrs)
+		return -1;
+	/* w->keys are by hash */
+	for (i = 0; i < w->n; i++)
+		if (!w->keys[i].uprobe)
+			set->kaddrs[set->nr_kaddrs++] = (struct fe_kaddr){ w->keys[i].h,
+									   w->keys[i].addr,
+									   w->keys[i].seen };
+	return 0;
+}
+
+int fe_compile_kaddr(const struct fe_compile_set *set, const struct fe_compiled *it,
+		     unsigned long long *addr)
+{
+	unsigned long long h;
+	int lo = 0, hi = set->nr_kaddrs;
+
+	if (!set->kaddrs || it->def.uprobe || !it->def.target)
+		return -1;
+	h = target_key(it);
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (set->kaddrs[mid].h < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == set->nr_kaddrs || set->kaddrs[lo].h != h)
+		return -1;
+	*addr = set->kaddrs[lo].seen == 1 ? set->kaddrs[lo].addr : 0;
+	return set->kaddrs[lo].seen;
 }
 
 /*

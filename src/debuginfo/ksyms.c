@@ -7,8 +7,13 @@
  * walk, "is this function there", a clone's name) asks the table.  A
  * glob of thousands of functions, or a compile of the whole kernel, then
  * costs one parse plus a hash lookup a name (docs/speed.md, "Many probes").
+ * Where only a few names' addresses are wanted (a list's aliases), the
+ * file is read once through a small buffer instead: the table's 3.6 MB
+ * and 120,000 entries cost the test VM more than the kernel's own
+ * formatting of the file.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -497,15 +502,195 @@ int fe_ksyms_addr(const char *path, const char *name, const char *module,
 	return n;
 }
 
+/* The query of name (len bytes) in module, or -1. */
+static int query_of(const struct fe_ksym_addr *q, const int *slots, uint32_t mask,
+		    const struct fe_kallsyms_line *l, uint32_t h)
+{
+	uint32_t i;
+
+	for (i = h & mask; slots[i] >= 0; i = (i + 1) & mask) {
+		const struct fe_ksym_addr *x = &q[slots[i]];
+
+		if (strncmp(x->name, l->name, l->name_len) || x->name[l->name_len])
+			continue;
+		if (!x->module ? !l->module :
+		    l->module && !strncmp(x->module, l->module, l->module_len) &&
+		    !x->module[l->module_len])
+			return slots[i];
+	}
+	return -1;
+}
+
+struct queries {
+	struct fe_ksym_addr *q;
+	const int *slots;
+	uint32_t mask;
+};
+
+/* One line of the file against the queries. */
+static int count_line(char *line, char *end, void *arg)
+{
+	const struct queries *qs = arg;
+	struct fe_kallsyms_line l;
+	int i;
+
+	if (fe_kallsyms_line(line, end, &l) ||
+	    (l.type != 't' && l.type != 'T' && l.type != 'w' && l.type != 'W'))
+		return 0;
+	i = query_of(qs->q, qs->slots, qs->mask, &l, fe_name_hash(l.name, l.name_len));
+	if (i >= 0)
+		qs->q[i].addr = qs->q[i].count++ ? 0 : fe_kallsyms_addr(line, end);
+	return 0;
+}
+
+/*
+ * fn on each line of path (without its newline; fn may write in it),
+ * read once through a small buffer, until fn returns non-zero (returned).
+ * A line longer than the buffer is no kallsyms line: skipped.  -1 when
+ * path cannot be read.
+ */
+static int stream_lines(const char *path, int (*fn)(char *line, char *end, void *arg), void *arg)
+{
+	enum { BUF = 64 << 10 };
+	char *buf = malloc(BUF);
+	size_t have = 0;
+	bool skipping = false;
+	int fd, ret = -1, saved;
+
+	if (!buf)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, BUF - have);
+		char *p, *nl, *end;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto out;
+		end = buf + have + n;
+		for (p = buf; (nl = memchr(p, '\n', end - p)); p = nl + 1) {
+			ret = skipping ? 0 : fn(p, nl, arg);
+			skipping = false;
+			if (ret)
+				goto out;
+		}
+		have = end - p;
+		if (n == 0) {
+			ret = have && !skipping ? fn(p, end, arg) : 0;
+			break;
+		}
+		if (have == BUF) {
+			skipping = true;
+			have = 0;
+		} else {
+			memmove(buf, p, have);
+		}
+	}
+out:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	errno = saved;
+	return ret;
+}
+
+int fe_ksyms_addrs(const char *path, struct fe_ksym_addr *q, int n)
+{
+	uint32_t size = 16, mask;
+	int *slots, *first, i, ret;
+
+	for (i = 0; i < n; i++) {
+		q[i].addr = 0;
+		q[i].count = -1;
+	}
+	if (n <= 0)
+		return 0;
+	/* a table this process made already answers a hash lookup each */
+	if (cached && !strcmp(cached->path, path)) {
+		for (i = 0; i < n; i++)
+			q[i].count = fe_ksyms_addr(path, q[i].name, q[i].module, &q[i].addr);
+		return 0;
+	}
+	while (size < (uint32_t)n * 2)
+		size *= 2;
+	mask = size - 1;
+	slots = malloc(size * sizeof(*slots));
+	first = malloc(n * sizeof(*first));
+	if (!slots || !first) {
+		free(slots);
+		free(first);
+		return -1;
+	}
+	memset(slots, 0xff, size * sizeof(*slots));
+	/* a name asked twice is counted once, under its first query */
+	for (i = 0; i < n; i++) {
+		struct fe_kallsyms_line l = {
+			.name = q[i].name, .name_len = strlen(q[i].name),
+			.module = q[i].module, .module_len = q[i].module ? strlen(q[i].module) : 0,
+		};
+		uint32_t h = fe_name_hash(l.name, l.name_len), j;
+
+		first[i] = query_of(q, slots, mask, &l, h);
+		if (first[i] >= 0)
+			continue;
+		for (j = h & mask; slots[j] >= 0; j = (j + 1) & mask)
+			;
+		slots[j] = i;
+		q[i].count = 0;
+	}
+	ret = stream_lines(path, count_line, &(struct queries){ q, slots, mask });
+	for (i = 0; i < n; i++) {
+		if (ret)
+			q[i].count = -1;
+		else if (first[i] >= 0)
+			q[i] = (struct fe_ksym_addr){ q[i].name, q[i].module, q[first[i]].addr,
+						      q[first[i]].count };
+	}
+	free(slots);
+	free(first);
+	return ret;
+}
+
+struct each_at {
+	int (*fn)(const char *name, const char *module, unsigned long long addr, void *arg);
+	void *arg;
+};
+
+static int each_at_line(char *line, char *end, void *arg)
+{
+	const struct each_at *e = arg;
+	struct fe_kallsyms_line l;
+	char *name, *mod = NULL;
+
+	if (fe_kallsyms_line(line, end, &l) ||
+	    (l.type != 't' && l.type != 'T' && l.type != 'w' && l.type != 'W'))
+		return 0;
+	name = line + (l.name - line);
+	name[l.name_len] = 0;
+	if (l.module) {
+		mod = line + (l.module - line);
+		mod[l.module_len] = 0;
+	}
+	return e->fn(name, mod, fe_kallsyms_addr(line, end), e->arg);
+}
+
 int fe_ksyms_each_at(const char *path,
 		     int (*fn)(const char *name, const char *module, unsigned long long addr,
 			       void *arg), void *arg)
 {
-	const struct table *t = table_of(path);
+	const struct table *t;
 	int i, ret = 0;
 
-	if (!t)
-		return -1;
+	/* no table yet: one pass, nothing kept (a list's aliases walk every
+	 * line once, and the table would cost more than the kernel's
+	 * formatting of the file: docs/speed.md) */
+	if (!cached || strcmp(cached->path, path))
+		return stream_lines(path, each_at_line, &(struct each_at){ fn, arg });
+	t = cached;
 	for (i = 0; i < t->nr && !ret; i++)
 		ret = fn(t->v[i].name, t->v[i].module, addr_of(&t->v[i]), arg);
 	return ret;

@@ -30,8 +30,9 @@ int fe_ksyms_each(const char *path,
 		  int (*fn)(const char *name, const char *module, void *arg), void *arg);
 
 /* The same with each one's address (0 where kallsyms hides them from
- * one who is not root), read from its line as it is passed: for a walk
- * that wants most of them (a glob over the whole kernel). */
+ * one who is not root).  With no table made of path yet, one pass
+ * through a small buffer that keeps nothing (a list's aliases); fn's
+ * strings last only for its call. */
 int fe_ksyms_each_at(const char *path,
 		     int (*fn)(const char *name, const char *module, unsigned long long addr,
 			       void *arg), void *arg);
@@ -42,6 +43,18 @@ int fe_ksyms_each_at(const char *path,
  * is not root).  -1 if path cannot be read. */
 int fe_ksyms_addr(const char *path, const char *name, const char *module,
 		  unsigned long long *addr);
+
+/* fe_ksyms_addr for many names in one pass: each query's count (-1:
+ * path unreadable) and addr.  Without a table (none made yet in this
+ * process) the file is read through a small buffer, nothing kept. */
+struct fe_ksym_addr {
+	const char *name;
+	const char *module;	/* NULL: the kernel's own */
+	unsigned long long addr;
+	int count;
+};
+
+int fe_ksyms_addrs(const char *path, struct fe_ksym_addr *q, int n);
 
 /* A text symbol of path that is a compiler's clone of func
  * ("func.isra.0"): 1 with its name in clone, or 0. */

@@ -44,6 +44,23 @@ static int each(const char *name, const char *module, void *arg)
 	return 0;
 }
 
+struct at_seen {
+	int n;
+	unsigned long long far, mod;
+};
+
+static int each_at(const char *name, const char *module, unsigned long long addr, void *arg)
+{
+	struct at_seen *s = arg;
+
+	s->n++;
+	if (!strcmp(name, "far_one") && !module)
+		s->far = addr;
+	if (!strcmp(name, "mod_func") && module && !strcmp(module, "binfmt_misc"))
+		s->mod = addr;
+	return !strcmp(name, "last_line") ? 7 : 0;
+}
+
 static int stop_at_walk(const char *name, const char *module, void *arg)
 {
 	(void)module;
@@ -85,6 +102,74 @@ int main(void)
 		       at == 0xffffffff810000a0ULL, "addr: the last line without a newline");
 		tap_ok(fe_ksyms_addr("/nonexistent/kallsyms", "walk", NULL, &at) == -1,
 		       "addr: unreadable is -1");
+	}
+	{
+		/* many names in one pass: through a small buffer on a file no
+		 * table was made of, and from the table made of path */
+		static char path2[] = "/tmp/fevent-ksyms2-XXXXXX";
+		struct fe_ksym_addr q[] = {
+			{ .name = "walk" }, { .name = "twice" }, { .name = "not_text" },
+			{ .name = "mod_func" }, { .name = "mod_func", .module = "binfmt_misc" },
+			{ .name = "last_line" },
+			{ .name = "walk" }, { .name = "after_long" }, { .name = "long_one" },
+			{ .name = "far_one" },
+		};
+		struct fe_ksym_addr t[sizeof(q) / sizeof(q[0])];
+		int nq = sizeof(q) / sizeof(q[0]), fd2 = mkstemp(path2), ok = 1;
+		FILE *f = fd2 >= 0 ? fdopen(fd2, "w") : NULL;
+		char *longname = malloc(100000);
+
+		if (!f || !longname)
+			abort();
+		/* lines across the 64 KB buffer's edges, a line longer than it,
+		 * then the fixture (its last line without a newline) */
+		for (i = 0; i < 3000; i++)
+			fprintf(f, "ffffffff8200%04x t filler_%d\n", i, i);
+		memset(longname, 'x', 99999);
+		longname[99999] = 0;
+		fprintf(f, "ffffffff83000000 t long_one%s\n", longname);
+		fprintf(f, "ffffffff83000010 t after_long\n");
+		for (i = 0; i < 3000; i++)
+			fprintf(f, "ffffffff8400%04x t filler2_%d\n", i, i);
+		fprintf(f, "ffffffff85000000 T far_one\n%s", fixture);
+		if (fclose(f))
+			abort();
+		memcpy(t, q, sizeof(q));
+		tap_ok(fe_ksyms_addrs(path2, q, nq) == 0, "addrs: one pass");
+		tap_ok(q[0].count == 1 && q[0].addr == 0xffffffff81000040ULL &&
+		       q[6].count == 1 && q[6].addr == q[0].addr,
+		       "addrs: a kernel symbol, and the same name asked twice (%d %llx)",
+		       q[6].count, q[6].addr);
+		tap_ok(q[1].count == 2 && !q[1].addr, "addrs: a name twice has no one address");
+		tap_ok(q[2].count == 0 && q[3].count == 0,
+		       "addrs: data, and a module's symbol asked as the kernel's, are none");
+		tap_ok(q[4].count == 1 && q[4].addr == 0xffffffffc0000000ULL, "addrs: in its module");
+		tap_ok(q[5].count == 1 && q[5].addr == 0xffffffff810000a0ULL,
+		       "addrs: the last line without a newline");
+		tap_ok(q[7].count == 1 && q[7].addr == 0xffffffff83000010ULL && q[8].count == 0,
+		       "addrs: a line longer than the buffer is skipped, the next read (%d %d)",
+		       q[7].count, q[8].count);
+		tap_ok(q[9].count == 1 && q[9].addr == 0xffffffff85000000ULL,
+		       "addrs: past the buffer's edges (%d)", q[9].count);
+		{
+			struct at_seen as = { 0 };
+
+			/* every text symbol once (3000 + 1 + 3000 + 1 + the
+			 * fixture's 12), the long line skipped */
+			tap_ok(fe_ksyms_each_at(path2, each_at, &as) == 7 && as.n == 6014 &&
+			       as.far == 0xffffffff85000000ULL && as.mod == 0xffffffffc0000000ULL,
+			       "each_at: one pass without a table, name, module and address, "
+			       "fn's stop returned (%d)", as.n);
+		}
+		fe_ksyms_addr(path, "walk", NULL, &(unsigned long long){ 0 });	/* path's table */
+		tap_ok(fe_ksyms_addrs(path, t, 7) == 0, "addrs: from the table");
+		for (i = 0; i < 7; i++)
+			ok &= t[i].count == q[i].count && t[i].addr == q[i].addr;
+		tap_ok(ok, "addrs: the table answers as the pass does");
+		tap_ok(fe_ksyms_addrs("/nonexistent/kallsyms", t, 2) == -1 && t[0].count == -1 &&
+		       t[1].count == -1, "addrs: unreadable is -1, each unknown");
+		free(longname);
+		unlink(path2);
 	}
 	tap_ok(fe_ksyms_clone_of(path, "walk", clone, sizeof(clone)) == 1 &&
 	       !strcmp(clone, "walk.isra.0"), "clone_of: the first clone, not a .cold piece (%s)",
