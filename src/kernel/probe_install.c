@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Install through libtracefs (list and clear: probe_list.c, probe_clear.c).  Events are created with the
- * dynamic-event API; what the kernel says when it refuses one comes from
- * its error_log, with the caret mapped back to the prototype's argument.
+ * Install (list and clear: probe_list.c, probe_clear.c).  Each event is
+ * the line compile prints, written to the tracefs file libtracefs opens
+ * (see struct writer); what the kernel says when it refuses one comes
+ * from its error_log, with the caret mapped back to the prototype's
+ * argument.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -753,12 +755,59 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 }
 
 /*
+ * The lines go to the kernel through one open file each, dynamic_events
+ * (uprobe_events for an SDT probe's semaphore), as a shell's echo would
+ * write them: exactly the lines compile prints.  error_log is emptied
+ * once an install (fe_install), not before each line: the writes before
+ * a refused one succeeded and logged nothing, so its entry is the last.
+ * Per line that spares an open of error_log and libtracefs's look-ups,
+ * a fifth of add's own cost at 100 functions in the test VM
+ * (docs/speed.md).
+ */
+struct writer {
+	int fd[2];		/* dynamic_events, uprobe_events; -1 until used */
+};
+
+static int writer_put(struct writer *w, bool uprobe_events, const char *line)
+{
+	int *fd = &w->fd[uprobe_events];
+	size_t len = strlen(line);
+	ssize_t n;
+
+	if (*fd < 0)
+		*fd = tracefs_instance_file_open(top(), uprobe_events ? "uprobe_events" :
+						 "dynamic_events", O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (*fd < 0)
+		return -1;
+	do
+		n = write(*fd, line, len);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0 && (size_t)n != len) {
+		errno = EIO;	/* the kernel takes a line whole or refuses it */
+		n = -1;
+	}
+	return n < 0 ? -1 : 0;
+}
+
+static void writer_close(struct writer *w)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (w->fd[i] >= 0)
+			close(w->fd[i]);
+		w->fd[i] = -1;
+	}
+}
+
+/*
  * Create one event through libtracefs; NULL after saying why.  ma: a
  * kretprobe's maxactive decision, taken at the first (see above).
  */
 static struct tracefs_dynevent *create_event(const struct fe_definition *def, bool ret,
-					     struct maxactive *ma, struct fe_refusal *refusal,
-					     int index, struct fe_error *err)
+					     struct maxactive *ma, struct writer *w,
+					     struct fe_refusal *refusal, int index,
+					     struct fe_error *err)
 {
 	struct tracefs_dynevent *ev;
 	unsigned int want = 0;
@@ -780,8 +829,7 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 			fe_err(err, 0, "out of memory");
 			return NULL;
 		}
-		tracefs_error_clear(top());
-		failed = tracefs_instance_file_append(top(), "kprobe_events", line) < 0;
+		failed = writer_put(w, false, line);
 		free(line);
 		if (failed) {
 			refuse(refusal, def, index, ret, errno, err);
@@ -794,13 +842,13 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 		}
 		return ev;
 	}
+	/* the event object is only the note roll_back reads */
 	ev = alloc_event(def, ret);
 	if (!ev) {
 		fe_err(err, 0, "out of memory");
 		return NULL;
 	}
-	tracefs_error_clear(top());
-	if (tracefs_dynevent_create(ev)) {
+	if (writer_put(w, false, ret ? def->ret : def->entry)) {
 		refuse(refusal, def, index, ret, errno, err);
 		tracefs_dynevent_free(ev);
 		return NULL;
@@ -814,7 +862,7 @@ static struct tracefs_dynevent *create_event(const struct fe_definition *def, bo
 			free(line);
 			tracefs_dynevent_free(ev);
 			ma->use = want;
-			return create_event(def, ret, ma, refusal, index, err);
+			return create_event(def, ret, ma, w, refusal, index, err);
 		}
 		free(line);
 	}
@@ -874,14 +922,13 @@ static int make_rooms(struct fe_definition *const *defs, int n, bool force,
  * roll_back reads.
  */
 static struct tracefs_dynevent *create_line_event(const struct fe_definition *def, bool ret,
-						  struct fe_refusal *refusal, int index,
-						  struct fe_error *err)
+						  struct writer *w, struct fe_refusal *refusal,
+						  int index, struct fe_error *err)
 {
 	const char *name = ret ? def->ret_event : def->event;
 	struct tracefs_dynevent *ev;
 
-	tracefs_error_clear(top());
-	if (tracefs_instance_file_append(top(), "dynamic_events", ret ? def->ret : def->entry) < 0) {
+	if (writer_put(w, false, ret ? def->ret : def->entry)) {
 		refuse(refusal, def, index, ret, errno, err);
 		return NULL;
 	}
@@ -899,13 +946,12 @@ static struct tracefs_dynevent *create_line_event(const struct fe_definition *de
  * the event read back to be undone with the rest.
  */
 static struct tracefs_dynevent *create_sdt_event(const struct fe_definition *def,
-						 struct fe_refusal *refusal, int index,
-						 struct fe_error *err)
+						 struct writer *w, struct fe_refusal *refusal,
+						 int index, struct fe_error *err)
 {
 	struct tracefs_dynevent *ev;
 
-	tracefs_error_clear(top());
-	if (tracefs_instance_file_append(top(), "uprobe_events", def->entry) < 0) {
+	if (writer_put(w, true, def->entry)) {
 		refuse(refusal, def, index, false, errno, err);
 		return NULL;
 	}
@@ -919,7 +965,7 @@ static struct tracefs_dynevent *create_sdt_event(const struct fe_definition *def
 
 /* One definition's events, remembered to be undone on a failure. */
 static int create_events(const struct fe_definition *def, int index, struct maxactive *ma,
-			 struct installed *in, struct fe_refusal *refusal,
+			 struct writer *w, struct installed *in, struct fe_refusal *refusal,
 			 struct fe_error *err)
 {
 	int pass;
@@ -937,11 +983,11 @@ static int create_events(const struct fe_definition *def, int index, struct maxa
 		if (ret && !def->ret_event)
 			continue;
 		if (def->tracepoint || def->fprobe)
-			ev = create_line_event(def, ret, refusal, index, err);
+			ev = create_line_event(def, ret, w, refusal, index, err);
 		else if (!ret && def->ref_ctr)
-			ev = create_sdt_event(def, refusal, index, err);
+			ev = create_sdt_event(def, w, refusal, index, err);
 		else
-			ev = create_event(def, ret, ret && !def->uprobe ? ma : NULL, refusal,
+			ev = create_event(def, ret, ret && !def->uprobe ? ma : NULL, w, refusal,
 					  index, err);
 		if (!ev)
 			return -1;
@@ -989,6 +1035,7 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 {
 	struct maxactive ma = { 0 };
 	struct installed in = { 0 };
+	struct writer w = { { -1, -1 } };
 	int i;
 
 	fe_refusal_clear(refusal);
@@ -996,9 +1043,11 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 		return -1;
 	if (make_rooms(defs, n, force, &in, err))
 		goto fail;
+	tracefs_error_clear(top());
 	for (i = 0; i < n; i++)
-		if (create_events(defs[i], i, &ma, &in, refusal, err))
+		if (create_events(defs[i], i, &ma, &w, &in, refusal, err))
 			goto fail;
+	writer_close(&w);
 	for (i = 0; i < n; i++)
 		if (defs[i]->filter && set_filter(defs[i], refusal, i, err))
 			goto fail;
@@ -1006,6 +1055,7 @@ int fe_install(struct fe_definition *const *defs, int n, bool force,
 	installed_free(&in);
 	return 0;
 fail:
+	writer_close(&w);
 	roll_back(&in);
 	installed_free(&in);
 	return -1;
