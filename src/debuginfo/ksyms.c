@@ -420,6 +420,38 @@ int fe_ksyms_want(struct fe_ksyms *ks, const char *name, const char *module)
 	return 0;
 }
 
+static int stream_lines(const char *path, int (*fn)(char *line, char *end, void *arg), void *arg);
+
+/* One line of the file against what was asked (the table's answers,
+ * made in one pass through a small buffer). */
+static int scan_line(char *line, char *end, void *arg)
+{
+	struct fe_ksyms *ks = arg;
+	struct fe_kallsyms_line l;
+	struct wanted *w;
+	char *name, *mod = NULL;
+	int i;
+
+	if (fe_kallsyms_line(line, end, &l))
+		return 0;
+	if (l.module) {
+		mod = line + (l.module - line);
+		mod[l.module_len] = 0;
+		for (i = 0; i < ks->nr_mods; i++)
+			ks->mods[i].seen |= !strcmp(ks->mods[i].name, mod);
+	}
+	if (l.type != 't' && l.type != 'T' && l.type != 'w' && l.type != 'W')
+		return 0;
+	name = line + (l.name - line);
+	name[l.name_len] = 0;
+	/* a module symbol answers a question with or without that module */
+	if ((w = find(ks, name, NULL)))
+		w->found = true;
+	if (mod && (w = find(ks, name, mod)))
+		w->found = true;
+	return 0;
+}
+
 int fe_ksyms_scan(struct fe_ksyms *ks, const char *path)
 {
 	const struct table *t;
@@ -431,7 +463,15 @@ int fe_ksyms_scan(struct fe_ksyms *ks, const char *path)
 		ks->scanned = !access(path, R_OK);
 		return ks->scanned ? 0 : -1;
 	}
-	t = table_of(path);
+	/* no table made yet: one pass that keeps nothing (a list's names
+	 * without debug info; memory stays flat in the list's length) */
+	if (!cached || strcmp(cached->path, path)) {
+		if (stream_lines(path, scan_line, ks) < 0)
+			return -1;
+		ks->scanned = true;
+		return 0;
+	}
+	t = cached;
 	if (!t)
 		return -1;
 	for (i = 0; i < ks->nr; i++) {

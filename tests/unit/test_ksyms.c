@@ -161,6 +161,28 @@ int main(void)
 			       "each_at: one pass without a table, name, module and address, "
 			       "fn's stop returned (%d)", as.n);
 		}
+		{
+			struct fe_ksyms *k2 = fe_ksyms_new();
+
+			if (!k2 || fe_ksyms_want(k2, "walk", NULL) ||
+			    fe_ksyms_want(k2, "mod_func", NULL) ||
+			    fe_ksyms_want(k2, "mod_func", "binfmt_misc") ||
+			    fe_ksyms_want(k2, "mod_func", "other") || fe_ksyms_want(k2, "not_text", NULL) ||
+			    fe_ksyms_want(k2, "x", "datamod") || fe_ksyms_want(k2, "long_one", NULL) ||
+			    fe_ksyms_want(k2, "far_one", NULL))
+				abort();
+			tap_ok(fe_ksyms_scan(k2, path2) == 0 && fe_ksyms_has(k2, "walk", NULL) == 1 &&
+			       fe_ksyms_has(k2, "far_one", NULL) == 1 &&
+			       fe_ksyms_has(k2, "mod_func", NULL) == 1 &&
+			       fe_ksyms_has(k2, "mod_func", "binfmt_misc") == 1 &&
+			       fe_ksyms_has(k2, "mod_func", "other") == 0 &&
+			       fe_ksyms_has(k2, "not_text", NULL) == 0 &&
+			       fe_ksyms_has(k2, "long_one", NULL) == 0 &&
+			       fe_ksyms_module_loaded(k2, "datamod") == 1 &&
+			       fe_ksyms_module_loaded(k2, "other") == 0,
+			       "scan: one pass without a table answers as the table does");
+			fe_ksyms_free(k2);
+		}
 		fe_ksyms_addr(path, "walk", NULL, &(unsigned long long){ 0 });	/* path's table */
 		tap_ok(fe_ksyms_addrs(path, t, 7) == 0, "addrs: from the table");
 		for (i = 0; i < 7; i++)
