@@ -387,6 +387,33 @@ def test_a_function_the_kernel_renamed_is_the_problem_named():
     check("did you mean 'kmem_cache_alloc_noprof'?" in r.stderr, r.stderr)
 
 
+def test_a_function_named_like_a_type_word_compiles():
+    """A function named like one of the language's atoms (string, u32: C
+    names, and the kernel has a string() that funcs lists) is probed by
+    that name, with or without a return type; C's own type words name no
+    function."""
+    tmp = fe.tmpdir("fevent-typefuncs-")
+    prog = os.path.join(tmp, "fx_typenames")
+    subprocess.run(["gcc", "-g", "-O2", "-o", prog, os.path.join(FIXTURES, "fx_typenames.c")],
+                   check=True)
+    for proto, event, args in (("string(...)", "string", "n=%di:s32"),
+                               ("u32(...)", "u32", "v=%di:s64"),
+                               ("int string(n)", "string", "n=%di:s32")):
+        r = fe.run("compile", "-x", prog, proto)
+        expect_eq((r.returncode, r.stderr), (0, ""), proto)
+        lines = r.stdout.splitlines()
+        entry = lines[0].split(" ")
+        expect_eq((entry[0], entry[2]), (f"p:functions/{event}", args), proto)
+        # a return type makes the return event too
+        expect_eq([l.split(" ")[0] for l in lines[1:]],
+                  ["r:functions/string__return"] if proto.startswith("int ") else [], proto)
+    funcs = fe.run("funcs", "-x", prog, "string")
+    expect_eq(funcs.stdout.split()[:1], ["string"], funcs.stderr)
+    r = fe.run("compile", "-x", prog, "int(...)")
+    expect_eq((r.returncode, r.stderr.splitlines()[0]),
+              (2, "fevent: error: column 1: 'int' is a type, not a function name"), r.stderr)
+
+
 def test_a_parameter_named_like_a_type_is_read_by_name():
     """'f(u32)' where f has a parameter u32 reads it by name, as any lone
     NAME (DESIGN.md section 2); where it has none, u32 is a type without

@@ -1489,8 +1489,11 @@ static int name_run(struct parser *ps, int *lp, int *start)
 			(*start)++;
 	if (*start == *lp)
 		return fe_err(ps->err, ps->toks[*lp].col, "expected a function name before '('");
+	/* C's own type words name no function; the language's atoms
+	 * (u32, string, symbol, ...) are C names, and the kernel has a
+	 * function 'string' (lib/vsprintf.c) that funcs lists */
 	if (*start + 1 == *lp && (is_int_word(&ps->toks[*start]) || is_qualifier(&ps->toks[*start]) ||
-				  is_tag_word(&ps->toks[*start]) || is_atom_tok(&ps->toks[*start])))
+				  is_tag_word(&ps->toks[*start])))
 		return fe_err(ps->err, ps->toks[*start].col,
 			      "'%.*s' is a type, not a function name", ps->toks[*start].len,
 			      ps->toks[*start].start);
