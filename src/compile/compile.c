@@ -737,6 +737,8 @@ void fe_compile_set_free(struct fe_compile_set *set)
 	set->nr_streams = 0;
 	free(set->thin);
 	free(set->kaddrs);
+	set->kaddrs = NULL;
+	set->nr_kaddrs = 0;
 	set->thin = NULL;
 	set->nr_thin = 0;
 	fe_buf_free(&set->spool);

@@ -608,8 +608,10 @@ static int stream_lines(const char *path, int (*fn)(char *line, char *end, void 
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
+			ret = -1;	/* what was read says nothing of the rest */
 			goto out;
+		}
 		end = buf + have + n;
 		for (p = buf; (nl = memchr(p, '\n', end - p)); p = nl + 1) {
 			ret = skipping ? 0 : fn(p, nl, arg);

@@ -466,14 +466,16 @@ static const char *notes_shared(struct notes *ns, const char *group, const char 
 		return NULL;
 	}
 	ns->shared[i].group = group;
-	ns->shared[i].orig = text;
+	ns->shared[i].orig = NULL;	/* note_places says when it is kept */
 	ns->nr++;
 	return ns->shared[i].path;
 }
 
 /* Note text at path (group's directory exists); a link to its shared
- * file where the file system has links, else a file of its own. */
-static void notes_write(struct notes *ns, const char *group, const char *path, const char *text)
+ * file where the file system has links, else a file of its own holding
+ * own (NULL: text). */
+static void notes_write_own(struct notes *ns, const char *group, const char *path,
+			    const char *text, const char *own)
 {
 	const char *src = notes_shared(ns, group, text);
 	char tmp[600];
@@ -491,7 +493,12 @@ static void notes_write(struct notes *ns, const char *group, const char *path, c
 		if (moved)
 			return;
 	}
-	state_write(path, text);
+	state_write(path, own ? own : text);
+}
+
+static void notes_write(struct notes *ns, const char *group, const char *path, const char *text)
+{
+	notes_write_own(ns, group, path, text, NULL);
 }
 
 /* The shared files go; their links stay. */
@@ -674,19 +681,26 @@ static void note_places(struct notes *ns, struct fe_definition *const *defs, int
 		/* no shared file: each event's own line, in an older
 		 * fevent's format (never the whole text an event) */
 		shared = text && notes_shared(ns, defs[i]->group, text);
+		/* the events of the group pass this very text: found by
+		 * identity, not by comparing its length an event */
+		for (j = 0; shared && j < ns->nr; j++)
+			if (!strcmp(ns->shared[j].group, defs[i]->group) &&
+			    !strcmp(ns->shared[j].text, text))
+				ns->shared[j].orig = text;
 		for (j = i; j < n; j++) {
 			char *line;
 
 			if (!defs[j]->place || strcmp(defs[j]->group, defs[i]->group))
 				continue;
 			place_path(path, sizeof(path), defs[j]->group, defs[j]->event);
-			if (shared) {
-				notes_write(ns, defs[j]->group, path, text);
-			} else if (asprintf(&line, "%d %d %s\n", defs[j]->place_index,
-					    defs[j]->place_count, defs[j]->place) >= 0) {
+			if (asprintf(&line, "%d %d %s\n", defs[j]->place_index,
+				     defs[j]->place_count, defs[j]->place) < 0)
+				line = NULL;
+			if (shared)
+				notes_write_own(ns, defs[j]->group, path, text, line);
+			else if (line)
 				state_write(path, line);
-				free(line);
-			}
+			free(line);
 		}
 		if (!text)
 			continue;
@@ -733,12 +747,38 @@ static char *read_places(int fd, const struct stat *st)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break;
+		if (n <= 0) {
+			free(text);	/* changed under us, or unreadable */
+			return NULL;
+		}
 		have += n;
 	}
 	text[have] = 0;
 	return text;
+}
+
+/* places_cache.text's lines, sorted by event; -1 when out of memory. */
+static int index_places(void)
+{
+	size_t cap = 0;
+	char *p;
+
+	for (p = strchr(places_cache.text, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		if (places_cache.nr == cap) {
+			char **v = realloc(places_cache.lines, (cap ? cap * 2 : 64) * sizeof(*v));
+
+			if (!v)
+				return -1;
+			places_cache.lines = v;
+			cap = cap ? cap * 2 : 64;
+		}
+		places_cache.lines[places_cache.nr++] = p + 1;
+	}
+	for (p = places_cache.text; (p = strchr(p, '\n')); )
+		*p++ = 0;
+	if (places_cache.nr)
+		qsort(places_cache.lines, places_cache.nr, sizeof(char *), by_event);
+	return 0;
 }
 
 /* The line of event in the places file at fd (new format), or NULL. */
@@ -746,8 +786,7 @@ static const char *places_line(int fd, const char *event)
 {
 	struct stat st;
 	const char *key = event;
-	char **hit, *p;
-	size_t cap = 0;
+	char **hit;
 
 	if (fstat(fd, &st))
 		return NULL;
@@ -760,25 +799,16 @@ static const char *places_line(int fd, const char *event)
 		places_cache.text = read_places(fd, &st);
 		if (!places_cache.text)
 			return NULL;
+		if (index_places()) {
+			free(places_cache.text);
+			free(places_cache.lines);
+			memset(&places_cache, 0, sizeof(places_cache));
+			return NULL;
+		}
 		places_cache.dev = st.st_dev;
 		places_cache.ino = st.st_ino;
 		places_cache.size = st.st_size;
 		places_cache.mtime = st.st_mtim;
-		for (p = strchr(places_cache.text, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
-			if (places_cache.nr == cap) {
-				char **v = realloc(places_cache.lines, (cap ? cap * 2 : 64) * sizeof(*v));
-
-				if (!v)
-					return NULL;
-				places_cache.lines = v;
-				cap = cap ? cap * 2 : 64;
-			}
-			places_cache.lines[places_cache.nr++] = p + 1;
-		}
-		for (p = places_cache.text; (p = strchr(p, '\n')); )
-			*p++ = 0;
-		if (places_cache.nr)
-			qsort(places_cache.lines, places_cache.nr, sizeof(char *), by_event);
 	}
 	if (!places_cache.nr)
 		return NULL;
