@@ -72,14 +72,24 @@ def check_notes(lib, events, names):
             check(said[ev] == "" or said[ev].startswith("type "),
                   f"values note of {ev}: {said[ev]!r}")
     # an inlined copy's event notes whose copy it is (list shows it):
-    # "INDEX COUNT FUNC", FUNC a function of the list
+    # one note of the add, "#places" then "EVENT INDEX COUNT FUNC" a
+    # line, FUNC a function of the list, and every EVENT.place a link to
+    # it (one inode, not one an event)
     places = sorted(f for f in os.listdir(state) if f.endswith(".place"))
+    inodes = {os.stat(os.path.join(state, f)).st_ino for f in places}
+    expect_eq(len(inodes), 1, f"the place notes of one add are one file: {len(inodes)}")
+    with open(os.path.join(state, places[0])) as g:
+        lines = g.read().splitlines()
+    expect_eq(lines[0], "#places", "the places note's first line")
+    noted = {}
+    for line in lines[1:]:
+        ev, index, count, func = line.split()
+        noted[ev] = (index, count, func)
+        check(func in names and 0 <= int(index) < int(count),
+              f"place note of {ev}: {line}")
+    expect_eq(sorted(ev + ".place" for ev in noted), places, "an EVENT.place a line")
     for f in places:
         check(f[:-len(".place")] in events, f"a place note of no event: {f}")
-        with open(os.path.join(state, f)) as g:
-            index, count, func = g.read().split()
-        check(func in names and 0 <= int(index) < int(count),
-              f"place note of {f}: {index} {count} {func}")
     check(any(f.startswith("PyBytes_GET_SIZE") for f in places),
           f"no place note of an inlined copy: {places[:10]}")
     want = sorted(events + [ev + ".values" for ev in events] + places)

@@ -66,6 +66,17 @@ def test_list_shows_the_place_as_written():
         check("place" not in one, one)
         expect_eq([a[1] for a in compiled_args(one["prototype"], one["event"])], [one["args"]])
         check(os.path.exists(os.path.join(STATE, GROUP, f"walk_L{n}.place")), "noted")
+        # one note for the add's places, linked as each EVENT.place; an
+        # older fevent's one-line note ("INDEX COUNT PLACE") still reads
+        notes = [os.path.join(STATE, GROUP, f"walk_L{n}{s}.place") for s in ("", "_1")]
+        expect_eq(os.stat(notes[0]).st_ino, os.stat(notes[1]).st_ino, "one places note")
+        with open(notes[0]) as f:
+            expect_eq(f.read().splitlines()[0], "#places", "the note's first line")
+        os.unlink(notes[1])
+        with open(notes[1], "w") as f:
+            f.write(f"1 2 walk:{n}\n")
+        expect_eq(listed()[f"walk_L{n}_1"]["place"], f"walk:{n}, address 2 of 2",
+                  "an older one-line note")
     finally:
         fe.run("clear", "-g", GROUP, "--force")
     left = os.listdir(os.path.join(STATE, GROUP)) if os.path.isdir(os.path.join(STATE, GROUP)) else []
