@@ -578,12 +578,15 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	bool dbg_is_running;
 	struct fe_compile_ctx c;
 	struct fe_compiled *extra = NULL;
-	int i, ret, seq = 0, nr_extra = 0;
+	int i, n, ret, seq = 0, nr_extra = 0;
 
 	dbg = opts->open_dbg;
 	if (!dbg && fe_open_debug_info(opts, &dbg, err))
 		return -1;
 	dbg_is_running = dbg && !opts->btf && !opts->vmlinux && !opts->binary;
+	for (i = 0, n = set->nr; i < set->nr_streams; i++)
+		n += set->streams[i].names.nr;
+	fe_dbg_expect_funcs(dbg, n);
 	ksyms = fe_ksyms_new();
 	if (!ksyms) {
 		if (dbg != opts->open_dbg)

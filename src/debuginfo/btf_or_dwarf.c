@@ -60,6 +60,14 @@ int fe_dbg_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 	return dbg->ops->func(dbg, name, out, err);
 }
 
+void fe_dbg_expect_funcs(struct fe_dbg *dbg, int n)
+{
+	if (dbg && n > FE_DBG_SCANS) {
+		dbg->func_lookups = FE_DBG_SCANS;
+		dbg->sym_lookups = FE_DBG_SCANS;
+	}
+}
+
 int fe_dbg_func_beside(struct fe_dbg *dbg, const char *name, const char *anchor,
 		       struct fe_dfunc *out, struct fe_error *err)
 {

@@ -147,6 +147,11 @@ const char *fe_dbg_kind(const struct fe_dbg *dbg);
 int fe_dbg_func(struct fe_dbg *dbg, const char *name, struct fe_dfunc *out,
 		struct fe_error *err);
 void fe_dfunc_clear(struct fe_dfunc *f);
+/* About n functions will be looked up.  A backend scans for the first
+ * few names and then indexes them all; told of many, it indexes at the
+ * first (a 100-function compile: a fifth of its instructions were the
+ * scans before the index). */
+void fe_dbg_expect_funcs(struct fe_dbg *dbg, int n);
 
 /* A function that has no code of its own (inlined everywhere), described
  * in the unit of the function anchor: a syscall's __do_sys_NAME beside

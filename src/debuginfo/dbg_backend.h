@@ -50,6 +50,10 @@ struct fe_func_sym {
 	int order;		/* its place in the table */
 };
 
+/* Names looked up by a scan before a backend indexes its functions: an
+ * index costs about four scans (fe_dbg_expect_funcs skips them). */
+#define FE_DBG_SCANS	4
+
 struct fe_dbg {
 	const struct fe_dbg_ops *ops;
 	char *source;
@@ -60,7 +64,7 @@ struct fe_dbg {
 				 * addressing, 0 empty), once many are looked
 				 * up (libbpf's lookup is a scan) */
 	uint32_t func_mask;	/* slots - 1 */
-	int func_lookups;
+	int func_lookups;	/* past FE_DBG_SCANS: index */
 	uint32_t last_func_id;	/* the last function found, asked again */
 	/* DWARF */
 	Dwfl *dwfl;

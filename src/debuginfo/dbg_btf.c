@@ -437,7 +437,7 @@ static __s32 find_func(struct fe_dbg *dbg, const char *name)
 
 	if (dbg->last_func_id && !strcmp(name, func_id_name(dbg, dbg->last_func_id)))
 		return dbg->last_func_id;
-	if (!dbg->func_ids && ++dbg->func_lookups > 4)
+	if (!dbg->func_ids && ++dbg->func_lookups > FE_DBG_SCANS)
 		index_funcs(dbg);
 	if (dbg->func_ids) {
 		i = fe_name_hash(name, strlen(name)) & dbg->func_mask;

@@ -416,7 +416,7 @@ static int func_sym_addrs(struct fe_dbg *dbg, const char *name, Dwarf_Addr *addr
 		memcpy(addrs, dbg->last_addrs, sizeof(dbg->last_addrs));
 		return dbg->last_count;
 	}
-	if (!dbg->func_syms && ++dbg->sym_lookups > 4)
+	if (!dbg->func_syms && ++dbg->sym_lookups > FE_DBG_SCANS)
 		index_func_syms(dbg);
 	if (dbg->func_syms) {
 		struct fe_func_sym *hit;
