@@ -79,6 +79,7 @@ struct fe_thin {
 	int stream;		/* of set->streams, 0-based */
 	bool dead;		/* made an item again */
 	bool uprobe;		/* target_hash is a uprobe's */
+	bool module;		/* target_hash is a module's function's */
 };
 
 struct fe_glob_stream;

@@ -499,7 +499,14 @@ static int kallsyms_keys(struct fe_compile_set *set, const char *kallsyms, struc
 		q[n].module = mods[n];
 		item[n++] = i;
 	}
-	fe_ksyms_addrs(kallsyms, q, n);
+	/* the kernel's own names only: those not alone are kept for the
+	 * boot (ksyms_shared.c), and one alone merges with nothing */
+	for (i = 0; i < n && !q[i].module; i++)
+		;
+	if (i == n)
+		fe_ksyms_addrs_shared(kallsyms, q, n);
+	else
+		fe_ksyms_addrs(kallsyms, q, n);
 	for (i = 0; i < n; i++) {
 		if (q[i].count <= 0)
 			continue;

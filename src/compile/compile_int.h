@@ -185,7 +185,9 @@ int fe_compile_stream_settle(struct fe_compile_set *set, struct fe_compile_ctx *
 
 /* Where the streams' walk of kallsyms found a kprobe item's target: how
  * often kallsyms has it, and its address where once; -1 where no walk
- * was made or the target was not in it. */
+ * was made or the target was not in it.  0 also where the walk gave only
+ * the names that are not alone (ksyms_shared.c): then it shares its
+ * address with no other. */
 int fe_compile_kaddr(const struct fe_compile_set *set, const struct fe_compiled *it,
 		     unsigned long long *addr);
 

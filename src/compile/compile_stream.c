@@ -69,6 +69,13 @@ static unsigned long long target_key(const struct fe_compiled *it)
 	return hash_more(hash_of(it->def.target), off) | 1;
 }
 
+/* A kprobe's on a module's function: kallsyms' "[MODULE]" lines, which
+ * the kernel's own symbols kept for the boot do not answer. */
+static bool target_in_module(const struct fe_compiled *it)
+{
+	return !it->def.uprobe && it->def.target && strchr(it->def.target, ':');
+}
+
 /* A hash and who has it: a thin function (thin >= 0), or an item */
 struct hkey {
 	unsigned long long h;
@@ -77,6 +84,7 @@ struct hkey {
 	int thin;
 	int seen;		/* kallsyms has its name so often */
 	bool uprobe;		/* h is of a uprobe's file and offset */
+	bool module;		/* h is of a module's function (MODULE:FUNC) */
 };
 
 static int by_hash(const void *a, const void *b)
@@ -117,7 +125,7 @@ static int predict_clashes(struct fe_compile_set *set)
 	for (i = 0; i < set->nr; i++)
 		if (!set->items[i].failed && set->items[i].proto && set->items[i].proto->func)
 			keys[n++] = (struct hkey){ name_event(set->items[i].proto->func), 0, NULL,
-						   -1, 0, false };
+						   -1, 0, false, false };
 	for (i = 0; i < set->nr_streams; i++) {
 		struct fe_glob_stream *s = &set->streams[i];
 
@@ -127,7 +135,7 @@ static int predict_clashes(struct fe_compile_set *set)
 		/* the first is an item already */
 		for (k = 1; k < s->names.nr; k++)
 			keys[n++] = (struct hkey){ s->ev ? s->ev[k] : name_event(s->names.v[k]),
-						   0, NULL, k, i, false };
+						   0, NULL, k, i, false, false };
 		free(s->ev);
 		s->ev = NULL;
 	}
@@ -268,6 +276,7 @@ static int make_thin(struct fe_compile_set *set, int s, const struct fe_compiled
 	t->event_hash = hash_of(it->def.event);
 	t->target_hash = an_entry(it) ? target_key(it) : 0;
 	t->uprobe = it->def.uprobe;
+	t->module = an_entry(it) && target_in_module(it);
 	t->off = set->spooled + off;
 	t->name_len = strlen(name);
 	t->len = set->spool.len - off - t->name_len;
@@ -639,14 +648,16 @@ static struct hkey *gather(const struct fe_compile_set *set, const struct fe_com
 		if (target ? an_entry(it) : !it->failed && it->def.event)
 			keys[(*n)++] = (struct hkey){ target ? target_key(it) :
 						      hash_of(it->def.event), 0, it, -1, 0,
-						      target && it->def.uprobe };
+						      target && it->def.uprobe,
+						      target && target_in_module(it) };
 	}
 	for (i = 0; i < set->nr_thin; i++) {
 		const struct fe_thin *t = &set->thin[i];
 
 		if (!t->dead && (!target || t->target_hash))
 			keys[(*n)++] = (struct hkey){ target ? t->target_hash : t->event_hash,
-						      0, NULL, i, 0, target && t->uprobe };
+						      0, NULL, i, 0, target && t->uprobe,
+						      target && t->module };
 	}
 	qsort(keys, *n, sizeof(*keys), by_hash);
 	return keys;
@@ -724,8 +735,9 @@ static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *
 			  int nr_extra, const struct fe_compile_opts *opts, bool *revive)
 {
 	const char *elf, *kallsyms;
+	bool own = true;
 	struct walk w;
-	int i, j, n = 0;
+	int i, j, n = 0, ret;
 
 	fe_compile_symtabs(opts, &elf, &kallsyms);
 	w.keys = gather(set, extra, nr_extra, true, &w.n);
@@ -733,13 +745,23 @@ static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *
 		return -1;
 	/* a uprobe's key is its address; a kprobe's is kallsyms' (none, or
 	 * unreadable: no address known, nothing merged) */
-	for (i = 0; i < w.n; i++)
+	for (i = 0; i < w.n; i++) {
 		if (w.keys[i].uprobe) {
 			w.keys[i].addr = w.keys[i].h;
 			w.keys[i].seen = 1;
 		}
-	if (kallsyms && fe_ksyms_each_at(kallsyms, at_addr, &w) >= 0 && keep_kaddrs(set, &w))
-		goto oom;
+		own &= !w.keys[i].module;
+	}
+	/* only the kernel's own functions: only their names that are not
+	 * alone matter, and those are kept for the boot (ksyms_shared.c).
+	 * A name that walk does not give is then not seen, which merges it
+	 * with nothing, here or in merge_aliases (fe_compile_kaddr). */
+	if (kallsyms) {
+		ret = own ? fe_ksyms_each_shared_at(kallsyms, at_addr, &w) :
+			    fe_ksyms_each_at(kallsyms, at_addr, &w);
+		if (ret >= 0 && keep_kaddrs(set, &w))
+			goto oom;
+	}
 	for (i = 0; i < w.n; i++) {
 		if (w.keys[i].seen > 1)
 			mark(w.keys, i, i + 1, revive);

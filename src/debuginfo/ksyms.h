@@ -37,6 +37,17 @@ int fe_ksyms_each_at(const char *path,
 		     int (*fn)(const char *name, const char *module, unsigned long long addr,
 			       void *arg), void *arg);
 
+/* fe_ksyms_each_at for a caller that asks only about the kernel's own
+ * text symbols (never a module's) that are not alone: another of them has
+ * the same name, or the same address.  fn may be given only those, and no
+ * module's; a name it is not given is the only one of its name at its
+ * address, or absent.  The running kernel's (/proc/kallsyms, root) are
+ * kept for the boot in /run/fevent, so that later compiles do not read
+ * the whole file again (ksyms_shared.c). */
+int fe_ksyms_each_shared_at(const char *path,
+			    int (*fn)(const char *name, const char *module,
+				      unsigned long long addr, void *arg), void *arg);
+
 /* How many text symbols of path are named name in module (NULL: the
  * kernel's own, not a module's), a hash lookup; addr: where the only one
  * is (0 where there are several, or kallsyms hides addresses from one who
@@ -55,6 +66,12 @@ struct fe_ksym_addr {
 };
 
 int fe_ksyms_addrs(const char *path, struct fe_ksym_addr *q, int n);
+
+/* fe_ksyms_addrs for queries of the kernel's own names (module NULL) by
+ * a caller that cares only about names that are not alone (aliases to
+ * merge): a name alone, or absent, counts 0.  Asked of what
+ * fe_ksyms_each_shared_at gives, which is kept for the boot. */
+int fe_ksyms_addrs_shared(const char *path, struct fe_ksym_addr *q, int n);
 
 /* A text symbol of path that is a compiler's clone of func
  * ("func.isra.0"): 1 with its name in clone, or 0. */

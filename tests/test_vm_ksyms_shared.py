@@ -1,0 +1,97 @@
+"""The running kernel's symbols that are not alone, kept for the boot, in
+the 6.1 test VM (issue 34 item 5; src/debuginfo/ksyms_shared.c; the host
+half is test_ksyms_shared.py):
+
+- the first compile of the boot writes /run/fevent/kallsyms.shared with
+  this boot's id, and the add of the same list afterwards creates exactly
+  the events compile printed;
+- a later compile, and add, believe a valid file of this boot: one that
+  says vfs_read and vfs_write are at one address merges them, which
+  kallsyms never would (the proof that the file, not kallsyms, answered);
+- the same file stamped with another boot's id is not used.
+"""
+import os
+import sys
+
+from fe import check, expect_eq
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm"))
+import vm  # noqa: E402
+
+SNIPPET = r"""T=/sys/kernel/tracing
+mount -t tracefs nodev $T 2>/dev/null
+mkdir -p /run    # the VM's initramfs has none; fevent keeps state there
+K=/run/fevent/kallsyms.shared
+id=$(cat /proc/sys/kernel/random/boot_id)
+rm -f $K
+fevent funcs 'vfs_*' | head -n 30 | sed 's/$/(...)/' > /tmp/kp
+echo ::first; fevent compile -q -f /tmp/kp > /tmp/kdefs; echo rc=$?
+head -n 1 $K | cut -d' ' -f1-5 | sed "s/$id/BOOT/"
+echo ::add; fevent add -q -f /tmp/kp; echo rc=$?
+grep -c . /tmp/kdefs
+sed -n 's/^[pr]:functions\/\([^ ]*\) .*/\1/p' /tmp/kdefs | sort > /tmp/kwant
+sed -n 's/^[pr]:functions\/\([^ ]*\) .*/\1/p' $T/dynamic_events | sort > /tmp/kgot
+cmp /tmp/kwant /tmp/kgot && echo same-events
+fevent clear -q
+printf 'vfs_read(...)\nvfs_write(...)\n' > /tmp/k2
+printf 'fevent kallsyms shared 1 %s 2\nffffffff81000000 vfs_read\nffffffff81000000 vfs_write\n' \
+  $id > $K
+chmod 600 $K
+echo ::believed; fevent compile -f /tmp/k2 2>&1; echo rc=$?
+echo ::believed_add; fevent add -f /tmp/k2 2>&1; echo rc=$?
+grep -o ':functions/[a-z_]*' $T/dynamic_events
+fevent clear -q
+printf 'fevent kallsyms shared 1 %s 2\nffffffff81000000 vfs_read\nffffffff81000000 vfs_write\n' \
+  00000000-0000-0000-0000-000000000000 > $K
+chmod 600 $K
+echo ::other_boot; fevent compile -f /tmp/k2 2>&1; echo rc=$?
+head -n 1 $K | cut -d' ' -f5 | sed "s/$id/BOOT/"
+true
+"""
+
+
+def plan(suite="bookworm"):
+    return [("ksyms_shared", SNIPPET)], None
+
+
+# this tier's boot is shared with the other tiers of its kernel (vm.share)
+vm.share("ksyms_shared", ("bookworm",), plan)
+
+
+def sections():
+    rc, out, err = vm.run_once("ksyms_shared", *plan())["ksyms_shared"]
+    expect_eq(rc, 0, f"{out}\n{err}")
+    return vm.split_sections(out)
+
+
+def test_the_first_compile_keeps_them_and_add_makes_what_compile_printed():
+    p = sections()
+    expect_eq(p["first"].splitlines(), ["rc=0", "fevent kallsyms shared 1 BOOT"], p["first"])
+    lines = p["add"].splitlines()
+    expect_eq(lines[0], "rc=0", p["add"])
+    check(int(lines[1]) >= 30, p["add"])
+    expect_eq(lines[2:], ["same-events"], p["add"])
+
+
+def test_a_valid_file_of_this_boot_is_what_compile_believes():
+    p = sections()
+    lines = p["believed"].splitlines()
+    expect_eq(lines[0], "fevent: warning: /tmp/k2:1: vfs_read and vfs_write are one function, "
+              "at 0xffffffff81000000: probed once, as event 'vfs_read'", p["believed"])
+    expect_eq([l.split()[0] for l in lines[1:]], ["p:functions/vfs_read", "rc=0"],
+              p["believed"])
+
+
+def test_add_believes_it_as_compile_does():
+    p = sections()
+    lines = p["believed_add"].splitlines()
+    expect_eq(lines, p["believed"].splitlines()[:2] + ["rc=0", ":functions/vfs_read"],
+              p["believed_add"])
+
+
+def test_another_boots_file_is_not_used_and_is_written_again():
+    p = sections()
+    lines = p["other_boot"].splitlines()
+    expect_eq([l.split()[0] for l in lines],
+              ["p:functions/vfs_read", "p:functions/vfs_write", "rc=0", "BOOT"],
+              p["other_boot"])
