@@ -105,7 +105,7 @@ def test_the_kept_lines_are_the_kernels_names_that_are_not_alone():
     want = [f"{a:x} {n}" for a, n in own if names[n] > 1 or addrs[a] > 1]
     with open(KEPT) as f:
         lines = f.read().splitlines()
-    expect_eq(lines[0], f"fevent kallsyms shared 1 {boot_id()} {len(want)}")
+    expect_eq(lines[0], f"fevent kallsyms.shared 1 {boot_id()} - {len(want)}")
     expect_eq(lines[1:], want)
     st = os.lstat(KEPT)
     check(stat.S_ISREG(st.st_mode) and st.st_uid == 0 and not st.st_mode & 0o022,
@@ -155,7 +155,7 @@ def test_another_boots_file_is_not_used():
     def write(good):
         head, rest = good.split("\n", 1)
         parts = head.split(" ")
-        parts[4] = "00000000-0000-0000-0000-000000000000"
+        parts[3] = "00000000-0000-0000-0000-000000000000"
         _write(" ".join(parts) + "\n" + rest)
     _bad_file_is_not_used(write)
 
@@ -188,3 +188,71 @@ def test_a_link_is_not_followed_and_its_target_is_left_alone():
         return target
     target = _bad_file_is_not_used(write)
     check(os.path.isfile(target), "the link's target is still there")
+
+
+# The functions a glob may name (func_glob.c): kallsyms' less what the
+# kernel's rules refuse, kept for the boot under a stamp of /proc/modules.
+FUNCS = "/run/fevent/kprobe.functions"
+GLOBS = ["vfs_*", "tcp_[rs]*", "*_init", "x?_*", "*:*", "vfs_read"]
+
+
+def funcs_traced(glob):
+    """funcs GLOB under strace: (result, files opened)."""
+    if not shutil.which("strace"):
+        raise fe.Skip("no strace")
+    log = os.path.join(fe.tmpdir("fevent-kept-fn-"), "log")
+    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat", "-o", log,
+                        fe.binary(), "funcs", glob], capture_output=True, text=True, timeout=300)
+    with open(log) as f:
+        opened = [l.split('"')[1] for l in f if '"' in l and "ENOENT" not in l]
+    return r, opened
+
+
+def _remove(path):
+    if os.path.lexists(path):
+        os.unlink(path)
+
+
+def test_a_glob_with_the_kept_functions_answers_as_kallsyms_without_reading_it():
+    need_addresses()
+    for glob in GLOBS:
+        _remove(FUNCS)
+        walked, opened = funcs_traced(glob)
+        expect_eq(walked.returncode, 0, walked.stderr)
+        check("/proc/kallsyms" in opened, f"{glob}: the first glob of the boot reads kallsyms")
+        kept, opened = funcs_traced(glob)
+        expect_eq((kept.returncode, kept.stdout, kept.stderr),
+                  (walked.returncode, walked.stdout, walked.stderr), glob)
+        check(not any(p == "/proc/kallsyms" or p.endswith("available_filter_functions")
+                      for p in opened), f"{glob}: read {opened}")
+    with open(FUNCS) as f:
+        head = f.readline().split()
+    stamp = "none" if not os.path.exists("/proc/modules") else head[4]
+    expect_eq(head[:5], ["fevent", "kprobe.functions", "1", boot_id(), stamp])
+    check(stamp == "none" or len(stamp) == 16, head)
+
+
+def test_kept_functions_that_are_not_this_boots_or_modules_or_whole_are_not_used():
+    need_addresses()
+    _remove(FUNCS)
+    want = fe.run("funcs", "vfs_*")
+    with open(FUNCS) as f:
+        good = f.read()
+    head, rest = good.split("\n", 1)
+    parts = head.split(" ")
+    other_boot = " ".join(parts[:3] + ["00000000-0000-0000-0000-000000000000"] + parts[4:])
+    other_mods = " ".join(parts[:4] + ["0123456789abcdef"] + parts[5:])
+    n = int(parts[5])
+    bad_line = " ".join(parts[:5] + [str(n + 1)]) + "\n" + rest + "vfs_read vfs_write\n"
+    two_colons = " ".join(parts[:5] + [str(n + 1)]) + "\n" + rest + "a:b:c\n"
+    for text, mode in [(other_boot + "\n" + rest, 0o600), (other_mods + "\n" + rest, 0o600),
+                       (bad_line, 0o600), (two_colons, 0o600), (good, 0o666)]:
+        _remove(FUNCS)
+        with open(FUNCS, "w") as f:
+            f.write(text)
+        os.chmod(FUNCS, mode)
+        r, opened = funcs_traced("vfs_*")
+        expect_eq((r.returncode, r.stdout, r.stderr), (want.returncode, want.stdout, want.stderr))
+        check("/proc/kallsyms" in opened, f"a file not used: kallsyms read ({text[:80]!r})")
+        with open(FUNCS) as f:
+            expect_eq(f.read(), good, "written again")

@@ -8,7 +8,10 @@ half is test_ksyms_shared.py):
 - a later compile, and add, believe a valid file of this boot: one that
   says vfs_read and vfs_write are at one address merges them, which
   kallsyms never would (the proof that the file, not kallsyms, answered);
-- the same file stamped with another boot's id is not used.
+- the same file stamped with another boot's id is not used;
+- a glob keeps the functions it may name (/run/fevent/kprobe.functions,
+  stamped with the modules loaded) and answers alike from it; a valid
+  file is believed, one of other modules is not.
 """
 import os
 import sys
@@ -34,18 +37,29 @@ sed -n 's/^[pr]:functions\/\([^ ]*\) .*/\1/p' $T/dynamic_events | sort > /tmp/kg
 cmp /tmp/kwant /tmp/kgot && echo same-events
 fevent clear -q
 printf 'vfs_read(...)\nvfs_write(...)\n' > /tmp/k2
-printf 'fevent kallsyms shared 1 %s 2\nffffffff81000000 vfs_read\nffffffff81000000 vfs_write\n' \
+printf 'fevent kallsyms.shared 1 %s - 2\nffffffff81000000 vfs_read\nffffffff81000000 vfs_write\n' \
   $id > $K
 chmod 600 $K
 echo ::believed; fevent compile -f /tmp/k2 2>&1; echo rc=$?
 echo ::believed_add; fevent add -f /tmp/k2 2>&1; echo rc=$?
 grep -o ':functions/[a-z_]*' $T/dynamic_events
 fevent clear -q
-printf 'fevent kallsyms shared 1 %s 2\nffffffff81000000 vfs_read\nffffffff81000000 vfs_write\n' \
+printf 'fevent kallsyms.shared 1 %s - 2\nffffffff81000000 vfs_read\nffffffff81000000 vfs_write\n' \
   00000000-0000-0000-0000-000000000000 > $K
 chmod 600 $K
 echo ::other_boot; fevent compile -f /tmp/k2 2>&1; echo rc=$?
-head -n 1 $K | cut -d' ' -f5 | sed "s/$id/BOOT/"
+head -n 1 $K | cut -d' ' -f4 | sed "s/$id/BOOT/"
+F=/run/fevent/kprobe.functions
+rm -f $F
+fevent funcs 'vfs_*' > /tmp/kf1
+echo ::funcs_first; head -n 1 $F | cut -d' ' -f1-4 | sed "s/$id/BOOT/"
+grep -c . /tmp/kf1; fevent funcs 'vfs_*' | cmp - /tmp/kf1 && echo same-funcs
+stamp=$(head -n 1 $F | cut -d' ' -f5)
+printf 'fevent kprobe.functions 1 %s %s 2\nvfs_read\nvfs_write\n' $id $stamp > $F
+chmod 600 $F
+echo ::funcs_believed; fevent funcs 'vfs_*'; fevent compile -q 'vfs_*(...)' | cut -d' ' -f1
+printf 'fevent kprobe.functions 1 %s %s 2\nvfs_read\nvfs_write\n' $id 0000000000000000 > $F
+echo ::funcs_other_modules; fevent funcs 'vfs_*' | cmp - /tmp/kf1 && echo same-funcs
 true
 """
 
@@ -66,7 +80,7 @@ def sections():
 
 def test_the_first_compile_keeps_them_and_add_makes_what_compile_printed():
     p = sections()
-    expect_eq(p["first"].splitlines(), ["rc=0", "fevent kallsyms shared 1 BOOT"], p["first"])
+    expect_eq(p["first"].splitlines(), ["rc=0", "fevent kallsyms.shared 1 BOOT -"], p["first"])
     lines = p["add"].splitlines()
     expect_eq(lines[0], "rc=0", p["add"])
     check(int(lines[1]) >= 30, p["add"])
@@ -87,6 +101,18 @@ def test_add_believes_it_as_compile_does():
     lines = p["believed_add"].splitlines()
     expect_eq(lines, p["believed"].splitlines()[:2] + ["rc=0", ":functions/vfs_read"],
               p["believed_add"])
+
+
+def test_a_glob_keeps_the_functions_it_may_name_and_believes_them():
+    p = sections()
+    lines = p["funcs_first"].splitlines()
+    expect_eq(lines[0], "fevent kprobe.functions 1 BOOT", p["funcs_first"])
+    check(int(lines[1]) > 10, p["funcs_first"])
+    expect_eq(lines[2:], ["same-funcs"], p["funcs_first"])
+    expect_eq(p["funcs_believed"].splitlines(),
+              ["vfs_read", "vfs_write", "p:functions/vfs_read", "p:functions/vfs_write"],
+              p["funcs_believed"])
+    expect_eq(p["funcs_other_modules"].splitlines(), ["same-funcs"], p["funcs_other_modules"])
 
 
 def test_another_boots_file_is_not_used_and_is_written_again():

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "boot_kept.h"
+#include "fe_util.h"
 #include "func_glob.h"
 #include "kprobe_rules.h"
 #include "ksyms.h"
@@ -56,6 +60,21 @@ static int from_dbg(const char *name, void *arg)
 	return fnmatch(ns->glob, name, 0) || cold_piece(name) ? 0 : add(ns, name);
 }
 
+/* Does glob match a kallsyms function, "func" or "mod:func"?  Its
+ * literal head first: most names of 120,000 fail there, without fnmatch. */
+static bool glob_matches(const char *glob, const char *entry)
+{
+	const char *colon = strchr(entry, ':');
+	size_t lit = strcspn(glob, "*?[\\");
+
+	/* 'binfmt_misc:*' picks a module; 'load_*' matches in every one */
+	if (colon && !strchr(glob, ':'))
+		entry = colon + 1;
+	if (lit && strncmp(entry, glob, lit))
+		return false;
+	return !fnmatch(glob, entry, 0);
+}
+
 /* kallsyms' functions: the kernel's into one list, modules' as MOD:func
  * (the form a prototype takes) into another. */
 struct kallsyms_names {
@@ -80,8 +99,7 @@ static int from_kallsyms(const char *name, const char *module, void *arg)
 		kn->modules->failed = true;
 		return 1;
 	}
-	/* 'binfmt_misc:*' picks a module; 'load_*' matches in every one */
-	ret = fnmatch(glob, strchr(glob, ':') ? key : name, 0) ? 0 : add(kn->modules, key);
+	ret = glob_matches(glob, key) ? add(kn->modules, key) : 0;
 	free(key);
 	return ret;
 }
@@ -229,14 +247,185 @@ static void keep(struct names *from, int i, struct fe_func_names *out)
 	from->v[i] = NULL;
 }
 
+/* Keep in ns (sorted) only what glob matches; "*" keeps all. */
+static void filter_glob(struct names *ns, const char *glob)
+{
+	int i, j = 0;
+
+	for (i = 0; i < ns->n; i++) {
+		if (glob_matches(glob, ns->v[i]))
+			ns->v[j++] = ns->v[i];
+		else
+			free(ns->v[i]);
+	}
+	ns->n = j;
+}
+
+/*
+ * The functions of kallsyms a kprobe may name that glob matches: the
+ * kernel's own that it has once and no module has, and the modules'
+ * ("mod:func"); on the running kernel, less what its rules refuse
+ * (kprobe_rules.c).  0; -1 when kallsyms cannot be read; -2 out of memory.
+ */
+static int kallsyms_funcs(const char *kallsyms, bool running, const char *glob,
+			  struct names *kernel, struct names *modules)
+{
+	struct names mod_bare = { 0 };
+	struct kallsyms_names kn = { kernel, modules };
+	struct fe_kprobe_rules *rules = NULL;
+	int i, j;
+
+	kernel->glob = modules->glob = glob;
+	if (fe_ksyms_each(kallsyms, from_kallsyms, &kn) < 0)
+		return -1;
+	sort_drop_doubles(kernel);
+	sort_drop_doubles(modules);
+	/* the kernel's name counts modules' functions of that name too */
+	for (i = 0; i < modules->n; i++)
+		if (add(&mod_bare, strchr(modules->v[i], ':') + 1))
+			break;
+	sort_unique(&mod_bare);
+	if (running)
+		rules = fe_kprobe_rules_load();
+	for (i = j = 0; i < kernel->n; i++) {
+		if (!has(&mod_bare, kernel->v[i]) && !fe_kprobe_rules_refuse(rules, kernel->v[i]))
+			kernel->v[j++] = kernel->v[i];
+		else
+			free(kernel->v[i]);
+	}
+	kernel->n = j;
+	for (i = j = 0; i < modules->n; i++) {
+		if (!fe_kprobe_rules_refuse(rules, modules->v[i]))
+			modules->v[j++] = modules->v[i];
+		else
+			free(modules->v[i]);
+	}
+	modules->n = j;
+	fe_kprobe_rules_free(rules);
+	free_names(&mod_bare);
+	return kernel->failed || modules->failed || mod_bare.failed ? -2 : 0;
+}
+
+/*
+ * The running kernel's answer does not change while it runs, until a
+ * module comes or goes: kept for the boot (boot_kept.h) under a stamp of
+ * /proc/modules.  Reading kallsyms and available_filter_functions was
+ * most of a glob's compile in the test VM (docs/speed.md, "Many probes").
+ */
+#define KEPT	"kprobe.functions"
+
+/* The modules loaded, hashed (their names, states and addresses), or
+ * "none" where the kernel has no modules: a word; -1 when /proc/modules
+ * cannot be read. */
+static int modules_stamp(char *buf, size_t size)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	FILE *f = fopen("/proc/modules", "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	/* a kernel without modules: none will come */
+	if (!f && errno == ENOENT)
+		return snprintf(buf, size, "none") < 0 ? -1 : 0;
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		char name[256], state[32], addr[32];
+		const char *p;
+
+		if (sscanf(line, "%255s %*s %*s %*s %31s %31s", name, state, addr) != 3)
+			continue;
+		for (p = name; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		for (p = state; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		for (p = addr; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		h = (h ^ '\n') * 0x100000001b3ULL;
+	}
+	free(line);
+	fclose(f);
+	snprintf(buf, size, "%016llx", h);
+	return 0;
+}
+
+/* A kept line p..nl: a name of visible characters, a module's as
+ * "mod:func" (*colon: where, or NULL). */
+static bool kept_name(const char *p, const char *nl, const char **colon)
+{
+	const char *q;
+
+	*colon = NULL;
+	if (p == nl || nl - p >= 1024)
+		return false;
+	for (q = p; q < nl; q++) {
+		if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 0x7f)
+			return false;
+		if (*q == ':') {
+			if (*colon || q == p || q == nl - 1)
+				return false;
+			*colon = q;
+		}
+	}
+	return true;
+}
+
+/* The kept functions glob matches, into kernel and modules; false when
+ * there is no usable file (then both are left empty). */
+static bool kept_funcs(const char *stamp, const char *glob, struct names *kernel,
+		       struct names *modules)
+{
+	size_t len;
+	char *lines = fe_boot_kept_read(KEPT, stamp, &len), *p, *nl, *end;
+	const char *colon;
+
+	if (!lines)
+		return false;
+	end = lines + len;
+	for (p = lines; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!kept_name(p, nl, &colon)) {
+			free(lines);
+			free_names(kernel);
+			free_names(modules);
+			*kernel = (struct names){ .glob = glob };
+			*modules = (struct names){ .glob = glob };
+			return false;
+		}
+		*nl = 0;
+		if (glob_matches(glob, p))
+			add(colon ? modules : kernel, p);
+	}
+	free(lines);
+	/* a file of ours is sorted; one that is not says nothing wrong */
+	sort_unique(kernel);
+	sort_unique(modules);
+	return true;
+}
+
+static void kept_write(const char *stamp, const struct names *kernel,
+		       const struct names *modules)
+{
+	struct fe_buf lines = { 0 };
+	int i;
+
+	fe_buf_add(&lines, "", 0);
+	for (i = 0; i < kernel->n; i++)
+		fe_buf_printf(&lines, "%s\n", kernel->v[i]);
+	for (i = 0; i < modules->n; i++)
+		fe_buf_printf(&lines, "%s\n", modules->v[i]);
+	if (!lines.failed)
+		fe_boot_kept_write(KEPT, stamp, lines.s, kernel->n + modules->n);
+	fe_buf_free(&lines);
+}
+
 int fe_func_glob(struct fe_dbg *dbg, const char *kallsyms, bool running, const char *glob,
 		 struct fe_func_names *out, struct fe_error *err)
 {
 	struct names dbg_names = { .glob = glob }, sym_names = { .glob = glob };
 	struct names mod_names = { .glob = glob }, mod_dbg_names = { 0 }, mods_with_btf = { 0 };
-	struct names mod_bare = { 0 };
-	struct kallsyms_names kn = { &sym_names, &mod_names };
-	struct fe_kprobe_rules *rules = NULL;
+	char stamp[32];
+	bool keepable;
 	int i, ret = -1;
 
 	out->v = NULL;
@@ -245,23 +434,27 @@ int fe_func_glob(struct fe_dbg *dbg, const char *kallsyms, bool running, const c
 		fe_dbg_each_func(dbg, from_dbg, &dbg_names);
 		sort_unique(&dbg_names);
 	}
-	if (kallsyms) {
-		if (fe_ksyms_each(kallsyms, from_kallsyms, &kn) < 0) {
+	/* the running kernel's, as root: kept for the boot */
+	keepable = kallsyms && running && !strcmp(kallsyms, "/proc/kallsyms") && !geteuid() &&
+		   !modules_stamp(stamp, sizeof(stamp));
+	if (kallsyms && !(keepable && kept_funcs(stamp, glob, &sym_names, &mod_names))) {
+		/* every function, to keep, then those glob matches */
+		ret = kallsyms_funcs(kallsyms, running, keepable ? "*" : glob, &sym_names,
+				     &mod_names);
+		if (ret == -1) {
 			fe_err(err, 0, "cannot read %s", kallsyms);
 			goto out;
 		}
-		sort_drop_doubles(&sym_names);
-		sort_drop_doubles(&mod_names);
-		/* the kernel's name counts modules' functions of that name too */
-		for (i = 0; i < mod_names.n; i++)
-			if (add(&mod_bare, strchr(mod_names.v[i], ':') + 1))
-				break;
-		sort_unique(&mod_bare);
-		if (dbg)
-			module_btf_names(dbg, &mod_names, &mod_dbg_names, &mods_with_btf);
+		if (!ret && keepable)
+			kept_write(stamp, &sym_names, &mod_names);
+		filter_glob(&sym_names, glob);
+		filter_glob(&mod_names, glob);
+		ret = -1;
 	}
+	if (kallsyms && dbg)
+		module_btf_names(dbg, &mod_names, &mod_dbg_names, &mods_with_btf);
 	if (dbg_names.failed || sym_names.failed || mod_names.failed || mod_dbg_names.failed ||
-	    mods_with_btf.failed || mod_bare.failed)
+	    mods_with_btf.failed)
 		goto oom;
 	out->v = calloc((kallsyms ? sym_names.n + mod_names.n : dbg_names.n) + 1,
 			sizeof(*out->v));
@@ -273,20 +466,12 @@ int fe_func_glob(struct fe_dbg *dbg, const char *kallsyms, bool running, const c
 		ret = 0;
 		goto out;
 	}
-	/* the running kernel: only what add can probe */
-	if (running)
-		rules = fe_kprobe_rules_load();
 	for (i = 0; i < sym_names.n; i++)
-		if ((!dbg || has(&dbg_names, sym_names.v[i])) &&
-		    !has(&mod_bare, sym_names.v[i]) &&
-		    !fe_kprobe_rules_refuse(rules, sym_names.v[i]))
+		if (!dbg || has(&dbg_names, sym_names.v[i]))
 			keep(&sym_names, i, out);
 	for (i = 0; i < mod_names.n; i++)
-		if ((!dbg || module_func_described(&mod_dbg_names, &mods_with_btf,
-						   mod_names.v[i])) &&
-		    !fe_kprobe_rules_refuse(rules, mod_names.v[i]))
+		if (!dbg || module_func_described(&mod_dbg_names, &mods_with_btf, mod_names.v[i]))
 			keep(&mod_names, i, out);
-	fe_kprobe_rules_free(rules);
 	ret = 0;
 	goto out;
 oom:
@@ -298,7 +483,6 @@ out:
 	free_names(&mod_names);
 	free_names(&mod_dbg_names);
 	free_names(&mods_with_btf);
-	free_names(&mod_bare);
 	if (ret) {
 		fe_func_names_free(out);
 	}

@@ -16,90 +16,23 @@
  * writable by others, every line checked before any is used.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "fe_error.h"
+#include "boot_kept.h"
 #include "fe_util.h"
 #include "kallsyms_line.h"
 #include "ksyms.h"
 #include "name_hash.h"
-#include "out_file.h"
 
 #define RUNNING		"/proc/kallsyms"
-#define STATE_DIR	"/run/fevent"
-#define KEPT_FILE	STATE_DIR "/kallsyms.shared"
-#define KEPT_HEAD	"fevent kallsyms shared 1 "
-/* a kernel has a thousand or so such lines: anything near this is no
- * file fevent wrote */
-#define KEPT_MAX	(16 << 20)
+#define KEPT		"kallsyms.shared"	/* in /run/fevent: boot_kept.h */
 
 typedef int (*each_at_fn)(const char *name, const char *module, unsigned long long addr,
 			  void *arg);
-
-/* This boot's id, as /proc gives it (hex and dashes); -1 where unreadable. */
-static int boot_id(char *id, size_t size)
-{
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	size_t i;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, id, size - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	id[n] = 0;
-	id[strcspn(id, "\n")] = 0;
-	for (i = 0; id[i]; i++)
-		if (!(id[i] == '-' || (id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
-			return -1;
-	return i ? 0 : -1;
-}
-
-/* The kept file's bytes (NUL-terminated), when it is a regular file of
- * fevent's user that nobody else may write; NULL otherwise. */
-static char *kept_read(size_t *len)
-{
-	int fd = open(KEPT_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	char *buf = NULL;
-	size_t have = 0;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || st.st_size <= 0 || st.st_size > KEPT_MAX)
-		goto out;
-	buf = malloc(st.st_size + 1);
-	if (!buf)
-		goto out;
-	while (have < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + have, st.st_size - have);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += n;
-	}
-	if (have != (size_t)st.st_size) {
-		free(buf);
-		buf = NULL;
-		goto out;
-	}
-	buf[have] = 0;
-	*len = have;
-out:
-	close(fd);
-	return buf;
-}
 
 /* Is p..nl a line "ADDR NAME": 1-16 hex digits, a space, a name of
  * visible characters? */
@@ -121,47 +54,30 @@ static bool kept_line(const char *p, const char *nl)
 }
 
 /*
- * fn with each line of the kept text, when its head names this boot and
- * every line and the count check.  0 (or fn's non-zero); 1 when the text
- * is not usable, and fn was not called.
+ * fn with each kept line, when every line is "ADDR NAME".  0 (or fn's
+ * non-zero); 1 when a line is not, and fn was not called.
  */
-static int kept_each(char *text, size_t len, const char *id, each_at_fn fn, void *arg)
+static int kept_each(char *lines, size_t len, each_at_fn fn, void *arg)
 {
-	char *end = text + len, *p, *nl, *num;
-	size_t head = strlen(KEPT_HEAD), idlen = strlen(id);
-	long count, n;
-	int pass, ret;
+	char *end = lines + len, *p, *nl;
+	int ret;
 
-	if (len < head + idlen + 3 || memcmp(text, KEPT_HEAD, head) ||
-	    memcmp(text + head, id, idlen) || text[head + idlen] != ' ')
-		return 1;
-	num = text + head + idlen + 1;
-	nl = memchr(num, '\n', end - num);
-	if (!nl || nl == num || nl - num > 9 || strspn(num, "0123456789") != (size_t)(nl - num))
-		return 1;
-	count = strtol(num, NULL, 10);
 	/* first check every line, then call fn: a bad line uses none */
-	for (pass = 0; pass < 2; pass++) {
-		for (n = 0, p = nl + 1; p < end; p = nl + 1, n++) {
-			const char *name;
-
-			nl = memchr(p, '\n', end - p);
-			if (!pass) {
-				if (!nl || !kept_line(p, nl))
-					return 1;
-				continue;
-			}
-			/* checked: "ADDR NAME" */
-			name = memchr(p, ' ', nl - p) + 1;
-			*nl = 0;
-			ret = fn(name, NULL, fe_kallsyms_addr(p, nl), arg);
-			*nl = '\n';
-			if (ret)
-				return ret;
-		}
-		if (n != count)
+	for (p = lines; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!kept_line(p, nl))
 			return 1;
-		nl = memchr(num, '\n', end - num);
+	}
+	for (p = lines; p < end; p = nl + 1) {
+		char *name;
+
+		nl = memchr(p, '\n', end - p);
+		name = memchr(p, ' ', nl - p) + 1;
+		*nl = 0;
+		ret = fn(name, NULL, fe_kallsyms_addr(p, nl), arg);
+		*nl = '\n';
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -249,11 +165,11 @@ static void mark_runs(struct gather *g, const size_t *idx,
 
 /* Write what was gathered that is not alone, in kallsyms' order.  A
  * failure keeps nothing, and the next compile walks the file again. */
-static void keep(struct gather *g, const char *id)
+static void keep(struct gather *g)
 {
-	size_t *idx = malloc((g->nr ? g->nr : 1) * sizeof(*idx)), i, n = 0;
-	struct fe_buf text = { 0 };
-	struct fe_error ignored = { 0 };
+	size_t *idx = malloc((g->nr ? g->nr : 1) * sizeof(*idx)), i;
+	struct fe_buf lines = { 0 };
+	long n = 0;
 
 	if (!idx)
 		return;
@@ -264,38 +180,38 @@ static void keep(struct gather *g, const char *id)
 	qsort_r(idx, g->nr, sizeof(*idx), by_name, g);
 	mark_runs(g, idx, by_name, g);
 	free(idx);
+	fe_buf_add(&lines, "", 0);
 	for (i = 0; i < g->nr; i++)
-		n += g->v[i].shared;
-	fe_buf_printf(&text, KEPT_HEAD "%s %zu\n", id, n);
-	for (i = 0; i < g->nr; i++)
-		if (g->v[i].shared)
-			fe_buf_printf(&text, "%llx %s\n", g->v[i].addr, g->names.s + g->v[i].name);
-	if (!text.failed && (!mkdir(STATE_DIR, 0700) || errno == EEXIST))
-		fe_out_write_text(KEPT_FILE, text.s, &ignored);
-	fe_buf_free(&text);
+		if (g->v[i].shared) {
+			fe_buf_printf(&lines, "%llx %s\n", g->v[i].addr, g->names.s + g->v[i].name);
+			n++;
+		}
+	if (!lines.failed)
+		fe_boot_kept_write(KEPT, "-", lines.s, n);
+	fe_buf_free(&lines);
 }
 
 int fe_ksyms_each_shared_at(const char *path, each_at_fn fn, void *arg)
 {
 	struct gather g = { .fn = fn, .arg = arg };
-	char id[64], *text;
+	char *lines;
 	size_t len;
 	int ret;
 
 	/* another kernel's copy, or one who is not root (no addresses, and
 	 * no /run/fevent): the file itself */
-	if (strcmp(path, RUNNING) || geteuid() || boot_id(id, sizeof(id)))
+	if (strcmp(path, RUNNING) || geteuid())
 		return fe_ksyms_each_at(path, fn, arg);
-	text = kept_read(&len);
-	if (text) {
-		ret = kept_each(text, len, id, fn, arg);
-		free(text);
+	lines = fe_boot_kept_read(KEPT, "-", &len);
+	if (lines) {
+		ret = kept_each(lines, len, fn, arg);
+		free(lines);
 		if (ret != 1)
 			return ret;
 	}
 	ret = fe_ksyms_each_at(path, gather_one, &g);
 	if (!ret && !g.failed && !g.stopped && g.any_addr)
-		keep(&g, id);
+		keep(&g);
 	free(g.v);
 	fe_buf_free(&g.names);
 	return ret;

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the running kernel says that does not change while it runs, kept
+ * for the boot in /run/fevent/NAME (root's, 0700, under /run, which only
+ * root writes): the kernel's symbols a list asks (ksyms_shared.c), the
+ * functions a glob may name (func_glob.c).  The head says what it is and
+ * for which boot and state: "fevent NAME 1 BOOT_ID STAMP COUNT", then
+ * COUNT lines.  A reader checks everything before it uses anything: the
+ * file is root's own, nobody else may write it, it is this boot's and
+ * this STAMP's, and it has COUNT whole lines; each line's content is the
+ * caller's to check.
+ */
+#ifndef BOOT_KEPT_H
+#define BOOT_KEPT_H
+
+#include <stddef.h>
+
+/* This boot's id (/proc/sys/kernel/random/boot_id, hex and dashes);
+ * 0, or -1 where unreadable. */
+int fe_boot_id(char *id, size_t size);
+
+/* The lines of /run/fevent/name (after its head), NUL-terminated, each
+ * ending in a newline; NULL when there is no such file for this boot and
+ * stamp (a word), or it fails a check.  Only for root. */
+char *fe_boot_kept_read(const char *name, const char *stamp, size_t *len);
+
+/* Write /run/fevent/name whole (a temporary renamed into place): the
+ * head, then lines, count of them.  0, or -1 (nothing is kept). */
+int fe_boot_kept_write(const char *name, const char *stamp, const char *lines, long count);
+
+#endif
