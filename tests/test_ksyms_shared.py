@@ -76,6 +76,16 @@ def alias_list():
     return path, groups[0]
 
 
+def traced_env():
+    """LeakSanitizer cannot run under ptrace: a sanitized build under
+    strace checks everything else."""
+    env = dict(os.environ)
+    opts = env.get("ASAN_OPTIONS", "").replace("detect_leaks=1", "detect_leaks=0")
+    env["ASAN_OPTIONS"] = opts if "detect_leaks=0" in opts else \
+        ":".join(o for o in (opts, "detect_leaks=0") if o)
+    return env
+
+
 def compile_traced(protos):
     """compile -f protos under strace: (result, opened /proc/kallsyms)."""
     if not shutil.which("strace"):
@@ -83,7 +93,7 @@ def compile_traced(protos):
     log = os.path.join(fe.tmpdir("fevent-kept-st-"), "log")
     r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat", "-o", log,
                         fe.binary(), "compile", "-f", protos],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=traced_env())
     with open(log) as f:
         opened = any('"/proc/kallsyms"' in l for l in f)
     return r, opened
@@ -202,7 +212,8 @@ def funcs_traced(glob):
         raise fe.Skip("no strace")
     log = os.path.join(fe.tmpdir("fevent-kept-fn-"), "log")
     r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat", "-o", log,
-                        fe.binary(), "funcs", glob], capture_output=True, text=True, timeout=300)
+                        fe.binary(), "funcs", glob], capture_output=True, text=True, timeout=300,
+                       env=traced_env())
     with open(log) as f:
         opened = [l.split('"')[1] for l in f if '"' in l and "ENOENT" not in l]
     return r, opened
