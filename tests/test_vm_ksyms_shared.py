@@ -2,16 +2,16 @@
 the 6.1 test VM (issue 34 item 5; src/debuginfo/ksyms_shared.c; the host
 half is test_ksyms_shared.py):
 
-- the first compile of the boot writes /run/fevent/kallsyms.shared with
-  this boot's id, and the add of the same list afterwards creates exactly
-  the events compile printed;
+- compile keeps nothing; add writes /run/fevent/kallsyms.shared with
+  this boot's id and creates exactly the events compile printed;
 - a later compile, and add, believe a valid file of this boot: one that
   says vfs_read and vfs_write are at one address merges them, which
   kallsyms never would (the proof that the file, not kallsyms, answered);
 - the same file stamped with another boot's id is not used;
-- a glob keeps the functions it may name (/run/fevent/kprobe.functions,
-  stamped with the modules loaded) and answers alike from it; a valid
-  file is believed, one of other modules is not.
+- add of a glob keeps the functions it may name (/run/fevent/kprobe.functions,
+  stamped with the modules loaded and the kprobe rules read), funcs keeps
+  nothing and answers alike from it; a valid file is believed, one of
+  other modules is not.
 """
 import os
 import sys
@@ -29,8 +29,9 @@ id=$(cat /proc/sys/kernel/random/boot_id)
 rm -f $K
 fevent funcs 'vfs_*' | head -n 30 | sed 's/$/(...)/' > /tmp/kp
 echo ::first; fevent compile -q -f /tmp/kp > /tmp/kdefs; echo rc=$?
-head -n 1 $K | cut -d' ' -f1-5 | sed "s/$id/BOOT/"
+test -e $K && echo kept-by-compile
 echo ::add; fevent add -q -f /tmp/kp; echo rc=$?
+head -n 1 $K | cut -d' ' -f1-5 | sed "s/$id/BOOT/"
 grep -c . /tmp/kdefs
 sed -n 's/^[pr]:functions\/\([^ ]*\) .*/\1/p' /tmp/kdefs | sort > /tmp/kwant
 sed -n 's/^[pr]:functions\/\([^ ]*\) .*/\1/p' $T/dynamic_events | sort > /tmp/kgot
@@ -48,17 +49,21 @@ printf 'fevent kallsyms.shared 1 %s - 2\nffffffff81000000 vfs_read\nffffffff8100
   00000000-0000-0000-0000-000000000000 > $K
 chmod 600 $K
 echo ::other_boot; fevent compile -f /tmp/k2 2>&1; echo rc=$?
+fevent add -q -f /tmp/k2; fevent clear -q
 head -n 1 $K | cut -d' ' -f4 | sed "s/$id/BOOT/"
 F=/run/fevent/kprobe.functions
 rm -f $F
 fevent funcs 'vfs_*' > /tmp/kf1
-echo ::funcs_first; head -n 1 $F | cut -d' ' -f1-4 | sed "s/$id/BOOT/"
+echo ::funcs_first; test -e $F && echo kept-by-funcs
+fevent add -q 'vfs_*(...)'; echo rc=$?; fevent clear -q
+head -n 1 $F | cut -d' ' -f1-4 | sed "s/$id/BOOT/"
+head -n 1 $F | cut -d' ' -f5 | grep -cE '^[0-9a-f]{16}\.r3$'
 grep -c . /tmp/kf1; fevent funcs 'vfs_*' | cmp - /tmp/kf1 && echo same-funcs
 stamp=$(head -n 1 $F | cut -d' ' -f5)
 printf 'fevent kprobe.functions 1 %s %s 2\nvfs_read\nvfs_write\n' $id $stamp > $F
 chmod 600 $F
 echo ::funcs_believed; fevent funcs 'vfs_*'; fevent compile -q 'vfs_*(...)' | cut -d' ' -f1
-printf 'fevent kprobe.functions 1 %s %s 2\nvfs_read\nvfs_write\n' $id 0000000000000000 > $F
+printf 'fevent kprobe.functions 1 %s %s 2\nvfs_read\nvfs_write\n' $id 0000000000000000.r3 > $F
 echo ::funcs_other_modules; fevent funcs 'vfs_*' | cmp - /tmp/kf1 && echo same-funcs
 true
 """
@@ -78,13 +83,13 @@ def sections():
     return vm.split_sections(out)
 
 
-def test_the_first_compile_keeps_them_and_add_makes_what_compile_printed():
+def test_compile_keeps_nothing_add_keeps_them_and_makes_what_compile_printed():
     p = sections()
-    expect_eq(p["first"].splitlines(), ["rc=0", "fevent kallsyms.shared 1 BOOT -"], p["first"])
+    expect_eq(p["first"].splitlines(), ["rc=0"], "compile keeps nothing: " + p["first"])
     lines = p["add"].splitlines()
-    expect_eq(lines[0], "rc=0", p["add"])
-    check(int(lines[1]) >= 30, p["add"])
-    expect_eq(lines[2:], ["same-events"], p["add"])
+    expect_eq(lines[:2], ["rc=0", "fevent kallsyms.shared 1 BOOT -"], p["add"])
+    check(int(lines[2]) >= 30, p["add"])
+    expect_eq(lines[3:], ["same-events"], p["add"])
 
 
 def test_a_valid_file_of_this_boot_is_what_compile_believes():
@@ -106,9 +111,11 @@ def test_add_believes_it_as_compile_does():
 def test_a_glob_keeps_the_functions_it_may_name_and_believes_them():
     p = sections()
     lines = p["funcs_first"].splitlines()
-    expect_eq(lines[0], "fevent kprobe.functions 1 BOOT", p["funcs_first"])
-    check(int(lines[1]) > 10, p["funcs_first"])
-    expect_eq(lines[2:], ["same-funcs"], p["funcs_first"])
+    # funcs keeps nothing; add does, stamped with the modules and both
+    # rules' lists read (r3)
+    expect_eq(lines[:3], ["rc=0", "fevent kprobe.functions 1 BOOT", "1"], p["funcs_first"])
+    check(int(lines[3]) > 10, p["funcs_first"])
+    expect_eq(lines[4:], ["same-funcs"], p["funcs_first"])
     expect_eq(p["funcs_believed"].splitlines(),
               ["vfs_read", "vfs_write", "p:functions/vfs_read", "p:functions/vfs_write"],
               p["funcs_believed"])

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Files kept for the boot in /run/fevent (boot_kept.h).  Written as every
- * file fevent writes (out_file.c: a temporary renamed); read as a file a
- * user could have handed us, though only root writes there.
+ * Files kept for the boot in /run/fevent (boot_kept.h).  Written as add's
+ * notes are (probe_install.c's state_write: a temporary of mode 0600,
+ * made with O_EXCL and renamed); read as a file a user could have handed
+ * us, though only root writes there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +15,6 @@
 #include <unistd.h>
 
 #include "boot_kept.h"
-#include "fe_error.h"
-#include "fe_util.h"
-#include "out_file.h"
 
 #define STATE_DIR	"/run/fevent"
 /* a kernel's are a few MB at most: anything far above is no file of ours */
@@ -61,7 +59,8 @@ static bool word(const char *s)
  * nobody else may write. */
 static char *read_own(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* a FIFO planted there must not block the open */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	char *buf = NULL;
 	size_t have = 0;
@@ -136,20 +135,49 @@ bad:
 	return NULL;
 }
 
+static bool write_allowed;
+
+void fe_boot_kept_allow_write(void)
+{
+	write_allowed = true;
+}
+
+int fe_boot_kept_can_write(void)
+{
+	struct stat st;
+
+	if (!write_allowed || geteuid())
+		return 0;
+	if (mkdir(STATE_DIR, 0700) && errno != EEXIST)
+		return 0;
+	return !lstat(STATE_DIR, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & 022);
+}
+
 int fe_boot_kept_write(const char *name, const char *stamp, const char *lines, long count)
 {
-	char path[256], id[64];
-	struct fe_buf text = { 0 };
-	struct fe_error ignored;
-	int ret = -1;
+	char path[256], tmp[300], id[64], head[512];
+	size_t len = strlen(lines);
+	int fd, w, saved, ok;
 
-	if (geteuid() || !word(name) || !word(stamp) || fe_boot_id(id, sizeof(id)))
+	if (!fe_boot_kept_can_write() || !word(name) || !word(stamp) ||
+	    fe_boot_id(id, sizeof(id)))
 		return -1;
 	snprintf(path, sizeof(path), STATE_DIR "/%s", name);
-	fe_buf_printf(&text, "fevent %s 1 %s %s %ld\n", name, id, stamp, count);
-	fe_buf_add(&text, lines, strlen(lines));
-	if (!text.failed && (!mkdir(STATE_DIR, 0700) || errno == EEXIST))
-		ret = fe_out_write_text(path, text.s, &ignored) ? -1 : 0;
-	fe_buf_free(&text);
-	return ret;
+	snprintf(tmp, sizeof(tmp), STATE_DIR "/.%s.%d.tmp", name, (int)getpid());
+	w = snprintf(head, sizeof(head), "fevent %s 1 %s %s %ld\n", name, id, stamp, count);
+	if (w < 0 || (size_t)w >= sizeof(head))
+		return -1;
+	unlink(tmp);	/* a leftover of a killed run of this pid */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, head, w) == w && (!len || write(fd, lines, len) == (ssize_t)len);
+	saved = errno;
+	if (close(fd) || !ok || rename(tmp, path)) {
+		unlink(tmp);
+		errno = ok ? errno : saved;
+		return -1;
+	}
+	return 0;
 }

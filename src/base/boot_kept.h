@@ -24,8 +24,18 @@ int fe_boot_id(char *id, size_t size);
  * stamp (a word), or it fails a check.  Only for root. */
 char *fe_boot_kept_read(const char *name, const char *stamp, size_t *len);
 
-/* Write /run/fevent/name whole (a temporary renamed into place): the
- * head, then lines, count of them.  0, or -1 (nothing is kept). */
+/* Only add writes these files, and only once it said so: compile and
+ * funcs touch nothing (DESIGN.md section 1); they read what add kept. */
+void fe_boot_kept_allow_write(void);
+
+/* May this process write them: allowed, root, and /run/fevent a
+ * directory of root's that nobody else may write (made if missing)?
+ * Asked before gathering what would be kept. */
+int fe_boot_kept_can_write(void);
+
+/* Write /run/fevent/name whole, mode 0600 (a temporary made O_EXCL and
+ * renamed into place): the head, then lines, count of them.  0, or -1
+ * (nothing is kept). */
 int fe_boot_kept_write(const char *name, const char *stamp, const char *lines, long count);
 
 #endif

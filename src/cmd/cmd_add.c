@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot_kept.h"
 #include "commands.h"
 #include "compile.h"
 #include "diag.h"
@@ -59,6 +60,9 @@ static int cmd_add(const struct fe_cmdline *cl, void *opts)
 	bool kprobes = false, uprobes = false;
 	int i, ret;
 
+	/* add changes the kernel's state: it may keep what the kernel said
+	 * for the boot, which compile and funcs then read (boot_kept.h) */
+	fe_boot_kept_allow_write();
 	ret = fe_compile_cli(cl, &job, &set);
 	if (ret != FE_EXIT_OK)
 		goto out;

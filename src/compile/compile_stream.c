@@ -745,12 +745,16 @@ static int same_addresses(struct fe_compile_set *set, const struct fe_compiled *
 		return -1;
 	/* a uprobe's key is its address; a kprobe's is kallsyms' (none, or
 	 * unreadable: no address known, nothing merged) */
+	/* keys are by hash: two of one kprobe target are one function named
+	 * twice (SyS_openat and __x64_sys_openat), which only a walk of
+	 * every line shows at one address when the name is alone */
 	for (i = 0; i < w.n; i++) {
 		if (w.keys[i].uprobe) {
 			w.keys[i].addr = w.keys[i].h;
 			w.keys[i].seen = 1;
 		}
-		own &= !w.keys[i].module;
+		own &= !w.keys[i].module &&
+		       (w.keys[i].uprobe || !i || w.keys[i - 1].h != w.keys[i].h);
 	}
 	/* only the kernel's own functions: only their names that are not
 	 * alone matter, and those are kept for the boot (ksyms_shared.c).

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "boot_kept.h"
@@ -268,7 +269,7 @@ static void filter_glob(struct names *ns, const char *glob)
  * (kprobe_rules.c).  0; -1 when kallsyms cannot be read; -2 out of memory.
  */
 static int kallsyms_funcs(const char *kallsyms, bool running, const char *glob,
-			  struct names *kernel, struct names *modules)
+			  struct names *kernel, struct names *modules, int *applied)
 {
 	struct names mod_bare = { 0 };
 	struct kallsyms_names kn = { kernel, modules };
@@ -287,6 +288,7 @@ static int kallsyms_funcs(const char *kallsyms, bool running, const char *glob,
 	sort_unique(&mod_bare);
 	if (running)
 		rules = fe_kprobe_rules_load();
+	*applied = fe_kprobe_rules_applied(rules);
 	for (i = j = 0; i < kernel->n; i++) {
 		if (!has(&mod_bare, kernel->v[i]) && !fe_kprobe_rules_refuse(rules, kernel->v[i]))
 			kernel->v[j++] = kernel->v[i];
@@ -314,43 +316,57 @@ static int kallsyms_funcs(const char *kallsyms, bool running, const char *glob,
  */
 #define KEPT	"kprobe.functions"
 
-/* The modules loaded, hashed (their names, states and addresses), or
- * "none" where the kernel has no modules: a word; -1 when /proc/modules
- * cannot be read. */
-static int modules_stamp(char *buf, size_t size)
+static unsigned long long fnv(unsigned long long h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ '\n') * 0x100000001b3ULL;
+}
+
+/*
+ * What the answer depends on besides the kernel itself: the modules
+ * loaded, each by its name, size, state and address and the inode of its
+ * /sys/module directory (new at each load: a module rebuilt and loaded
+ * again at the same address is another), or "none" where the kernel has
+ * no modules; and which of the kprobe rules' lists could be read
+ * (rules, fe_kprobe_rules_sources).  A word; -1 when /proc/modules
+ * cannot be read whole.
+ */
+static int glob_stamp(char *buf, size_t size, int rules)
 {
 	unsigned long long h = 0xcbf29ce484222325ULL;
 	FILE *f = fopen("/proc/modules", "re");
 	char *line = NULL;
 	size_t cap = 0;
+	bool bad;
 
 	/* a kernel without modules: none will come */
 	if (!f && errno == ENOENT)
-		return snprintf(buf, size, "none") < 0 ? -1 : 0;
+		return snprintf(buf, size, "none.r%d", rules) < 0 ? -1 : 0;
 	if (!f)
 		return -1;
 	while (getline(&line, &cap, f) > 0) {
-		char name[256], state[32], addr[32];
-		const char *p;
+		char name[64], msize[32], state[32], addr[32], dir[128];
+		struct stat st;
 
-		if (sscanf(line, "%255s %*s %*s %*s %31s %31s", name, state, addr) != 3)
+		if (sscanf(line, "%63s %31s %*s %*s %31s %31s", name, msize, state, addr) != 4)
 			continue;
-		for (p = name; *p; p++)
-			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-		for (p = state; *p; p++)
-			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-		for (p = addr; *p; p++)
-			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-		h = (h ^ '\n') * 0x100000001b3ULL;
+		snprintf(dir, sizeof(dir), "/sys/module/%s", name);
+		h = fnv(fnv(fnv(fnv(h, name), msize), state), addr);
+		if (!stat(dir, &st))
+			h = (h ^ (unsigned long long)st.st_ino) * 0x100000001b3ULL;
 	}
+	bad = ferror(f);
 	free(line);
 	fclose(f);
-	snprintf(buf, size, "%016llx", h);
-	return 0;
+	if (bad)
+		return -1;
+	return snprintf(buf, size, "%016llx.r%d", h, rules) < 0 ? -1 : 0;
 }
 
-/* A kept line p..nl: a name of visible characters, a module's as
- * "mod:func" (*colon: where, or NULL). */
+/* A kept line p..nl: a function's name, a module's as "mod:func" (*colon:
+ * where, or NULL), of [A-Za-z0-9_.-] (a module's name may have a '-').
+ * These become kprobe targets: nothing else may pass. */
 static bool kept_name(const char *p, const char *nl, const char **colon)
 {
 	const char *q;
@@ -359,13 +375,13 @@ static bool kept_name(const char *p, const char *nl, const char **colon)
 	if (p == nl || nl - p >= 1024)
 		return false;
 	for (q = p; q < nl; q++) {
-		if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 0x7f)
-			return false;
-		if (*q == ':') {
-			if (*colon || q == p || q == nl - 1)
-				return false;
+		char c = *q;
+
+		if (c == ':' && !*colon && q != p && q != nl - 1)
 			*colon = q;
-		}
+		else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+			return false;
 	}
 	return true;
 }
@@ -407,13 +423,20 @@ static void kept_write(const char *stamp, const struct names *kernel,
 		       const struct names *modules)
 {
 	struct fe_buf lines = { 0 };
+	const char *colon;
 	int i;
 
 	fe_buf_add(&lines, "", 0);
-	for (i = 0; i < kernel->n; i++)
-		fe_buf_printf(&lines, "%s\n", kernel->v[i]);
-	for (i = 0; i < modules->n; i++)
-		fe_buf_printf(&lines, "%s\n", modules->v[i]);
+	for (i = 0; i < kernel->n + modules->n; i++) {
+		const char *name = i < kernel->n ? kernel->v[i] : modules->v[i - kernel->n];
+
+		/* one a reader would refuse: keep none (every run would walk) */
+		if (!kept_name(name, name + strlen(name), &colon)) {
+			fe_buf_free(&lines);
+			return;
+		}
+		fe_buf_printf(&lines, "%s\n", name);
+	}
 	if (!lines.failed)
 		fe_boot_kept_write(KEPT, stamp, lines.s, kernel->n + modules->n);
 	fe_buf_free(&lines);
@@ -424,9 +447,9 @@ int fe_func_glob(struct fe_dbg *dbg, const char *kallsyms, bool running, const c
 {
 	struct names dbg_names = { .glob = glob }, sym_names = { .glob = glob };
 	struct names mod_names = { .glob = glob }, mod_dbg_names = { 0 }, mods_with_btf = { 0 };
-	char stamp[32];
-	bool keepable;
-	int i, ret = -1;
+	char stamp[64], again[64];
+	bool here, used = false, write = false;
+	int i, rules = 0, applied = 0, ret = -1;
 
 	out->v = NULL;
 	out->nr = 0;
@@ -435,17 +458,25 @@ int fe_func_glob(struct fe_dbg *dbg, const char *kallsyms, bool running, const c
 		sort_unique(&dbg_names);
 	}
 	/* the running kernel's, as root: kept for the boot */
-	keepable = kallsyms && running && !strcmp(kallsyms, "/proc/kallsyms") && !geteuid() &&
-		   !modules_stamp(stamp, sizeof(stamp));
-	if (kallsyms && !(keepable && kept_funcs(stamp, glob, &sym_names, &mod_names))) {
+	here = kallsyms && running && !strcmp(kallsyms, "/proc/kallsyms") && !geteuid();
+	if (here) {
+		rules = fe_kprobe_rules_sources();
+		here = !glob_stamp(stamp, sizeof(stamp), rules);
+		used = here && kept_funcs(stamp, glob, &sym_names, &mod_names);
+		write = here && !used && fe_boot_kept_can_write();
+	}
+	if (kallsyms && !used) {
 		/* every function, to keep, then those glob matches */
-		ret = kallsyms_funcs(kallsyms, running, keepable ? "*" : glob, &sym_names,
-				     &mod_names);
+		ret = kallsyms_funcs(kallsyms, running, write ? "*" : glob, &sym_names, &mod_names,
+				     &applied);
 		if (ret == -1) {
 			fe_err(err, 0, "cannot read %s", kallsyms);
 			goto out;
 		}
-		if (!ret && keepable)
+		/* kept when the rules read are those the stamp says, and no
+		 * module came or went while kallsyms was read */
+		if (!ret && write && applied == rules && !glob_stamp(again, sizeof(again), rules) &&
+		    !strcmp(again, stamp))
 			kept_write(stamp, &sym_names, &mod_names);
 		filter_glob(&sym_names, glob);
 		filter_glob(&mod_names, glob);

@@ -41,9 +41,10 @@ int fe_ksyms_each_at(const char *path,
  * text symbols (never a module's) that are not alone: another of them has
  * the same name, or the same address.  fn may be given only those, and no
  * module's; a name it is not given is the only one of its name at its
- * address, or absent.  The running kernel's (/proc/kallsyms, root) are
- * kept for the boot in /run/fevent, so that later compiles do not read
- * the whole file again (ksyms_shared.c). */
+ * address, or absent (so a caller that asks one name twice must walk the
+ * file).  The running kernel's (/proc/kallsyms, root) are kept for the
+ * boot in /run/fevent by add, so that later compiles do not read the
+ * whole file again (ksyms_shared.c). */
 int fe_ksyms_each_shared_at(const char *path,
 			    int (*fn)(const char *name, const char *module,
 				      unsigned long long addr, void *arg), void *arg);

@@ -15,7 +15,7 @@
  * The kept file is read as untrusted all the same: root's own, not
  * writable by others, every line checked before any is used.
  */
-#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,20 +54,22 @@ static bool kept_line(const char *p, const char *nl)
 }
 
 /*
- * fn with each kept line, when every line is "ADDR NAME".  0 (or fn's
- * non-zero); 1 when a line is not, and fn was not called.
+ * fn with each kept line, when every line is "ADDR NAME" (*used); 0 or
+ * fn's non-zero.  fe_boot_kept_read ended every line with a newline.
  */
-static int kept_each(char *lines, size_t len, each_at_fn fn, void *arg)
+static int kept_each(char *lines, size_t len, each_at_fn fn, void *arg, bool *used)
 {
 	char *end = lines + len, *p, *nl;
 	int ret;
 
 	/* first check every line, then call fn: a bad line uses none */
+	*used = false;
 	for (p = lines; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', end - p);
 		if (!kept_line(p, nl))
-			return 1;
+			return 0;
 	}
+	*used = true;
 	for (p = lines; p < end; p = nl + 1) {
 		char *name;
 
@@ -167,8 +169,9 @@ static void mark_runs(struct gather *g, const size_t *idx,
  * failure keeps nothing, and the next compile walks the file again. */
 static void keep(struct gather *g)
 {
-	size_t *idx = malloc((g->nr ? g->nr : 1) * sizeof(*idx)), i;
+	size_t *idx = malloc((g->nr ? g->nr : 1) * sizeof(*idx));
 	struct fe_buf lines = { 0 };
+	size_t i;
 	long n = 0;
 
 	if (!idx)
@@ -191,24 +194,51 @@ static void keep(struct gather *g)
 	fe_buf_free(&lines);
 }
 
+/* Does kallsyms show this process addresses now (kptr_restrict, and
+ * CAP_SYSLOG)?  Its first lines say (the very first, a per-CPU symbol,
+ * is at 0 either way): a kept address is shown only to one the kernel
+ * would show it. */
+static bool shows_addresses(void)
+{
+	char buf[4096], *p, *nl, *end;
+	int fd = open(RUNNING, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0)
+		return false;
+	end = buf + n;
+	for (p = buf; p < end && (nl = memchr(p, '\n', end - p)); p = nl + 1)
+		if (fe_kallsyms_addr(p, nl))
+			return true;
+	return false;
+}
+
 int fe_ksyms_each_shared_at(const char *path, each_at_fn fn, void *arg)
 {
 	struct gather g = { .fn = fn, .arg = arg };
+	bool used;
 	char *lines;
 	size_t len;
 	int ret;
 
-	/* another kernel's copy, or one who is not root (no addresses, and
+	/* another kernel's copy, or one who is not shown addresses (and has
 	 * no /run/fevent): the file itself */
-	if (strcmp(path, RUNNING) || geteuid())
+	if (strcmp(path, RUNNING) || geteuid() || !shows_addresses())
 		return fe_ksyms_each_at(path, fn, arg);
 	lines = fe_boot_kept_read(KEPT, "-", &len);
 	if (lines) {
-		ret = kept_each(lines, len, fn, arg);
+		ret = kept_each(lines, len, fn, arg, &used);
 		free(lines);
-		if (ret != 1)
+		if (used)
 			return ret;
 	}
+	/* only add keeps them (boot_kept.h): else nothing is gathered */
+	if (!fe_boot_kept_can_write())
+		return fe_ksyms_each_at(path, fn, arg);
 	ret = fe_ksyms_each_at(path, gather_one, &g);
 	if (!ret && !g.failed && !g.stopped && g.any_addr)
 		keep(&g);
@@ -246,7 +276,7 @@ static int count_shared(const char *name, const char *module, unsigned long long
 		else
 			hi = mid;
 	}
-	/* a name asked twice: each query counts */
+	/* a name asked twice is asked of the file (fe_ksyms_addrs_shared) */
 	for (; lo < s->n && !strcmp(s->q[s->by_name[lo]].name, name); lo++) {
 		struct fe_ksym_addr *q = &s->q[s->by_name[lo]];
 
@@ -274,6 +304,13 @@ int fe_ksyms_addrs_shared(const char *path, struct fe_ksym_addr *q, int n)
 		q[i].count = 0;
 	}
 	qsort_r(s.by_name, n, sizeof(*s.by_name), by_query_name, q);
+	/* a name asked twice is two probes of one function, which the kept
+	 * lines do not say when the name is alone: ask the file itself */
+	for (i = 1; i < n; i++)
+		if (!strcmp(q[s.by_name[i - 1]].name, q[s.by_name[i]].name)) {
+			free(s.by_name);
+			return fe_ksyms_addrs(path, q, n);
+		}
 	ret = fe_ksyms_each_shared_at(path, count_shared, &s);
 	if (ret)
 		for (i = 0; i < n; i++)

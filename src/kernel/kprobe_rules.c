@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ struct name_set {
 	char **v;
 	size_t n, cap;
 	bool loaded;
+	bool failed;		/* a name was lost (out of memory) */
 };
 
 struct fe_kprobe_rules {
@@ -39,18 +41,24 @@ static void set_add(struct name_set *s, const char *name, size_t len,
 		size_t cap = s->cap ? 2 * s->cap : 1024;
 		char **v = realloc(s->v, cap * sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			s->failed = true;
 			return;
+		}
 		s->v = v;
 		s->cap = cap;
 	}
 	if (mod) {
-		if (asprintf(&key, "%.*s:%.*s", (int)mlen, mod, (int)len, name) < 0)
+		if (asprintf(&key, "%.*s:%.*s", (int)mlen, mod, (int)len, name) < 0) {
+			s->failed = true;
 			return;
+		}
 	} else {
 		key = strndup(name, len);
-		if (!key)
+		if (!key) {
+			s->failed = true;
 			return;
+		}
 	}
 	s->v[s->n++] = key;
 }
@@ -90,6 +98,8 @@ static void set_load(struct name_set *s, const char *path, int field)
 			set_add(s, p, len, mlen ? mod : NULL, mlen);
 		}
 	}
+	/* a read error partway is not the whole list */
+	s->failed |= ferror(f) != 0;
 	free(line);
 	fclose(f);
 	qsort(s->v, s->n, sizeof(*s->v), by_name);
@@ -129,6 +139,45 @@ struct fe_kprobe_rules *fe_kprobe_rules_load(void)
 		set_load(&r->traceable, aff, 0);
 	tracefs_put_tracing_file(aff);
 	return r;
+}
+
+/* Can path be opened for reading (nothing read)? */
+static bool can_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+int fe_kprobe_rules_sources(void)
+{
+	char *aff = tracefs_get_tracing_file("available_filter_functions");
+	int mask = 0;
+
+	if (can_open(BLACKLIST)) {
+		mask |= FE_RULES_BLACKLIST;
+	} else if (access(BLACKLIST, F_OK) && geteuid() == 0 &&
+		   mount("debugfs", DEBUGFS, "debugfs", 0, NULL) == 0) {
+		/* as fe_kprobe_rules_load would read it */
+		if (can_open(BLACKLIST))
+			mask |= FE_RULES_BLACKLIST;
+		umount2(DEBUGFS, MNT_DETACH);
+	}
+	if (aff && can_open(aff))
+		mask |= FE_RULES_TRACEABLE;
+	tracefs_put_tracing_file(aff);
+	return mask;
+}
+
+int fe_kprobe_rules_applied(const struct fe_kprobe_rules *r)
+{
+	if (!r)
+		return 0;
+	return (r->blacklist.loaded && !r->blacklist.failed ? FE_RULES_BLACKLIST : 0) |
+	       (r->traceable.loaded && !r->traceable.failed ? FE_RULES_TRACEABLE : 0);
 }
 
 void fe_kprobe_rules_free(struct fe_kprobe_rules *r)

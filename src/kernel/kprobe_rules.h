@@ -19,6 +19,19 @@ struct fe_kprobe_rules;
 struct fe_kprobe_rules *fe_kprobe_rules_load(void);
 void fe_kprobe_rules_free(struct fe_kprobe_rules *r);
 
+/* Which lists apply: FE_RULES_BLACKLIST and FE_RULES_TRACEABLE.  _sources
+ * says which can be opened now (nothing read: cheap); _applied which r
+ * read whole.  A glob's answer kept for the boot is kept with them
+ * (func_glob.c): a list that could not be read then is no reason to skip
+ * it for the rest of the boot. */
+enum {
+	FE_RULES_BLACKLIST = 1,
+	FE_RULES_TRACEABLE = 2,
+};
+
+int fe_kprobe_rules_sources(void);
+int fe_kprobe_rules_applied(const struct fe_kprobe_rules *r);
+
 /* NULL when func ("name", or "mod:name" for a module's) can be probed,
  * else why not. */
 const char *fe_kprobe_rules_refuse(const struct fe_kprobe_rules *r, const char *func);
