@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,58 +57,84 @@ static bool word(const char *s)
 	return true;
 }
 
-/* The file's bytes, when it is a regular file of fevent's user that
- * nobody else may write. */
-static char *read_own(const char *path, size_t *len)
+/* The file open, when it is a regular file of fevent's user that nobody
+ * else may write, of 1 byte to KEPT_MAX; -1 otherwise. */
+static int open_own(const char *path, struct stat *st)
 {
 	/* a FIFO planted there must not block the open */
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	char *buf = NULL;
-	size_t have = 0;
 
 	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || st.st_size <= 0 || st.st_size > KEPT_MAX)
-		goto out;
-	buf = malloc(st.st_size + 1);
-	if (!buf)
-		goto out;
-	while (have < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + have, st.st_size - have);
+		return -1;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+	    (st->st_mode & 022) || st->st_size <= 0 || st->st_size > KEPT_MAX) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* All of len bytes at off, or -1. */
+static int read_all(int fd, char *buf, size_t len, off_t off)
+{
+	size_t have = 0;
+
+	while (have < len) {
+		ssize_t n = pread(fd, buf + have, len - have, off + have);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			break;
+			return -1;
 		have += n;
 	}
-	if (have != (size_t)st.st_size) {
+	return 0;
+}
+
+/* The bytes of an own file (open_own), NUL-terminated. */
+static char *read_own(const char *path, size_t *len)
+{
+	struct stat st;
+	int fd = open_own(path, &st);
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(st.st_size + 1);
+	if (buf && read_all(fd, buf, st.st_size, 0)) {
 		free(buf);
 		buf = NULL;
-		goto out;
 	}
-	buf[have] = 0;
-	*len = have;
-out:
 	close(fd);
+	if (!buf)
+		return NULL;
+	buf[st.st_size] = 0;
+	*len = st.st_size;
 	return buf;
+}
+
+/* "fevent NAME 1 BOOT_ID STAMP " for this boot, or -1. */
+static int head_of(char *head, size_t size, const char *name, const char *stamp)
+{
+	char id[64];
+	int w;
+
+	if (!word(name) || !word(stamp) || fe_boot_id(id, sizeof(id)))
+		return -1;
+	w = snprintf(head, size, "fevent %s 1 %s %s ", name, id, stamp);
+	return w < 0 || (size_t)w >= size ? -1 : w;
 }
 
 char *fe_boot_kept_read(const char *name, const char *stamp, size_t *len)
 {
-	char path[256], id[64], head[512], *text, *body, *p, *nl;
+	char path[256], head[512], *text, *body, *p, *nl;
 	size_t size, hlen;
 	long count, n = 0;
 	int w;
 
-	if (geteuid() || !word(name) || !word(stamp) || fe_boot_id(id, sizeof(id)))
+	if (geteuid() || (w = head_of(head, sizeof(head), name, stamp)) < 0)
 		return NULL;
 	snprintf(path, sizeof(path), STATE_DIR "/%s", name);
-	w = snprintf(head, sizeof(head), "fevent %s 1 %s %s ", name, id, stamp);
-	if (w < 0 || (size_t)w >= sizeof(head))
-		return NULL;
 	hlen = w;
 	text = read_own(path, &size);
 	if (!text)
@@ -154,30 +182,121 @@ int fe_boot_kept_can_write(void)
 	       !(st.st_mode & 022);
 }
 
-int fe_boot_kept_write(const char *name, const char *stamp, const char *lines, long count)
+int fe_file_replace(const char *path, const void *head, size_t head_len,
+		    const void *body, size_t body_len)
 {
-	char path[256], tmp[300], id[64], head[512];
-	size_t len = strlen(lines);
-	int fd, w, saved, ok;
+	const struct { const char *p; size_t len; } part[2] = {
+		{ head, head_len }, { body, body_len },
+	};
+	char tmp[600];
+	int fd, i, saved;
+	size_t done;
 
-	if (!fe_boot_kept_can_write() || !word(name) || !word(stamp) ||
-	    fe_boot_id(id, sizeof(id)))
-		return -1;
-	snprintf(path, sizeof(path), STATE_DIR "/%s", name);
-	snprintf(tmp, sizeof(tmp), STATE_DIR "/.%s.%d.tmp", name, (int)getpid());
-	w = snprintf(head, sizeof(head), "fevent %s 1 %s %s %ld\n", name, id, stamp, count);
-	if (w < 0 || (size_t)w >= sizeof(head))
-		return -1;
-	unlink(tmp);	/* a leftover of a killed run of this pid */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, head, w) == w && (!len || write(fd, lines, len) == (ssize_t)len);
-	saved = errno;
-	if (close(fd) || !ok || rename(tmp, path)) {
-		unlink(tmp);
-		errno = ok ? errno : saved;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return 0;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && !unlink(tmp))	/* a killed run's, of this pid */
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < 2; i++)
+		for (done = 0; done < part[i].len;) {
+			ssize_t n = write(fd, part[i].p + done, part[i].len - done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				saved = n ? errno : EIO;
+				goto fail;
+			}
+			done += n;
+		}
+	if (close(fd)) {
+		fd = -1;
+		saved = errno;
+		goto fail;
+	}
+	if (!rename(tmp, path))
+		return 0;
+	fd = -1;
+	saved = errno;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	errno = saved;
+	return -1;
+}
+
+int fe_boot_kept_write(const char *name, const char *stamp, const char *lines, long count)
+{
+	char path[256], head[512];
+	int w;
+
+	if (!fe_boot_kept_can_write() || (w = head_of(head, sizeof(head) - 24, name, stamp)) < 0)
+		return -1;
+	snprintf(path, sizeof(path), STATE_DIR "/%s", name);
+	w += snprintf(head + w, sizeof(head) - w, "%ld\n", count);
+	return fe_file_replace(path, head, w, lines, strlen(lines));
+}
+
+/*
+ * Bytes kept whole: the head line "fevent NAME 1 BOOT_ID STAMP SIZE", NULs
+ * to the end of its page, then SIZE bytes, so that a reader maps them
+ * where they lie (a page of tmpfs's cache: nothing copied or zeroed).
+ * The page is this machine's, which reads what it wrote.
+ */
+#define KEPT_PAGE	((size_t)sysconf(_SC_PAGESIZE))
+
+int fe_boot_kept_write_bytes(const char *name, const char *stamp, const void *bytes, size_t size)
+{
+	size_t page = KEPT_PAGE;
+	char path[256], *head;
+	int w, ret;
+
+	if (!fe_boot_kept_can_write() || page < 512 || size > KEPT_MAX - page ||
+	    !(head = calloc(1, page)))
+		return -1;
+	ret = -1;
+	if ((w = head_of(head, 512 - 24, name, stamp)) < 0)
+		goto out;
+	snprintf(path, sizeof(path), STATE_DIR "/%s", name);
+	snprintf(head + w, 24, "%zu\n", size);
+	ret = fe_file_replace(path, head, page, bytes, size);
+out:
+	free(head);
+	return ret;
+}
+
+void *fe_boot_kept_map(const char *name, const char *stamp, size_t size)
+{
+	size_t page = KEPT_PAGE, i;
+	char path[256], want[512], *head;
+	struct stat st;
+	void *map = NULL;
+	int fd, w;
+
+	if (geteuid() || page < 512 || (w = head_of(want, sizeof(want) - 24, name, stamp)) < 0)
+		return NULL;
+	w += snprintf(want + w, sizeof(want) - w, "%zu\n", size);
+	snprintf(path, sizeof(path), STATE_DIR "/%s", name);
+	fd = open_own(path, &st);
+	if (fd < 0)
+		return NULL;
+	head = malloc(page);
+	if (!head || (uint64_t)st.st_size != (uint64_t)page + size || read_all(fd, head, page, 0) ||
+	    memcmp(head, want, w))
+		goto out;
+	for (i = w; i < page; i++)
+		if (head[i])
+			goto out;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, page);
+	if (map == MAP_FAILED)
+		map = NULL;
+out:
+	free(head);
+	close(fd);
+	return map;
 }

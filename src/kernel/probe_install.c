@@ -21,6 +21,7 @@
 
 #include <tracefs.h>
 
+#include "boot_kept.h"
 #include "fe_util.h"
 #include "kernel_caps.h"
 #include "kprobe_rules.h"
@@ -370,39 +371,16 @@ static void state_path(char *buf, size_t size, const char *group, const char *na
 
 /*
  * A note of /run/fevent/GROUP, written whole under a temporary name and
- * renamed, so that a reader sees the old text or the new.  Not through
- * fe_out (a user's output: its fsync is two disk flushes an event where
- * /run is on disk, 15 s of wall for 1,919 libpython events): a note is of
- * events the kernel forgets at reboot, when /run goes too.  /run/fevent
- * is root's (0700) under /run, which only root writes.  0, or -1 with
- * errno.
+ * renamed (fe_file_replace), so that a reader sees the old text or the
+ * new.  Not through fe_out (a user's output: its fsync is two disk
+ * flushes an event where /run is on disk, 15 s of wall for 1,919
+ * libpython events): a note is of events the kernel forgets at reboot,
+ * when /run goes too.  /run/fevent is root's (0700) under /run, which
+ * only root writes.  0, or -1 with errno.
  */
 static int state_write(const char *path, const char *text)
 {
-	char tmp[600];
-	size_t len = strlen(text);
-	ssize_t n = 0;
-	int fd, saved;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	if (len)
-		n = write(fd, text, len);
-	saved = errno;
-	if (close(fd) || (size_t)n != len || rename(tmp, path)) {
-		if ((size_t)n != len)
-			errno = n < 0 ? saved : EIO;
-		saved = errno;
-		unlink(tmp);
-		errno = saved;
-		return -1;
-	}
-	return 0;
+	return fe_file_replace(path, NULL, 0, text, strlen(text));
 }
 
 /*
