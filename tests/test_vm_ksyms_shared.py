@@ -11,7 +11,14 @@ half is test_ksyms_shared.py):
 - add of a glob keeps the functions it may name (/run/fevent/kprobe.functions,
   stamped with the modules loaded and the kprobe rules read), funcs keeps
   nothing and answers alike from it; a valid file is believed, one of
-  other modules is not.
+  other modules is not;
+- add keeps the kernel's raw BTF (/run/fevent/vmlinux.btf: a head page,
+  then the bytes of /sys/kernel/btf/vmlinux), compile does not; a copy in
+  which one function is renamed is what compile believes (the proof that
+  it answered); another boot's, one of another size, one others may
+  write, one whose first or last 4 KB differ from sysfs's in a byte libbpf
+  would take, and one libbpf refuses are not used
+  (compile answers from sysfs) and add writes them again.
 """
 import os
 import sys
@@ -65,6 +72,47 @@ chmod 600 $F
 echo ::funcs_believed; fevent funcs 'vfs_*'; fevent compile -q 'vfs_*(...)' | cut -d' ' -f1
 printf 'fevent kprobe.functions 1 %s %s 2\nvfs_read\nvfs_write\n' $id 0000000000000000.r3 > $F
 echo ::funcs_other_modules; fevent funcs 'vfs_*' | cmp - /tmp/kf1 && echo same-funcs
+B=/run/fevent/vmlinux.btf
+rm -f $B
+# a copy renamed below must not outlive this snippet: the boot is shared
+trap 'rm -f $B' EXIT
+echo ::btf_first; fevent compile -q 'ksys_read(...)' > /tmp/b1; echo rc=$?
+test -e $B && echo kept-by-compile
+fevent add -q 'ksys_read(...)'; echo rc=$?; fevent clear -q
+head -n 1 $B | sed "s/$id/BOOT/"
+echo $(( $(wc -c < $B) - 4096 )) $(wc -c < /sys/kernel/btf/vmlinux) $(stat -c %a $B)
+fevent compile -q 'ksys_read(...)' | cmp - /tmp/b1 && echo same-defs
+cp $B /tmp/kept.btf
+# one function renamed in the copy, in the middle of its strings (and
+# every name it begins: busybox's sed matches no NUL)
+sed 's/ksys_read/ksys_reaX/g' /tmp/kept.btf > /tmp/renamed.btf
+echo $(wc -c < /tmp/renamed.btf) $(cmp -l /tmp/kept.btf /tmp/renamed.btf | wc -l)
+cat /tmp/renamed.btf > $B
+echo ::btf_believed; fevent compile 'ksys_reaX(...)' > /tmp/bo 2>&1; echo rc=$?
+cut -d' ' -f1-2 /tmp/bo
+try() { test -n "$1" && echo ::btf_$1
+  fevent compile -q 'ksys_reaX(...)' 2>&1 | grep -o "does not describe 'ksys_reaX'"
+  fevent compile -q 'ksys_read(...)' | cmp - /tmp/b1 && echo same-defs; }
+n=$(wc -c < /tmp/renamed.btf)
+sed "1s/$id/00000000-0000-0000-0000-000000000000/" /tmp/renamed.btf > $B
+try other_boot
+fevent add -q 'ksys_read(...)'; fevent clear -q; cmp $B /tmp/kept.btf && echo written-again
+cat /tmp/renamed.btf > $B; chmod 620 $B; try group_writable; chmod 600 $B
+head -c $((n - 1)) /tmp/renamed.btf > $B; try shorter
+# one byte flipped where libbpf takes any: a letter of the last string,
+# a byte of the first type's name offset
+flip() { v=$(od -An -tu1 -j $2 -N1 /tmp/renamed.btf); v=$(( v ^ 1 ))
+  ( head -c $2 /tmp/renamed.btf; printf "\\$(printf %o $v)"; tail -c +$(( $2 + 2 )) /tmp/renamed.btf ) > $B
+  echo ::btf_$1; echo $(( $(wc -c < $B) - n )) $(cmp -l $B /tmp/renamed.btf | wc -l); try; }
+flip last_page $((n - 2))
+flip first_page $((4096 + 24))
+# 4,000 bytes of types zeroed 1 MB in, the ends kept: libbpf refuses it
+( head -c $((4096 + 1048576)) /tmp/renamed.btf; head -c 4000 /dev/zero
+  tail -c +$((4096 + 1048576 + 4000 + 1)) /tmp/renamed.btf ) > $B
+echo ::btf_refused; echo $(( $(wc -c < $B) - n ))
+try
+fevent add -q 'ksys_read(...)'; fevent clear -q; cmp $B /tmp/kept.btf && echo written-again
+rm -f $B
 true
 """
 
@@ -128,3 +176,37 @@ def test_another_boots_file_is_not_used_and_is_written_again():
     expect_eq([l.split()[0] for l in lines],
               ["p:functions/vfs_read", "p:functions/vfs_write", "rc=0", "BOOT"],
               p["other_boot"])
+
+
+def test_add_keeps_the_kernels_btf_and_compile_reads_the_copy():
+    p = sections()
+    lines = p["btf_first"].splitlines()
+    size, sysfs, mode = lines[3].split()
+    expect_eq(lines[:3], ["rc=0", "rc=0", "fevent vmlinux.btf 1 BOOT - " + sysfs], p["btf_first"])
+    expect_eq((size, mode), (sysfs, "600"), p["btf_first"])
+    expect_eq(lines[4], "same-defs", p["btf_first"])
+    renamed_size, changed = lines[5].split()
+    expect_eq(renamed_size, str(int(sysfs) + 4096), p["btf_first"])
+    check(1 <= int(changed) <= 5, p["btf_first"])
+    # the renamed function answers: only the copy knows that name
+    lines = p["btf_believed"].splitlines()
+    expect_eq(lines[0], "rc=0", p["btf_believed"])
+    expect_eq(lines[-1], "p:functions/ksys_reaX ksys_reaX", p["btf_believed"])
+
+
+def test_a_kept_btf_that_fails_a_check_is_not_used_and_add_writes_it_again():
+    p = sections()
+    for case in ("other_boot", "group_writable", "shorter", "last_page", "first_page",
+                 "refused"):
+        lines = p["btf_" + case].splitlines()
+        if case == "refused":
+            expect_eq(lines[0], "0", "the same size: " + p["btf_refused"])
+            lines = lines[1:]
+        if case.endswith("_page"):
+            expect_eq(lines[0], "0 1", "one byte flipped, the same size: " + p["btf_" + case])
+            lines = lines[1:]
+        # sysfs answered: no ksys_reaX, and ksys_read as before
+        expect_eq(lines[:2], ["does not describe 'ksys_reaX'", "same-defs"],
+                  case + ": " + p["btf_" + case])
+        if case in ("other_boot", "refused"):
+            expect_eq(lines[2:], ["written-again"], case + ": " + p["btf_" + case])

@@ -19,7 +19,9 @@
 #include <bpf/libbpf.h>
 #include <linux/btf.h>
 
+#include "boot_kept.h"
 #include "dbg_backend.h"
+#include "dbg_locate.h"
 #include "kmodule.h"
 #include "fe_util.h"
 #include "input_file.h"
@@ -115,28 +117,99 @@ static void prefault_heap(size_t size, void **pad)
 	madvise((void *)at, room, MADV_POPULATE_WRITE);
 }
 
+/* Where the raw BTF is held, to let go of it: a mapping, or malloc's. */
+struct raw_bytes {
+	void *map;
+	size_t map_len;
+	bool kept;	/* add's copy of the running kernel's */
+};
+
+/*
+ * Room for a file read whole, touched in advance: anonymous memory on a
+ * 2 MB boundary, in huge pages where the kernel gives them, populated in
+ * one call, so that reading 5.5 MB costs no 1,350 page faults (each one a
+ * trap, dear under the test VM's emulation).  A kernel without
+ * MADV_POPULATE_WRITE (before 5.14) faults the pages as they are read.
+ */
+static char *populated_room(size_t size, struct raw_bytes *held)
+{
+	const size_t huge = 2UL << 20;
+	size_t len = size + huge, used = (size + 4095) & ~(size_t)4095;
+	char *base, *at;
+
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	at = (char *)(((uintptr_t)base + huge - 1) & ~(uintptr_t)(huge - 1));
+	madvise(at, used, MADV_HUGEPAGE);
+	madvise(at, used, MADV_POPULATE_WRITE);
+	held->map = base;
+	held->map_len = len;
+	return at;
+}
+
+/*
+ * The running kernel's BTF, kept for the boot by add (boot_kept.h): sysfs
+ * serves it 4 KB a read into fresh memory, 1,400 reads and 5.5 MB zeroed
+ * and copied, a third of a one-function compile in the test VM; the copy
+ * is mapped from tmpfs's pages, nothing zeroed or copied.  It cannot
+ * differ within a boot; the size, which sysfs says, is checked too.
+ */
+#define KEPT_BTF	"vmlinux.btf"
+
+/* Do the first and the last page of the kept copy read as the kernel's
+ * do?  Two reads, against a copy that went wrong without its head. */
+static bool same_ends(int fd, const char *kept, off_t size)
+{
+	char page[4096];
+	off_t at[2] = { 0, size > 4096 ? size - 4096 : 0 };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		size_t len = size - at[i] < 4096 ? size - at[i] : 4096;
+
+		if (pread(fd, page, len, at[i]) != (ssize_t)len || memcmp(page, kept + at[i], len))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Raw BTF to hand libbpf in one piece: the kernel's own files under
  * /sys (which cannot change under the mapping) mapped, where the kernel
  * allows it (6.16 and later), so nothing is copied to fevent and read
- * 4 KB at a time as sysfs serves it; any other file read whole.  *mapped
- * says how to let go of it.  NULL with why set.
+ * 4 KB at a time as sysfs serves it; else the running kernel's kept
+ * copy; any other file read whole into populated room (then kept, if
+ * it is the running kernel's and add may keep it).  *held says how to
+ * let go of it.  NULL with why set.
  */
-static void *raw_btf_bytes(const char *path, int fd, off_t size, bool *mapped,
-			   struct fe_error *why)
+static void *raw_btf_bytes(const char *path, int fd, off_t size, bool use_kept,
+			   struct raw_bytes *held, struct fe_error *why)
 {
+	bool running = !strcmp(path, FE_RUNNING_KERNEL_BTF);
 	size_t done = 0;
 	char *buf;
 
-	*mapped = false;
+	held->map = NULL;
+	held->kept = false;
 	if (!strncmp(path, "/sys/", 5)) {
 		buf = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (buf != MAP_FAILED) {
-			*mapped = true;
+			held->map = buf;
+			held->map_len = size;
 			return buf;
 		}
 	}
-	buf = malloc(size);
+	if (running && use_kept && (buf = fe_boot_kept_map(KEPT_BTF, "-", size))) {
+		if (same_ends(fd, buf, size)) {
+			held->map = buf;
+			held->map_len = size;
+			held->kept = true;
+			return buf;
+		}
+		munmap(buf, size);
+	}
+	buf = populated_room(size, held);
 	if (!buf) {
 		fe_err(why, 0, "out of memory");
 		return NULL;
@@ -146,11 +219,14 @@ static void *raw_btf_bytes(const char *path, int fd, off_t size, bool *mapped,
 
 		if (r <= 0) {
 			fe_err(why, 0, "%s", r ? strerror(errno) : "the file shrank while read");
-			free(buf);
+			munmap(held->map, held->map_len);
+			held->map = NULL;
 			return NULL;
 		}
 		done += r;
 	}
+	if (running)
+		fe_boot_kept_write_bytes(KEPT_BTF, "-", buf, size);
 	return buf;
 }
 
@@ -161,9 +237,10 @@ static void *raw_btf_bytes(const char *path, int fd, off_t size, bool *mapped,
 static struct btf *parse_btf(const char *path, struct btf *base, struct fe_error *why)
 {
 	libbpf_print_fn_t prev;
-	struct btf *btf;
+	struct btf *btf = NULL;
 	void *bytes = NULL;
-	bool elf, mapped = false;
+	struct raw_bytes held = { 0 };
+	bool elf, use_kept = true;
 	off_t size;
 	int fd, ret, e;
 
@@ -172,14 +249,15 @@ static struct btf *parse_btf(const char *path, struct btf *base, struct fe_error
 		return NULL;
 	elf = fe_input_is_elf(fd, size);
 	ret = elf ? fe_input_check_elf(fd, size, why) : check_raw_btf(fd, size, why);
-	/* libbpf 1.1 takes split BTF (a module's, small) only from a file */
-	if (!ret && !elf && !base) {
-		bytes = raw_btf_bytes(path, fd, size, &mapped, why);
-		ret = bytes ? 0 : -1;
-	}
-	close(fd);
 	if (ret)
-		return NULL;
+		goto out;
+again:
+	/* libbpf 1.1 takes split BTF (a module's, small) only from a file */
+	if (!elf && !base) {
+		bytes = raw_btf_bytes(path, fd, size, use_kept, &held, why);
+		if (!bytes)
+			goto out;
+	}
 	libbpf_said[0] = '\0';
 	prev = libbpf_set_print(keep_libbpf_message);
 	if (!bytes) {
@@ -193,19 +271,24 @@ static struct btf *parse_btf(const char *path, struct btf *base, struct fe_error
 	}
 	e = errno;
 	libbpf_set_print(prev);
-	if (mapped)
-		munmap(bytes, size);
-	else
-		free(bytes);
+	if (held.map)
+		munmap(held.map, held.map_len);
+	/* a kept copy libbpf refuses is no reason to fail: read the kernel's */
+	if (!btf && held.kept) {
+		use_kept = false;
+		goto again;
+	}
 	if (btf)
-		return btf;
+		goto out;
 	if (elf && e == ENOENT)
 		fe_err(why, 0, "an ELF file without a .BTF section");
 	else if (libbpf_said[0])
 		fe_err(why, 0, "malformed BTF (%s)", libbpf_said);
 	else
 		fe_err(why, 0, "%s", strerror(e));
-	return NULL;
+out:
+	close(fd);
+	return btf;
 }
 
 struct fe_dbg *fe_dbg_open_btf(const char *path, struct fe_error *err)
