@@ -615,6 +615,10 @@ int fe_compile_run(struct fe_compile_set *set, const struct fe_compile_opts *opt
 	}
 	if (fe_compile_expand_globs(set, dbg, opts))
 		goto oom;
+	/* and a glob's functions, now that they are known */
+	for (i = 0, n = set->nr; i < set->nr_streams; i++)
+		n += set->streams[i].names.nr;
+	fe_dbg_expect_funcs(dbg, n);
 	for (i = 0; i < set->nr; i++) {
 		struct fe_compiled *it = &set->items[i];
 
