@@ -365,6 +365,9 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 		removed = n;
 	else
 		removed = remove_each(ev, gone, nr, undone);
+	/* the group's notes' directory too, once nothing of it is left */
+	if (removed == n)
+		fe_probe_forget_group(group);
 	free(gone);
 	fe_event_infos_free(ev, n);
 	return removed;

@@ -836,6 +836,15 @@ void fe_probe_forget_event(const char *group, const char *name)
 	unlink(path);
 }
 
+void fe_probe_forget_group(const char *group)
+{
+	char path[256];
+
+	/* only an empty one goes: a note of an event still there stays */
+	if ((size_t)snprintf(path, sizeof(path), STATE_DIR "/%s", group) < sizeof(path))
+		rmdir(path);
+}
+
 int fe_probe_remove_event(const char *group, const char *name)
 {
 	char cmd[256];

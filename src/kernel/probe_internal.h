@@ -17,6 +17,8 @@ struct tracefs_instance;
 int fe_probe_remove_event(const char *group, const char *name);
 /* What add noted beside an event (/run/fevent/GROUP/EVENT*), removed. */
 void fe_probe_forget_event(const char *group, const char *name);
+/* The group's directory of notes (/run/fevent/GROUP), removed if empty. */
+void fe_probe_forget_group(const char *group);
 /* The maxactive in a listed definition, "r10:G/E ...": 0 if none. */
 unsigned int fe_probe_listed_maxactive(const char *line);
 /* Is group/event enabled in inst (NULL: the top instance)? */
