@@ -17,7 +17,9 @@ In the 6.1 test VM (qemu TCG, one vCPU), for N functions (every k-th name
 Each is a whole process under busybox 'time' (wall, user and sys CPU, 10 ms
 steps), interleaved round by round, each after 2 s of nothing (the kernel
 optimizes new kprobes and frees removed ones in deferred work, which on
-one vCPU slowed whatever step came next); the table gives medians.  --old BIN
+one vCPU slowed whatever step came next); the table gives medians, and the
+median of each round's ratio to the floor of its own round (under TCG the
+kernel's side drifts between rounds; a round's steps drift together).  --old BIN
 runs a second fevent beside the first in the same boot, for a before and
 after.  Wall times in the VM follow the host's load (TCG): compare the
 ratios, and say the host's load average, printed at the start.
@@ -91,7 +93,8 @@ def snippet(sizes, glob, rounds, old, no_glob=False):
                 if n != "glob":
                     # the first add of a boot: kallsyms read, its file kept
                     lines += [
-                        f"t 'rm -f /run/fevent/kallsyms.shared; {add}' {b}_addfirst_{n}",
+                        f"t 'rm -f /run/fevent/kallsyms.shared /run/fevent/vmlinux.btf; {add}'"
+                        f" {b}_addfirst_{n}",
                         f"{b} clear -q",
                     ]
     return "\n".join(lines) + "\ntrue\n"
@@ -140,26 +143,29 @@ def main():
     if rc:
         raise SystemExit(f"the VM part failed ({rc}):\n{out[-3000:]}\n{err[-3000:]}")
     bins = ["fevent"] + (["fevent-old"] if a.old else [])
-    print("| N | what | wall (median) | CPU (median) | wall / floor |")
-    print("|---|---|---|---|---|")
+    print("| N | what | wall (median) | CPU (median) | wall / floor | each round's / its floor (median) |")
+    print("|---|---|---|---|---|---|")
     for n in sizes + ([] if a.no_glob else ["glob"]):
-        floor = statistics.median(w for w, _ in times(p[f"floor_add_{n}"]))
+        floors = [w for w, _ in times(p[f"floor_add_{n}"])]
+        floor = statistics.median(floors)
         if n == "glob":
             print(f"<!-- glob: {p['glob_count'][0]} functions -->")
-        cfloor = statistics.median(w for w, _ in times(p[f"floor_trunc_{n}"]))
-        for what, key, base in [("floor add (echo loop)", f"floor_add_{n}", floor)] + \
-                [(f"{b} add", f"{b}_add_{n}", floor) for b in bins] + \
-                [(f"{b} add, the first of the boot", f"{b}_addfirst_{n}", floor)
+        cfloors = [w for w, _ in times(p[f"floor_trunc_{n}"])]
+        cfloor = statistics.median(cfloors)
+        for what, key, base, bases in [("floor add (echo loop)", f"floor_add_{n}", floor, floors)] + \
+                [(f"{b} add", f"{b}_add_{n}", floor, floors) for b in bins] + \
+                [(f"{b} add, the first of the boot", f"{b}_addfirst_{n}", floor, floors)
                  for b in bins if n != "glob"] + \
-                [(f"({b} compile alone)", f"{b}_compile_{n}", floor) for b in bins] + \
-                [("floor clear (truncate)", f"floor_trunc_{n}", cfloor),
-                 ("floor clear ('-:' loop)", f"floor_loop_{n}", cfloor)] + \
-                [(f"{b} clear", f"{b}_clear_{n}", cfloor) for b in bins]:
+                [(f"({b} compile alone)", f"{b}_compile_{n}", floor, floors) for b in bins] + \
+                [("floor clear (truncate)", f"floor_trunc_{n}", cfloor, cfloors),
+                 ("floor clear ('-:' loop)", f"floor_loop_{n}", cfloor, cfloors)] + \
+                [(f"{b} clear", f"{b}_clear_{n}", cfloor, cfloors) for b in bins]:
             t = times(p[key])
             w = statistics.median(x for x, _ in t)
             c = statistics.median(x for _, x in t)
-            print(f"| {n} | {what} | {w:.2f} s | {c:.2f} s | {w / base:.2f}x |" if base else
-                  f"| {n} | {what} | {w:.2f} s | {c:.2f} s | |")
+            paired = statistics.median(x / f for (x, _), f in zip(t, bases) if f)
+            print(f"| {n} | {what} | {w:.2f} s | {c:.2f} s | {w / base:.2f}x | {paired:.2f}x |"
+                  if base else f"| {n} | {what} | {w:.2f} s | {c:.2f} s | | |")
         for b in bins:
             made = set(p.get(f"{b}_made_{n}", []))
             left = set(p.get(f"{b}_left_{n}", []))
