@@ -440,16 +440,21 @@ static const char *func_id_name(const struct fe_dbg *dbg, __u32 id)
  */
 static bool index_funcs(struct fe_dbg *dbg)
 {
-	__u32 id, n = btf__type_cnt(dbg->btf), nr = 0, size = 64, *ids, *slots;
+	__u32 id, n = btf__type_cnt(dbg->btf), nr = 0, size = 64, *ids, *hash, *slots;
 
-	ids = malloc((n ? n : 1) * sizeof(*ids));
+	/* each FUNC's id and its name's hash, in one pass over the types */
+	ids = malloc((n ? n : 1) * 2 * sizeof(*ids));
 	if (!ids)
 		return false;
+	hash = ids + (n ? n : 1);
 	for (id = first_own_id(dbg); id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(dbg->btf, id);
+		const char *s;
 
-		if (t && btf_is_func(t) && btf_name(dbg, t->name_off))
-			ids[nr++] = id;
+		if (!t || !btf_is_func(t) || !(s = btf_name(dbg, t->name_off)))
+			continue;
+		ids[nr] = id;
+		hash[nr++] = fe_name_hash(s, strlen(s));
 	}
 	while (size < nr * 2)
 		size *= 2;
@@ -459,8 +464,7 @@ static bool index_funcs(struct fe_dbg *dbg)
 		return false;
 	}
 	for (id = 0; id < nr; id++) {
-		const char *s = func_id_name(dbg, ids[id]);
-		__u32 i = fe_name_hash(s, strlen(s)) & (size - 1);
+		__u32 i = hash[id] & (size - 1);
 
 		while (slots[i])
 			i = (i + 1) & (size - 1);
