@@ -117,36 +117,13 @@ static void prefault_heap(size_t size, void **pad)
 	madvise((void *)at, room, MADV_POPULATE_WRITE);
 }
 
-/* Where the raw BTF is held, to let go of it: a mapping, or malloc's. */
+/* Where the raw BTF is held, to let go of it: a mapping (map), or
+ * malloc's (map NULL). */
 struct raw_bytes {
 	void *map;
 	size_t map_len;
 	bool kept;	/* add's copy of the running kernel's */
 };
-
-/*
- * Room for a file read whole, touched in advance: anonymous memory on a
- * 2 MB boundary, in huge pages where the kernel gives them, populated in
- * one call, so that reading 5.5 MB costs no 1,350 page faults (each one a
- * trap, dear under the test VM's emulation).  A kernel without
- * MADV_POPULATE_WRITE (before 5.14) faults the pages as they are read.
- */
-static char *populated_room(size_t size, struct raw_bytes *held)
-{
-	const size_t huge = 2UL << 20;
-	size_t len = size + huge, used = (size + 4095) & ~(size_t)4095;
-	char *base, *at;
-
-	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED)
-		return NULL;
-	at = (char *)(((uintptr_t)base + huge - 1) & ~(uintptr_t)(huge - 1));
-	madvise(at, used, MADV_HUGEPAGE);
-	madvise(at, used, MADV_POPULATE_WRITE);
-	held->map = base;
-	held->map_len = len;
-	return at;
-}
 
 /*
  * The running kernel's BTF, kept for the boot by add (boot_kept.h): sysfs
@@ -179,8 +156,8 @@ static bool same_ends(int fd, const char *kept, off_t size)
  * /sys (which cannot change under the mapping) mapped, where the kernel
  * allows it (6.16 and later), so nothing is copied to fevent and read
  * 4 KB at a time as sysfs serves it; else the running kernel's kept
- * copy; any other file read whole into populated room (then kept, if
- * it is the running kernel's and add may keep it).  *held says how to
+ * copy; any other file read whole (then kept, if it is the running
+ * kernel's and add may keep it).  *held says how to
  * let go of it.  NULL with why set.
  */
 static void *raw_btf_bytes(const char *path, int fd, off_t size, bool use_kept,
@@ -209,7 +186,7 @@ static void *raw_btf_bytes(const char *path, int fd, off_t size, bool use_kept,
 		}
 		munmap(buf, size);
 	}
-	buf = populated_room(size, held);
+	buf = malloc(size);
 	if (!buf) {
 		fe_err(why, 0, "out of memory");
 		return NULL;
@@ -219,8 +196,7 @@ static void *raw_btf_bytes(const char *path, int fd, off_t size, bool use_kept,
 
 		if (r <= 0) {
 			fe_err(why, 0, "%s", r ? strerror(errno) : "the file shrank while read");
-			munmap(held->map, held->map_len);
-			held->map = NULL;
+			free(buf);
 			return NULL;
 		}
 		done += r;
@@ -273,6 +249,9 @@ again:
 	libbpf_set_print(prev);
 	if (held.map)
 		munmap(held.map, held.map_len);
+	else
+		free(bytes);
+	bytes = NULL;
 	/* a kept copy libbpf refuses is no reason to fail: read the kernel's */
 	if (!btf && held.kept) {
 		use_kept = false;
