@@ -9,8 +9,10 @@ In the 6.1 test VM (qemu TCG, one vCPU), for N functions (every k-th name
     'GLOB(...)', and its compile alone (what add adds to the floor
     that is not installing); for a list, also the first add of the
     boot, which reads /proc/kallsyms and keeps the lines a list asks in
-    /run/fevent/kallsyms.shared (the VM gets a /run, as a real system
-    has; later adds read that file);
+    /run/fevent/kallsyms.shared, and the kernel's BTF and its function
+    index (the VM gets a /run, as a real system has; later commands read
+    those files); it runs first in each binary's turn, so that its
+    compile and add find what that binary keeps;
   - floor clear: kprobe_events truncated (echo > kprobe_events), and
     per event, '-:functions/EVENT' written by a shell loop;
   - fevent clear.
@@ -83,6 +85,15 @@ def snippet(sizes, glob, rounds, old, no_glob=False):
             ]
             for b in bins:
                 add = f"{b} add -q -f /tmp/protos_{n}"
+                if n != "glob":
+                    # the first add of a boot: kallsyms read, BTF indexed,
+                    # the files kept; first, so that the steps after it
+                    # find what this binary keeps, as a later add would
+                    lines += [
+                        "t 'rm -f /run/fevent/kallsyms.shared /run/fevent/vmlinux.btf "
+                        f"/run/fevent/vmlinux.btf.funcs; {add}' {b}_addfirst_{n}",
+                        f"{b} clear -q",
+                    ]
                 lines += [
                     f"t '{b} compile -q -f /tmp/protos_{n} > /dev/null' {b}_compile_{n}",
                     f"t '{add}' {b}_add_{n}",
@@ -90,13 +101,6 @@ def snippet(sizes, glob, rounds, old, no_glob=False):
                     f"t '{b} clear -q' {b}_clear_{n}",
                     f"echo ::{b}_left_{n}; grep -c . $T/kprobe_events",
                 ]
-                if n != "glob":
-                    # the first add of a boot: kallsyms read, its file kept
-                    lines += [
-                        f"t 'rm -f /run/fevent/kallsyms.shared /run/fevent/vmlinux.btf; {add}'"
-                        f" {b}_addfirst_{n}",
-                        f"{b} clear -q",
-                    ]
     return "\n".join(lines) + "\ntrue\n"
 
 

@@ -18,7 +18,10 @@ half is test_ksyms_shared.py):
   it answered); another boot's, one of another size, one others may
   write, one whose first or last 4 KB differ from sysfs's in a byte libbpf
   would take, and one libbpf refuses are not used
-  (compile answers from sysfs) and add writes them again.
+  (compile answers from sysfs) and add writes them again;
+- add of a list keeps the BTF function index beside it
+  (/run/fevent/vmlinux.btf.funcs), compile does not, and compile answers
+  alike with it (test_btf_index_kept.py checks its bytes and checks).
 """
 import os
 import sys
@@ -72,10 +75,19 @@ chmod 600 $F
 echo ::funcs_believed; fevent funcs 'vfs_*'; fevent compile -q 'vfs_*(...)' | cut -d' ' -f1
 printf 'fevent kprobe.functions 1 %s %s 2\nvfs_read\nvfs_write\n' $id 0000000000000000.r3 > $F
 echo ::funcs_other_modules; fevent funcs 'vfs_*' | cmp - /tmp/kf1 && echo same-funcs
+X=/run/fevent/vmlinux.btf.funcs
+rm -f $X
+fevent funcs 'vfs_*' | sed 's/$/(...)/' > /tmp/ix_protos
+echo ::btf_index; fevent compile -q -f /tmp/ix_protos > /tmp/ix1; echo rc=$?
+test -e $X && echo kept-by-compile
+fevent add -q -f /tmp/ix_protos; echo rc=$?; fevent clear -q
+head -n 1 $X | cut -d' ' -f1-4 | sed "s/$id/BOOT/"; stat -c %a $X
+grep -c . /tmp/ix1; fevent compile -q -f /tmp/ix_protos | cmp - /tmp/ix1 && echo same-defs
 B=/run/fevent/vmlinux.btf
-rm -f $B
+# the index of the real BTF would not find the function renamed below
+rm -f $B $X
 # a copy renamed below must not outlive this snippet: the boot is shared
-trap 'rm -f $B' EXIT
+trap 'rm -f $B $X' EXIT
 echo ::btf_first; fevent compile -q 'ksys_read(...)' > /tmp/b1; echo rc=$?
 test -e $B && echo kept-by-compile
 fevent add -q 'ksys_read(...)'; echo rc=$?; fevent clear -q
@@ -192,6 +204,16 @@ def test_add_keeps_the_kernels_btf_and_compile_reads_the_copy():
     lines = p["btf_believed"].splitlines()
     expect_eq(lines[0], "rc=0", p["btf_believed"])
     expect_eq(lines[-1], "p:functions/ksys_reaX ksys_reaX", p["btf_believed"])
+
+
+def test_add_keeps_the_btf_function_index_and_compile_answers_alike():
+    """A list of vfs_* keeps the index (test_btf_index_kept.py checks its
+    bytes on the host); compile answers alike with it."""
+    text = sections()["btf_index"]
+    lines = text.splitlines()
+    expect_eq(lines[:4], ["rc=0", "rc=0", "fevent vmlinux.btf.funcs 1 BOOT", "600"], text)
+    check(int(lines[4]) > 10, "vfs_* made definitions: " + text)
+    expect_eq(lines[5:], ["same-defs"], text)
 
 
 def test_a_kept_btf_that_fails_a_check_is_not_used_and_add_writes_it_again():

@@ -270,31 +270,39 @@ out:
 	return ret;
 }
 
-void *fe_boot_kept_map(const char *name, const char *stamp, size_t size)
+void *fe_boot_kept_map(const char *name, const char *stamp, size_t *size)
 {
-	size_t page = KEPT_PAGE, i;
-	char path[256], want[512], *head;
+	size_t page = KEPT_PAGE, i, said;
+	char path[256], want[512], digits[12], *head, *end;
 	struct stat st;
 	void *map = NULL;
 	int fd, w;
 
 	if (geteuid() || page < 512 || (w = head_of(want, sizeof(want) - 24, name, stamp)) < 0)
 		return NULL;
-	w += snprintf(want + w, sizeof(want) - w, "%zu\n", size);
 	snprintf(path, sizeof(path), STATE_DIR "/%s", name);
 	fd = open_own(path, &st);
 	if (fd < 0)
 		return NULL;
 	head = malloc(page);
-	if (!head || (uint64_t)st.st_size != (uint64_t)page + size || read_all(fd, head, page, 0) ||
-	    memcmp(head, want, w))
+	if (!head || read_all(fd, head, page, 0) || memcmp(head, want, w) ||
+	    head[w] < '1' || head[w] > '9')
 		goto out;
-	for (i = w; i < page; i++)
+	/* the size the head says, up to 9 digits then a newline, the file's */
+	memcpy(digits, head + w, sizeof(digits) - 1);
+	digits[sizeof(digits) - 1] = '\0';
+	said = strtoul(digits, &end, 10);
+	if (end - digits > 9 || *end != '\n' || (*size && said != *size) ||
+	    (uint64_t)st.st_size != (uint64_t)page + said)
+		goto out;
+	for (i = w + (end - digits) + 1; i < page; i++)
 		if (head[i])
 			goto out;
-	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, page);
+	map = mmap(NULL, said, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, page);
 	if (map == MAP_FAILED)
 		map = NULL;
+	else
+		*size = said;
 out:
 	free(head);
 	close(fd);

@@ -4,7 +4,7 @@
  * for the boot in /run/fevent/NAME (root's, 0700, under /run, which only
  * root writes): the kernel's symbols a list asks (ksyms_shared.c), the
  * functions a glob may name (func_glob.c), the kernel's raw BTF
- * (dbg_btf.c).  The head says what it is and
+ * and its function index (dbg_btf.c).  The head says what it is and
  * for which boot and state: "fevent NAME 1 BOOT_ID STAMP COUNT", then
  * COUNT lines.  A reader checks everything before it uses anything: the
  * file is root's own, nobody else may write it, it is this boot's and
@@ -43,12 +43,13 @@ int fe_boot_kept_write(const char *name, const char *stamp, const char *lines, l
  * bytes (the STAMP is the caller's, the size is checked here). */
 int fe_boot_kept_write_bytes(const char *name, const char *stamp, const void *bytes, size_t size);
 
-/* Those size bytes mapped read-only, for munmap(size); NULL when there is
- * no such file for this boot, stamp and size, or it fails a check.  Only
+/* Those *size bytes mapped read-only, for munmap(*size); or, with *size
+ * 0, as many as the head says (then set).  NULL when there is no such
+ * file for this boot, stamp and size, or it fails a check.  Only
  * fevent's own writers make these files, by rename: the pages mapped are
  * never truncated under the mapping (root rewriting the file in place
  * would be: the man page says to remove it instead).  Only for root. */
-void *fe_boot_kept_map(const char *name, const char *stamp, size_t size);
+void *fe_boot_kept_map(const char *name, const char *stamp, size_t *size);
 
 /* Write path whole: head then body into a temporary of mode 0600 made with
  * O_EXCL beside it, renamed over path, so a reader sees the old file or

@@ -64,6 +64,8 @@ struct fe_dbg {
 				 * addressing, 0 empty), once many are looked
 				 * up (libbpf's lookup is a scan) */
 	uint32_t func_mask;	/* slots - 1 */
+	size_t func_ids_mapped;	/* bytes, when a kept index (dbg_btf.c) */
+	bool func_ids_asked;	/* the kept index was looked for */
 	int func_lookups;	/* past FE_DBG_SCANS: index */
 	uint32_t last_func_id;	/* the last function found, asked again */
 	/* DWARF */

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,7 +178,7 @@ static void *raw_btf_bytes(const char *path, int fd, off_t size, bool use_kept,
 			return buf;
 		}
 	}
-	if (running && use_kept && (buf = fe_boot_kept_map(KEPT_BTF, "-", size))) {
+	if (running && use_kept && (buf = fe_boot_kept_map(KEPT_BTF, "-", &(size_t){ size }))) {
 		if (same_ends(fd, buf, size)) {
 			held->map = buf;
 			held->map_len = size;
@@ -384,12 +385,6 @@ struct fe_dbg *fe_dbg_open_btf_module_file(struct fe_dbg *base, const char *modu
 	return dbg;
 }
 
-static void btf_close(struct fe_dbg *dbg)
-{
-	free(dbg->func_ids);
-	btf__free(dbg->btf);
-}
-
 static const char *btf_name(const struct fe_dbg *dbg, __u32 off)
 {
 	const char *s = btf__name_by_offset(dbg->btf, off);
@@ -411,6 +406,114 @@ static const char *func_id_name(const struct fe_dbg *dbg, __u32 id)
 }
 
 /*
+ * The running kernel's function index, kept for the boot beside its BTF
+ * (boot_kept.h) by the add that built it: indexing the kernel's 60,000
+ * functions was a third of a 100-function compile's instructions.  The
+ * stamp says which table it is: the hash of a fixed name (another
+ * fevent's hash would look elsewhere) and the type count.  The body is
+ * struct kept_index: a sum of the rest, the number of functions, then
+ * the slots, which must hold that many and have the size index_funcs
+ * gives them.  Every hit is still checked to be a FUNC of the name asked.
+ */
+#define KEPT_FUNCS	"vmlinux.btf.funcs"
+
+struct kept_index {
+	__u64 sum;	/* index_sum of nr and the slots */
+	__u32 nr;
+	__u32 zero;
+	__u32 slots[];
+};
+
+static bool keeps_index(const struct fe_dbg *dbg)
+{
+	return !btf__base_btf(dbg->btf) && !strcmp(dbg->source, FE_RUNNING_KERNEL_BTF);
+}
+
+static void index_stamp(const struct fe_dbg *dbg, char *stamp, size_t size)
+{
+	static const char fixed[] = "fevent's BTF function index";
+
+	snprintf(stamp, size, "%08x-%u", fe_name_hash(fixed, sizeof(fixed) - 1),
+		 btf__type_cnt(dbg->btf));
+}
+
+/* Slots for nr functions: a power of two, at least twice nr, 64 or more. */
+static __u32 index_slots(__u32 nr)
+{
+	__u32 size = 64;
+
+	while (size < nr * 2)
+		size *= 2;
+	return size;
+}
+
+/* FNV-1a over 32-bit words: nr, then each slot; *filled counts slots used. */
+static __u64 index_sum(__u32 nr, const __u32 *slots, __u32 n, __u32 *filled)
+{
+	__u64 h = (0xcbf29ce484222325ULL ^ nr) * 0x100000001b3ULL;
+	__u32 i;
+
+	*filled = 0;
+	for (i = 0; i < n; i++) {
+		h = (h ^ slots[i]) * 0x100000001b3ULL;
+		*filled += !!slots[i];
+	}
+	return h;
+}
+
+static void map_kept_index(struct fe_dbg *dbg)
+{
+	struct kept_index *kept;
+	__u32 slots, filled;
+	char stamp[64];
+	size_t size = 0;
+
+	index_stamp(dbg, stamp, sizeof(stamp));
+	kept = fe_boot_kept_map(KEPT_FUNCS, stamp, &size);
+	if (!kept)
+		return;
+	slots = (size - sizeof(*kept)) / sizeof(kept->slots[0]);
+	if (size < sizeof(*kept) || (size - sizeof(*kept)) % sizeof(kept->slots[0]) ||
+	    kept->zero || kept->nr > slots / 2 || slots != index_slots(kept->nr) ||
+	    index_sum(kept->nr, kept->slots, slots, &filled) != kept->sum || filled != kept->nr) {
+		munmap(kept, size);
+		return;
+	}
+	dbg->func_ids = kept->slots;
+	dbg->func_mask = slots - 1;
+	dbg->func_ids_mapped = size;
+}
+
+/* Keep the index just built for the boot (add's only: boot_kept.h). */
+static void keep_index(struct fe_dbg *dbg, __u32 nr)
+{
+	__u32 slots = dbg->func_mask + 1, filled;
+	struct kept_index *kept;
+	size_t size = sizeof(*kept) + slots * sizeof(kept->slots[0]);
+	char stamp[64];
+
+	if (!keeps_index(dbg) || !fe_boot_kept_can_write() || !(kept = malloc(size)))
+		return;
+	kept->nr = nr;
+	kept->zero = 0;
+	memcpy(kept->slots, dbg->func_ids, slots * sizeof(kept->slots[0]));
+	kept->sum = index_sum(nr, kept->slots, slots, &filled);
+	index_stamp(dbg, stamp, sizeof(stamp));
+	fe_boot_kept_write_bytes(KEPT_FUNCS, stamp, kept, size);
+	free(kept);
+}
+
+static void btf_close(struct fe_dbg *dbg)
+{
+	if (dbg->func_ids_mapped)
+		munmap((char *)dbg->func_ids - offsetof(struct kept_index, slots),
+		       dbg->func_ids_mapped);
+	else
+		free(dbg->func_ids);
+	btf__free(dbg->btf);
+}
+
+/*
  * The index of dbg's own FUNCs by name: a hash table with linear probing,
  * filled lowest id first, so that a name's probe meets its lowest id
  * first, as a scan does.  One pass over the types and a hash a name: a
@@ -419,7 +522,7 @@ static const char *func_id_name(const struct fe_dbg *dbg, __u32 id)
  */
 static bool index_funcs(struct fe_dbg *dbg)
 {
-	__u32 id, n = btf__type_cnt(dbg->btf), nr = 0, size = 64, *ids, *hash, *slots;
+	__u32 id, n = btf__type_cnt(dbg->btf), nr = 0, size, *ids, *hash, *slots;
 
 	/* each FUNC's id and its name's hash, in one pass over the types */
 	ids = malloc((n ? n : 1) * 2 * sizeof(*ids));
@@ -435,8 +538,7 @@ static bool index_funcs(struct fe_dbg *dbg)
 		ids[nr] = id;
 		hash[nr++] = fe_name_hash(s, strlen(s));
 	}
-	while (size < nr * 2)
-		size *= 2;
+	size = index_slots(nr);
 	slots = calloc(size, sizeof(*slots));
 	if (!slots) {
 		free(ids);
@@ -452,6 +554,7 @@ static bool index_funcs(struct fe_dbg *dbg)
 	free(ids);
 	dbg->func_ids = slots;
 	dbg->func_mask = size - 1;
+	keep_index(dbg, nr);
 	return true;
 }
 
@@ -503,13 +606,23 @@ static __s32 find_func(struct fe_dbg *dbg, const char *name)
 
 	if (dbg->last_func_id && !strcmp(name, func_id_name(dbg, dbg->last_func_id)))
 		return dbg->last_func_id;
+	if (!dbg->func_ids_asked) {
+		dbg->func_ids_asked = true;
+		if (keeps_index(dbg))
+			map_kept_index(dbg);
+	}
 	if (!dbg->func_ids && ++dbg->func_lookups > FE_DBG_SCANS)
 		index_funcs(dbg);
 	if (dbg->func_ids) {
+		__u32 tries = dbg->func_mask + 1;
+
+		/* ids checked, and the probe bounded: a kept table is a file */
 		i = fe_name_hash(name, strlen(name)) & dbg->func_mask;
-		for (; dbg->func_ids[i]; i = (i + 1) & dbg->func_mask)
-			if (!strcmp(name, func_id_name(dbg, dbg->func_ids[i])))
-				return dbg->func_ids[i];
+		for (; tries-- && (id = dbg->func_ids[i]); i = (i + 1) & dbg->func_mask)
+			if (id >= first_own_id(dbg) && id < n &&
+			    btf_is_func(btf__type_by_id(dbg->btf, id)) &&
+			    !strcmp(name, func_id_name(dbg, id)))
+				return id;
 		return -ENOENT;
 	}
 	if (first_own_id(dbg) == 1)
