@@ -30,6 +30,7 @@ void fe_dbg_close(struct fe_dbg *dbg)
 	if (!dbg)
 		return;
 	dbg->ops->close(dbg);
+	free(dbg->descs);
 	free(dbg->source);
 	free(dbg);
 }
@@ -98,10 +99,41 @@ void fe_dfunc_clear(struct fe_dfunc *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/*
+ * What a type is, remembered: every function of a unit has the unit's
+ * variables in scope, and each is described for each function (a DWARF
+ * array's size is a walk of its dimensions: a tenth of the compile of
+ * 963 libpython functions).  A slot a type id, the last one asked
+ * staying; the answer is the backend's, the same every time.
+ */
+struct fe_desc_memo {
+	fe_tid id;
+	int ret;
+	bool used;
+	struct fe_tdesc d;
+};
+
+#define DESC_SLOTS	4096	/* the hash's top 12 bits */
+
 int fe_dbg_describe(struct fe_dbg *dbg, fe_tid id, struct fe_tdesc *out)
 {
+	struct fe_desc_memo *m;
+
+	if (!dbg->descs)
+		dbg->descs = calloc(DESC_SLOTS, sizeof(*dbg->descs));
+	m = dbg->descs ? &dbg->descs[(id * 0x9e3779b97f4a7c15ULL) >> 52] : NULL;
+	if (m && m->used && m->id == id) {
+		*out = m->d;
+		return m->ret;
+	}
 	memset(out, 0, sizeof(*out));
-	return dbg->ops->describe(dbg, id, out);
+	if (!m)
+		return dbg->ops->describe(dbg, id, out);
+	m->ret = dbg->ops->describe(dbg, id, out);
+	m->id = id;
+	m->used = true;
+	m->d = *out;
+	return m->ret;
 }
 
 int fe_dbg_member(struct fe_dbg *dbg, fe_tid composite, const char *name,

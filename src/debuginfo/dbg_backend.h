@@ -58,6 +58,7 @@ struct fe_dbg {
 	const struct fe_dbg_ops *ops;
 	char *source;
 	uint64_t serial;	/* fe_dbg_serial's, 0 until asked */
+	struct fe_desc_memo *descs;	/* fe_dbg_describe's answers */
 	/* BTF */
 	struct btf *btf;
 	uint32_t *func_ids;	/* its own FUNCs hashed by name (open

@@ -177,30 +177,58 @@ static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
 
 /* The unit's own variables (with an address here, not extern
  * declarations): found by name, below every local. */
+/* Is where a unit's variable is the same at every pc: a constant, or an
+ * address from a location of one expression (not a location list)? */
+static bool fixed_place(Dwarf_Die *var, const struct fe_dloc *loc)
+{
+	Dwarf_Attribute attr;
+	unsigned int form;
+
+	if (loc->kind == FE_DLOC_CONST && dwarf_hasattr_integrate(var, DW_AT_const_value))
+		return true;
+	if (loc->kind != FE_DLOC_ADDR || !dwarf_attr(var, DW_AT_location, &attr))
+		return false;
+	form = dwarf_whatform(&attr);
+	return form == DW_FORM_exprloc || form == DW_FORM_block1 || form == DW_FORM_block2 ||
+	       form == DW_FORM_block4 || form == DW_FORM_block;
+}
+
 static void scope_globals(struct scope_walk *w)
 {
-	Dwarf_Die cu, child;
-	int n = 0;
+	struct fe_unit_global *globals;
+	Dwarf_Die cu;
+	int nr, i;
 
-	if (!dwarf_diecu(w->fn, &cu, NULL, NULL) || dwarf_child(&cu, &child) != 0)
+	if (!dwarf_diecu(w->fn, &cu, NULL, NULL))
 		return;
-	do {
-		Dwarf_Attribute a;
-		struct fe_dparam *p;
+	/* the unit's index: each function of a probe file walked the unit,
+	 * and each described every variable of it again */
+	globals = fe_dwarf_unit_globals(w->dbg, &cu, &nr);
+	if (nr < 0) {
+		w->oom = true;
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		struct fe_unit_global *g = &globals[i];
+		struct fe_dparam *p = fe_grow(&w->out->locals, &w->out->nr_locals, sizeof(*p));
 
-		if (dwarf_tag(&child) != DW_TAG_variable || !fe_dwarf_name_of(&child) ||
-		    !dwarf_attr(&child, DW_AT_location, &a) || ++n > 100000)
-			continue;
-		p = fe_grow(&w->out->locals, &w->out->nr_locals, sizeof(*p));
 		if (!p) {
 			w->oom = true;
 			return;
 		}
-		p->name = fe_dwarf_name_of(&child);
+		if (g->fixed > 0) {
+			*p = g->p;
+			continue;
+		}
+		p->name = fe_dwarf_name_of(&g->die);
 		p->global = true;
-		p->type = fe_dwarf_type_of(&child);
-		fe_dwarf_var_location(w->dbg, &child, w->frame, w->pc, &p->loc);
-	} while (dwarf_siblingof(&child, &child) == 0);
+		p->type = fe_dwarf_type_of(&g->die);
+		fe_dwarf_var_location(w->dbg, &g->die, w->frame, w->pc, &p->loc);
+		if (!g->fixed) {
+			g->fixed = fixed_place(&g->die, &p->loc) ? 1 : -1;
+			g->p = *p;
+		}
+	}
 }
 
 /* The variables of die's children, then those of the block holding pc.

@@ -2,8 +2,9 @@
 /*
  * A unit's indexes, each made on the unit's first question of its kind
  * and kept with the debug info: its top-level functions by address (which
- * one starts at an address, which one's code holds it) and its inlined
- * copies by origin.  Each question used to walk the unit: one walk a
+ * one starts at an address, which one's code holds it), its variables
+ * (every function's scope holds them), its inline functions' roots by
+ * name, and its inlined copies by origin.  Each question used to walk the unit: one walk a
  * function of a probe file and one an inlined copy, quadratic in the
  * functions of one unit (2.3 and 1.1 billion instructions for 963
  * libpython functions, and 4.3 billion for their copies).  An answer is
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "dbg_backend.h"
+#include "dbg_dwarf.h"
 #include "dbg_dwarf_units.h"
 #include "fe_util.h"
 
@@ -35,6 +37,10 @@ struct fe_unit_index {
 	int nr_ranges;
 	struct fe_unit_range *entries;	/* by entry */
 	int nr_entries;
+	struct fe_unit_global *globals;	/* in the unit's order */
+	int nr_globals;
+	struct fe_unit_root { const char *name; Dwarf_Off die; } *roots;	/* in its order */
+	int nr_roots;
 	struct fe_copy_ent *copies;	/* by origin, then the walk's order */
 	int nr_copies;
 };
@@ -63,7 +69,7 @@ static bool add(struct fe_unit_range **v, int *nr, Dwarf_Addr start, Dwarf_Addr 
 }
 
 /* The top-level subprograms of cu, their entries and their ranges (as
- * dwarf_haspc reads them); false when out of memory. */
+ * dwarf_haspc reads them), and its variables; false when out of memory. */
 static bool walk_unit(struct fe_unit_index *u, Dwarf_Die *cu)
 {
 	Dwarf_Die child;
@@ -76,8 +82,26 @@ static bool walk_unit(struct fe_unit_index *u, Dwarf_Die *cu)
 			ptrdiff_t off = 0;
 
 			seq++;
+			if (dwarf_tag(&child) == DW_TAG_variable && fe_dwarf_name_of(&child) &&
+			    dwarf_hasattr(&child, DW_AT_location) &&
+			    u->nr_globals < FE_UNIT_MAX_GLOBALS) {
+				struct fe_unit_global *g = fe_grow(&u->globals, &u->nr_globals,
+								   sizeof(*g));
+
+				if (!g)
+					return false;
+				g->die = child;
+			}
 			if (dwarf_tag(&child) != DW_TAG_subprogram)
 				continue;
+			if (dwarf_hasattr(&child, DW_AT_inline) && dwarf_diename(&child)) {
+				struct fe_unit_root *r = fe_grow(&u->roots, &u->nr_roots, sizeof(*r));
+
+				if (!r)
+					return false;
+				r->name = dwarf_diename(&child);
+				r->die = die;
+			}
 			if (fe_dwarf_entry(&child, &entry) &&
 			    !add(&u->entries, &u->nr_entries, entry, entry, die, seq))
 				return false;
@@ -174,8 +198,12 @@ static struct fe_unit_index *funcs_of(struct fe_dbg *dbg, Dwarf_Die *cu)
 	if (!walk_unit(u, cu)) {
 		free(u->ranges);
 		free(u->entries);
+		free(u->globals);
+		free(u->roots);
 		u->ranges = u->entries = NULL;
-		u->nr_ranges = u->nr_entries = 0;
+		u->globals = NULL;
+		u->roots = NULL;
+		u->nr_ranges = u->nr_entries = u->nr_globals = u->nr_roots = 0;
 		return NULL;
 	}
 	u->funcs_made = true;
@@ -267,6 +295,38 @@ int fe_dwarf_unit_func_holding(struct fe_dbg *dbg, Dwarf_Die *cu, Dwarf_Addr pc,
 	return dwarf_offdie(dbg->dw, best->die, fn) ? 1 : -1;
 }
 
+struct fe_unit_global *fe_dwarf_unit_globals(struct fe_dbg *dbg, Dwarf_Die *cu, int *nr)
+{
+	struct fe_unit_index *u = funcs_of(dbg, cu);
+
+	*nr = u ? u->nr_globals : -1;
+	return u ? u->globals : NULL;
+}
+
+int fe_dwarf_unit_roots(struct fe_dbg *dbg, Dwarf_Die *cu, const char *name, Dwarf_Off **roots)
+{
+	struct fe_unit_index *u = funcs_of(dbg, cu);
+	int i, n = 0;
+
+	*roots = NULL;
+	if (!u)
+		return -1;
+	for (i = 0; i < u->nr_roots; i++) {
+		Dwarf_Off *r;
+
+		if (strcmp(u->roots[i].name, name))
+			continue;
+		r = fe_grow(roots, &n, sizeof(*r));
+		if (!r) {
+			free(*roots);
+			*roots = NULL;
+			return -1;
+		}
+		*r = u->roots[i].die;
+	}
+	return n;
+}
+
 void fe_dwarf_units_free(struct fe_dbg *dbg)
 {
 	int i;
@@ -275,6 +335,8 @@ void fe_dwarf_units_free(struct fe_dbg *dbg)
 		free(dbg->units[i].ranges);
 		free(dbg->units[i].entries);
 		free(dbg->units[i].copies);
+		free(dbg->units[i].globals);
+		free(dbg->units[i].roots);
 	}
 	free(dbg->units);
 }

@@ -230,34 +230,6 @@ static bool defining_unit(struct fe_dbg *dbg, const char *name, Dwarf_Die *cu)
 	       file && unit_source(unit, file);
 }
 
-/* name's roots among the top-level DIEs of cu, as index_roots finds them;
- * -1 when out of memory. */
-static int unit_roots(Dwarf_Die *cu, const char *name, Dwarf_Off **roots)
-{
-	Dwarf_Die d;
-	int n = 0;
-
-	*roots = NULL;
-	if (dwarf_child(cu, &d) != 0)
-		return 0;
-	do {
-		Dwarf_Off *r;
-		const char *dn;
-
-		if (dwarf_tag(&d) != DW_TAG_subprogram || !dwarf_hasattr(&d, DW_AT_inline) ||
-		    !(dn = dwarf_diename(&d)) || strcmp(dn, name))
-			continue;
-		r = fe_grow(roots, &n, sizeof(*r));
-		if (!r) {
-			free(*roots);
-			*roots = NULL;
-			return -1;
-		}
-		*r = dwarf_dieoffset(&d);
-	} while (dwarf_siblingof(&d, &d) == 0);
-	return n;
-}
-
 /* The file that declares the function of name's one symbol; NULL when
  * there is no such symbol or it has no DIE (no copy is then told apart). */
 static const char *own_file(struct fe_dbg *dbg, const char *name)
@@ -292,7 +264,8 @@ static int find_copies(struct fe_dbg *dbg, const char *name, struct walk *w)
 	if (!dbg->dw || strcmp(fe_dbg_kind(dbg), "DWARF"))
 		return 0;
 	if (defining_unit(dbg, name, &unit)) {
-		n = unit_roots(&unit, name, &roots);
+		/* name's roots in the unit's top level, as index_roots finds them */
+		n = fe_dwarf_unit_roots(dbg, &unit, name, &roots);
 		if (n <= 0)
 			return n;
 		cus = calloc(1, sizeof(*cus));
