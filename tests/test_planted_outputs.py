@@ -195,9 +195,12 @@ def test_a_signal_while_writing_removes_the_temporary():
         raise fe.Skip("strace cannot run the ASan build")
     private, _ = dirs()
     out = os.path.join(private, "calls.json")
+    # SIGINT as a terminal's shell leaves it: a run started in the
+    # background of a script inherits it ignored, and fevent keeps that
     p = subprocess.Popen(["strace", "-o", "/dev/null", "-e", "inject=fsync:delay_enter=5000000",
                           fe.binary(), "report", "-i", trace_dat(), "--chrome", out],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 30
         while not [n for n in os.listdir(private) if n.startswith(".calls.json.")]:
