@@ -412,3 +412,34 @@ def test_one_name_for_every_address_of_a_place():
                   ["main"])
     finally:
         clean()
+
+
+SHADOW = """static int counter;
+int shadow_param(int counter)
+{
+	return counter * 3 + 1;
+}
+int use_global(void)
+{
+	return counter++;
+}
+"""
+
+
+def test_a_parameter_hides_the_units_variable_of_its_name():
+    """Inside a function a parameter hides a variable of its unit of the
+    same name, as in C: at an offset and at a line, as at the entry; the
+    unit's variable is read where no parameter or local has the name."""
+    d = fe.tmpdir("fevent-shadow-")
+    src = os.path.join(d, "shadow.c")
+    with open(src, "w") as f:
+        f.write(SHADOW)
+    lib = os.path.join(d, "libshadow.so")
+    subprocess.run(["gcc", "-g", "-O2", "-shared", "-fPIC", "-o", lib, src], check=True)
+    for place in ("shadow_param", "shadow_param+0", "shadow_param:0"):
+        r = fe.run("compile", "-x", lib, f"{place}(counter)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(r.stdout.split()[2:], ["counter=%di:s32"], place)
+    r = fe.run("compile", "-x", lib, "use_global+0(counter)")
+    expect_eq(r.returncode, 0, r.stderr)
+    check(re.fullmatch(r"counter=@\+0x[0-9a-f]+:s32", r.stdout.split()[2]), r.stdout)

@@ -148,12 +148,16 @@ static int resolve_fetch(struct resolver *r, const struct fe_alt *alt)
 
 int fe_rs_find_param(struct resolver *r, const char *name, int visible_slots)
 {
-	int i;
+	int i, global;
 
-	/* locals come last, innermost last: they hide what is outside */
-	for (i = r->p->nr_params - 1; i >= 0; i--)
-		if (r->p->params[i].name && !strcmp(r->p->params[i].name, name))
-			return i;
+	/* locals come last, innermost last: they hide what is outside; the
+	 * unit's variables, listed first among them, are hidden by all, a
+	 * parameter too, as in C */
+	for (global = 0; global < 2; global++)
+		for (i = r->p->nr_params - 1; i >= 0; i--)
+			if (r->p->params[i].is_global == global && r->p->params[i].name &&
+			    !strcmp(r->p->params[i].name, name))
+				return i;
 	for (i = 0; i < visible_slots && i < r->p->nr_params; i++)
 		if (r->p->params[i].label && !strcmp(r->p->params[i].label, name))
 			return i;
