@@ -120,7 +120,7 @@ def boot_id():
 
 
 def head_of(types, size, boot=None, stamp=None):
-    fixed = name_hash("fevent's BTF function index")
+    fixed = name_hash("fevent's BTF function index 1")
     stamp = stamp or f"{fixed:08x}-{len(types)}"
     line = f"fevent vmlinux.btf.funcs 1 {boot or boot_id()} {stamp} {size}\n".encode()
     page = os.sysconf("SC_PAGE_SIZE")
@@ -214,23 +214,26 @@ def test_a_valid_table_is_believed_and_each_hit_is_checked():
     tid = _ksys_read(types)
     other = next(i for i, (k, n) in enumerate(types) if k == KIND_FUNC and n and n != "ksys_read")
     not_func = next(i for i, (k, _) in enumerate(types) if i and k != KIND_FUNC)
-    empty = table([])
-    plant(head_of(types, len(body(0, empty))) + body(0, empty))
-    r = _compile_ksys_read()
-    check(_hidden(r), f"an empty table hides ksys_read: {r.returncode} {r.stderr}")
-    # one slot, where ksys_read's probe starts: the function, or ids that are not it
-    for hit, found in ((tid, True), (other, False), (not_func, False), (len(types), False),
-                       (0xffffffff, False)):
-        slots = table([("ksys_read", hit)])
-        data = body(1, slots)
-        plant(head_of(types, len(data)) + data)
+    try:
+        empty = table([])
+        plant(head_of(types, len(body(0, empty))) + body(0, empty))
         r = _compile_ksys_read()
-        if found:
-            expect_eq(r.returncode, 0, r.stderr)
-            check(r.stdout.startswith("p:"), r.stdout)
-        else:
-            check(_hidden(r), f"id {hit} is not ksys_read's: {r.returncode} {r.stderr}")
-    remove()
+        check(_hidden(r), f"an empty table hides ksys_read: {r.returncode} {r.stderr}")
+        # one slot, where ksys_read's probe starts: the function, or ids that are not it
+        for hit, found in ((tid, True), (other, False), (not_func, False), (len(types), False),
+                           (0xffffffff, False)):
+            slots = table([("ksys_read", hit)])
+            data = body(1, slots)
+            plant(head_of(types, len(data)) + data)
+            r = _compile_ksys_read()
+            if found:
+                expect_eq(r.returncode, 0, r.stderr)
+                check(r.stdout.startswith("p:"), r.stdout)
+            else:
+                check(_hidden(r), f"id {hit} is not ksys_read's: {r.returncode} {r.stderr}")
+    finally:
+        # a valid table is trusted for the boot: none of the test's may stay
+        remove()
 
 
 def test_a_table_that_fails_a_check_is_not_used_and_add_writes_it_again():
@@ -239,7 +242,7 @@ def test_a_table_that_fails_a_check_is_not_used_and_add_writes_it_again():
     _ksys_read(types)
     empty = table([])
     good = body(0, empty)
-    fixed = name_hash("fevent's BTF function index")
+    fixed = name_hash("fevent's BTF function index 1")
     cases = {
         "another boot's": head_of(types, len(good), boot="00000000-0000-0000-0000-000000000000")
         + good,
@@ -254,21 +257,25 @@ def test_a_table_that_fails_a_check_is_not_used_and_add_writes_it_again():
         "a word that is not 0": head_of(types, len(good)) + body(0, empty, zero=1),
         "a short head": head_of(types, len(good))[:100] + good,
     }
-    for what, data in cases.items():
-        plant(data)
-        r = _compile_ksys_read()
-        expect_eq(r.returncode, 0, f"{what}: {r.stderr}")
-    for mode, link in ((0o620, False), (0o606, False), (0o600, True)):
-        plant(head_of(types, len(good)) + good, mode=mode, link=link)
-        r = _compile_ksys_read()
-        expect_eq(r.returncode, 0, f"mode {mode:o}, link {link}: {r.stderr}")
-    keep_by_add("-f", spread_list())
-    st = os.lstat(KEPT)
-    expect_eq((stat.S_ISREG(st.st_mode), stat.S_IMODE(st.st_mode)), (True, 0o600))
-    with open(KEPT, "rb") as f:
-        got = f.read()
-    want = expected(types)[2]
-    check(got == head_of(types, len(want)) + want, "add wrote the table again")
+    try:
+        for what, data in cases.items():
+            plant(data)
+            r = _compile_ksys_read()
+            expect_eq(r.returncode, 0, f"{what}: {r.stderr}")
+        for mode, link in ((0o620, False), (0o606, False), (0o600, True)):
+            plant(head_of(types, len(good)) + good, mode=mode, link=link)
+            r = _compile_ksys_read()
+            expect_eq(r.returncode, 0, f"mode {mode:o}, link {link}: {r.stderr}")
+        keep_by_add("-f", spread_list())
+        st = os.lstat(KEPT)
+        expect_eq((stat.S_ISREG(st.st_mode), stat.S_IMODE(st.st_mode)), (True, 0o600))
+        with open(KEPT, "rb") as f:
+            got = f.read()
+        want = expected(types)[2]
+        check(got == head_of(types, len(want)) + want, "add wrote the table again")
+    finally:
+        # a valid table is trusted for the boot: none of the test's may stay
+        remove()
 
 
 def test_random_damage_is_caught_by_the_sum_or_the_checks():
@@ -282,13 +289,16 @@ def test_random_damage_is_caught_by_the_sum_or_the_checks():
     page = os.sysconf("SC_PAGE_SIZE")
     want = fe.run("compile", "-f", protos)
     expect_eq(want.returncode, 0, want.stderr)
-    rng = random.Random(34)
-    for _ in range(12):
-        d = bytearray(real)
-        for _ in range(rng.choice([1, 2, 8])):
-            i = rng.randrange(page, len(d))
-            d[i] ^= 1 << rng.randrange(8)
-        plant(bytes(d))
-        r = fe.run("compile", "-f", protos)
-        expect_eq((r.returncode, r.stdout), (0, want.stdout))
-    remove()
+    try:
+        rng = random.Random(34)
+        for _ in range(12):
+            d = bytearray(real)
+            for _ in range(rng.choice([1, 2, 8])):
+                i = rng.randrange(page, len(d))
+                d[i] ^= 1 << rng.randrange(8)
+            plant(bytes(d))
+            r = fe.run("compile", "-f", protos)
+            expect_eq((r.returncode, r.stdout), (0, want.stdout))
+    finally:
+        # a valid table is trusted for the boot: none of the test's may stay
+        remove()

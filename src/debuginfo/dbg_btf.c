@@ -409,8 +409,9 @@ static const char *func_id_name(const struct fe_dbg *dbg, __u32 id)
  * The running kernel's function index, kept for the boot beside its BTF
  * (boot_kept.h) by the add that built it: indexing the kernel's 60,000
  * functions was a third of a 100-function compile's instructions.  The
- * stamp says which table it is: the hash of a fixed name (another
- * fevent's hash would look elsewhere) and the type count.  The body is
+ * stamp says which table it is: the hash of a fixed name with the
+ * layout's number (another fevent's hash or layout would look
+ * elsewhere) and the type count.  The body is
  * struct kept_index: a sum of the rest, the number of functions, then
  * the slots, which must hold that many and have the size index_funcs
  * gives them.  Every hit is still checked to be a FUNC of the name asked.
@@ -431,7 +432,8 @@ static bool keeps_index(const struct fe_dbg *dbg)
 
 static void index_stamp(const struct fe_dbg *dbg, char *stamp, size_t size)
 {
-	static const char fixed[] = "fevent's BTF function index";
+	/* its number changes with the table's layout or probing */
+	static const char fixed[] = "fevent's BTF function index 1";
 
 	snprintf(stamp, size, "%08x-%u", fe_name_hash(fixed, sizeof(fixed) - 1),
 		 btf__type_cnt(dbg->btf));
@@ -614,16 +616,18 @@ static __s32 find_func(struct fe_dbg *dbg, const char *name)
 	if (!dbg->func_ids && ++dbg->func_lookups > FE_DBG_SCANS)
 		index_funcs(dbg);
 	if (dbg->func_ids) {
-		__u32 tries = dbg->func_mask + 1;
+		__u32 tries = dbg->func_mask + 1, best = 0;
 
-		/* ids checked, and the probe bounded: a kept table is a file */
+		/* ids checked, the probe bounded, and the lowest id of the
+		 * name taken, as a scan does, in whatever order the slots
+		 * hold them: a kept table is a file */
 		i = fe_name_hash(name, strlen(name)) & dbg->func_mask;
 		for (; tries-- && (id = dbg->func_ids[i]); i = (i + 1) & dbg->func_mask)
-			if (id >= first_own_id(dbg) && id < n &&
+			if ((!best || id < best) && id >= first_own_id(dbg) && id < n &&
 			    btf_is_func(btf__type_by_id(dbg->btf, id)) &&
 			    !strcmp(name, func_id_name(dbg, id)))
-				return id;
-		return -ENOENT;
+				best = id;
+		return best ? (__s32)best : -ENOENT;
 	}
 	if (first_own_id(dbg) == 1)
 		return find_func_by_offset(dbg, name);

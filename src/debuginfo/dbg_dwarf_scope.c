@@ -175,8 +175,6 @@ static void scope_add(struct scope_walk *w, Dwarf_Die *var, bool param)
 	w->local_origin[at] = fe_dwarf_origin(var);
 }
 
-/* The unit's own variables (with an address here, not extern
- * declarations): found by name, below every local. */
 /* Is where a unit's variable is the same at every pc: a constant, or an
  * address from a location of one expression (not a location list)? */
 static bool fixed_place(Dwarf_Die *var, const struct fe_dloc *loc)
@@ -193,6 +191,8 @@ static bool fixed_place(Dwarf_Die *var, const struct fe_dloc *loc)
 	       form == DW_FORM_block4 || form == DW_FORM_block;
 }
 
+/* The unit's own variables (with an address here, not extern
+ * declarations): found by name, below every local. */
 static void scope_globals(struct scope_walk *w)
 {
 	struct fe_unit_global *globals;

@@ -3,9 +3,9 @@
  * A unit's indexes, each made on the unit's first question of its kind
  * and kept with the debug info: its top-level functions by address (which
  * one starts at an address, which one's code holds it), its variables
- * (every function's scope holds them), its inline functions' roots by
- * name, and its inlined copies by origin.  Each question used to walk the unit: one walk a
- * function of a probe file and one an inlined copy, quadratic in the
+ * (every function's scope holds them), its inline functions' roots, and
+ * its inlined copies by origin.  Each question used to walk the unit: one
+ * walk a function of a probe file and one an inlined copy, quadratic in the
  * functions of one unit (2.3 and 1.1 billion instructions for 963
  * libpython functions, and 4.3 billion for their copies).  An answer is
  * what the walk would have found first (the earliest in the unit's
@@ -39,7 +39,10 @@ struct fe_unit_index {
 	int nr_entries;
 	struct fe_unit_global *globals;	/* in the unit's order */
 	int nr_globals;
-	struct fe_unit_root { const char *name; Dwarf_Off die; } *roots;	/* in its order */
+	struct fe_unit_root {
+		const char *name;
+		Dwarf_Off die;
+	} *roots;		/* in the unit's order */
 	int nr_roots;
 	struct fe_copy_ent *copies;	/* by origin, then the walk's order */
 	int nr_copies;
