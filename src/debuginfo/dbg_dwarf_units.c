@@ -72,7 +72,8 @@ static bool add(struct fe_unit_range **v, int *nr, Dwarf_Addr start, Dwarf_Addr 
 }
 
 /* The top-level subprograms of cu, their entries and their ranges (as
- * dwarf_haspc reads them), and its variables; false when out of memory. */
+ * dwarf_haspc reads them) and its inline roots, and its variables; false
+ * when out of memory. */
 static bool walk_unit(struct fe_unit_index *u, Dwarf_Die *cu)
 {
 	Dwarf_Die child;
