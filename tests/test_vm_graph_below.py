@@ -43,10 +43,10 @@ mkdir -p /run
 echo hello > /tmp/gb-target
 fevent add -q 'long do_sys_openat2(int dfd, string filename)' || exit 1
 # the kernel's own trace of the same run: an instance the workload arms
-# (twice: a second round is compared where the first met the race
-# _new_kernel says)
+# (four rounds: the next is compared where one met the race _new_kernel
+# says)
 K=$T/instances/gbk
-for round in "" 2; do
+for round in "" 2 3 4; do
 mkdir $K
 echo 0 > $K/options/funcgraph-irqs 2>/dev/null
 [ -e $K/options/funcgraph-args ] && echo 1 > $K/options/funcgraph-args
@@ -311,13 +311,15 @@ def switch_apart(calls):
 def _new_kernel(suite):
     def t():
         s = sections(suite)
-        # Each instance runs its own function graph entry handler in
-        # turn (6.12 and 7.2): an interrupt or a preemption between the
-        # two lands before a call's entry in one instance and inside it in
-        # the other (CI saw it on both), so a second round of the same
-        # run is compared where the first differs; either is compared
-        # whole and exactly
-        for rnd in ("", "2"):
+        # Each instance runs its own function graph entry and return
+        # handlers in turn (6.12 and 7.2): an interrupt or a preemption
+        # between the two lands before a call's entry in one instance and
+        # inside it in the other, or after a call's exit in one and
+        # inside the call in the other (CI saw both, on both kernels, and
+        # once in two rounds running), so the next round of the same run
+        # is compared where one differs; each is compared whole and
+        # exactly
+        for rnd in ("", "2", "3", "4"):
             g = s["graph" + rnd]
             expect_eq(g.splitlines()[-1], "rc=0", f"{suite}: {g[-3000:]}")
             root = fevent_tree(g)
