@@ -66,6 +66,7 @@ void fe_dbg_expect_funcs(struct fe_dbg *dbg, int n)
 	if (dbg && n > FE_DBG_SCANS) {
 		dbg->func_lookups = FE_DBG_SCANS;
 		dbg->sym_lookups = FE_DBG_SCANS;
+		dbg->copy_lookups = FE_DBG_SCANS;
 	}
 }
 

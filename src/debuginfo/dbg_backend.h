@@ -88,6 +88,7 @@ struct fe_dbg {
 	struct fe_inline_root *inline_roots;
 	int nr_inline_roots;
 	bool inline_indexed;
+	int copy_lookups;	/* past FE_DBG_SCANS: the roots indexed */
 	/* each unit's indexes (dbg_dwarf_units.c: functions by address,
 	 * inlined copies by origin), by unit offset */
 	struct fe_unit_index *units;

@@ -200,6 +200,34 @@ static bool unit_source(const char *unit, const char *file)
 	       (f > u && unit[0] != '/' && file[f - u - 1] == '/' && !strcmp(file + f - u, unit));
 }
 
+/* cu is a unit GCC made of C, without link-time optimization */
+static bool gnu_c_unit(Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &attr));
+
+	/* "GNU C11 12.2.0 ...", "GNU C 4.9"; not "GNU C++17", "GNU GIMPLE" */
+	return producer && !strncmp(producer, "GNU C", 5) &&
+	       (producer[5] == ' ' || (producer[5] >= '0' && producer[5] <= '9'));
+}
+
+/* Every root of name is in cu (none anywhere counts). */
+static bool roots_only_in(struct fe_dbg *dbg, const char *name, Dwarf_Die *cu)
+{
+	Dwarf_Off own = dwarf_dieoffset(cu);
+	int first, n, i;
+
+	n = roots_named(dbg, name, &first);
+	for (i = 0; i < n; i++) {
+		Dwarf_Die root, rcu;
+
+		if (!dwarf_offdie(dbg->dw, dbg->inline_roots[first + i].die, &root) ||
+		    !dwarf_diecu(&root, &rcu, NULL, NULL) || dwarf_dieoffset(&rcu) != own)
+			return false;
+	}
+	return true;
+}
+
 /*
  * The one unit that can hold name's copies, found without the index: a
  * function with one symbol, defined in its unit's own C source (not a
@@ -210,24 +238,27 @@ static bool unit_source(const char *unit, const char *file)
  * false when this cannot be said (no symbol or several, a header's
  * function, C++, another compiler or LTO's units, where copies come from
  * anywhere): the index answers.
+ *
+ * Where the index is made already and every root of the name is in the
+ * function's own C unit, both ways find those roots (one C unit has one
+ * function of a name), so where it is declared is not asked: that costs
+ * the unit's whole line program (elfutils 0.188 reads it all for a file's
+ * name), a fifth of a library's compile.
  */
 static bool defining_unit(struct fe_dbg *dbg, const char *name, Dwarf_Die *cu)
 {
-	Dwarf_Attribute attr;
 	Dwarf_Addr entry;
 	Dwarf_Die fn;
-	const char *producer, *unit, *file;
+	const char *unit, *file;
 
 	if (fe_dbg_func_count(dbg, name) != 1 || !fe_dwarf_func_die(dbg, name, &fn, &entry) ||
-	    !dwarf_diecu(&fn, cu, NULL, NULL))
+	    !dwarf_diecu(&fn, cu, NULL, NULL) || !gnu_c_unit(cu))
 		return false;
-	producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &attr));
+	if (dbg->inline_indexed && roots_only_in(dbg, name, cu))
+		return true;
 	unit = dwarf_diename(cu);
 	file = dwarf_decl_file(&fn);
-	/* "GNU C11 12.2.0 ...", "GNU C 4.9"; not "GNU C++17", "GNU GIMPLE" */
-	return producer && !strncmp(producer, "GNU C", 5) &&
-	       (producer[5] == ' ' || (producer[5] >= '0' && producer[5] <= '9')) && unit &&
-	       file && unit_source(unit, file);
+	return unit && file && unit_source(unit, file);
 }
 
 /* The file that declares the function of name's one symbol; NULL when
@@ -263,6 +294,9 @@ static int find_copies(struct fe_dbg *dbg, const char *name, struct walk *w)
 
 	if (!dbg->dw || strcmp(fe_dbg_kind(dbg), "DWARF"))
 		return 0;
+	/* many functions asked: the index answers most without the files */
+	if (dbg->copy_lookups++ >= FE_DBG_SCANS && !index_roots(dbg))
+		return -1;
 	if (defining_unit(dbg, name, &unit)) {
 		/* name's roots in the unit's top level, as index_roots finds them */
 		n = fe_dwarf_unit_roots(dbg, &unit, name, &roots);
