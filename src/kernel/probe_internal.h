@@ -28,4 +28,29 @@ int fe_probe_add_tprobes(const char *group, struct fe_event_info **ev, int *coun
 /* /run/fevent/GROUP/EVENT.filter: the filter add kept beside the event */
 void fe_probe_filter_path(char *buf, size_t size, const char *group, const char *name);
 
+/* add's notes beside its events (probe_notes.c) */
+#define FE_NOTES_DIR	"/run/fevent"
+
+/*
+ * The names in one directory, read once: an add of thousands of events
+ * asks of each whether its event or its old notes are there, and most are
+ * not; a stat or an unlink that fails an event cost more than a tenth of
+ * add's time for 3,378 uprobes.  known false: the directory could not be
+ * read (not for want of it), and each name is asked of the file system.
+ */
+struct fe_dir_names {
+	char *path;		/* NULL: nothing read */
+	char **names;		/* sorted */
+	int nr;
+	bool known;
+};
+
+/* d lists path (kept when it is path already). */
+void fe_dir_names_read(struct fe_dir_names *d, const char *path);
+/* name may be in d's directory (where it was not read: maybe) */
+bool fe_dir_names_may_have(const struct fe_dir_names *d, const char *name);
+void fe_dir_names_free(struct fe_dir_names *d);
+/* What the events cannot say of themselves, noted beside them. */
+void fe_probe_note_all(struct fe_definition *const *defs, int n);
+
 #endif
