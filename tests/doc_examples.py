@@ -50,6 +50,7 @@ import glob
 import os
 import re
 import shlex
+import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.realpath(os.path.join(HERE, ".."))
@@ -67,8 +68,20 @@ FIXTURES = {
     "libfx.so": ("fx.c", ["gcc", "-g", "-O2", "-shared", "-fPIC"]),
     "probes.txt": ("probes.txt", None),
 }
-# The 6.1 kernel's debug info (its -dbg vmlinux, with .BTF), as examples name it
-KERNEL_61 = "/var/cache/fevent/linux-image-6.1.0-56-cloud-amd64.vmlinux"
+
+def _kernel_61():
+    """The 6.1 kernel's debug info (its -dbg vmlinux, with .BTF), where
+    tests/fetch-vmlinux-dbg puts it: of the cloud kernel Debian's archive
+    has now (it moves; never a version written down)."""
+    r = subprocess.run(["apt-cache", "depends", "linux-image-cloud-amd64"],
+                       capture_output=True, text=True)
+    m = re.search(r"Depends: (linux-image-[0-9]\S*)", r.stdout)
+    pkg = m.group(1) if m else "linux-image-cloud-amd64-unknown"
+    return os.path.join(os.environ.get("FEVENT_CACHE", "/var/cache/fevent"), pkg + ".vmlinux")
+
+
+# The 6.1 kernel's debug info, as examples name it
+KERNEL_61 = _kernel_61()
 KERNEL_FILES = {"vmlinux-6.1": KERNEL_61, "6.1/vmlinux": KERNEL_61}
 
 TRACING_COMMANDS = ("add", "list", "clear", "record", "stats")

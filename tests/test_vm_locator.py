@@ -36,7 +36,7 @@ fevent list | grep -c '^    !'
 fevent clear; echo rc=$?
 cat $T/dynamic_events
 """
-LIB = "/lib/modules/6.1.0-56-cloud-amd64"
+LIB = f"/lib/modules/{vm.release('bookworm')}"	# the 6.1 test kernel's
 _parts = {}
 
 

@@ -141,14 +141,16 @@ def result():
 
 
 
+# the 6.1 test kernel's, as Debian's archive has it now
+R = vm.release("bookworm")
 WAITS = ("module 'binfmt_misc' is not loaded: the probe waits for it, and the kernel arms it "
-         "when the module loads (/lib/modules/6.1.0-56-cloud-amd64/kernel/fs/binfmt_misc.ko)")
+         f"when the module loads (/lib/modules/{R}/kernel/fs/binfmt_misc.ko)")
 
 
 # every place a file of it was looked for (tests/test_vm_locator.py)
 NO_FILE = ("module 'nosuchmod' is not loaded, and this kernel has no file of it to type it and "
-           "to wait for it: tried /proc/kallsyms (not loaded); /lib/modules/6.1.0-56-cloud-amd64/"
-           "modules.dep (names no file of it); /lib/modules/6.1.0-56-cloud-amd64/modules.builtin "
+           f"to wait for it: tried /proc/kallsyms (not loaded); /lib/modules/{R}/"
+           f"modules.dep (names no file of it); /lib/modules/{R}/modules.builtin "
            "(not built in); --ko FILE (none names it): give --ko FILE (the module's .ko), or "
            "load it")
 
@@ -166,7 +168,7 @@ def test_a_module_not_loaded_is_typed_from_its_file():
               "p:functions/load_misc_binary binfmt_misc:load_misc_binary __caller=$stack0:symbol "
               "filename=+0(+96(%di)):string\n"
               "rc=0\nrc=2\nrc=2\nrc=2\nrc=1\n", err)
-    lib = "/lib/modules/6.1.0-56-cloud-amd64"
+    lib = f"/lib/modules/{R}"
     # proto, then compile: each says what its definition means
     expect_eq(err.split("fevent: error: column 41: unknown parameter 'bprm'")[0],
               f"fevent: warning: {WAITS}\n" * 2 +
@@ -189,13 +191,13 @@ def test_a_compressed_module_file_is_read_decompressed():
             "r:functions/load_misc_binary__return binfmt_misc:load_misc_binary ret=$retval:s32\n")
     # xz, gzip, zstd; then a .ko.zst cut in its frame
     expect_eq(parts["compressed"], (line + "rc=0\n") * 3 + "rc=2\n", err)
-    lib = "/lib/modules/6.1.0-56-cloud-amd64"
+    lib = f"/lib/modules/{R}"
     check(f"fevent: error: column 41: unknown parameter 'bprm': module 'binfmt_misc' is not "
           f"loaded, and {lib}/kernel/fs/binfmt_misc.ko.zst is cut: its zstd data ends inside a "
           "frame; or read its arguments by their slots ('x64 NAME'); no DWARF for module "
           f"'binfmt_misc': tried {lib}/kernel/fs/binfmt_misc.ko.zst (unreadable); "
           f"/usr/lib/debug{lib}/kernel/fs/binfmt_misc.ko (not there: the kernel's -dbg package, "
-          "Debian's linux-image-6.1.0-56-cloud-amd64-dbg); debuginfod (DEBUGINFOD_URLS is not "
+          f"Debian's linux-image-{R}-dbg); debuginfod (DEBUGINFOD_URLS is not "
           "set): give --ko FILE (its .ko with DWARF), or set DEBUGINFOD_URLS to fetch it by its "
           "build-id\n" in err, err)
 

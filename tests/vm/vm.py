@@ -65,6 +65,25 @@ def kernel(suite="bookworm"):
     return r.stdout.strip()
 
 
+def release(suite="bookworm"):
+    """The suite's test kernel as `uname -r` names it ("6.1.0-57-cloud-amd64"):
+    the current one of Debian's archive, which moves, so tests name it
+    from here, never by a version written down."""
+    m = re.search(r"/linux-image-(.+)\.vmlinuz$", kernel(suite))
+    if not m:
+        raise VMError(f"no release in the kernel image's name: {kernel(suite)}")
+    return m.group(1)
+
+
+def build_id(path):
+    """The GNU build-id of an ELF file, in hex."""
+    r = subprocess.run(["readelf", "-n", path], capture_output=True, text=True)
+    m = re.search(r"Build ID: ([0-9a-f]+)", r.stdout)
+    if not m:
+        raise VMError(f"no build-id in {path}: {r.stderr.strip()[-300:]}")
+    return m.group(1)
+
+
 def modules(suite="bookworm"):
     """{path in the VM: host path} of the kernel modules fetch-kernel
     keeps (binfmt_misc.ko, modules.builtin) under /lib/modules/RELEASE."""
