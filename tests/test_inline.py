@@ -339,3 +339,25 @@ def test_a_static_function_of_the_same_name_elsewhere_is_not_a_copy():
               f"p:{GROUP}/only_a {path}:{addr['only_a']:#x} x=%di:s32\n",
               "fevent: warning: '...' skips 'x': it is optimized out here (event 'dup_1', the "
               "copy of 'dup' inlined into call_a+0x0)\n"))
+
+
+def test_a_symbol_another_function_is_named_has_not_its_namesakes_copies():
+    # tests/fixtures/fx_asmlabel.c: impl's code has the symbol twin (an
+    # asm label); fx_asmlabel.h's static inline twin, another function,
+    # is inlined into user1 and user2.  twin(...) is impl's entry alone,
+    # asked alone and among more functions than a compile looks up one
+    # at a time (then the roots are indexed first); the header's copies
+    # were taken as its copies (twin_1, twin_2, twin_3)
+    tmp = fe.tmpdir("fevent-inline-")
+    os.chmod(tmp, 0o755)
+    path = os.path.join(tmp, "fx_asmlabel")
+    subprocess.run(["gcc", "-g", "-O2", "-I", FIXTURES, "-o", path,
+                    os.path.join(FIXTURES, "fx_asmlabel.c")], check=True)
+    nm = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+    addr = {f[2]: int(f[0], 16) for f in (l.split() for l in nm.splitlines()) if len(f) == 3}
+    for protos in (["twin(int x)"],
+                   ["main()", "user1(int x)", "user2(int x)", "impl(int x)", "twin(int x)"]):
+        r = fe.run("compile", "-q", "-g", GROUP, "-x", path, *protos)
+        expect_eq(r.returncode, 0, r.stderr)
+        twins = [l for l in r.stdout.splitlines() if l.startswith(f"p:{GROUP}/twin")]
+        expect_eq(twins, [f"p:{GROUP}/twin {path}:{addr['twin']:#x} x=%di:s32"], protos)

@@ -251,7 +251,13 @@ static bool defining_unit(struct fe_dbg *dbg, const char *name, Dwarf_Die *cu)
 	Dwarf_Die fn;
 	const char *unit, *file;
 
+	const char *own;
+
+	/* the code at the symbol is the function of that name (not one
+	 * renamed by an asm label, whose unit may hold another's roots of
+	 * the name) */
 	if (fe_dbg_func_count(dbg, name) != 1 || !fe_dwarf_func_die(dbg, name, &fn, &entry) ||
+	    !(own = dwarf_diename(&fn)) || strcmp(own, name) ||
 	    !dwarf_diecu(&fn, cu, NULL, NULL) || !gnu_c_unit(cu))
 		return false;
 	if (dbg->inline_indexed && roots_only_in(dbg, name, cu))
