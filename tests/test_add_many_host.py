@@ -2,10 +2,10 @@
 (issue 34 item 5: a list of 977 exited 2 after 42 s of CPU).  Every
 prototype of the list compiles, each function's inlined copies included,
 and add creates exactly the events compile prints, each with its notes in
-/run/fevent (the library's identity, its values: hard links to one file a
-text since add stopped creating a file a note, with the same paths and
-texts as before); clear leaves none of them and none of their notes.  No timing is asserted:
-bench/add_many_host.py measures it."""
+/run/fevent (its place, the library's identity, its values: one file a
+group and add, "#notes 1" then a line an event, linked as each
+EVENT.notes); clear leaves none of them and none of their notes.  No
+timing is asserted: bench/add_many_host.py measures it."""
 import os
 
 import fe
@@ -41,59 +41,73 @@ def group_lines():
         return [l for l in f if l.split()[0].split(":", 1)[1].startswith(GROUP + "/")]
 
 
+def unescape(field):
+    out, i = [], 0
+    while i < len(field):
+        if field[i] == "\\" and i + 1 < len(field):
+            out.append({"t": "\t", "n": "\n"}.get(field[i + 1], field[i + 1]))
+            i += 2
+        else:
+            out.append(field[i])
+            i += 1
+    return "".join(out)
+
+
+def read_notes(path):
+    """A notes file: {EVENT: (place, file, values)}, each unescaped."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    expect_eq(lines[0], "#notes 1", f"{path}'s first line")
+    expect_eq(lines[-1], "", f"{path} ends with a newline")
+    out = {}
+    for line in lines[1:-1]:
+        ev, place, file, values = line.split("\t")
+        out[ev] = (unescape(place), unescape(file), unescape(values))
+    return out
+
+
 def check_notes(lib, events, names):
-    """Every event's notes, as list and the view read them: EVENT holds
-    'DEV INO FILE' of the library, EVENT.values what the view shows
-    beyond the fetch types: the same text as an add of that prototype
-    alone notes (checked for the first three that say something), else
-    nothing.  Nothing else is left in the group's directory (no shared
-    or temporary file)."""
+    """Every event's notes, as list and the view read them, are one file
+    linked as each EVENT.notes (one inode, not one an event): its line
+    has the library's identity ('DEV INO FILE'), what the view shows
+    beyond the fetch types (the same text as an add of that prototype
+    alone notes, checked for the first three that say something, else
+    nothing), and for an inlined copy which of the function's copies it
+    is ('INDEX COUNT FUNC', FUNC a function of the list: list shows it).
+    Nothing else is left in the group's directory (no shared or
+    temporary file)."""
     st = os.stat(lib)
     state = os.path.join("/run/fevent", GROUP)
-    said = {}
+    files = sorted(os.listdir(state))
+    expect_eq(files, sorted(ev + ".notes" for ev in events), "files in " + state)
+    inodes = {os.stat(os.path.join(state, f)).st_ino for f in files}
+    expect_eq(len(inodes), 1, f"the notes of one add are one file: {len(inodes)}")
+    notes = read_notes(os.path.join(state, files[0]))
+    expect_eq(sorted(notes), sorted(events), "a line an event")
+    said = {ev: notes[ev][2] for ev in events}
     for ev in events:
-        with open(os.path.join(state, ev)) as f:
-            expect_eq(f.read(), f"{st.st_dev} {st.st_ino} {lib}\n", f"note of {ev}")
-        with open(os.path.join(state, ev + ".values")) as f:
-            said[ev] = f.read()
+        expect_eq(notes[ev][1], f"{st.st_dev} {st.st_ino} {lib}", f"file noted of {ev}")
     alone = [ev for ev in events if said[ev] and ev in names][:3]
     check(alone, "no event of the list has values to note")
     for ev in alone:
         r = fe.run("add", "-q", "-g", GROUP + "_1", "-x", lib, ev + "(...)")
         expect_eq(r.returncode, 0, r.stderr)
         try:
-            with open(os.path.join("/run/fevent", GROUP + "_1", ev + ".values")) as f:
-                expect_eq(said[ev], f.read(), f"values note of {ev}")
+            one = read_notes(os.path.join("/run/fevent", GROUP + "_1", ev + ".notes"))
+            expect_eq(said[ev], one[ev][2], f"values noted of {ev}")
         finally:
             r = fe.run("clear", "-g", GROUP + "_1")
         expect_eq(r.returncode, 0, r.stderr)
     for ev in events:
         if ev not in alone:
             check(said[ev] == "" or said[ev].startswith("type "),
-                  f"values note of {ev}: {said[ev]!r}")
-    # an inlined copy's event notes whose copy it is (list shows it):
-    # one note of the add, "#places" then "EVENT INDEX COUNT FUNC" a
-    # line, FUNC a function of the list, and every EVENT.place a link to
-    # it (one inode, not one an event)
-    places = sorted(f for f in os.listdir(state) if f.endswith(".place"))
-    inodes = {os.stat(os.path.join(state, f)).st_ino for f in places}
-    expect_eq(len(inodes), 1, f"the place notes of one add are one file: {len(inodes)}")
-    with open(os.path.join(state, places[0])) as g:
-        lines = g.read().splitlines()
-    expect_eq(lines[0], "#places", "the places note's first line")
-    noted = {}
-    for line in lines[1:]:
-        ev, index, count, func = line.split()
-        noted[ev] = (index, count, func)
-        check(func in names and 0 <= int(index) < int(count),
-              f"place note of {ev}: {line}")
-    expect_eq(sorted(ev + ".place" for ev in noted), places, "an EVENT.place a line")
-    for f in places:
-        check(f[:-len(".place")] in events, f"a place note of no event: {f}")
-    check(any(f.startswith("PyBytes_GET_SIZE") for f in places),
-          f"no place note of an inlined copy: {places[:10]}")
-    want = sorted(events + [ev + ".values" for ev in events] + places)
-    expect_eq(sorted(os.listdir(state)), want, "files in " + state)
+                  f"values noted of {ev}: {said[ev]!r}")
+    placed = {ev: p for ev, (p, _, _) in notes.items() if p}
+    for ev, p in placed.items():
+        index, count, func = p.split()
+        check(func in names and 0 <= int(index) < int(count), f"place noted of {ev}: {p}")
+    check(any(ev.startswith("PyBytes_GET_SIZE") for ev in placed),
+          f"no place noted of an inlined copy: {sorted(placed)[:10]}")
 
 
 def test_add_and_clear_of_many_libpython_functions():

@@ -1,5 +1,5 @@
 """list shows a line or offset event's place as it was written (kept in
-/run/fevent/GROUP/EVENT.place at add): 'FILE:N(...)' or 'FUNC:N(...)'
+/run/fevent/GROUP/EVENT.notes at add): 'FILE:N(...)' or 'FUNC:N(...)'
 where that compiles back to exactly the event (the place's only address),
 else 'FUNC+OFF(...)', which does, and the place beside it: a comment in
 text ('add -f' takes the line), "place" in JSON: 'walk:7, address 1 of 2'.
@@ -65,19 +65,27 @@ def test_list_shows_the_place_as_written():
         check(re.fullmatch(rf"fx_places\.c:{line}\([^|]*\)", one["prototype"]), one["prototype"])
         check("place" not in one, one)
         expect_eq([a[1] for a in compiled_args(one["prototype"], one["event"])], [one["args"]])
-        check(os.path.exists(os.path.join(STATE, GROUP, f"walk_L{n}.place")), "noted")
-        # one note for the add's places, linked as each EVENT.place; an
-        # older fevent's one-line note ("INDEX COUNT PLACE") still reads
-        notes = [os.path.join(STATE, GROUP, f"walk_L{n}{s}.place") for s in ("", "_1")]
-        expect_eq(os.stat(notes[0]).st_ino, os.stat(notes[1]).st_ino, "one places note")
+        check(os.path.exists(os.path.join(STATE, GROUP, f"walk_L{n}.notes")), "noted")
+        # one note for the add, linked as each EVENT.notes; an older
+        # fevent's notes still read: a places note of its add linked as
+        # EVENT.place ("#places", then "EVENT INDEX COUNT PLACE" a line),
+        # and before it a one-line note ("INDEX COUNT PLACE")
+        notes = [os.path.join(STATE, GROUP, f"walk_L{n}{s}.notes") for s in ("", "_1")]
+        expect_eq(os.stat(notes[0]).st_ino, os.stat(notes[1]).st_ino, "one note an add")
         with open(notes[0]) as f:
-            expect_eq(f.read().splitlines()[0], "#places", "the note's first line")
+            expect_eq(f.read().splitlines()[0], "#notes 1", "the note's first line")
         os.unlink(notes[1])
-        with open(notes[1], "w") as f:
+        expect_eq(listed()[f"walk_L{n}_1"].get("place"), None, "no note, no place")
+        old = os.path.join(STATE, GROUP, f"walk_L{n}_1.place")
+        with open(old, "w") as f:
+            f.write(f"#places\nwalk_L{n} 0 2 walk:{n}\nwalk_L{n}_1 1 2 walk:{n}\n")
+        expect_eq(listed()[f"walk_L{n}_1"]["place"], f"walk:{n}, address 2 of 2",
+                  "an older places note")
+        with open(old, "w") as f:
             f.write(f"1 2 walk:{n}\n")
         expect_eq(listed()[f"walk_L{n}_1"]["place"], f"walk:{n}, address 2 of 2",
                   "an older one-line note")
     finally:
         fe.run("clear", "-g", GROUP, "--force")
     left = os.listdir(os.path.join(STATE, GROUP)) if os.path.isdir(os.path.join(STATE, GROUP)) else []
-    expect_eq([f for f in left if f.endswith(".place")], [], "clear takes the notes too")
+    expect_eq(left, [], "clear takes the notes too, an older fevent's as well")

@@ -21,9 +21,7 @@ mount -t tracefs nodev $T 2>/dev/null
 mkdir -p /run    # the VM's initramfs has none; fevent keeps state there
 echo ::compile; fevent compile '{OPENAT2}' 2>&1; echo rc=$?
 fevent add -q '{OPENAT2}' '{FILP}' '{SLEEP}' || exit 1
-echo ::values; cat /run/fevent/functions/do_sys_openat2.values \
-	/run/fevent/functions/do_sys_openat2__return.values \
-	/run/fevent/functions/do_filp_open__return.values; echo rc=$?
+echo ::values; cat /run/fevent/functions/do_sys_openat2.notes; echo rc=$?
 echo ::record; fevent record -e do_sys_openat2 -e do_sys_openat2__return \
 	-e do_filp_open -e do_filp_open__return -- cat /nonexistent 2>/dev/null | cat; echo rc=$?
 echo ::json; fevent record --json -e do_sys_openat2 -e do_sys_openat2__return \
@@ -90,9 +88,18 @@ def test_whole_struct_compiles_to_its_members():
               "filename=+0(%si):string flags=+0(%dx):x64 mode=+8(%dx):x64 "
               "resolve=+16(%dx):x64\n"
               "r:functions/do_sys_openat2__return do_sys_openat2 ret=$retval:s64\nrc=0\n")
-    # how the view shows them, kept beside the events
-    expect_eq(p["values"], "flags in how flags\nmode in how mode\nresolve in how resolve\n"
-                           "ret errno\nret err_ptr\nrc=0\n")
+    # how the view shows them, kept beside the events: one note of the
+    # add, a line an event ("EVENT<tab>PLACE<tab>FILE<tab>VALUES",
+    # newlines escaped), linked as each EVENT.notes
+    text, rc = p["values"].rsplit("rc=", 1)
+    expect_eq(rc, "0\n")
+    lines = text.split("\n")
+    expect_eq(lines[0], "#notes 1")
+    noted = {l.split("\t")[0]: l.split("\t")[1:] for l in lines[1:] if l}
+    expect_eq(noted["do_sys_openat2"], ["", "", "flags in how flags\\nmode in how mode\\n"
+                                                "resolve in how resolve\\n"])
+    expect_eq(noted["do_sys_openat2__return"], ["", "", "ret errno\\n"])
+    expect_eq(noted["do_filp_open__return"], ["", "", "ret err_ptr\\n"])
 
 
 def test_errno_names_err_ptr_and_struct_live_json_and_report():

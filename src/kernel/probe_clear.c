@@ -266,7 +266,8 @@ static bool all_of_group(const char *group, int n)
 }
 
 /* The whole group in one write, where the kernel takes "-:GROUP/". */
-static bool remove_group(const char *group, const struct fe_event_info *ev, int n)
+static bool remove_group(const char *group, const struct fe_event_info *ev, int n,
+			 struct fe_dir_names *notes)
 {
 	char cmd[256];
 	int i;
@@ -276,7 +277,7 @@ static bool remove_group(const char *group, const struct fe_event_info *ev, int 
 	    tracefs_instance_file_append(NULL, "dynamic_events", cmd) < 0)
 		return false;
 	for (i = 0; i < n; i++)
-		fe_probe_forget_event(ev[i].group, ev[i].event);
+		fe_probe_forget_listed(notes, ev[i].group, ev[i].event);
 	return true;
 }
 
@@ -285,7 +286,7 @@ static bool remove_group(const char *group, const struct fe_event_info *ev, int 
  * dynamic_events (not an open, a write and a close each): how many went.
  */
 static int remove_each(const struct fe_event_info *ev, const int *gone, int nr,
-		       struct fe_warnings *undone)
+		       struct fe_dir_names *notes, struct fe_warnings *undone)
 {
 	char *path = tracefs_instance_get_file(NULL, "dynamic_events");
 	int fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
@@ -302,7 +303,7 @@ static int remove_each(const struct fe_event_info *ev, const int *gone, int nr,
 		} else {
 			size_t len = snprintf(cmd, sizeof(cmd), "-:%s/%s", e->group, e->event);
 
-			fe_probe_forget_event(e->group, e->event);
+			fe_probe_forget_listed(notes, e->group, e->event);
 			failed = len >= sizeof(cmd) || write(fd, cmd, len) != (ssize_t)len;
 		}
 		/* a "-:GROUP/" the kernel refused part way took it already */
@@ -324,6 +325,7 @@ static int remove_each(const struct fe_event_info *ev, const int *gone, int nr,
 int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
 		    struct fe_warnings *undone, struct fe_error *err)
 {
+	struct fe_dir_names notes = { 0 };	/* the notes listed once */
 	struct fe_event_info *ev;
 	int i, j, n, nr = 0, removed;
 	int *gone;
@@ -361,10 +363,11 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 		gone[nr++] = i;
 	}
 	/* the whole group: one write where the kernel allows it */
-	if (nr && nr == n && remove_group(group, ev, n))
+	if (nr && nr == n && remove_group(group, ev, n, &notes))
 		removed = n;
 	else
-		removed = remove_each(ev, gone, nr, undone);
+		removed = remove_each(ev, gone, nr, &notes, undone);
+	fe_dir_names_free(&notes);
 	/* the group's notes' directory too, once nothing of it is left */
 	if (removed == n)
 		fe_probe_forget_group(group);

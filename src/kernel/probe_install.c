@@ -398,6 +398,8 @@ static int make_room(const char *group, const char *name, bool force, struct ins
 	if (tracing && (size_t)snprintf(path, sizeof(path), "%s/events/%s", tracing, group) <
 	    sizeof(path))
 		fe_dir_names_read(events, path);
+	else
+		fe_dir_names_free(events);	/* not listed: each asked */
 	if (!fe_dir_names_may_have(events, name) || !event_exists(group, name))
 		return 0;
 	if (!force)

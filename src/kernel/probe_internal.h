@@ -50,6 +50,8 @@ void fe_dir_names_read(struct fe_dir_names *d, const char *path);
 /* name may be in d's directory (where it was not read: maybe) */
 bool fe_dir_names_may_have(const struct fe_dir_names *d, const char *name);
 void fe_dir_names_free(struct fe_dir_names *d);
+/* fe_probe_forget_event, d listing the group's notes once for many */
+void fe_probe_forget_listed(struct fe_dir_names *d, const char *group, const char *name);
 /* What the events cannot say of themselves, noted beside them. */
 void fe_probe_note_all(struct fe_definition *const *defs, int n);
 

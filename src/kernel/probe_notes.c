@@ -49,6 +49,7 @@ void fe_dir_names_read(struct fe_dir_names *d, const char *path)
 		d->known = errno == ENOENT;	/* none of its names is there */
 		return;
 	}
+	errno = 0;
 	while ((de = readdir(dir))) {
 		char **v;
 
@@ -64,6 +65,11 @@ void fe_dir_names_read(struct fe_dir_names *d, const char *path)
 		}
 		d->names = v;
 		d->nr++;
+		errno = 0;
+	}
+	if (errno) {		/* a read failed: not known */
+		closedir(dir);
+		return;
 	}
 	closedir(dir);
 	if (d->nr > 1)
@@ -77,16 +83,16 @@ bool fe_dir_names_may_have(const struct fe_dir_names *d, const char *name)
 	return !d->known || bsearch(&name, d->names, d->nr, sizeof(*d->names), by_str);
 }
 
-/*
- * A uprobe holds the inode its path named when it was created; a linker
- * writes a new inode under the same path, and the event then silently
- * never fires.  fevent notes the file's identity at add time in
- * /run/fevent/GROUP/EVENT (gone at reboot, like the event) so list can say.
- */
-static void state_path(char *buf, size_t size, const char *group, const char *name)
+/* An event's note, NAME and a suffix: path. */
+static void old_path(char *buf, size_t size, const char *group, const char *name,
+		     const char *suffix)
 {
-	snprintf(buf, size, FE_NOTES_DIR "/%s/%s", group, name);
+	snprintf(buf, size, FE_NOTES_DIR "/%s/%s%s", group, name, suffix);
 }
+
+/* What add notes of an event (EVENT.notes, its filter), and an older
+ * fevent's notes (its places, values and uprobe file's identity). */
+static const char *const note_suffixes[] = { ".notes", ".values", ".filter", ".place", "" };
 
 /*
  * A note of /run/fevent/GROUP, written whole under a temporary name and
@@ -103,32 +109,35 @@ static int state_write(const char *path, const char *text)
 }
 
 /*
- * The notes of one add.  Most have the same text (an empty values note;
- * one file's identity for every uprobe on it), and creating a file on an
- * ext4 /run is an inode allocation that, after a clear of thousands of
- * notes, cost more system time than the kernel's work for the event
- * (docs/speed.md, "Many probes").  So each text is written once, to a
- * file of its own, and every note of that text is a hard link to it: the
- * same path and text for a reader, one directory entry for the writer.
+ * The notes of one add, one file a group: "#notes 1", then a line an
+ * event, "EVENT<tab>PLACE<tab>FILE<tab>VALUES" (fields escaped: a
+ * backslash, a tab and a newline as \\, \t and \n):
+ * - PLACE: "INDEX COUNT PLACE", the place a line, an offset or an inlined
+ *   copy was written as, and which of its addresses the event is (what
+ *   list shows); empty where the event is a function's;
+ * - FILE: "DEV INO PATH", the identity of a uprobe's file at add time: a
+ *   uprobe holds the inode its path named when it was created, a linker
+ *   writes a new inode under the same path, and the event then silently
+ *   never fires, which list says; empty for the kernel's events;
+ * - VALUES: how the view shows the event's fields beyond their fetch
+ *   types (enumerators, whole structs: fe_definition's *_values), empty
+ *   when there is nothing to say.  Errno names and error pointers are
+ *   the definition's own (value_format.h).
+ * Every EVENT.notes is a hard link to it.  A file an event, or three
+ * (an older fevent's EVENT, EVENT.values and EVENT.place, still read),
+ * is a directory entry an event each, and on an ext4 /run making 9,495
+ * of them was a seventh of an add of 3,378 uprobes; a missing note means
+ * "not kept", and the view then asks the debug info again
+ * (value_derive.h).
  */
-#define NOTES_SHARED	16
+#define NOTES_HEAD	"#notes 1\n"
 
 struct notes {
 	const char *group;	/* whose directory is known to exist, */
 	int dir;		/* and open (-1: not) */
+	struct fe_dir_names before;	/* its notes before this add */
 	const char *file;	/* the uprobe target last stat()ed, */
-	char *file_line;	/* and its note's text (NULL: no stat) */
-	struct fe_dir_names before;	/* a group's notes before this add */
-	char **kept;		/* texts freed at the end (notes_keep) */
-	int nr_kept;
-	int nr;
-	struct {
-		const char *group;
-		const char *orig;	/* the text as passed: one places text
-					 * is passed for every event of a group */
-		char *text;
-		char path[600];
-	} shared[NOTES_SHARED];
+	char *file_id;		/* and its identity (NULL: no stat) */
 };
 
 /* /run/fevent/GROUP made, once a group; -1 if it cannot be. */
@@ -141,289 +150,176 @@ static int notes_dir(struct notes *ns, const char *group)
 	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group);
 	if ((mkdir(FE_NOTES_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
 		return -1;
-	ns->group = group;
 	if (ns->dir >= 0)
 		close(ns->dir);
-	/* links made in it by name alone: two paths walked a link were a
-	 * third of its cost */
+	ns->group = NULL;
+	/* links made in it by name alone, and never through a link there */
 	ns->dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ns->dir < 0)
+		return -1;
+	ns->group = group;
+	fe_dir_names_read(&ns->before, path);
 	return 0;
 }
 
-/* The file holding text for group's notes, written on first use; NULL
- * when there is no room (the note is then written on its own). */
-static const char *notes_shared(struct notes *ns, const char *group, const char *text)
+/* s as a field of a notes line */
+static void put_field(struct fe_buf *b, const char *s)
 {
-	int i;
-
-	for (i = 0; i < ns->nr; i++)
-		if (!strcmp(ns->shared[i].group, group) &&
-		    (ns->shared[i].orig == text || !strcmp(ns->shared[i].text, text)))
-			return ns->shared[i].path;
-	if (ns->nr == NOTES_SHARED)
-		return NULL;
-	snprintf(ns->shared[i].path, sizeof(ns->shared[i].path), FE_NOTES_DIR "/%s/.note.%d.%d",
-		 group, (int)getpid(), i);
-	ns->shared[i].text = strdup(text);
-	if (!ns->shared[i].text || state_write(ns->shared[i].path, text)) {
-		free(ns->shared[i].text);
-		return NULL;
-	}
-	ns->shared[i].group = group;
-	ns->shared[i].orig = NULL;	/* note_places says when it is kept */
-	ns->nr++;
-	return ns->shared[i].path;
-}
-
-/* Note text at path (group's directory exists); a link to its shared
- * file where the file system has links, else a file of its own holding
- * own (NULL: text). */
-static void notes_write_own(struct notes *ns, const char *group, const char *path,
-			    const char *text, const char *own)
-{
-	const char *src = notes_shared(ns, group, text);
-	char tmp[600];
-
-	/* both in group's directory, open when it is ns's */
-	if (src && ns->dir >= 0 && !strcmp(ns->group, group) &&
-	    !linkat(ns->dir, strrchr(src, '/') + 1, ns->dir, strrchr(path, '/') + 1, 0))
-		return;
-	if (src && (ns->dir < 0 || strcmp(ns->group, group) || errno != EEXIST) &&
-	    !link(src, path))
-		return;
-	if (src && errno == EEXIST &&
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) < sizeof(tmp) &&
-	    !link(src, tmp)) {
-		/* path already a link to src (a second note of one name):
-		 * rename does nothing and leaves tmp, so tmp goes either way */
-		bool moved = !rename(tmp, path);
-
-		unlink(tmp);
-		if (moved)
-			return;
-	}
-	state_write(path, own ? own : text);
-}
-
-static void notes_write(struct notes *ns, const char *group, const char *path, const char *text)
-{
-	notes_write_own(ns, group, path, text, NULL);
-}
-
-/* The shared files go; their links stay. */
-static void notes_done(struct notes *ns)
-{
-	int i;
-
-	for (i = 0; i < ns->nr; i++) {
-		unlink(ns->shared[i].path);
-		free(ns->shared[i].text);
-	}
-	fe_dir_names_free(&ns->before);
-	if (ns->dir >= 0)
-		close(ns->dir);
-	for (i = 0; i < ns->nr_kept; i++)
-		free(ns->kept[i]);
-	free(ns->kept);
-	free(ns->file_line);
-}
-
-/* text stays until notes_done: a shared file compares it by identity. */
-static void notes_keep(struct notes *ns, char *text)
-{
-	char **v = realloc(ns->kept, (ns->nr_kept + 1) * sizeof(*v));
-
-	if (!v) {
-		/* forget it as a shared text before it goes */
-		int i;
-
-		for (i = 0; i < ns->nr; i++)
-			if (ns->shared[i].orig == text)
-				ns->shared[i].orig = NULL;
-		free(text);
-		return;
-	}
-	v[ns->nr_kept++] = text;
-	ns->kept = v;
-}
-
-static void note_uprobe_file(struct notes *ns, const char *group, const char *name,
-			     const char *file)
-{
-	char path[512];
-	struct stat st;
-
-	if (!ns->file || strcmp(ns->file, file)) {
-		free(ns->file_line);
-		ns->file_line = NULL;
-		ns->file = file;
-		if (stat(file, &st) ||
-		    asprintf(&ns->file_line, "%llu %llu %s\n", (unsigned long long)st.st_dev,
-			     (unsigned long long)st.st_ino, file) < 0)
-			ns->file_line = NULL;
-	}
-	if (!ns->file_line || notes_dir(ns, group))
-		return;		/* then list cannot tell; nothing else depends on it */
-	state_path(path, sizeof(path), group, name);
-	notes_write(ns, group, path, ns->file_line);
-}
-
-int fe_uprobe_file_changed(const struct fe_event_info *e)
-{
-	unsigned long long dev, ino;
-	char path[512], file[4096];
-	struct stat st;
-	FILE *f;
-	int n;
-
-	if (e->kind != FE_KIND_UPROBE && e->kind != FE_KIND_URETPROBE)
-		return -1;
-	state_path(path, sizeof(path), e->group, e->event);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu %llu %4095[^\n]", &dev, &ino, file);
-	fclose(f);
-	if (n != 3)
-		return -1;
-	if (stat(file, &st)) {
-		int pid;
-		char proc[32];
-
-		/* a container's file, named through a process that has exited:
-		 * not replaced, only no longer reachable by that name */
-		if (sscanf(file, "/proc/%d/root/", &pid) == 1) {
-			snprintf(proc, sizeof(proc), "/proc/%d", pid);
-			if (access(proc, F_OK))
-				return 2;
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '\t' || *s == '\n') {
+			fe_buf_addc(b, '\\');
+			fe_buf_addc(b, *s == '\t' ? 't' : *s == '\n' ? 'n' : '\\');
+		} else {
+			fe_buf_addc(b, *s);
 		}
-		return 1;	/* gone */
 	}
-	return st.st_dev != dev || st.st_ino != ino;
 }
 
-void fe_probe_filter_path(char *buf, size_t size, const char *group, const char *name)
+/* The identity of a uprobe's file, "DEV INO PATH" (NULL: no stat; then
+ * list cannot tell, and nothing else depends on it). */
+static const char *file_id(struct notes *ns, const char *file)
 {
-	snprintf(buf, size, FE_NOTES_DIR "/%s/%s.filter", group, name);
+	struct stat st;
+
+	if (ns->file && !strcmp(ns->file, file))
+		return ns->file_id;
+	free(ns->file_id);
+	ns->file_id = NULL;
+	ns->file = file;
+	if (stat(file, &st) ||
+	    asprintf(&ns->file_id, "%llu %llu %s", (unsigned long long)st.st_dev,
+		     (unsigned long long)st.st_ino, file) < 0)
+		ns->file_id = NULL;
+	return ns->file_id;
 }
 
-static void values_path(char *buf, size_t size, const char *group, const char *name)
+static void put_line(struct notes *ns, struct fe_buf *b, const struct fe_definition *def,
+		     bool ret)
 {
-	snprintf(buf, size, FE_NOTES_DIR "/%s/%s.values", group, name);
+	fe_buf_add(b, ret ? def->ret_event : def->event,
+		   strlen(ret ? def->ret_event : def->event));
+	fe_buf_addc(b, '\t');
+	if (!ret && def->place) {
+		fe_buf_printf(b, "%d %d ", def->place_index, def->place_count);
+		put_field(b, def->place);
+	}
+	fe_buf_addc(b, '\t');
+	if (def->uprobe)
+		put_field(b, file_id(ns, def->target));
+	fe_buf_addc(b, '\t');
+	put_field(b, ret ? def->ret_values : def->entry_values);
+	fe_buf_addc(b, '\n');
 }
 
-/*
- * How the view shows the event's fields beyond their fetch types
- * (enumerators, whole structs: fe_definition's *_values), kept beside the
- * event like its filter; empty when there is nothing to say, so that a
- * missing file means "not kept" and the view asks the debug info again
- * (value_derive.h).  Errno names and error pointers are the definition's
- * own (value_format.h).
- */
-static void note_values(struct notes *ns, const char *group, const char *name,
-			const char *values)
+/* name's notes in group's directory (made, and open: ns->dir): a link to
+ * shared (its path; NULL: none could be written), or a file of its own
+ * holding line. */
+static void note_event(struct notes *ns, const char *group, const char *name,
+		       const char *shared, const char *line, size_t len)
 {
-	char path[512];
+	char path[512], tmp[600];
+	struct fe_buf own = { 0 };
+	size_t i;
 
-	values_path(path, sizeof(path), group, name);
-	if (fe_dir_names_may_have(&ns->before, strrchr(path, '/') + 1))
-		unlink(path);
-	if (notes_dir(ns, group))
-		return;
-	notes_write(ns, group, path, values ? values : "");
+	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s/%s.notes", group, name);
+	/* an earlier event of the name's notes, an older fevent's too */
+	for (i = 0; i < sizeof(note_suffixes) / sizeof(*note_suffixes); i++) {
+		char old[512];
+
+		/* its filter is add's own (set_filter), written already */
+		if (!strcmp(note_suffixes[i], ".filter"))
+			continue;
+		snprintf(old, sizeof(old), "%s%s", name, note_suffixes[i]);
+		if (fe_dir_names_may_have(&ns->before, old))
+			unlinkat(ns->dir, old, 0);
+	}
+	if (shared) {
+		const char *from = strrchr(shared, '/') + 1, *to = strrchr(path, '/') + 1;
+
+		if (!linkat(ns->dir, from, ns->dir, to, 0))
+			return;
+		/* made since the listing: replaced */
+		if (errno == EEXIST &&
+		    (size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", to, (int)getpid()) <
+		    sizeof(tmp) && !linkat(ns->dir, from, ns->dir, tmp, 0)) {
+			bool moved = !renameat(ns->dir, tmp, ns->dir, to);
+
+			unlinkat(ns->dir, tmp, 0);
+			if (moved)
+				return;
+		}
+	}
+	/* no link: a file of its own */
+	fe_buf_add(&own, NOTES_HEAD, strlen(NOTES_HEAD));
+	fe_buf_add(&own, line, len);
+	if (!own.failed)
+		state_write(path, own.s);
+	free(own.s);
 }
 
-char *fe_event_values(const char *group, const char *name, bool *kept)
+/* What the events cannot say of themselves, noted beside them: a file a
+ * group, linked as each of its events' EVENT.notes. */
+void fe_probe_note_all(struct fe_definition *const *defs, int n)
 {
-	char path[512], *text;
-
-	values_path(path, sizeof(path), group, name);
-	text = fe_read_file(path);
-	*kept = text != NULL;
-	return text;
-}
-
-static void place_path(char *buf, size_t size, const char *group, const char *name)
-{
-	snprintf(buf, size, FE_NOTES_DIR "/%s/%s.place", group, name);
-}
-
-/*
- * The places lines, offsets and inlined copies were written as: what list
- * shows of them.  Each event's text differs (which of the place's
- * addresses it is), so a file an event would be an inode allocation an
- * event, 60% of add's CPU for 3,378 uprobes on an ext4 /run; instead one
- * file holds a group's places of one add, "#places" then a line an event
- * ("EVENT INDEX COUNT PLACE"), and every EVENT.place is a link to it.  A
- * file of one line "INDEX COUNT PLACE" is an older fevent's note.
- */
-#define PLACES_HEAD	"#places\n"
-
-static char *places_text(struct fe_definition *const *defs, int n, const char *group)
-{
-	struct fe_buf b = { 0 };
-	int i;
-
-	fe_buf_add(&b, PLACES_HEAD, strlen(PLACES_HEAD));
-	for (i = 0; i < n; i++)
-		if (defs[i]->place && !strcmp(defs[i]->group, group))
-			fe_buf_printf(&b, "%s %d %d %s\n", defs[i]->event, defs[i]->place_index,
-				      defs[i]->place_count, defs[i]->place);
-	return fe_buf_take(&b);
-}
-
-/* One places note a group (then list shows FUNC+OFF where none is). */
-static void note_places(struct notes *ns, struct fe_definition *const *defs, int n)
-{
-	char path[512];
-	bool shared;
+	struct notes ns = { .dir = -1 };
 	int i, j;
 
 	for (i = 0; i < n; i++) {
-		char *text;
+		char shared[512];
+		struct fe_buf b = { 0 };
+		size_t *at = NULL;	/* each line's start in b, an event of defs */
+		int k = 0;
 
-		if (!defs[i]->place)
-			continue;
-		for (j = 0; j < i && !(defs[j]->place && !strcmp(defs[j]->group, defs[i]->group)); j++)
+		for (j = 0; j < i && strcmp(defs[j]->group, defs[i]->group); j++)
 			;
-		if (j < i)
-			continue;	/* its group's note is written */
-		if (notes_dir(ns, defs[i]->group))
+		if (j < i || notes_dir(&ns, defs[i]->group))
+			continue;	/* its group's notes are written, or cannot be */
+		at = calloc(2 * (n - i) + 1, sizeof(*at));
+		if (!at)
 			continue;
-		text = places_text(defs, n, defs[i]->group);
-		/* no shared file: each event's own line, in an older
-		 * fevent's format (never the whole text an event) */
-		shared = text && notes_shared(ns, defs[i]->group, text);
-		/* the events of the group pass this very text: found by
-		 * identity, not by comparing its length an event */
-		for (j = 0; shared && j < ns->nr; j++)
-			if (!strcmp(ns->shared[j].group, defs[i]->group) &&
-			    !strcmp(ns->shared[j].text, text))
-				ns->shared[j].orig = text;
+		fe_buf_add(&b, NOTES_HEAD, strlen(NOTES_HEAD));
 		for (j = i; j < n; j++) {
-			char *line;
-
-			if (!defs[j]->place || strcmp(defs[j]->group, defs[i]->group))
+			if (strcmp(defs[j]->group, defs[i]->group))
 				continue;
-			place_path(path, sizeof(path), defs[j]->group, defs[j]->event);
-			if (asprintf(&line, "%d %d %s\n", defs[j]->place_index,
-				     defs[j]->place_count, defs[j]->place) < 0)
-				line = NULL;
-			if (shared)
-				notes_write_own(ns, defs[j]->group, path, text, line);
-			else if (line)
-				state_write(path, line);
-			free(line);
+			at[k++] = b.len;
+			put_line(&ns, &b, defs[j], false);
+			if (defs[j]->ret_event) {
+				at[k++] = b.len;
+				put_line(&ns, &b, defs[j], true);
+			}
 		}
-		if (!text)
-			continue;
-		/* the shared copy keeps the text it compares by identity */
-		notes_keep(ns, text);
+		at[k] = b.len;
+		snprintf(shared, sizeof(shared), FE_NOTES_DIR "/%s/.notes.%d", defs[i]->group,
+			 (int)getpid());
+		if (b.failed || state_write(shared, b.s))
+			shared[0] = 0;
+		for (j = i, k = 0; !b.failed && j < n; j++) {
+			if (strcmp(defs[j]->group, defs[i]->group))
+				continue;
+			note_event(&ns, defs[j]->group, defs[j]->event, shared[0] ? shared : NULL,
+				   b.s + at[k], at[k + 1] - at[k]);
+			k++;
+			if (defs[j]->ret_event) {
+				note_event(&ns, defs[j]->group, defs[j]->ret_event,
+					   shared[0] ? shared : NULL, b.s + at[k], at[k + 1] - at[k]);
+				k++;
+			}
+		}
+		/* the shared name goes; its links stay */
+		if (shared[0])
+			unlink(shared);
+		free(at);
+		free(b.s);
 	}
+	fe_dir_names_free(&ns.before);
+	if (ns.dir >= 0)
+		close(ns.dir);
+	free(ns.file_id);
 }
 
-/* The read places file of the last event asked about: list asks for
- * every event, and one file serves a whole add. */
+/* The notes file (or an older fevent's places file) of the last event
+ * asked about: list asks for every event, and one file serves a whole
+ * add. */
 static struct {
 	dev_t dev;
 	ino_t ino;
@@ -437,13 +333,13 @@ static struct {
 static int by_event(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	size_t lx = strcspn(x, " "), ly = strcspn(y, " ");
+	size_t lx = strcspn(x, " \t"), ly = strcspn(y, " \t");
 	int c = strncmp(x, y, lx < ly ? lx : ly);
 
 	return c ? c : (lx > ly) - (lx < ly);
 }
 
-/* The whole places file at fd, NUL-terminated; NULL past 64 MB (a
+/* The whole notes file at fd, NUL-terminated; NULL past 64 MB (a
  * million events) or on a short read. */
 static char *read_places(int fd, const struct stat *st)
 {
@@ -494,7 +390,8 @@ static int index_places(void)
 	return 0;
 }
 
-/* The line of event in the places file at fd (new format), or NULL. */
+/* The line of event in the notes or places file at fd, after the
+ * event's name, or NULL. */
 static const char *places_line(int fd, const char *event)
 {
 	struct stat st;
@@ -529,20 +426,140 @@ static const char *places_line(int fd, const char *event)
 	return hit ? *hit + strlen(event) : NULL;
 }
 
+/* The line of event in its notes, after the name's tab (NULL: none). */
+static const char *notes_line(const char *group, const char *event)
+{
+	char path[512], head[sizeof(NOTES_HEAD)] = "";
+	const char *line = NULL;
+	int fd;
+
+	if (strchr(event, ' ') || strchr(event, '\t'))
+		return NULL;
+	old_path(path, sizeof(path), group, event, ".notes");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	if (pread(fd, head, sizeof(head) - 1, 0) == sizeof(head) - 1 && !strcmp(head, NOTES_HEAD))
+		line = places_line(fd, event);
+	close(fd);
+	return line && *line == '\t' ? line + 1 : NULL;
+}
+
+/* Field k (0 place, 1 file, 2 values) of a notes line, unescaped; NULL
+ * when out of memory. */
+static char *field(const char *line, int k)
+{
+	struct fe_buf b = { 0 };
+
+	for (; k && *line; line++)
+		k -= *line == '\t';
+	for (; *line && *line != '\t'; line++) {
+		if (*line == '\\' && line[1]) {
+			line++;
+			fe_buf_addc(&b, *line == 't' ? '\t' : *line == 'n' ? '\n' : *line);
+		} else {
+			fe_buf_addc(&b, *line);
+		}
+	}
+	fe_buf_addc(&b, 0);
+	if (b.failed) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+int fe_uprobe_file_changed(const struct fe_event_info *e)
+{
+	unsigned long long dev, ino;
+	char path[512], file[4096], *id = NULL;
+	const char *line;
+	struct stat st;
+	FILE *f;
+	int n = 0;
+
+	if (e->kind != FE_KIND_UPROBE && e->kind != FE_KIND_URETPROBE)
+		return -1;
+	line = notes_line(e->group, e->event);
+	if (line) {
+		id = field(line, 1);
+		n = id ? sscanf(id, "%llu %llu %4095[^\n]", &dev, &ino, file) : 0;
+		free(id);
+	} else {
+		old_path(path, sizeof(path), e->group, e->event, "");
+		f = fopen(path, "re");
+		if (!f)
+			return -1;
+		n = fscanf(f, "%llu %llu %4095[^\n]", &dev, &ino, file);
+		fclose(f);
+	}
+	if (n != 3)
+		return -1;
+	if (stat(file, &st)) {
+		int pid;
+		char proc[32];
+
+		/* a container's file, named through a process that has exited:
+		 * not replaced, only no longer reachable by that name */
+		if (sscanf(file, "/proc/%d/root/", &pid) == 1) {
+			snprintf(proc, sizeof(proc), "/proc/%d", pid);
+			if (access(proc, F_OK))
+				return 2;
+		}
+		return 1;	/* gone */
+	}
+	return st.st_dev != dev || st.st_ino != ino;
+}
+
+void fe_probe_filter_path(char *buf, size_t size, const char *group, const char *name)
+{
+	snprintf(buf, size, FE_NOTES_DIR "/%s/%s.filter", group, name);
+}
+
+char *fe_event_values(const char *group, const char *name, bool *kept)
+{
+	const char *line = notes_line(group, name);
+	char path[512], *text;
+
+	if (line) {
+		text = field(line, 2);
+	} else {
+		old_path(path, sizeof(path), group, name, ".values");
+		text = fe_read_file(path);
+	}
+	*kept = text != NULL;
+	return text;
+}
+
+/*
+ * An older fevent's places: one file of a group's places of one add,
+ * "#places" then a line an event ("EVENT INDEX COUNT PLACE"), every
+ * EVENT.place a link to it; before that, a file of one line "INDEX COUNT
+ * PLACE" an event.
+ */
+#define PLACES_HEAD	"#places\n"
+
 int fe_event_place(const char *group, const char *event, char *place, size_t size, int *index,
 		   int *count)
 {
-	char path[512], fmt[32], head[sizeof(PLACES_HEAD)] = "";
+	char path[512], fmt[32], head[sizeof(PLACES_HEAD)] = "", *p;
 	const char *line;
-	int fd, n;
+	int fd, n = 0;
 
 	if (size < 2 || strchr(event, ' '))
 		return -1;
-	place_path(path, sizeof(path), group, event);
+	snprintf(fmt, sizeof(fmt), "%%d %%d %%%zu[^\n]", size - 1);
+	line = notes_line(group, event);
+	if (line) {
+		p = field(line, 0);
+		n = p ? sscanf(p, fmt, index, count, place) : 0;
+		free(p);
+		return n == 3 && *index >= 0 && *count > *index ? 0 : -1;
+	}
+	old_path(path, sizeof(path), group, event, ".place");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
-	snprintf(fmt, sizeof(fmt), "%%d %%d %%%zu[^\n]", size - 1);
 	if (pread(fd, head, sizeof(head) - 1, 0) == sizeof(head) - 1 && !strcmp(head, PLACES_HEAD)) {
 		line = places_line(fd, event);
 		n = line ? sscanf(line, fmt, index, count, place) : 0;
@@ -557,18 +574,32 @@ int fe_event_place(const char *group, const char *event, char *place, size_t siz
 	return n == 3 && *index >= 0 && *count > *index ? 0 : -1;
 }
 
+void fe_probe_forget_listed(struct fe_dir_names *d, const char *group, const char *name)
+{
+	char path[512];
+	size_t i;
+
+	if ((size_t)snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group) >= sizeof(path))
+		return;
+	fe_dir_names_read(d, path);
+	for (i = 0; i < sizeof(note_suffixes) / sizeof(*note_suffixes); i++) {
+		old_path(path, sizeof(path), group, name, note_suffixes[i]);
+		if (fe_dir_names_may_have(d, strrchr(path, '/') + 1))
+			unlink(path);
+	}
+}
+
 void fe_probe_forget_event(const char *group, const char *name)
 {
-	char path[256];
+	struct fe_dir_names unread = { 0 };	/* every name asked */
+	char path[512];
+	size_t i;
 
-	state_path(path, sizeof(path), group, name);
-	unlink(path);
-	values_path(path, sizeof(path), group, name);
-	unlink(path);
-	fe_probe_filter_path(path, sizeof(path), group, name);
-	unlink(path);
-	place_path(path, sizeof(path), group, name);
-	unlink(path);
+	for (i = 0; i < sizeof(note_suffixes) / sizeof(*note_suffixes); i++) {
+		old_path(path, sizeof(path), group, name, note_suffixes[i]);
+		if (fe_dir_names_may_have(&unread, strrchr(path, '/') + 1))
+			unlink(path);
+	}
 }
 
 void fe_probe_forget_group(const char *group)
@@ -578,41 +609,5 @@ void fe_probe_forget_group(const char *group)
 	/* only an empty one goes: a note of an event still there stays */
 	if ((size_t)snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group) < sizeof(path))
 		rmdir(path);
-}
-
-/* What the events cannot say of themselves, noted beside them. */
-void fe_probe_note_all(struct fe_definition *const *defs, int n)
-{
-	struct notes ns = { .dir = -1 };
-	int i;
-
-	for (i = 0; i < n; i++) {
-		char path[512];
-
-		/* an earlier event of the name, removed by another tool */
-		place_path(path, sizeof(path), defs[i]->group, defs[i]->event);
-		*strrchr(path, '/') = 0;
-		fe_dir_names_read(&ns.before, path);
-		place_path(path, sizeof(path), defs[i]->group, defs[i]->event);
-		if (fe_dir_names_may_have(&ns.before, strrchr(path, '/') + 1))
-			unlink(path);
-	}
-	note_places(&ns, defs, n);
-	for (i = 0; i < n; i++) {
-		char dir[512];
-
-		/* the notes there before this add, as listed above */
-		snprintf(dir, sizeof(dir), FE_NOTES_DIR "/%s", defs[i]->group);
-		fe_dir_names_read(&ns.before, dir);
-		note_values(&ns, defs[i]->group, defs[i]->event, defs[i]->entry_values);
-		if (defs[i]->ret_event)
-			note_values(&ns, defs[i]->group, defs[i]->ret_event, defs[i]->ret_values);
-		if (!defs[i]->uprobe)
-			continue;
-		note_uprobe_file(&ns, defs[i]->group, defs[i]->event, defs[i]->target);
-		if (defs[i]->ret_event)
-			note_uprobe_file(&ns, defs[i]->group, defs[i]->ret_event, defs[i]->target);
-	}
-	notes_done(&ns);
 }
 
