@@ -80,7 +80,8 @@ void fe_dir_names_read(struct fe_dir_names *d, const char *path)
 /* name may be in d's directory (where it was not read: maybe) */
 bool fe_dir_names_may_have(const struct fe_dir_names *d, const char *name)
 {
-	return !d->known || bsearch(&name, d->names, d->nr, sizeof(*d->names), by_str);
+	return !d->known ||
+	       (d->nr && bsearch(&name, d->names, d->nr, sizeof(*d->names), by_str));
 }
 
 /* An event's note, NAME and a suffix: path. */
@@ -317,10 +318,16 @@ void fe_probe_note_all(struct fe_definition *const *defs, int n)
 	free(ns.file_id);
 }
 
-/* The notes file (or an older fevent's places file) of the last event
- * asked about: list asks for every event, and one file serves a whole
- * add. */
-static struct {
+/*
+ * The notes files (and an older fevent's places files) read: list and
+ * record ask for every event, a file serves a whole add, and a group
+ * holds one an add, whose events' names interleave (list asks in name
+ * order: one file kept re-read a file a question, 6,537 reads of two).
+ * A file is known by its identity, size and time.
+ */
+#define BUNDLES_KEPT	32
+
+struct bundle {
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -328,7 +335,12 @@ static struct {
 	char *text;
 	char **lines;		/* by event name */
 	size_t nr;
-} places_cache;
+};
+
+static struct {
+	struct bundle b[BUNDLES_KEPT];
+	unsigned int next;	/* the one replaced next */
+} bundles;
 
 static int by_event(const void *a, const void *b)
 {
@@ -366,63 +378,81 @@ static char *read_places(int fd, const struct stat *st)
 	return text;
 }
 
-/* places_cache.text's lines, sorted by event; -1 when out of memory. */
-static int index_places(void)
+static void bundle_free(struct bundle *b)
+{
+	free(b->text);
+	free(b->lines);
+	memset(b, 0, sizeof(*b));
+}
+
+/* b->text's lines, sorted by event; -1 when out of memory. */
+static int index_bundle(struct bundle *b)
 {
 	size_t cap = 0;
 	char *p;
 
-	for (p = strchr(places_cache.text, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
-		if (places_cache.nr == cap) {
-			char **v = realloc(places_cache.lines, (cap ? cap * 2 : 64) * sizeof(*v));
+	for (p = strchr(b->text, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		if (b->nr == cap) {
+			char **v = realloc(b->lines, (cap ? cap * 2 : 64) * sizeof(*v));
 
 			if (!v)
 				return -1;
-			places_cache.lines = v;
+			b->lines = v;
 			cap = cap ? cap * 2 : 64;
 		}
-		places_cache.lines[places_cache.nr++] = p + 1;
+		b->lines[b->nr++] = p + 1;
 	}
-	for (p = places_cache.text; (p = strchr(p, '\n')); )
+	for (p = b->text; (p = strchr(p, '\n')); )
 		*p++ = 0;
-	if (places_cache.nr)
-		qsort(places_cache.lines, places_cache.nr, sizeof(char *), by_event);
+	if (b->nr)
+		qsort(b->lines, b->nr, sizeof(char *), by_event);
 	return 0;
+}
+
+/* The file at fd, read and indexed once; NULL when it cannot be. */
+static const struct bundle *bundle_of(int fd)
+{
+	struct bundle *b;
+	struct stat st;
+	unsigned int i;
+
+	if (fstat(fd, &st))
+		return NULL;
+	for (i = 0; i < BUNDLES_KEPT; i++) {
+		b = &bundles.b[i];
+		if (b->text && st.st_dev == b->dev && st.st_ino == b->ino &&
+		    st.st_size == b->size && st.st_mtim.tv_sec == b->mtime.tv_sec &&
+		    st.st_mtim.tv_nsec == b->mtime.tv_nsec)
+			return b;
+	}
+	b = &bundles.b[bundles.next];
+	bundles.next = (bundles.next + 1) % BUNDLES_KEPT;
+	bundle_free(b);
+	b->text = read_places(fd, &st);
+	if (!b->text)
+		return NULL;
+	if (index_bundle(b)) {
+		bundle_free(b);
+		return NULL;
+	}
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
+	b->size = st.st_size;
+	b->mtime = st.st_mtim;
+	return b;
 }
 
 /* The line of event in the notes or places file at fd, after the
  * event's name, or NULL. */
 static const char *places_line(int fd, const char *event)
 {
-	struct stat st;
+	const struct bundle *b = bundle_of(fd);
 	const char *key = event;
 	char **hit;
 
-	if (fstat(fd, &st))
+	if (!b || !b->nr)
 		return NULL;
-	if (!places_cache.text || st.st_dev != places_cache.dev || st.st_ino != places_cache.ino ||
-	    st.st_size != places_cache.size || st.st_mtim.tv_sec != places_cache.mtime.tv_sec ||
-	    st.st_mtim.tv_nsec != places_cache.mtime.tv_nsec) {
-		free(places_cache.text);
-		free(places_cache.lines);
-		memset(&places_cache, 0, sizeof(places_cache));
-		places_cache.text = read_places(fd, &st);
-		if (!places_cache.text)
-			return NULL;
-		if (index_places()) {
-			free(places_cache.text);
-			free(places_cache.lines);
-			memset(&places_cache, 0, sizeof(places_cache));
-			return NULL;
-		}
-		places_cache.dev = st.st_dev;
-		places_cache.ino = st.st_ino;
-		places_cache.size = st.st_size;
-		places_cache.mtime = st.st_mtim;
-	}
-	if (!places_cache.nr)
-		return NULL;
-	hit = bsearch(&key, places_cache.lines, places_cache.nr, sizeof(char *), by_event);
+	hit = bsearch(&key, b->lines, b->nr, sizeof(char *), by_event);
 	return hit ? *hit + strlen(event) : NULL;
 }
 
@@ -434,6 +464,11 @@ static const char *notes_line(const char *group, const char *event)
 	int fd;
 
 	if (strchr(event, ' ') || strchr(event, '\t'))
+		return NULL;
+	/* an older fevent writes EVENT.values for every event, and an add
+	 * of this one removes it: beside EVENT.notes, it is the newer */
+	old_path(path, sizeof(path), group, event, ".values");
+	if (!access(path, F_OK))
 		return NULL;
 	old_path(path, sizeof(path), group, event, ".notes");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
