@@ -330,7 +330,7 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 	int i, j, n, nr = 0, removed;
 	int *gone;
 
-	if (fe_list_events(group, &ev, &n, err))
+	if (fe_probe_list_bare(group, &ev, &n, err))
 		return -1;
 	for (i = 0; i < nr_names; i++) {
 		for (j = 0; j < n && !fe_event_named(ev[j].event, names[i]); j++)

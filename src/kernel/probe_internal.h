@@ -19,6 +19,9 @@ int fe_probe_remove_event(const char *group, const char *name);
 void fe_probe_forget_event(const char *group, const char *name);
 /* The group's directory of notes (/run/fevent/GROUP), removed if empty. */
 void fe_probe_forget_group(const char *group);
+/* fe_list_events without each event's call filter and values (clear) */
+int fe_probe_list_bare(const char *group, struct fe_event_info **out, int *n,
+		       struct fe_error *err);
 /* The maxactive in a listed definition, "r10:G/E ...": 0 if none. */
 unsigned int fe_probe_listed_maxactive(const char *line);
 /* Is group/event enabled in inst (NULL: the top instance)? */

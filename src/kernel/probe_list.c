@@ -421,16 +421,43 @@ static enum fe_event_kind event_kind(enum tracefs_dynevent_type t, const char *p
 	return ret ? FE_KIND_KRETPROBE : FE_KIND_KPROBE;
 }
 
-/* ...and lists it twice: keep one entry an event. */
+/* indices into ev by group, event, then index */
+static int by_group_event(const void *a, const void *b, void *arg)
+{
+	const struct fe_event_info *ev = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	int c = strcmp(ev[x].group, ev[y].group);
+
+	if (!c)
+		c = strcmp(ev[x].event, ev[y].event);
+	return c ? c : x - y;
+}
+
+/* ...and lists it twice: keep one entry an event, the first, in order
+ * (sorted, not each against every other: 5.7 million comparisons were
+ * 28% of a clear of 3,378 uprobes); -1 when out of memory. */
 static int drop_doubles(struct fe_event_info *ev, int n)
 {
-	int i, j, kept = 0;
+	int *order, i, kept = 0;
+	bool *twice;
 
+	if (n < 2)
+		return n;
+	order = malloc(n * sizeof(*order));
+	twice = calloc(n, sizeof(*twice));
+	if (!order || !twice) {
+		free(order);
+		free(twice);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_group_event, ev);
+	for (i = 1; i < n; i++)
+		twice[order[i]] = !strcmp(ev[order[i]].group, ev[order[i - 1]].group) &&
+				  !strcmp(ev[order[i]].event, ev[order[i - 1]].event);
 	for (i = 0; i < n; i++) {
-		for (j = 0; j < kept; j++)
-			if (!strcmp(ev[j].group, ev[i].group) && !strcmp(ev[j].event, ev[i].event))
-				break;
-		if (j < kept) {
+		if (twice[i]) {
 			info_clear(&ev[i]);
 			continue;
 		}
@@ -438,6 +465,8 @@ static int drop_doubles(struct fe_event_info *ev, int n)
 			ev[kept] = ev[i];
 		kept++;
 	}
+	free(order);
+	free(twice);
 	return kept;
 }
 
@@ -498,8 +527,11 @@ int fe_probe_add_tprobes(const char *group, struct fe_event_info **ev, int *coun
 	return ret;
 }
 
-int fe_list_events(const char *group, struct fe_event_info **out, int *n,
-		   struct fe_error *err)
+/* The events of group; with meanings, each one's call filter and how
+ * the view shows its fields too (what clear needs not: reading add's
+ * note of each was most of the system calls of a clear of thousands). */
+static int list_events(const char *group, struct fe_event_info **out, int *n, bool meanings,
+		       struct fe_error *err)
 {
 	struct tracefs_dynevent **all = tracefs_dynevent_get_all(PROBE_TYPES, group);
 	char *kprof = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
@@ -553,6 +585,8 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	if (fe_probe_add_tprobes(group, &ev, n))
 		goto oom;
 	count = drop_doubles(ev, *n);
+	if (count < 0)
+		goto oom;
 	*n = count;
 	w.ev = ev;
 	w.n = count;
@@ -562,11 +596,11 @@ int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 	if (w.failed)
 		goto oom;
 	qsort(ev, count, sizeof(*ev), by_name);
-	if (call_filters(ev, count))
+	if (meanings && call_filters(ev, count))
 		goto oom;
 	/* how the view shows the fields: what each definition says, then
 	 * what add kept beside it (value_format.h) */
-	for (i = 0; i < count; i++) {
+	for (i = 0; meanings && i < count; i++) {
 		char *kept = fe_event_values(ev[i].group, ev[i].event, &ev[i].values_kept);
 		bool oom;
 
@@ -592,6 +626,18 @@ oom:
 	fe_event_infos_free(ev, *n);
 	*n = 0;
 	return fe_err(err, 0, "out of memory");
+}
+
+int fe_list_events(const char *group, struct fe_event_info **out, int *n,
+		   struct fe_error *err)
+{
+	return list_events(group, out, n, true, err);
+}
+
+int fe_probe_list_bare(const char *group, struct fe_event_info **out, int *n,
+		       struct fe_error *err)
+{
+	return list_events(group, out, n, false, err);
 }
 
 
