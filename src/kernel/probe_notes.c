@@ -457,18 +457,51 @@ static const char *places_line(int fd, const char *event)
 }
 
 /* The line of event in its notes, after the name's tab (NULL: none). */
+/* The groups' notes directories a reader has listed: each of list's and
+ * record's events is asked for three notes, and asking the file system
+ * whether each name is there was two failed calls a question. */
+#define LISTINGS_KEPT	16
+
+static struct {
+	struct fe_dir_names d[LISTINGS_KEPT];
+	unsigned int next;
+} listings;
+
+static const struct fe_dir_names *listing_of(const char *group)
+{
+	char path[512];
+	struct fe_dir_names *d;
+	unsigned int i;
+
+	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group);
+	for (i = 0; i < LISTINGS_KEPT; i++)
+		if (listings.d[i].path && !strcmp(listings.d[i].path, path))
+			return &listings.d[i];
+	d = &listings.d[listings.next];
+	listings.next = (listings.next + 1) % LISTINGS_KEPT;
+	fe_dir_names_read(d, path);
+	return d;
+}
+
 static const char *notes_line(const char *group, const char *event)
 {
+	const struct fe_dir_names *d = listing_of(group);
 	char path[512], head[sizeof(NOTES_HEAD)] = "";
 	const char *line = NULL;
 	int fd;
 
-	if (strchr(event, ' ') || strchr(event, '\t'))
+	if (strchr(event, ' ') || strchr(event, '\t') || strchr(event, '/'))
 		return NULL;
 	/* an older fevent writes EVENT.values for every event, and an add
 	 * of this one removes it: beside EVENT.notes, it is the newer */
-	old_path(path, sizeof(path), group, event, ".values");
-	if (!access(path, F_OK))
+	snprintf(path, sizeof(path), "%s.values", event);
+	if (fe_dir_names_may_have(d, path)) {
+		old_path(path, sizeof(path), group, event, ".values");
+		if (!access(path, F_OK))
+			return NULL;
+	}
+	snprintf(path, sizeof(path), "%s.notes", event);
+	if (!fe_dir_names_may_have(d, path))
 		return NULL;
 	old_path(path, sizeof(path), group, event, ".notes");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
