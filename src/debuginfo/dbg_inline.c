@@ -249,9 +249,7 @@ static bool defining_unit(struct fe_dbg *dbg, const char *name, Dwarf_Die *cu)
 {
 	Dwarf_Addr entry;
 	Dwarf_Die fn;
-	const char *unit, *file;
-
-	const char *own;
+	const char *unit, *file, *own;
 
 	/* the code at the symbol is the function of that name (not one
 	 * renamed by an asm label, whose unit may hold another's roots of

@@ -84,8 +84,8 @@ bool fe_dir_names_may_have(const struct fe_dir_names *d, const char *name)
 	       (d->nr && bsearch(&name, d->names, d->nr, sizeof(*d->names), by_str));
 }
 
-/* An event's note, NAME and a suffix: path. */
-static void old_path(char *buf, size_t size, const char *group, const char *name,
+/* An event's note: the group's directory, NAME and a suffix. */
+static void note_path(char *buf, size_t size, const char *group, const char *name,
 		     const char *suffix)
 {
 	snprintf(buf, size, FE_NOTES_DIR "/%s/%s%s", group, name, suffix);
@@ -353,7 +353,7 @@ static int by_event(const void *a, const void *b)
 
 /* The whole notes file at fd, NUL-terminated; NULL past 64 MB (a
  * million events) or on a short read. */
-static char *read_places(int fd, const struct stat *st)
+static char *read_bundle(int fd, const struct stat *st)
 {
 	size_t len = st->st_size, have = 0;
 	char *text;
@@ -428,7 +428,7 @@ static const struct bundle *bundle_of(int fd)
 	b = &bundles.b[bundles.next];
 	bundles.next = (bundles.next + 1) % BUNDLES_KEPT;
 	bundle_free(b);
-	b->text = read_places(fd, &st);
+	b->text = read_bundle(fd, &st);
 	if (!b->text)
 		return NULL;
 	if (index_bundle(b)) {
@@ -444,7 +444,7 @@ static const struct bundle *bundle_of(int fd)
 
 /* The line of event in the notes or places file at fd, after the
  * event's name, or NULL. */
-static const char *places_line(int fd, const char *event)
+static const char *bundle_line(int fd, const char *event)
 {
 	const struct bundle *b = bundle_of(fd);
 	const char *key = event;
@@ -456,7 +456,6 @@ static const char *places_line(int fd, const char *event)
 	return hit ? *hit + strlen(event) : NULL;
 }
 
-/* The line of event in its notes, after the name's tab (NULL: none). */
 /* The groups' notes directories a reader has listed: each of list's and
  * record's events is asked for three notes, and asking the file system
  * whether each name is there was two failed calls a question. */
@@ -483,6 +482,7 @@ static const struct fe_dir_names *listing_of(const char *group)
 	return d;
 }
 
+/* The line of event in its notes, after the name's tab (NULL: none). */
 static const char *notes_line(const char *group, const char *event)
 {
 	const struct fe_dir_names *d = listing_of(group);
@@ -496,19 +496,19 @@ static const char *notes_line(const char *group, const char *event)
 	 * of this one removes it: beside EVENT.notes, it is the newer */
 	snprintf(path, sizeof(path), "%s.values", event);
 	if (fe_dir_names_may_have(d, path)) {
-		old_path(path, sizeof(path), group, event, ".values");
+		note_path(path, sizeof(path), group, event, ".values");
 		if (!access(path, F_OK))
 			return NULL;
 	}
 	snprintf(path, sizeof(path), "%s.notes", event);
 	if (!fe_dir_names_may_have(d, path))
 		return NULL;
-	old_path(path, sizeof(path), group, event, ".notes");
+	note_path(path, sizeof(path), group, event, ".notes");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return NULL;
 	if (pread(fd, head, sizeof(head) - 1, 0) == sizeof(head) - 1 && !strcmp(head, NOTES_HEAD))
-		line = places_line(fd, event);
+		line = bundle_line(fd, event);
 	close(fd);
 	return line && *line == '\t' ? line + 1 : NULL;
 }
@@ -554,7 +554,7 @@ int fe_uprobe_file_changed(const struct fe_event_info *e)
 		n = id ? sscanf(id, "%llu %llu %4095[^\n]", &dev, &ino, file) : 0;
 		free(id);
 	} else {
-		old_path(path, sizeof(path), e->group, e->event, "");
+		note_path(path, sizeof(path), e->group, e->event, "");
 		f = fopen(path, "re");
 		if (!f)
 			return -1;
@@ -592,7 +592,7 @@ char *fe_event_values(const char *group, const char *name, bool *kept)
 	if (line) {
 		text = field(line, 2);
 	} else {
-		old_path(path, sizeof(path), group, name, ".values");
+		note_path(path, sizeof(path), group, name, ".values");
 		text = fe_read_file(path);
 	}
 	*kept = text != NULL;
@@ -624,12 +624,12 @@ int fe_event_place(const char *group, const char *event, char *place, size_t siz
 		free(p);
 		return n == 3 && *index >= 0 && *count > *index ? 0 : -1;
 	}
-	old_path(path, sizeof(path), group, event, ".place");
+	note_path(path, sizeof(path), group, event, ".place");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	if (pread(fd, head, sizeof(head) - 1, 0) == sizeof(head) - 1 && !strcmp(head, PLACES_HEAD)) {
-		line = places_line(fd, event);
+		line = bundle_line(fd, event);
 		n = line ? sscanf(line, fmt, index, count, place) : 0;
 	} else {
 		char old[1024] = "";
@@ -651,7 +651,7 @@ void fe_probe_forget_listed(struct fe_dir_names *d, const char *group, const cha
 		return;
 	fe_dir_names_read(d, path);
 	for (i = 0; i < sizeof(note_suffixes) / sizeof(*note_suffixes); i++) {
-		old_path(path, sizeof(path), group, name, note_suffixes[i]);
+		note_path(path, sizeof(path), group, name, note_suffixes[i]);
 		if (fe_dir_names_may_have(d, strrchr(path, '/') + 1))
 			unlink(path);
 	}
@@ -664,7 +664,7 @@ void fe_probe_forget_event(const char *group, const char *name)
 	size_t i;
 
 	for (i = 0; i < sizeof(note_suffixes) / sizeof(*note_suffixes); i++) {
-		old_path(path, sizeof(path), group, name, note_suffixes[i]);
+		note_path(path, sizeof(path), group, name, note_suffixes[i]);
 		if (fe_dir_names_may_have(&unread, strrchr(path, '/') + 1))
 			unlink(path);
 	}
