@@ -57,39 +57,34 @@ static int remove_event_triggers(struct tracefs_instance *inst, const char *syst
  */
 static void remove_triggers(struct tracefs_instance *inst)
 {
-	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_KPROBE |
-								 TRACEFS_DYNEVENT_KRETPROBE |
-								 TRACEFS_DYNEVENT_UPROBE |
-								 TRACEFS_DYNEVENT_URETPROBE |
-								 TRACEFS_DYNEVENT_SYNTH, NULL);
-	struct fe_event_info *other = NULL;	/* t: and f: events */
-	int round, i, nr_other = 0;
+	struct tracefs_dynevent **synth = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_SYNTH, NULL);
+	struct fe_event_info *probes = NULL;
+	int round, i, nr_probes = 0;
 	bool again = true;
 
-	if (fe_probe_add_tprobes(NULL, &other, &nr_other)) {
+	if (fe_probe_read_all(NULL, &probes, &nr_probes, NULL)) {
 		/* out of memory: their triggers stay */
-		fe_event_infos_free(other, nr_other);
-		other = NULL;
-		nr_other = 0;
+		fe_event_infos_free(probes, nr_probes);
+		probes = NULL;
+		nr_probes = 0;
 	}
 	for (round = 0; round < 3 && again; round++) {
 		again = false;
-		for (i = 0; all && all[i]; i++) {
+		for (i = 0; synth && synth[i]; i++) {
 			char *system = NULL, *event = NULL;
 
-			tracefs_dynevent_info(all[i], &system, &event, NULL, NULL, NULL);
+			tracefs_dynevent_info(synth[i], &system, &event, NULL, NULL, NULL);
 			if (system && event && remove_event_triggers(inst, system, event))
 				again = true;
 			free(system);
 			free(event);
 		}
-		for (i = 0; i < nr_other; i++)
-			if (other[i].group && other[i].event &&
-			    remove_event_triggers(inst, other[i].group, other[i].event))
+		for (i = 0; i < nr_probes; i++)
+			if (remove_event_triggers(inst, probes[i].group, probes[i].event))
 				again = true;
 	}
-	fe_event_infos_free(other, nr_other);
-	tracefs_dynevent_list_free(all);
+	fe_event_infos_free(probes, nr_probes);
+	tracefs_dynevent_list_free(synth);
 }
 
 /* The start of /proc/PID/FILE, NUL-terminated: its bytes, or -1. */
@@ -239,40 +234,16 @@ static bool selected(const struct fe_event_info *e, char *const *names, int nr)
 	return fe_event_named_any(e->event, names, nr);
 }
 
-/*
- * Are the n events of ev every dynamic event of group?  Then "-:GROUP/"
- * removes them and nothing else (an eprobe of the group, which list does
- * not show, would go with it).
- */
-static bool all_of_group(const char *group, int n)
-{
-	char *all = tracefs_instance_file_read(NULL, "dynamic_events", NULL);
-	size_t len = strlen(group);
-	char *line, *nl;
-	int count = 0;
-
-	for (line = all; line && *line; line = nl ? nl + 1 : NULL) {
-		char *colon;
-
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		colon = strchr(line, ':');
-		if (colon && !strncmp(colon + 1, group, len) && colon[1 + len] == '/')
-			count++;
-	}
-	free(all);
-	return all && count == n;
-}
-
-/* The whole group in one write, where the kernel takes "-:GROUP/". */
-static bool remove_group(const char *group, const struct fe_event_info *ev, int n,
+/* The whole group in one write, where the kernel takes "-:GROUP/" and
+ * the group has no other kind of event (an eprobe, which list does not
+ * show, would go with it). */
+static bool remove_group(const char *group, const struct fe_event_info *ev, int n, int others,
 			 struct fe_dir_names *notes)
 {
 	char cmd[256];
 	int i;
 
-	if (!fe_kernel_can(FE_CAP_DYNEVENT_GROUP_REMOVE) || !all_of_group(group, n) ||
+	if (!fe_kernel_can(FE_CAP_DYNEVENT_GROUP_REMOVE) || others ||
 	    (size_t)snprintf(cmd, sizeof(cmd), "-:%s/", group) >= sizeof(cmd) ||
 	    tracefs_instance_file_append(NULL, "dynamic_events", cmd) < 0)
 		return false;
@@ -327,10 +298,10 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 {
 	struct fe_dir_names notes = { 0 };	/* the notes listed once */
 	struct fe_event_info *ev;
-	int i, j, n, nr = 0, removed;
+	int i, j, n, nr = 0, removed, others;
 	int *gone;
 
-	if (fe_probe_list_bare(group, &ev, &n, err))
+	if (fe_probe_list_bare(group, &ev, &n, &others, err))
 		return -1;
 	for (i = 0; i < nr_names; i++) {
 		for (j = 0; j < n && !fe_event_named(ev[j].event, names[i]); j++)
@@ -363,7 +334,7 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 		gone[nr++] = i;
 	}
 	/* the whole group: one write where the kernel allows it */
-	if (nr && nr == n && remove_group(group, ev, n, &notes))
+	if (nr && nr == n && remove_group(group, ev, n, others, &notes))
 		removed = n;
 	else
 		removed = remove_each(ev, gone, nr, &notes, undone);

@@ -19,15 +19,18 @@ int fe_probe_remove_event(const char *group, const char *name);
 void fe_probe_forget_event(const char *group, const char *name);
 /* The group's directory of notes (/run/fevent/GROUP), removed if empty. */
 void fe_probe_forget_group(const char *group);
-/* fe_list_events without each event's call filter and values (clear) */
-int fe_probe_list_bare(const char *group, struct fe_event_info **out, int *n,
+/* fe_list_events without hits, call filters and values (clear);
+ * *others: the group's definitions of kinds not listed (eprobes) */
+int fe_probe_list_bare(const char *group, struct fe_event_info **out, int *n, int *others,
 		       struct fe_error *err);
 /* The maxactive in a listed definition, "r10:G/E ...": 0 if none. */
 unsigned int fe_probe_listed_maxactive(const char *line);
 /* Is group/event enabled in inst (NULL: the top instance)? */
 bool fe_probe_enabled_in(struct tracefs_instance *inst, const char *group, const char *event);
-/* The "t:" and "f:" events of group, appended to *ev (*count entries). */
-int fe_probe_add_tprobes(const char *group, struct fe_event_info **ev, int *count);
+/* The kprobes, uprobes, "t:" and "f:" events of group (NULL: all), with
+ * where the top instance enables them; *others (NULL: not asked) counts
+ * the group's definitions of other kinds.  -1 when out of memory. */
+int fe_probe_read_all(const char *group, struct fe_event_info **out, int *n, int *others);
 /* /run/fevent/GROUP/EVENT.filter: the filter add kept beside the event */
 void fe_probe_filter_path(char *buf, size_t size, const char *group, const char *name);
 

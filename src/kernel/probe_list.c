@@ -18,9 +18,6 @@
 #include "value_format.h"
 #include "event_names.h"
 
-#define PROBE_TYPES (TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | \
-		     TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE)
-
 const char *fe_event_kind_name(enum fe_event_kind kind)
 {
 	static const char *const names[] = {
@@ -405,189 +402,165 @@ static void info_clear(struct fe_event_info *e)
 }
 
 /*
- * libtracefs 1.6 reads a uprobe's "p:" line from dynamic_events as a kprobe
- * too: the kind is decided here from the line itself, a uprobe's target
- * being FILE:0xOFFSET.
+ * The kind of a "p:" or "r:" line: a uprobe's target is FILE:0xOFFSET.
  */
-static enum fe_event_kind event_kind(enum tracefs_dynevent_type t, const char *prefix,
-				     const char *addr)
+static enum fe_event_kind event_kind(bool ret, const char *target)
 {
-	bool ret = prefix ? prefix[0] == 'r' : (t == TRACEFS_DYNEVENT_KRETPROBE ||
-						t == TRACEFS_DYNEVENT_URETPROBE);
-	bool user = addr && addr[0] == '/' && strstr(addr, ":0x");
+	bool user = target[0] == '/' && strstr(target, ":0x");
 
 	if (user)
 		return ret ? FE_KIND_URETPROBE : FE_KIND_UPROBE;
 	return ret ? FE_KIND_KRETPROBE : FE_KIND_KPROBE;
 }
 
-/* indices into ev by group, event, then index */
-static int by_group_event(const void *a, const void *b, void *arg)
+/* The probe events' definitions as the kernel lists them. */
+static char *probe_lines(void)
 {
-	const struct fe_event_info *ev = arg;
-	int x = *(const int *)a, y = *(const int *)b;
-	int c = strcmp(ev[x].group, ev[y].group);
+	char *k, *u, *both;
 
-	if (!c)
-		c = strcmp(ev[x].event, ev[y].event);
-	return c ? c : x - y;
+	if (tracefs_file_exists(NULL, "dynamic_events"))
+		return tracefs_instance_file_read(NULL, "dynamic_events", NULL);
+	/* before dynamic_events: a file a kind */
+	k = tracefs_instance_file_read(NULL, "kprobe_events", NULL);
+	u = tracefs_instance_file_read(NULL, "uprobe_events", NULL);
+	if (asprintf(&both, "%s%s", k ? k : "", u ? u : "") < 0)
+		both = NULL;
+	free(k);
+	free(u);
+	return both;
 }
 
-/* ...and lists it twice: keep one entry an event, the first, in order
- * (sorted, not each against every other: 5.7 million comparisons were
- * 28% of a clear of 3,378 uprobes); -1 when out of memory. */
-static int drop_doubles(struct fe_event_info *ev, int n)
+/* One definition, "PREFIX:GROUP/EVENT TARGET ARGS", into e; false if it
+ * is of no kind listed here (an eprobe, a synthetic event), or out of
+ * memory (*oom). */
+static bool parse_probe(const char *line, struct fe_event_info *e, bool *oom)
 {
-	int *order, i, kept = 0;
-	bool *twice;
+	const char *colon = strchr(line, ':'), *slash, *sp, *target, *args;
 
-	if (n < 2)
-		return n;
-	order = malloc(n * sizeof(*order));
-	twice = calloc(n, sizeof(*twice));
-	if (!order || !twice) {
-		free(order);
-		free(twice);
-		return -1;
+	memset(e, 0, sizeof(*e));
+	if (!colon || !strchr("prtf", line[0]))
+		return false;
+	slash = strchr(colon, '/');
+	sp = strchr(colon, ' ');
+	if (!slash || !sp || slash > sp)
+		return false;
+	target = sp + 1;
+	args = target + strcspn(target, " ");
+	switch (line[0]) {
+	case 't':
+		e->kind = FE_KIND_TPROBE;
+		break;
+	case 'f':
+		e->kind = FE_KIND_FPROBE;
+		if (args - target > 7 && !strncmp(args - 7, "%return", 7))
+			e->kind = FE_KIND_FEXIT;
+		break;
+	default:
+		e->kind = event_kind(line[0] == 'r', target);
+		if (e->kind == FE_KIND_KRETPROBE)
+			e->maxactive = fe_probe_listed_maxactive(line);
 	}
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), by_group_event, ev);
-	for (i = 1; i < n; i++)
-		twice[order[i]] = !strcmp(ev[order[i]].group, ev[order[i - 1]].group) &&
-				  !strcmp(ev[order[i]].event, ev[order[i - 1]].event);
-	for (i = 0; i < n; i++) {
-		if (twice[i]) {
-			info_clear(&ev[i]);
-			continue;
-		}
-		if (kept != i)
-			ev[kept] = ev[i];
-		kept++;
-	}
-	free(order);
-	free(twice);
-	return kept;
+	/* the profiles count kprobes and uprobes only */
+	e->no_hits = e->kind == FE_KIND_TPROBE || e->kind == FE_KIND_FPROBE ||
+		     e->kind == FE_KIND_FEXIT;
+	e->group = strndup(colon + 1, slash - colon - 1);
+	e->event = strndup(slash + 1, sp - slash - 1);
+	/* an fexit's target is the function alone */
+	e->target = strndup(target, args - target - (e->kind == FE_KIND_FEXIT ? 7 : 0));
+	e->args = strdup(*args ? args + 1 : "");
+	e->definition = strdup(line);
+	*oom = !e->group || !e->event || !e->target || !e->args || !e->definition;
+	return true;
+}
+
+static bool of_group(const char *line, const char *group)
+{
+	const char *colon = strchr(line, ':');
+	size_t len = group ? strlen(group) : 0;
+
+	return !group || (colon && !strncmp(colon + 1, group, len) && colon[1 + len] == '/');
 }
 
 /*
- * The "t:" and "f:" events of group, which libtracefs 1.6 does not list,
- * from dynamic_events: "t:GROUP/EVENT TRACEPOINT ARGS", "f:GROUP/EVENT
- * FUNC[%return] ARGS".  Appended to *ev (*count entries); -1 when out of
+ * The kprobes, uprobes, tracepoint probes and fprobes of group (NULL:
+ * of every group), with where each is enabled, from one read of their
+ * definitions.  (libtracefs 1.6 reads dynamic_events once for each kind
+ * asked, lists a uprobe as a kprobe too, and knows no "t:" or "f:"; the
+ * kernel starts its listing again at every 4 KB read.)  *others: how
+ * many of the group's definitions are of another kind.  -1 when out of
  * memory.
  */
-int fe_probe_add_tprobes(const char *group, struct fe_event_info **ev, int *count)
+int fe_probe_read_all(const char *group, struct fe_event_info **out, int *n, int *others)
 {
-	char *all = tracefs_instance_file_read(NULL, "dynamic_events", NULL);
-	char *line, *save = NULL;
-	int ret = 0;
-
-	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !ret;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *slash, *sp, *target, *args;
-		struct fe_event_info *e, *v;
-
-		if ((line[0] != 't' && line[0] != 'f') || line[1] != ':')
-			continue;
-		slash = strchr(line + 2, '/');
-		sp = strchr(line, ' ');
-		if (!slash || !sp || slash > sp ||
-		    (group && ((size_t)(slash - line - 2) != strlen(group) ||
-			       strncmp(line + 2, group, slash - line - 2))))
-			continue;
-		target = sp + 1;
-		args = target + strcspn(target, " ");
-		v = realloc(*ev, (*count + 1) * sizeof(*v));
-		if (!v) {
-			ret = -1;
-			break;
-		}
-		*ev = v;
-		e = &v[*count];
-		memset(e, 0, sizeof(*e));
-		e->kind = line[0] == 't' ? FE_KIND_TPROBE : FE_KIND_FPROBE;
-		if (line[0] == 'f' && args - target > 7 && !strncmp(args - 7, "%return", 7)) {
-			e->kind = FE_KIND_FEXIT;
-			args -= 7;	/* the function alone is the target */
-		}
-		e->no_hits = true;
-		e->group = strndup(line + 2, slash - line - 2);
-		e->event = strndup(slash + 1, sp - slash - 1);
-		e->target = strndup(target, args - target);
-		if (e->kind == FE_KIND_FEXIT)
-			args += 7;
-		e->args = strdup(*args ? args + 1 : "");
-		e->definition = strdup(line);
-		(*count)++;
-		if (!e->group || !e->event || !e->target || !e->args || !e->definition ||
-		    (fe_probe_enabled_in(NULL, e->group, e->event) && add_enabled(e, "")))
-			ret = -1;
-	}
-	free(all);
-	return ret;
-}
-
-/* The events of group; with meanings, each one's call filter and how
- * the view shows its fields too (what clear needs not: reading add's
- * note of each was most of the system calls of a clear of thousands). */
-static int list_events(const char *group, struct fe_event_info **out, int *n, bool meanings,
-		       struct fe_error *err)
-{
-	struct tracefs_dynevent **all = tracefs_dynevent_get_all(PROBE_TYPES, group);
-	char *kprof = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
-	char *uprof = tracefs_instance_file_read(NULL, "uprobe_profile", NULL);
+	char *all = probe_lines(), *line, *save = NULL;
 	struct fe_event_info *ev = NULL;
-	struct prof kidx, uidx;
 	const char *last_group = NULL;
-	bool group_on = true;
-	struct walk w;
-	int i, count = 0;
+	bool group_on = true, oom = false;
+	int count = 0, cap = 0;
 
 	*out = NULL;
 	*n = 0;
+	if (others)
+		*others = 0;
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !oom;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct fe_event_info *e;
+
+		if (!of_group(line, group))
+			continue;
+		if (count == cap) {
+			e = realloc(ev, (cap ? cap * 2 : 64) * sizeof(*e));
+			if (!e) {
+				oom = true;
+				break;
+			}
+			ev = e;
+			cap = cap ? cap * 2 : 64;
+		}
+		e = &ev[count];
+		if (!parse_probe(line, e, &oom)) {
+			if (others)
+				(*others)++;
+			continue;
+		}
+		count++;
+		if (!oom && group_may_be_on(NULL, e->group, &last_group, &group_on) &&
+		    fe_probe_enabled_in(NULL, e->group, e->event) && add_enabled(e, ""))
+			oom = true;
+	}
+	free(all);
+	/* an empty list is an array too, as it always was */
+	if (!ev && !oom && !(ev = calloc(1, sizeof(*ev))))
+		oom = true;
+	*out = ev;
+	*n = count;
+	return oom ? -1 : 0;
+}
+
+/* The events of group; with meanings, their hits and misses, each one's
+ * call filter and how the view shows its fields too (what clear needs
+ * not: reading add's note of each was most of the system calls of a
+ * clear of thousands). */
+static int list_events(const char *group, struct fe_event_info **out, int *n, bool meanings,
+		       int *others, struct fe_error *err)
+{
+	char *kprof = meanings ? tracefs_instance_file_read(NULL, "kprobe_profile", NULL) : NULL;
+	char *uprof = meanings ? tracefs_instance_file_read(NULL, "uprobe_profile", NULL) : NULL;
+	struct fe_event_info *ev = NULL;
+	struct prof kidx, uidx;
+	struct walk w;
+	int i, count;
+
 	prof_index(&kidx, kprof, false);
 	prof_index(&uidx, uprof, true);
-	for (i = 0; all && all[i]; i++)
-		count++;
-	ev = calloc(count ? count : 1, sizeof(*ev));
-	if (!ev)
+	if (fe_probe_read_all(group, &ev, n, others))
 		goto oom;
-	for (i = 0; i < count; i++) {
-		char *sys = NULL, *name = NULL, *prefix = NULL, *addr = NULL, *format = NULL;
-		enum tracefs_dynevent_type t;
-
-		t = tracefs_dynevent_info(all[i], &sys, &name, &prefix, &addr, &format);
-		ev[i].group = sys;
-		ev[i].event = name;
-		ev[i].target = addr;
-		ev[i].args = format ? format : strdup("");
-		ev[i].kind = event_kind(t, prefix, addr);
-		if (ev[i].kind == FE_KIND_KRETPROBE)
-			ev[i].maxactive = fe_probe_listed_maxactive(prefix);
-		if (!sys || !name || !addr || !ev[i].args ||
-		    asprintf(&ev[i].definition, "%s:%s/%s %s%s%s", prefix ? prefix : "p", sys, name,
-			     addr, *ev[i].args ? " " : "", ev[i].args) < 0) {
-			free(prefix);
-			ev[i].definition = NULL;
-			*n = i + 1;
-			goto oom;
-		}
-		free(prefix);
-		prof_find(fe_kind_is_uprobe(ev[i].kind) ? &uidx : &kidx, fe_kind_is_uprobe(ev[i].kind),
-			  name, addr, &ev[i].hits, &ev[i].misses);
-		if (group_may_be_on(NULL, sys, &last_group, &group_on) &&
-		    fe_probe_enabled_in(NULL, sys, name) && add_enabled(&ev[i], "")) {
-			*n = i + 1;
-			goto oom;
-		}
-	}
-	*n = count;
-	if (fe_probe_add_tprobes(group, &ev, n))
-		goto oom;
-	count = drop_doubles(ev, *n);
-	if (count < 0)
-		goto oom;
-	*n = count;
+	count = *n;
+	for (i = 0; meanings && i < count; i++)
+		if (!ev[i].no_hits)
+			prof_find(fe_kind_is_uprobe(ev[i].kind) ? &uidx : &kidx,
+				  fe_kind_is_uprobe(ev[i].kind), ev[i].event, ev[i].target,
+				  &ev[i].hits, &ev[i].misses);
 	w.ev = ev;
 	w.n = count;
 	w.failed = false;
@@ -611,19 +584,18 @@ static int list_events(const char *group, struct fe_event_info **out, int *n, bo
 			goto oom;
 	}
 	*out = ev;
-	tracefs_dynevent_list_free(all);
 	free(kidx.v);
 	free(uidx.v);
 	free(kprof);
 	free(uprof);
 	return 0;
 oom:
-	tracefs_dynevent_list_free(all);
 	free(kidx.v);
 	free(uidx.v);
 	free(kprof);
 	free(uprof);
 	fe_event_infos_free(ev, *n);
+	*out = NULL;
 	*n = 0;
 	return fe_err(err, 0, "out of memory");
 }
@@ -631,13 +603,13 @@ oom:
 int fe_list_events(const char *group, struct fe_event_info **out, int *n,
 		   struct fe_error *err)
 {
-	return list_events(group, out, n, true, err);
+	return list_events(group, out, n, true, NULL, err);
 }
 
-int fe_probe_list_bare(const char *group, struct fe_event_info **out, int *n,
+int fe_probe_list_bare(const char *group, struct fe_event_info **out, int *n, int *others,
 		       struct fe_error *err)
 {
-	return list_events(group, out, n, false, err);
+	return list_events(group, out, n, false, others, err);
 }
 
 
