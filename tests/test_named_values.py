@@ -401,7 +401,7 @@ def test_a_missing_side_file_without_debug_info_is_said():
         expect_eq(r.returncode, 0, r.stderr)
         expect_eq(r.stderr.splitlines()[0],
                   f"fevent: warning: how the fields of {GROUP}/step, {GROUP}/step__return are "
-                  "shown was not kept beside them (/run/fevent/GROUP/EVENT.notes), and no "
+                  "shown was not kept beside them (/run/fevent/GROUP), and no "
                   "debug info of what they probe says it: enumerators show as numbers")
         check(re.fullmatch(r"step\(s=0\) = 1" + DUR, calls(r.stdout)[0]), r.stdout)
     finally:

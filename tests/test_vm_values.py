@@ -21,7 +21,7 @@ mount -t tracefs nodev $T 2>/dev/null
 mkdir -p /run    # the VM's initramfs has none; fevent keeps state there
 echo ::compile; fevent compile '{OPENAT2}' 2>&1; echo rc=$?
 fevent add -q '{OPENAT2}' '{FILP}' '{SLEEP}' || exit 1
-echo ::values; cat /run/fevent/functions/do_sys_openat2.notes; echo rc=$?
+echo ::values; cat /run/fevent/functions/+*.notes; echo rc=$?
 echo ::record; fevent record -e do_sys_openat2 -e do_sys_openat2__return \
 	-e do_filp_open -e do_filp_open__return -- cat /nonexistent 2>/dev/null | cat; echo rc=$?
 echo ::json; fevent record --json -e do_sys_openat2 -e do_sys_openat2__return \
@@ -90,7 +90,7 @@ def test_whole_struct_compiles_to_its_members():
               "r:functions/do_sys_openat2__return do_sys_openat2 ret=$retval:s64\nrc=0\n")
     # how the view shows them, kept beside the events: one note of the
     # add, a line an event ("EVENT<tab>PLACE<tab>FILE<tab>VALUES",
-    # newlines escaped), linked as each EVENT.notes
+    # newlines escaped), +TIME.PID.notes
     text, rc = p["values"].rsplit("rc=", 1)
     expect_eq(rc, "0\n")
     lines = text.split("\n")

@@ -79,7 +79,7 @@ struct fe_definition {
 	bool module_waits;
 	/* a line or offset: the place as written ("walk:7", "f.c:21",
 	 * "walk+11"), and which of its place_count addresses this is (list
-	 * shows the place, kept in /run/fevent/GROUP/EVENT.notes); NULL at
+	 * shows the place, kept in /run/fevent/GROUP); NULL at
 	 * an entry */
 	char *place;
 	int place_index, place_count;

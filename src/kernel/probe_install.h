@@ -81,7 +81,7 @@ struct fe_event_info {
 	bool calls_filtered_in_kernel;
 	/* how the view shows its fields (value_format.h), or NULL */
 	char *values;
-	/* add's lines of them were found (/run/fevent/GROUP/EVENT.notes);
+	/* add's lines of them were found (/run/fevent/GROUP/+*.notes);
 	 * else value_derive.h asks the debug info */
 	bool values_kept;
 };

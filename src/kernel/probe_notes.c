@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot_kept.h"
@@ -91,8 +92,9 @@ static void note_path(char *buf, size_t size, const char *group, const char *nam
 	snprintf(buf, size, FE_NOTES_DIR "/%s/%s%s", group, name, suffix);
 }
 
-/* What add notes of an event (EVENT.notes, its filter), and an older
- * fevent's notes (its places, values and uprobe file's identity). */
+/* What add notes of an event in a file of its own (its filter), and an
+ * older fevent's notes (a link to its add's notes; its places, values
+ * and uprobe file's identity). */
 static const char *const note_suffixes[] = { ".notes", ".values", ".filter", ".place", "" };
 
 /*
@@ -124,12 +126,17 @@ static int state_write(const char *path, const char *text)
  *   types (enumerators, whole structs: fe_definition's *_values), empty
  *   when there is nothing to say.  Errno names and error pointers are
  *   the definition's own (value_format.h).
- * Every EVENT.notes is a hard link to it.  A file an event, or three
- * (an older fevent's EVENT, EVENT.values and EVENT.place, still read),
- * is a directory entry an event each, and on an ext4 /run making 9,495
- * of them was a seventh of an add of 3,378 uprobes; a missing note means
- * "not kept", and the view then asks the debug info again
- * (value_derive.h).
+ * Its name is "+TIME.PID.notes" (TIME the boot's clock in nanoseconds,
+ * 16 hex digits), so that the directory's names in order are the adds in
+ * order, and where two adds noted an event, the later one's line is the
+ * event's.  A file an event, or three (an older fevent's EVENT,
+ * EVENT.values and EVENT.place, still read), or a link an event to one
+ * file (EVENT.notes, of the fevent before this one, still read), is a
+ * directory entry an event: on an ext4 /run making 9,495 of them was a
+ * seventh of an add of 3,378 uprobes, and removing 3,378 links a sixth
+ * of a clear.  clear takes the lines of the events that are gone out of
+ * the files (fe_probe_notes_prune).  A missing note means "not kept",
+ * and the view then asks the debug info again (value_derive.h).
  */
 #define NOTES_HEAD	"#notes 1\n"
 
@@ -212,18 +219,12 @@ static void put_line(struct notes *ns, struct fe_buf *b, const struct fe_definit
 	fe_buf_addc(b, '\n');
 }
 
-/* name's notes in group's directory (made, and open: ns->dir): a link to
- * shared (its path; NULL: none could be written), or a file of its own
- * holding line. */
-static void note_event(struct notes *ns, const char *group, const char *name,
-		       const char *shared, const char *line, size_t len)
+/* An earlier event of the name's notes in a file of its own, an older
+ * fevent's too: this add's line is the newer. */
+static void forget_older(struct notes *ns, const char *name)
 {
-	char path[512], tmp[600];
-	struct fe_buf own = { 0 };
 	size_t i;
 
-	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s/%s.notes", group, name);
-	/* an earlier event of the name's notes, an older fevent's too */
 	for (i = 0; i < sizeof(note_suffixes) / sizeof(*note_suffixes); i++) {
 		char old[512];
 
@@ -234,82 +235,42 @@ static void note_event(struct notes *ns, const char *group, const char *name,
 		if (fe_dir_names_may_have(&ns->before, old))
 			unlinkat(ns->dir, old, 0);
 	}
-	if (shared) {
-		const char *from = strrchr(shared, '/') + 1, *to = strrchr(path, '/') + 1;
-
-		if (!linkat(ns->dir, from, ns->dir, to, 0))
-			return;
-		/* made since the listing: replaced */
-		if (errno == EEXIST &&
-		    (size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", to, (int)getpid()) <
-		    sizeof(tmp) && !linkat(ns->dir, from, ns->dir, tmp, 0)) {
-			bool moved = !renameat(ns->dir, tmp, ns->dir, to);
-
-			unlinkat(ns->dir, tmp, 0);
-			if (moved)
-				return;
-		}
-	}
-	/* no link: a file of its own */
-	fe_buf_add(&own, NOTES_HEAD, strlen(NOTES_HEAD));
-	fe_buf_add(&own, line, len);
-	if (!own.failed)
-		state_write(path, own.s);
-	free(own.s);
 }
 
 /* What the events cannot say of themselves, noted beside them: a file a
- * group, linked as each of its events' EVENT.notes. */
+ * group and add. */
 void fe_probe_note_all(struct fe_definition *const *defs, int n)
 {
 	struct notes ns = { .dir = -1 };
+	struct timespec now;
 	int i, j;
 
+	if (clock_gettime(CLOCK_BOOTTIME, &now))
+		return;
 	for (i = 0; i < n; i++) {
-		char shared[512];
+		char path[512];
 		struct fe_buf b = { 0 };
-		size_t *at = NULL;	/* each line's start in b, an event of defs */
-		int k = 0;
 
 		for (j = 0; j < i && strcmp(defs[j]->group, defs[i]->group); j++)
 			;
 		if (j < i || notes_dir(&ns, defs[i]->group))
 			continue;	/* its group's notes are written, or cannot be */
-		at = calloc(2 * (n - i) + 1, sizeof(*at));
-		if (!at)
-			continue;
 		fe_buf_add(&b, NOTES_HEAD, strlen(NOTES_HEAD));
 		for (j = i; j < n; j++) {
 			if (strcmp(defs[j]->group, defs[i]->group))
 				continue;
-			at[k++] = b.len;
 			put_line(&ns, &b, defs[j], false);
+			forget_older(&ns, defs[j]->event);
 			if (defs[j]->ret_event) {
-				at[k++] = b.len;
 				put_line(&ns, &b, defs[j], true);
+				forget_older(&ns, defs[j]->ret_event);
 			}
 		}
-		at[k] = b.len;
-		snprintf(shared, sizeof(shared), FE_NOTES_DIR "/%s/.notes.%d", defs[i]->group,
+		snprintf(path, sizeof(path), FE_NOTES_DIR "/%s/+%016llx.%d.notes", defs[i]->group,
+			 (unsigned long long)now.tv_sec * 1000000000ULL + now.tv_nsec,
 			 (int)getpid());
-		if (b.failed || state_write(shared, b.s))
-			shared[0] = 0;
-		for (j = i, k = 0; !b.failed && j < n; j++) {
-			if (strcmp(defs[j]->group, defs[i]->group))
-				continue;
-			note_event(&ns, defs[j]->group, defs[j]->event, shared[0] ? shared : NULL,
-				   b.s + at[k], at[k + 1] - at[k]);
-			k++;
-			if (defs[j]->ret_event) {
-				note_event(&ns, defs[j]->group, defs[j]->ret_event,
-					   shared[0] ? shared : NULL, b.s + at[k], at[k + 1] - at[k]);
-				k++;
-			}
-		}
-		/* the shared name goes; its links stay */
-		if (shared[0])
-			unlink(shared);
-		free(at);
+		if (!b.failed)
+			state_write(path, b.s);
 		free(b.s);
 	}
 	fe_dir_names_free(&ns.before);
@@ -456,36 +417,118 @@ static const char *bundle_line(int fd, const char *event)
 	return hit ? *hit + strlen(event) : NULL;
 }
 
-/* The groups' notes directories a reader has listed: each of list's and
- * record's events is asked for three notes, and asking the file system
- * whether each name is there was two failed calls a question. */
+/* Is name one of add's files of a group's notes, "+TIME.PID.notes"? */
+static bool is_bundle_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] == '+' && len > 7 && !strcmp(name + len - 6, ".notes");
+}
+
+/* The file at path read and indexed into b if it is a notes file; -1
+ * when it is not, or cannot be. */
+static int load_bundle(struct bundle *b, const char *path)
+{
+	char head[sizeof(NOTES_HEAD)] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+
+	memset(b, 0, sizeof(*b));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(fd, head, sizeof(head) - 1, 0) != sizeof(head) - 1 || strcmp(head, NOTES_HEAD) ||
+	    !(b->text = read_bundle(fd, &st)) || index_bundle(b)) {
+		close(fd);
+		bundle_free(b);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The groups' notes a reader has listed, and their notes files read:
+ * each of list's and record's events is asked for three notes, and
+ * asking the file system whether each name is there was two failed
+ * calls a question.
+ */
 #define LISTINGS_KEPT	16
 
+struct group_notes {
+	struct fe_dir_names d;
+	struct bundle *b;	/* its notes files, oldest first */
+	int nb;
+	bool loaded;
+};
+
 static struct {
-	struct fe_dir_names d[LISTINGS_KEPT];
+	struct group_notes g[LISTINGS_KEPT];
 	unsigned int next;
 } listings;
 
-static const struct fe_dir_names *listing_of(const char *group)
+static struct group_notes *listing_of(const char *group)
 {
+	struct group_notes *g;
 	char path[512];
-	struct fe_dir_names *d;
 	unsigned int i;
+	int k;
 
 	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group);
 	for (i = 0; i < LISTINGS_KEPT; i++)
-		if (listings.d[i].path && !strcmp(listings.d[i].path, path))
-			return &listings.d[i];
-	d = &listings.d[listings.next];
+		if (listings.g[i].d.path && !strcmp(listings.g[i].d.path, path))
+			return &listings.g[i];
+	g = &listings.g[listings.next];
 	listings.next = (listings.next + 1) % LISTINGS_KEPT;
-	fe_dir_names_read(d, path);
-	return d;
+	for (k = 0; k < g->nb; k++)
+		bundle_free(&g->b[k]);
+	free(g->b);
+	g->b = NULL;
+	g->nb = 0;
+	g->loaded = false;
+	fe_dir_names_read(&g->d, path);
+	return g;
+}
+
+/* The line of event in the group's notes files, after its name: the
+ * latest add's (NULL: none). */
+static const char *group_line(struct group_notes *g, const char *group, const char *event)
+{
+	const char *key = event;
+	int i;
+
+	if (!g->loaded) {
+		g->loaded = true;
+		for (i = 0; i < g->d.nr; i++) {
+			char path[512];
+			struct bundle *v;
+
+			if (!is_bundle_name(g->d.names[i]))
+				continue;
+			v = realloc(g->b, (g->nb + 1) * sizeof(*v));
+			if (!v)
+				break;
+			g->b = v;
+			snprintf(path, sizeof(path), FE_NOTES_DIR "/%s/%s", group, g->d.names[i]);
+			if (!load_bundle(&g->b[g->nb], path))
+				g->nb++;
+		}
+	}
+	for (i = g->nb - 1; i >= 0; i--) {
+		char **hit = g->b[i].nr ? bsearch(&key, g->b[i].lines, g->b[i].nr, sizeof(char *),
+						 by_event) : NULL;
+
+		if (hit)
+			return *hit + strlen(event);
+	}
+	return NULL;
 }
 
 /* The line of event in its notes, after the name's tab (NULL: none). */
 static const char *notes_line(const char *group, const char *event)
 {
-	const struct fe_dir_names *d = listing_of(group);
+	struct group_notes *g = listing_of(group);
+	const struct fe_dir_names *d = &g->d;
 	char path[512], head[sizeof(NOTES_HEAD)] = "";
 	const char *line = NULL;
 	int fd;
@@ -493,23 +536,27 @@ static const char *notes_line(const char *group, const char *event)
 	if (strchr(event, ' ') || strchr(event, '\t') || strchr(event, '/'))
 		return NULL;
 	/* an older fevent writes EVENT.values for every event, and an add
-	 * of this one removes it: beside EVENT.notes, it is the newer */
+	 * of this one removes it: beside this one's notes, it is the newer */
 	snprintf(path, sizeof(path), "%s.values", event);
 	if (fe_dir_names_may_have(d, path)) {
 		note_path(path, sizeof(path), group, event, ".values");
 		if (!access(path, F_OK))
 			return NULL;
 	}
+	/* the fevent before this one's: a link an event to its add's file */
 	snprintf(path, sizeof(path), "%s.notes", event);
-	if (!fe_dir_names_may_have(d, path))
-		return NULL;
-	note_path(path, sizeof(path), group, event, ".notes");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return NULL;
-	if (pread(fd, head, sizeof(head) - 1, 0) == sizeof(head) - 1 && !strcmp(head, NOTES_HEAD))
-		line = bundle_line(fd, event);
-	close(fd);
+	if (fe_dir_names_may_have(d, path)) {
+		note_path(path, sizeof(path), group, event, ".notes");
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			if (pread(fd, head, sizeof(head) - 1, 0) == sizeof(head) - 1 &&
+			    !strcmp(head, NOTES_HEAD))
+				line = bundle_line(fd, event);
+			close(fd);
+			return line && *line == '\t' ? line + 1 : NULL;
+		}
+	}
+	line = group_line(g, group, event);
 	return line && *line == '\t' ? line + 1 : NULL;
 }
 
@@ -668,6 +715,59 @@ void fe_probe_forget_event(const char *group, const char *name)
 		if (fe_dir_names_may_have(&unread, strrchr(path, '/') + 1))
 			unlink(path);
 	}
+}
+
+/*
+ * The lines of events that are no longer there taken out of the group's
+ * notes files (a file left with none removed): after clear, whose events
+ * are gone, and any another tool removed.  An event of the name made
+ * again by another tool must not show this add's notes.  tracing: the
+ * tracefs directory.
+ */
+void fe_probe_notes_prune(const char *tracing, const char *group)
+{
+	struct fe_dir_names notes = { 0 }, events = { 0 };
+	char path[512];
+	int i;
+	size_t k;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s", tracing, group) >= sizeof(path))
+		return;
+	fe_dir_names_read(&events, path);
+	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group);
+	fe_dir_names_read(&notes, path);
+	for (i = 0; events.known && i < notes.nr; i++) {
+		struct fe_buf kept = { 0 };
+		struct bundle b;
+		size_t dropped = 0;
+
+		if (!is_bundle_name(notes.names[i]))
+			continue;
+		snprintf(path, sizeof(path), FE_NOTES_DIR "/%s/%s", group, notes.names[i]);
+		if (load_bundle(&b, path))
+			continue;
+		fe_buf_add(&kept, NOTES_HEAD, strlen(NOTES_HEAD));
+		for (k = 0; k < b.nr; k++) {
+			char name[256];
+			size_t len = strcspn(b.lines[k], "\t");
+
+			snprintf(name, sizeof(name), "%.*s", (int)len, b.lines[k]);
+			if (len >= sizeof(name) || !fe_dir_names_may_have(&events, name)) {
+				dropped++;
+				continue;
+			}
+			fe_buf_add(&kept, b.lines[k], strlen(b.lines[k]));
+			fe_buf_addc(&kept, '\n');
+		}
+		if (dropped == b.nr)
+			unlink(path);
+		else if (dropped && !kept.failed)
+			state_write(path, kept.s);
+		free(kept.s);
+		bundle_free(&b);
+	}
+	fe_dir_names_free(&notes);
+	fe_dir_names_free(&events);
 }
 
 void fe_probe_forget_group(const char *group)

@@ -691,7 +691,7 @@ static int settle(struct job *jobs, int nr, struct fe_warnings *warn)
 	}
 	if (!ret && nr_unsaid && unsaid.s)
 		fe_warn(warn, "how the fields of %s are shown was not kept beside %s "
-			"(/run/fevent/GROUP/EVENT.notes), and no debug info of what %s says "
+			"(/run/fevent/GROUP), and no debug info of what %s says "
 			"it: enumerators show as numbers", unsaid.s,
 			nr_unsaid > 1 ? "them" : "it", nr_unsaid > 1 ? "they probe" : "it probes");
 	fe_buf_free(&unsaid);
