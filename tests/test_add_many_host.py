@@ -6,6 +6,7 @@ and add creates exactly the events compile prints, each with its notes in
 group and add, +TIME.PID.notes, "#notes 1" then a line an event); clear
 leaves none of them and none of their notes.  No
 timing is asserted: bench/add_many_host.py measures it."""
+import json
 import os
 import re
 
@@ -109,6 +110,22 @@ def check_notes(lib, events, names):
         check(func in names and 0 <= int(index) < int(count), f"place noted of {ev}: {p}")
     check(any(ev.startswith("PyBytes_GET_SIZE") for ev in placed),
           f"no place noted of an inlined copy: {sorted(placed)[:10]}")
+    # list reads them so: every event with a prototype, and each copy of
+    # an inlined function with the place its notes say, the copy as
+    # FUNC+OFF of the function that holds it
+    r = fe.run("list", "-g", GROUP, "--json", timeout=900)
+    expect_eq(r.returncode, 0, r.stderr[-2000:])
+    listed = {o["event"]: o for o in map(json.loads, r.stdout.splitlines())}
+    expect_eq(sorted(listed), sorted(events), "events listed")
+    check(all(o["prototype"] for o in listed.values()),
+          [ev for ev, o in listed.items() if not o["prototype"]][:10])
+    for ev, p in placed.items():
+        index, count, func = p.split()
+        if int(count) > 1:
+            expect_eq(listed[ev].get("place"), f"{func}, address {int(index) + 1} of {count}",
+                      f"place listed of {ev}")
+            check(re.fullmatch(r"[A-Za-z_][\w.]*(\+\d+)?\(.*\)", listed[ev]["prototype"]),
+                  listed[ev]["prototype"])
 
 
 def test_add_and_clear_of_many_libpython_functions():

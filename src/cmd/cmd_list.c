@@ -27,10 +27,30 @@
 #include "usdt.h"
 
 /* The running kernel's debug info, opened for the first kprobe listed. */
+/* The debug info list renders with: the kernel's, opened once, and the
+ * last uprobe binary's (a group's uprobes are mostly in one; opening its
+ * DWARF again for each event was 93% of a list of 3,378). */
 struct kernel_dbg {
 	struct fe_dbg *dbg;
 	bool tried;
+	char *user_path;
+	struct fe_dbg *user;
 };
+
+static struct fe_dbg *user_dbg(struct kernel_dbg *kd, const char *path)
+{
+	struct fe_error err;
+
+	if (kd->user_path && !strcmp(kd->user_path, path))
+		return kd->user;
+	fe_dbg_close(kd->user);
+	free(kd->user_path);
+	kd->user = NULL;
+	kd->user_path = strdup(path);
+	if (kd->user_path)
+		kd->user = fe_dbg_open_dwarf(path, &err);
+	return kd->user;
+}
 
 /*
  * An SDT probe's uprobe ("BIN:0xOFF(0xREF)"): PROVIDER:NAME with each
@@ -214,7 +234,7 @@ static char *rendered(const struct fe_event_info *e, struct kernel_dbg *kd, char
 			return text;
 		}
 		opts.binary = path;
-		dbg = own = fe_dbg_open_dwarf(path, &err);
+		dbg = user_dbg(kd, path);
 		/* -n may have named the event otherwise: the function is
 		 * the one at the probe's offset */
 		/* FUNC, or FUNC+OFF for a line or offset */
@@ -640,6 +660,8 @@ static int cmd_list(const struct fe_cmdline *cl, void *opts)
 	}
 	fe_event_infos_free(ev, n);
 	fe_dbg_close(kd.dbg);
+	fe_dbg_close(kd.user);
+	free(kd.user_path);
 	return fflush(stdout) ? FE_EXIT_FAIL : FE_EXIT_OK;
 }
 

@@ -34,6 +34,17 @@ struct sym_index {
 	int *by_name;		/* open addressing over v: whole names */
 	int *by_stem;		/* every stem before a '.' ("f" of "f.isra.0") */
 	uint32_t mask;
+	/* the named functions by file offset (list asks the function of
+	 * each of a group's uprobes): built on the first such question */
+	struct func_at *by_off;
+	int nr_off;
+	unsigned long max_size;
+	bool off_indexed;
+};
+
+struct func_at {
+	unsigned long off;	/* in the file */
+	int i;			/* in v */
 };
 
 /*
@@ -56,6 +67,7 @@ static void index_free(struct sym_index *idx)
 	free(idx->v);
 	free(idx->by_name);
 	free(idx->by_stem);
+	free(idx->by_off);
 	free(idx);
 }
 
@@ -253,6 +265,7 @@ struct by_name {
 	unsigned long addr;
 	char *clone;		/* NULL: the name itself */
 	size_t clone_size;
+	GElf_Sym sym;		/* the symbol found */
 };
 
 static bool named(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
@@ -265,6 +278,7 @@ static bool named(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
 	    (q->clone && strstr(s + q->len, ".cold")))
 		return false;
 	q->addr = sym->st_value;
+	q->sym = *sym;
 	if (q->clone)
 		snprintf(q->clone, q->clone_size, "%s", s);
 	return true;
@@ -392,7 +406,7 @@ static bool find_indexed(const struct sym_index *idx, struct by_name *q)
 static int find_symbol_or_clone(const struct elf_file *ef, const char *name, bool want_func,
 				unsigned long *addr, char *clone, size_t clone_size)
 {
-	struct by_name q = { name, strlen(name), want_func, 0, clone, clone_size };
+	struct by_name q = { name, strlen(name), want_func, 0, clone, clone_size, { 0 } };
 	const struct sym_index *idx = names_of(ef);
 	bool found;
 
@@ -435,23 +449,98 @@ static bool starts_at(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
 	return true;
 }
 
+static int by_off(const void *a, const void *b)
+{
+	const struct func_at *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->i - y->i;
+}
+
+/* The named functions of idx (each_symbol's walk, with ef's headers) by
+ * file offset; false when out of memory. */
+static bool index_offsets(const struct elf_file *ef, struct sym_index *idx)
+{
+	int i;
+
+	idx->off_indexed = true;
+	idx->by_off = malloc((idx->nr ? idx->nr : 1) * sizeof(*idx->by_off));
+	if (!idx->by_off)
+		return false;
+	for (i = 0; i < idx->nr; i++) {
+		const GElf_Sym *sym = &idx->v[i].sym;
+		/* starts_at reads a symbol table's addresses with the
+		 * headers of the file itself */
+		Elf *elf = ef->elf;
+		unsigned long at;
+
+		if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !*idx->v[i].name ||
+		    !vaddr_to_offset(elf, sym->st_value, &at))
+			continue;
+		idx->by_off[idx->nr_off].off = at;
+		idx->by_off[idx->nr_off++].i = i;
+		if (sym->st_size > idx->max_size)
+			idx->max_size = sym->st_size;
+	}
+	qsort(idx->by_off, idx->nr_off, sizeof(*idx->by_off), by_off);
+	return true;
+}
+
+/* starts_at's walks over the index: the first symbol in each_symbol's
+ * order that starts at q->off, else the first that holds it. */
+static bool place_indexed(const struct sym_index *idx, struct at_offset *q)
+{
+	int lo = 0, hi = idx->nr_off, k;
+	const struct func_at *best = NULL;
+
+	while (lo < hi) {	/* the first at q->off or after */
+		int mid = lo + (hi - lo) / 2;
+
+		if (idx->by_off[mid].off < q->off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < idx->nr_off && idx->by_off[lo].off == q->off) {
+		best = &idx->by_off[lo];	/* sorted by order after offset */
+	} else {
+		/* those that start before it and may reach it */
+		for (k = lo - 1; k >= 0 && q->off - idx->by_off[k].off < idx->max_size; k--)
+			if (q->off - idx->by_off[k].off < idx->v[idx->by_off[k].i].sym.st_size &&
+			    (!best || idx->by_off[k].i < best->i))
+				best = &idx->by_off[k];
+	}
+	if (!best)
+		return false;
+	snprintf(q->name, q->size, "%s", idx->v[best->i].name);
+	q->delta = q->off - best->off;
+	return true;
+}
+
 int fe_elf_place_of(const char *path, unsigned long off, char *buf, size_t size,
 		    unsigned long *delta)
 {
 	struct at_offset q = { off, buf, size, true, 0 };
+	struct sym_index *idx;
 	struct elf_file ef;
 	struct fe_error err;
 	int ret;
 
 	if (elf_open_file(path, &ef, &err))
 		return 0;
-	/* a function that starts there first: a zero-size symbol holds
-	 * nothing */
-	q.inside = false;
-	ret = each_symbol(&ef, starts_at, &q);
-	if (!ret) {
-		q.inside = true;
+	idx = names_of(&ef);
+	if (idx && (idx->off_indexed || index_offsets(&ef, idx)) && idx->by_off) {
+		ret = place_indexed(idx, &q);
+	} else {
+		/* a function that starts there first: a zero-size symbol
+		 * holds nothing */
+		q.inside = false;
 		ret = each_symbol(&ef, starts_at, &q);
+		if (!ret) {
+			q.inside = true;
+			ret = each_symbol(&ef, starts_at, &q);
+		}
 	}
 	elf_close_file(&ef);
 	*delta = ret ? q.delta : 0;
@@ -510,28 +599,13 @@ out:
 	return ret;
 }
 
-struct func_sym {
-	const char *name;
-	GElf_Sym sym;
-};
-
-static bool func_named(Elf *elf, const GElf_Sym *sym, const char *s, void *arg)
-{
-	struct func_sym *q = arg;
-
-	(void)elf;
-	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || strcmp(s, q->name))
-		return false;
-	q->sym = *sym;
-	return true;
-}
-
 #define MAX_FUNC_CODE	(1 << 20)
 
 int fe_elf_func_code(const char *path, const char *func, uint64_t *addr, unsigned char **code,
 		     size_t *size, struct fe_error *err)
 {
-	struct func_sym q = { .name = func };
+	struct by_name q = { func, strlen(func), true, 0, NULL, 0, { 0 } };
+	const struct sym_index *idx;
 	struct elf_file ef;
 	Elf_Scn *scn = NULL;
 	unsigned char *buf;
@@ -540,7 +614,8 @@ int fe_elf_func_code(const char *path, const char *func, uint64_t *addr, unsigne
 	*code = NULL;
 	if (elf_open_file(path, &ef, err))
 		return -1;
-	if (!each_symbol(&ef, func_named, &q)) {
+	idx = names_of(&ef);
+	if (!(idx ? find_indexed(idx, &q) : each_symbol(&ef, named, &q))) {
 		ret = 0;
 		goto out;
 	}
