@@ -28,7 +28,7 @@ ratios, and say the host's load average, printed at the start.
 
 Needs root, qemu and the VM kernel (tests/vm).  No timed assertions.
 
-usage: bench/probe_scale.py [-n ROUNDS] [--sizes 100,1000] [--glob 'tcp_*'] [--no-glob] [--old BIN]
+usage: bench/probe_scale.py [-n ROUNDS] [--sizes 100,1000] [--glob 'tcp_*'] [--no-glob] [--old BIN] [--no-aslr]
 """
 import argparse
 import os
@@ -42,7 +42,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "vm"))
 FEVENT = os.path.join(HERE, "..", "build", "fevent")
 
 
-def snippet(sizes, glob, rounds, old, no_glob=False):
+def snippet(sizes, glob, rounds, old, no_glob=False, aslr=True):
     bins = ["fevent"] + (["fevent-old"] if old else [])
     T = "/sys/kernel/tracing"
     tm = "( time sh -c \"$1\" ) 2>&1 | grep -E '^(real|user|sys)' | tr '\\n' ' '; echo"
@@ -52,6 +52,15 @@ def snippet(sizes, glob, rounds, old, no_glob=False):
         # as on a real system: add keeps its notes there, and the kernel's
         # symbols a list asks (ksyms_shared.c) for the boot
         "mkdir -p /run",
+    ] + ([] if aslr else [
+        # every process at the same addresses: qemu TCG keeps the code it
+        # translated by address, and a program whose addresses are
+        # randomized (a PIE, its libraries) is translated anew at every
+        # exec, which a real CPU never pays: a dynamic "hello" starts in
+        # 21 ms with randomization, 6 ms without, busybox (static, not
+        # PIE) in 3.5 ms either way (docs/speed.md)
+        "echo 0 > /proc/sys/kernel/randomize_va_space",
+    ]) + [
         # 2 s of nothing first: the kernel's deferred work of the step
         # before (the kprobe optimizer, RCU callbacks freeing probes) is
         # not charged to the step timed
@@ -134,13 +143,17 @@ def main():
     ap.add_argument("--no-glob", action="store_true", help="the sizes only")
     ap.add_argument("--old", help="a second fevent binary, run beside the first")
     ap.add_argument("--timeout", type=int, default=3600)
+    ap.add_argument("--no-aslr", action="store_true",
+                    help="turn the VM's address randomization off (TCG's cost of it)")
     a = ap.parse_args()
     import vm
     sizes = [int(s) for s in a.sizes.split(",")]
     print(f"host load average at start: {os.getloadavg()[0]:.1f} "
-          f"({os.cpu_count()} CPUs); VM: 6.1, TCG, 1 vCPU; {a.rounds} rounds")
+          f"({os.cpu_count()} CPUs); VM: 6.1, TCG, 1 vCPU; {a.rounds} rounds; "
+          f"address randomization {'off' if a.no_aslr else 'on'}")
     files = {"/usr/bin/fevent-old": a.old} if a.old else None
-    res = vm.run(FEVENT, [("bench", snippet(sizes, a.glob, a.rounds, a.old, a.no_glob))],
+    res = vm.run(FEVENT, [("bench", snippet(sizes, a.glob, a.rounds, a.old, a.no_glob,
+                                                     not a.no_aslr))],
                  files=files, timeout=a.timeout)
     rc, out, err = res["bench"]
     p = parse(out)
