@@ -4,7 +4,8 @@ item 5): whole processes, wall time and CPU (user + system, from wait4),
 medians of interleaved rounds, against the floor (the same definitions
 written to uprobe_events by a shell loop, one `echo >>` a line; for
 clear, '-:GROUP/' written to dynamic_events, the kernel removing the
-group in one write) and against another build (--old BIN).
+group in one write; for list, perf probe -l of the group) and against
+another build (--old BIN).
 
     python3 bench/add_many_host.py [-n ROUNDS] [--size 977] [--old BIN]
 
@@ -80,6 +81,12 @@ def main():
                 timed([b, "compile", "-q", "-g", GROUP, "-x", lib, "-f", protos]))
             res.setdefault(f"{name} add", []).append(
                 timed([b, "add", "-q", "-g", GROUP, "-x", lib, "-f", protos]))
+            res.setdefault(f"{name} list", []).append(timed([b, "list", "-g", GROUP]))
+            if name == "fevent":
+                # the peer's listing of the same events, each placed in
+                # its source from the library's DWARF
+                res.setdefault("perf probe -l (peer list)", []).append(
+                    timed(["perf", "probe", "-l", f"{GROUP}:*"]))
             res.setdefault(f"{name} clear", []).append(timed([b, "clear", "-g", GROUP]))
         res.setdefault("floor add (echo loop)", []).append(timed(["sh", "-c", loop]))
         # the kernel's own removal of the group in one write (what
@@ -88,12 +95,17 @@ def main():
             timed(["sh", "-c", f"echo '-:{GROUP}/' >> {DYNAMIC}"]))
         timed([FEVENT, "clear", "-q", "-g", GROUP])	# whatever is left, untimed
     print(f"load {os.getloadavg()[0]:.1f}")
-    print("| what | wall | CPU (user + sys) |")
-    print("|---|---|---|")
+    floors = {"compile": None, "add": "floor add (echo loop)",
+              "list": "perf probe -l (peer list)", "clear": "floor clear (-:GROUP/ written)"}
+    print("| what | wall | CPU (user + sys) | wall / its floor or peer |")
+    print("|---|---|---|---|")
     for k, v in res.items():
         rcs = sorted({rc for _, _, rc in v if rc})
-        print(f"| {k} | {statistics.median(w for w, _, _ in v):.2f} s | "
-              f"{statistics.median(c for _, c, _ in v):.2f} s |"
+        wall = statistics.median(w for w, _, _ in v)
+        base = floors.get(k.split()[-1])
+        ratio = f"{wall / statistics.median(w for w, _, _ in res[base]):.2f}x" \
+            if base and base in res and not k.startswith(("floor", "perf")) else ""
+        print(f"| {k} | {wall:.3f} s | {statistics.median(c for _, c, _ in v):.3f} s | {ratio} |"
               + (f" exit {rcs}" if rcs else ""))
 
 

@@ -339,7 +339,9 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 	else
 		removed = remove_each(ev, gone, nr, &notes, undone);
 	fe_dir_names_free(&notes);
-	if (removed && tracefs_tracing_dir())
+	if (removed == n)
+		fe_probe_notes_prune(NULL, group);
+	else if (removed && tracefs_tracing_dir())
 		fe_probe_notes_prune(tracefs_tracing_dir(), group);
 	/* the group's notes' directory too, once nothing of it is left */
 	if (removed == n)

@@ -18,7 +18,7 @@ int fe_probe_remove_event(const char *group, const char *name);
 /* What add noted beside an event (/run/fevent/GROUP/EVENT*), removed. */
 void fe_probe_forget_event(const char *group, const char *name);
 /* The notes of group's events that are gone (tracing: the tracefs
- * directory) taken out of add's files. */
+ * directory; NULL: all are) taken out of add's files. */
 void fe_probe_notes_prune(const char *tracing, const char *group);
 /* The group's directory of notes (/run/fevent/GROUP), removed if empty. */
 void fe_probe_forget_group(const char *group);

