@@ -444,9 +444,7 @@ static int set_filter(const struct fe_definition *def, struct fe_refusal *r, int
 		char path[512], *line;
 		int ret;
 
-		snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", def->group);
-		if ((mkdir(FE_NOTES_DIR, 0700) && errno != EEXIST) ||
-		    (mkdir(path, 0700) && errno != EEXIST))
+		if (fe_probe_notes_mkdir(def->group, path, sizeof(path)))
 			return fe_err(err, 0, "cannot keep the filter of %s/%s in %s: %s", def->group,
 				      def->event, path, strerror(errno));
 		fe_probe_filter_path(path, sizeof(path), def->group, def->event);

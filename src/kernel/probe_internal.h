@@ -61,6 +61,9 @@ bool fe_dir_names_may_have(const struct fe_dir_names *d, const char *name);
 void fe_dir_names_free(struct fe_dir_names *d);
 /* fe_probe_forget_event, d listing the group's notes once for many */
 void fe_probe_forget_listed(struct fe_dir_names *d, const char *group, const char *name);
+/* /run/fevent/GROUP (its path into path) made where it is not; 0, or
+ * -1 with errno. */
+int fe_probe_notes_mkdir(const char *group, char *path, size_t size);
 /* What the events cannot say of themselves, noted beside them. */
 void fe_probe_note_all(struct fe_definition *const *defs, int n);
 

@@ -148,6 +148,17 @@ struct notes {
 	char *file_id;		/* and its identity (NULL: no stat) */
 };
 
+int fe_probe_notes_mkdir(const char *group, char *path, size_t size)
+{
+	if ((size_t)snprintf(path, size, FE_NOTES_DIR "/%s", group) >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((mkdir(FE_NOTES_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+		return -1;
+	return 0;
+}
+
 /* /run/fevent/GROUP made, once a group; -1 if it cannot be. */
 static int notes_dir(struct notes *ns, const char *group)
 {
@@ -155,13 +166,12 @@ static int notes_dir(struct notes *ns, const char *group)
 
 	if (ns->group && !strcmp(ns->group, group))
 		return 0;
-	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group);
-	if ((mkdir(FE_NOTES_DIR, 0700) && errno != EEXIST) || (mkdir(path, 0700) && errno != EEXIST))
+	if (fe_probe_notes_mkdir(group, path, sizeof(path)))
 		return -1;
 	if (ns->dir >= 0)
 		close(ns->dir);
 	ns->group = NULL;
-	/* links made in it by name alone, and never through a link there */
+	/* older notes removed in it by name alone, never through a link */
 	ns->dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ns->dir < 0)
 		return -1;
