@@ -7,6 +7,7 @@ Fetches that take no slot are joined with ',', never the alternatives' '|'."""
 import json
 import os
 import re
+import subprocess
 import tempfile
 
 import fe
@@ -148,3 +149,35 @@ def test_the_latest_add_notes_an_event_and_clear_takes_its_lines():
     expect_eq(r.returncode, 0, r.stderr)
     expect_eq(uprobe_events(), [])
     check(not os.path.exists(state), os.listdir(state) if os.path.isdir(state) else state)
+
+
+def test_a_later_add_wins_over_notes_whose_clock_is_ahead():
+    """The notes files' names order the adds even where the boot clock
+    does not: a file whose time is ahead (a /run kept over a reboot, an
+    add in a time namespace with its boot clock ahead) is not newer than
+    the add after it."""
+    need_uprobes()
+    fe.run("clear", "-g", GROUP, "--force")
+    n, line = rel_line("walk"), abs_line("walk")
+    if subprocess.run(["unshare", "--time", "--boottime", "864000", "true"]).returncode:
+        raise fe.Skip("no time namespaces here")
+    try:
+        r = subprocess.run(["unshare", "--time", "--boottime", "864000", fe.binary(), "add",
+                            "-g", GROUP, "-n", "myev", "-x", binary(), f"walk:{n}(k)"],
+                           capture_output=True, text=True)
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(listed()["myev"]["place"], f"walk:{n}, address 1 of 2")
+        # the kernel's events gone (a reboot), the notes left
+        fd = os.open("/sys/kernel/tracing/dynamic_events", os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, f"-:{GROUP}/\n".encode())
+        finally:
+            os.close(fd)
+        r = fe.run("add", "-g", GROUP, "-n", "myev", "-x", binary(), f"fx_places.c:{line}(k)")
+        expect_eq(r.returncode, 0, r.stderr)
+        expect_eq(listed()["myev"]["place"], f"fx_places.c:{line}, address 1 of 2",
+                  "the later add's notes")
+    finally:
+        r = fe.run("clear", "-g", GROUP, "--force")
+    expect_eq(r.returncode, 0, r.stderr)
+    check(not os.path.exists(os.path.join(STATE, GROUP)), "notes left")

@@ -26,7 +26,6 @@
 #include "proto_render.h"
 #include "usdt.h"
 
-/* The running kernel's debug info, opened for the first kprobe listed. */
 /* The debug info list renders with: the kernel's, opened once, and the
  * last uprobe binary's (a group's uprobes are mostly in one; opening its
  * DWARF again for each event was 93% of a list of 3,378). */

@@ -296,13 +296,20 @@ static int remove_each(const struct fe_event_info *ev, const int *gone, int nr,
 int fe_clear_events(const char *group, char *const *names, int nr_names, bool force,
 		    struct fe_warnings *undone, struct fe_error *err)
 {
-	struct fe_dir_names notes = { 0 };	/* the notes listed once */
+	struct fe_dir_names notes = { 0 };	/* the group's notes, listed once */
 	struct fe_event_info *ev;
 	int i, j, n, nr = 0, removed, others;
+	char path[512];
 	int *gone;
 
-	if (fe_probe_list_bare(group, &ev, &n, &others, err))
+	/* add's notes of the group as they are before its events are read:
+	 * a file an add writes meanwhile, of events not read, stays */
+	if ((size_t)snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group) < sizeof(path))
+		fe_dir_names_read(&notes, path);
+	if (fe_probe_list_bare(group, &ev, &n, &others, err)) {
+		fe_dir_names_free(&notes);
 		return -1;
+	}
 	for (i = 0; i < nr_names; i++) {
 		for (j = 0; j < n && !fe_event_named(ev[j].event, names[i]); j++)
 			;
@@ -312,6 +319,7 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 	gone = malloc((n ? n : 1) * sizeof(*gone));
 	if (!gone) {
 		fe_event_infos_free(ev, n);
+		fe_dir_names_free(&notes);
 		return fe_err(err, 0, "out of memory");
 	}
 	for (i = 0; i < n; i++) {
@@ -338,11 +346,11 @@ int fe_clear_events(const char *group, char *const *names, int nr_names, bool fo
 		removed = n;
 	else
 		removed = remove_each(ev, gone, nr, &notes, undone);
-	fe_dir_names_free(&notes);
 	if (removed == n)
-		fe_probe_notes_prune(NULL, group);
+		fe_probe_notes_prune(NULL, group, &notes);
 	else if (removed && tracefs_tracing_dir())
-		fe_probe_notes_prune(tracefs_tracing_dir(), group);
+		fe_probe_notes_prune(tracefs_tracing_dir(), group, &notes);
+	fe_dir_names_free(&notes);
 	/* the group's notes' directory too, once nothing of it is left */
 	if (removed == n)
 		fe_probe_forget_group(group);

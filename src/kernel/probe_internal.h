@@ -17,9 +17,12 @@ struct tracefs_instance;
 int fe_probe_remove_event(const char *group, const char *name);
 /* What add noted beside an event (/run/fevent/GROUP/EVENT*), removed. */
 void fe_probe_forget_event(const char *group, const char *name);
+struct fe_dir_names;
 /* The notes of group's events that are gone (tracing: the tracefs
- * directory; NULL: all are) taken out of add's files. */
-void fe_probe_notes_prune(const char *tracing, const char *group);
+ * directory; NULL: all are) taken out of add's files, of those notes
+ * lists (the group's notes directory, listed before the events were). */
+void fe_probe_notes_prune(const char *tracing, const char *group,
+			  const struct fe_dir_names *notes);
 /* The group's directory of notes (/run/fevent/GROUP), removed if empty. */
 void fe_probe_forget_group(const char *group);
 /* fe_list_events without hits, call filters and values (clear);

@@ -140,6 +140,8 @@ static int state_write(const char *path, const char *text)
  */
 #define NOTES_HEAD	"#notes 1\n"
 
+static bool is_bundle_name(const char *name);
+
 struct notes {
 	const char *group;	/* whose directory is known to exist, */
 	int dir;		/* and open (-1: not) */
@@ -247,16 +249,35 @@ static void forget_older(struct notes *ns, const char *name)
 	}
 }
 
+/*
+ * The TIME of this add's notes file in the group: the boot clock, but
+ * after every file there, so that the names' order is the adds' even
+ * where the clock is not (a /run kept over a reboot, a process in a time
+ * namespace whose boot clock is ahead).
+ */
+static unsigned long long notes_time(const struct notes *ns)
+{
+	unsigned long long t = 0, last;
+	struct timespec now;
+	int i;
+
+	if (!clock_gettime(CLOCK_BOOTTIME, &now))
+		t = (unsigned long long)now.tv_sec * 1000000000ULL + now.tv_nsec;
+	/* the names are sorted: the '+' files' last is the latest */
+	for (i = 0; i < ns->before.nr; i++)
+		if (is_bundle_name(ns->before.names[i]) &&
+		    sscanf(ns->before.names[i] + 1, "%16llx", &last) == 1 && last >= t)
+			t = last + 1;
+	return t;
+}
+
 /* What the events cannot say of themselves, noted beside them: a file a
  * group and add. */
 void fe_probe_note_all(struct fe_definition *const *defs, int n)
 {
 	struct notes ns = { .dir = -1 };
-	struct timespec now;
 	int i, j;
 
-	if (clock_gettime(CLOCK_BOOTTIME, &now))
-		return;
 	for (i = 0; i < n; i++) {
 		char path[512];
 		struct fe_buf b = { 0 };
@@ -277,8 +298,7 @@ void fe_probe_note_all(struct fe_definition *const *defs, int n)
 			}
 		}
 		snprintf(path, sizeof(path), FE_NOTES_DIR "/%s/+%016llx.%d.notes", defs[i]->group,
-			 (unsigned long long)now.tv_sec * 1000000000ULL + now.tv_nsec,
-			 (int)getpid());
+			 notes_time(&ns), (int)getpid());
 		if (!b.failed)
 			state_write(path, b.s);
 		free(b.s);
@@ -734,11 +754,14 @@ void fe_probe_forget_event(const char *group, const char *name)
  * again by another tool must not show this add's notes.  tracing: the
  * tracefs directory, NULL when none of the group's events is left (a
  * lookup of the events' directory the kernel has just removed waited
- * 9 ms, a sixth of a clear of 3,378 uprobes).
+ * 9 ms, a sixth of a clear of 3,378 uprobes).  Only the files notes
+ * lists are looked at: those there before clear read the events, not
+ * one an add writes meanwhile for events clear did not see.
  */
-void fe_probe_notes_prune(const char *tracing, const char *group)
+void fe_probe_notes_prune(const char *tracing, const char *group,
+			  const struct fe_dir_names *notes)
 {
-	struct fe_dir_names notes = { 0 }, events = { 0 };
+	struct fe_dir_names events = { 0 };
 	char path[512];
 	int i;
 	size_t k;
@@ -748,16 +771,14 @@ void fe_probe_notes_prune(const char *tracing, const char *group)
 	else if ((size_t)snprintf(path, sizeof(path), "%s/events/%s", tracing, group) <
 		 sizeof(path))
 		fe_dir_names_read(&events, path);
-	snprintf(path, sizeof(path), FE_NOTES_DIR "/%s", group);
-	fe_dir_names_read(&notes, path);
-	for (i = 0; events.known && i < notes.nr; i++) {
+	for (i = 0; events.known && i < notes->nr; i++) {
 		struct fe_buf kept = { 0 };
 		struct bundle b;
 		size_t dropped = 0;
 
-		if (!is_bundle_name(notes.names[i]))
+		if (!is_bundle_name(notes->names[i]))
 			continue;
-		snprintf(path, sizeof(path), FE_NOTES_DIR "/%s/%s", group, notes.names[i]);
+		snprintf(path, sizeof(path), FE_NOTES_DIR "/%s/%s", group, notes->names[i]);
 		if (load_bundle(&b, path))
 			continue;
 		fe_buf_add(&kept, NOTES_HEAD, strlen(NOTES_HEAD));
@@ -780,7 +801,6 @@ void fe_probe_notes_prune(const char *tracing, const char *group)
 		free(kept.s);
 		bundle_free(&b);
 	}
-	fe_dir_names_free(&notes);
 	fe_dir_names_free(&events);
 }
 
