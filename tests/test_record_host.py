@@ -184,9 +184,9 @@ def hits(binary, event):
 
 
 def record_stalled(*args):
-    """record -b 4 of 200000 calls, fevent stopped (SIGSTOP) for a while
-    once armed: the program runs on and overflows the 4 KB buffer, however
-    fast fevent would have read it."""
+    """record -b 4 of 200000 calls, fevent stopped (SIGSTOP) once the
+    program runs, until it has made 5,000 calls more: they overflow the
+    4 KB buffer, however fast fevent would have read it."""
     p = subprocess.Popen([fe.binary(), "record", "-g", GROUP, "-b", "4", *args, "--", prog(),
                           "200000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     fe.wait_armed(p, GROUP)
@@ -197,7 +197,14 @@ def record_stalled(*args):
             p.poll() is None:
         time.sleep(0.01)
     os.kill(p.pid, signal.SIGSTOP)
-    time.sleep(0.3)
+    # stopped until the program has made more calls than 4 KB holds (a
+    # fixed 0.3 s was not always enough where a loaded host ran the
+    # program little meanwhile: CI, the sanitized build, nothing lost)
+    stopped_at = hits(os.path.realpath(prog()), "traced")
+    deadline = time.monotonic() + 60
+    while hits(os.path.realpath(prog()), "traced") < stopped_at + 5000 and \
+            time.monotonic() < deadline:
+        time.sleep(0.01)
     os.kill(p.pid, signal.SIGCONT)
     out, err = p.communicate(timeout=300)
     return subprocess.CompletedProcess(p.args, p.returncode, out, err)
