@@ -518,9 +518,14 @@ static int open_temporary(struct fe_out *o, struct fe_error *err)
 	static const char chars[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	int tries, fd = -1, i, e = EEXIST;
+	sigset_t old;
 
 	if (o->flags & FE_OUT_NOTED)
 		remove_orphans_beside(o->dirfd, o->name);
+	/* from its making to its listing for on_fatal, no signal ends
+	 * fevent: one in between left the temporary behind */
+	catch_fatal();
+	block_fatal(&old, true);
 	for (tries = 0; tries < 100 && fd < 0 && e == EEXIST; tries++) {
 		unsigned char r[6];
 		char suffix[7];
@@ -539,6 +544,7 @@ static int open_temporary(struct fe_out *o, struct fe_error *err)
 		/* a long name is cut: the temporary must fit in NAME_MAX */
 		if (asprintf(&o->tmp, ".%.230s.%d.%s", o->name, (int)getpid(), suffix) < 0) {
 			o->tmp = NULL;
+			block_fatal(&old, false);
 			return fe_err(err, 0, "out of memory");
 		}
 		fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -548,6 +554,7 @@ static int open_temporary(struct fe_out *o, struct fe_error *err)
 	if (fd < 0) {
 		free(o->tmp);
 		o->tmp = NULL;
+		block_fatal(&old, false);
 		return fe_err(err, 0, "cannot write %s: %s", o->path, strerror(e));
 	}
 	o->f = fdopen(fd, "w");
@@ -556,11 +563,13 @@ static int open_temporary(struct fe_out *o, struct fe_error *err)
 		unlinkat(o->dirfd, o->tmp, 0);
 		free(o->tmp);
 		o->tmp = NULL;
+		block_fatal(&old, false);
 		return fe_err(err, 0, "out of memory");
 	}
 	if (o->flags & FE_OUT_NOTED)
 		note_owner(o);
 	live_add(o);
+	block_fatal(&old, false);
 	return 0;
 }
 
